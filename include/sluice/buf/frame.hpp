@@ -1,0 +1,91 @@
+// Owns: FrameRef, a counted reference to an immutable frame of bytes held in
+// a chain of pool blocks, and FrameBuilder, which writes one.
+//
+// A published event is encoded once per wire format into one frame; every
+// subscriber's queue then holds a FrameRef to the same blocks (seed 002: no
+// buffer per message, no copy per subscriber). The blocks return to the pool
+// when the last reference goes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "sluice/buf/pool.hpp"
+#include "sluice/buf/sink.hpp"
+
+namespace sluice::buf {
+
+class FrameRef {
+ public:
+  FrameRef() = default;
+  FrameRef(const FrameRef& other) : head_(other.head_) { retain(); }
+  FrameRef(FrameRef&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
+  FrameRef& operator=(const FrameRef& other);
+  FrameRef& operator=(FrameRef&& other) noexcept;
+  ~FrameRef() { reset(); }
+
+  // Adopts a finished chain whose first block has refs == 1.
+  static FrameRef adopt(Block* head) {
+    FrameRef ref;
+    ref.head_ = head;
+    return ref;
+  }
+
+  void reset();
+  explicit operator bool() const { return head_ != nullptr; }
+  [[nodiscard]] std::size_t size() const { return head_ ? head_->frame_size : 0; }
+  [[nodiscard]] const Block* first_block() const { return head_; }
+  [[nodiscard]] std::uint32_t use_count() const;
+
+  // Copies up to `capacity` bytes starting at `offset` into `out`; returns
+  // how many were copied. For tests and small control frames.
+  std::size_t copy_to(char* out, std::size_t capacity, std::size_t offset = 0) const;
+
+  friend bool operator==(const FrameRef& a, const FrameRef& b) { return a.head_ == b.head_; }
+
+ private:
+  void retain() const;
+
+  Block* head_ = nullptr;
+};
+
+// Writes a frame into pool blocks, block after block. Never allocates from
+// the heap. If the pool refuses a block, the builder is failed: later appends
+// are ignored and finish() returns an empty FrameRef (the blocks it had are
+// released), so the caller checks once, at the end.
+class FrameBuilder final : public Sink {
+ public:
+  FrameBuilder(Pool& pool, Lane lane) : pool_(&pool), lane_(lane) {}
+  ~FrameBuilder();
+  FrameBuilder(const FrameBuilder&) = delete;
+  FrameBuilder& operator=(const FrameBuilder&) = delete;
+
+  using Sink::append;
+  bool append(const char* data, std::size_t n) override;
+
+  [[nodiscard]] bool failed() const { return failed_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+  // Hands the blocks to a FrameRef. A builder that wrote nothing returns a
+  // frame of one empty block. The builder is empty afterwards.
+  [[nodiscard]] FrameRef finish();
+
+ private:
+  bool grow();
+  void abandon();
+
+  Pool* pool_;
+  Lane lane_;
+  Block* head_ = nullptr;
+  Block* tail_ = nullptr;
+  std::size_t size_ = 0;
+  bool failed_ = false;
+};
+
+// Builds a frame holding `bytes`, or returns an empty FrameRef when the pool
+// has no room for it in `lane`.
+[[nodiscard]] FrameRef make_frame(Pool& pool, Lane lane, std::string_view bytes);
+
+}  // namespace sluice::buf

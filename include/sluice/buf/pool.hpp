@@ -1,0 +1,94 @@
+// Owns: Pool, the fixed set of equal-size blocks that holds every payload
+// byte sluice queues. The blocks are allocated once, when the pool is made,
+// and never grow: the pool's size is the process's payload memory ceiling.
+//
+// Seed 001 (a buffer pool that bulk data drained until control packets could
+// not be sent): the last `reserve` blocks are for Lane::control only. Data
+// allocations fail while no more than `reserve` blocks are free; pongs,
+// close frames, handshake replies, error responses and heartbeats still get
+// theirs.
+//
+// A Pool is owned by one thread; blocks must be acquired and released there.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace sluice::buf {
+
+class Pool;
+
+enum class Lane : std::uint8_t { data, control };
+
+struct PoolConfig {
+  std::size_t block_count = 16384;  // 64 MiB at the default block size
+  std::size_t block_size = 4096;    // payload bytes per block
+  std::size_t reserve = 256;        // blocks that only Lane::control may take
+};
+
+struct PoolStats {
+  std::size_t block_count = 0;
+  std::size_t block_size = 0;
+  std::size_t reserve = 0;
+  std::size_t free_blocks = 0;
+  std::size_t min_free_blocks = 0;  // low-water mark since the pool was made
+  std::uint64_t data_refusals = 0;  // data acquisitions refused (reserve hit)
+  std::uint64_t control_refusals = 0;  // control acquisitions refused (empty)
+};
+
+// One block: a small header followed by `block_size` payload bytes. The first
+// block of a frame also carries the frame's reference count and length.
+struct Block {
+  Block* next = nullptr;       // next block of the frame, or of the free list
+  Pool* pool = nullptr;        // the pool the block returns to
+  std::atomic<std::uint32_t> refs{0};  // first block of a frame only
+  std::uint32_t used = 0;      // payload bytes in this block
+  std::uint64_t frame_size = 0;  // first block of a frame only
+
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+};
+
+class Pool {
+ public:
+  // Allocates every block now. Check ok(): false when the memory could not be
+  // had or the config is invalid (see validate()).
+  explicit Pool(const PoolConfig& config);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Returns nullptr when `config` is usable, else a static message naming
+  // the broken rule (block_size 64..16 MiB, reserve < block_count).
+  [[nodiscard]] static const char* validate(const PoolConfig& config);
+
+  [[nodiscard]] bool ok() const { return arena_ != nullptr; }
+
+  // Takes one block, or returns nullptr: for Lane::data when no more than
+  // `reserve` blocks are free, for Lane::control when none are. Never
+  // allocates. The block comes back with next == nullptr and used == 0.
+  [[nodiscard]] Block* acquire(Lane lane);
+
+  // Returns a chain of blocks linked by `next` to the free list.
+  void release(Block* chain);
+
+  // True when `count` blocks could be acquired for `lane` right now.
+  [[nodiscard]] bool can_acquire(Lane lane, std::size_t count) const;
+
+  [[nodiscard]] std::size_t block_size() const { return config_.block_size; }
+  [[nodiscard]] std::size_t free_blocks() const { return free_count_; }
+  [[nodiscard]] PoolStats stats() const;
+
+ private:
+  PoolConfig config_;
+  char* arena_ = nullptr;
+  std::size_t stride_ = 0;
+  Block* free_list_ = nullptr;
+  std::size_t free_count_ = 0;
+  std::size_t min_free_ = 0;
+  std::uint64_t data_refusals_ = 0;
+  std::uint64_t control_refusals_ = 0;
+};
+
+}  // namespace sluice::buf

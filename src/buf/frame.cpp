@@ -1,0 +1,114 @@
+#include "sluice/buf/frame.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sluice::buf {
+
+FrameRef& FrameRef::operator=(const FrameRef& other) {
+  if (this != &other) {
+    other.retain();
+    reset();
+    head_ = other.head_;
+  }
+  return *this;
+}
+
+FrameRef& FrameRef::operator=(FrameRef&& other) noexcept {
+  if (this != &other) {
+    reset();
+    head_ = std::exchange(other.head_, nullptr);
+  }
+  return *this;
+}
+
+void FrameRef::retain() const {
+  if (head_ != nullptr) head_->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void FrameRef::reset() {
+  Block* head = std::exchange(head_, nullptr);
+  if (head == nullptr) return;
+  // acq_rel: the thread that frees the blocks must see every write made
+  // through other references before it recycles them.
+  if (head->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) head->pool->release(head);
+}
+
+std::uint32_t FrameRef::use_count() const {
+  return head_ ? head_->refs.load(std::memory_order_relaxed) : 0;
+}
+
+std::size_t FrameRef::copy_to(char* out, std::size_t capacity, std::size_t offset) const {
+  std::size_t copied = 0;
+  for (const Block* b = head_; b != nullptr && copied < capacity; b = b->next) {
+    if (offset >= b->used) {
+      offset -= b->used;
+      continue;
+    }
+    const std::size_t n = std::min<std::size_t>(b->used - offset, capacity - copied);
+    std::memcpy(out + copied, b->data() + offset, n);
+    copied += n;
+    offset = 0;
+  }
+  return copied;
+}
+
+FrameBuilder::~FrameBuilder() { abandon(); }
+
+void FrameBuilder::abandon() {
+  if (head_ != nullptr) pool_->release(head_);
+  head_ = tail_ = nullptr;
+  size_ = 0;
+}
+
+bool FrameBuilder::grow() {
+  Block* block = pool_->acquire(lane_);
+  if (block == nullptr) {
+    failed_ = true;
+    abandon();
+    return false;
+  }
+  if (tail_ == nullptr) {
+    head_ = block;
+  } else {
+    tail_->next = block;
+  }
+  tail_ = block;
+  return true;
+}
+
+bool FrameBuilder::append(const char* data, std::size_t n) {
+  if (failed_) return false;
+  const std::size_t block_size = pool_->block_size();
+  while (n > 0) {
+    if ((tail_ == nullptr || tail_->used == block_size) && !grow()) return false;
+    const std::size_t take = std::min(n, block_size - tail_->used);
+    std::memcpy(tail_->data() + tail_->used, data, take);
+    tail_->used += static_cast<std::uint32_t>(take);
+    size_ += take;
+    data += take;
+    n -= take;
+  }
+  return true;
+}
+
+FrameRef FrameBuilder::finish() {
+  if (failed_ || (head_ == nullptr && !grow())) {
+    failed_ = false;
+    return {};
+  }
+  head_->frame_size = size_;
+  head_->refs.store(1, std::memory_order_relaxed);
+  FrameRef frame = FrameRef::adopt(head_);
+  head_ = tail_ = nullptr;
+  size_ = 0;
+  return frame;
+}
+
+FrameRef make_frame(Pool& pool, Lane lane, std::string_view bytes) {
+  FrameBuilder builder(pool, lane);
+  builder.append(bytes);
+  return builder.finish();
+}
+
+}  // namespace sluice::buf

@@ -1,0 +1,89 @@
+// Pool: one arena cut into equal blocks, kept on an intrusive free list.
+// Acquire and release are a pointer swap each; the arena is the only heap
+// allocation the pool ever makes.
+#include "sluice/buf/pool.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace sluice::buf {
+
+namespace {
+constexpr std::size_t kMinBlockSize = 64;
+constexpr std::size_t kMaxBlockSize = std::size_t{16} << 20;
+constexpr std::size_t kAlign = alignof(std::max_align_t);
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+}  // namespace
+
+const char* Pool::validate(const PoolConfig& config) {
+  if (config.block_size < kMinBlockSize || config.block_size > kMaxBlockSize) {
+    return "block_size must be between 64 and 16777216 bytes";
+  }
+  if (config.block_count == 0) return "block_count must be at least 1";
+  if (config.reserve >= config.block_count) return "reserve must be smaller than block_count";
+  return nullptr;
+}
+
+Pool::Pool(const PoolConfig& config) : config_(config) {
+  if (validate(config) != nullptr) return;
+  stride_ = round_up(sizeof(Block) + config.block_size, kAlign);
+  arena_ = static_cast<char*>(::operator new(stride_ * config.block_count, std::align_val_t{kAlign}, std::nothrow));
+  if (arena_ == nullptr) return;
+  // Thread the free list back to front so blocks are handed out in address
+  // order, which keeps a fresh pool's first frames contiguous.
+  for (std::size_t i = config.block_count; i-- > 0;) {
+    auto* block = new (arena_ + i * stride_) Block{};
+    block->pool = this;
+    block->next = free_list_;
+    free_list_ = block;
+  }
+  free_count_ = config.block_count;
+  min_free_ = free_count_;
+}
+
+Pool::~Pool() {
+  if (arena_ == nullptr) return;
+  for (std::size_t i = 0; i < config_.block_count; ++i) {
+    reinterpret_cast<Block*>(arena_ + i * stride_)->~Block();
+  }
+  ::operator delete(arena_, std::align_val_t{kAlign});
+}
+
+bool Pool::can_acquire(Lane lane, std::size_t count) const {
+  const std::size_t floor = lane == Lane::data ? config_.reserve : 0;
+  return free_count_ >= floor + count;
+}
+
+Block* Pool::acquire(Lane lane) {
+  if (!can_acquire(lane, 1)) {
+    ++(lane == Lane::data ? data_refusals_ : control_refusals_);
+    return nullptr;
+  }
+  Block* block = free_list_;
+  free_list_ = block->next;
+  --free_count_;
+  min_free_ = std::min(min_free_, free_count_);
+  block->next = nullptr;
+  block->used = 0;
+  block->frame_size = 0;
+  block->refs.store(0, std::memory_order_relaxed);
+  return block;
+}
+
+void Pool::release(Block* chain) {
+  while (chain != nullptr) {
+    Block* next = chain->next;
+    chain->next = free_list_;
+    free_list_ = chain;
+    ++free_count_;
+    chain = next;
+  }
+}
+
+PoolStats Pool::stats() const {
+  return PoolStats{config_.block_count, config_.block_size, config_.reserve, free_count_,
+                   min_free_,           data_refusals_,     control_refusals_};
+}
+
+}  // namespace sluice::buf

@@ -1,0 +1,2 @@
+// placeholder until the server lands
+namespace sluice::server {}

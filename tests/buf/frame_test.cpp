@@ -1,0 +1,89 @@
+#include "sluice/buf/frame.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sluice::buf {
+namespace {
+
+std::string bytes_of(const FrameRef& f) {
+  std::string out(f.size(), '\0');
+  EXPECT_EQ(f.copy_to(out.data(), out.size()), f.size());
+  return out;
+}
+
+TEST(FrameBuilder, SpansBlocksAndKeepsEveryByte) {
+  Pool pool({.block_count = 8, .block_size = 64, .reserve = 0});
+  std::string payload(200, '\0');
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>('a' + i % 26);
+  FrameBuilder b(pool, Lane::data);
+  b.append(payload.substr(0, 50));
+  b.append(payload.substr(50));
+  FrameRef f = b.finish();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f.size(), 200u);
+  EXPECT_EQ(bytes_of(f), payload);
+  EXPECT_EQ(pool.free_blocks(), 4u);
+  f.reset();
+  EXPECT_EQ(pool.free_blocks(), 8u);
+}
+
+TEST(FrameBuilder, FailsWholeWhenThePoolRunsOutAndGivesBlocksBack) {
+  Pool pool({.block_count = 4, .block_size = 64, .reserve = 1});
+  FrameBuilder b(pool, Lane::data);
+  EXPECT_FALSE(b.append(std::string(64 * 4, 'x')));
+  EXPECT_TRUE(b.failed());
+  EXPECT_FALSE(b.append("more"));
+  EXPECT_FALSE(b.finish());
+  EXPECT_EQ(pool.free_blocks(), 4u);
+}
+
+TEST(FrameBuilder, ControlLaneMayUseTheReserve) {
+  Pool pool({.block_count = 3, .block_size = 64, .reserve = 2});
+  FrameRef data = make_frame(pool, Lane::data, "event");
+  ASSERT_TRUE(data);
+  EXPECT_FALSE(make_frame(pool, Lane::data, "event"));
+  FrameRef pong = make_frame(pool, Lane::control, "pong");
+  ASSERT_TRUE(pong);
+  EXPECT_EQ(bytes_of(pong), "pong");
+}
+
+TEST(FrameRef, SharedFrameIsReleasedWithTheLastReference) {
+  Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
+  FrameRef a = make_frame(pool, Lane::data, "event");
+  FrameRef b = a;
+  FrameRef c;
+  c = b;
+  EXPECT_EQ(a.use_count(), 3u);
+  EXPECT_TRUE(a == c);
+  a.reset();
+  b = FrameRef();
+  EXPECT_EQ(pool.free_blocks(), 3u);
+  FrameRef d = std::move(c);
+  EXPECT_FALSE(c);
+  EXPECT_EQ(d.use_count(), 1u);
+  d.reset();
+  EXPECT_EQ(pool.free_blocks(), 4u);
+}
+
+TEST(FrameRef, CopiesFromAnOffset) {
+  Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
+  std::string payload(150, 'z');
+  payload[100] = 'A';
+  FrameRef f = make_frame(pool, Lane::data, payload);
+  char out[4];
+  ASSERT_EQ(f.copy_to(out, 4, 100), 4u);
+  EXPECT_EQ(std::string(out, 4), "Azzz");
+}
+
+TEST(FrameBuilder, EmptyFrameIsValid) {
+  Pool pool({.block_count = 1, .block_size = 64, .reserve = 0});
+  FrameBuilder b(pool, Lane::data);
+  FrameRef f = b.finish();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f.size(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::buf
