@@ -1,5 +1,7 @@
-// Pool: one arena cut into equal blocks, kept on an intrusive free list.
-// Acquire and release are a pointer swap each; the arena is the only heap
+// Pool: one arena cut into equal blocks. Blocks never used yet are handed
+// out from the arena's untouched tail, so a large pool costs no page faults
+// until it is used; released blocks go on an intrusive free list. Acquire
+// and release are a pointer swap each; the arena is the only heap
 // allocation the pool ever makes.
 #include "sluice/buf/pool.hpp"
 
@@ -30,24 +32,25 @@ Pool::Pool(const PoolConfig& config) : config_(config) {
   stride_ = round_up(sizeof(Block) + config.block_size, kAlign);
   arena_ = static_cast<char*>(::operator new(stride_ * config.block_count, std::align_val_t{kAlign}, std::nothrow));
   if (arena_ == nullptr) return;
-  // Thread the free list back to front so blocks are handed out in address
-  // order, which keeps a fresh pool's first frames contiguous.
-  for (std::size_t i = config.block_count; i-- > 0;) {
-    auto* block = new (arena_ + i * stride_) Block{};
-    block->pool = this;
-    block->next = free_list_;
-    free_list_ = block;
-  }
   free_count_ = config.block_count;
   min_free_ = free_count_;
 }
 
 Pool::~Pool() {
   if (arena_ == nullptr) return;
-  for (std::size_t i = 0; i < config_.block_count; ++i) {
-    reinterpret_cast<Block*>(arena_ + i * stride_)->~Block();
-  }
+  for (std::size_t i = 0; i < fresh_next_; ++i) reinterpret_cast<Block*>(arena_ + i * stride_)->~Block();
   ::operator delete(arena_, std::align_val_t{kAlign});
+}
+
+Block* Pool::take_free_block() {
+  if (free_list_ != nullptr) {
+    Block* block = free_list_;
+    free_list_ = block->next;
+    return block;
+  }
+  auto* block = new (arena_ + fresh_next_++ * stride_) Block{};
+  block->pool = this;
+  return block;
 }
 
 bool Pool::can_acquire(Lane lane, std::size_t count) const {
@@ -60,8 +63,7 @@ Block* Pool::acquire(Lane lane) {
     ++(lane == Lane::data ? data_refusals_ : control_refusals_);
     return nullptr;
   }
-  Block* block = free_list_;
-  free_list_ = block->next;
+  Block* block = take_free_block();
   --free_count_;
   min_free_ = std::min(min_free_, free_count_);
   block->next = nullptr;

@@ -1,1 +1,88 @@
-int main() { return 0; }
+// sluiced: parses the command line and config, refuses a bad setting with one
+// line naming it, and serves until SIGINT or SIGTERM.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "sluice/server/config.hpp"
+#include "sluice/server/server.hpp"
+
+namespace {
+
+sluice::server::Server* g_server = nullptr;
+
+extern "C" void on_stop_signal(int) {
+  if (g_server != nullptr) g_server->stop();
+}
+
+void install_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "sluiced: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sluiced: real-time push over Server-Sent Events, with bounded memory and latency"};
+  std::string listen;
+  std::string config_path;
+  std::vector<std::string> settings;
+  bool help_config = false;
+  app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
+  app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
+  app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
+  app.add_flag("--help-config", help_config, "list every config key with its default and range");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what());
+  }
+  if (help_config) {
+    std::fputs(sluice::server::describe_settings().c_str(), stdout);
+    return 0;
+  }
+
+  sluice::server::Config config;
+  if (!config_path.empty()) {
+    if (auto error = sluice::server::load_config_file(config, config_path)) return fail(*error);
+  }
+  for (const std::string& setting : settings) {
+    const auto eq = setting.find('=');
+    if (eq == std::string::npos) return fail("--set wants KEY=VALUE (got '" + setting + "')");
+    if (auto error = sluice::server::apply_setting(config, setting.substr(0, eq), setting.substr(eq + 1))) {
+      return fail(*error);
+    }
+  }
+  if (!listen.empty()) {
+    if (auto error = sluice::server::apply_setting(config, "listen", listen)) return fail(*error);
+  }
+  if (auto error = sluice::server::validate(config)) return fail(*error);
+
+  sluice::server::Server server(config);
+  if (const int rc = server.bind(); rc != 0) {
+    return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));
+  }
+  g_server = &server;
+  install_signal_handlers();
+  std::printf("sluiced listening on %s:%u\n", config.listen.substr(0, config.listen.rfind(':')).c_str(),
+              static_cast<unsigned>(server.port()));
+  std::fflush(stdout);
+  server.run();
+  g_server = nullptr;
+  std::printf("sluiced stopped\n");
+  return 0;
+}

@@ -81,8 +81,11 @@ class Pool {
   [[nodiscard]] PoolStats stats() const;
 
  private:
+  Block* take_free_block();
+
   PoolConfig config_;
   char* arena_ = nullptr;
+  std::size_t fresh_next_ = 0;  // blocks [fresh_next_, block_count) were never handed out
   std::size_t stride_ = 0;
   Block* free_list_ = nullptr;
   std::size_t free_count_ = 0;

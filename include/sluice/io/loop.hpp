@@ -1,0 +1,111 @@
+// Owns: Loop, one thread's event loop: readiness from a Backend, timers,
+// end-of-tick work, and a wake-up that other threads may trigger.
+//
+// One tick, in order (see run_once): wait for readiness or the next timer;
+// dispatch ready handlers; fire due timers; run the deferred list. Handlers
+// that produce output do not write at once: they defer() themselves, so a
+// connection flushes once per tick however many events it was handed
+// (Redis' pending-write list, uWS's cork).
+//
+// Everything but wake() and stop() must be called on the loop's thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sluice/io/backend.hpp"
+
+namespace sluice::io {
+
+class Handler {
+ public:
+  // Called with the Ready bits that fired.
+  virtual void on_ready(std::uint32_t events) = 0;
+
+ protected:
+  ~Handler() = default;
+};
+
+// Work to run once at the end of the current tick.
+class Deferred {
+ public:
+  virtual void run_deferred() = 0;
+
+ protected:
+  ~Deferred() = default;
+
+ private:
+  friend class Loop;
+  bool deferred_queued_ = false;
+};
+
+enum class BackendKind : std::uint8_t { epoll, poll };
+
+class Loop {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using TimerId = std::uint64_t;
+
+  explicit Loop(BackendKind kind = BackendKind::epoll);
+  ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  // Each returns 0 or -errno. A handler must outlive its registration.
+  int watch(int fd, std::uint32_t interest, Handler* handler);
+  int rewatch(int fd, std::uint32_t interest, Handler* handler);
+  int unwatch(int fd);
+  [[nodiscard]] bool edge_triggered() const { return backend_->edge_triggered(); }
+
+  // Calls `fn` every `period` until cancel(). Timers are few (heartbeats,
+  // sweeps), so they live in a short vector scanned once per tick.
+  TimerId every(std::chrono::milliseconds period, std::function<void()> fn);
+  void cancel(TimerId id);
+
+  // Queues `work` for the end of this tick; a second call before it runs is
+  // a no-op. forget() takes it off the list (for work being destroyed).
+  void defer(Deferred* work);
+  void forget(Deferred* work);
+
+  // The time the current tick started: cheap, and the same for all handlers.
+  [[nodiscard]] Clock::time_point now() const { return now_; }
+
+  void run_once(int max_wait_ms = -1);
+  // Runs ticks until stop().
+  void run();
+  // Thread-safe: makes run() return after the current tick.
+  void stop();
+  // Thread-safe: interrupts a wait so that the loop runs a tick now.
+  void wake();
+  [[nodiscard]] bool stopping() const { return stop_requested_.load(std::memory_order_acquire); }
+
+ private:
+  struct Timer {
+    TimerId id;
+    Clock::time_point due;
+    std::chrono::milliseconds period;
+    std::function<void()> fn;
+    bool cancelled = false;
+  };
+  class Waker;
+
+  int wait_budget_ms(int max_wait_ms) const;
+  void dispatch(int count);
+  void fire_timers();
+  void run_deferred_list();
+
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Waker> waker_;
+  std::vector<ReadyEvent> ready_;
+  std::vector<std::unique_ptr<Timer>> timers_;  // stable: callbacks may add timers
+  std::vector<Deferred*> deferred_;
+  TimerId next_timer_id_ = 1;
+  Clock::time_point now_;
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace sluice::io

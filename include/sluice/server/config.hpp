@@ -1,0 +1,50 @@
+// Owns: Config, every setting of sluiced with its default, and the table of
+// keys through which a TOML file or a --set override changes it. Each key has
+// an allowed range; a value outside it is refused with one line that names
+// the key and the range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sluice/buf/pool.hpp"
+#include "sluice/conn/connection.hpp"
+#include "sluice/hub/hub.hpp"
+#include "sluice/proto/http1.hpp"
+
+namespace sluice::server {
+
+struct Config {
+  std::string listen = "127.0.0.1:8080";
+  std::int64_t max_connections = 10000;
+  std::int64_t handshake_timeout_ms = 10000;  // a whole request must arrive within this
+  std::int64_t idle_timeout_ms = 60000;       // keep-alive connection with no request
+  std::int64_t linger_timeout_ms = 2000;      // waiting for the peer's EOF after our close
+  std::int64_t heartbeat_ms = 15000;          // SSE comment line on idle streams
+  std::int64_t sse_retry_ms = 2000;           // `retry:` sent when a stream opens
+  std::int64_t max_topics_per_connection = 64;
+  std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
+  std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
+  proto::http1::Limits http;
+  buf::PoolConfig pool;
+  conn::ConnectionLimits connection;
+  hub::HubLimits hub;
+};
+
+// Applies one "key=value" setting. Returns an error line, or nullopt.
+[[nodiscard]] std::optional<std::string> apply_setting(Config& config, std::string_view key, std::string_view value);
+
+// Reads a TOML file: tables name the first part of a key ([pool] block_size
+// is pool.block_size). Returns an error line, or nullopt.
+[[nodiscard]] std::optional<std::string> load_config_file(Config& config, const std::string& path);
+
+// Rules that involve several keys (the pool must be able to hold what the
+// limits allow). Returns an error line, or nullopt.
+[[nodiscard]] std::optional<std::string> validate(const Config& config);
+
+// The keys, their ranges and defaults, one per line (for --help-config).
+[[nodiscard]] std::string describe_settings();
+
+}  // namespace sluice::server

@@ -1,0 +1,28 @@
+// Owns: the bytes of sluiced's plain HTTP responses (errors, publish
+// replies, health) and of the SSE stream head. Responses are control frames:
+// they may use the pool's reserve, so a server whose data lane is exhausted
+// can still answer (seed 001).
+#pragma once
+
+#include <string_view>
+
+#include "sluice/buf/frame.hpp"
+
+namespace sluice::server {
+
+struct Response {
+  int status = 200;
+  std::string_view content_type = "text/plain; charset=utf-8";
+  std::string_view body;
+  bool keep_alive = true;
+  std::string_view extra_headers;  // whole lines, each ending in CRLF
+};
+
+// Returns an empty FrameRef when even the reserve is exhausted.
+[[nodiscard]] buf::FrameRef make_response(buf::Pool& pool, const Response& response);
+
+// The head of an event stream: 200, text/event-stream, no caching, no proxy
+// buffering; the body runs until the connection closes.
+[[nodiscard]] buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms);
+
+}  // namespace sluice::server

@@ -1,0 +1,73 @@
+// Owns: Worker, one event loop and everything it serves: its pool, its hub,
+// its listening socket and its sessions. A session belongs to one worker for
+// its whole life and no other thread touches it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sluice/buf/pool.hpp"
+#include "sluice/hub/hub.hpp"
+#include "sluice/io/loop.hpp"
+#include "sluice/server/config.hpp"
+
+namespace sluice::server {
+
+class HttpSession;
+
+struct WorkerStats {
+  std::size_t sessions = 0;
+  std::size_t sse_streams = 0;
+  std::uint64_t accepted = 0;
+  std::uint64_t refused_full = 0;       // accepted past max_connections, sent 503
+  std::uint64_t slow_disconnects = 0;   // closed because the send budget was spent
+};
+
+class Worker final : public io::Handler, public io::Deferred {
+ public:
+  // `config` must outlive the worker.
+  explicit Worker(const Config& config);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Serves `listen_fd` (non-blocking, listening) until stop(). Then stops
+  // accepting, lets every session flush and close (bounded by the linger
+  // timeout), and returns.
+  void run(int listen_fd);
+  void stop() { loop_.stop(); }
+
+  [[nodiscard]] io::Loop& loop() { return loop_; }
+  [[nodiscard]] buf::Pool& pool() { return pool_; }
+  [[nodiscard]] hub::Hub& hub() { return hub_; }
+  [[nodiscard]] const Config& config() const { return config_; }
+  [[nodiscard]] const WorkerStats& stats() const { return stats_; }
+  [[nodiscard]] WorkerStats& mutable_stats() { return stats_; }
+
+  // Called by a session from on_closed(): it is destroyed at the end of the
+  // tick, once no ready event can still name it.
+  void retire(HttpSession* session);
+
+ private:
+  void on_ready(std::uint32_t events) override;  // the listener
+  void run_deferred() override;                  // reaps retired sessions
+  void accept_all();
+  void admit(int fd);
+  void refuse(int fd);
+  void send_heartbeats();
+  void sweep();
+  void drain_on_shutdown();
+
+  const Config& config_;
+  io::Loop loop_;
+  buf::Pool pool_;
+  hub::Hub hub_;
+  int listen_fd_ = -1;
+  std::vector<std::unique_ptr<HttpSession>> sessions_;
+  std::vector<HttpSession*> retired_;
+  WorkerStats stats_;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,195 @@
+// The settings table: one row per key, with its range and the field it sets.
+// Every way a setting reaches sluiced (TOML file, --set, --listen) goes
+// through apply_setting(), so every value is range-checked the same way.
+#include "sluice/server/config.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <span>
+#include <toml++/toml.h>
+
+#include "sluice/io/socket.hpp"
+
+namespace sluice::server {
+
+namespace {
+
+template <auto First, auto... Rest>
+constexpr auto& field(auto& object) {
+  if constexpr (sizeof...(Rest) == 0) {
+    return object.*First;
+  } else {
+    return field<Rest...>(object.*First);
+  }
+}
+
+template <auto... Path>
+void set_field(Config& config, std::int64_t value) {
+  auto& target = field<Path...>(config);
+  target = static_cast<std::remove_reference_t<decltype(target)>>(value);
+}
+
+template <auto... Path>
+std::int64_t get_field(const Config& config) {
+  return static_cast<std::int64_t>(field<Path...>(config));
+}
+
+struct IntSetting {
+  std::string_view key;
+  std::int64_t min;
+  std::int64_t max;
+  std::string_view help;
+  void (*set)(Config&, std::int64_t);
+  std::int64_t (*get)(const Config&);
+};
+
+template <auto... Path>
+constexpr IntSetting int_setting(std::string_view key, std::int64_t min, std::int64_t max, std::string_view help) {
+  return IntSetting{key, min, max, help, &set_field<Path...>, &get_field<Path...>};
+}
+
+constexpr std::int64_t kKiB = 1024;
+constexpr std::int64_t kMiB = 1024 * kKiB;
+constexpr std::int64_t kHour = 3600 * 1000;
+
+using C = Config;
+using conn::ConnectionLimits;
+using conn::OutQueueLimits;
+
+const IntSetting kIntSettings[] = {
+    int_setting<&C::max_connections>("max_connections", 1, 1'000'000, "open connections at most"),
+    int_setting<&C::http, &proto::http1::Limits::max_request_line>("http.max_request_line", 64, kMiB,
+                                                                    "request line bytes (414 past it)"),
+    int_setting<&C::http, &proto::http1::Limits::max_header_bytes>("http.max_header_bytes", 256, kMiB,
+                                                                    "header section bytes (431 past it)"),
+    int_setting<&C::http, &proto::http1::Limits::max_headers>("http.max_headers", 4, 1000,
+                                                               "header fields (431 past it)"),
+    int_setting<&C::http, &proto::http1::Limits::max_body>("http.max_body", 0, 64 * kMiB,
+                                                            "request body bytes (413 past it)"),
+    int_setting<&C::handshake_timeout_ms>("timeouts.handshake_ms", 100, kHour,
+                                          "a request must arrive whole within this (408 past it)"),
+    int_setting<&C::idle_timeout_ms>("timeouts.idle_ms", 100, 24 * kHour, "keep-alive connection without a request"),
+    int_setting<&C::linger_timeout_ms>("timeouts.linger_ms", 0, 60000, "wait for the peer's EOF after closing"),
+    int_setting<&C::heartbeat_ms>("sse.heartbeat_ms", 100, kHour, "comment line sent to every SSE stream"),
+    int_setting<&C::sse_retry_ms>("sse.retry_ms", 0, 24 * kHour, "reconnect delay sent when a stream opens"),
+    int_setting<&C::max_topics_per_connection>("topics.max_per_connection", 1, 10000, "topics one stream may join"),
+    int_setting<&C::hub, &hub::HubLimits::max_topics>("topics.max", 1, 10'000'000, "topics at most"),
+    int_setting<&C::hub, &hub::HubLimits::max_topic_name>("topics.max_name", 1, 1024, "topic name bytes"),
+    int_setting<&C::hub, &hub::HubLimits::max_subscribers_per_topic>("topics.max_subscribers", 1, 10'000'000,
+                                                                     "subscribers of one topic"),
+    int_setting<&C::pool, &buf::PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
+    int_setting<&C::pool, &buf::PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
+    int_setting<&C::pool, &buf::PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
+    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_bytes>(
+        "send.budget_bytes", 64, 1024 * kMiB, "data bytes queued per connection"),
+    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_frames>(
+        "send.budget_frames", 1, 1 << 20, "data frames queued per connection"),
+    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_control_frames>(
+        "send.control_frames", 2, 1024, "control frames queued per connection"),
+    int_setting<&C::connection, &ConnectionLimits::receive_budget>("receive.budget_bytes", 1024, 1024 * kMiB,
+                                                                   "input bytes held per connection"),
+    int_setting<&C::tcp_notsent_lowat>("tcp.notsent_lowat", 0, 64 * kMiB,
+                                       "unsent bytes left in the kernel (0: kernel default)"),
+    int_setting<&C::tcp_send_buffer>("tcp.send_buffer", 0, 64 * kMiB, "SO_SNDBUF (0: kernel default)"),
+};
+
+const IntSetting* find_int_setting(std::string_view key) {
+  for (const IntSetting& s : kIntSettings) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+std::string range_error(const IntSetting& s, std::string_view got) {
+  return "config key '" + std::string(s.key) + "' must be an integer between " + std::to_string(s.min) + " and " +
+         std::to_string(s.max) + " (got '" + std::string(got) + "')";
+}
+
+std::optional<std::string> apply_int(Config& config, const IntSetting& s, std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < s.min || value > s.max) {
+    return range_error(s, text);
+  }
+  s.set(config, value);
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_node(Config& config, const std::string& key, const toml::node& node) {
+  if (const auto* table = node.as_table()) {
+    for (const auto& [name, child] : *table) {
+      const std::string child_key = key.empty() ? std::string(name.str()) : key + "." + std::string(name.str());
+      if (auto error = apply_node(config, child_key, child)) return error;
+    }
+    return std::nullopt;
+  }
+  if (const auto* integer = node.as_integer()) return apply_setting(config, key, std::to_string(integer->get()));
+  if (const auto* text = node.as_string()) return apply_setting(config, key, text->get());
+  return "config key '" + key + "' has a value of the wrong type";
+}
+
+}  // namespace
+
+std::optional<std::string> apply_setting(Config& config, std::string_view key, std::string_view value) {
+  if (key == "listen") {
+    io::Endpoint endpoint;
+    if (!io::parse_endpoint(value, endpoint)) {
+      return "config key 'listen' must be HOST:PORT with a port between 0 and 65535 (got '" + std::string(value) +
+             "')";
+    }
+    config.listen = std::string(value);
+    return std::nullopt;
+  }
+  if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
+  return "unknown config key '" + std::string(key) + "'";
+}
+
+std::optional<std::string> load_config_file(Config& config, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& error) {
+    return "config file " + path + ":" + std::to_string(error.source().begin.line) + ": " +
+           std::string(error.description());
+  }
+  return apply_node(config, "", table);
+}
+
+std::optional<std::string> validate(const Config& config) {
+  const buf::PoolConfig& pool = config.pool;
+  if (const char* error = buf::Pool::validate(pool)) return std::string("config key 'pool': ") + error;
+  // Seed 001: the reserve must always hold one handshake reply or error
+  // response plus one control frame, or a saturated server could not answer.
+  constexpr std::size_t kControlNeed = 2048;
+  const std::size_t reserve_needed = (kControlNeed + pool.block_size - 1) / pool.block_size;
+  if (pool.reserve < reserve_needed) {
+    return "config key 'pool.reserve' must be at least " + std::to_string(reserve_needed) +
+           " blocks at this pool.block_size (room for a handshake reply and a control frame)";
+  }
+  if (config.connection.send.max_bytes < pool.block_size) {
+    return "config key 'send.budget_bytes' must be at least pool.block_size (" + std::to_string(pool.block_size) +
+           ")";
+  }
+  const auto data_blocks = static_cast<std::int64_t>(pool.block_count - pool.reserve);
+  if (data_blocks < config.max_connections) {
+    return "config key 'pool.block_count' must be at least max_connections + pool.reserve (" +
+           std::to_string(config.max_connections + static_cast<std::int64_t>(pool.reserve)) +
+           ") so that every connection can have one block";
+  }
+  return std::nullopt;
+}
+
+std::string describe_settings() {
+  const Config defaults;
+  std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT\n";
+  for (const IntSetting& s : kIntSettings) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),
+                  static_cast<long long>(s.get(defaults)), std::string(s.help).c_str(),
+                  static_cast<long long>(s.min), static_cast<long long>(s.max));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace sluice::server

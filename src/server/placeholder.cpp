@@ -1,2 +1,0 @@
-// placeholder until the server lands
-namespace sluice::server {}

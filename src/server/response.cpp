@@ -1,0 +1,35 @@
+#include "sluice/server/response.hpp"
+
+#include <cstdio>
+
+#include "sluice/proto/http1.hpp"
+
+namespace sluice::server {
+
+buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
+  char head[256];
+  const int n = std::snprintf(head, sizeof head,
+                              "HTTP/1.1 %d %s\r\nServer: sluice\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n"
+                              "Connection: %s\r\n",
+                              response.status, proto::http1::status_reason(response.status),
+                              static_cast<int>(response.content_type.size()), response.content_type.data(),
+                              response.body.size(), response.keep_alive ? "keep-alive" : "close");
+  buf::FrameBuilder builder(pool, buf::Lane::control);
+  builder.append(head, static_cast<std::size_t>(n));
+  builder.append(response.extra_headers);
+  builder.append("\r\n");
+  builder.append(response.body);
+  return builder.finish();
+}
+
+buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms) {
+  char head[320];
+  const int n = std::snprintf(head, sizeof head,
+                              "HTTP/1.1 200 OK\r\nServer: sluice\r\nContent-Type: text/event-stream\r\n"
+                              "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: keep-alive\r\n\r\n"
+                              "retry: %lld\n\n",
+                              retry_ms);
+  return buf::make_frame(pool, buf::Lane::control, std::string_view(head, static_cast<std::size_t>(n)));
+}
+
+}  // namespace sluice::server

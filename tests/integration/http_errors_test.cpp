@@ -1,0 +1,96 @@
+// Malformed and oversized requests from raw sockets: the right status, a
+// closed connection, and no harm to anyone else's stream.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+struct BadRequest {
+  const char* name;
+  std::string bytes;
+  int status;
+};
+
+std::vector<BadRequest> bad_requests() {
+  return {
+      {"garbage", std::string("\x16\x03\x01\x02\x00 hello\r\n\r\n", 14), 400},
+      {"no_host", "GET /healthz HTTP/1.1\r\n\r\n", 400},
+      {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", 414},
+      {"huge_headers", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431},
+      {"http2_version", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505},
+      {"body_too_large", "POST /pub/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n", 413},
+      {"bad_content_length", "POST /pub/a HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n", 400},
+      {"unknown_coding", "POST /pub/a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+      {"obs_fold", "GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n", 400},
+  };
+}
+
+TEST(HttpErrors, EachBadRequestGetsItsStatusAndAClosedConnection) {
+  RunningServer server;
+  SseSubscriber watcher(server.port(), "/sse/live");
+  ASSERT_TRUE(watcher.opened());
+  std::size_t published = 0;
+  for (const BadRequest& bad : bad_requests()) {
+    SCOPED_TRACE(bad.name);
+    TestClient client(server.port());
+    client.send(bad.bytes);
+    const HttpReply reply = read_reply(client);
+    EXPECT_EQ(reply.status, bad.status);
+    EXPECT_NE(reply.head.find("Connection: close"), std::string::npos);
+    EXPECT_TRUE(client.read_until_closed());
+    // Everyone else is still served.
+    ASSERT_EQ(http_request(server.port(), "POST", "/pub/live", bad.name).status, 200);
+    ASSERT_TRUE(watcher.wait_for(++published));
+    EXPECT_EQ(watcher.events().back().data, bad.name);
+  }
+}
+
+TEST(HttpErrors, UnknownPathAndWrongMethod) {
+  RunningServer server;
+  EXPECT_EQ(http_request(server.port(), "GET", "/nope").status, 404);
+  const HttpReply wrong = http_request(server.port(), "GET", "/pub/a");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_NE(wrong.head.find("Allow: POST"), std::string::npos);
+  EXPECT_EQ(http_request(server.port(), "POST", "/sse/a").status, 405);
+  EXPECT_EQ(http_request(server.port(), "GET", "/healthz").status, 200);
+}
+
+TEST(HttpErrors, BadTopicAndEventNamesAreRefused) {
+  RunningServer server;
+  EXPECT_EQ(http_request(server.port(), "POST", "/pub/a%20b", "x").status, 400);
+  EXPECT_EQ(http_request(server.port(), "POST", "/pub/" + std::string(200, 't'), "x").status, 400);
+  EXPECT_EQ(http_request(server.port(), "POST", "/pub/ok?event=a%0Ab", "x").status, 400);
+  EXPECT_EQ(http_request(server.port(), "GET", "/sse").status, 400);
+  EXPECT_EQ(http_request(server.port(), "GET", "/sse/bad%zz").status, 400);
+}
+
+TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send(
+      "POST /pub/p HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na"
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+      "POST /pub/p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nb\r\n0\r\n\r\n");
+  const HttpReply first = read_reply(client);
+  const HttpReply second = read_reply(client);
+  const HttpReply third = read_reply(client);
+  EXPECT_NE(first.body.find("\"id\":\"1\""), std::string::npos);
+  EXPECT_EQ(second.body, "ok\n");
+  EXPECT_NE(third.body.find("\"id\":\"2\""), std::string::npos);
+  EXPECT_FALSE(client.eof());
+}
+
+TEST(HttpErrors, Http10ClosesAfterTheResponse) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send("GET /healthz HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(read_reply(client).status, 200);
+  EXPECT_TRUE(client.read_until_closed());
+}
+
+}  // namespace
+}  // namespace sluice::test

@@ -1,0 +1,109 @@
+// The sluiced binary as a user runs it: bad settings are refused with one
+// line naming the key, and a good start serves curl until SIGTERM.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+
+#include "child_process.hpp"
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+struct BadStart {
+  std::vector<std::string> args;
+  std::string must_say;
+};
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
+  const std::vector<BadStart> cases = {
+      {{"--set", "sse.heartbeat_ms=5"}, "'sse.heartbeat_ms' must be an integer between 100 and 3600000"},
+      {{"--set", "max_connections=lots"}, "'max_connections' must be an integer between 1 and 1000000"},
+      {{"--set", "http.max_headers=0"}, "'http.max_headers'"},
+      {{"--set", "no.such.key=1"}, "unknown config key 'no.such.key'"},
+      {{"--set", "heartbeat"}, "--set wants KEY=VALUE"},
+      {{"--listen", "127.0.0.1:99999"}, "'listen' must be HOST:PORT"},
+      {{"--set", "pool.block_size=64", "--set", "pool.reserve=4"}, "'pool.reserve' must be at least 32"},
+      {{"--set", "send.budget_bytes=100"}, "'send.budget_bytes' must be at least pool.block_size"},
+      {{"--set", "pool.block_count=1000", "--set", "pool.reserve=10"}, "'pool.block_count' must be at least"},
+      {{"--bogus-flag"}, "--bogus-flag"},
+  };
+  for (const BadStart& c : cases) {
+    std::vector<std::string> argv = {env_path("SLUICED")};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    ChildProcess sluiced(argv);
+    EXPECT_EQ(sluiced.wait(10s), 2) << c.must_say;
+    sluiced.read_to_end(5s);
+    EXPECT_NE(sluiced.output().find(c.must_say), std::string::npos) << sluiced.output();
+    EXPECT_EQ(count_lines(sluiced.output()), 1) << sluiced.output();
+  }
+}
+
+TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
+  const std::string path = testing::TempDir() + "sluice_bad.toml";
+  std::ofstream(path) << "max_connections = 100\n[timeouts]\nhandshake_ms = 5\n";
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path});
+  EXPECT_EQ(sluiced.wait(10s), 2);
+  sluiced.read_to_end(5s);
+  EXPECT_NE(sluiced.output().find("'timeouts.handshake_ms' must be an integer between 100 and"), std::string::npos)
+      << sluiced.output();
+}
+
+TEST(SluicedCli, MalformedConfigFileNamesTheLine) {
+  const std::string path = testing::TempDir() + "sluice_broken.toml";
+  std::ofstream(path) << "max_connections = 100\n[pool\n";
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path});
+  EXPECT_EQ(sluiced.wait(10s), 2);
+  sluiced.read_to_end(5s);
+  EXPECT_NE(sluiced.output().find(path + ":2:"), std::string::npos) << sluiced.output();
+}
+
+std::uint16_t port_from_banner(const std::string& output) {
+  const auto colon = output.rfind(':', output.find('\n'));
+  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
+}
+
+TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
+  const std::string path = testing::TempDir() + "sluice_good.toml";
+  std::ofstream(path) << "[sse]\nheartbeat_ms = 15000\n";
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  const std::uint16_t port = port_from_banner(sluiced.output());
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+
+  ChildProcess curl_sub({"curl", "-sN", base + "/sse/news"});
+  ASSERT_TRUE(curl_sub.read_until_contains("retry:", 10s));
+
+  for (int i = 0; i < 1000; i += 100) {
+    // One curl run per hundred POSTs, on one kept-alive connection.
+    std::vector<std::string> argv = {"curl", "-s"};
+    for (int j = i; j < i + 100; ++j) {
+      if (j > i) argv.push_back("--next");
+      argv.insert(argv.end(), {"-X", "POST", "--data-binary", "n" + std::to_string(j), base + "/pub/news"});
+    }
+    ChildProcess curl_pub(argv);
+    ASSERT_EQ(curl_pub.wait(30s), 0);
+  }
+  ASSERT_TRUE(curl_sub.read_until_contains("data: n999\n", 30s));
+  const std::string& stream = curl_sub.output();
+  std::size_t at = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string expected = "id: " + std::to_string(i + 1) + "\ndata: n" + std::to_string(i) + "\n\n";
+    const std::size_t found = stream.find(expected, at);
+    ASSERT_NE(found, std::string::npos) << "event " << i;
+    at = found + expected.size();
+  }
+
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+  EXPECT_EQ(curl_sub.wait(10s), 0);  // the stream ended cleanly, not with an error
+  sluiced.read_to_end(5s);
+  EXPECT_NE(sluiced.output().find("sluiced stopped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::test

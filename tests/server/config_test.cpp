@@ -1,0 +1,74 @@
+#include "sluice/server/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace sluice::server {
+namespace {
+
+TEST(Config, DefaultsAreValid) { EXPECT_EQ(validate(Config{}), std::nullopt); }
+
+TEST(Config, SettingsReachTheirFields) {
+  Config c;
+  EXPECT_EQ(apply_setting(c, "pool.block_size", "8192"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "send.budget_frames", "77"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "http.max_body", "0"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "listen", ":9000"), std::nullopt);
+  EXPECT_EQ(c.pool.block_size, 8192u);
+  EXPECT_EQ(c.connection.send.max_frames, 77u);
+  EXPECT_EQ(c.http.max_body, 0u);
+  EXPECT_EQ(c.listen, ":9000");
+}
+
+TEST(Config, OutOfRangeValuesNameTheKeyAndTheRange) {
+  Config c;
+  const auto error = apply_setting(c, "sse.heartbeat_ms", "99");
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "config key 'sse.heartbeat_ms' must be an integer between 100 and 3600000 (got '99')");
+  EXPECT_TRUE(apply_setting(c, "sse.heartbeat_ms", "3600001"));
+  EXPECT_TRUE(apply_setting(c, "sse.heartbeat_ms", "1e3"));
+  EXPECT_TRUE(apply_setting(c, "sse.heartbeat_ms", ""));
+  EXPECT_TRUE(apply_setting(c, "sse.heartbeat_ms", "-5"));
+  EXPECT_EQ(c.heartbeat_ms, Config{}.heartbeat_ms);
+}
+
+TEST(Config, CrossKeyRules) {
+  Config c;
+  c.pool.block_size = 64;
+  c.pool.reserve = 31;
+  ASSERT_TRUE(validate(c));
+  EXPECT_NE(validate(c)->find("'pool.reserve' must be at least 32"), std::string::npos);
+  c.pool.reserve = 32;
+  c.pool.block_count = 20000;
+  EXPECT_EQ(validate(c), std::nullopt);
+  c.connection.send.max_bytes = 63;
+  EXPECT_NE(validate(c)->find("'send.budget_bytes'"), std::string::npos);
+}
+
+TEST(Config, TomlTablesNameTheKeys) {
+  const std::string path = testing::TempDir() + "config_test.toml";
+  std::ofstream(path) << "listen = \"127.0.0.1:9999\"\nmax_connections = 5\n[pool]\nblock_size = 2048\n"
+                         "[send]\nbudget_bytes = 65536\n";
+  Config c;
+  ASSERT_EQ(load_config_file(c, path), std::nullopt);
+  EXPECT_EQ(c.listen, "127.0.0.1:9999");
+  EXPECT_EQ(c.max_connections, 5);
+  EXPECT_EQ(c.pool.block_size, 2048u);
+  EXPECT_EQ(c.connection.send.max_bytes, 65536u);
+
+  std::ofstream(path) << "[pool]\nblock_size = \"big\"\n";
+  const auto error = load_config_file(c, path);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("'pool.block_size'"), std::string::npos);
+}
+
+TEST(Config, DescribeListsEveryKey) {
+  const std::string text = describe_settings();
+  for (const char* key : {"listen", "pool.reserve", "send.budget_bytes", "tcp.notsent_lowat", "timeouts.idle_ms"}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::server

@@ -1,0 +1,108 @@
+// Owns: TestClient, a blocking raw-socket client for integration tests, and
+// RunningServer, a sluice server on an ephemeral port in its own thread.
+// Every wait has a deadline; none is a sleep.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "sluice/proto/sse_parser.hpp"
+#include "sluice/server/server.hpp"
+
+namespace sluice::test {
+
+using namespace std::chrono_literals;
+
+class TestClient {
+ public:
+  explicit TestClient(std::uint16_t port, int receive_buffer = 0);
+  ~TestClient();
+  TestClient(const TestClient&) = delete;
+  TestClient& operator=(const TestClient&) = delete;
+
+  [[nodiscard]] bool connected() const { return fd_ >= 0; }
+  [[nodiscard]] int fd() const { return fd_; }
+  void send(std::string_view bytes);
+
+  // Reads until `done(buffer)` holds; false on EOF or when `limit` passes.
+  bool read_until(const std::function<bool(const std::string&)>& done, std::chrono::milliseconds limit = 10s);
+  bool read_until_contains(std::string_view needle, std::chrono::milliseconds limit = 10s);
+  // Reads until the server closes; false if it has not within `limit`.
+  bool read_until_closed(std::chrono::milliseconds limit = 10s);
+  [[nodiscard]] bool eof() const { return eof_; }
+
+  std::string& buffer() { return buffer_; }
+
+ private:
+  // One read of whatever is there, waiting up to `limit`. False on timeout.
+  bool read_some(std::chrono::milliseconds limit);
+
+  int fd_ = -1;
+  bool eof_ = false;
+  std::string buffer_;
+};
+
+// A full HTTP response read off a TestClient.
+struct HttpReply {
+  int status = 0;
+  std::string head;
+  std::string body;
+};
+// Reads one Content-Length-delimited response from the front of the
+// client's buffer and removes it. status 0 when none arrived in time.
+HttpReply read_reply(TestClient& client, std::chrono::milliseconds limit = 10s);
+// Sends one request on a fresh connection and reads the reply.
+HttpReply http_request(std::uint16_t port, std::string_view method, std::string_view target,
+                       std::string_view body = {});
+
+// An SSE subscriber that parses its stream as it reads it.
+class SseSubscriber : private proto::sse::Handler {
+ public:
+  struct Event {
+    std::string id;
+    std::string type;
+    std::string data;
+  };
+
+  // Connects and sends GET `target`; check opened() before relying on it.
+  SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer = 0);
+  // Waits for the 200 head (and the initial retry field).
+  [[nodiscard]] bool opened(std::chrono::milliseconds limit = 10s);
+  // Reads until `count` events arrived in all; false on timeout or EOF.
+  bool wait_for(std::size_t count, std::chrono::milliseconds limit = 20s);
+  std::vector<Event>& events() { return events_; }
+  TestClient& client() { return client_; }
+
+ private:
+  void on_event(const proto::sse::ReceivedEvent& event) override;
+  void parse_buffered();
+
+  TestClient client_;
+  proto::sse::Parser parser_;
+  bool head_done_ = false;
+  std::vector<Event> events_;
+};
+
+class RunningServer {
+ public:
+  explicit RunningServer(server::Config config = {});
+  ~RunningServer();
+  RunningServer(const RunningServer&) = delete;
+  RunningServer& operator=(const RunningServer&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const { return server_->port(); }
+  server::Server& server() { return *server_; }
+  // Stops and joins the serving thread (the graceful drain included).
+  void stop();
+
+ private:
+  std::unique_ptr<server::Server> server_;
+  std::thread thread_;
+};
+
+}  // namespace sluice::test
