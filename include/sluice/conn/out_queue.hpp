@@ -1,0 +1,155 @@
+// Owns: OutQueue, the frames waiting to go to one socket, in two lanes, and
+// the flush that hands them to the kernel.
+//
+// Seed 000 (one event per TCP send, events held until ACK, an event bigger
+// than the send buffer stalled for ever): a flush gathers as many queued
+// frames as the socket takes into one writev, resumes a frame that was cut
+// in the middle, and releases each frame the moment the kernel has all of
+// its bytes. Control frames (pong, close, heartbeat, handshake reply, error
+// response) leave before data frames, but never inside a frame already on
+// the wire. Both lanes have budgets; a push returns a status and never
+// drops silently.
+//
+// An OutQueue belongs to the thread that owns its connection.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "sluice/buf/frame.hpp"
+#include "sluice/conn/writer.hpp"
+
+namespace sluice::conn {
+
+enum class EnqueueStatus : std::uint8_t {
+  ok,
+  over_budget,  // data lane: byte or frame budget spent; nothing was queued
+  full,         // control lane: max_control_frames queued; nothing was queued
+};
+
+struct OutQueueLimits {
+  std::size_t max_bytes = 1 << 20;  // data bytes not yet written
+  std::size_t max_frames = 4096;    // data frames not yet fully written
+  std::size_t max_control_frames = 16;
+};
+
+enum class FlushStatus : std::uint8_t {
+  drained,  // nothing is left
+  blocked,  // the socket is full (short write or -EAGAIN): arm EPOLLOUT
+  error,    // the writer failed; `error` holds the errno value
+};
+
+struct FlushResult {
+  FlushStatus status;
+  std::size_t bytes = 0;             // bytes the writer took
+  std::size_t calls = 0;             // Writer::writev calls made
+  std::size_t frames_completed = 0;  // frames fully written and released
+  int error = 0;                     // errno when status == error
+};
+
+namespace detail {
+
+// A FIFO of frame references in a ring that starts small and doubles up to
+// `max` slots, so an idle connection holds a few slots and a busy one stops
+// allocating once it has seen its deepest queue.
+class FrameRing {
+ public:
+  FrameRing(std::size_t initial, std::size_t max);
+
+  // Appends `frame`; the caller checks first that size() < max().
+  void push(buf::FrameRef&& frame);
+  [[nodiscard]] buf::FrameRef pop();
+  // The i-th frame from the front; i < size().
+  [[nodiscard]] const buf::FrameRef& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t max() const { return max_; }
+  void clear();
+
+ private:
+  void grow();
+
+  std::unique_ptr<buf::FrameRef[]> slots_;
+  std::size_t capacity_;
+  std::size_t max_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace detail
+
+class OutQueue {
+ public:
+  explicit OutQueue(const OutQueueLimits& limits = {});
+
+  // Appends a reference to `frame` to the data lane. Takes one reference;
+  // released the moment the kernel has all of its bytes (or by
+  // drop_oldest_data / clear). Returns over_budget, queueing nothing, when
+  // data_bytes() + frame.size() would pass max_bytes or data_frames() is
+  // already max_frames; except that an empty data lane always takes one
+  // frame, so an event bigger than the budget is still deliverable (the
+  // pool bounds memory anyway). Allocates only while the ring doubles
+  // towards max_frames slots.
+  [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame);
+
+  // Appends a reference to `frame` to the control lane. Its frames leave
+  // before any data frame that has not started on the wire. Returns full,
+  // queueing nothing, when max_control_frames are queued.
+  [[nodiscard]] EnqueueStatus push_control(buf::FrameRef frame);
+
+  // Writes through `writer`: the rest of the frame in flight, then control
+  // frames, then data frames, one iovec per block, at most IOV_MAX iovecs
+  // per writev. Repeats while the writer takes everything. Stops with
+  // blocked after a short write or -EAGAIN, with error on any other
+  // negative return (the queue keeps its frames; clear() it). Each frame is
+  // released as soon as its last byte is taken; a frame cut in the middle
+  // stays in flight and is resumed by the next flush. Empty frames complete
+  // without a writev. Returns drained when the queue is empty.
+  [[nodiscard]] FlushResult flush(Writer& writer);
+
+  // Drops the oldest data frame that has not started on the wire; returns
+  // its size, or 0 when there is none.
+  std::size_t drop_oldest_data();
+
+  // Releases every frame, the one in flight included (the connection is
+  // closing: its byte stream ends here).
+  void clear();
+
+  [[nodiscard]] bool empty() const;
+  // Data bytes not yet written, the unwritten rest of a frame in flight
+  // included.
+  [[nodiscard]] std::size_t data_bytes() const { return data_bytes_; }
+  // Data frames not yet fully written, a frame in flight included.
+  [[nodiscard]] std::size_t data_frames() const;
+  [[nodiscard]] std::size_t control_frames() const;
+  [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
+
+ private:
+  struct Batch;
+
+  [[nodiscard]] Batch gather(struct iovec* iov) const;
+  std::size_t consume(std::size_t written);
+  bool start_next(std::size_t written);
+  std::size_t advance(std::size_t written);
+  void finish_current();
+  [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
+
+  OutQueueLimits limits_;
+  detail::FrameRing control_;
+  detail::FrameRing data_;
+  std::size_t data_bytes_ = 0;
+
+  // The frame in flight: some of its bytes are in the kernel, so nothing
+  // may be written before its last byte. A flag, not current_'s nullness,
+  // says whether there is one: a pushed FrameRef may be null (an empty
+  // frame).
+  bool in_flight_ = false;
+  buf::FrameRef current_;
+  const buf::Block* current_block_ = nullptr;  // first block with unwritten bytes
+  std::size_t current_offset_ = 0;             // written bytes of current_block_
+  std::size_t current_left_ = 0;               // unwritten bytes of the frame
+  bool current_is_data_ = false;
+};
+
+}  // namespace sluice::conn

@@ -1,0 +1,218 @@
+// Flushing is gather, write, consume. gather() lays the queue out as iovecs
+// in the order the bytes must reach the wire: the rest of the frame in
+// flight, the control lane, the data lane. consume() walks the same order
+// by the number of bytes the writer took, releasing every frame it passes
+// and leaving the frame it stops inside in flight. Only a frame with bytes
+// on the wire is in flight, so a frame that has not started can still be
+// overtaken by control frames or dropped.
+#include "sluice/conn/out_queue.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <climits>
+#include <utility>
+
+namespace sluice::conn {
+
+namespace detail {
+
+FrameRing::FrameRing(std::size_t initial, std::size_t max)
+    : capacity_(std::clamp<std::size_t>(initial, 1, std::max<std::size_t>(max, 1))),
+      max_(std::max<std::size_t>(max, 1)) {
+  slots_ = std::make_unique<buf::FrameRef[]>(capacity_);
+}
+
+void FrameRing::push(buf::FrameRef&& frame) {
+  assert(size_ < max_);
+  if (size_ == capacity_) grow();
+  slots_[(head_ + size_) % capacity_] = std::move(frame);
+  ++size_;
+}
+
+buf::FrameRef FrameRing::pop() {
+  buf::FrameRef frame = std::move(slots_[head_]);
+  head_ = (head_ + 1) % capacity_;
+  --size_;
+  return frame;
+}
+
+void FrameRing::clear() {
+  for (std::size_t i = 0; i < size_; ++i) slots_[(head_ + i) % capacity_].reset();
+  head_ = 0;
+  size_ = 0;
+}
+
+void FrameRing::grow() {
+  const std::size_t capacity = std::min(capacity_ * 2, max_);
+  auto slots = std::make_unique<buf::FrameRef[]>(capacity);
+  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[(head_ + i) % capacity_]);
+  slots_ = std::move(slots);
+  capacity_ = capacity;
+  head_ = 0;
+}
+
+}  // namespace detail
+
+namespace {
+
+constexpr int kMaxIov = IOV_MAX;
+// Ring slots a new connection starts with; the data ring doubles from here.
+constexpr std::size_t kInitialSlots = 16;
+
+}  // namespace
+
+// The iovecs of one writev.
+struct OutQueue::Batch {
+  struct iovec* iov;
+  int count = 0;
+  std::size_t bytes = 0;
+
+  // Adds one iovec per non-empty block from `block` on, the first starting
+  // `offset` bytes in. Returns false when the iovecs ran out first.
+  bool add(const buf::Block* block, std::size_t offset) {
+    for (; block != nullptr; block = block->next, offset = 0) {
+      if (block->used == offset) continue;
+      if (count == kMaxIov) return false;
+      const std::size_t length = block->used - offset;
+      // writev only reads through iov_base; iovec just lacks a const pointer.
+      iov[count++] = iovec{const_cast<char*>(block->data()) + offset, length};
+      bytes += length;
+    }
+    return true;
+  }
+};
+
+OutQueue::OutQueue(const OutQueueLimits& limits)
+    : limits_(limits), control_(kInitialSlots, limits.max_control_frames), data_(kInitialSlots, limits.max_frames) {}
+
+EnqueueStatus OutQueue::push_data(buf::FrameRef frame) {
+  const std::size_t frames = data_frames();
+  const bool over = frames >= limits_.max_frames || data_bytes_ + frame.size() > limits_.max_bytes;
+  if (frames > 0 && over) return EnqueueStatus::over_budget;
+  data_bytes_ += frame.size();
+  data_.push(std::move(frame));
+  return EnqueueStatus::ok;
+}
+
+EnqueueStatus OutQueue::push_control(buf::FrameRef frame) {
+  if (control_frames() >= limits_.max_control_frames) return EnqueueStatus::full;
+  control_.push(std::move(frame));
+  return EnqueueStatus::ok;
+}
+
+FlushResult OutQueue::flush(Writer& writer) {
+  FlushResult result{FlushStatus::drained};
+  struct iovec iov[kMaxIov];
+  while (!empty()) {
+    const Batch batch = gather(iov);
+    if (batch.bytes == 0) {
+      result.frames_completed += consume(0);
+      continue;
+    }
+    const long wrote = writer.writev(iov, batch.count);
+    ++result.calls;
+    if (wrote < 0 && wrote != -EAGAIN) {
+      result.status = FlushStatus::error;
+      result.error = static_cast<int>(-wrote);
+      return result;
+    }
+    const std::size_t taken = wrote < 0 ? 0 : std::min(static_cast<std::size_t>(wrote), batch.bytes);
+    result.bytes += taken;
+    result.frames_completed += consume(taken);
+    // A short write means the socket buffer is full: asking again now would
+    // only cost a system call that returns -EAGAIN.
+    if (taken < batch.bytes) {
+      result.status = FlushStatus::blocked;
+      return result;
+    }
+  }
+  return result;
+}
+
+std::size_t OutQueue::drop_oldest_data() {
+  if (data_.empty()) return 0;
+  const buf::FrameRef frame = data_.pop();
+  data_bytes_ -= frame.size();
+  return frame.size();
+}
+
+void OutQueue::clear() {
+  control_.clear();
+  data_.clear();
+  finish_current();
+  data_bytes_ = 0;
+}
+
+bool OutQueue::empty() const { return !in_flight_ && control_.empty() && data_.empty(); }
+
+std::size_t OutQueue::data_frames() const { return data_.size() + (current_is(true) ? 1 : 0); }
+
+std::size_t OutQueue::control_frames() const { return control_.size() + (current_is(false) ? 1 : 0); }
+
+OutQueue::Batch OutQueue::gather(struct iovec* iov) const {
+  Batch batch{iov};
+  if (in_flight_ && !batch.add(current_block_, current_offset_)) return batch;
+  for (std::size_t i = 0; i < control_.size(); ++i) {
+    if (!batch.add(control_.at(i).first_block(), 0)) return batch;
+  }
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    if (!batch.add(data_.at(i).first_block(), 0)) return batch;
+  }
+  return batch;
+}
+
+std::size_t OutQueue::consume(std::size_t written) {
+  std::size_t completed = 0;
+  while (in_flight_ || start_next(written)) {
+    written = advance(written);
+    if (current_left_ > 0) break;
+    finish_current();
+    ++completed;
+  }
+  return completed;
+}
+
+bool OutQueue::start_next(std::size_t written) {
+  detail::FrameRing& lane = control_.empty() ? data_ : control_;
+  // A frame goes in flight only with its first byte written (or when it has
+  // none): until then it may still be overtaken or dropped.
+  if (lane.empty() || (written == 0 && lane.at(0).size() != 0)) return false;
+  current_is_data_ = &lane == &data_;
+  current_ = lane.pop();
+  current_block_ = current_.first_block();
+  current_offset_ = 0;
+  current_left_ = current_.size();
+  in_flight_ = true;
+  return true;
+}
+
+// Moves the frame in flight on by up to `written` bytes; returns the bytes
+// left over for the frames behind it.
+std::size_t OutQueue::advance(std::size_t written) {
+  std::size_t take = std::min(written, current_left_);
+  current_left_ -= take;
+  if (current_is_data_) data_bytes_ -= take;
+  const std::size_t rest = written - take;
+  while (take > 0) {
+    const std::size_t available = current_block_->used - current_offset_;
+    if (take < available) {
+      current_offset_ += take;
+      break;
+    }
+    take -= available;
+    current_block_ = current_block_->next;
+    current_offset_ = 0;
+  }
+  return rest;
+}
+
+void OutQueue::finish_current() {
+  current_.reset();
+  in_flight_ = false;
+  current_block_ = nullptr;
+  current_offset_ = 0;
+  current_left_ = 0;
+}
+
+}  // namespace sluice::conn

@@ -1,0 +1,93 @@
+// The encoder writes through a small wrapper that stops at the sink's first
+// refusal, so each encoder states the format once and checks once at the
+// end; encoded_size() runs the same code against a counting sink, so the
+// count and the bytes cannot drift apart.
+#include "sluice/proto/sse.hpp"
+
+#include <charconv>
+
+namespace sluice::proto::sse {
+namespace {
+
+class LineWriter {
+ public:
+  explicit LineWriter(buf::Sink& sink) : sink_(sink) {}
+
+  void put(std::string_view bytes) {
+    if (ok_) ok_ = sink_.append(bytes);
+  }
+  void line(std::string_view field, std::string_view value) {
+    put(field);
+    put(value);
+    put("\n");
+  }
+  [[nodiscard]] EncodeStatus status() const { return ok_ ? EncodeStatus::ok : EncodeStatus::sink_full; }
+
+ private:
+  buf::Sink& sink_;
+  bool ok_ = true;
+};
+
+class CountingSink final : public buf::Sink {
+ public:
+  using Sink::append;
+  bool append(const char*, std::size_t n) override {
+    size_ += n;
+    return true;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  std::size_t size_ = 0;
+};
+
+// Calls `on_line` once per line of `text`. LF, CRLF and bare CR each end a
+// line; a line end at the very end of `text` is followed by an empty line,
+// so "a\n" is two lines and the client gets its trailing LF back.
+template <class OnLine>
+void for_each_line(std::string_view text, OnLine&& on_line) {
+  for (;;) {
+    const std::size_t end = text.find_first_of("\r\n");
+    on_line(text.substr(0, end));
+    if (end == std::string_view::npos) return;
+    const bool crlf = text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n';
+    text.remove_prefix(end + (crlf ? 2 : 1));
+  }
+}
+
+void write_retry(std::int64_t retry_ms, LineWriter& out) {
+  char digits[20];
+  const auto result = std::to_chars(digits, digits + sizeof digits, retry_ms);
+  out.line("retry: ", std::string_view(digits, static_cast<std::size_t>(result.ptr - digits)));
+}
+
+}  // namespace
+
+bool valid_field(std::string_view id_or_event) {
+  return id_or_event.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+EncodeStatus encode(const Event& event, buf::Sink& out) {
+  if (!valid_field(event.id) || !valid_field(event.event)) return EncodeStatus::invalid_field;
+  LineWriter writer(out);
+  if (event.retry_ms >= 0) write_retry(event.retry_ms, writer);
+  if (!event.event.empty()) writer.line("event: ", event.event);
+  if (!event.id.empty()) writer.line("id: ", event.id);
+  for_each_line(event.data, [&writer](std::string_view line) { writer.line("data: ", line); });
+  writer.put("\n");
+  return writer.status();
+}
+
+EncodeStatus encode_comment(std::string_view text, buf::Sink& out) {
+  LineWriter writer(out);
+  for_each_line(text, [&writer](std::string_view line) { writer.line(line.empty() ? ":" : ": ", line); });
+  writer.put("\n");
+  return writer.status();
+}
+
+std::size_t encoded_size(const Event& event) {
+  CountingSink counter;
+  return encode(event, counter) == EncodeStatus::ok ? counter.size() : 0;
+}
+
+}  // namespace sluice::proto::sse

@@ -1,0 +1,441 @@
+#include "sluice/conn/out_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sluice::conn {
+namespace {
+
+// Takes a scripted number of bytes per call (0: -EAGAIN, negative: that
+// error), then everything once the script runs out; keeps what it took.
+class ScriptedWriter final : public Writer {
+ public:
+  long writev(const struct iovec* iov, int count) override {
+    ++calls;
+    EXPECT_GT(count, 0);
+    EXPECT_LE(count, IOV_MAX);
+    max_count = std::max(max_count, count);
+    long limit = LONG_MAX;
+    if (!script.empty()) {
+      limit = script.front();
+      script.pop_front();
+    }
+    if (limit == 0) return -EAGAIN;
+    if (limit < 0) return limit;
+    return take(iov, count, static_cast<std::size_t>(limit));
+  }
+
+  std::deque<long> script;
+  std::string stream;
+  std::size_t calls = 0;
+  int max_count = 0;
+
+ private:
+  long take(const struct iovec* iov, int count, std::size_t limit) {
+    std::size_t taken = 0;
+    for (int i = 0; i < count && taken < limit; ++i) {
+      const std::size_t n = std::min(iov[i].iov_len, limit - taken);
+      stream.append(static_cast<const char*>(iov[i].iov_base), n);
+      taken += n;
+    }
+    return static_cast<long>(taken);
+  }
+};
+
+// A frame names itself in a header, "<D12:100>", then fills up to `size`
+// bytes with a pattern of its own, so a stream can be cut back into frames.
+std::string frame_text(char lane, int id, std::size_t size) {
+  std::string text = "<" + std::string(1, lane) + std::to_string(id) + ":" + std::to_string(size) + ">";
+  EXPECT_LE(text.size(), size);
+  while (text.size() < size) text += static_cast<char>('a' + (static_cast<std::size_t>(id) * 7 + text.size()) % 26);
+  return text;
+}
+
+struct Piece {
+  char lane;
+  int id;
+  friend bool operator==(const Piece&, const Piece&) = default;
+  friend std::ostream& operator<<(std::ostream& os, const Piece& p) { return os << p.lane << p.id; }
+};
+
+// Cuts `stream` into frames, checking each is whole and exact.
+std::vector<Piece> pieces_of(std::string_view stream) {
+  std::vector<Piece> out;
+  while (!stream.empty()) {
+    char lane = 0;
+    int id = 0;
+    std::size_t size = 0;
+    if (std::sscanf(std::string(stream.substr(0, 32)).c_str(), "<%c%d:%zu>", &lane, &id, &size) != 3 ||
+        size > stream.size() || stream.substr(0, size) != frame_text(lane, id, size)) {
+      ADD_FAILURE() << "stream corrupt at: " << stream.substr(0, 40);
+      return out;
+    }
+    out.push_back({lane, id});
+    stream.remove_prefix(size);
+  }
+  return out;
+}
+
+constexpr std::size_t kBlock = 64;
+
+class OutQueueTest : public testing::Test {
+ protected:
+  buf::FrameRef frame(char lane, int id, std::size_t size) {
+    return buf::make_frame(pool, lane == 'C' ? buf::Lane::control : buf::Lane::data, frame_text(lane, id, size));
+  }
+  void data(OutQueue& q, int id, std::size_t size) { ASSERT_EQ(q.push_data(frame('D', id, size)), EnqueueStatus::ok); }
+  void control(OutQueue& q, int id, std::size_t size) {
+    ASSERT_EQ(q.push_control(frame('C', id, size)), EnqueueStatus::ok);
+  }
+  // Flushes until drained; the writer's script decides the cuts.
+  FlushResult drain(OutQueue& q) {
+    FlushResult total{FlushStatus::blocked};
+    for (int i = 0; i < 100000 && total.status != FlushStatus::drained; ++i) {
+      const FlushResult r = q.flush(writer);
+      EXPECT_NE(r.status, FlushStatus::error);
+      if (r.status == FlushStatus::error) return r;
+      total = {r.status, total.bytes + r.bytes, total.calls + r.calls, total.frames_completed + r.frames_completed};
+    }
+    return total;
+  }
+  bool pool_full() const { return pool.free_blocks() == pool.stats().block_count; }
+
+  buf::Pool pool{{.block_count = 4096, .block_size = kBlock, .reserve = 0}};
+  ScriptedWriter writer;
+};
+
+TEST_F(OutQueueTest, SendsEverythingInOneCallWhenTheWriterTakesAll) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 20);
+  control(q, 0, 30);
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::drained);
+  EXPECT_EQ(r.calls, 1u);
+  EXPECT_EQ(r.bytes, 150u);
+  EXPECT_EQ(r.frames_completed, 3u);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'D', 0}, {'D', 1}}));
+  EXPECT_TRUE(q.empty());
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, ResumesAfterACutAtEveryByte) {
+  // Cuts land in headers, mid-block, on block edges (64, 128) and exactly
+  // on frame edges (100, 170).
+  const std::string expected = frame_text('D', 0, 100) + frame_text('D', 1, 70) + frame_text('D', 2, 20);
+  for (std::size_t cut = 1; cut < expected.size(); ++cut) {
+    OutQueue q;
+    data(q, 0, 100);
+    data(q, 1, 70);
+    data(q, 2, 20);
+    writer = {};
+    writer.script = {static_cast<long>(cut)};
+    const FlushResult first = q.flush(writer);
+    EXPECT_EQ(first.status, FlushStatus::blocked);
+    EXPECT_EQ(first.bytes, cut);
+    EXPECT_EQ(first.frames_completed, (cut >= 100) + (cut >= 170));
+    EXPECT_EQ(q.data_bytes(), expected.size() - cut);
+    EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
+    ASSERT_EQ(writer.stream, expected) << "cut at " << cut;
+    EXPECT_TRUE(pool_full());
+  }
+}
+
+TEST_F(OutQueueTest, ScriptedCutsOfOneByteAndEagain) {
+  OutQueue q;
+  for (int id = 0; id < 5; ++id) data(q, id, 40 + 30 * static_cast<std::size_t>(id));
+  writer.script = {1, 0, 1, 1, 3, 0, 64, 0, 60, 1, 0, 200};
+  const FlushResult total = drain(q);
+  EXPECT_EQ(total.status, FlushStatus::drained);
+  EXPECT_EQ(total.frames_completed, 5u);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}, {'D', 3}, {'D', 4}}));
+}
+
+TEST_F(OutQueueTest, EagainWritesNothingAndStartsNothing) {
+  OutQueue q;
+  data(q, 0, 50);
+  writer.script = {0};
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::blocked);
+  EXPECT_EQ(r.calls, 1u);
+  EXPECT_EQ(r.bytes, 0u);
+  // Nothing of D0 is on the wire, so a control frame still goes first.
+  control(q, 0, 20);
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'D', 0}}));
+}
+
+TEST_F(OutQueueTest, ReleasesEachFrameExactlyWhenItsLastByteIsTaken) {
+  OutQueue q;
+  data(q, 0, 200);  // 4 blocks
+  data(q, 1, 20);   // 1 block
+  const std::size_t total = pool.stats().block_count;
+  writer.script = {199, 1, 19};
+  EXPECT_EQ(q.flush(writer).frames_completed, 0u);
+  EXPECT_EQ(pool.free_blocks(), total - 5);
+  EXPECT_EQ(q.flush(writer).frames_completed, 1u);
+  EXPECT_EQ(pool.free_blocks(), total - 1);
+  EXPECT_EQ(q.flush(writer).frames_completed, 0u);
+  EXPECT_EQ(pool.free_blocks(), total - 1);
+  EXPECT_EQ(q.flush(writer).frames_completed, 1u);
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, ASharedFrameLivesUntilEveryQueueWroteIt) {
+  OutQueue a;
+  OutQueue b;
+  buf::FrameRef shared = frame('D', 0, 100);
+  ASSERT_EQ(a.push_data(shared), EnqueueStatus::ok);
+  ASSERT_EQ(b.push_data(std::move(shared)), EnqueueStatus::ok);
+  EXPECT_EQ(a.flush(writer).status, FlushStatus::drained);
+  EXPECT_FALSE(pool_full());
+  EXPECT_EQ(b.flush(writer).status, FlushStatus::drained);
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, ControlOvertakesDataThatHasNotStarted) {
+  OutQueue q;
+  data(q, 0, 50);
+  data(q, 1, 50);
+  control(q, 0, 20);
+  control(q, 1, 20);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'C', 1}, {'D', 0}, {'D', 1}}));
+}
+
+TEST_F(OutQueueTest, ControlNeverSplitsAStartedDataFrame) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 50);
+  writer.script = {5};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  control(q, 0, 20);
+  control(q, 1, 20);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'C', 0}, {'C', 1}, {'D', 1}}));
+}
+
+TEST_F(OutQueueTest, ControlOvertakesAFrameThatWasOfferedButGotNoByte) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 50);
+  writer.script = {100};  // D0 exactly; D1 was in the writev but got nothing
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  control(q, 0, 20);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'C', 0}, {'D', 1}}));
+}
+
+TEST_F(OutQueueTest, AStartedControlFrameFinishesBeforeLaterControlFrames) {
+  OutQueue q;
+  data(q, 0, 50);
+  control(q, 0, 80);
+  writer.script = {70};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.control_frames(), 1u);
+  control(q, 1, 20);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'C', 1}, {'D', 0}}));
+}
+
+TEST_F(OutQueueTest, DataOverBudgetQueuesNothing) {
+  OutQueue q({.max_bytes = 100, .max_frames = 10, .max_control_frames = 4});
+  data(q, 0, 60);
+  EXPECT_EQ(q.push_data(frame('D', 1, 50)), EnqueueStatus::over_budget);
+  EXPECT_EQ(q.data_bytes(), 60u);
+  EXPECT_EQ(q.data_frames(), 1u);
+  data(q, 2, 40);  // exactly at the budget
+  EXPECT_EQ(q.push_data(frame('D', 3, 16)), EnqueueStatus::over_budget);
+  control(q, 0, 50);  // control frames do not count against the data budget
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'D', 0}, {'D', 2}}));
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, AnEmptyDataLaneTakesOneFrameBiggerThanTheBudget) {
+  OutQueue q({.max_bytes = 100, .max_frames = 10, .max_control_frames = 4});
+  data(q, 0, 500);
+  EXPECT_EQ(q.push_data(frame('D', 1, 16)), EnqueueStatus::over_budget);
+  writer.script = {499};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.data_bytes(), 1u);
+  data(q, 1, 16);  // only the unwritten byte of D0 counts now
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
+  data(q, 2, 500);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}}));
+}
+
+TEST_F(OutQueueTest, FrameCountLimitCountsTheFrameInFlight) {
+  OutQueue q({.max_bytes = 1 << 20, .max_frames = 3, .max_control_frames = 4});
+  for (int id = 0; id < 3; ++id) data(q, id, 30);
+  EXPECT_EQ(q.push_data(frame('D', 3, 30)), EnqueueStatus::over_budget);
+  writer.script = {29};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.data_frames(), 3u);
+  EXPECT_EQ(q.push_data(frame('D', 3, 30)), EnqueueStatus::over_budget);
+  writer.script = {1};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.data_frames(), 2u);
+  data(q, 4, 30);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}, {'D', 4}}));
+}
+
+TEST_F(OutQueueTest, ControlLaneFull) {
+  OutQueue q({.max_bytes = 1 << 20, .max_frames = 10, .max_control_frames = 2});
+  control(q, 0, 20);
+  control(q, 1, 20);
+  EXPECT_EQ(q.push_control(frame('C', 2, 20)), EnqueueStatus::full);
+  EXPECT_EQ(q.control_frames(), 2u);
+  data(q, 0, 20);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'C', 1}, {'D', 0}}));
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, MoreBlocksThanIovMaxTakeSeveralCallsInOneFlush) {
+  OutQueue q;
+  for (int id = 0; id < 1500; ++id) data(q, id, 20);
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::drained);
+  EXPECT_EQ(r.calls, 2u);
+  EXPECT_EQ(r.frames_completed, 1500u);
+  EXPECT_EQ(writer.max_count, IOV_MAX);
+  EXPECT_EQ(pieces_of(writer.stream).size(), 1500u);
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, AFrameCutByTheIovLimitResumesFromItsBlock) {
+  OutQueue q;
+  // Three blocks a frame: IOV_MAX (1024) falls inside frame 341.
+  for (int id = 0; id < 500; ++id) data(q, id, 3 * kBlock);
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::drained);
+  EXPECT_EQ(r.calls, 2u);
+  const std::vector<Piece> pieces = pieces_of(writer.stream);
+  ASSERT_EQ(pieces.size(), 500u);
+  for (int id = 0; id < 500; ++id) EXPECT_EQ(pieces[static_cast<std::size_t>(id)], (Piece{'D', id}));
+}
+
+TEST_F(OutQueueTest, AFrameSpanningManyBlocksSurvivesRandomCuts) {
+  OutQueue q;
+  const std::size_t size = 100 * kBlock + 17;
+  data(q, 0, size);
+  std::mt19937 random(7);
+  for (int i = 0; i < 400; ++i) writer.script.push_back(std::uniform_int_distribution<long>(0, 150)(random));
+  drain(q);
+  EXPECT_EQ(writer.stream, frame_text('D', 0, size));
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, DropOldestNeverDropsTheFrameInFlight) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 60);
+  data(q, 2, 40);
+  writer.script = {5};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.drop_oldest_data(), 60u);
+  EXPECT_EQ(q.drop_oldest_data(), 40u);
+  EXPECT_EQ(q.drop_oldest_data(), 0u);
+  EXPECT_EQ(q.data_frames(), 1u);
+  EXPECT_EQ(q.data_bytes(), 95u);
+  drain(q);
+  EXPECT_EQ(writer.stream, frame_text('D', 0, 100));
+  EXPECT_EQ(q.data_bytes(), 0u);
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, AWriterErrorKeepsTheFramesUntilClear) {
+  OutQueue q;
+  data(q, 0, 100);
+  control(q, 0, 20);
+  writer.script = {30, -ECONNRESET};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::error);
+  EXPECT_EQ(r.error, ECONNRESET);
+  EXPECT_EQ(r.calls, 1u);
+  EXPECT_EQ(r.bytes, 0u);
+  EXPECT_EQ(q.data_frames(), 1u);
+  EXPECT_EQ(q.control_frames(), 0u);
+  EXPECT_FALSE(pool_full());
+  q.clear();
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.data_bytes(), 0u);
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, EmptyFramesCompleteWithoutAWrite) {
+  OutQueue q;
+  ASSERT_EQ(q.push_data(buf::make_frame(pool, buf::Lane::data, "")), EnqueueStatus::ok);
+  ASSERT_EQ(q.push_control(buf::FrameRef()), EnqueueStatus::ok);
+  const FlushResult r = q.flush(writer);
+  EXPECT_EQ(r.status, FlushStatus::drained);
+  EXPECT_EQ(r.calls, 0u);
+  EXPECT_EQ(r.frames_completed, 2u);
+  data(q, 0, 30);
+  ASSERT_EQ(q.push_data(buf::make_frame(pool, buf::Lane::data, "")), EnqueueStatus::ok);
+  data(q, 1, 30);
+  EXPECT_EQ(q.flush(writer).frames_completed, 3u);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}}));
+  EXPECT_TRUE(pool_full());
+}
+
+// Pushes, drops and flushes at random against random cuts; whatever the
+// order of events, the stream holds every accepted, undropped frame exactly
+// once, whole, each lane in order.
+TEST_F(OutQueueTest, RandomPushesDropsAndCutsKeepTheStreamExact) {
+  OutQueue q({.max_bytes = 4000, .max_frames = 40, .max_control_frames = 8});
+  std::mt19937 random(20240601);
+  auto uniform = [&random](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+  int data_accepted = 0;
+  int control_accepted = 0;
+  int dropped = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const int action = uniform(0, 9);
+    if (action < 4) {
+      data_accepted +=
+          q.push_data(frame('D', data_accepted, static_cast<std::size_t>(uniform(16, 300)))) == EnqueueStatus::ok;
+    } else if (action < 5) {
+      control_accepted +=
+          q.push_control(frame('C', control_accepted, static_cast<std::size_t>(uniform(16, 90)))) == EnqueueStatus::ok;
+    } else if (action < 6) {
+      dropped += q.drop_oldest_data() > 0;
+    } else {
+      writer.script = {uniform(0, 3) == 0 ? 0L : static_cast<long>(uniform(1, 700))};
+      ASSERT_NE(q.flush(writer).status, FlushStatus::error);
+    }
+  }
+  writer.script.clear();
+  drain(q);
+  const std::vector<Piece> pieces = pieces_of(writer.stream);
+  int next_control = 0;
+  int last_data = -1;
+  int data_seen = 0;
+  for (const Piece& p : pieces) {
+    if (p.lane == 'C') {
+      EXPECT_EQ(p.id, next_control++);
+    } else {
+      EXPECT_GT(p.id, last_data);
+      last_data = p.id;
+      ++data_seen;
+    }
+  }
+  EXPECT_EQ(next_control, control_accepted);
+  EXPECT_EQ(data_seen + dropped, data_accepted);
+  EXPECT_GT(dropped, 0);
+  EXPECT_TRUE(pool_full());
+}
+
+}  // namespace
+}  // namespace sluice::conn
