@@ -1,0 +1,189 @@
+// Owns: RequestParser, the strict, incremental, sans-IO HTTP/1.1 request
+// parser (RFC 9112), the Request it produces, and status_reason().
+//
+// The parser never touches a socket and never copies the request head: the
+// caller keeps the connection's unconsumed bytes in its own buffer, appends
+// what arrives and calls parse() again. The parser keeps offsets into that
+// buffer (never pointers, so the caller may move it) and resumes where it
+// stopped, so feeding a request byte by byte costs O(n) in total.
+//
+// Strict on purpose: anything RFC 9112 lets a server reject (bare CR or LF,
+// obs-fold, whitespace before ':', conflicting or malformed framing) is
+// rejected, because lenient parsing is where request smuggling lives.
+// Limits are decided as soon as they are passed, before the rest arrives.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::proto::http1 {
+
+struct Limits {
+  // Bytes of the request line, without its CRLF. Over it: 414.
+  std::size_t max_request_line = 8192;
+  // Bytes of the header field lines, each with its CRLF, plus those of the
+  // chunked trailer; the request line and the empty line that ends the
+  // section are not counted. Over it: 431.
+  std::size_t max_header_bytes = 16384;
+  // Header field lines plus trailer field lines. Over it: 431.
+  std::size_t max_headers = 64;
+  // Decoded body bytes (Content-Length, or the sum of the chunk sizes).
+  // Over it: 413.
+  std::size_t max_body = 1 << 20;
+};
+
+enum class Method : std::uint8_t { get, head, post, put, del, options, other };
+
+struct Header {
+  std::string_view name;   // as sent (case kept)
+  std::string_view value;  // leading and trailing SP/HTAB removed
+};
+
+struct Request {
+  Method method = Method::other;  // `other` for any method sluice does not name
+  std::string_view method_text;   // as sent, case-sensitive (RFC 9110 9.1)
+  std::string_view target;        // "/path?query", or "*" (OPTIONS only)
+  std::string_view path;          // target before the first '?', raw
+  std::string_view query;         // target after the first '?', raw, no '?'
+  int version_minor = 1;          // 0 or 1
+  // HTTP/1.1: true unless Connection lists "close". HTTP/1.0: true only when
+  // Connection lists "keep-alive" and not "close".
+  bool keep_alive = false;
+  std::span<const Header> headers;  // in arrival order, duplicates kept
+  std::string_view body;            // decoded (Content-Length or chunked)
+
+  // The first value of header `name` (ASCII case-insensitive), or "" when
+  // there is none. Linear in the number of headers.
+  [[nodiscard]] std::string_view header(std::string_view name) const;
+  [[nodiscard]] bool has_header(std::string_view name) const;
+};
+
+enum class ParseStatus : std::uint8_t { need_more, complete, error };
+
+struct ParseResult {
+  ParseStatus status;
+  // On complete: how many leading bytes of `input` the request used (any
+  // leading empty line included). The caller drops them and parses the next
+  // pipelined request from the rest. Otherwise 0.
+  std::size_t consumed;
+  // On error: the status to answer with before closing (400, 413, 414, 431,
+  // 501 or 505). Otherwise 0.
+  int http_status;
+  // Static text, never null: why, for logs and tests.
+  const char* reason;
+};
+
+class RequestParser {
+ public:
+  // Reserves room for `limits.max_headers` headers now, so that parsing does
+  // not allocate for them later.
+  explicit RequestParser(const Limits& limits = {});
+
+  // `input` is the connection's unconsumed bytes: those of the previous call
+  // plus any newly arrived ones appended. It may live at a new address.
+  //
+  // Returns need_more until the request is whole, then complete (see
+  // request()), or error with the HTTP status to send. After complete or
+  // error, further calls return the same result (complete rebinds request()
+  // to the new `input`) until reset().
+  //
+  // Errors: 400 for malformed syntax or framing (bare CR or LF, obs-fold,
+  // bad token, target not origin-form, missing or repeated Host in
+  // HTTP/1.1, malformed or conflicting Content-Length, Content-Length with
+  // Transfer-Encoding, Transfer-Encoding in HTTP/1.0, a malformed chunk-size
+  // line or one over 1024 bytes, chunk data not followed by CRLF, `input`
+  // shorter than on the previous call); 413 body over max_body; 414 request
+  // line over max_request_line; 431 over max_header_bytes or max_headers;
+  // 501 a Transfer-Encoding other than exactly "chunked"; 505 a well-formed
+  // version other than HTTP/1.0 and HTTP/1.1.
+  //
+  // Allocates only to grow the chunked-body buffer past its largest size so
+  // far (its capacity is kept across reset()).
+  [[nodiscard]] ParseResult parse(std::string_view input);
+
+  // The request, after parse() returned complete. Its views point into the
+  // `input` of the last parse() call, except a chunked body, which points
+  // into a buffer the parser owns. Valid until reset(), the next parse(), or
+  // the parser's destruction, and while that input is unchanged.
+  [[nodiscard]] const Request& request() const { return request_; }
+
+  // Makes the parser ready for the next request on the same connection.
+  // Keeps its buffers' capacity: no allocation per request in steady state.
+  void reset();
+
+ private:
+  enum class State : std::uint8_t {
+    start,
+    request_line,
+    header_line,
+    fixed_body,
+    chunk_size,
+    chunk_data,
+    chunk_data_end,
+    trailer_line,
+    done,
+    failed,
+  };
+  enum class Flow : std::uint8_t { next, stop };
+
+  // Where parsing stands, as offsets into the input (never pointers: the
+  // caller may move its buffer between calls).
+  struct Cursor {
+    State state = State::start;
+    std::size_t pos = 0;         // next byte to examine
+    std::size_t line_begin = 0;  // first byte of the line being scanned
+    std::size_t request_begin = 0;
+    std::size_t method_length = 0;
+    std::size_t target_begin = 0;
+    std::size_t target_length = 0;
+    std::size_t header_bytes = 0;  // field and trailer lines, CRLFs included
+    std::size_t field_lines = 0;   // field and trailer lines
+    std::size_t body_begin = 0;
+    std::size_t content_length = 0;
+    std::size_t chunk_left = 0;  // bytes of the current chunk still to come
+    bool chunked = false;
+  };
+
+  struct FieldSpan {
+    std::size_t name_begin;
+    std::size_t name_length;
+    std::size_t value_begin;
+    std::size_t value_length;
+  };
+
+  Flow step(std::string_view in);
+  Flow on_start(std::string_view in);
+  Flow on_request_line(std::string_view in);
+  Flow on_field_line(std::string_view in, bool trailer);
+  Flow on_end_of_headers(std::string_view in);
+  Flow on_fixed_body(std::string_view in);
+  Flow on_chunk_size(std::string_view in);
+  Flow on_chunk_data(std::string_view in);
+  Flow on_chunk_data_end(std::string_view in);
+  void skip_line(std::size_t length);
+  Flow finish_line(std::size_t length, State next);
+  Flow complete(std::string_view in, std::size_t end);
+  Flow stop_with(const ParseResult& result);
+  Flow fail(int http_status, const char* reason);
+  void bind_headers(std::string_view in);
+  void bind(std::string_view in);
+
+  Limits limits_;
+  Cursor cur_;
+  ParseResult result_{ParseStatus::need_more, 0, 0, "need more input"};
+  std::vector<FieldSpan> fields_;  // header lines; trailers are not kept
+  std::vector<Header> headers_;
+  std::string chunked_body_;
+  Request request_;
+};
+
+// The reason phrase for every status sluice sends (200, 204, 400, 403, 404,
+// 405, 408, 413, 414, 426, 431, 500, 501, 503, 505); "Unknown" for others.
+// Static storage.
+[[nodiscard]] const char* status_reason(int status);
+
+}  // namespace sluice::proto::http1

@@ -1,0 +1,57 @@
+#include "http1_syntax.hpp"
+#include "sluice/proto/http1.hpp"
+
+namespace sluice::proto::http1 {
+
+std::string_view Request::header(std::string_view name) const {
+  for (const Header& h : headers) {
+    if (detail::iequals(h.name, name)) return h.value;
+  }
+  return {};
+}
+
+bool Request::has_header(std::string_view name) const {
+  for (const Header& h : headers) {
+    if (detail::iequals(h.name, name)) return true;
+  }
+  return false;
+}
+
+const char* status_reason(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 426:
+      return "Upgrade Required";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Unknown";
+  }
+}
+
+}  // namespace sluice::proto::http1

@@ -1,0 +1,68 @@
+#include "http1_request_line.hpp"
+
+#include "http1_syntax.hpp"
+
+namespace sluice::proto::http1::detail {
+namespace {
+
+RequestLine reject(int status, const char* reason) {
+  RequestLine line;
+  line.http_status = status;
+  line.reason = reason;
+  return line;
+}
+
+// Any visible ASCII. Stricter RFC 3986 checks are left to url:: because
+// browsers send some characters unescaped in queries (| ^ { }).
+bool is_target_char(char c) { return c > 0x20 && c < 0x7f; }
+
+bool is_valid_target(std::string_view target, Method method) {
+  if (target.empty()) return false;
+  for (char c : target) {
+    if (!is_target_char(c)) return false;
+  }
+  return target.front() == '/' || (target == "*" && method == Method::options);
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// HTTP-version = "HTTP" "/" DIGIT "." DIGIT, case-sensitive.
+bool is_version_syntax(std::string_view v) {
+  return v.size() == 8 && v.substr(0, 5) == "HTTP/" && is_digit(v[5]) && v[6] == '.' &&
+         is_digit(v[7]);
+}
+
+}  // namespace
+
+Method method_from_text(std::string_view text) {
+  if (text == "GET") return Method::get;
+  if (text == "HEAD") return Method::head;
+  if (text == "POST") return Method::post;
+  if (text == "PUT") return Method::put;
+  if (text == "DELETE") return Method::del;
+  if (text == "OPTIONS") return Method::options;
+  return Method::other;
+}
+
+RequestLine parse_request_line(std::string_view line) {
+  const std::size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos) return reject(400, "malformed request line");
+  const std::size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return reject(400, "malformed request line");
+  const std::string_view method = line.substr(0, sp1);
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = line.substr(sp2 + 1);
+  if (!is_token(method)) return reject(400, "method is not a token");
+  RequestLine out;
+  out.method = method_from_text(method);
+  if (!is_valid_target(target, out.method)) return reject(400, "request target not in origin-form");
+  if (!is_version_syntax(version)) return reject(400, "malformed HTTP version");
+  if (version[5] != '1' || version[7] > '1') return reject(505, "HTTP version not supported");
+  out.method_length = sp1;
+  out.target_begin = sp1 + 1;
+  out.target_length = target.size();
+  out.version_minor = version[7] - '0';
+  return out;
+}
+
+}  // namespace sluice::proto::http1::detail
