@@ -116,6 +116,10 @@ RequestParser::Flow RequestParser::on_start(std::string_view in) {
 RequestParser::Flow RequestParser::on_request_line(std::string_view in) {
   const LineScan scan = detail::scan_line(in, cur_.line_begin, cur_.pos, limits_.max_request_line);
   if (scan.status == LineStatus::too_long) return fail(414, "request line over max_request_line");
+  if (scan.status == LineStatus::need_more &&
+      !detail::plausible_request_line_start(in.substr(cur_.line_begin, cur_.pos - cur_.line_begin))) {
+    return fail(400, "method is not a token");
+  }
   if (scan.status != LineStatus::found) return stop_with(unfinished(scan.status));
   const detail::RequestLine line =
       detail::parse_request_line(in.substr(cur_.line_begin, scan.length));

@@ -44,6 +44,15 @@ Method method_from_text(std::string_view text) {
   return Method::other;
 }
 
+bool plausible_request_line_start(std::string_view partial) {
+  const std::size_t sp = partial.find(' ');
+  if (sp == 0) return false;
+  for (char c : partial.substr(0, sp)) {
+    if (!is_tchar(c)) return false;
+  }
+  return true;
+}
+
 RequestLine parse_request_line(std::string_view line) {
   const std::size_t sp1 = line.find(' ');
   if (sp1 == std::string_view::npos) return reject(400, "malformed request line");

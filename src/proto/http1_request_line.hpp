@@ -25,4 +25,10 @@ struct RequestLine {
 
 [[nodiscard]] Method method_from_text(std::string_view text);
 
+// Whether the part of a request line that has arrived could still begin a
+// valid one: its method so far is a non-empty token. A peer that does not
+// speak HTTP (a TLS ClientHello, binary garbage) is then refused at once,
+// instead of holding the connection until a CRLF that never comes.
+[[nodiscard]] bool plausible_request_line_start(std::string_view partial);
+
 }  // namespace sluice::proto::http1::detail

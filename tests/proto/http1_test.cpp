@@ -220,6 +220,14 @@ TEST(Http1Parser, RejectsMalformedRequestLines) {
   expect_error("GET\r\n\r\n", 400);
 }
 
+TEST(Http1Parser, RefusesAPeerThatIsNotSpeakingHttpBeforeAnyLineEnd) {
+  expect_error("\x16\x03\x01\x02\x00\x01"s, 400);  // a TLS ClientHello
+  expect_error("GE\x7f", 400);
+  expect_error(" ", 400);
+  const Outcome partial = parse_one("POS");
+  EXPECT_EQ(partial.status, ParseStatus::need_more);
+}
+
 TEST(Http1Parser, AcceptsOnlyHttp10And11) {
   const Outcome o = expect_complete("GET / HTTP/1.0\r\n\r\n");
   EXPECT_EQ(o.version_minor, 0);
