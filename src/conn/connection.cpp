@@ -98,6 +98,7 @@ void Connection::resume_input() {
 
 void Connection::flush() {
   if (closed()) return;
+  before_flush();
   const FlushResult result = out_.flush(writer_);
   if (result.bytes > 0) last_activity_ = loop_.now();
   switch (result.status) {

@@ -8,51 +8,11 @@
 #include "sluice/conn/out_queue.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 #include <climits>
 #include <utility>
 
 namespace sluice::conn {
-
-namespace detail {
-
-FrameRing::FrameRing(std::size_t initial, std::size_t max)
-    : capacity_(std::clamp<std::size_t>(initial, 1, std::max<std::size_t>(max, 1))),
-      max_(std::max<std::size_t>(max, 1)) {
-  slots_ = std::make_unique<buf::FrameRef[]>(capacity_);
-}
-
-void FrameRing::push(buf::FrameRef&& frame) {
-  assert(size_ < max_);
-  if (size_ == capacity_) grow();
-  slots_[(head_ + size_) % capacity_] = std::move(frame);
-  ++size_;
-}
-
-buf::FrameRef FrameRing::pop() {
-  buf::FrameRef frame = std::move(slots_[head_]);
-  head_ = (head_ + 1) % capacity_;
-  --size_;
-  return frame;
-}
-
-void FrameRing::clear() {
-  for (std::size_t i = 0; i < size_; ++i) slots_[(head_ + i) % capacity_].reset();
-  head_ = 0;
-  size_ = 0;
-}
-
-void FrameRing::grow() {
-  const std::size_t capacity = std::min(capacity_ * 2, max_);
-  auto slots = std::make_unique<buf::FrameRef[]>(capacity);
-  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[(head_ + i) % capacity_]);
-  slots_ = std::move(slots);
-  capacity_ = capacity;
-  head_ = 0;
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -86,18 +46,18 @@ struct OutQueue::Batch {
 OutQueue::OutQueue(const OutQueueLimits& limits)
     : limits_(limits), control_(kInitialSlots, limits.max_control_frames), data_(kInitialSlots, limits.max_frames) {}
 
-EnqueueStatus OutQueue::push_data(buf::FrameRef frame) {
+EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameTag tag) {
   const std::size_t frames = data_frames();
   const bool over = frames >= limits_.max_frames || data_bytes_ + frame.size() > limits_.max_bytes;
   if (frames > 0 && over) return EnqueueStatus::over_budget;
   data_bytes_ += frame.size();
-  data_.push(std::move(frame));
+  data_.push({std::move(frame), tag});
   return EnqueueStatus::ok;
 }
 
 EnqueueStatus OutQueue::push_control(buf::FrameRef frame) {
   if (control_frames() >= limits_.max_control_frames) return EnqueueStatus::full;
-  control_.push(std::move(frame));
+  control_.push({std::move(frame), {}});
   return EnqueueStatus::ok;
 }
 
@@ -130,11 +90,25 @@ FlushResult OutQueue::flush(Writer& writer) {
   return result;
 }
 
-std::size_t OutQueue::drop_oldest_data() {
-  if (data_.empty()) return 0;
-  const buf::FrameRef frame = data_.pop();
-  data_bytes_ -= frame.size();
-  return frame.size();
+std::optional<FrameTag> OutQueue::drop_oldest_data() {
+  if (data_.empty()) return std::nullopt;
+  const QueuedFrame dropped = data_.pop();
+  data_bytes_ -= dropped.frame.size();
+  return dropped.tag;
+}
+
+std::optional<FrameTag> OutQueue::replace_pending(buf::FrameRef frame, FrameTag tag) {
+  // Newest first: with conflation on, a topic and key has at most one
+  // pending frame, and a fresh one is likeliest near the back.
+  for (std::size_t i = data_.size(); i-- > 0;) {
+    QueuedFrame& entry = data_.at(i);
+    if (entry.tag.topic != tag.topic || entry.tag.key != tag.key) continue;
+    const FrameTag replaced = entry.tag;
+    data_bytes_ = data_bytes_ - entry.frame.size() + frame.size();
+    entry = {std::move(frame), tag};
+    return replaced;
+  }
+  return std::nullopt;
 }
 
 void OutQueue::clear() {
@@ -154,10 +128,10 @@ OutQueue::Batch OutQueue::gather(struct iovec* iov) const {
   Batch batch{iov};
   if (in_flight_ && !batch.add(current_block_, current_offset_)) return batch;
   for (std::size_t i = 0; i < control_.size(); ++i) {
-    if (!batch.add(control_.at(i).first_block(), 0)) return batch;
+    if (!batch.add(control_.at(i).frame.first_block(), 0)) return batch;
   }
   for (std::size_t i = 0; i < data_.size(); ++i) {
-    if (!batch.add(data_.at(i).first_block(), 0)) return batch;
+    if (!batch.add(data_.at(i).frame.first_block(), 0)) return batch;
   }
   return batch;
 }
@@ -177,9 +151,9 @@ bool OutQueue::start_next(std::size_t written) {
   detail::FrameRing& lane = control_.empty() ? data_ : control_;
   // A frame goes in flight only with its first byte written (or when it has
   // none): until then it may still be overtaken or dropped.
-  if (lane.empty() || (written == 0 && lane.at(0).size() != 0)) return false;
+  if (lane.empty() || (written == 0 && lane.at(0).frame.size() != 0)) return false;
   current_is_data_ = &lane == &data_;
-  current_ = lane.pop();
+  current_ = lane.pop().frame;
   current_block_ = current_.first_block();
   current_offset_ = 0;
   current_left_ = current_.size();

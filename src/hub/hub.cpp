@@ -9,12 +9,27 @@
 namespace sluice::hub {
 
 struct Hub::Topic {
+  struct Entry {
+    Subscriber* subscriber;
+    std::uint32_t cookie;
+  };
   std::string name;
   std::uint64_t next_id = 1;
-  std::vector<Subscriber*> subscribers;
+  std::vector<Entry> subscribers;
   bool publishing = false;
   bool has_holes = false;  // unsubscribed during a publish: compact after it
 };
+
+namespace {
+
+// 0 means "no key: the whole topic is one slot", so a key never hashes to it.
+std::uint64_t conflation_key(std::string_view key) {
+  if (key.empty()) return 0;
+  const std::uint64_t h = std::hash<std::string_view>{}(key);
+  return h == 0 ? 1 : h;
+}
+
+}  // namespace
 
 Hub::Hub(buf::Pool& pool, const HubLimits& limits) : pool_(pool), limits_(limits) {}
 
@@ -38,12 +53,12 @@ Hub::Topic* Hub::find_or_create(std::string_view name, HubStatus& status) {
   return raw;
 }
 
-HubStatus Hub::subscribe(std::string_view name, Subscriber* subscriber) {
+HubStatus Hub::subscribe(std::string_view name, Subscriber* subscriber, std::uint32_t cookie) {
   HubStatus status;
   Topic* topic = find_or_create(name, status);
   if (topic == nullptr) return status;
   if (topic->subscribers.size() >= limits_.max_subscribers_per_topic) return HubStatus::too_many_subscribers;
-  topic->subscribers.push_back(subscriber);
+  topic->subscribers.push_back({subscriber, cookie});
   return HubStatus::ok;
 }
 
@@ -51,10 +66,11 @@ void Hub::unsubscribe(std::string_view name, Subscriber* subscriber) {
   auto it = topics_.find(name);
   if (it == topics_.end()) return;
   Topic& topic = *it->second;
-  auto pos = std::find(topic.subscribers.begin(), topic.subscribers.end(), subscriber);
+  auto pos = std::find_if(topic.subscribers.begin(), topic.subscribers.end(),
+                          [subscriber](const Topic::Entry& e) { return e.subscriber == subscriber; });
   if (pos == topic.subscribers.end()) return;
   if (topic.publishing) {
-    *pos = nullptr;
+    pos->subscriber = nullptr;
     topic.has_holes = true;
     return;
   }
@@ -73,17 +89,18 @@ PublishResult Hub::publish(std::string_view name, const Message& message) {
   ++topic->next_id;
 
   PublishResult result{HubStatus::ok, id, 0};
+  const std::uint64_t key = conflation_key(message.key);
   topic->publishing = true;
   // Index loop: deliver() may subscribe others, which can grow the vector.
   for (std::size_t i = 0; i < topic->subscribers.size(); ++i) {
-    if (Subscriber* s = topic->subscribers[i]) {
-      s->deliver(Delivery{topic->name, id, sse});
-      ++result.subscribers;
-    }
+    const Topic::Entry entry = topic->subscribers[i];
+    if (entry.subscriber == nullptr) continue;
+    entry.subscriber->deliver(Delivery{topic->name, entry.cookie, id, key, sse});
+    ++result.subscribers;
   }
   topic->publishing = false;
   if (topic->has_holes) {
-    std::erase(topic->subscribers, nullptr);
+    std::erase_if(topic->subscribers, [](const Topic::Entry& e) { return e.subscriber == nullptr; });
     topic->has_holes = false;
   }
   return result;

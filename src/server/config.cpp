@@ -3,6 +3,7 @@
 // through apply_setting(), so every value is range-checked the same way.
 #include "sluice/server/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <span>
@@ -91,7 +92,43 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::tcp_notsent_lowat>("tcp.notsent_lowat", 0, 64 * kMiB,
                                        "unsent bytes left in the kernel (0: kernel default)"),
     int_setting<&C::tcp_send_buffer>("tcp.send_buffer", 0, 64 * kMiB, "SO_SNDBUF (0: kernel default)"),
+    int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
+                                                          "reconnect delay sent to a subscriber cut off as slow"),
 };
+
+constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
+constexpr std::string_view kTopicRulePrefix = "policy.topics.";
+
+std::string policy_error(std::string_view key, std::string_view got) {
+  return "config key '" + std::string(key) + "' must be one of " + std::string(kPolicyNames) + " (got '" +
+         std::string(got) + "')";
+}
+
+std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::string_view key, std::string_view value) {
+  if (key == "policy.allow") {
+    unsigned allowed = 0;
+    for (std::size_t start = 0; start <= value.size();) {
+      const std::size_t comma = std::min(value.find(',', start), value.size());
+      std::string_view name = value.substr(start, comma - start);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      const auto parsed = conn::parse_policy(name);
+      if (!parsed) return policy_error(key, name);
+      allowed |= 1u << static_cast<unsigned>(*parsed);
+      start = comma + 1;
+    }
+    policy.allowed = allowed;
+    return std::nullopt;
+  }
+  const auto parsed = conn::parse_policy(value);
+  if (!parsed) return policy_error(key, value);
+  if (key == "policy.default") {
+    policy.fallback = *parsed;
+  } else {
+    policy.rules.push_back({std::string(key.substr(kTopicRulePrefix.size())), *parsed});
+  }
+  return std::nullopt;
+}
 
 const IntSetting* find_int_setting(std::string_view key) {
   for (const IntSetting& s : kIntSettings) {
@@ -141,7 +178,20 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     return std::nullopt;
   }
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
+  if (key == "policy.default" || key == "policy.allow" ||
+      (key.starts_with(kTopicRulePrefix) && key.size() > kTopicRulePrefix.size())) {
+    return apply_policy_setting(config.policy, key, value);
+  }
   return "unknown config key '" + std::string(key) + "'";
+}
+
+conn::Policy PolicyConfig::for_topic(std::string_view topic) const {
+  for (const Rule& rule : rules) {
+    const std::string_view pattern = rule.pattern;
+    const bool prefix = pattern.ends_with('*');
+    if (prefix ? topic.starts_with(pattern.substr(0, pattern.size() - 1)) : topic == pattern) return rule.policy;
+  }
+  return fallback;
 }
 
 std::optional<std::string> load_config_file(Config& config, const std::string& path) {
@@ -182,6 +232,9 @@ std::optional<std::string> validate(const Config& config) {
 std::string describe_settings() {
   const Config defaults;
   std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT\n";
+  out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
+  out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
+  out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
   for (const IntSetting& s : kIntSettings) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),

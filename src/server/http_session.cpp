@@ -41,8 +41,13 @@ HttpSession::HttpSession(Worker& worker, int fd)
       parser_(worker.config().http),
       request_started_(worker.loop().now()) {}
 
-HttpSession::~HttpSession() {
+HttpSession::~HttpSession() { leave_all(); }
+
+void HttpSession::leave_all() {
   for (const std::string& topic : topics_) worker_.hub().unsubscribe(topic, this);
+  topics_.clear();
+  policies_.clear();
+  drops_.clear();
 }
 
 void HttpSession::on_input(std::string& input) {
@@ -64,6 +69,7 @@ bool HttpSession::replies_full() const {
 
 void HttpSession::on_drained() {
   if (state_ == State::request && partial_) resume_input();
+  if (drops_pending_) want_flush();  // a notice that waited for room goes now
 }
 
 bool HttpSession::handle_one(std::string& input) {
@@ -132,8 +138,10 @@ void HttpSession::publish(const Request& request, std::string_view raw_topic) {
   char topic_buf[1024];
   char event_buf[256];
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
+  char key_buf[256];
   const std::string_view event = decode_into(query_value(request.query, "event"), event_buf, sizeof event_buf);
-  const hub::PublishResult result = worker_.hub().publish(topic, {request.body, event});
+  const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
+  const hub::PublishResult result = worker_.hub().publish(topic, {request.body, event, key});
   switch (result.status) {
     case hub::HubStatus::ok: {
       char json[1300];
@@ -157,12 +165,19 @@ void HttpSession::publish(const Request& request, std::string_view raw_topic) {
 }
 
 void HttpSession::start_sse(const Request& request, std::string_view path_topic) {
-  bool ok = path_topic.empty() || join(path_topic);
+  std::optional<conn::Policy> requested;
+  if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
+    requested = conn::parse_policy(name);
+    if (!requested || !worker_.config().policy.allows(*requested)) {
+      return respond({.status = 400, .body = "policy not offered here\n"});
+    }
+  }
+  bool ok = path_topic.empty() || join(path_topic, requested);
   proto::url::QueryIterator it(request.query);
   std::string_view key;
   std::string_view value;
   while (ok && it.next(key, value)) {
-    if (key == "topic") ok = join(value);
+    if (key == "topic") ok = join(value, requested);
   }
   if (!ok) return;
   if (topics_.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
@@ -174,7 +189,7 @@ void HttpSession::start_sse(const Request& request, std::string_view path_topic)
   ++worker_.mutable_stats().sse_streams;
 }
 
-bool HttpSession::join(std::string_view raw_topic) {
+bool HttpSession::join(std::string_view raw_topic, std::optional<conn::Policy> requested) {
   char topic_buf[1024];
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return true;
@@ -182,9 +197,12 @@ bool HttpSession::join(std::string_view raw_topic) {
     fail(400);
     return false;
   }
-  switch (worker_.hub().subscribe(topic, this)) {
+  const auto cookie = static_cast<std::uint32_t>(topics_.size());
+  switch (worker_.hub().subscribe(topic, this, cookie)) {
     case hub::HubStatus::ok:
       topics_.emplace_back(topic);
+      policies_.push_back(requested.value_or(worker_.config().policy.for_topic(topic)));
+      drops_.emplace_back();
       return true;
     case hub::HubStatus::too_many_topics:
     case hub::HubStatus::too_many_subscribers:
@@ -197,16 +215,70 @@ bool HttpSession::join(std::string_view raw_topic) {
 }
 
 void HttpSession::deliver(const hub::Delivery& delivery) {
-  if (send_data(delivery.sse) == conn::EnqueueStatus::ok) return;
-  // The send budget is spent: the subscriber is too slow for the stream.
-  // It is closed rather than allowed to grow memory; it resumes by id.
-  ++worker_.mutable_stats().slow_disconnects;
-  close_now(conn::CloseReason::slow_consumer);
+  const conn::Policy policy = policies_[delivery.cookie];
+  const conn::FrameTag tag{delivery.id, delivery.cookie, delivery.key};
+  switch (conn::enqueue_with_policy(mutable_out_queue(), policy, delivery.sse, tag, drops_.data())) {
+    case conn::Verdict::queued:
+    case conn::Verdict::dropped:
+      // Only the lossy policies record drops, in any of this stream's topics.
+      drops_pending_ = drops_pending_ || policy != conn::Policy::fifo;
+      return want_flush();
+    case conn::Verdict::cut_off:
+      ++worker_.mutable_stats().slow_disconnects;
+      if (policy == conn::Policy::disconnect) return close_now(conn::CloseReason::slow_consumer);
+      return cut_off();
+  }
+}
+
+// fifo past its budget: nothing is lost yet, so the subscriber gets what is
+// queued, a longer `retry:` to spread the reconnect, and the end of the
+// stream; it resumes from its Last-Event-ID.
+void HttpSession::cut_off() {
+  leave_all();
+  char text[96];
+  const int n = std::snprintf(text, sizeof text, ": slow consumer, resume from the last id\nretry: %lld\n\n",
+                              static_cast<long long>(worker_.config().policy.slow_retry_ms));
+  buf::FrameRef hint = buf::make_frame(worker_.pool(), buf::Lane::control, std::string_view(text, n));
+  if (hint) (void)send_control(std::move(hint));
+  close_after_flush(conn::CloseReason::slow_consumer);
+}
+
+void HttpSession::before_flush() {
+  if (drops_pending_) drops_pending_ = !queue_drop_notices();
+}
+
+// One `sluice-dropped` event per topic that lost events since the last
+// notice, all in one control frame. Returns false when it must wait (the
+// records are kept): while a control frame is still waiting, losses keep
+// adding up into one notice instead of one notice per lost event.
+bool HttpSession::queue_drop_notices() {
+  if (out_queue().control_frames() > 0) return false;
+  buf::FrameBuilder builder(worker_.pool(), buf::Lane::control);
+  std::uint64_t dropped = 0;
+  for (std::size_t i = 0; i < drops_.size(); ++i) {
+    const conn::DropRecord& d = drops_[i];
+    if (d.empty()) continue;
+    char text[1400];
+    const int n = std::snprintf(text, sizeof text,
+                                "event: sluice-dropped\ndata: {\"topic\":\"%s\",\"dropped\":%llu,"
+                                "\"first_id\":\"%llu\",\"last_id\":\"%llu\",\"policy\":\"%.*s\"}\n\n",
+                                topics_[i].c_str(), static_cast<unsigned long long>(d.count),
+                                static_cast<unsigned long long>(d.first_id), static_cast<unsigned long long>(d.last_id),
+                                static_cast<int>(conn::policy_name(policies_[i]).size()),
+                                conn::policy_name(policies_[i]).data());
+    builder.append(text, static_cast<std::size_t>(n));
+    dropped += d.count;
+  }
+  if (dropped == 0) return true;
+  buf::FrameRef notice = builder.finish();
+  if (!notice || send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
+  worker_.mutable_stats().events_dropped += dropped;
+  for (conn::DropRecord& d : drops_) d = {};
+  return true;
 }
 
 void HttpSession::on_closed(conn::CloseReason) {
-  for (const std::string& topic : topics_) worker_.hub().unsubscribe(topic, this);
-  topics_.clear();
+  leave_all();
   if (state_ == State::sse) --worker_.mutable_stats().sse_streams;
   worker_.retire(this);
 }

@@ -344,9 +344,9 @@ TEST_F(OutQueueTest, DropOldestNeverDropsTheFrameInFlight) {
   data(q, 2, 40);
   writer.script = {5};
   EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
-  EXPECT_EQ(q.drop_oldest_data(), 60u);
-  EXPECT_EQ(q.drop_oldest_data(), 40u);
-  EXPECT_EQ(q.drop_oldest_data(), 0u);
+  EXPECT_TRUE(q.drop_oldest_data());
+  EXPECT_TRUE(q.drop_oldest_data());
+  EXPECT_FALSE(q.drop_oldest_data());
   EXPECT_EQ(q.data_frames(), 1u);
   EXPECT_EQ(q.data_bytes(), 95u);
   drain(q);
@@ -410,7 +410,7 @@ TEST_F(OutQueueTest, RandomPushesDropsAndCutsKeepTheStreamExact) {
       control_accepted +=
           q.push_control(frame('C', control_accepted, static_cast<std::size_t>(uniform(16, 90)))) == EnqueueStatus::ok;
     } else if (action < 6) {
-      dropped += q.drop_oldest_data() > 0;
+      dropped += q.drop_oldest_data().has_value();
     } else {
       writer.script = {uniform(0, 3) == 0 ? 0L : static_cast<long>(uniform(1, 700))};
       ASSERT_NE(q.flush(writer).status, FlushStatus::error);

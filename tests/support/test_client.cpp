@@ -1,5 +1,8 @@
 #include "test_client.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,8 +26,25 @@ int remaining_ms(Clock::time_point deadline) {
 }  // namespace
 
 TestClient::TestClient(std::uint16_t port, int receive_buffer) {
-  fd_ = io::connect_tcp(io::Endpoint{"127.0.0.1", port});
-  if (fd_ >= 0 && receive_buffer > 0) io::set_receive_buffer(fd_, receive_buffer);
+  if (receive_buffer == 0) {
+    fd_ = io::connect_tcp(io::Endpoint{"127.0.0.1", port});
+    return;
+  }
+  // A small receive window on loopback, whose MSS is 64 KiB, would be
+  // smaller than one segment and stall on the persist timer; a real link's
+  // MSS keeps the window several segments wide, as on a Wi-Fi client.
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int mss = 1400;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof mss);
+  io::set_receive_buffer(fd_, receive_buffer);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 TestClient::~TestClient() {
@@ -102,6 +122,12 @@ HttpReply http_request(std::uint16_t port, std::string_view method, std::string_
                         std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
   client.send(request);
   return read_reply(client);
+}
+
+int publish(TestClient& publisher, std::string_view target, std::string_view body) {
+  publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                 std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
+  return read_reply(publisher).status;
 }
 
 SseSubscriber::SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer)

@@ -76,17 +76,25 @@ class SseSubscriber : private proto::sse::Handler {
   // Reads until `count` events arrived in all; false on timeout or EOF.
   bool wait_for(std::size_t count, std::chrono::milliseconds limit = 20s);
   std::vector<Event>& events() { return events_; }
+  // Parses what has been read so far (call from a read_until predicate).
+  void parse_buffered();
+  // Every `retry:` value the stream carried, in order.
+  const std::vector<std::uint64_t>& retries() const { return retries_; }
   TestClient& client() { return client_; }
 
  private:
   void on_event(const proto::sse::ReceivedEvent& event) override;
-  void parse_buffered();
+  void on_retry(std::uint64_t retry_ms) override { retries_.push_back(retry_ms); }
 
   TestClient client_;
   proto::sse::Parser parser_;
   bool head_done_ = false;
   std::vector<Event> events_;
+  std::vector<std::uint64_t> retries_;
 };
+
+// Publishes on a kept-alive connection and returns the reply's status.
+int publish(TestClient& publisher, std::string_view target, std::string_view body);
 
 class RunningServer {
  public:

@@ -65,6 +65,9 @@ class Connection : public io::Handler, public io::Deferred {
   virtual void on_closed(CloseReason reason) = 0;
   // Called when the peer closed its sending side: input is complete.
   virtual void on_peer_eof() { close_after_flush(CloseReason::peer); }
+  // Called at the start of each flush: the last chance to queue frames
+  // (coalesced notices, say) that should leave in this write.
+  virtual void before_flush() {}
   // Called when a flush left the queue empty: a protocol that stopped
   // consuming input to bound its replies may go on (see resume_input()).
   virtual void on_drained() {}
@@ -73,6 +76,8 @@ class Connection : public io::Handler, public io::Deferred {
   void resume_input();
 
   io::Loop& loop() { return loop_; }
+  // For slow-consumer policies, which drop and replace queued frames.
+  OutQueue& mutable_out_queue() { return out_; }
   // Schedules a flush at the end of this tick (after bytes were queued).
   void want_flush() { loop_.defer(this); }
 

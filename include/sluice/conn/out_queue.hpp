@@ -15,9 +15,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <optional>
 
 #include "sluice/buf/frame.hpp"
+#include "sluice/conn/frame_ring.hpp"
 #include "sluice/conn/writer.hpp"
 
 namespace sluice::conn {
@@ -48,36 +49,6 @@ struct FlushResult {
   int error = 0;                     // errno when status == error
 };
 
-namespace detail {
-
-// A FIFO of frame references in a ring that starts small and doubles up to
-// `max` slots, so an idle connection holds a few slots and a busy one stops
-// allocating once it has seen its deepest queue.
-class FrameRing {
- public:
-  FrameRing(std::size_t initial, std::size_t max);
-
-  // Appends `frame`; the caller checks first that size() < max().
-  void push(buf::FrameRef&& frame);
-  [[nodiscard]] buf::FrameRef pop();
-  // The i-th frame from the front; i < size().
-  [[nodiscard]] const buf::FrameRef& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] bool empty() const { return size_ == 0; }
-  [[nodiscard]] std::size_t max() const { return max_; }
-  void clear();
-
- private:
-  void grow();
-
-  std::unique_ptr<buf::FrameRef[]> slots_;
-  std::size_t capacity_;
-  std::size_t max_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
-};
-
-}  // namespace detail
 
 class OutQueue {
  public:
@@ -91,7 +62,8 @@ class OutQueue {
   // frame, so an event bigger than the budget is still deliverable (the
   // pool bounds memory anyway). Allocates only while the ring doubles
   // towards max_frames slots.
-  [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame);
+  // `tag` stays with the frame for the policies below.
+  [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameTag tag = {});
 
   // Appends a reference to `frame` to the control lane. Its frames leave
   // before any data frame that has not started on the wire. Returns full,
@@ -108,9 +80,16 @@ class OutQueue {
   // without a writev. Returns drained when the queue is empty.
   [[nodiscard]] FlushResult flush(Writer& writer);
 
-  // Drops the oldest data frame that has not started on the wire; returns
-  // its size, or 0 when there is none.
-  std::size_t drop_oldest_data();
+  // Drops the oldest data frame that has not started on the wire and
+  // returns its tag, or nullopt when there is none.
+  std::optional<FrameTag> drop_oldest_data();
+
+  // Conflation: finds the newest data frame not yet on the wire whose tag
+  // has the topic and key of `tag`, puts `frame` and `tag` in its place and
+  // returns the tag it replaced; nullopt (and nothing changed) when there is
+  // none. The byte budget is not checked: the queue holds no more frames
+  // than before.
+  std::optional<FrameTag> replace_pending(buf::FrameRef frame, FrameTag tag);
 
   // Releases every frame, the one in flight included (the connection is
   // closing: its byte stream ends here).

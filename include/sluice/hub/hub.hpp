@@ -23,7 +23,9 @@ namespace sluice::hub {
 
 struct Delivery {
   std::string_view topic;
+  std::uint32_t cookie;  // what the subscriber gave subscribe() for this topic
   std::uint64_t id;
+  std::uint64_t key;  // conflation key: a hash of the publisher's key, 0 if none
   const buf::FrameRef& sse;  // the event as Server-Sent Events bytes
 };
 
@@ -44,6 +46,7 @@ struct HubLimits {
 struct Message {
   std::string_view data;
   std::string_view event;  // SSE event name; empty: "message"
+  std::string_view key;    // what `latest` conflates by; empty: the topic
 };
 
 enum class HubStatus : std::uint8_t {
@@ -69,7 +72,9 @@ class Hub {
   Hub(const Hub&) = delete;
   Hub& operator=(const Hub&) = delete;
 
-  [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber);
+  // `cookie` comes back in every Delivery for this topic (the subscriber's
+  // own index for it, say).
+  [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 

@@ -8,13 +8,33 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/buf/pool.hpp"
 #include "sluice/conn/connection.hpp"
+#include "sluice/conn/policy.hpp"
 #include "sluice/hub/hub.hpp"
 #include "sluice/proto/http1.hpp"
 
 namespace sluice::server {
+
+// Which slow-consumer policy a subscription gets: the first rule whose
+// pattern matches the topic ("prices.*" matches by prefix, anything else
+// exactly), else `fallback`; a client may ask for another with ?policy=
+// among the `allowed` ones.
+struct PolicyConfig {
+  struct Rule {
+    std::string pattern;
+    conn::Policy policy;
+  };
+  conn::Policy fallback = conn::Policy::fifo;
+  unsigned allowed = (1u << conn::kPolicyCount) - 1;  // bit per Policy
+  std::vector<Rule> rules;
+  std::int64_t slow_retry_ms = 5000;  // `retry:` sent to a subscriber cut off as slow
+
+  [[nodiscard]] conn::Policy for_topic(std::string_view topic) const;
+  [[nodiscard]] bool allows(conn::Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }
+};
 
 struct Config {
   std::string listen = "127.0.0.1:8080";
@@ -31,6 +51,7 @@ struct Config {
   buf::PoolConfig pool;
   conn::ConnectionLimits connection;
   hub::HubLimits hub;
+  PolicyConfig policy;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

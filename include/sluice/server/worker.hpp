@@ -23,6 +23,7 @@ struct WorkerStats {
   std::uint64_t accepted = 0;
   std::uint64_t refused_full = 0;       // accepted past max_connections, sent 503
   std::uint64_t slow_disconnects = 0;   // closed because the send budget was spent
+  std::uint64_t events_dropped = 0;     // dropped or conflated by a policy, and reported
 };
 
 class Worker final : public io::Handler, public io::Deferred {

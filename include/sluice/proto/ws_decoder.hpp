@@ -1,0 +1,170 @@
+// Owns: Decoder, the incremental, push-driven WebSocket frame decoder
+// (RFC 6455 §5, with permessage-deflate from RFC 7692): bytes in, at most
+// one event out per call, and for every protocol violation the close code
+// the connection must be failed with.
+//
+// Memory: a decoder holds one message buffer that grows to the largest
+// message seen (never past max_message_size) and is reused, a 125-byte
+// control payload buffer, and, once deflate is negotiated, one Inflater.
+// After the first messages, decoding allocates nothing.
+//
+// Fail fast: a size over the limit is refused as soon as the frame header
+// says so (for compressed messages, as soon as inflating passes the limit),
+// and invalid UTF-8 in a text message is refused in the fragment that holds
+// the bad byte, not when the message ends.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "sluice/proto/utf8.hpp"
+#include "sluice/proto/ws_close.hpp"
+#include "sluice/proto/ws_deflate.hpp"
+#include "sluice/proto/ws_encoder.hpp"
+
+namespace sluice::proto::ws {
+
+enum class Role : std::uint8_t {
+  server,  // decodes what a client sends: every frame must be masked
+  client,  // decodes what a server sends: no frame may be masked
+};
+
+struct DecoderLimits {
+  std::size_t max_message_size = std::size_t{1} << 20;  // after inflating
+  Role role = Role::server;
+};
+
+enum class DecodeStatus : std::uint8_t {
+  need_more,  // all of the input was used; no event yet
+  message,    // a whole text or binary message (fragments joined, inflated)
+  ping,       // answer with a pong carrying the same payload
+  pong,
+  close,      // the peer's close frame: code and reason, both validated
+  error,      // fail the connection: send a close frame with close_code
+};
+
+struct DecodeResult {
+  DecodeStatus status = DecodeStatus::need_more;
+  // Input bytes used by this call. After an event, feed the rest again.
+  std::size_t consumed = 0;
+  Opcode opcode = Opcode::continuation;  // message: text or binary
+  // message, ping, pong: the payload; close: the reason (may be empty).
+  // Points into the decoder; valid until the next feed() call.
+  std::span<const char> payload;
+  // close: the peer's code (no_status for an empty close frame);
+  // error: the code to send, 1002, 1007, 1009 or 1011.
+  CloseCode close_code = CloseCode::no_status;
+  const char* error = nullptr;  // error: what was wrong, a static string for logs
+};
+
+namespace detail {
+
+// A byte buffer that keeps its capacity between messages. Growth uses
+// nothrow allocation: running out of memory is an answer, not an abort.
+class MessageBuffer {
+ public:
+  // Makes room for `total` bytes, growing by doubling but never past
+  // max(limit, total). Returns false when memory is exhausted.
+  [[nodiscard]] bool reserve(std::size_t total, std::size_t limit);
+  [[nodiscard]] std::span<char> spare() { return {data_.get() + size_, capacity_ - size_}; }
+  void commit(std::size_t n) { size_ += n; }
+  void clear() { size_ = 0; }
+  [[nodiscard]] char* data() { return data_.get(); }
+  [[nodiscard]] std::span<const char> view() const { return {data_.get(), size_}; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace detail
+
+// Usage: give each chunk read from the socket to feed() until it returns
+// need_more, advancing past `consumed` after each event:
+//   while (true) { auto r = d.feed(in); in = in.subspan(r.consumed); ...;
+//                  if (r.status == need_more) break; }
+// Control frames may arrive between the fragments of a message; they are
+// reported at once and leave the message being assembled untouched.
+//
+// After an error, feed() consumes nothing and returns the same error again.
+// After a close event the peer may send nothing more (§5.5.1): feed()
+// discards any later bytes and returns need_more.
+class Decoder {
+ public:
+  explicit Decoder(const DecoderLimits& limits = {});
+
+  // Turns permessage-deflate on with the negotiated parameters (from this
+  // side's point of view, chosen by `role`); call before the first feed().
+  // Without it, a frame with RSV1 is a protocol error. Returns false when
+  // the Inflater could not be allocated (deflate then stays off).
+  [[nodiscard]] bool set_deflate(const DeflateParams& params);
+
+  // Decodes from `bytes`, stopping after the first event. The bytes are
+  // only read during the call.
+  [[nodiscard]] DecodeResult feed(std::span<const char> bytes);
+
+  // Bytes held for message assembly (for memory accounting and tests).
+  [[nodiscard]] std::size_t buffer_capacity() const { return message_.capacity(); }
+
+ private:
+  enum class State : std::uint8_t { head, length, mask_key, payload, closed, failed };
+
+  DecodeResult step(std::span<const char>& in);
+  DecodeResult on_head(std::span<const char>& in);
+  DecodeResult on_length(std::span<const char>& in);
+  DecodeResult on_mask_key(std::span<const char>& in);
+  DecodeResult on_payload(std::span<const char>& in);
+
+  [[nodiscard]] bool collect(std::span<const char>& in, std::size_t want);
+  [[nodiscard]] std::size_t length_end() const;
+  [[nodiscard]] const char* check_head() const;
+  [[nodiscard]] const char* check_data_head(bool rsv1) const;
+  DecodeResult on_length_known();
+  DecodeResult begin_payload();
+  void start_message();
+  void unmask(char* data, std::size_t n) const;
+  DecodeResult take(std::span<const char> chunk);
+  DecodeResult take_control(std::span<const char> chunk);
+  DecodeResult take_plain(std::span<const char> chunk);
+  DecodeResult take_compressed(std::span<const char> chunk);
+  InflateStatus inflate_into_message(std::span<const char> in, bool last);
+  DecodeResult after_inflate(InflateStatus status, std::size_t text_start);
+  DecodeResult finish_frame();
+  DecodeResult finish_message();
+  DecodeResult control_event();
+  DecodeResult close_event(std::span<const char> payload);
+  DecodeResult fail(CloseCode code, const char* why);
+
+  DecoderLimits limits_;
+  State state_ = State::head;
+  std::array<char, kMaxHeaderSize> header_{};
+  std::size_t header_size_ = 0;
+
+  // The frame being read.
+  Opcode frame_opcode_ = Opcode::continuation;
+  bool frame_fin_ = false;
+  bool frame_rsv1_ = false;
+  bool frame_masked_ = false;
+  MaskKey mask_{};
+  std::uint64_t frame_size_ = 0;
+  std::uint64_t frame_done_ = 0;
+
+  // The message being assembled.
+  bool in_message_ = false;
+  bool compressed_ = false;
+  Opcode message_opcode_ = Opcode::continuation;
+  detail::MessageBuffer message_;
+  Utf8Validator utf8_;
+
+  std::array<char, kMaxControlPayload> control_{};
+  std::unique_ptr<Inflater> inflater_;
+  DecodeResult failure_;
+};
+
+}  // namespace sluice::proto::ws

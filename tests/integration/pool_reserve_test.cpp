@@ -1,0 +1,53 @@
+// Seed 001 end to end: when data has taken every block it may, control
+// traffic still flows from the reserve: replies, new streams' handshakes,
+// heartbeats. Data is refused with a clear status, and nothing else breaks.
+#include <gtest/gtest.h>
+
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+server::Config tiny_pool() {
+  server::Config config;
+  config.pool = {.block_count = 64, .block_size = 4096, .reserve = 4};
+  config.max_connections = 16;
+  config.connection.send.max_bytes = 1 << 20;  // the budget is not what stops data here: the pool is
+  config.tcp_send_buffer = 4096;
+  config.heartbeat_ms = 100;
+  return config;
+}
+
+TEST(PoolReserve, ControlTrafficFlowsWhileDataIsRefused) {
+  RunningServer server(tiny_pool());
+  SseSubscriber stalled(server.port(), "/sse/flood", 4096);
+  ASSERT_TRUE(stalled.opened());
+  TestClient publisher(server.port());
+
+  // Publish until the pool's data part is spent by the stalled reader's queue.
+  int accepted = 0;
+  int status = 200;
+  while (status == 200 && accepted < 1000) {
+    status = publish(publisher, "/pub/flood", std::string(1024, 'f'));
+    accepted += status == 200;
+  }
+  ASSERT_EQ(status, 503);
+  EXPECT_GT(accepted, 50);
+
+  // Replies, handshakes and heartbeats come from the reserve.
+  EXPECT_EQ(http_request(server.port(), "GET", "/healthz").status, 200);
+  SseSubscriber newcomer(server.port(), "/sse/other");
+  ASSERT_TRUE(newcomer.opened());
+  EXPECT_TRUE(newcomer.client().read_until_contains(":\n\n", 10s));  // a heartbeat
+
+  // The stalled reader drains: its events come back to the pool, and data
+  // flows again. Nothing it was sent was lost.
+  ASSERT_TRUE(stalled.wait_for(static_cast<std::size_t>(accepted)));
+  for (int i = 0; i < accepted; ++i) ASSERT_EQ(stalled.events()[i].id, std::to_string(i + 1));
+  EXPECT_EQ(publish(publisher, "/pub/other", "after"), 200);
+  ASSERT_TRUE(newcomer.wait_for(1));
+  EXPECT_EQ(newcomer.events()[0].data, "after");
+}
+
+}  // namespace
+}  // namespace sluice::test

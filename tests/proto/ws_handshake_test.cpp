@@ -1,0 +1,204 @@
+#include "sluice/proto/ws_handshake.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sluice::proto::ws {
+namespace {
+
+class StringSink final : public buf::Sink {
+ public:
+  using Sink::append;
+  bool append(const char* data, std::size_t n) override {
+    bytes.append(data, n);
+    return true;
+  }
+  std::string bytes;
+};
+
+// Takes `capacity` bytes, then refuses.
+class ShortSink final : public buf::Sink {
+ public:
+  explicit ShortSink(std::size_t capacity) : capacity_(capacity) {}
+  using Sink::append;
+  bool append(const char*, std::size_t n) override {
+    if (n > capacity_) return false;
+    capacity_ -= n;
+    return true;
+  }
+
+ private:
+  std::size_t capacity_;
+};
+
+// RFC 6455 §1.3 / §4.1.
+HandshakeRequest rfc_request() {
+  HandshakeRequest r;
+  r.method = "GET";
+  r.version_minor = 1;
+  r.upgrade = "websocket";
+  r.connection = "Upgrade";
+  r.key = "dGhlIHNhbXBsZSBub25jZQ==";
+  r.version = "13";
+  r.protocols = "chat, superchat";
+  r.origin = "http://example.com";
+  return r;
+}
+
+std::string response(const HandshakeResult& result) {
+  StringSink out;
+  EXPECT_TRUE(write_handshake_response(result, out));
+  return out.bytes;
+}
+
+TEST(WsHandshake, AcceptKeyFromRfc6455) {
+  char accept[kAcceptSize + 1];
+  ASSERT_TRUE(compute_accept("dGhlIHNhbXBsZSBub25jZQ==", accept));
+  EXPECT_STREQ(accept, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+  EXPECT_TRUE(verify_accept("dGhlIHNhbXBsZSBub25jZQ==", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+  EXPECT_FALSE(verify_accept("dGhlIHNhbXBsZSBub25jZQ==", "s3pPLMBiTxaQ9kYGzzhZRbK+xOp="));
+  EXPECT_FALSE(verify_accept("dGhlIHNhbXBsZSBub25jZQ==", ""));
+}
+
+TEST(WsHandshake, RfcExampleUpgradesWithTheServersSubprotocol) {
+  const std::string_view protocols[] = {"superchat", "chat"};
+  HandshakeOptions options;
+  options.subprotocols = protocols;
+  const HandshakeResult result = check_handshake(rfc_request(), options);
+  ASSERT_EQ(result.http_status, 101);
+  EXPECT_EQ(result.subprotocol, "superchat");
+  EXPECT_FALSE(result.deflate.enabled);
+  EXPECT_EQ(response(result),
+            "HTTP/1.1 101 Switching Protocols\r\n"
+            "Upgrade: websocket\r\n"
+            "Connection: Upgrade\r\n"
+            "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"
+            "Sec-WebSocket-Protocol: superchat\r\n"
+            "\r\n");
+}
+
+TEST(WsHandshake, NegotiatesDeflateAndListsItInTheResponse) {
+  HandshakeRequest request = rfc_request();
+  request.protocols = "";
+  request.extensions = "permessage-deflate; client_max_window_bits";
+  const HandshakeResult result = check_handshake(request, {});
+  ASSERT_EQ(result.http_status, 101);
+  EXPECT_TRUE(result.deflate.enabled);
+  EXPECT_EQ(response(result),
+            "HTTP/1.1 101 Switching Protocols\r\n"
+            "Upgrade: websocket\r\n"
+            "Connection: Upgrade\r\n"
+            "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"
+            "Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover\r\n"
+            "\r\n");
+
+  HandshakeOptions no_deflate;
+  no_deflate.deflate_enabled = false;
+  EXPECT_FALSE(check_handshake(request, no_deflate).deflate.enabled);
+}
+
+TEST(WsHandshake, HeaderListsAreMatchedByToken) {
+  HandshakeRequest request = rfc_request();
+  request.upgrade = "h2c, WebSocket";
+  request.connection = "keep-alive, Upgrade";
+  EXPECT_EQ(check_handshake(request, {}).http_status, 101);
+  request.connection = "keep-alive-upgrade";
+  EXPECT_EQ(check_handshake(request, {}).http_status, 400);
+  request.connection = "upgrade";
+  request.upgrade = "websockets";
+  EXPECT_EQ(check_handshake(request, {}).http_status, 400);
+}
+
+TEST(WsHandshake, BadRequestsGet400) {
+  const auto with = [](auto change) {
+    HandshakeRequest r = rfc_request();
+    change(r);
+    return check_handshake(r, {});
+  };
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.method = "POST"; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.version_minor = 0; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.upgrade = ""; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.connection = "close"; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = ""; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZQ"; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZR=="; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25j*Q=="; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZQ=A"; }).http_status, 400);
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZWQ="; }).http_status, 400);  // 17 bytes
+  const HandshakeResult bad = with([](HandshakeRequest& r) { r.method = "POST"; });
+  const std::string text = response(bad);
+  EXPECT_EQ(text.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << text;
+  EXPECT_NE(text.find("Connection: close\r\n"), std::string::npos);
+  EXPECT_NE(text.find(bad.reason), std::string::npos);
+}
+
+TEST(WsHandshake, WrongVersionGets426WithTheSupportedVersion) {
+  HandshakeRequest request = rfc_request();
+  for (std::string_view version : {"8", "", "13, 8", "14"}) {
+    request.version = version;
+    const HandshakeResult result = check_handshake(request, {});
+    ASSERT_EQ(result.http_status, 426) << version;
+    const std::string text = response(result);
+    EXPECT_EQ(text.rfind("HTTP/1.1 426 Upgrade Required\r\n", 0), 0u);
+    EXPECT_NE(text.find("\r\nSec-WebSocket-Version: 13\r\n"), std::string::npos);
+  }
+}
+
+TEST(WsHandshake, OriginAllowList) {
+  const std::string_view allowed[] = {"https://app.example", "http://example.com"};
+  HandshakeOptions options;
+  options.allowed_origins = allowed;
+  HandshakeRequest request = rfc_request();
+  EXPECT_EQ(check_handshake(request, options).http_status, 101);
+  request.origin = "HTTP://EXAMPLE.COM";
+  EXPECT_EQ(check_handshake(request, options).http_status, 101);
+  request.origin = "";
+  EXPECT_EQ(check_handshake(request, options).http_status, 101);
+  request.origin = "http://evil.example";
+  const HandshakeResult refused = check_handshake(request, options);
+  EXPECT_EQ(refused.http_status, 403);
+  EXPECT_EQ(response(refused).rfind("HTTP/1.1 403 Forbidden\r\n", 0), 0u);
+  EXPECT_EQ(check_handshake(request, {}).http_status, 101);
+}
+
+TEST(WsHandshake, NoCommonSubprotocolMeansNoProtocolHeader) {
+  const std::string_view protocols[] = {"mqtt"};
+  HandshakeOptions options;
+  options.subprotocols = protocols;
+  const HandshakeResult result = check_handshake(rfc_request(), options);
+  ASSERT_EQ(result.http_status, 101);
+  EXPECT_TRUE(result.subprotocol.empty());
+  EXPECT_EQ(response(result).find("Sec-WebSocket-Protocol"), std::string::npos);
+
+  const std::string_view upper[] = {"CHAT"};
+  options.subprotocols = upper;
+  EXPECT_TRUE(check_handshake(rfc_request(), options).subprotocol.empty());
+}
+
+TEST(WsHandshake, ResponseWriterReportsAFullSink) {
+  const HandshakeResult result = check_handshake(rfc_request(), {});
+  const std::size_t full = response(result).size();
+  ShortSink fits(full);
+  EXPECT_TRUE(write_handshake_response(result, fits));
+  ShortSink short_by_one(full - 1);
+  EXPECT_FALSE(write_handshake_response(result, short_by_one));
+}
+
+TEST(WsHandshake, ClientKeysAreFreshAndAcceptedByTheServerCheck) {
+  char a[kKeySize + 1];
+  char b[kKeySize + 1];
+  ASSERT_TRUE(make_client_key(a));
+  ASSERT_TRUE(make_client_key(b));
+  EXPECT_EQ(std::string_view(a).size(), kKeySize);
+  EXPECT_STRNE(a, b);
+  HandshakeRequest request = rfc_request();
+  request.key = a;
+  const HandshakeResult result = check_handshake(request, {});
+  ASSERT_EQ(result.http_status, 101);
+  EXPECT_TRUE(verify_accept(a, result.accept));
+  EXPECT_FALSE(verify_accept(b, result.accept));
+}
+
+}  // namespace
+}  // namespace sluice::proto::ws
