@@ -9,6 +9,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl python3-websockets
+  iperf3 libboost-dev  # sluice-bench: the bulk scenario's TCP reference, the Beast peer
 )
 
 missing=()

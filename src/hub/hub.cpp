@@ -1,8 +1,9 @@
 #include "sluice/hub/hub.hpp"
 
 #include <algorithm>
-#include <charconv>
 
+#include "sluice/hub/event_id.hpp"
+#include "sluice/hub/history.hpp"
 #include "sluice/hub/topic_name.hpp"
 #include "sluice/proto/sse.hpp"
 
@@ -13,7 +14,11 @@ struct Hub::Topic {
     Subscriber* subscriber;
     std::uint32_t cookie;
   };
+  Topic(std::string_view topic_name, const HubLimits& limits)
+      : name(topic_name), history(limits.history_events, limits.history_bytes) {}
+
   std::string name;
+  History history;
   std::uint64_t next_id = 1;
   std::vector<Entry> subscribers;
   bool publishing = false;
@@ -31,7 +36,8 @@ std::uint64_t conflation_key(std::string_view key) {
 
 }  // namespace
 
-Hub::Hub(buf::Pool& pool, const HubLimits& limits) : pool_(pool), limits_(limits) {}
+Hub::Hub(buf::Pool& pool, const HubLimits& limits, std::string epoch)
+    : pool_(pool), limits_(limits), epoch_(std::move(epoch)) {}
 
 Hub::~Hub() = default;
 
@@ -46,8 +52,7 @@ Hub::Topic* Hub::find_or_create(std::string_view name, HubStatus& status) {
     status = HubStatus::too_many_topics;
     return nullptr;
   }
-  auto topic = std::make_unique<Topic>();
-  topic->name = std::string(name);
+  auto topic = std::make_unique<Topic>(name, limits_);
   Topic* raw = topic.get();
   topics_.emplace(raw->name, std::move(topic));
   return raw;
@@ -79,41 +84,99 @@ void Hub::unsubscribe(std::string_view name, Subscriber* subscriber) {
 }
 
 PublishResult Hub::publish(std::string_view name, const Message& message) {
-  if (!proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
+  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
   HubStatus status;
   Topic* topic = find_or_create(name, status);
   if (topic == nullptr) return {status};
   const std::uint64_t id = topic->next_id;
-  const buf::FrameRef sse = encode_sse(id, message);
-  if (!sse) return {HubStatus::no_memory};
+  char id_text[kMaxIdText];
+  EventFrames frames(pool_, deflater_, scratch_, {topic->name, {id_text, format_id(id, id_text)}, message.event,
+                                                  message.data});
+  // When the pool is short of blocks, this topic's history gives way first:
+  // replay is a convenience, the live event is the point. The SSE form is
+  // built now so that a refusal reaches the publisher, not the subscribers.
+  while (!frames.sse() && topic->history.evict_oldest()) frames.forget();
+  if (!frames.sse()) return {HubStatus::no_memory};
   ++topic->next_id;
-
-  PublishResult result{HubStatus::ok, id, 0};
   const std::uint64_t key = conflation_key(message.key);
-  topic->publishing = true;
+  keep_in_history(*topic, id, key, message);
+  return {HubStatus::ok, id, deliver_all(*topic, id, key, frames)};
+}
+
+std::size_t Hub::deliver_all(Topic& topic, std::uint64_t id, std::uint64_t key, EventFrames& frames) {
+  std::size_t delivered = 0;
+  topic.publishing = true;
   // Index loop: deliver() may subscribe others, which can grow the vector.
-  for (std::size_t i = 0; i < topic->subscribers.size(); ++i) {
-    const Topic::Entry entry = topic->subscribers[i];
+  for (std::size_t i = 0; i < topic.subscribers.size(); ++i) {
+    const Topic::Entry entry = topic.subscribers[i];
     if (entry.subscriber == nullptr) continue;
-    entry.subscriber->deliver(Delivery{topic->name, entry.cookie, id, key, sse});
-    ++result.subscribers;
+    entry.subscriber->deliver(Delivery{topic.name, entry.cookie, id, key, frames});
+    ++delivered;
   }
-  topic->publishing = false;
-  if (topic->has_holes) {
-    std::erase_if(topic->subscribers, [](const Topic::Entry& e) { return e.subscriber == nullptr; });
-    topic->has_holes = false;
+  topic.publishing = false;
+  if (topic.has_holes) {
+    std::erase_if(topic.subscribers, [](const Topic::Entry& e) { return e.subscriber == nullptr; });
+    topic.has_holes = false;
+  }
+  return delivered;
+}
+
+// History keeps the event itself, not its wire forms: one byte of event-name
+// length, the name, the data. A replay encodes it again for its subscriber.
+void Hub::keep_in_history(Topic& topic, std::uint64_t id, std::uint64_t key, const Message& message) {
+  if (limits_.history_events == 0) return;
+  buf::FrameBuilder builder(pool_, buf::Lane::data);
+  const char event_length = static_cast<char>(message.event.size());
+  builder.append(&event_length, 1);
+  builder.append(message.event);
+  builder.append(message.data);
+  topic.history.push(id, key, builder.finish());  // an empty frame (no room) clears it: no silent gap
+}
+
+std::size_t Hub::format_id(std::uint64_t seq, char* out) const { return format_event_id(epoch_, seq, out); }
+
+ReplayResult Hub::subscribe_after(std::string_view name, Subscriber* subscriber, std::uint32_t cookie,
+                                  std::string_view last_id) {
+  const HubStatus status = subscribe(name, subscriber, cookie);
+  if (status != HubStatus::ok) return {status};
+  const Topic& topic = *topics_.find(name)->second;
+  std::uint64_t after = 0;
+  if (const char* reset = check_replayable(topic, last_id, after)) return {HubStatus::ok, 0, reset};
+  ReplayResult result{HubStatus::ok};
+  for (std::size_t i = 0; i < topic.history.size(); ++i) {
+    if (topic.history.at(i).tag.id <= after) continue;
+    replay_one(topic, topic.history.at(i), subscriber, cookie);
+    ++result.replayed;
   }
   return result;
 }
 
-buf::FrameRef Hub::encode_sse(std::uint64_t id, const Message& message) {
-  char id_text[24];
-  const auto [end, ec] = std::to_chars(id_text, id_text + sizeof id_text, id);
-  const proto::sse::Event event{std::string_view(id_text, static_cast<std::size_t>(end - id_text)), message.event,
-                                message.data};
-  buf::FrameBuilder builder(pool_, buf::Lane::data);
-  if (proto::sse::encode(event, builder) != proto::sse::EncodeStatus::ok) return {};
-  return builder.finish();
+// Replays are rare and per subscriber, so they may copy and allocate.
+void Hub::replay_one(const Topic& topic, const conn::QueuedFrame& kept, Subscriber* subscriber,
+                     std::uint32_t cookie) {
+  std::string bytes(kept.frame.size(), '\0');
+  kept.frame.copy_to(bytes.data(), bytes.size());
+  const auto event_length = static_cast<std::size_t>(static_cast<unsigned char>(bytes[0]));
+  char id_text[kMaxIdText];
+  std::string scratch;
+  EventFrames frames(pool_, deflater_, scratch,
+                     {topic.name, {id_text, format_id(kept.tag.id, id_text)},
+                      std::string_view(bytes).substr(1, event_length), std::string_view(bytes).substr(1 + event_length)});
+  subscriber->deliver(Delivery{topic.name, cookie, kept.tag.id, kept.tag.key, frames});
+}
+
+// Finds the sequence to replay after, or says why every event after
+// `last_id` cannot be replayed.
+const char* Hub::check_replayable(const Topic& topic, std::string_view last_id, std::uint64_t& after) const {
+  const ParsedId id = parse_event_id(last_id);
+  if (!id.ok) return "malformed-id";
+  if (id.epoch != epoch_) return "other-epoch";
+  const std::uint64_t newest = topic.next_id - 1;
+  if (id.seq > newest) return "unknown-id";
+  const std::uint64_t oldest_kept = topic.history.empty() ? topic.next_id : topic.history.oldest_seq();
+  if (id.seq + 1 < oldest_kept) return "too-old";
+  after = id.seq;
+  return nullptr;
 }
 
 std::size_t Hub::subscriber_count(std::string_view name) const {

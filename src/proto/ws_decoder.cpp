@@ -255,14 +255,14 @@ void Decoder::unmask(char* data, std::size_t n) const {
 
 DecodeResult Decoder::take_control(std::span<const char> chunk) {
   char* dst = control_.data() + frame_done_;
-  std::memcpy(dst, chunk.data(), chunk.size());
+  if (!chunk.empty()) std::memcpy(dst, chunk.data(), chunk.size());
   unmask(dst, chunk.size());
   return need_more();
 }
 
 DecodeResult Decoder::take_plain(std::span<const char> chunk) {
   char* dst = message_.spare().data();
-  std::memcpy(dst, chunk.data(), chunk.size());
+  if (!chunk.empty()) std::memcpy(dst, chunk.data(), chunk.size());
   unmask(dst, chunk.size());
   message_.commit(chunk.size());
   if (message_opcode_ == Opcode::text && utf8_.feed(dst, chunk.size()) == Utf8Status::invalid) {

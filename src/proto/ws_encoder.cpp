@@ -113,7 +113,7 @@ bool make_close_payload(CloseCode code, std::string_view reason, ClosePayload& o
   }
   if (!is_valid_close_code(to_wire(code)) || reason.size() > kMaxCloseReason || !is_valid_utf8(reason)) return false;
   put_big_endian(out.bytes.data(), to_wire(code), 2);
-  std::memcpy(out.bytes.data() + 2, reason.data(), reason.size());
+  if (!reason.empty()) std::memcpy(out.bytes.data() + 2, reason.data(), reason.size());
   out.size = 2 + reason.size();
   return true;
 }

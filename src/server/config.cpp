@@ -78,6 +78,10 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::hub, &hub::HubLimits::max_topic_name>("topics.max_name", 1, 1024, "topic name bytes"),
     int_setting<&C::hub, &hub::HubLimits::max_subscribers_per_topic>("topics.max_subscribers", 1, 10'000'000,
                                                                      "subscribers of one topic"),
+    int_setting<&C::hub, &hub::HubLimits::history_events>("history.max_events", 0, 1'000'000,
+                                                          "events kept per topic for replay (0: none)"),
+    int_setting<&C::hub, &hub::HubLimits::history_bytes>("history.max_bytes", 0, 1024 * kMiB,
+                                                         "bytes kept per topic for replay"),
     int_setting<&C::pool, &buf::PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
     int_setting<&C::pool, &buf::PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
     int_setting<&C::pool, &buf::PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
@@ -92,6 +96,13 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::tcp_notsent_lowat>("tcp.notsent_lowat", 0, 64 * kMiB,
                                        "unsent bytes left in the kernel (0: kernel default)"),
     int_setting<&C::tcp_send_buffer>("tcp.send_buffer", 0, 64 * kMiB, "SO_SNDBUF (0: kernel default)"),
+    int_setting<&C::ws, &WsConfig::max_message>("ws.max_message", 125, 64 * kMiB,
+                                                "WebSocket message bytes after inflating (1009 past it)"),
+    int_setting<&C::ws, &WsConfig::ping_interval_ms>("ws.ping_interval_ms", 100, kHour, "ping a quiet WebSocket"),
+    int_setting<&C::ws, &WsConfig::pong_timeout_ms>("ws.pong_timeout_ms", 100, kHour, "close if no pong by then"),
+    int_setting<&C::ws, &WsConfig::deflate>("ws.deflate", 0, 1, "offer permessage-deflate"),
+    int_setting<&C::ws, &WsConfig::client_publish>("ws.client_publish", 0, 1, "clients may publish over WebSocket"),
+    int_setting<&C::ws, &WsConfig::echo>("ws.echo", 0, 1, "GET /ws-echo echoes messages (protocol tests only)"),
     int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
                                                           "reconnect delay sent to a subscriber cut off as slow"),
 };
@@ -104,18 +115,32 @@ std::string policy_error(std::string_view key, std::string_view got) {
          std::string(got) + "')";
 }
 
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// "a, b,c" -> {"a", "b", "c"}; empty items are skipped.
+std::vector<std::string> split_list(std::string_view value) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0; start <= value.size();) {
+    const std::size_t comma = std::min(value.find(',', start), value.size());
+    if (const std::string_view item = trim(value.substr(start, comma - start)); !item.empty()) {
+      items.emplace_back(item);
+    }
+    start = comma + 1;
+  }
+  return items;
+}
+
 std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::string_view key, std::string_view value) {
   if (key == "policy.allow") {
     unsigned allowed = 0;
-    for (std::size_t start = 0; start <= value.size();) {
-      const std::size_t comma = std::min(value.find(',', start), value.size());
-      std::string_view name = value.substr(start, comma - start);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    for (const std::string& name : split_list(value)) {
       const auto parsed = conn::parse_policy(name);
       if (!parsed) return policy_error(key, name);
       allowed |= 1u << static_cast<unsigned>(*parsed);
-      start = comma + 1;
     }
     policy.allowed = allowed;
     return std::nullopt;
@@ -178,6 +203,11 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     return std::nullopt;
   }
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
+  if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
+    auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
+    list = split_list(value);
+    return std::nullopt;
+  }
   if (key == "policy.default" || key == "policy.allow" ||
       (key.starts_with(kTopicRulePrefix) && key.size() > kTopicRulePrefix.size())) {
     return apply_policy_setting(config.policy, key, value);
@@ -235,6 +265,8 @@ std::string describe_settings() {
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
+  out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a WebSocket; empty: any\n";
+  out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   for (const IntSetting& s : kIntSettings) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),

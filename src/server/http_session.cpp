@@ -1,78 +1,72 @@
-#include "sluice/server/http_session.hpp"
-
 #include <algorithm>
 #include <cstdio>
 
-#include "sluice/proto/url.hpp"
+#include "request_helpers.hpp"
+#include "sluice/hub/event_id.hpp"
+#include "sluice/hub/topic_name.hpp"
+#include "sluice/server/session.hpp"
 #include "sluice/server/worker.hpp"
+#include "ws_state.hpp"
 
 namespace sluice::server {
 
 namespace {
 
+using detail::decode_into;
+using detail::query_value;
 using proto::http1::Method;
 using proto::http1::ParseStatus;
 using proto::http1::Request;
 
 constexpr std::string_view kSsePrefix = "/sse";
 constexpr std::string_view kPublishPrefix = "/pub/";
+constexpr std::string_view kWsPrefix = "/ws";
 
-std::string_view query_value(std::string_view query, std::string_view wanted) {
+std::size_t count_topics(std::string_view query, std::string_view path_topic) {
+  std::size_t count = path_topic.empty() ? 0 : 1;
   proto::url::QueryIterator it(query);
   std::string_view key;
   std::string_view value;
-  while (it.next(key, value)) {
-    if (key == wanted) return value;
-  }
-  return {};
-}
-
-// Percent-decodes a topic or event name into `out`; empty on malformed input.
-std::string_view decode_into(std::string_view raw, char* out, std::size_t capacity) {
-  const long n = proto::url::percent_decode(raw, out, capacity, true);
-  return n < 0 ? std::string_view() : std::string_view(out, static_cast<std::size_t>(n));
+  while (it.next(key, value)) count += key == "topic";
+  return count;
 }
 
 }  // namespace
 
-HttpSession::HttpSession(Worker& worker, int fd)
+Session::Session(Worker& worker, int fd)
     : Connection(worker.loop(), fd, worker.config().connection),
       worker_(worker),
       parser_(worker.config().http),
       request_started_(worker.loop().now()) {}
 
-HttpSession::~HttpSession() { leave_all(); }
+Session::~Session() { leave_all(); }
 
-void HttpSession::leave_all() {
-  for (const std::string& topic : topics_) worker_.hub().unsubscribe(topic, this);
-  topics_.clear();
-  policies_.clear();
-  drops_.clear();
-}
-
-void HttpSession::on_input(std::string& input) {
+void Session::on_input(std::string& input) {
   if (state_ == State::sse) {
     input.clear();  // a stream's client has nothing more to say
     return;
   }
+  if (websocket()) return on_ws_input(input);
   if (!partial_) request_started_ = loop().now();
   while (!closed() && !closing() && state_ == State::request && !replies_full() && handle_one(input)) {
   }
-  partial_ = !input.empty();
+  partial_ = state_ == State::request && !input.empty();
+  // Frames a client sent right behind its upgrade request.
+  if (websocket() && !input.empty()) on_ws_input(input);
 }
 
-bool HttpSession::replies_full() const {
+bool Session::replies_full() const {
   // Pipelined requests are answered only while there is room for the reply;
   // the rest wait in the input buffer until the replies have been flushed.
   return out_queue().control_frames() + 1 >= out_queue().limits().max_control_frames;
 }
 
-void HttpSession::on_drained() {
+void Session::on_drained() {
   if (state_ == State::request && partial_) resume_input();
   if (drops_pending_) want_flush();  // a notice that waited for room goes now
 }
 
-bool HttpSession::handle_one(std::string& input) {
+bool Session::handle_one(std::string& input) {
   if (input.empty()) return false;
   const proto::http1::ParseResult result = parser_.parse(input);
   switch (result.status) {
@@ -95,7 +89,7 @@ bool HttpSession::handle_one(std::string& input) {
   return true;
 }
 
-void HttpSession::handle_request(const Request& request) {
+void Session::handle_request(const Request& request) {
   keep_alive_ = request.keep_alive;
   const std::string_view path = request.path;
   if (path == "/healthz") {
@@ -110,15 +104,23 @@ void HttpSession::handle_request(const Request& request) {
     if (request.method != Method::post) return method_not_allowed("POST");
     return publish(request, path.substr(kPublishPrefix.size()));
   }
+  if (path == kWsPrefix || path.starts_with("/ws/") || (path == "/ws-echo" && worker_.config().ws.echo != 0)) {
+    if (request.method != Method::get) return method_not_allowed("GET");
+    const State target = path == kWsPrefix ? State::ws_json : path == "/ws-echo" ? State::ws_echo : State::ws_topic;
+    char topic_buf[1024];
+    const std::string_view topic =
+        target == State::ws_topic ? decode_into(path.substr(kWsPrefix.size() + 1), topic_buf, sizeof topic_buf) : "";
+    return upgrade(request, target, topic);
+  }
   respond({.status = 404, .body = "no such resource\n"});
 }
 
-void HttpSession::method_not_allowed(std::string_view allow) {
+void Session::method_not_allowed(std::string_view allow) {
   const std::string header = "Allow: " + std::string(allow) + "\r\n";
   respond({.status = 405, .body = "method not allowed\n", .extra_headers = header});
 }
 
-void HttpSession::respond(Response response) {
+void Session::respond(Response response) {
   response.keep_alive = keep_alive_;
   buf::FrameRef frame = make_response(worker_.pool(), response);
   if (!frame || send_control(std::move(frame)) != conn::EnqueueStatus::ok) {
@@ -127,27 +129,29 @@ void HttpSession::respond(Response response) {
   if (!keep_alive_) close_after_flush(conn::CloseReason::peer);
 }
 
-void HttpSession::fail(int status) {
+void Session::fail(int status) {
   keep_alive_ = false;
   char body[64];
   const int n = std::snprintf(body, sizeof body, "%d %s\n", status, proto::http1::status_reason(status));
   respond({.status = status, .body = std::string_view(body, static_cast<std::size_t>(n))});
 }
 
-void HttpSession::publish(const Request& request, std::string_view raw_topic) {
+void Session::publish(const Request& request, std::string_view raw_topic) {
   char topic_buf[1024];
   char event_buf[256];
-  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   char key_buf[256];
+  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   const std::string_view event = decode_into(query_value(request.query, "event"), event_buf, sizeof event_buf);
   const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
   const hub::PublishResult result = worker_.hub().publish(topic, {request.body, event, key});
   switch (result.status) {
     case hub::HubStatus::ok: {
+      char id_text[hub::kMaxIdText];
+      const std::size_t id_length = worker_.hub().format_id(result.id, id_text);
       char json[1300];
-      const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%llu\",\"subscribers\":%zu}\n",
-                                  static_cast<int>(topic.size()), topic.data(),
-                                  static_cast<unsigned long long>(result.id), result.subscribers);
+      const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%.*s\",\"subscribers\":%zu}\n",
+                                  static_cast<int>(topic.size()), topic.data(), static_cast<int>(id_length), id_text,
+                                  result.subscribers);
       return respond({.status = 200,
                       .content_type = "application/json",
                       .body = std::string_view(json, static_cast<std::size_t>(n))});
@@ -155,7 +159,7 @@ void HttpSession::publish(const Request& request, std::string_view raw_topic) {
     case hub::HubStatus::bad_topic:
       return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
     case hub::HubStatus::bad_event:
-      return respond({.status = 400, .body = "bad event name: no CR or LF\n"});
+      return respond({.status = 400, .body = "bad event name: at most 255 bytes, no CR, LF or NUL\n"});
     case hub::HubStatus::too_many_topics:
     case hub::HubStatus::too_many_subscribers:
       return respond({.status = 503, .body = "topic limit reached\n"});
@@ -164,7 +168,7 @@ void HttpSession::publish(const Request& request, std::string_view raw_topic) {
   }
 }
 
-void HttpSession::start_sse(const Request& request, std::string_view path_topic) {
+void Session::start_sse(const Request& request, std::string_view path_topic) {
   std::optional<conn::Policy> requested;
   if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
     requested = conn::parse_policy(name);
@@ -172,118 +176,65 @@ void HttpSession::start_sse(const Request& request, std::string_view path_topic)
       return respond({.status = 400, .body = "policy not offered here\n"});
     }
   }
-  bool ok = path_topic.empty() || join(path_topic, requested);
+  // Browsers send Last-Event-ID only when they reconnect; a first
+  // connection that wants to resume says ?lastEventId=. Ids count per topic
+  // and do not name theirs, so only a one-topic stream can resume by id (a
+  // client of several topics resumes each with /ws and `since`).
+  char id_buf[hub::kMaxIdText * 2];
+  std::string_view last_id = request.header("Last-Event-ID");
+  if (last_id.empty()) last_id = decode_into(query_value(request.query, "lastEventId"), id_buf, sizeof id_buf);
+  if (count_topics(request.query, path_topic) != 1) last_id = {};
+
+  std::vector<std::string> topics;
+  char topic_buf[1024];
+  if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, topic_buf, sizeof topic_buf));
   proto::url::QueryIterator it(request.query);
   std::string_view key;
   std::string_view value;
-  while (ok && it.next(key, value)) {
-    if (key == "topic") ok = join(value, requested);
+  while (it.next(key, value)) {
+    if (key == "topic") topics.emplace_back(decode_into(value, topic_buf, sizeof topic_buf));
   }
-  if (!ok) return;
-  if (topics_.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
+  if (topics.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
+  const std::size_t max_name = worker_.config().hub.max_topic_name;
+  if (topics.size() > static_cast<std::size_t>(worker_.config().max_topics_per_connection) ||
+      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return hub::valid_topic_name(t, max_name); })) {
+    return fail(400);
+  }
+  // The head goes first: a replay may fill the send budget and cut the
+  // stream off, and the client must still see a well-formed stream end.
   buf::FrameRef head = make_sse_head(worker_.pool(), worker_.config().sse_retry_ms);
   if (!head || send_control(std::move(head)) != conn::EnqueueStatus::ok) {
     return close_now(conn::CloseReason::io_error);
   }
   state_ = State::sse;
-  ++worker_.mutable_stats().sse_streams;
-}
-
-bool HttpSession::join(std::string_view raw_topic, std::optional<conn::Policy> requested) {
-  char topic_buf[1024];
-  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
-  if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return true;
-  if (topics_.size() >= static_cast<std::size_t>(worker_.config().max_topics_per_connection)) {
-    fail(400);
-    return false;
-  }
-  const auto cookie = static_cast<std::uint32_t>(topics_.size());
-  switch (worker_.hub().subscribe(topic, this, cookie)) {
-    case hub::HubStatus::ok:
-      topics_.emplace_back(topic);
-      policies_.push_back(requested.value_or(worker_.config().policy.for_topic(topic)));
-      drops_.emplace_back();
-      return true;
-    case hub::HubStatus::too_many_topics:
-    case hub::HubStatus::too_many_subscribers:
-      fail(503);
-      return false;
-    default:
-      fail(400);
-      return false;
+  ++worker_.mutable_stats().streams;
+  for (const std::string& topic : topics) {
+    if (closing() || closed()) return;
+    if (join(topic, requested, last_id) != JoinStatus::ok) return refuse_stream("topic limit reached");
   }
 }
 
-void HttpSession::deliver(const hub::Delivery& delivery) {
-  const conn::Policy policy = policies_[delivery.cookie];
-  const conn::FrameTag tag{delivery.id, delivery.cookie, delivery.key};
-  switch (conn::enqueue_with_policy(mutable_out_queue(), policy, delivery.sse, tag, drops_.data())) {
-    case conn::Verdict::queued:
-    case conn::Verdict::dropped:
-      // Only the lossy policies record drops, in any of this stream's topics.
-      drops_pending_ = drops_pending_ || policy != conn::Policy::fifo;
-      return want_flush();
-    case conn::Verdict::cut_off:
-      ++worker_.mutable_stats().slow_disconnects;
-      if (policy == conn::Policy::disconnect) return close_now(conn::CloseReason::slow_consumer);
-      return cut_off();
-  }
+// A stream whose head has gone out can only be ended, with a comment that
+// says why.
+void Session::refuse_stream(std::string_view why) {
+  const std::string text = ": " + std::string(why) + "\n\n";
+  buf::FrameRef comment = buf::make_frame(worker_.pool(), buf::Lane::control, text);
+  if (comment) (void)send_control(std::move(comment));
+  close_after_flush(conn::CloseReason::protocol);
 }
 
-// fifo past its budget: nothing is lost yet, so the subscriber gets what is
-// queued, a longer `retry:` to spread the reconnect, and the end of the
-// stream; it resumes from its Last-Event-ID.
-void HttpSession::cut_off() {
+void Session::on_closed(conn::CloseReason) {
   leave_all();
-  char text[96];
-  const int n = std::snprintf(text, sizeof text, ": slow consumer, resume from the last id\nretry: %lld\n\n",
-                              static_cast<long long>(worker_.config().policy.slow_retry_ms));
-  buf::FrameRef hint = buf::make_frame(worker_.pool(), buf::Lane::control, std::string_view(text, n));
-  if (hint) (void)send_control(std::move(hint));
-  close_after_flush(conn::CloseReason::slow_consumer);
-}
-
-void HttpSession::before_flush() {
-  if (drops_pending_) drops_pending_ = !queue_drop_notices();
-}
-
-// One `sluice-dropped` event per topic that lost events since the last
-// notice, all in one control frame. Returns false when it must wait (the
-// records are kept): while a control frame is still waiting, losses keep
-// adding up into one notice instead of one notice per lost event.
-bool HttpSession::queue_drop_notices() {
-  if (out_queue().control_frames() > 0) return false;
-  buf::FrameBuilder builder(worker_.pool(), buf::Lane::control);
-  std::uint64_t dropped = 0;
-  for (std::size_t i = 0; i < drops_.size(); ++i) {
-    const conn::DropRecord& d = drops_[i];
-    if (d.empty()) continue;
-    char text[1400];
-    const int n = std::snprintf(text, sizeof text,
-                                "event: sluice-dropped\ndata: {\"topic\":\"%s\",\"dropped\":%llu,"
-                                "\"first_id\":\"%llu\",\"last_id\":\"%llu\",\"policy\":\"%.*s\"}\n\n",
-                                topics_[i].c_str(), static_cast<unsigned long long>(d.count),
-                                static_cast<unsigned long long>(d.first_id), static_cast<unsigned long long>(d.last_id),
-                                static_cast<int>(conn::policy_name(policies_[i]).size()),
-                                conn::policy_name(policies_[i]).data());
-    builder.append(text, static_cast<std::size_t>(n));
-    dropped += d.count;
-  }
-  if (dropped == 0) return true;
-  buf::FrameRef notice = builder.finish();
-  if (!notice || send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
-  worker_.mutable_stats().events_dropped += dropped;
-  for (conn::DropRecord& d : drops_) d = {};
-  return true;
-}
-
-void HttpSession::on_closed(conn::CloseReason) {
-  leave_all();
-  if (state_ == State::sse) --worker_.mutable_stats().sse_streams;
+  if (state_ != State::request) --worker_.mutable_stats().streams;
   worker_.retire(this);
 }
 
-void HttpSession::check_timeouts(io::Loop::Clock::time_point now) {
+void Session::begin_shutdown() {
+  if (websocket()) ws_close(proto::ws::CloseCode::going_away, "server shutting down");
+  close_after_flush(conn::CloseReason::shutdown);
+}
+
+void Session::check_timeouts(io::Loop::Clock::time_point now) {
   const Config& config = worker_.config();
   const auto since = [now](io::Loop::Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();
@@ -293,6 +244,7 @@ void HttpSession::check_timeouts(io::Loop::Clock::time_point now) {
     if (since(last_activity()) > config.linger_timeout_ms) close_now(conn::CloseReason::timeout);
     return;
   }
+  if (websocket()) return check_liveness(now);
   if (state_ != State::request) return;
   if ((partial_ || !served_any_) && since(request_started_) > config.handshake_timeout_ms) return fail(408);
   if (!partial_ && served_any_ && since(last_activity()) > config.idle_timeout_ms) {

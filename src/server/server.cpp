@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include "sluice/hub/event_id.hpp"
 #include "sluice/io/socket.hpp"
 
 namespace sluice::server {
 
-Server::Server(const Config& config) : config_(config), worker_(std::make_unique<Worker>(config_)) {}
+Server::Server(const Config& config)
+    : config_(config), worker_(std::make_unique<Worker>(config_, hub::make_epoch())) {}
 
 Server::~Server() {
   worker_.reset();

@@ -8,7 +8,7 @@
 
 #include "sluice/io/socket.hpp"
 #include "sluice/proto/sse.hpp"
-#include "sluice/server/http_session.hpp"
+#include "sluice/server/session.hpp"
 
 namespace sluice::server {
 
@@ -27,8 +27,12 @@ std::chrono::milliseconds sweep_period(const Config& c) {
 
 }  // namespace
 
-Worker::Worker(const Config& config)
-    : config_(config), pool_(config.pool), hub_(pool_, config.hub) {
+Worker::Worker(const Config& config, std::string epoch)
+    : config_(config),
+      pool_(config.pool),
+      hub_(pool_, config.hub, std::move(epoch)),
+      subprotocols_(config.ws.subprotocols.begin(), config.ws.subprotocols.end()),
+      allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
   loop_.every(std::chrono::milliseconds(config.heartbeat_ms), [this] { send_heartbeats(); });
   loop_.every(sweep_period(config), [this] { sweep(); });
@@ -68,7 +72,7 @@ void Worker::admit(int fd) {
   io::set_nodelay(fd, true);
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
-  auto session = std::make_unique<HttpSession>(*this, fd);
+  auto session = std::make_unique<Session>(*this, fd);
   if (session->start() != 0) return;  // the session's destructor closes fd
   session->index = sessions_.size();
   sessions_.push_back(std::move(session));
@@ -82,13 +86,13 @@ void Worker::refuse(int fd) {
   ::close(fd);
 }
 
-void Worker::retire(HttpSession* session) {
+void Worker::retire(Session* session) {
   retired_.push_back(session);
   loop_.defer(this);
 }
 
 void Worker::run_deferred() {
-  for (HttpSession* session : retired_) {
+  for (Session* session : retired_) {
     const std::size_t i = session->index;
     std::swap(sessions_[i], sessions_.back());
     sessions_[i]->index = i;
@@ -103,7 +107,7 @@ void Worker::send_heartbeats() {
   const buf::FrameRef beat = builder.finish();
   if (!beat) return;
   for (const auto& session : sessions_) {
-    if (session->state() == HttpSession::State::sse && !session->closing()) {
+    if (session->state() == Session::State::sse && !session->closing()) {
       (void)session->send_control(beat);  // a full control lane already has bytes going out
     }
   }
@@ -120,7 +124,7 @@ void Worker::sweep() {
 void Worker::drain_on_shutdown() {
   loop_.unwatch(listen_fd_);
   listen_fd_ = -1;
-  for (const auto& session : sessions_) session->close_after_flush(conn::CloseReason::shutdown);
+  for (const auto& session : sessions_) session->begin_shutdown();
   const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
 }

@@ -16,7 +16,7 @@ struct Collector : Subscriber {
   std::function<void()> on_deliver;
   void deliver(const Delivery& d) override {
     ids.push_back(d.id);
-    frames.push_back(d.sse);
+    frames.push_back(d.frames.sse());
     if (on_deliver) on_deliver();
   }
 };
@@ -29,7 +29,7 @@ std::string text(const buf::FrameRef& f) {
 
 struct HubTest : testing::Test {
   buf::Pool pool{{.block_count = 64, .block_size = 256, .reserve = 4}};
-  Hub hub{pool, {.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4}};
+  Hub hub{pool, {.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4}, "ep"};
 };
 
 TEST_F(HubTest, IdsIncreasePerTopic) {
@@ -39,7 +39,7 @@ TEST_F(HubTest, IdsIncreasePerTopic) {
   EXPECT_EQ(hub.publish("b", {"x"}).id, 1u);
   EXPECT_EQ(hub.publish("a", {"2"}).id, 2u);
   EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 2}));
-  EXPECT_EQ(text(c.frames[1]), "id: 2\ndata: 2\n\n");
+  EXPECT_EQ(text(c.frames[1]), "id: ep:2\ndata: 2\n\n");
 }
 
 TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
@@ -50,7 +50,7 @@ TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
   EXPECT_TRUE(a.frames[0] == b.frames[0]);
   EXPECT_TRUE(b.frames[0] == c.frames[0]);
   EXPECT_EQ(a.frames[0].use_count(), 3u);
-  EXPECT_EQ(text(a.frames[0]), "event: kind\nid: 1\ndata: payload\n\n");
+  EXPECT_EQ(text(a.frames[0]), "event: kind\nid: ep:1\ndata: payload\n\n");
 }
 
 TEST_F(HubTest, UnsubscribeStopsDelivery) {
@@ -106,6 +106,62 @@ TEST_F(HubTest, EventThatDoesNotFitThePoolIsRefusedAndKeepsItsId) {
   EXPECT_TRUE(s.ids.empty());
   EXPECT_EQ(pool.free_blocks(), 64u);  // nothing leaked by the failed encode
   EXPECT_EQ(hub.publish("t", {"small"}).id, 1u);
+}
+
+TEST_F(HubTest, HistoryGivesWayWhenThePoolIsShort) {
+  // 64 blocks of 256 bytes, 4 in reserve: history alone could starve data.
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(hub.publish("t", {std::string(200, 'h')}).status, HubStatus::ok);
+  EXPECT_GE(pool.free_blocks(), 4u);
+}
+
+struct ReplayTest : testing::Test {
+  buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
+  Hub hub{pool, {.history_events = 5, .history_bytes = 1 << 20}, "ep"};
+
+  void publish(int n) {
+    for (int i = 0; i < n; ++i) ASSERT_EQ(hub.publish("t", {"x"}).status, HubStatus::ok);
+  }
+};
+
+TEST_F(ReplayTest, ReplaysTheEventsAfterTheIdThenGoesLive) {
+  publish(8);
+  Collector c;
+  const ReplayResult r = hub.subscribe_after("t", &c, 7, "ep:5");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_EQ(r.replayed, 3u);
+  publish(1);
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{6, 7, 8, 9}));
+}
+
+TEST_F(ReplayTest, TheOldestKeptEventCanStillBeResumedFrom) {
+  publish(8);  // keeps 4..8
+  Collector c;
+  EXPECT_EQ(hub.subscribe_after("t", &c, 0, "ep:3").reset, nullptr);
+  EXPECT_EQ(c.ids.size(), 5u);
+  Collector up_to_date;
+  const ReplayResult r = hub.subscribe_after("t", &up_to_date, 0, "ep:8");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_EQ(r.replayed, 0u);
+}
+
+TEST_F(ReplayTest, SaysWhyItCannotReplay) {
+  publish(8);
+  Collector c;
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "ep:2").reset, "too-old");
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "other:7").reset, "other-epoch");
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "ep:9").reset, "unknown-id");
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "17").reset, "malformed-id");
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "ep:x").reset, "malformed-id");
+  EXPECT_TRUE(c.ids.empty());
+}
+
+TEST_F(ReplayTest, HistoryIsBoundedByBytes) {
+  Hub small{pool, {.history_events = 100, .history_bytes = 100}, "ep"};
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(small.publish("t", {std::string(20, 'b')}).status, HubStatus::ok);
+  Collector c;
+  EXPECT_STREQ(small.subscribe_after("t", &c, 0, "ep:5").reset, "too-old");
+  Collector recent;
+  EXPECT_EQ(small.subscribe_after("t", &recent, 0, "ep:9").replayed, 1u);
 }
 
 TEST(TopicName, Alphabet) {

@@ -78,9 +78,9 @@ TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   const HttpReply first = read_reply(client);
   const HttpReply second = read_reply(client);
   const HttpReply third = read_reply(client);
-  EXPECT_NE(first.body.find("\"id\":\"1\""), std::string::npos);
+  EXPECT_NE(first.body.find(":1\""), std::string::npos);
   EXPECT_EQ(second.body, "ok\n");
-  EXPECT_NE(third.body.find("\"id\":\"2\""), std::string::npos);
+  EXPECT_NE(third.body.find(":2\""), std::string::npos);
   EXPECT_FALSE(client.eof());
 }
 

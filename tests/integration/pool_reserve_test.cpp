@@ -43,7 +43,7 @@ TEST(PoolReserve, ControlTrafficFlowsWhileDataIsRefused) {
   // The stalled reader drains: its events come back to the pool, and data
   // flows again. Nothing it was sent was lost.
   ASSERT_TRUE(stalled.wait_for(static_cast<std::size_t>(accepted)));
-  for (int i = 0; i < accepted; ++i) ASSERT_EQ(stalled.events()[i].id, std::to_string(i + 1));
+  for (int i = 0; i < accepted; ++i) ASSERT_EQ(seq_of(stalled.events()[i].id), static_cast<std::uint64_t>(i + 1));
   EXPECT_EQ(publish(publisher, "/pub/other", "after"), 200);
   ASSERT_TRUE(newcomer.wait_for(1));
   EXPECT_EQ(newcomer.events()[0].data, "after");

@@ -11,7 +11,7 @@
 namespace sluice::test {
 namespace {
 
-std::uint64_t id_of(const SseSubscriber::Event& e) { return std::strtoull(e.id.c_str(), nullptr, 10); }
+std::uint64_t id_of(const SseSubscriber::Event& e) { return seq_of(e.id); }
 
 std::uint64_t json_number(const std::string& json, const std::string& field) {
   const auto at = json.find("\"" + field + "\":");

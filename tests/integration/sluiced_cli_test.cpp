@@ -92,7 +92,7 @@ TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
   const std::string& stream = curl_sub.output();
   std::size_t at = 0;
   for (int i = 0; i < 1000; ++i) {
-    const std::string expected = "id: " + std::to_string(i + 1) + "\ndata: n" + std::to_string(i) + "\n\n";
+    const std::string expected = ":" + std::to_string(i + 1) + "\ndata: n" + std::to_string(i) + "\n\n";
     const std::size_t found = stream.find(expected, at);
     ASSERT_NE(found, std::string::npos) << "event " << i;
     at = found + expected.size();

@@ -124,15 +124,24 @@ HttpReply http_request(std::uint16_t port, std::string_view method, std::string_
   return read_reply(client);
 }
 
+std::uint64_t seq_of(std::string_view id) {
+  const auto colon = id.rfind(':');
+  if (colon == std::string_view::npos) return 0;
+  return std::strtoull(std::string(id.substr(colon + 1)).c_str(), nullptr, 10);
+}
+
 int publish(TestClient& publisher, std::string_view target, std::string_view body) {
   publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
                  std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
   return read_reply(publisher).status;
 }
 
-SseSubscriber::SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer)
+SseSubscriber::SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer,
+                             std::string_view last_id)
     : client_(port, receive_buffer), parser_({.max_line = 16 << 20, .max_data = 16 << 20}) {
-  client_.send("GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
+  const std::string resume = last_id.empty() ? "" : "Last-Event-ID: " + std::string(last_id) + "\r\n";
+  client_.send("GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n" +
+               resume + "\r\n");
 }
 
 bool SseSubscriber::opened(std::chrono::milliseconds limit) {

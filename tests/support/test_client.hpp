@@ -69,8 +69,9 @@ class SseSubscriber : private proto::sse::Handler {
     std::string data;
   };
 
-  // Connects and sends GET `target`; check opened() before relying on it.
-  SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer = 0);
+  // Connects and sends GET `target` (with Last-Event-ID when `last_id` is
+  // given); check opened() before relying on it.
+  SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer = 0, std::string_view last_id = {});
   // Waits for the 200 head (and the initial retry field).
   [[nodiscard]] bool opened(std::chrono::milliseconds limit = 10s);
   // Reads until `count` events arrived in all; false on timeout or EOF.
@@ -92,6 +93,9 @@ class SseSubscriber : private proto::sse::Handler {
   std::vector<Event> events_;
   std::vector<std::uint64_t> retries_;
 };
+
+// The sequence part of an event id "EPOCH:SEQ" (0 if it has none).
+std::uint64_t seq_of(std::string_view id);
 
 // Publishes on a kept-alive connection and returns the reply's status.
 int publish(TestClient& publisher, std::string_view target, std::string_view body);

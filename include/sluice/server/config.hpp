@@ -36,6 +36,17 @@ struct PolicyConfig {
   [[nodiscard]] bool allows(conn::Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }
 };
 
+struct WsConfig {
+  std::int64_t max_message = 1 << 20;     // bytes after inflating (1009 past it)
+  std::int64_t ping_interval_ms = 30000;  // server pings a quiet connection this often
+  std::int64_t pong_timeout_ms = 10000;   // and closes it if no pong comes back in time
+  std::int64_t deflate = 1;               // offer permessage-deflate
+  std::int64_t client_publish = 1;        // clients may publish over WebSocket
+  std::int64_t echo = 0;                  // GET /ws-echo echoes messages (for protocol tests)
+  std::vector<std::string> allowed_origins;  // empty: any
+  std::vector<std::string> subprotocols;     // offered, most preferred first
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t max_connections = 10000;
@@ -52,6 +63,7 @@ struct Config {
   conn::ConnectionLimits connection;
   hub::HubLimits hub;
   PolicyConfig policy;
+  WsConfig ws;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

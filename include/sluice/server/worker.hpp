@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string_view>
+#include <string>
 #include <vector>
 
 #include "sluice/buf/pool.hpp"
@@ -15,21 +18,22 @@
 
 namespace sluice::server {
 
-class HttpSession;
+class Session;
 
 struct WorkerStats {
   std::size_t sessions = 0;
-  std::size_t sse_streams = 0;
+  std::size_t streams = 0;  // SSE streams and WebSockets open
   std::uint64_t accepted = 0;
   std::uint64_t refused_full = 0;       // accepted past max_connections, sent 503
   std::uint64_t slow_disconnects = 0;   // closed because the send budget was spent
   std::uint64_t events_dropped = 0;     // dropped or conflated by a policy, and reported
+  std::uint64_t protocol_errors = 0;    // WebSocket connections failed with 1002/1007/1009
 };
 
 class Worker final : public io::Handler, public io::Deferred {
  public:
-  // `config` must outlive the worker.
-  explicit Worker(const Config& config);
+  // `config` must outlive the worker. `epoch` names this run in event ids.
+  Worker(const Config& config, std::string epoch);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -46,10 +50,13 @@ class Worker final : public io::Handler, public io::Deferred {
   [[nodiscard]] const Config& config() const { return config_; }
   [[nodiscard]] const WorkerStats& stats() const { return stats_; }
   [[nodiscard]] WorkerStats& mutable_stats() { return stats_; }
+  // The WebSocket handshake's options, as views of the config's lists.
+  [[nodiscard]] std::span<const std::string_view> subprotocols() const { return subprotocols_; }
+  [[nodiscard]] std::span<const std::string_view> allowed_origins() const { return allowed_origins_; }
 
   // Called by a session from on_closed(): it is destroyed at the end of the
   // tick, once no ready event can still name it.
-  void retire(HttpSession* session);
+  void retire(Session* session);
 
  private:
   void on_ready(std::uint32_t events) override;  // the listener
@@ -66,9 +73,11 @@ class Worker final : public io::Handler, public io::Deferred {
   buf::Pool pool_;
   hub::Hub hub_;
   int listen_fd_ = -1;
-  std::vector<std::unique_ptr<HttpSession>> sessions_;
-  std::vector<HttpSession*> retired_;
+  std::vector<std::unique_ptr<Session>> sessions_;
+  std::vector<Session*> retired_;
   WorkerStats stats_;
+  std::vector<std::string_view> subprotocols_;
+  std::vector<std::string_view> allowed_origins_;
 };
 
 }  // namespace sluice::server

@@ -1,0 +1,83 @@
+// Owns: the settings both clients share (how events reach the application,
+// reconnect timing, limits) and the counters they expose.
+//
+// Seed 003: the socket is read on the client's own thread, so a slow
+// application never stalls the reader. What the reader does with an event
+// the application has not taken yet is the Delivery choice:
+// - queue: a bounded, lossless FIFO. When it is full the reader stops
+//   reading, TCP pushes back on the server, and the server's policy for
+//   this subscriber decides (a fifo subscriber is cut off and resumes from
+//   its last id). Nothing grows without bound and nothing is lost silently.
+// - latest: one slot per key (default: the topic) that always holds the
+//   newest message; an unread older one is overwritten and counted in
+//   Event::overwritten. The reader never waits on the application, except
+//   when every one of latest_slots keys holds an unread value. Notices
+//   (dropped, reset, ack) are never overwritten: they wait in the queue,
+//   which next() empties first.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "sluice/client/event.hpp"
+#include "sluice/client/status.hpp"
+
+namespace sluice::client {
+
+enum class Delivery : std::uint8_t { queue, latest };
+
+struct ReconnectOptions {
+  // The base delay until the server names one with an SSE "retry:" field.
+  // Each consecutive failure doubles it, up to max_delay; the delay used is
+  // drawn at random from its upper half, so that clients cut off together
+  // do not come back together. A 503's Retry-After is waited at least.
+  std::chrono::milliseconds initial_delay{1000};
+  std::chrono::milliseconds max_delay{30000};
+  // Consecutive connection attempts that may fail to open a stream before
+  // the client gives up with a fatal error (1: never retry); 0: no limit.
+  std::uint32_t max_attempts = 0;
+};
+
+struct ClientOptions {
+  Delivery delivery = Delivery::queue;
+  std::size_t queue_events = 1024;             // events the queue holds at most
+  std::size_t queue_bytes = std::size_t{8} << 20;  // bytes of those events (data, id, topic, type)
+  std::size_t latest_slots = 1024;             // latest: distinct keys kept at most
+  // latest: the key an event's slot is chosen by; the view must point into
+  // the event or be static. Called on the client's thread. Empty: the topic.
+  std::function<std::string_view(const Event&)> latest_key;
+
+  std::size_t max_event_bytes = std::size_t{1} << 20;  // an SSE line or event, a WebSocket message
+  std::chrono::milliseconds connect_timeout{10000};    // the TCP connect and the response head
+  std::chrono::milliseconds idle_timeout{45000};       // three missed 15 s heartbeats; 0: none
+  int receive_buffer = 0;  // SO_RCVBUF for the socket; 0 leaves the kernel's (auto-tuned) default
+  ReconnectOptions reconnect;
+  // Called on the client's thread at each change of state. It must return
+  // quickly and must not call stop() or destroy the client (that would wait
+  // for the thread it runs on).
+  std::function<void(const StatusReport&)> on_status;
+};
+
+enum class NextStatus : std::uint8_t {
+  event,    // `out` holds the next event
+  timeout,  // none arrived within the wait
+  ended,    // the client has stopped or failed and every received event was taken
+};
+
+struct ClientStats {
+  std::uint64_t connects = 0;     // streams opened (200 or 101 read)
+  std::uint64_t events = 0;       // events the reader handed to the inbox
+  std::uint64_t taken = 0;        // events the application took with next()
+  std::uint64_t overwritten = 0;  // latest: unread values replaced by newer ones
+  std::uint64_t bytes_read = 0;   // from sockets, heads included
+  std::uint64_t reader_waits = 0;  // times the reader stopped reading because the inbox was full
+  bool reader_waiting = false;     // the reader is stopped on a full inbox right now
+  std::size_t queued = 0;          // events waiting in the queue and slots
+  std::size_t queued_bytes = 0;
+};
+
+}  // namespace sluice::client

@@ -1,0 +1,66 @@
+// Owns: Publisher, a blocking HTTP publisher that POSTs events to a sluice
+// server over one kept-alive connection, and what each publish returns.
+//
+//   sluice::client::Publisher publisher;
+//   if (auto e = publisher.open("http://127.0.0.1:8080/pub/news"); e.kind != ErrorKind::none) ...;
+//   PublishResult r = publisher.publish("hello");   // r.id: the event's id
+//
+// Threads: one thread at a time; it blocks in publish() for at most about
+// twice the timeout. It never retries a request the server may have seen,
+// so an event is never published twice by it; only a kept-alive connection
+// the server had already closed (nothing was read back) is reopened and
+// the request sent again.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sluice/client/status.hpp"
+
+namespace sluice::client {
+
+struct PublishResult {
+  // none: published. http_status: refused (status, and `message` holds the
+  // server's explanation); bad_response: not a sluice reply; and the
+  // connection errors of ErrorKind (refused, connect_failed, closed,
+  // idle_timeout for the timeout, io_error).
+  ClientError error;
+  int status = 0;                  // the HTTP status; 0 when no reply arrived
+  std::string id;                  // 200: the event's id
+  std::uint64_t subscribers = 0;   // 200: how many subscribers were handed it
+  std::chrono::milliseconds retry_after{0};  // 503: the server's Retry-After
+};
+
+struct PublisherOptions {
+  std::chrono::milliseconds timeout{10000};  // connect, and each request's whole exchange
+};
+
+class Publisher {
+ public:
+  explicit Publisher(const PublisherOptions& options = {});
+  ~Publisher();
+  Publisher(const Publisher&) = delete;
+  Publisher& operator=(const Publisher&) = delete;
+
+  // Parses `url`: http://host[:port]/pub/{topic}, with ?event=NAME and
+  // ?key=K as the server takes them. Connects on the first publish.
+  // Errors: bad_url.
+  [[nodiscard]] ClientError open(std::string_view url);
+
+  // POSTs `data` as one event to the URL given to open().
+  PublishResult publish(std::string_view data);
+  // POSTs `data` to another target ("/pub/other?event=x") on the same server.
+  PublishResult publish_to(std::string_view target, std::string_view data);
+
+  // Closes the connection; the next publish opens another.
+  void close();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice::client

@@ -1,0 +1,35 @@
+// Owns: Url, the parsed form of the addresses the client connects to
+// (http://host:port/path?query and ws://...), and parse_url(), which says in
+// one line what is wrong with an address it refuses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sluice::client {
+
+enum class Scheme : std::uint8_t { http, ws };
+
+struct Url {
+  Scheme scheme = Scheme::http;
+  std::string host;        // a name, an IPv4 address, or an IPv6 address without brackets
+  std::uint16_t port = 80;  // 80 when the URL names none
+  std::string target;      // path and query as sent on the request line; "/" at least
+
+  // The target before '?', and after it (empty when there is no query).
+  [[nodiscard]] std::string_view path() const;
+  [[nodiscard]] std::string_view query() const;
+  // "host:port" for the Host header ("[v6]:port" for an IPv6 address).
+  [[nodiscard]] std::string authority() const;
+};
+
+// Parses an absolute http:// or ws:// URL. A fragment ("#...") is dropped:
+// it is never sent. On failure returns false and sets `error` to one line
+// naming the problem: an empty or malformed URL, a scheme other than http
+// and ws (https and wss are refused because TLS is not supported yet), user
+// information ("user@"), an empty host, a port that is not 1-65535, or a
+// space or control character anywhere. `out` is unspecified after failure.
+[[nodiscard]] bool parse_url(std::string_view text, Url& out, std::string& error);
+
+}  // namespace sluice::client

@@ -1,0 +1,29 @@
+// Owns: the text form of event ids, "EPOCH:SEQ". SEQ counts a topic's events
+// from 1; EPOCH names the server run (base-36 milliseconds at start), so an
+// id from before a restart is never mistaken for one from after it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sluice::hub {
+
+// Longest id text: a 13-digit epoch, ':', a 20-digit sequence.
+inline constexpr std::size_t kMaxIdText = 40;
+
+// A fresh epoch for this run of the server.
+[[nodiscard]] std::string make_epoch();
+
+// Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
+std::size_t format_event_id(std::string_view epoch, std::uint64_t seq, char* out);
+
+struct ParsedId {
+  std::string_view epoch;
+  std::uint64_t seq = 0;
+  bool ok = false;  // false: not of the form EPOCH:SEQ
+};
+[[nodiscard]] ParsedId parse_event_id(std::string_view text);
+
+}  // namespace sluice::hub

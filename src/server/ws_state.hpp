@@ -1,0 +1,28 @@
+// Owns: WsState, what a session holds once it has become a WebSocket: its
+// decoder, what was negotiated, and the ping it is waiting on.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sluice/io/loop.hpp"
+#include "sluice/proto/ws_decoder.hpp"
+#include "sluice/proto/ws_deflate.hpp"
+
+namespace sluice::server {
+
+struct WsState {
+  explicit WsState(const proto::ws::DecoderLimits& limits) : decoder(limits) {}
+
+  proto::ws::Decoder decoder;
+  bool deflate = false;  // permessage-deflate was negotiated
+  // The echo endpoint compresses its replies itself; fan-out frames use the
+  // hub's shared Deflater instead.
+  std::unique_ptr<proto::ws::Deflater> echo_deflater;
+  std::string publish_topic;  // /ws/{topic}: where the client's messages go
+  io::Loop::Clock::time_point last_ping;
+  bool awaiting_pong = false;
+  bool close_sent = false;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,70 @@
+// Each scenario, run for about a second through the sluice-bench binary
+// against a live sluiced, prints well-formed JSON with deliveries. Nothing
+// here is timed: figures belong in docs/BENCHMARKS.md.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "child_process.hpp"
+
+namespace sluice::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+nlohmann::json run_bench(const std::string& args) {
+  const std::string sluiced = test::env_path("SLUICED") + " --listen 127.0.0.1:0";
+  const std::string command = std::string(SLUICE_BENCH_PATH) + " " + args + " --quiet --json --server 'sluice=" +
+                              sluiced + "' 2>/dev/null";
+  test::ChildProcess bench({"/bin/sh", "-c", command});
+  EXPECT_TRUE(bench.read_to_end(60s));
+  EXPECT_EQ(bench.wait(10s), 0) << bench.output();
+  const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << bench.output();
+  if (doc.is_discarded() || doc["results"].size() != 1) return nlohmann::json::object();
+  EXPECT_EQ(doc["results"][0]["server"], "sluice");
+  EXPECT_GE(doc["machine"]["cores"].get<int>(), 1);
+  return doc["results"][0];
+}
+
+TEST(Scenarios, FanoutDeliversToEverySubscriber) {
+  const nlohmann::json r = run_bench("fanout -n 10 -d 1 --warmup 0.2 --rate 2000");
+  EXPECT_GT(r.value("events_per_s", 0.0), 0);
+  EXPECT_GT(r.value("latency_samples", 0), 0);
+  EXPECT_EQ(r.value("streams_failed", -1), 0);
+  EXPECT_LE(r.value("latency_p50_us", -1.0), r.value("latency_max_us", -2.0));
+}
+
+TEST(Scenarios, BurstDrainsEveryRound) {
+  const nlohmann::json r = run_bench("burst -k 200 --rounds 2");
+  EXPECT_EQ(r.value("rounds_complete", 0), 2);
+  EXPECT_GT(r.value("events_per_segment", 0.0), 0);
+}
+
+TEST(Scenarios, BurstThroughTheLinkEmulator) {
+  const nlohmann::json r = run_bench("burst -k 100 --rounds 1 --link rate=8mbit,delay=5ms,window=5760");
+  EXPECT_EQ(r.value("rounds_complete", 0), 1);
+  EXPECT_NE(r.value("link", ""), "");
+}
+
+TEST(Scenarios, SlowConsumerRecordsAgeOverTime) {
+  const nlohmann::json r = run_bench("slow-consumer -d 1 -f 50 -R 20 -s 256");
+  EXPECT_GT(r.value("events_read", 0), 0);
+  ASSERT_TRUE(r.contains("series"));
+  EXPECT_GE(r["series"].size(), 3u);
+}
+
+TEST(Scenarios, PoolPressureKeepsProbing) {
+  const nlohmann::json r = run_bench("pool-pressure -d 1 --stalled 5 -s 4096");
+  EXPECT_GT(r.value("published", 0), 0);
+  EXPECT_GT(r.value("handshake_samples", 0), 0);
+}
+
+TEST(Scenarios, BulkMovesBytes) {
+  const nlohmann::json r = run_bench("bulk -d 1 --no-iperf");
+  EXPECT_GT(r.value("bytes_per_s", 0.0), 0);
+}
+
+}  // namespace
+}  // namespace sluice::bench

@@ -1,0 +1,135 @@
+// Resume without loss: Last-Event-ID replay, the reset notice when history
+// cannot cover the gap, and a slow fifo reader that is cut off and resumes.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+void publish_n(TestClient& publisher, std::string_view topic, int n) {
+  for (int i = 0; i < n; ++i) ASSERT_EQ(publish(publisher, "/pub/" + std::string(topic), "e"), 200);
+}
+
+
+TEST(Replay, LastEventIdResumesWithNoGapAndNoDuplicate) {
+  RunningServer server;
+  TestClient publisher(server.port());
+  std::string last_id;
+  {
+    SseSubscriber first(server.port(), "/sse/r");
+    ASSERT_TRUE(first.opened());
+    publish_n(publisher, "r", 5);
+    ASSERT_TRUE(first.wait_for(5));
+    last_id = first.events()[4].id;
+  }
+  publish_n(publisher, "r", 5);  // missed while away
+  SseSubscriber again(server.port(), "/sse/r", 0, last_id);
+  ASSERT_TRUE(again.opened());
+  publish_n(publisher, "r", 1);  // live
+  ASSERT_TRUE(again.wait_for(6));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(seq_of(again.events()[i].id), static_cast<std::uint64_t>(6 + i));
+}
+
+TEST(Replay, QueryParameterWorksForAFirstConnection) {
+  RunningServer server;
+  TestClient publisher(server.port());
+  publish_n(publisher, "q", 3);
+  const HttpReply reply = http_request(server.port(), "POST", "/pub/q", "e");
+  const std::string id = reply.body.substr(reply.body.find("\"id\":\"") + 6);
+  const std::string third = id.substr(0, id.find(':')) + ":3";
+  SseSubscriber sub(server.port(), "/sse/q?lastEventId=" + third);
+  ASSERT_TRUE(sub.wait_for(1));
+  EXPECT_EQ(seq_of(sub.events()[0].id), 4u);
+}
+
+TEST(Replay, TooOldAnIdGetsAResetNoticeBeforeLiveEvents) {
+  server::Config config;
+  config.hub.history_events = 5;
+  RunningServer server(config);
+  TestClient publisher(server.port());
+  std::string epoch;
+  {
+    SseSubscriber first(server.port(), "/sse/old");
+    ASSERT_TRUE(first.opened());
+    publish_n(publisher, "old", 2);
+    ASSERT_TRUE(first.wait_for(2));
+    epoch = first.events()[0].id.substr(0, first.events()[0].id.find(':'));
+  }
+  publish_n(publisher, "old", 20);
+  SseSubscriber again(server.port(), "/sse/old", 0, epoch + ":2");
+  ASSERT_TRUE(again.opened());
+  publish_n(publisher, "old", 1);
+  ASSERT_TRUE(again.wait_for(2));
+  EXPECT_EQ(again.events()[0].type, "sluice-reset");
+  EXPECT_NE(again.events()[0].data.find("\"reason\":\"too-old\""), std::string::npos);
+  EXPECT_NE(again.events()[0].data.find("\"last_id\":\"" + epoch + ":2\""), std::string::npos);
+  EXPECT_EQ(seq_of(again.events()[1].id), 23u);
+}
+
+TEST(Replay, AnIdFromAnotherRunIsNotMistakenForOurs) {
+  RunningServer server;
+  TestClient publisher(server.port());
+  publish_n(publisher, "e", 3);
+  SseSubscriber sub(server.port(), "/sse/e", 0, "previousrun:2");
+  ASSERT_TRUE(sub.wait_for(1));
+  EXPECT_EQ(sub.events()[0].type, "sluice-reset");
+  EXPECT_NE(sub.events()[0].data.find("other-epoch"), std::string::npos);
+}
+
+TEST(Replay, SlowFifoReaderIsCutOffResumesAndMissesNothing) {
+  server::Config config;
+  config.connection.send.max_bytes = 32 * 1024;
+  config.tcp_send_buffer = 4096;
+  config.tcp_notsent_lowat = 1024;
+  config.linger_timeout_ms = 200;
+  config.hub.history_events = 5000;
+  RunningServer server(config);
+  TestClient publisher(server.port());
+  constexpr int kEvents = 2000;
+  std::vector<std::uint64_t> seen;
+  std::string last_id;
+  int cut_offs = 0;
+  auto sub = std::make_unique<SseSubscriber>(server.port(), "/sse/lossless", 4096);
+  ASSERT_TRUE(sub->opened());
+  const std::string payload(512, 'p');
+  const auto take = [&] {
+    sub->parse_buffered();
+    for (const auto& e : sub->events()) {
+      seen.push_back(seq_of(e.id));
+      last_id = e.id;
+    }
+    sub->events().clear();
+  };
+  for (int i = 1; i <= kEvents; ++i) {
+    ASSERT_EQ(publish(publisher, "/pub/lossless", payload), 200);
+    if (i % 25 != 0) continue;
+    // A slow reader: one read per 25 events published.
+    sub->client().read_until([](const std::string& b) { return !b.empty(); }, 1s);
+    take();
+    if (sub->client().eof()) {
+      ++cut_offs;
+      sub = std::make_unique<SseSubscriber>(server.port(), "/sse/lossless", 4096, last_id);
+      ASSERT_TRUE(sub->opened());
+    }
+  }
+  // Publishing is over; the reader catches up, resuming after each cut.
+  for (int attempt = 0; attempt < 500 && (seen.empty() || seen.back() != kEvents); ++attempt) {
+    sub->client().read_until([](const std::string& b) { return !b.empty(); }, 5s);
+    take();
+    if (sub->client().eof()) {
+      ++cut_offs;
+      sub = std::make_unique<SseSubscriber>(server.port(), "/sse/lossless", 4096, last_id);
+      ASSERT_TRUE(sub->opened());
+    }
+  }
+  EXPECT_GT(cut_offs, 0);
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kEvents));
+  for (int i = 0; i < kEvents; ++i) ASSERT_EQ(seen[i], static_cast<std::uint64_t>(i + 1));
+  std::printf("fifo reader cut off %d times, received all %d events in order\n", cut_offs, kEvents);
+}
+
+}  // namespace
+}  // namespace sluice::test

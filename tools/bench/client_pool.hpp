@@ -1,0 +1,57 @@
+// Owns: ClientPool, the bench's multi-threaded subscriber client: T threads,
+// each with its own epoll loop and read buffer, sharing N sessions between
+// them. Sessions are made and run on their thread and are never touched by
+// another; the main thread only reads the shared counters and, once the
+// threads have stopped, merges their histograms.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "histogram.hpp"
+#include "reader_context.hpp"
+#include "sse_session.hpp"
+
+namespace sluice::bench {
+
+struct ClientPoolOptions {
+  SessionOptions session;
+  std::size_t sessions = 100;
+  std::size_t threads = 1;
+  std::uint32_t latency_every = 1;
+};
+
+class ClientPool {
+ public:
+  explicit ClientPool(const ClientPoolOptions& options);
+  ~ClientPool();  // stops and joins
+  ClientPool(const ClientPool&) = delete;
+  ClientPool& operator=(const ClientPool&) = delete;
+
+  // Starts the threads; each connects its share of the sessions.
+  void start();
+  // Waits until every session has its stream head or failed; false when
+  // `deadline_ns` (now_ns() scale) passed first. Polls the counters: the
+  // threads are busy in epoll and have nothing else to signal with.
+  bool wait_ready(std::uint64_t deadline_ns) const;
+  // Latency samples before now_ns() == from_ns are not recorded (warm-up).
+  void record_latency_from(std::uint64_t from_ns);
+  // Stops the loops and joins the threads. Idempotent.
+  void stop();
+
+  [[nodiscard]] const StreamCounters& counters() const { return counters_; }
+  // Valid after stop().
+  [[nodiscard]] Histogram latency() const;
+
+ private:
+  void run_thread(ReaderContext& context, std::size_t count);
+
+  ClientPoolOptions options_;
+  StreamCounters counters_;
+  std::vector<std::unique_ptr<ReaderContext>> contexts_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace sluice::bench

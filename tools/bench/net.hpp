@@ -1,0 +1,25 @@
+// Owns: the few socket calls of the bench that sluice::io does not offer:
+// a connect that sizes the receive buffer first (the window is negotiated in
+// the handshake, so a later SO_RCVBUF would not shrink it), whole writes on
+// a blocking socket, and TCP_INFO's segment counter.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sluice/io/socket.hpp"
+
+namespace sluice::bench {
+
+// Connects to `where` (blocking connect; loopback answers at once), with
+// SO_RCVBUF set to `receive_buffer` first when it is > 0. Returns the fd,
+// or -errno.
+[[nodiscard]] int dial(const io::Endpoint& where, int receive_buffer = 0);
+
+// Writes all of `bytes` to a blocking socket. False on error or EOF.
+[[nodiscard]] bool write_all(int fd, std::string_view bytes);
+
+// Segments this socket has received (tcpi_segs_in), or 0 if unknown.
+[[nodiscard]] std::uint64_t segments_in(int fd);
+
+}  // namespace sluice::bench

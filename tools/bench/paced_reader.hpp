@@ -1,0 +1,68 @@
+// Owns: PacedReader, the slow consumer of seed 003: one SSE stream read on
+// its own thread no faster than `drain_rate` events/s (the device's
+// decode-and-paint loop), through a receive buffer of chosen size. It
+// records the age of every event it reads, per time slot, so a run shows
+// whether the age stays bounded or grows without end.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/io/socket.hpp"
+
+namespace sluice::bench {
+
+struct AgeSlot {
+  double t = 0;              // seconds since the reader started, end of the slot
+  std::uint64_t events = 0;  // read in this slot
+  std::uint64_t gaps = 0;    // ids skipped in this slot (the server dropped them)
+  double mean_ms = 0;
+  double max_ms = 0;
+};
+
+struct PacedReaderOptions {
+  io::Endpoint server;
+  std::string path;
+  double drain_rate = 20;          // events/s
+  int receive_buffer = 0;          // SO_RCVBUF; 0: kernel default (autotuned)
+  std::uint64_t slot_ns = 250'000'000;
+};
+
+class PacedReader {
+ public:
+  explicit PacedReader(const PacedReaderOptions& options) : options_(options) {}
+  ~PacedReader() { stop(); }
+  PacedReader(const PacedReader&) = delete;
+  PacedReader& operator=(const PacedReader&) = delete;
+
+  // Connects and reads until stop() or the server closes. False when the
+  // stream did not start.
+  bool start();
+  void stop();
+
+  // Valid after stop().
+  [[nodiscard]] const std::vector<AgeSlot>& slots() const { return slots_; }
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+  [[nodiscard]] std::uint64_t notices() const { return notices_; }
+  [[nodiscard]] bool closed_by_server() const { return closed_by_server_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  class Handler;
+  void run();
+
+  PacedReaderOptions options_;
+  int fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::vector<AgeSlot> slots_;
+  std::uint64_t events_ = 0;
+  std::uint64_t notices_ = 0;
+  bool closed_by_server_ = false;
+  std::string error_;
+};
+
+}  // namespace sluice::bench

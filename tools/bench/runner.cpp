@@ -1,0 +1,123 @@
+#include "runner.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "clock.hpp"
+#include "histogram.hpp"
+#include "link_proxy.hpp"
+#include "server_process.hpp"
+
+namespace sluice::bench {
+
+namespace {
+
+struct Named {
+  std::string name;
+  std::string command;  // empty: the --target endpoint
+};
+
+std::vector<Named> servers_of(const CommonOptions& common) {
+  std::vector<Named> out;
+  for (const std::string& spec : common.servers) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos) out.push_back({spec, spec});
+    else out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+  }
+  if (out.empty()) out.push_back({"target", ""});
+  return out;
+}
+
+// Runs the scenario against one server: starts it, puts the link in front.
+nlohmann::json run_one(const CommonOptions& common, const Named& named, const ScenarioFn& scenario) {
+  ServerUnderTest sut{.name = named.name};
+  ServerProcess process;
+  if (named.command.empty()) {
+    if (!io::parse_endpoint(common.target, sut.direct)) return {{"server", named.name}, {"error", "bad --target"}};
+  } else {
+    if (std::string error = process.start(named.command); !error.empty()) return {{"server", named.name}, {"error", error}};
+    sut.direct = process.endpoint();
+    sut.pid = process.pid();
+  }
+  sut.endpoint = sut.direct;
+  std::unique_ptr<LinkProxy> proxy;
+  if (!common.link.empty()) {
+    LinkOptions link;
+    if (std::string error = parse_link(common.link, link); !error.empty()) return {{"server", named.name}, {"error", error}};
+    proxy = std::make_unique<LinkProxy>(sut.direct, link);
+    if (proxy->start() != 0) return {{"server", named.name}, {"error", "link emulator cannot listen"}};
+    sut.endpoint = proxy->endpoint();
+    sut.link = describe_link(link);
+  }
+  nlohmann::json result = scenario(sut);
+  result["server"] = named.name;
+  if (!sut.link.empty()) result["link"] = sut.link;
+  return result;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+}  // namespace
+
+void add_common_options(CLI::App& command, CommonOptions& options) {
+  command.add_option("--target", options.target, "HOST:PORT of a running server (when no --server is given)");
+  command.add_option("--server", options.servers,
+                     "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable");
+  command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760");
+  command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column)");
+  command.add_option("--svg", options.svg, "write a chart to this file");
+  command.add_flag("--json", options.json, "print the results as JSON on stdout (the table goes to stderr)");
+  command.add_flag("--quiet", options.quiet, "no progress line");
+}
+
+int run_scenario(const CommonOptions& common, const ReportSpec& spec, const nlohmann::json& options,
+                 const ScenarioFn& scenario, const ChartFn& chart) {
+  nlohmann::json results = nlohmann::json::array();
+  bool failed = false;
+  for (const Named& named : servers_of(common)) {
+    if (!common.quiet) std::fprintf(stderr, "%s: %s\n", spec.scenario.c_str(), named.name.c_str());
+    results.push_back(run_one(common, named, scenario));
+    failed = failed || results.back().contains("error");
+  }
+  add_ratios(spec, common.limit, results);
+  const std::string table = format_table(spec, results);
+  std::fputs(table.c_str(), common.json ? stderr : stdout);
+  if (common.json) {
+    const nlohmann::json doc = {{"scenario", spec.scenario}, {"machine", describe_machine()}, {"options", options},
+                                {"headline", spec.headline}, {"results", results}};
+    std::printf("%s\n", doc.dump(2).c_str());
+  }
+  if (!common.svg.empty() && chart) write_file(common.svg, chart(results));
+  return failed ? 1 : 0;
+}
+
+void wait_with_progress(const CommonOptions& common, std::uint64_t deadline_ns,
+                        const std::function<std::string()>& line, const std::function<bool()>& done) {
+  const std::uint64_t start = now_ns();
+  std::uint64_t next_print = start + kNsPerSec;
+  for (std::uint64_t now = start; now < deadline_ns && !(done && done()); now = now_ns()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::uint64_t>(deadline_ns - now, 100 * kNsPerMs)));
+    if (common.quiet || now_ns() < next_print) continue;
+    next_print += kNsPerSec;
+    std::fprintf(stderr, "\r  %5.1fs  %s   ", static_cast<double>(now_ns() - start) / 1e9, line().c_str());
+  }
+  if (!common.quiet) std::fputs("\n", stderr);
+}
+
+void put_latency(nlohmann::json& result, const std::string& prefix, const Histogram& h) {
+  const auto us = [](std::uint64_t ns) { return static_cast<double>(ns) / 1e3; };
+  result[prefix + "_samples"] = h.count();
+  result[prefix + "_p50_us"] = us(h.percentile(50));
+  result[prefix + "_p90_us"] = us(h.percentile(90));
+  result[prefix + "_p99_us"] = us(h.percentile(99));
+  result[prefix + "_p999_us"] = us(h.percentile(99.9));
+  result[prefix + "_max_us"] = us(h.max());
+}
+
+}  // namespace sluice::bench

@@ -1,0 +1,121 @@
+// fanout: P publishers, N subscribers on one topic, events of S bytes at a
+// target rate or flat out. Reports delivered events/s and bytes/s over the
+// measured window (after a warm-up) and the latency of sampled events.
+#include <memory>
+#include <vector>
+
+#include "client_pool.hpp"
+#include "clock.hpp"
+#include "publisher.hpp"
+#include "runner.hpp"
+#include "scenarios.hpp"
+
+namespace sluice::bench {
+
+namespace {
+
+struct FanoutOptions {
+  CommonOptions common;
+  std::size_t subscribers = 100;
+  std::size_t publishers = 1;
+  std::size_t size = 64;
+  double rate = 0;  // events/s over all publishers; 0: flat out
+  double duration = 5;
+  double warmup = 1;
+  std::size_t threads = 1;
+  std::size_t pipeline = 64;
+  std::size_t window = 256;
+  std::uint32_t latency_every = 16;
+  std::string topic = "fanout";
+};
+
+struct Snapshot {
+  std::uint64_t at = now_ns();
+  std::uint64_t events;
+  std::uint64_t bytes;
+  std::uint64_t published;
+};
+
+Snapshot snapshot(const ClientPool& pool, const std::vector<std::unique_ptr<Publisher>>& publishers) {
+  Snapshot s{.events = pool.counters().events.load(), .bytes = pool.counters().bytes.load(), .published = 0};
+  for (const auto& p : publishers) s.published += p->counters().accepted.load();
+  return s;
+}
+
+std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o, const io::Endpoint& server,
+                                                         std::uint64_t deadline) {
+  std::vector<std::unique_ptr<Publisher>> publishers;
+  for (std::size_t i = 0; i < o.publishers; ++i) {
+    PublisherOptions p{.server = server, .topic = o.topic, .size = o.size,
+                       .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline, .window = o.window};
+    publishers.push_back(std::make_unique<Publisher>(p));
+    publishers.back()->start(deadline);
+  }
+  return publishers;
+}
+
+nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
+  ClientPool pool({.session = {.server = sut.endpoint, .path = "/sse/" + o.topic},
+                   .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every});
+  pool.start();
+  if (!pool.wait_ready(now_ns() + 30 * kNsPerSec)) return {{"error", "subscribers did not all connect"}};
+  const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
+  auto publishers = start_publishers(o, sut.endpoint, now_ns() + total_ns + kNsPerSec);
+  wait_with_progress(o.common, now_ns() + static_cast<std::uint64_t>(o.warmup * 1e9), [] { return std::string("warm-up"); });
+  const Snapshot first = snapshot(pool, publishers);
+  pool.record_latency_from(first.at);
+  wait_with_progress(o.common, first.at + static_cast<std::uint64_t>(o.duration * 1e9), [&] {
+    const Snapshot now = snapshot(pool, publishers);
+    return std::to_string((now.events - first.events) * kNsPerSec / std::max<std::uint64_t>(1, now.at - first.at)) +
+           " events/s delivered";
+  });
+  const Snapshot last = snapshot(pool, publishers);
+  std::uint64_t refused = 0;
+  for (auto& p : publishers) p->stop(), refused += p->counters().refused.load();
+  pool.stop();
+  const double seconds = static_cast<double>(last.at - first.at) / 1e9;
+  nlohmann::json r = {{"events_per_s", static_cast<double>(last.events - first.events) / seconds},
+                      {"bytes_per_s", static_cast<double>(last.bytes - first.bytes) / seconds},
+                      {"published_per_s", static_cast<double>(last.published - first.published) / seconds},
+                      {"publish_refused", refused},
+                      {"gaps", pool.counters().gaps.load()},
+                      {"streams_closed", pool.counters().closed.load()},
+                      {"streams_failed", pool.counters().failed.load()}};
+  put_latency(r, "latency", pool.latency());
+  return r;
+}
+
+}  // namespace
+
+void add_fanout(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<FanoutOptions>();
+  CLI::App* cmd = app.add_subcommand("fanout", "P publishers, N subscribers: delivered events/s, bytes/s, latency");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("-n,--subscribers", o->subscribers, "SSE subscribers")->capture_default_str();
+  cmd->add_option("-p,--publishers", o->publishers, "publishing connections")->capture_default_str();
+  cmd->add_option("-s,--size", o->size, "payload bytes (>= 16, the stamp)")->capture_default_str();
+  cmd->add_option("-r,--rate", o->rate, "events/s in total; 0: as fast as the server takes them")->capture_default_str();
+  cmd->add_option("-d,--duration", o->duration, "seconds measured")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "seconds before measuring")->capture_default_str();
+  cmd->add_option("-t,--threads", o->threads, "client threads")->capture_default_str();
+  cmd->add_option("--pipeline", o->pipeline, "POSTs per write")->capture_default_str();
+  cmd->add_option("--window", o->window, "unanswered POSTs per publisher at most")->capture_default_str();
+  cmd->add_option("--latency-every", o->latency_every, "sample the latency of one event in this many")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
+        {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
+        {"latency_p50_us", "p50 us"}, {"latency_p99_us", "p99 us"}, {"latency_p999_us", "p99.9 us"},
+        {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}}};
+    const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
+                                    {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
+                                    {"pipeline", o->pipeline}};
+    exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
+                             [](const nlohmann::json& results) {
+                               std::vector<Bar> bars;
+                               for (const auto& r : results) bars.push_back({r["server"], r.value("events_per_s", 0.0)});
+                               return bar_chart("fanout: delivered events/s", "events/s", bars);
+                             });
+  });
+}
+
+}  // namespace sluice::bench

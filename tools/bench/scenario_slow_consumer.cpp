@@ -1,0 +1,90 @@
+// slow-consumer (seed 003): frames of S bytes published at F/s to one reader
+// that drains R events/s, R < F. A server that lets the kernel queue grow
+// shows an event age that climbs for the whole run (seed 003: 100 ms to
+// 17 s); one that keeps the kernel queue shallow and applies a policy shows
+// a bounded age, with drops (id gaps) or a disconnect instead. The policy is
+// the server's: run one --server per policy to compare them.
+#include <memory>
+
+#include "clock.hpp"
+#include "paced_reader.hpp"
+#include "publisher.hpp"
+#include "runner.hpp"
+#include "scenarios.hpp"
+
+namespace sluice::bench {
+
+namespace {
+
+struct SlowOptions {
+  CommonOptions common;
+  std::size_t size = 1024;
+  double rate = 100;        // frames/s published
+  double drain = 20;        // events/s read
+  double duration = 10;
+  int receive_buffer = 0;   // the reader's SO_RCVBUF; 0: kernel default
+};
+
+nlohmann::json summarize(const PacedReader& reader) {
+  nlohmann::json series = nlohmann::json::array();
+  double last_max = 0;
+  std::uint64_t gaps = 0;
+  for (const AgeSlot& s : reader.slots()) {
+    series.push_back({{"t", s.t}, {"events", s.events}, {"gaps", s.gaps}, {"age_mean_ms", s.mean_ms}, {"age_max_ms", s.max_ms}});
+    if (s.events > 0) last_max = s.max_ms;
+    gaps += s.gaps;
+  }
+  return {{"events_read", reader.events()}, {"gaps", gaps}, {"notices", reader.notices()},
+          {"closed_by_server", reader.closed_by_server()}, {"final_age_ms", last_max}, {"series", series}};
+}
+
+nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
+  const std::string topic = "slow-" + std::to_string(now_ns() % 1000000);
+  PacedReader reader({.server = sut.endpoint, .path = "/sse/" + topic, .drain_rate = o.drain,
+                      .receive_buffer = o.receive_buffer});
+  if (!reader.start()) return {{"error", reader.error()}};
+  const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
+  Publisher publisher({.server = sut.direct, .topic = topic, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
+  publisher.start(deadline);
+  wait_with_progress(o.common, deadline, [&] { return std::to_string(publisher.counters().accepted.load()) + " published"; });
+  publisher.stop();
+  reader.stop();
+  nlohmann::json r = summarize(reader);
+  r["published"] = publisher.counters().accepted.load();
+  if (!reader.error().empty()) r["error"] = reader.error();
+  return r;
+}
+
+}  // namespace
+
+void add_slow_consumer(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SlowOptions>();
+  CLI::App* cmd = app.add_subcommand("slow-consumer", "seed 003: F frames/s to a reader draining R/s; event age over time");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("-s,--size", o->size, "frame payload bytes")->capture_default_str();
+  cmd->add_option("-f,--rate", o->rate, "frames/s published")->capture_default_str();
+  cmd->add_option("-R,--drain", o->drain, "events/s the reader drains")->capture_default_str();
+  cmd->add_option("-d,--duration", o->duration, "seconds")->capture_default_str();
+  cmd->add_option("--rcvbuf", o->receive_buffer, "reader's SO_RCVBUF bytes; 0: kernel default")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    const ReportSpec spec{.scenario = "slow-consumer", .headline = "final_age_ms", .higher_is_better = false, .columns = {
+        {"published", "published", 1, 0}, {"events_read", "read", 1, 0}, {"gaps", "dropped", 1, 0},
+        {"notices", "notices", 1, 0}, {"final_age_ms", "final age ms", 1, 0}}};
+    const nlohmann::json options = {{"size", o->size}, {"rate", o->rate}, {"drain", o->drain},
+                                    {"duration_s", o->duration}, {"rcvbuf", o->receive_buffer}};
+    exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
+                             [](const nlohmann::json& results) {
+                               std::vector<Series> series;
+                               for (const auto& r : results) {
+                                 Series s{r["server"], {}};
+                                 for (const auto& p : r.value("series", nlohmann::json::array())) {
+                                   if (p["events"].get<int>() > 0) s.points.emplace_back(p["t"], p["age_max_ms"]);
+                                 }
+                                 series.push_back(s);
+                               }
+                               return line_chart("slow consumer: age of the newest event read", "seconds", "ms", series);
+                             });
+  });
+}
+
+}  // namespace sluice::bench

@@ -1,0 +1,86 @@
+#include "server_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "clock.hpp"
+
+extern char** environ;
+
+namespace sluice::bench {
+
+namespace {
+constexpr std::string_view kBanner = "listening on ";
+constexpr std::uint64_t kBannerWaitNs = 10 * kNsPerSec;
+
+bool wait_exit(pid_t pid, std::uint64_t limit_ns) {
+  const std::uint64_t deadline = now_ns() + limit_ns;
+  while (now_ns() < deadline) {
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+}  // namespace
+
+ServerProcess::~ServerProcess() { stop(); }
+
+std::string ServerProcess::start(const std::string& command) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return "pipe failed";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  const std::string line = "exec " + command;
+  std::vector<char*> argv = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), const_cast<char*>(line.c_str()),
+                             nullptr};
+  const int rc = ::posix_spawn(&pid_, "/bin/sh", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  out_fd_ = fds[0];
+  if (rc != 0) {
+    pid_ = -1;
+    return "cannot start: " + command;
+  }
+  std::string output;
+  if (!read_banner(output)) return "no 'listening on HOST:PORT' from: " + command + "\n" + output;
+  return "";
+}
+
+bool ServerProcess::read_banner(std::string& output) {
+  const std::uint64_t deadline = now_ns() + kBannerWaitNs;
+  while (output.find('\n', output.find(kBanner)) == std::string::npos || output.find(kBanner) == std::string::npos) {
+    const std::uint64_t now = now_ns();
+    pollfd p{out_fd_, POLLIN, 0};
+    if (now >= deadline || ::poll(&p, 1, static_cast<int>((deadline - now) / kNsPerMs) + 1) <= 0) return false;
+    char chunk[4096];
+    const ssize_t n = ::read(out_fd_, chunk, sizeof chunk);
+    if (n <= 0) return false;
+    output.append(chunk, static_cast<std::size_t>(n));
+  }
+  const std::size_t at = output.find(kBanner) + kBanner.size();
+  return io::parse_endpoint(output.substr(at, output.find('\n', at) - at), endpoint_);
+}
+
+void ServerProcess::stop() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    if (!wait_exit(pid_, 3 * kNsPerSec)) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    pid_ = -1;
+  }
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
+}
+
+}  // namespace sluice::bench

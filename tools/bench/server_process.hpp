@@ -1,0 +1,40 @@
+// Owns: ServerProcess, a server under test that the bench starts itself, so
+// that every server of a comparison runs on the same machine in the same
+// run. The command runs under /bin/sh (so `taskset -c 0 ...` works) and must
+// print "listening on HOST:PORT" on stdout, as sluiced and every peer in
+// bench/peers do with --listen 127.0.0.1:0.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "sluice/io/socket.hpp"
+
+namespace sluice::bench {
+
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ~ServerProcess();  // SIGTERM, then SIGKILL if it has not exited in 3 s
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Starts `command` and waits up to 10 s for its banner. Returns an error
+  // line, or "" once the server listens.
+  [[nodiscard]] std::string start(const std::string& command);
+  void stop();
+
+  [[nodiscard]] io::Endpoint endpoint() const { return endpoint_; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  bool read_banner(std::string& output);
+
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  io::Endpoint endpoint_;
+};
+
+}  // namespace sluice::bench

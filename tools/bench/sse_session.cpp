@@ -1,0 +1,108 @@
+#include "sse_session.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "clock.hpp"
+#include "http_reply.hpp"
+#include "net.hpp"
+#include "stamp.hpp"
+
+namespace sluice::bench {
+
+SseSession::SseSession(ReaderContext& context, const SessionOptions& options)
+    : context_(context), options_(options) {}
+
+SseSession::~SseSession() {
+  if (fd_ >= 0) {
+    context_.loop.unwatch(fd_);
+    ::close(fd_);
+  }
+}
+
+bool SseSession::start() {
+  fd_ = dial(options_.server, options_.receive_buffer);
+  const std::string request = "GET " + options_.path +
+                              " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+  if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
+      context_.loop.watch(fd_, io::kReadable, this) != 0) {
+    finish("cannot connect", true);
+    return false;
+  }
+  return true;
+}
+
+void SseSession::on_ready(std::uint32_t) {
+  while (state_ != State::done && read_some()) {
+  }
+}
+
+bool SseSession::read_some() {
+  const ssize_t n = ::recv(fd_, context_.buffer.data(), context_.buffer.size(), 0);
+  if (n > 0) {
+    now_ = now_ns();
+    context_.counters.add(context_.counters.bytes, static_cast<std::uint64_t>(n));
+    take(std::string_view(context_.buffer.data(), static_cast<std::size_t>(n)));
+    return true;
+  }
+  if (n < 0 && errno == EINTR) return true;
+  if (n < 0 && errno == EAGAIN) return false;
+  finish(n == 0 ? "server closed the stream" : "read error", state_ == State::head);
+  return false;
+}
+
+void SseSession::take(std::string_view bytes) {
+  if (state_ == State::head) return take_head(bytes);
+  const std::uint64_t before = events_;
+  if (scanner_.feed(bytes, *this) != ScanStatus::ok) finish("malformed stream: " + scanner_.bad_line(), true);
+  context_.counters.add(context_.counters.events, events_ - before);
+}
+
+void SseSession::take_head(std::string_view bytes) {
+  head_.append(bytes);
+  ReplyHead head;
+  const HeadStatus status = parse_reply_head(head_, head);
+  if (status == HeadStatus::need_more) return;
+  if (status == HeadStatus::error || head.status != 200 || !head.content_type.starts_with("text/event-stream")) {
+    return finish("bad stream head: " + head_.substr(0, head_.find('\r')), true);
+  }
+  state_ = State::streaming;
+  context_.counters.add(context_.counters.ready, 1);
+  const std::string rest = head_.substr(head.head_size);
+  head_.clear();
+  take(rest);
+}
+
+void SseSession::on_event(const SseEvent& event) {
+  if (state_ == State::done) return;
+  if (event.has_id) {
+    if (last_id_ != 0 && event.id <= last_id_) return finish("event id went backwards", true);
+    if (last_id_ != 0) context_.counters.add(context_.counters.gaps, event.id - last_id_ - 1);
+    last_id_ = event.id;
+  }
+  if (events_++ == 0) first_event_ns_ = now_;
+  last_event_ns_ = now_;
+  if (--until_sample_ != 0) return;
+  until_sample_ = context_.latency_every;
+  std::uint64_t stamp = 0;
+  if (read_stamp(event.data, stamp) && now_ >= context_.record_from.load(std::memory_order_relaxed)) {
+    context_.latency.record(now_ > stamp ? now_ - stamp : 0);
+  }
+}
+
+void SseSession::on_comment(std::string_view) { context_.counters.add(context_.counters.notices, 1); }
+
+void SseSession::finish(std::string_view why, bool failed) {
+  if (state_ == State::done) return;
+  state_ = State::done;
+  error_.assign(why);
+  context_.counters.add(failed ? context_.counters.failed : context_.counters.closed, 1);
+  if (fd_ >= 0) {
+    context_.loop.unwatch(fd_);
+    ::shutdown(fd_, SHUT_RDWR);
+  }
+}
+
+}  // namespace sluice::bench

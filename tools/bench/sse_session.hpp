@@ -1,0 +1,69 @@
+// Owns: SseSession, one Server-Sent Events subscriber of the bench client:
+// it sends the GET, checks the response head strictly (200 and
+// text/event-stream), then scans the stream, checking that ids rise by one
+// (a skipped id is a dropped event, counted) and sampling latency from the
+// payload stamps. It runs on its thread's io::Loop and reads until EAGAIN
+// (the loop is edge-triggered).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "reader_context.hpp"
+#include "sluice/io/socket.hpp"
+#include "sse_scanner.hpp"
+
+namespace sluice::bench {
+
+struct SessionOptions {
+  io::Endpoint server;
+  std::string path = "/sse/bench";  // GET target
+  int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
+};
+
+class SseSession final : public io::Handler, private SseHandler {
+ public:
+  SseSession(ReaderContext& context, const SessionOptions& options);
+  ~SseSession();
+  SseSession(const SseSession&) = delete;
+  SseSession& operator=(const SseSession&) = delete;
+
+  // Connects, sends the request and watches the socket. False (counted as
+  // failed) when the connection was refused.
+  bool start();
+
+  [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
+  [[nodiscard]] bool done() const { return state_ == State::done; }
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+  [[nodiscard]] std::uint64_t first_event_ns() const { return first_event_ns_; }
+  [[nodiscard]] std::uint64_t last_event_ns() const { return last_event_ns_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] int fd() const { return fd_; }
+
+ private:
+  enum class State : std::uint8_t { head, streaming, done };
+
+  void on_ready(std::uint32_t events) override;
+  void on_event(const SseEvent& event) override;
+  void on_comment(std::string_view text) override;
+  bool read_some();
+  void take(std::string_view bytes);
+  void take_head(std::string_view bytes);
+  void finish(std::string_view why, bool failed);
+
+  ReaderContext& context_;
+  SessionOptions options_;
+  int fd_ = -1;
+  State state_ = State::head;
+  std::string head_;
+  SseScanner scanner_;
+  std::string error_;
+  std::uint64_t now_ = 0;  // read once per read(), shared by its events
+  std::uint64_t events_ = 0;
+  std::uint64_t last_id_ = 0;
+  std::uint64_t first_event_ns_ = 0;
+  std::uint64_t last_event_ns_ = 0;
+  std::uint32_t until_sample_ = 1;
+};
+
+}  // namespace sluice::bench
