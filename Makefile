@@ -2,7 +2,7 @@
 # packages (scripts/deps.sh), configures with a CMake preset and builds.
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps test-release test-debug test-tsan clean
+.PHONY: run test build deps peers test-release test-debug test-tsan clean
 
 run: deps
 	cmake --preset release >/dev/null
@@ -11,25 +11,34 @@ run: deps
 
 # Every test, twice: an optimised build, then the debug build with
 # AddressSanitizer and UndefinedBehaviorSanitizer.
-test: deps test-release test-debug
+test: deps peers test-release test-debug
 
-test-release:
+test-release: peers
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
 	ctest --preset release -j $(JOBS)
 
-test-debug:
+test-debug: peers
 	cmake --preset debug >/dev/null
 	cmake --build --preset debug -j $(JOBS)
 	ctest --preset debug -j $(JOBS)
 
-test-tsan:
+test-tsan: peers
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
 
 deps:
 	@scripts/deps.sh
+
+# The npm packages of the real-client tests (tests/peers, docs/PEERS.md),
+# exactly as locked. Installed again only when the lock file changes, so a
+# machine that has them needs no network. No package runs an install script,
+# so nothing (no browser either) is downloaded behind the lock file's back.
+peers: tests/peers/node_modules/.package-lock.json
+
+tests/peers/node_modules/.package-lock.json: tests/peers/package-lock.json
+	npm ci --prefix tests/peers --ignore-scripts --prefer-offline --no-audit --no-fund
 
 clean:
 	rm -rf build

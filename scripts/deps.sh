@@ -10,7 +10,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   curl python3-websockets
   iperf3 libboost-dev  # sluice-bench: the bulk scenario's TCP reference, the Beast peer
+  chromium             # tests/peers: a real browser's EventSource, run headless
 )
+# tests/peers run real Node clients too. A machine with a Node of its own
+# (NodeSource's nodejs brings its own npm) keeps it.
+command -v node >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

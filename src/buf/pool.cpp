@@ -18,6 +18,23 @@ constexpr std::size_t kAlign = alignof(std::max_align_t);
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 }  // namespace
 
+// Holds the pool's spinlock for one short critical section.
+class Pool::Guard {
+ public:
+  explicit Guard(const Pool& pool) : lock_(pool.lock_) {
+    while (lock_.test_and_set(std::memory_order_acquire)) {
+      while (lock_.test(std::memory_order_relaxed)) {
+      }
+    }
+  }
+  ~Guard() { lock_.clear(std::memory_order_release); }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+
+ private:
+  std::atomic_flag& lock_;
+};
+
 const char* Pool::validate(const PoolConfig& config) {
   if (config.block_size < kMinBlockSize || config.block_size > kMaxBlockSize) {
     return "block_size must be between 64 and 16777216 bytes";
@@ -54,12 +71,23 @@ Block* Pool::take_free_block() {
 }
 
 bool Pool::can_acquire(Lane lane, std::size_t count) const {
+  const Guard guard(*this);
+  return can_acquire_locked(lane, count);
+}
+
+std::size_t Pool::free_blocks() const {
+  const Guard guard(*this);
+  return free_count_;
+}
+
+bool Pool::can_acquire_locked(Lane lane, std::size_t count) const {
   const std::size_t floor = lane == Lane::data ? config_.reserve : 0;
   return free_count_ >= floor + count;
 }
 
 Block* Pool::acquire(Lane lane) {
-  if (!can_acquire(lane, 1)) {
+  const Guard guard(*this);
+  if (!can_acquire_locked(lane, 1)) {
     ++(lane == Lane::data ? data_refusals_ : control_refusals_);
     return nullptr;
   }
@@ -74,6 +102,7 @@ Block* Pool::acquire(Lane lane) {
 }
 
 void Pool::release(Block* chain) {
+  const Guard guard(*this);
   while (chain != nullptr) {
     Block* next = chain->next;
     chain->next = free_list_;
@@ -84,6 +113,7 @@ void Pool::release(Block* chain) {
 }
 
 PoolStats Pool::stats() const {
+  const Guard guard(*this);
   return PoolStats{config_.block_count, config_.block_size, config_.reserve, free_count_,
                    min_free_,           data_refusals_,     control_refusals_};
 }

@@ -35,10 +35,10 @@ std::optional<Policy> parse_policy(std::string_view name) {
 
 std::string_view policy_name(Policy policy) { return kNames[static_cast<std::size_t>(policy)]; }
 
-void DropRecord::add(std::uint64_t id) {
-  first_id = count == 0 ? id : std::min(first_id, id);
-  last_id = count == 0 ? id : std::max(last_id, id);
-  ++count;
+void DropRecord::add_range(std::uint64_t first, std::uint64_t last) {
+  first_id = count == 0 ? first : std::min(first_id, first);
+  last_id = count == 0 ? last : std::max(last_id, last);
+  count += last - first + 1;
 }
 
 Verdict enqueue_with_policy(OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,

@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 
 #include "sluice/proto/json_text.hpp"
-#include "sluice/proto/sse.hpp"
 #include "sluice/proto/utf8.hpp"
 #include "sluice/proto/ws_encoder.hpp"
 
@@ -33,8 +32,8 @@ void append_base64(std::string& out, std::string_view bytes) {
   }
 }
 
-template <typename Build>
-const buf::FrameRef& once(auto& slot, Build build) {
+template <typename Slot, typename Build>
+const buf::FrameRef& once(Slot& slot, Build build) {
   if (!slot.tried) {
     slot.tried = true;
     slot.frame = build();
@@ -44,16 +43,23 @@ const buf::FrameRef& once(auto& slot, Build build) {
 
 }  // namespace
 
-void EventFrames::forget() {
-  for (Slot* slot : {&sse_, &ws_[0], &ws_[1], &json_[0], &json_[1]}) *slot = Slot{};
+void EventFrames::load_payload() {
+  if (loaded_) return;
+  loaded_ = true;
+  std::string& bytes = tools_.payload;
+  bytes.resize(payload_.size());
+  payload_.copy_to(bytes.data(), bytes.size());
+  const std::size_t event_length = bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]);
+  const std::string_view all(bytes);
+  event_ = all.substr(std::min<std::size_t>(1, all.size()), event_length);
+  data_ = all.substr(std::min(all.size(), 1 + event_length));
+  utf8_ = proto::ws::is_valid_utf8(data_);
 }
-
-const buf::FrameRef& EventFrames::sse() { return once(sse_, [this] { return build_sse(); }); }
 
 const buf::FrameRef& EventFrames::ws_message(bool deflated) {
   return once(ws_[deflated], [this, deflated] {
-    if (utf8_ < 0) utf8_ = proto::ws::is_valid_utf8(text_.data) ? 1 : 0;
-    return build_ws(text_.data, utf8_ == 1, deflated);
+    load_payload();
+    return build_ws(data_, utf8_, deflated);
   });
 }
 
@@ -61,44 +67,38 @@ const buf::FrameRef& EventFrames::ws_json(bool deflated) {
   return once(json_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 
-buf::FrameRef EventFrames::build_sse() {
-  buf::FrameBuilder builder(pool_, buf::Lane::data);
-  const proto::sse::Event event{text_.id, text_.event, text_.data};
-  if (proto::sse::encode(event, builder) != proto::sse::EncodeStatus::ok) return {};
-  return builder.finish();
-}
-
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
-  return deflated ? proto::ws::make_deflated_frame(pool_, buf::Lane::data, deflater_, op, bytes)
-                  : proto::ws::make_message_frame(pool_, buf::Lane::data, op, bytes);
+  return deflated ? proto::ws::make_deflated_frame(tools_.pool, buf::Lane::data, tools_.deflater, op, bytes)
+                  : proto::ws::make_message_frame(tools_.pool, buf::Lane::data, op, bytes);
 }
 
 // {"op":"event","topic":"t","id":"E:S","event":"e","data":"..."}; data that
 // is not UTF-8 cannot be a JSON string and goes as "data_b64".
 std::string_view EventFrames::json_envelope() {
-  scratch_.clear();
-  StringSink out(scratch_);
+  load_payload();
+  std::string& json = tools_.json;
+  json.clear();
+  StringSink out(json);
   out.append("{\"op\":\"event\",\"topic\":");
-  proto::append_json_string(out, text_.topic);
+  proto::append_json_string(out, topic_);
   out.append(",\"id\":");
-  proto::append_json_string(out, text_.id);
-  if (!text_.event.empty()) {
+  proto::append_json_string(out, id_);
+  if (!event_.empty()) {
     out.append(",\"event\":");
-    proto::append_json_string(out, text_.event);
+    proto::append_json_string(out, event_);
   }
-  if (utf8_ < 0) utf8_ = proto::ws::is_valid_utf8(text_.data) ? 1 : 0;
-  if (utf8_ == 1) {
+  if (utf8_) {
     out.append(",\"data\":");
-    proto::append_json_string(out, text_.data);
+    proto::append_json_string(out, data_);
   } else {
     out.append(",\"data_b64\":\"");
-    append_base64(scratch_, text_.data);
+    append_base64(json, data_);
     out.append("\"");
   }
   out.append("}");
-  return scratch_;
+  return json;
 }
 
 }  // namespace sluice::hub

@@ -1,5 +1,6 @@
 #include "sluice/hub/history.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace sluice::hub {
@@ -9,23 +10,36 @@ constexpr std::size_t kInitialSlots = 16;
 }
 
 History::History(std::size_t max_events, std::size_t max_bytes)
-    : ring_(kInitialSlots, max_events), max_events_(max_events), max_bytes_(max_bytes) {}
+    : slots_(std::make_unique<KeptEvent[]>(kInitialSlots)),
+      capacity_(kInitialSlots),
+      max_events_(std::max<std::size_t>(max_events, 1)),
+      max_bytes_(max_bytes) {}
 
-void History::push(std::uint64_t seq, std::uint64_t key, buf::FrameRef frame) {
-  if (max_events_ == 0 || frame.size() > max_bytes_) {
-    while (evict_oldest()) {
-    }
-    return;
-  }
-  while (ring_.size() >= max_events_ || bytes_ + frame.size() > max_bytes_) evict_oldest();
-  bytes_ += frame.size();
-  ring_.push({std::move(frame), conn::FrameTag{seq, 0, key}});
+void History::push(KeptEvent&& event) {
+  while (size_ > 0 && (size_ >= max_events_ || bytes_ + bytes_of(event) > max_bytes_)) evict_oldest();
+  if (size_ == capacity_) grow();
+  bytes_ += bytes_of(event);
+  slots_[(head_ + size_) % capacity_] = std::move(event);
+  ++size_;
 }
 
 bool History::evict_oldest() {
-  if (ring_.empty()) return false;
-  bytes_ -= ring_.pop().frame.size();
+  if (size_ == 0) return false;
+  KeptEvent& oldest = slots_[head_];
+  bytes_ -= bytes_of(oldest);
+  oldest = KeptEvent{};
+  head_ = (head_ + 1) % capacity_;
+  --size_;
   return true;
+}
+
+void History::grow() {
+  const std::size_t capacity = std::min(capacity_ * 2, std::max(max_events_, capacity_ + 1));
+  auto slots = std::make_unique<KeptEvent[]>(capacity);
+  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[(head_ + i) % capacity_]);
+  slots_ = std::move(slots);
+  capacity_ = capacity;
+  head_ = 0;
 }
 
 }  // namespace sluice::hub

@@ -11,7 +11,7 @@ namespace sluice::io {
 // The eventfd that other threads write to interrupt the loop's wait.
 class Loop::Waker final : public Handler {
  public:
-  Waker() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+  explicit Waker(Loop& loop) : loop_(loop), fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
   ~Waker() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -27,15 +27,17 @@ class Loop::Waker final : public Handler {
     std::uint64_t count;
     while (::read(fd_, &count, sizeof count) > 0) {
     }
+    if (loop_.wake_task_ != nullptr) loop_.defer(loop_.wake_task_);
   }
 
  private:
+  Loop& loop_;
   int fd_;
 };
 
 Loop::Loop(BackendKind kind)
     : backend_(kind == BackendKind::epoll ? make_epoll_backend() : make_poll_backend()),
-      waker_(std::make_unique<Waker>()),
+      waker_(std::make_unique<Waker>(*this)),
       ready_(256),
       now_(Clock::now()) {
   deferred_.reserve(256);

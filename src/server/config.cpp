@@ -58,6 +58,7 @@ using conn::ConnectionLimits;
 using conn::OutQueueLimits;
 
 const IntSetting kIntSettings[] = {
+    int_setting<&C::threads>("threads", 0, 64, "event loops, one thread each (0: one per core)"),
     int_setting<&C::max_connections>("max_connections", 1, 1'000'000, "open connections at most"),
     int_setting<&C::http, &proto::http1::Limits::max_request_line>("http.max_request_line", 64, kMiB,
                                                                     "request line bytes (414 past it)"),

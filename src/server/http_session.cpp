@@ -202,7 +202,7 @@ void Session::start_sse(const Request& request, std::string_view path_topic) {
   }
   // The head goes first: a replay may fill the send budget and cut the
   // stream off, and the client must still see a well-formed stream end.
-  buf::FrameRef head = make_sse_head(worker_.pool(), worker_.config().sse_retry_ms);
+  buf::FrameRef head = make_sse_head(worker_.pool(), worker_.config().sse_retry_ms, cors_origin(request));
   if (!head || send_control(std::move(head)) != conn::EnqueueStatus::ok) {
     return close_now(conn::CloseReason::io_error);
   }
@@ -212,6 +212,15 @@ void Session::start_sse(const Request& request, std::string_view path_topic) {
     if (closing() || closed()) return;
     if (join(topic, requested, last_id) != JoinStatus::ok) return refuse_stream("topic limit reached");
   }
+}
+
+// Streams are for any origin unless ws.allowed_origins names some; then
+// only those get the header a browser needs to read the stream.
+std::string_view Session::cors_origin(const Request& request) const {
+  const auto& allowed = worker_.allowed_origins();
+  if (allowed.empty()) return "*";
+  const std::string_view origin = request.header("Origin");
+  return std::find(allowed.begin(), allowed.end(), origin) != allowed.end() ? origin : std::string_view();
 }
 
 // A stream whose head has gone out can only be ended, with a comment that

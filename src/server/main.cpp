@@ -39,8 +39,10 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string config_path;
   std::vector<std::string> settings;
+  std::string threads;
   bool help_config = false;
   app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
+  app.add_option("--threads", threads, "event loops, one thread each (default: one per core)");
   app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
   app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
   app.add_flag("--help-config", help_config, "list every config key with its default and range");
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
   if (!listen.empty()) {
     if (auto error = sluice::server::apply_setting(config, "listen", listen)) return fail(*error);
   }
+  if (!threads.empty()) {
+    if (auto error = sluice::server::apply_setting(config, "threads", threads)) return fail(*error);
+  }
   if (auto error = sluice::server::validate(config)) return fail(*error);
 
   sluice::server::Server server(config);
@@ -78,8 +83,8 @@ int main(int argc, char** argv) {
   }
   g_server = &server;
   install_signal_handlers();
-  std::printf("sluiced listening on %s:%u\n", config.listen.substr(0, config.listen.rfind(':')).c_str(),
-              static_cast<unsigned>(server.port()));
+  std::printf("sluiced (%zu loops) listening on %s:%u\n", server.loops(),
+              config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
   std::fflush(stdout);
   server.run();
   g_server = nullptr;

@@ -22,14 +22,21 @@ buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
   return builder.finish();
 }
 
-buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms) {
-  char head[320];
-  const int n = std::snprintf(head, sizeof head,
-                              "HTTP/1.1 200 OK\r\nServer: sluice\r\nContent-Type: text/event-stream\r\n"
-                              "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: keep-alive\r\n\r\n"
-                              "retry: %lld\n\n",
-                              retry_ms);
-  return buf::make_frame(pool, buf::Lane::control, std::string_view(head, static_cast<std::size_t>(n)));
+buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_view allow_origin) {
+  char retry[64];
+  const int n = std::snprintf(retry, sizeof retry, "retry: %lld\n\n", retry_ms);
+  buf::FrameBuilder builder(pool, buf::Lane::control);
+  builder.append(
+      "HTTP/1.1 200 OK\r\nServer: sluice\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+      "X-Accel-Buffering: no\r\nConnection: keep-alive\r\n");
+  if (!allow_origin.empty()) {
+    builder.append("Access-Control-Allow-Origin: ");
+    builder.append(allow_origin);
+    builder.append(allow_origin == "*" ? "\r\n" : "\r\nVary: Origin\r\n");
+  }
+  builder.append("\r\n");
+  builder.append(retry, static_cast<std::size_t>(n));
+  return builder.finish();
 }
 
 }  // namespace sluice::server

@@ -2,39 +2,92 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "sluice/hub/event_id.hpp"
 #include "sluice/io/socket.hpp"
+#include "sluice/proto/ws_encoder.hpp"
 
 namespace sluice::server {
 
+unsigned loop_count(const Config& config) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const auto wanted = config.threads == 0 ? cores : static_cast<unsigned>(config.threads);
+  return std::min(wanted, hub::kMaxLoops);
+}
+
 Server::Server(const Config& config)
-    : config_(config), worker_(std::make_unique<Worker>(config_, hub::make_epoch())) {}
+    : config_(config), pool_(config_.pool), book_(pool_, config_.hub, hub::make_epoch()) {
+  for (unsigned i = 0; i < loop_count(config_); ++i) {
+    workers_.push_back(std::make_unique<Worker>(config_, pool_, book_, i, open_connections_));
+    workers_.back()->set_open_handler(&open_handler_);
+  }
+}
 
 Server::~Server() {
-  worker_.reset();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  workers_.clear();
+  for (int fd : listen_fds_) ::close(fd);
 }
 
 int Server::bind() {
   io::Endpoint endpoint;
   if (!io::parse_endpoint(config_.listen, endpoint)) return -EINVAL;
-  const int fd = io::listen_tcp(endpoint, {});
-  if (fd < 0) return fd;
-  listen_fd_ = fd;
-  port_ = io::local_port(fd);
+  const io::ListenOptions options{.reuse_port = workers_.size() > 1};
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const int fd = io::listen_tcp(endpoint, options);
+    if (fd < 0) return fd;
+    listen_fds_.push_back(fd);
+    // Port 0 picks a port for the first socket; the others share it.
+    if (i == 0) endpoint.port = port_ = io::local_port(fd);
+  }
   return 0;
 }
 
 void Server::run() {
-  if (listen_fd_ >= 0) worker_->run(listen_fd_);
+  if (listen_fds_.size() != workers_.size()) return;
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < workers_.size(); ++i) {
+    threads.emplace_back([this, i] { workers_[i]->run(listen_fds_[i]); });
+  }
+  workers_[0]->run(listen_fds_[0]);
+  for (auto& t : threads) t.join();
 }
 
-hub::PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event) {
-  return worker_->hub().publish(topic, {data, event});
+void Server::stop() {
+  for (const auto& worker : workers_) worker->stop();
+}
+
+hub::PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
+                                   std::string_view key) {
+  return book_.publish(topic, {data, event, key});
 }
 
 void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
-  worker_->loop().every(period, std::move(fn));
+  workers_[0]->loop().every(period, std::move(fn));
+}
+
+ServerStats Server::stats() const {
+  ServerStats total;
+  for (const auto& worker : workers_) {
+    const WorkerStats& s = worker->stats();
+    total.accepted += s.accepted;
+    total.refused_full += s.refused_full;
+    total.streams += s.streams;
+    total.slow_disconnects += s.slow_disconnects;
+    total.events_dropped += s.events_dropped;
+    total.protocol_errors += s.protocol_errors;
+    total.sends_to_closed += s.sends_to_closed;
+  }
+  return total;
+}
+
+SendStatus ConnectionRef::send(std::string_view payload, bool text) const {
+  if (worker_ == nullptr) return SendStatus::invalid;
+  buf::FrameRef frame = proto::ws::make_message_frame(worker_->pool(), buf::Lane::data,
+                                                      text ? proto::ws::Opcode::text : proto::ws::Opcode::binary,
+                                                      std::span<const char>(payload.data(), payload.size()));
+  if (!frame) return SendStatus::no_memory;
+  return worker_->post(id_, std::move(frame));
 }
 
 }  // namespace sluice::server

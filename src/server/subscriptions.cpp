@@ -108,6 +108,21 @@ void Session::deliver(const hub::Delivery& delivery) {
   }
 }
 
+void Session::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) {
+  if (cookie >= drops_.size()) return;
+  drops_[cookie].add_range(first, last);
+  drops_pending_ = true;
+  want_flush();
+}
+
+// A frame a ConnectionRef sent: the application's own message, under the
+// same budget as events; past it the connection is cut off as slow.
+void Session::send_posted(buf::FrameRef frame) {
+  if (send_data(std::move(frame)) == conn::EnqueueStatus::ok) return;
+  ++worker_.mutable_stats().slow_disconnects;
+  cut_off();
+}
+
 // fifo past its budget: nothing is lost yet, so the subscriber gets what is
 // queued and then the end of the stream, and resumes from its last id. An
 // SSE client is also given a longer `retry:` to spread the reconnects.

@@ -27,27 +27,42 @@ std::chrono::milliseconds sweep_period(const Config& c) {
 
 }  // namespace
 
-Worker::Worker(const Config& config, std::string epoch)
+// Topics with news a loop has not taken yet: each is in the inbox at most
+// once, so this many covers all but the busiest servers (past it, the loop
+// checks every topic it follows).
+constexpr std::size_t kTopicInbox = 4096;
+constexpr std::size_t kCommandInbox = 65536;
+
+Worker::Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsigned index,
+               std::atomic<std::int64_t>& open_connections)
     : config_(config),
-      pool_(config.pool),
-      hub_(pool_, config.hub, std::move(epoch)),
+      pool_(pool),
+      open_connections_(open_connections),
+      hub_(book, index),
       subprotocols_(config.ws.subprotocols.begin(), config.ws.subprotocols.end()),
-      allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()) {
+      allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()),
+      topic_inbox_(kTopicInbox),
+      command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
   loop_.every(std::chrono::milliseconds(config.heartbeat_ms), [this] { send_heartbeats(); });
   loop_.every(sweep_period(config), [this] { sweep(); });
+  loop_.set_wake_task(&inbox_task_);
+  book.set_watcher(index, this);
 }
 
 Worker::~Worker() {
   loop_.forget(this);
+  loop_.forget(&inbox_task_);
   sessions_.clear();
   if (listen_fd_ >= 0) loop_.unwatch(listen_fd_);
 }
 
 void Worker::run(int listen_fd) {
+  owner_.store(std::this_thread::get_id());
   listen_fd_ = listen_fd;
   loop_.watch(listen_fd_, io::kReadable, this);
   accept_all();
+  drain_inboxes();  // what was published before the loop started
   loop_.run();
   drain_on_shutdown();
 }
@@ -60,7 +75,8 @@ void Worker::accept_all() {
     if (fd == -EINTR || fd == -ECONNABORTED) continue;
     if (fd < 0) return;  // EAGAIN, or out of fds: the listener stays readable
     ++stats_.accepted;
-    if (sessions_.size() >= static_cast<std::size_t>(config_.max_connections)) {
+    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
+      open_connections_.fetch_sub(1, std::memory_order_relaxed);
       refuse(fd);
     } else {
       admit(fd);
@@ -73,8 +89,13 @@ void Worker::admit(int fd) {
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
   auto session = std::make_unique<Session>(*this, fd);
-  if (session->start() != 0) return;  // the session's destructor closes fd
+  if (session->start() != 0) {
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    return;  // the session's destructor closes fd
+  }
   session->index = sessions_.size();
+  session->id = next_id_++;
+  by_id_.emplace(session->id, session.get());
   sessions_.push_back(std::move(session));
 }
 
@@ -93,12 +114,54 @@ void Worker::retire(Session* session) {
 
 void Worker::run_deferred() {
   for (Session* session : retired_) {
+    by_id_.erase(session->id);
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
     const std::size_t i = session->index;
     std::swap(sessions_[i], sessions_.back());
     sessions_[i]->index = i;
     sessions_.pop_back();
   }
   retired_.clear();
+}
+
+void Worker::opened(Session& session, std::string_view path) {
+  if (open_handler_ != nullptr && *open_handler_) (*open_handler_)(ConnectionRef(this, session.id), path);
+}
+
+SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
+  if (!command_inbox_.try_push(Command{id, std::move(frame)})) return SendStatus::busy;
+  signal();
+  return SendStatus::ok;
+}
+
+void Worker::topic_changed(hub::TopicRecord* record) {
+  if (!topic_inbox_.try_push(std::move(record))) topics_overflowed_.store(true, std::memory_order_release);
+  signal();
+}
+
+// On the loop's own thread the drain is simply deferred to the end of the
+// tick; another thread wakes the loop, once until the loop has drained.
+void Worker::signal() {
+  if (owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) return loop_.defer(&inbox_task_);
+  if (!wake_pending_.exchange(true, std::memory_order_acq_rel)) loop_.wake();
+}
+
+void Worker::drain_inboxes() {
+  // Cleared first: anything pushed from here on either is seen below or
+  // wakes the loop again.
+  wake_pending_.store(false, std::memory_order_release);
+  hub::TopicRecord* record = nullptr;
+  while (topic_inbox_.try_pop(record)) hub_.drain(record);
+  if (topics_overflowed_.exchange(false, std::memory_order_acq_rel)) hub_.drain_pending();
+  Command command;
+  while (command_inbox_.try_pop(command)) {
+    const auto it = by_id_.find(command.id);
+    if (it == by_id_.end() || it->second->closed() || it->second->closing()) {
+      ++stats_.sends_to_closed;
+      continue;
+    }
+    it->second->send_posted(std::move(command.frame));
+  }
 }
 
 void Worker::send_heartbeats() {

@@ -72,6 +72,7 @@ void Session::upgrade(const proto::http1::Request& request, State target, std::s
   ws_ = std::move(state);
   state_ = target;
   ++worker_.mutable_stats().streams;
+  worker_.opened(*this, request.path);
   if (target == State::ws_topic && join(topic, std::nullopt, request.header("Last-Event-ID")) != JoinStatus::ok) {
     ws_close(CloseCode::policy_violation, "topic refused");
     close_after_flush(conn::CloseReason::protocol);
@@ -172,8 +173,8 @@ void Session::on_ws_json(std::string_view text) {
     const hub::PublishResult r = worker_.hub().publish(
         topic, {json_string_field(message, "data"), json_string_field(message, "event"), json_string_field(message, "key")});
     if (r.status != hub::HubStatus::ok) return ws_ack(req, false, "refused");
-    char id[hub::kMaxIdText];
-    return ws_ack(req, true, std::string_view(id, worker_.hub().format_id(r.id, id)));
+    char id_text[hub::kMaxIdText];
+    return ws_ack(req, true, std::string_view(id_text, worker_.hub().format_id(r.id, id_text)));
   }
   ws_ack(req, false, "unknown op");
 }

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sluice/hub/topic_name.hpp"
@@ -13,12 +15,20 @@ namespace {
 struct Collector : Subscriber {
   std::vector<std::uint64_t> ids;
   std::vector<buf::FrameRef> frames;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> losses;
   std::function<void()> on_deliver;
   void deliver(const Delivery& d) override {
     ids.push_back(d.id);
     frames.push_back(d.frames.sse());
     if (on_deliver) on_deliver();
   }
+  void lost(std::uint32_t, std::uint64_t first, std::uint64_t last) override { losses.emplace_back(first, last); }
+};
+
+// Plays the loop: the book says which topics have news; pump() drains them.
+struct Watcher : TopicWatcher {
+  std::vector<TopicRecord*> changed;
+  void topic_changed(TopicRecord* record) override { changed.push_back(record); }
 };
 
 std::string text(const buf::FrameRef& f) {
@@ -28,16 +38,32 @@ std::string text(const buf::FrameRef& f) {
 }
 
 struct HubTest : testing::Test {
-  buf::Pool pool{{.block_count = 64, .block_size = 256, .reserve = 4}};
-  Hub hub{pool, {.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4}, "ep"};
+  explicit HubTest(HubLimits limits = {.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4})
+      : book(pool, limits, "ep") {
+    book.set_watcher(0, &watcher);
+  }
+  PublishResult publish(std::string_view topic, const Message& m) {
+    const PublishResult r = book.publish(topic, m);
+    pump();
+    return r;
+  }
+  void pump() {
+    for (TopicRecord* r : watcher.changed) hub.drain(r);
+    watcher.changed.clear();
+  }
+
+  buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
+  TopicBook book;
+  Watcher watcher;
+  Hub hub{book, 0};
 };
 
 TEST_F(HubTest, IdsIncreasePerTopic) {
   Collector c;
   ASSERT_EQ(hub.subscribe("a", &c), HubStatus::ok);
-  EXPECT_EQ(hub.publish("a", {"1"}).id, 1u);
-  EXPECT_EQ(hub.publish("b", {"x"}).id, 1u);
-  EXPECT_EQ(hub.publish("a", {"2"}).id, 2u);
+  EXPECT_EQ(publish("a", {"1"}).id, 1u);
+  EXPECT_EQ(publish("b", {"x"}).id, 1u);
+  EXPECT_EQ(publish("a", {"2"}).id, 2u);
   EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 2}));
   EXPECT_EQ(text(c.frames[1]), "id: ep:2\ndata: 2\n\n");
 }
@@ -45,12 +71,22 @@ TEST_F(HubTest, IdsIncreasePerTopic) {
 TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
   Collector a, b, c;
   for (Collector* s : {&a, &b, &c}) ASSERT_EQ(hub.subscribe("t", s), HubStatus::ok);
-  const PublishResult r = hub.publish("t", {"payload", "kind"});
+  const PublishResult r = publish("t", {"payload", "kind"});
   EXPECT_EQ(r.subscribers, 3u);
   EXPECT_TRUE(a.frames[0] == b.frames[0]);
   EXPECT_TRUE(b.frames[0] == c.frames[0]);
-  EXPECT_EQ(a.frames[0].use_count(), 3u);
+  EXPECT_EQ(a.frames[0].use_count(), 4u);  // three subscribers and the history
   EXPECT_EQ(text(a.frames[0]), "event: kind\nid: ep:1\ndata: payload\n\n");
+}
+
+TEST_F(HubTest, ANewSubscriberGetsOnlyWhatIsPublishedAfterIt) {
+  Collector early, late;
+  ASSERT_EQ(hub.subscribe("t", &early), HubStatus::ok);
+  (void)book.publish("t", {"before"});  // not yet drained when `late` joins
+  ASSERT_EQ(hub.subscribe("t", &late), HubStatus::ok);
+  publish("t", {"after"});
+  EXPECT_EQ(early.ids, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(late.ids, (std::vector<std::uint64_t>{2}));
 }
 
 TEST_F(HubTest, UnsubscribeStopsDelivery) {
@@ -60,25 +96,25 @@ TEST_F(HubTest, UnsubscribeStopsDelivery) {
   hub.unsubscribe("t", &a);
   hub.unsubscribe("t", &a);
   hub.unsubscribe("nope", &a);
-  (void)hub.publish("t", {"x"});
+  publish("t", {"x"});
   EXPECT_TRUE(a.ids.empty());
   EXPECT_EQ(b.ids.size(), 1u);
   EXPECT_EQ(hub.subscriber_count("t"), 1u);
 }
 
-TEST_F(HubTest, SubscribersMayLeaveDuringAPublish) {
+TEST_F(HubTest, SubscribersMayLeaveDuringADelivery) {
   Collector a, b, c;
   for (Collector* s : {&a, &b, &c}) ASSERT_EQ(hub.subscribe("t", s), HubStatus::ok);
   a.on_deliver = [&] {
     hub.unsubscribe("t", &a);
     hub.unsubscribe("t", &b);  // b has not been handed the event yet
   };
-  EXPECT_EQ(hub.publish("t", {"x"}).subscribers, 2u);
+  publish("t", {"x"});
   EXPECT_EQ(a.ids.size(), 1u);
   EXPECT_TRUE(b.ids.empty());
   EXPECT_EQ(c.ids.size(), 1u);
   EXPECT_EQ(hub.subscriber_count("t"), 1u);
-  (void)hub.publish("t", {"y"});
+  publish("t", {"y"});
   EXPECT_EQ(c.ids.size(), 2u);
 }
 
@@ -86,12 +122,13 @@ TEST_F(HubTest, LimitsAreEnforced) {
   Collector s;
   EXPECT_EQ(hub.subscribe("bad name", &s), HubStatus::bad_topic);
   EXPECT_EQ(hub.subscribe(std::string(17, 'x'), &s), HubStatus::bad_topic);
-  EXPECT_EQ(hub.publish("", {"x"}).status, HubStatus::bad_topic);
-  EXPECT_EQ(hub.publish("t1", {"x", "bad\nevent"}).status, HubStatus::bad_event);
-  EXPECT_EQ(hub.publish("t1", {"x"}).status, HubStatus::ok);
-  EXPECT_EQ(hub.publish("t2", {"x"}).status, HubStatus::ok);
-  EXPECT_EQ(hub.publish("t3", {"x"}).status, HubStatus::ok);
-  EXPECT_EQ(hub.publish("t4", {"x"}).status, HubStatus::too_many_topics);
+  EXPECT_EQ(publish("", {"x"}).status, HubStatus::bad_topic);
+  EXPECT_EQ(publish("t1", {"x", "bad\nevent"}).status, HubStatus::bad_event);
+  EXPECT_EQ(publish("t1", {"x", std::string(256, 'e')}).status, HubStatus::bad_event);
+  EXPECT_EQ(publish("t1", {"x"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t2", {"x"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t3", {"x"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t4", {"x"}).status, HubStatus::too_many_topics);
   EXPECT_EQ(hub.topic_count(), 3u);
   Collector many[5];
   for (int i = 0; i < 4; ++i) EXPECT_EQ(hub.subscribe("t1", &many[i]), HubStatus::ok);
@@ -101,40 +138,63 @@ TEST_F(HubTest, LimitsAreEnforced) {
 TEST_F(HubTest, EventThatDoesNotFitThePoolIsRefusedAndKeepsItsId) {
   Collector s;
   ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
-  const PublishResult big = hub.publish("t", {std::string(64 * 256, 'x')});
-  EXPECT_EQ(big.status, HubStatus::no_memory);
+  EXPECT_EQ(publish("t", {std::string(256 * 256, 'x')}).status, HubStatus::no_memory);
   EXPECT_TRUE(s.ids.empty());
-  EXPECT_EQ(pool.free_blocks(), 64u);  // nothing leaked by the failed encode
-  EXPECT_EQ(hub.publish("t", {"small"}).id, 1u);
+  EXPECT_EQ(pool.free_blocks(), 256u);  // nothing leaked by the failed encode
+  EXPECT_EQ(publish("t", {"small"}).id, 1u);
 }
 
 TEST_F(HubTest, HistoryGivesWayWhenThePoolIsShort) {
-  // 64 blocks of 256 bytes, 4 in reserve: history alone could starve data.
-  for (int i = 0; i < 200; ++i) ASSERT_EQ(hub.publish("t", {std::string(200, 'h')}).status, HubStatus::ok);
+  for (int i = 0; i < 400; ++i) ASSERT_EQ(publish("t", {std::string(200, 'h')}).status, HubStatus::ok);
   EXPECT_GE(pool.free_blocks(), 4u);
 }
 
-struct ReplayTest : testing::Test {
-  buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
-  Hub hub{pool, {.history_events = 5, .history_bytes = 1 << 20}, "ep"};
+struct ShortHistoryTest : HubTest {
+  ShortHistoryTest() : HubTest({.history_events = 0}) {}
+};
 
-  void publish(int n) {
-    for (int i = 0; i < n; ++i) ASSERT_EQ(hub.publish("t", {"x"}).status, HubStatus::ok);
+TEST_F(ShortHistoryTest, ALoopThatFellBehindTheHistoryIsToldWhatItLost) {
+  Collector s;
+  ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
+  for (std::size_t i = 0; i < kMinKeptEvents + 10; ++i) (void)book.publish("t", {"e"});
+  pump();
+  ASSERT_EQ(s.losses.size(), 1u);
+  EXPECT_EQ(s.losses[0], (std::pair<std::uint64_t, std::uint64_t>{1, 10}));
+  EXPECT_EQ(s.ids.size(), kMinKeptEvents);
+  EXPECT_EQ(s.ids.front(), 11u);
+}
+
+struct ReplayTest : HubTest {
+  ReplayTest() : HubTest({.history_events = 5, .history_bytes = 1 << 20}) {}
+  void publish_n(int n) {
+    for (int i = 0; i < n; ++i) ASSERT_EQ(publish("t", {"x"}).status, HubStatus::ok);
   }
 };
 
 TEST_F(ReplayTest, ReplaysTheEventsAfterTheIdThenGoesLive) {
-  publish(8);
+  publish_n(8);
   Collector c;
   const ReplayResult r = hub.subscribe_after("t", &c, 7, "ep:5");
   EXPECT_EQ(r.reset, nullptr);
   EXPECT_EQ(r.replayed, 3u);
-  publish(1);
+  publish_n(1);
   EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{6, 7, 8, 9}));
 }
 
+TEST_F(ReplayTest, EventsNotYetDrainedAreNotDeliveredTwice) {
+  Collector other;
+  ASSERT_EQ(hub.subscribe("t", &other), HubStatus::ok);
+  publish_n(3);
+  (void)book.publish("t", {"queued"});  // id 4, waiting for this loop's drain
+  Collector c;
+  EXPECT_EQ(hub.subscribe_after("t", &c, 0, "ep:2").replayed, 2u);
+  pump();
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_EQ(other.ids.back(), 4u);
+}
+
 TEST_F(ReplayTest, TheOldestKeptEventCanStillBeResumedFrom) {
-  publish(8);  // keeps 4..8
+  publish_n(8);  // replay reaches 4..8
   Collector c;
   EXPECT_EQ(hub.subscribe_after("t", &c, 0, "ep:3").reset, nullptr);
   EXPECT_EQ(c.ids.size(), 5u);
@@ -145,7 +205,7 @@ TEST_F(ReplayTest, TheOldestKeptEventCanStillBeResumedFrom) {
 }
 
 TEST_F(ReplayTest, SaysWhyItCannotReplay) {
-  publish(8);
+  publish_n(8);
   Collector c;
   EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "ep:2").reset, "too-old");
   EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "other:7").reset, "other-epoch");
@@ -155,13 +215,69 @@ TEST_F(ReplayTest, SaysWhyItCannotReplay) {
   EXPECT_TRUE(c.ids.empty());
 }
 
-TEST_F(ReplayTest, HistoryIsBoundedByBytes) {
-  Hub small{pool, {.history_events = 100, .history_bytes = 100}, "ep"};
-  for (int i = 0; i < 10; ++i) ASSERT_EQ(small.publish("t", {std::string(20, 'b')}).status, HubStatus::ok);
+TEST(HubBytes, HistoryIsBoundedByBytes) {
+  buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
+  TopicBook book(pool, {.history_events = 100, .history_bytes = 300}, "ep");
+  Hub hub(book, 0);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(book.publish("t", {std::string(20, 'b')}).status, HubStatus::ok);
   Collector c;
-  EXPECT_STREQ(small.subscribe_after("t", &c, 0, "ep:5").reset, "too-old");
+  EXPECT_STREQ(hub.subscribe_after("t", &c, 0, "ep:2").reset, "too-old");
   Collector recent;
-  EXPECT_EQ(small.subscribe_after("t", &recent, 0, "ep:9").replayed, 1u);
+  EXPECT_EQ(hub.subscribe_after("t", &recent, 0, "ep:9").replayed, 1u);
+}
+
+// Two loops and publishers on other threads: every loop delivers every
+// event, in order, once. Run under TSan in CI.
+TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
+  buf::Pool pool{{.block_count = 8192, .block_size = 256, .reserve = 4}};
+  TopicBook book(pool, {.history_events = 100000, .history_bytes = 64 << 20}, "ep");
+  struct Loop : TopicWatcher {
+    explicit Loop(TopicBook& b, unsigned i) : hub(b, i) {}
+    void topic_changed(TopicRecord* r) override {
+      const std::lock_guard lock(mutex);
+      changed.push_back(r);
+    }
+    Hub hub;
+    std::mutex mutex;
+    std::vector<TopicRecord*> changed;
+  };
+  Loop loops[2] = {Loop(book, 0), Loop(book, 1)};
+  Collector subs[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    book.set_watcher(i, &loops[i]);
+    ASSERT_EQ(loops[i].hub.subscribe("t", &subs[i]), HubStatus::ok);
+  }
+  constexpr int kThreads = 4;
+  constexpr int kEach = 500;
+  std::vector<std::thread> publishers;
+  for (int t = 0; t < kThreads; ++t) {
+    publishers.emplace_back([&book] {
+      for (int i = 0; i < kEach; ++i) ASSERT_EQ(book.publish("t", {"e"}).status, HubStatus::ok);
+    });
+  }
+  std::atomic<bool> done{false};
+  std::vector<std::thread> drainers;
+  for (auto& loop : loops) {
+    drainers.emplace_back([&loop, &done] {
+      for (bool last = false; !last;) {
+        last = done.load();
+        std::vector<TopicRecord*> todo;
+        {
+          const std::lock_guard lock(loop.mutex);
+          todo.swap(loop.changed);
+        }
+        for (TopicRecord* r : todo) loop.hub.drain(r);
+        std::this_thread::yield();
+      }
+    });
+  }
+  for (auto& t : publishers) t.join();
+  done = true;
+  for (auto& t : drainers) t.join();
+  for (const Collector& s : subs) {
+    ASSERT_EQ(s.ids.size(), static_cast<std::size_t>(kThreads * kEach));
+    for (std::size_t i = 0; i < s.ids.size(); ++i) ASSERT_EQ(s.ids[i], i + 1);
+  }
 }
 
 TEST(TopicName, Alphabet) {

@@ -86,6 +86,7 @@ TEST(Replay, SlowFifoReaderIsCutOffResumesAndMissesNothing) {
   config.tcp_notsent_lowat = 1024;
   config.linger_timeout_ms = 200;
   config.hub.history_events = 5000;
+  config.hub.history_bytes = 8 << 20;  // all 2,000 events stay replayable
   RunningServer server(config);
   TestClient publisher(server.port());
   constexpr int kEvents = 2000;

@@ -8,7 +8,10 @@
 // close frames, handshake replies, error responses and heartbeats still get
 // theirs.
 //
-// A Pool is owned by one thread; blocks must be acquired and released there.
+// Any thread may acquire and release: a frame built by a publisher thread is
+// released by the loop thread that wrote its last byte. A spinlock guards
+// the free list; it is held for a pointer swap, so it never spins for long,
+// and it needs nothing from the OS (the pool must run on a microcontroller).
 #pragma once
 
 #include <atomic>
@@ -77,12 +80,15 @@ class Pool {
   [[nodiscard]] bool can_acquire(Lane lane, std::size_t count) const;
 
   [[nodiscard]] std::size_t block_size() const { return config_.block_size; }
-  [[nodiscard]] std::size_t free_blocks() const { return free_count_; }
+  [[nodiscard]] std::size_t free_blocks() const;
   [[nodiscard]] PoolStats stats() const;
 
  private:
+  class Guard;
   Block* take_free_block();
+  [[nodiscard]] bool can_acquire_locked(Lane lane, std::size_t count) const;
 
+  mutable std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
   PoolConfig config_;
   char* arena_ = nullptr;
   std::size_t fresh_next_ = 0;  // blocks [fresh_next_, block_count) were never handed out

@@ -34,7 +34,8 @@ struct DropRecord {
   std::uint64_t first_id = 0;  // lowest id lost
   std::uint64_t last_id = 0;   // highest id lost
 
-  void add(std::uint64_t id);
+  void add(std::uint64_t id) { add_range(id, id); }
+  void add_range(std::uint64_t first, std::uint64_t last);
   [[nodiscard]] bool empty() const { return count == 0; }
 };
 

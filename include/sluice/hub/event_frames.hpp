@@ -1,7 +1,8 @@
-// Owns: EventFrames, one published event and its wire encodings. Each
-// encoding is built the first time a subscriber asks for it and then shared
-// by every subscriber that speaks the same format: an event is encoded once
-// per wire format, never once per subscriber (seed 002).
+// Owns: EventFrames, one event on its way to a loop's subscribers, in each
+// wire format. The SSE form was encoded once by the publisher and is shared
+// by every SSE subscriber of every loop; the WebSocket forms are built from
+// the event's payload the first time a subscriber of this loop asks, then
+// shared by every subscriber of the loop that speaks that form:
 //
 //   sse()            the Server-Sent Events record
 //   ws_message(z)    one WebSocket message holding the data: text when it is
@@ -18,32 +19,31 @@
 #include <string_view>
 
 #include "sluice/buf/frame.hpp"
+#include "sluice/hub/event_id.hpp"
 #include "sluice/proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 
-struct EventText {
-  std::string_view topic;
-  std::string_view id;     // "EPOCH:SEQ"
-  std::string_view event;  // SSE event type; empty: "message"
-  std::string_view data;
+// Loop-owned tools the WebSocket forms are built with, reused event after
+// event so that building allocates only while buffers grow.
+struct FrameTools {
+  buf::Pool& pool;
+  proto::ws::Deflater& deflater;
+  std::string& json;     // the /ws envelope
+  std::string& payload;  // the event's payload made contiguous
 };
 
 class EventFrames {
  public:
-  // Everything passed must outlive this object. `scratch` is a buffer the
-  // caller reuses across events, so building the JSON form allocates only
-  // while it grows to the largest event seen.
-  EventFrames(buf::Pool& pool, proto::ws::Deflater& deflater, std::string& scratch, const EventText& text)
-      : pool_(pool), deflater_(deflater), scratch_(scratch), text_(text) {}
+  // `payload` is one byte of event-name length, the name, the data. All
+  // references must outlive this object.
+  EventFrames(FrameTools tools, std::string_view topic, std::string_view id, const buf::FrameRef& sse,
+              const buf::FrameRef& payload)
+      : tools_(tools), topic_(topic), id_(id), sse_(sse), payload_(payload) {}
 
-  [[nodiscard]] const buf::FrameRef& sse();
+  [[nodiscard]] const buf::FrameRef& sse() const { return sse_; }
   [[nodiscard]] const buf::FrameRef& ws_message(bool deflated);
   [[nodiscard]] const buf::FrameRef& ws_json(bool deflated);
-  [[nodiscard]] const EventText& text() const { return text_; }
-  // Forgets every form built or refused, so the next call builds again
-  // (after the caller made room in the pool).
-  void forget();
 
  private:
   // A form whose build failed is not tried again for this event.
@@ -52,18 +52,21 @@ class EventFrames {
     bool tried = false;
   };
 
-  buf::FrameRef build_sse();
+  void load_payload();
   buf::FrameRef build_ws(std::string_view payload, bool text, bool deflated);
   std::string_view json_envelope();
 
-  buf::Pool& pool_;
-  proto::ws::Deflater& deflater_;
-  std::string& scratch_;
-  EventText text_;
-  Slot sse_;
+  FrameTools tools_;
+  std::string_view topic_;
+  std::string_view id_;
+  const buf::FrameRef& sse_;
+  const buf::FrameRef& payload_;
+  bool loaded_ = false;
+  bool utf8_ = false;
+  std::string_view event_;
+  std::string_view data_;
   Slot ws_[2];
   Slot json_[2];
-  int utf8_ = -1;  // the data is UTF-8: -1 not yet known
 };
 
 }  // namespace sluice::hub

@@ -1,40 +1,51 @@
-// Owns: History, one topic's recent events kept for replay (Last-Event-ID,
-// a WebSocket `since`), bounded by a count and by bytes. The frames are the
-// same ones subscribers were sent, so history costs pool blocks, not copies.
+// Owns: History, one topic's recent events, kept for two readers: the loops
+// that fan them out (each reads what it has not yet delivered) and replay
+// (Last-Event-ID, a WebSocket `since`). Bounded by a count and by bytes;
+// the frames are shared, so history costs pool blocks, not copies.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "sluice/buf/frame.hpp"
-#include "sluice/conn/frame_ring.hpp"
 
 namespace sluice::hub {
 
+struct KeptEvent {
+  std::uint64_t seq = 0;
+  std::uint64_t key = 0;   // conflation key
+  buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
+  buf::FrameRef payload;   // one byte of event-name length, the name, the data
+};
+
 class History {
  public:
-  // max_events 0 keeps nothing.
   History(std::size_t max_events, std::size_t max_bytes);
 
-  // Appends the event with sequence `seq` (one more than the last one) and
-  // conflation key `key`, evicting the oldest events that no longer fit.
-  void push(std::uint64_t seq, std::uint64_t key, buf::FrameRef frame);
+  // Appends (seq is one more than the last one's), evicting the oldest
+  // events that no longer fit.
+  void push(KeptEvent&& event);
   // Gives back the oldest event's blocks; false when empty.
   bool evict_oldest();
 
-  [[nodiscard]] bool empty() const { return ring_.empty(); }
-  [[nodiscard]] std::size_t size() const { return ring_.size(); }
-  [[nodiscard]] std::size_t bytes() const { return bytes_; }
-  // Sequence of the oldest kept event; meaningful when !empty().
-  [[nodiscard]] std::uint64_t oldest_seq() const { return ring_.at(0).tag.id; }
-  // The i-th kept event, oldest first.
-  [[nodiscard]] const conn::QueuedFrame& at(std::size_t i) const { return ring_.at(i); }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  // The i-th kept event, oldest first; i < size().
+  [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
+  [[nodiscard]] std::uint64_t oldest_seq() const { return at(0).seq; }
 
  private:
-  conn::detail::FrameRing ring_;
+  static std::size_t bytes_of(const KeptEvent& e) { return e.sse.size() + e.payload.size(); }
+  void grow();
+
+  std::unique_ptr<KeptEvent[]> slots_;
+  std::size_t capacity_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  std::size_t bytes_ = 0;
   std::size_t max_events_;
   std::size_t max_bytes_;
-  std::size_t bytes_ = 0;
 };
 
 }  // namespace sluice::hub

@@ -1,11 +1,13 @@
-// Owns: Hub, the topics of one loop, their subscribers, and publishing: an
-// event gets the topic's next id, is encoded once per wire format into a
-// shared Frame, and a reference is handed to every subscriber.
+// Owns: Hub, one loop's view of the topics: which of its connections follow
+// which topic, how far this loop has delivered each topic, and handing each
+// new event to every local subscriber.
 //
-// The hub never writes to a socket; a Subscriber decides what to do with a
-// frame (queue it, or apply its slow-consumer policy). A subscriber may
-// unsubscribe, or close, from inside deliver(): removal during a publish is
-// recorded and applied when the publish ends.
+// Events come from the shared TopicBook: drain() reads what this loop has
+// not delivered yet from the topic's history and delivers it in id order.
+// A subscriber may unsubscribe, or close, from inside deliver(): removal
+// during a delivery is recorded and applied when it ends.
+//
+// Everything here runs on the loop's thread; publish() forwards to the book.
 #pragma once
 
 #include <cstddef>
@@ -16,120 +18,66 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/buf/pool.hpp"
-#include "sluice/conn/frame_ring.hpp"
 #include "sluice/hub/event_frames.hpp"
+#include "sluice/hub/hub_types.hpp"
+#include "sluice/hub/topic_book.hpp"
 #include "sluice/proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 
-struct Delivery {
-  std::string_view topic;
-  std::uint32_t cookie;  // what the subscriber gave subscribe() for this topic
-  std::uint64_t id;      // the event's sequence in its topic
-  std::uint64_t key;     // conflation key: a hash of the publisher's key, 0 if none
-  EventFrames& frames;   // the event in each wire format, built on first use
-};
-
-class Subscriber {
- public:
-  virtual void deliver(const Delivery& delivery) = 0;
-
- protected:
-  ~Subscriber() = default;
-};
-
-struct HubLimits {
-  std::size_t max_topics = 10000;
-  std::size_t max_topic_name = 128;
-  std::size_t max_subscribers_per_topic = 100000;
-  std::size_t history_events = 1000;     // per topic, for replay
-  std::size_t history_bytes = 1 << 20;   // per topic
-};
-
-struct Message {
-  std::string_view data;
-  std::string_view event;  // SSE event name; empty: "message"
-  std::string_view key;    // what `latest` conflates by; empty: the topic
-};
-
-enum class HubStatus : std::uint8_t {
-  ok,
-  bad_topic,         // not a valid topic name
-  bad_event,         // event name with CR, LF or NUL, or over 255 bytes
-  too_many_topics,   // max_topics reached
-  too_many_subscribers,
-  no_memory,         // the pool refused the event's blocks (data lane)
-};
-
-// What subscribe_after() could replay.
-struct ReplayResult {
-  HubStatus status;
-  std::size_t replayed = 0;
-  // Non-null when the events after the given id are not all kept (or the
-  // id is not one of ours): the subscriber gets live events only and
-  // should tell its client why ("too-old", "other-epoch", "unknown-id",
-  // "malformed-id").
-  const char* reset = nullptr;
-};
-
-struct PublishResult {
-  HubStatus status;
-  std::uint64_t id = 0;
-  std::size_t subscribers = 0;  // how many subscribers were handed the event
-};
-
 class Hub {
  public:
-  // `pool` must outlive the hub; event frames come from its data lane.
-  // `epoch` names this run of the server in every event id.
-  Hub(buf::Pool& pool, const HubLimits& limits, std::string epoch);
+  // `book` must outlive the hub; `loop` is this loop's index (< kMaxLoops).
+  Hub(TopicBook& book, unsigned loop);
   ~Hub();
   Hub(const Hub&) = delete;
   Hub& operator=(const Hub&) = delete;
 
   // `cookie` comes back in every Delivery for this topic (the subscriber's
-  // own index for it, say).
+  // own index for it, say). A new subscriber gets events published after
+  // it subscribed.
   [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0);
   // Subscribes, then at once hands `subscriber` every kept event after
-  // `last_id` in order, so no live event can come between the replay and
-  // the live stream, and none twice.
+  // `last_id` in order; the live stream continues after the last of them,
+  // with no event missing between the two and none twice.
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                                              std::string_view last_id);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 
-  // Never allocates once the topic exists (its frame comes from the pool).
-  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message);
+  // Any thread may publish through the book; this is a shortcut.
+  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message) {
+    return book_.publish(topic, message);
+  }
 
-  [[nodiscard]] std::size_t topic_count() const { return topics_.size(); }
-  [[nodiscard]] const std::string& epoch() const { return epoch_; }
-  // Writes the text id of event `seq` into `out` (kMaxIdText bytes).
-  std::size_t format_id(std::uint64_t seq, char* out) const;
+  // Delivers the events of `record` this loop has not delivered yet.
+  void drain(TopicRecord* record);
+  // Drains every topic this loop follows that has news (after the loop's
+  // inbox of topics overflowed and some news may not be in it).
+  void drain_pending();
+
+  [[nodiscard]] std::size_t topic_count() const { return book_.topic_count(); }
   [[nodiscard]] std::size_t subscriber_count(std::string_view topic) const;
-  [[nodiscard]] const HubLimits& limits() const { return limits_; }
+  [[nodiscard]] const std::string& epoch() const { return book_.epoch(); }
+  [[nodiscard]] const HubLimits& limits() const { return book_.limits(); }
+  std::size_t format_id(std::uint64_t seq, char* out) const { return book_.format_id(seq, out); }
 
  private:
-  struct Topic;
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using TopicMap = std::unordered_map<std::string, std::unique_ptr<Topic>, NameHash, std::equal_to<>>;
+  struct Local;
 
-  Topic* find_or_create(std::string_view name, HubStatus& status);
-  void keep_in_history(Topic& topic, std::uint64_t id, std::uint64_t key, const Message& message);
-  std::size_t deliver_all(Topic& topic, std::uint64_t id, std::uint64_t key, EventFrames& frames);
-  void replay_one(const Topic& topic, const conn::QueuedFrame& kept, Subscriber* subscriber, std::uint32_t cookie);
-  const char* check_replayable(const Topic& topic, std::string_view last_id, std::uint64_t& after) const;
+  ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, const std::string_view* last_id);
+  const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
+  void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
+  void deliver(Local& local, const KeptEvent& event);
+  void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
 
-  buf::Pool& pool_;
-  HubLimits limits_;
-  std::string epoch_;
-  proto::ws::Deflater deflater_;  // compresses shared WebSocket frames
-  std::string scratch_;           // reused for JSON envelopes
-  TopicMap topics_;
+  TopicBook& book_;
+  unsigned loop_;
+  std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
+  std::vector<KeptEvent> batch_;     // events being delivered, reused
+  proto::ws::Deflater deflater_;     // compresses this loop's WebSocket forms
+  std::string scratch_;              // JSON envelopes, reused
+  std::string payload_scratch_;      // an event's data made contiguous, reused
 };
 
 }  // namespace sluice::hub

@@ -81,6 +81,9 @@ class Loop {
   void stop();
   // Thread-safe: interrupts a wait so that the loop runs a tick now.
   void wake();
+  // Work deferred on every wake() (say, draining an inbox other threads
+  // fill); set before run().
+  void set_wake_task(Deferred* task) { wake_task_ = task; }
   [[nodiscard]] bool stopping() const { return stop_requested_.load(std::memory_order_acquire); }
 
  private:
@@ -103,6 +106,7 @@ class Loop {
   std::vector<ReadyEvent> ready_;
   std::vector<std::unique_ptr<Timer>> timers_;  // stable: callbacks may add timers
   std::vector<Deferred*> deferred_;
+  Deferred* wake_task_ = nullptr;
   TimerId next_timer_id_ = 1;
   Clock::time_point now_;
   std::atomic<bool> stop_requested_{false};

@@ -49,6 +49,7 @@ struct WsConfig {
 
 struct Config {
   std::string listen = "127.0.0.1:8080";
+  std::int64_t threads = 0;  // event loops; 0: one per core
   std::int64_t max_connections = 10000;
   std::int64_t handshake_timeout_ms = 10000;  // a whole request must arrive within this
   std::int64_t idle_timeout_ms = 60000;       // keep-alive connection with no request

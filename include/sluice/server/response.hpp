@@ -22,7 +22,9 @@ struct Response {
 [[nodiscard]] buf::FrameRef make_response(buf::Pool& pool, const Response& response);
 
 // The head of an event stream: 200, text/event-stream, no caching, no proxy
-// buffering; the body runs until the connection closes.
-[[nodiscard]] buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms);
+// buffering; the body runs until the connection closes. A non-empty
+// `allow_origin` is sent as Access-Control-Allow-Origin, so that a page
+// from another origin may open the stream with EventSource.
+[[nodiscard]] buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_view allow_origin);
 
 }  // namespace sluice::server

@@ -1,23 +1,44 @@
-// Owns: Server, the library's front door: it binds the listening socket,
-// runs the worker that serves it, and stops gracefully.
+// Owns: Server, the library's front door: the shared pool and topic book,
+// one Worker (event loop) per thread, their listening sockets, and a
+// graceful stop.
 //
 //   sluice::server::Config config;            // defaults, or load_config_file()
 //   sluice::server::Server server(config);
 //   if (server.bind() != 0) ...;              // -errno
 //   server.run();                             // until stop(), from any thread
+//
+// Each loop has its own listening socket on the same port (SO_REUSEPORT):
+// the kernel spreads new connections over the loops, and a connection
+// stays on the loop that accepted it.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <thread>
+#include <vector>
 
-#include "sluice/hub/hub.hpp"
+#include "sluice/buf/pool.hpp"
+#include "sluice/hub/topic_book.hpp"
 #include "sluice/server/config.hpp"
+#include "sluice/server/connection_ref.hpp"
 #include "sluice/server/worker.hpp"
 
 namespace sluice::server {
+
+// A snapshot of every loop's counters, added up.
+struct ServerStats {
+  std::uint64_t accepted = 0;
+  std::uint64_t refused_full = 0;
+  std::uint64_t streams = 0;
+  std::uint64_t slow_disconnects = 0;
+  std::uint64_t events_dropped = 0;
+  std::uint64_t protocol_errors = 0;
+  std::uint64_t sends_to_closed = 0;
+};
 
 class Server {
  public:
@@ -27,31 +48,44 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds and listens on config.listen. Returns 0 or -errno.
+  // Binds and listens on config.listen, one socket per loop. Returns 0 or
+  // -errno.
   [[nodiscard]] int bind();
   // The bound port (useful with port 0).
   [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] std::size_t loops() const { return workers_.size(); }
 
-  // Serves until stop(), then drains: stops accepting, flushes every
-  // connection, closes them, and returns.
+  // Serves until stop(): loop 0 on the calling thread, the others on
+  // threads of their own. Then drains (stops accepting, flushes every
+  // connection, closes them) and returns.
   void run();
   // Safe from any thread and from a signal handler.
-  void stop() { worker_->stop(); }
+  void stop();
 
-  // Publishes from the serving thread: call it from an every() callback or
-  // before run(). Returns the event's id, or why it was refused.
-  hub::PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {});
-  // Calls `fn` on the serving thread every `period`.
+  // Thread-safe. Returns the event's id, or why it was refused.
+  hub::PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
+                             std::string_view key = {});
+  // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
+  // Calls `fn` on the connection's loop when a WebSocket opens; set before
+  // run(). The ConnectionRef may be kept and used from any thread.
+  void on_open(OpenHandler fn) { open_handler_ = std::move(fn); }
 
-  [[nodiscard]] const WorkerStats& stats() const { return worker_->stats(); }
-  [[nodiscard]] buf::PoolStats pool_stats() const { return worker_->pool().stats(); }
+  [[nodiscard]] ServerStats stats() const;
+  [[nodiscard]] buf::PoolStats pool_stats() const { return pool_.stats(); }
 
  private:
   Config config_;
-  std::unique_ptr<Worker> worker_;
-  int listen_fd_ = -1;
+  buf::Pool pool_;
+  hub::TopicBook book_;
+  OpenHandler open_handler_;
+  std::atomic<std::int64_t> open_connections_{0};
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<int> listen_fds_;
   std::uint16_t port_ = 0;
 };
+
+// The loops a config asks for: `threads`, or one per core when it is 0.
+[[nodiscard]] unsigned loop_count(const Config& config);
 
 }  // namespace sluice::server

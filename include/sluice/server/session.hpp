@@ -43,9 +43,13 @@ class Session final : public conn::Connection, public hub::Subscriber {
   // of session flushes and closes.
   void begin_shutdown();
 
+  // A whole frame another thread encoded for this connection (ConnectionRef).
+  void send_posted(buf::FrameRef frame);
+
   [[nodiscard]] State state() const { return state_; }
   [[nodiscard]] bool websocket() const { return state_ >= State::ws_topic; }
   std::size_t index = 0;  // position in the worker's session list
+  std::uint64_t id = 0;   // the worker's name for it, in ConnectionRefs
 
  private:
   enum class JoinStatus : std::uint8_t { ok, bad_topic, too_many, unavailable };
@@ -63,12 +67,14 @@ class Session final : public conn::Connection, public hub::Subscriber {
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void refuse_stream(std::string_view why);
+  std::string_view cors_origin(const proto::http1::Request& request) const;
 
   // subscriptions.cpp
   JoinStatus join(std::string_view topic, std::optional<conn::Policy> requested, std::string_view last_id);
   bool leave(std::string_view topic);
   void leave_all();
   void deliver(const hub::Delivery& delivery) override;
+  void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
   const buf::FrameRef& wire_form(hub::EventFrames& frames) const;
   void cut_off();
   void before_flush() override;

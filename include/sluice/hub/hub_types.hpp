@@ -1,0 +1,73 @@
+// Owns: the vocabulary shared by the topic book and the loops' hubs: limits,
+// a message to publish, what a publish or subscribe answers, and the
+// Subscriber interface through which events reach a connection.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace sluice::hub {
+
+class EventFrames;
+
+struct HubLimits {
+  std::size_t max_topics = 10000;
+  std::size_t max_topic_name = 128;
+  std::size_t max_subscribers_per_topic = 100000;
+  std::size_t history_events = 1000;    // per topic, for replay
+  std::size_t history_bytes = 1 << 20;  // per topic
+};
+
+struct Message {
+  std::string_view data;
+  std::string_view event;  // SSE event name; empty: "message"
+  std::string_view key;    // what `latest` conflates by; empty: the topic
+};
+
+enum class HubStatus : std::uint8_t {
+  ok,
+  bad_topic,            // not a valid topic name
+  bad_event,            // event name with CR, LF or NUL, or over 255 bytes
+  too_many_topics,      // max_topics reached
+  too_many_subscribers,
+  no_memory,            // the pool refused the event's blocks (data lane)
+};
+
+struct PublishResult {
+  HubStatus status;
+  std::uint64_t id = 0;
+  std::size_t subscribers = 0;  // subscribers of the topic when it was published
+};
+
+// What subscribe_after() could replay.
+struct ReplayResult {
+  HubStatus status;
+  std::size_t replayed = 0;
+  // Non-null when the events after the given id are not all kept (or the
+  // id is not one of ours): the subscriber gets live events only and
+  // should tell its client why ("too-old", "other-epoch", "unknown-id",
+  // "malformed-id").
+  const char* reset = nullptr;
+};
+
+struct Delivery {
+  std::string_view topic;
+  std::uint32_t cookie;  // what the subscriber gave subscribe() for this topic
+  std::uint64_t id;      // the event's sequence in its topic
+  std::uint64_t key;     // conflation key: a hash of the publisher's key, 0 if none
+  EventFrames& frames;   // the event in each wire format, built on first use
+};
+
+class Subscriber {
+ public:
+  virtual void deliver(const Delivery& delivery) = 0;
+  // Events first..last of the topic were published but are gone before this
+  // subscriber's loop could hand them over (its loop fell that far behind).
+  virtual void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) = 0;
+
+ protected:
+  ~Subscriber() = default;
+};
+
+}  // namespace sluice::hub

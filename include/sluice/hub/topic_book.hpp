@@ -1,0 +1,98 @@
+// Owns: TopicBook, the topics every loop shares: each topic's id counter, its
+// history of recent events, and which loops have subscribers for it.
+//
+// Publishing, from any thread: under the topic's lock the event gets the
+// next id, is encoded once as SSE (and kept as a payload for the WebSocket
+// forms) and appended to the history; then each loop with subscribers is
+// told, once, that the topic has news. A loop reads the events it has not
+// delivered yet straight from the history, in id order, so no per-event
+// queue between threads can overflow, and a loop that falls further behind
+// than the history reaches knows exactly which ids it missed.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "sluice/buf/pool.hpp"
+#include "sluice/hub/history.hpp"
+#include "sluice/hub/hub_types.hpp"
+
+namespace sluice::hub {
+
+inline constexpr unsigned kMaxLoops = 64;
+// Events each topic keeps at least, whatever history.max_events says: the
+// loops read fan-out from the history, so it must span a loop's slowest tick.
+inline constexpr std::size_t kMinKeptEvents = 64;
+
+struct TopicRecord {
+  TopicRecord(std::string_view topic, const HubLimits& limits);
+
+  const std::string name;
+  std::mutex mutex;  // guards the fields below it
+  std::uint64_t next_id = 1;
+  History history;
+  std::uint64_t loop_mask = 0;          // loops with subscribers
+  std::size_t subscribers = 0;          // across every loop
+  std::array<std::atomic<bool>, kMaxLoops> pending{};  // loop told, not yet drained
+};
+
+// A loop that must be told when a topic it follows has new events. Called
+// from the publishing thread, at most once until the loop drains the topic.
+class TopicWatcher {
+ public:
+  virtual void topic_changed(TopicRecord* record) = 0;
+
+ protected:
+  ~TopicWatcher() = default;
+};
+
+class TopicBook {
+ public:
+  // `pool` must outlive the book. `epoch` names this run in every event id.
+  TopicBook(buf::Pool& pool, const HubLimits& limits, std::string epoch);
+  ~TopicBook();
+  TopicBook(const TopicBook&) = delete;
+  TopicBook& operator=(const TopicBook&) = delete;
+
+  // Before serving: the watcher of loop `loop` (< kMaxLoops).
+  void set_watcher(unsigned loop, TopicWatcher* watcher) { watchers_[loop] = watcher; }
+
+  // Any thread. Never allocates once the topic exists.
+  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message);
+  // Any thread. Records are never removed, so the pointer stays valid.
+  [[nodiscard]] TopicRecord* find_or_create(std::string_view topic, HubStatus& status);
+  // Any thread; nullptr when there is no such topic.
+  [[nodiscard]] TopicRecord* find(std::string_view topic) const;
+
+  [[nodiscard]] const std::string& epoch() const { return epoch_; }
+  [[nodiscard]] const HubLimits& limits() const { return limits_; }
+  [[nodiscard]] buf::Pool& pool() { return pool_; }
+  // Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
+  std::size_t format_id(std::uint64_t seq, char* out) const;
+  [[nodiscard]] std::size_t topic_count() const;
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  [[nodiscard]] bool encode(std::uint64_t id, const Message& message, KeptEvent& out);
+  void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
+
+  buf::Pool& pool_;
+  HubLimits limits_;
+  std::string epoch_;
+  mutable std::shared_mutex topics_mutex_;
+  std::unordered_map<std::string, std::unique_ptr<TopicRecord>, NameHash, std::equal_to<>> topics_;
+  std::array<TopicWatcher*, kMaxLoops> watchers_{};
+};
+
+}  // namespace sluice::hub

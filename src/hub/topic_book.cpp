@@ -1,0 +1,119 @@
+#include "sluice/hub/topic_book.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "sluice/hub/event_id.hpp"
+#include "sluice/hub/topic_name.hpp"
+#include "sluice/proto/sse.hpp"
+
+namespace sluice::hub {
+
+namespace {
+
+// 0 means "no key: the whole topic is one slot", so a key never hashes to it.
+std::uint64_t conflation_key(std::string_view key) {
+  if (key.empty()) return 0;
+  const std::uint64_t h = std::hash<std::string_view>{}(key);
+  return h == 0 ? 1 : h;
+}
+
+}  // namespace
+
+TopicRecord::TopicRecord(std::string_view topic, const HubLimits& limits)
+    : name(topic), history(std::max(limits.history_events, kMinKeptEvents), limits.history_bytes) {}
+
+TopicBook::TopicBook(buf::Pool& pool, const HubLimits& limits, std::string epoch)
+    : pool_(pool), limits_(limits), epoch_(std::move(epoch)) {}
+
+TopicBook::~TopicBook() = default;
+
+std::size_t TopicBook::format_id(std::uint64_t seq, char* out) const { return format_event_id(epoch_, seq, out); }
+
+std::size_t TopicBook::topic_count() const {
+  const std::shared_lock lock(topics_mutex_);
+  return topics_.size();
+}
+
+TopicRecord* TopicBook::find(std::string_view name) const {
+  const std::shared_lock lock(topics_mutex_);
+  const auto it = topics_.find(name);
+  return it == topics_.end() ? nullptr : it->second.get();
+}
+
+TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status) {
+  status = HubStatus::ok;
+  if (TopicRecord* existing = find(name)) return existing;
+  if (!valid_topic_name(name, limits_.max_topic_name)) {
+    status = HubStatus::bad_topic;
+    return nullptr;
+  }
+  const std::unique_lock lock(topics_mutex_);
+  if (auto it = topics_.find(name); it != topics_.end()) return it->second.get();  // another thread won
+  if (topics_.size() >= limits_.max_topics) {
+    status = HubStatus::too_many_topics;
+    return nullptr;
+  }
+  auto record = std::make_unique<TopicRecord>(name, limits_);
+  TopicRecord* raw = record.get();
+  topics_.emplace(raw->name, std::move(record));
+  return raw;
+}
+
+PublishResult TopicBook::publish(std::string_view name, const Message& message) {
+  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
+  HubStatus status;
+  TopicRecord* record = find_or_create(name, status);
+  if (record == nullptr) return {status};
+  std::uint64_t mask = 0;
+  PublishResult result{HubStatus::ok};
+  {
+    const std::lock_guard lock(record->mutex);
+    KeptEvent event;
+    // When the pool is short of blocks, this topic's history gives way
+    // first: replay is a convenience, the live event is the point.
+    while (!encode(record->next_id, message, event)) {
+      if (!record->history.evict_oldest()) return {HubStatus::no_memory};
+    }
+    result.id = record->next_id++;
+    event.seq = result.id;
+    event.key = conflation_key(message.key);
+    record->history.push(std::move(event));
+    result.subscribers = record->subscribers;
+    mask = record->loop_mask;
+  }
+  notify_loops(*record, mask);
+  return result;
+}
+
+// The SSE form every SSE subscriber shares, and the payload (one byte of
+// event-name length, the name, the data) from which a loop builds the
+// WebSocket forms and a replay rebuilds any form.
+bool TopicBook::encode(std::uint64_t id, const Message& message, KeptEvent& out) {
+  char id_text[kMaxIdText];
+  const proto::sse::Event sse{std::string_view(id_text, format_id(id, id_text)), message.event, message.data};
+  buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
+  if (proto::sse::encode(sse, sse_builder) != proto::sse::EncodeStatus::ok) return false;
+  out.sse = sse_builder.finish();
+  buf::FrameBuilder payload(pool_, buf::Lane::data);
+  const char event_length = static_cast<char>(message.event.size());
+  payload.append(&event_length, 1);
+  payload.append(message.event);
+  payload.append(message.data);
+  out.payload = payload.finish();
+  return out.sse && out.payload;
+}
+
+void TopicBook::notify_loops(TopicRecord& record, std::uint64_t mask) {
+  while (mask != 0) {
+    const auto loop = static_cast<unsigned>(std::countr_zero(mask));
+    mask &= mask - 1;
+    // Told once until drained: a busy topic costs one wake-up per loop tick,
+    // not one per event.
+    if (!record.pending[loop].exchange(true, std::memory_order_acq_rel) && watchers_[loop] != nullptr) {
+      watchers_[loop]->topic_changed(&record);
+    }
+  }
+}
+
+}  // namespace sluice::hub
