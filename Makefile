@@ -2,7 +2,7 @@
 # packages (scripts/deps.sh), configures with a CMake preset and builds.
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps peers test-release test-debug test-tsan clean
+.PHONY: run test build deps peers test-release test-debug test-concurrency test-tsan clean
 
 run: deps
 	cmake --preset release >/dev/null
@@ -11,7 +11,7 @@ run: deps
 
 # Every test, twice: an optimised build, then the debug build with
 # AddressSanitizer and UndefinedBehaviorSanitizer.
-test: deps peers test-release test-debug
+test: deps peers test-release test-debug test-concurrency
 
 test-release: peers
 	cmake --preset release >/dev/null
@@ -22,6 +22,13 @@ test-debug: peers
 	cmake --preset debug >/dev/null
 	cmake --build --preset debug -j $(JOBS)
 	ctest --preset debug -j $(JOBS)
+
+# The tests that share state between threads, again under ThreadSanitizer
+# (the whole suite under TSan is `make test-tsan`).
+test-concurrency:
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan -j $(JOBS) --target io_tests hub_tests integration_tests
+	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|Concurrency)\.'
 
 test-tsan: peers
 	cmake --preset tsan >/dev/null

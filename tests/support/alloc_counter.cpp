@@ -38,7 +38,13 @@ void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_
   const auto a = static_cast<std::size_t>(align);
   return std::aligned_alloc(a, (size + a - 1) / a * a);
 }
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t& tag) noexcept {
+  return operator new(size, align, tag);
+}
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }

@@ -178,10 +178,11 @@ void SseSubscriber::on_event(const proto::sse::ReceivedEvent& event) {
   events_.push_back(Event{std::string(event.id), std::string(event.type), std::string(event.data)});
 }
 
-RunningServer::RunningServer(server::Config config) {
+RunningServer::RunningServer(server::Config config, const std::function<void(server::Server&)>& before_run) {
   config.listen = "127.0.0.1:0";
   server_ = std::make_unique<server::Server>(config);
   if (server_->bind() != 0) std::abort();
+  if (before_run) before_run(*server_);
   thread_ = std::thread([this] { server_->run(); });
 }
 

@@ -102,7 +102,9 @@ int publish(TestClient& publisher, std::string_view target, std::string_view bod
 
 class RunningServer {
  public:
-  explicit RunningServer(server::Config config = {});
+  // `before_run` may set hooks (on_open, every) before the loops start.
+  explicit RunningServer(server::Config config = {},
+                         const std::function<void(server::Server&)>& before_run = {});
   ~RunningServer();
   RunningServer(const RunningServer&) = delete;
   RunningServer& operator=(const RunningServer&) = delete;
