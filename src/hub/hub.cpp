@@ -66,6 +66,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     newest = record->next_id - 1;
     if (!local->followed()) {
       local->delivered = newest;
+      record->delivered[loop_].store(newest, std::memory_order_release);
       record->loop_mask |= std::uint64_t{1} << loop_;
     }
     ++record->subscribers;
@@ -129,7 +130,10 @@ void Hub::drain(TopicRecord* record) {
   }
   if (lost_first != 0) report_loss(local, lost_first, batch_.front().seq - 1);
   for (const KeptEvent& event : batch_) deliver(local, event);
-  if (!batch_.empty()) local.delivered = batch_.back().seq;
+  if (!batch_.empty()) {
+    local.delivered = batch_.back().seq;
+    record->delivered[loop_].store(local.delivered, std::memory_order_release);
+  }
   batch_.clear();
 }
 

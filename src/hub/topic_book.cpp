@@ -75,6 +75,10 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
     while (!encode(record->next_id, message, event)) {
       if (!record->history.evict_oldest()) return {HubStatus::no_memory};
     }
+    // Backpressure: a loop that has not delivered the oldest kept event yet
+    // would lose it. The publisher waits for it instead (the loops never
+    // block, so the wait is short).
+    if (a_loop_lags(*record, event.sse.size() + event.payload.size())) return {HubStatus::busy};
     result.id = record->next_id++;
     event.seq = result.id;
     event.key = conflation_key(message.key);
@@ -102,6 +106,16 @@ bool TopicBook::encode(std::uint64_t id, const Message& message, KeptEvent& out)
   payload.append(message.data);
   out.payload = payload.finish();
   return out.sse && out.payload;
+}
+
+bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes) {
+  if (!record.history.would_evict(bytes)) return false;
+  const std::uint64_t oldest = record.history.oldest_seq();
+  for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
+    const auto loop = static_cast<unsigned>(std::countr_zero(mask));
+    if (record.delivered[loop].load(std::memory_order_acquire) < oldest) return true;
+  }
+  return false;
 }
 
 void TopicBook::notify_loops(TopicRecord& record, std::uint64_t mask) {

@@ -165,6 +165,8 @@ void Session::publish(const Request& request, std::string_view raw_topic) {
       return respond({.status = 503, .body = "topic limit reached\n"});
     case hub::HubStatus::no_memory:
       return respond({.status = 503, .body = "out of buffer memory, retry\n", .extra_headers = "Retry-After: 1\r\n"});
+    case hub::HubStatus::busy:
+      return respond({.status = 503, .body = "subscribers are catching up, retry\n", .extra_headers = "Retry-After: 0\r\n"});
   }
 }
 

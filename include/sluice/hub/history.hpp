@@ -29,6 +29,10 @@ class History {
   // Gives back the oldest event's blocks; false when empty.
   bool evict_oldest();
 
+  // Whether pushing an event of `bytes` would evict the oldest.
+  [[nodiscard]] bool would_evict(std::size_t bytes) const {
+    return size_ > 0 && (size_ >= max_events_ || bytes_ + bytes > max_bytes_);
+  }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
   // The i-th kept event, oldest first; i < size().

@@ -32,6 +32,7 @@ enum class HubStatus : std::uint8_t {
   too_many_topics,      // max_topics reached
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
+  busy,                 // a loop has yet to deliver the event the history would drop: retry
 };
 
 struct PublishResult {

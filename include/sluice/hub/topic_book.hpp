@@ -41,6 +41,9 @@ struct TopicRecord {
   std::uint64_t loop_mask = 0;          // loops with subscribers
   std::size_t subscribers = 0;          // across every loop
   std::array<std::atomic<bool>, kMaxLoops> pending{};  // loop told, not yet drained
+  // The last seq each following loop has handed over; publish() refuses to
+  // push an event out of the history before every loop has delivered it.
+  std::array<std::atomic<std::uint64_t>, kMaxLoops> delivered{};
 };
 
 // A loop that must be told when a topic it follows has new events. Called
@@ -86,6 +89,7 @@ class TopicBook {
 
   [[nodiscard]] bool encode(std::uint64_t id, const Message& message, KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
+  [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes);
 
   buf::Pool& pool_;
   HubLimits limits_;
