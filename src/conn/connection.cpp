@@ -40,6 +40,12 @@ EnqueueStatus Connection::send_control(buf::FrameRef frame) {
   return status;
 }
 
+void Connection::send_last(buf::FrameRef frame) {
+  if (closed()) return;
+  out_.push_last(std::move(frame));
+  want_flush();
+}
+
 void Connection::close_after_flush(CloseReason reason) {
   if (closed() || closing_) return;
   closing_ = true;

@@ -55,6 +55,12 @@ EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameTag tag) {
   return EnqueueStatus::ok;
 }
 
+void OutQueue::push_last(buf::FrameRef frame) {
+  if (data_.size() >= data_.max()) (void)drop_oldest_data();
+  data_bytes_ += frame.size();
+  data_.push({std::move(frame), {}});
+}
+
 EnqueueStatus OutQueue::push_control(buf::FrameRef frame) {
   if (control_frames() >= limits_.max_control_frames) return EnqueueStatus::full;
   control_.push({std::move(frame), {}});

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include "sluice/hub/history.hpp"
 #include "sluice/proto/json_text.hpp"
 #include "sluice/proto/utf8.hpp"
 #include "sluice/proto/ws_encoder.hpp"
@@ -42,6 +43,21 @@ const buf::FrameRef& once(Slot& slot, Build build) {
 }
 
 }  // namespace
+
+EventFrames::EventFrames(FrameTools tools, std::string_view topic, std::string_view id, const buf::FrameRef& sse,
+                         const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
+    : tools_(tools), topic_(topic), id_(id), sse_(sse), payload_(payload) {
+  if (prebuilt == nullptr) return;
+  for (int deflated = 0; deflated < 2; ++deflated) {
+    if (prebuilt[kWsMessage + deflated]) ws_[deflated] = {prebuilt[kWsMessage + deflated], true};
+    if (prebuilt[kWsJson + deflated]) json_[deflated] = {prebuilt[kWsJson + deflated], true};
+  }
+}
+
+const buf::FrameRef& EventFrames::ws_form(int form) {
+  const bool deflated = (form & 1) != 0;
+  return form < kWsJson ? ws_message(deflated) : ws_json(deflated);
+}
 
 void EventFrames::load_payload() {
   if (loaded_) return;

@@ -11,6 +11,7 @@ struct Hub::Local {
     Subscriber* subscriber;
     std::uint32_t cookie;
     std::uint64_t first_seq;  // the first event this subscriber is owed live
+    int form;                 // its WebSocket form, or kSseOnly
   };
   explicit Local(TopicRecord* r) : record(r) {}
   [[nodiscard]] bool followed() const {
@@ -30,19 +31,22 @@ Hub::~Hub() {
   for (auto& [record, local] : locals_) {
     if (!local->followed()) continue;
     const std::lock_guard lock(local->record->mutex);
-    local->record->subscribers -= static_cast<std::size_t>(std::count_if(
-        local->subscribers.begin(), local->subscribers.end(), [](const Local::Entry& e) { return e.subscriber; }));
+    for (const Local::Entry& e : local->subscribers) {
+      if (e.subscriber == nullptr) continue;
+      --local->record->subscribers;
+      if (e.form != kSseOnly) --local->record->form_subscribers[e.form];
+    }
     local->record->loop_mask &= ~(std::uint64_t{1} << loop_);
   }
 }
 
-HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie) {
-  return join(topic, subscriber, cookie, nullptr).status;
+HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, int form) {
+  return join(topic, subscriber, cookie, nullptr, form).status;
 }
 
 ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                  std::string_view last_id) {
-  return join(topic, subscriber, cookie, &last_id);
+                                  std::string_view last_id, int form) {
+  return join(topic, subscriber, cookie, &last_id, form);
 }
 
 // Under the topic's lock: this loop is marked as following the topic, the
@@ -51,7 +55,7 @@ ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber
 // this loop has yet to drain are skipped for it (first_seq), so that none
 // arrives twice.
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                       const std::string_view* last_id) {
+                       const std::string_view* last_id, int form) {
   HubStatus status;
   TopicRecord* record = book_.find_or_create(topic, status);
   if (record == nullptr) return {status};
@@ -70,18 +74,18 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       record->loop_mask |= std::uint64_t{1} << loop_;
     }
     ++record->subscribers;
+    if (form != kSseOnly) ++record->form_subscribers[form];
     std::uint64_t after = newest;
     if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
     std::uint64_t lost_first = 0;
     if (result.reset == nullptr) collect_after(*record, after, lost_first);
   }
-  local->subscribers.push_back({subscriber, cookie, newest + 1});
-  Local::Entry replay_to{subscriber, cookie, 0};
+  local->subscribers.push_back({subscriber, cookie, newest + 1, form});
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];
     EventFrames frames({book_.pool(), deflater_, scratch_, payload_scratch_}, record->name,
-                       std::string_view(id, format_id(event.seq, id)), event.sse, event.payload);
-    replay_to.subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
+                       std::string_view(id, format_id(event.seq, id)), event.sse, event.payload, event.ws.data());
+    subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
   }
   result.replayed = batch_.size();
   batch_.clear();
@@ -128,6 +132,9 @@ void Hub::drain(TopicRecord* record) {
     const std::lock_guard lock(record->mutex);
     collect_after(*record, local.delivered, lost_first);
   }
+  // Publishers wait for a lagging loop and the pool never takes back an
+  // undelivered event, so this is a safety net: should the history ever not
+  // reach back, the subscribers hear exactly which ids they lost.
   if (lost_first != 0) report_loss(local, lost_first, batch_.front().seq - 1);
   for (const KeptEvent& event : batch_) deliver(local, event);
   if (!batch_.empty()) {
@@ -147,7 +154,7 @@ void Hub::deliver(Local& local, const KeptEvent& event) {
   const TopicRecord& record = *local.record;
   char id[kMaxIdText];
   EventFrames frames({book_.pool(), deflater_, scratch_, payload_scratch_}, record.name,
-                     std::string_view(id, format_id(event.seq, id)), event.sse, event.payload);
+                     std::string_view(id, format_id(event.seq, id)), event.sse, event.payload, event.ws.data());
   local.delivering = true;
   // Index loop: deliver() may subscribe others, which can grow the vector.
   for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
@@ -178,6 +185,7 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   auto pos = std::find_if(local.subscribers.begin(), local.subscribers.end(),
                           [subscriber](const Local::Entry& e) { return e.subscriber == subscriber; });
   if (pos == local.subscribers.end()) return;
+  const int form = pos->form;
   if (local.delivering) {
     pos->subscriber = nullptr;
     local.has_holes = true;
@@ -186,6 +194,7 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   }
   const std::lock_guard lock(record->mutex);
   --record->subscribers;
+  if (form != kSseOnly) --record->form_subscribers[form];
   if (!local.followed()) record->loop_mask &= ~(std::uint64_t{1} << loop_);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "sluice/hub/event_frames.hpp"
 #include "sluice/hub/event_id.hpp"
 #include "sluice/hub/topic_name.hpp"
 #include "sluice/proto/sse.hpp"
@@ -72,13 +73,16 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
     KeptEvent event;
     // When the pool is short of blocks, this topic's history gives way
     // first: replay is a convenience, the live event is the point.
-    while (!encode(record->next_id, message, event)) {
-      if (!record->history.evict_oldest()) return {HubStatus::no_memory};
+    while (!encode(*record, record->next_id, message, event)) {
+      // Only an event every loop has delivered may give way.
+      if (record->history.empty() || a_loop_lags(*record, 0, true) || !record->history.evict_oldest()) {
+        return {HubStatus::no_memory};
+      }
     }
     // Backpressure: a loop that has not delivered the oldest kept event yet
     // would lose it. The publisher waits for it instead (the loops never
     // block, so the wait is short).
-    if (a_loop_lags(*record, event.sse.size() + event.payload.size())) return {HubStatus::busy};
+    if (a_loop_lags(*record, event.bytes(), false)) return {HubStatus::busy};
     result.id = record->next_id++;
     event.seq = result.id;
     event.key = conflation_key(message.key);
@@ -93,7 +97,7 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
 // The SSE form every SSE subscriber shares, and the payload (one byte of
 // event-name length, the name, the data) from which a loop builds the
 // WebSocket forms and a replay rebuilds any form.
-bool TopicBook::encode(std::uint64_t id, const Message& message, KeptEvent& out) {
+bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Message& message, KeptEvent& out) {
   char id_text[kMaxIdText];
   const proto::sse::Event sse{std::string_view(id_text, format_id(id, id_text)), message.event, message.data};
   buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
@@ -105,11 +109,30 @@ bool TopicBook::encode(std::uint64_t id, const Message& message, KeptEvent& out)
   payload.append(message.event);
   payload.append(message.data);
   out.payload = payload.finish();
-  return out.sse && out.payload;
+  if (!out.sse || !out.payload) return false;
+  return encode_ws_forms(record, std::string_view(id_text, format_id(id, id_text)), out);
 }
 
-bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes) {
-  if (!record.history.would_evict(bytes)) return false;
+// The WebSocket forms that subscribers use now are built here, with the
+// event, so that a pool too full for them refuses the publish (503) rather
+// than dropping the event for those subscribers later.
+bool TopicBook::encode_ws_forms(const TopicRecord& record, std::string_view id, KeptEvent& out) {
+  thread_local proto::ws::Deflater deflater;
+  thread_local std::string json;
+  thread_local std::string payload;
+  EventFrames frames({pool_, deflater, json, payload}, record.name, id, out.sse, out.payload);
+  for (int form = 0; form < kWsForms; ++form) {
+    if (record.form_subscribers[form] == 0) continue;
+    out.ws[form] = frames.ws_form(form);
+    if (!out.ws[form]) return false;
+  }
+  return true;
+}
+
+// Whether a loop has yet to deliver the oldest kept event, when that event
+// is about to go: evicted on purpose, or pushed out by an event of `bytes`.
+bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting) {
+  if (!evicting && !record.history.would_evict(bytes)) return false;
   const std::uint64_t oldest = record.history.oldest_seq();
   for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
     const auto loop = static_cast<unsigned>(std::countr_zero(mask));

@@ -43,9 +43,10 @@ Session::JoinStatus Session::join(std::string_view topic, std::optional<conn::Po
   *slot = std::string(topic);
   policies_[cookie] = requested.value_or(worker_.config().policy.for_topic(topic));
   drops_[cookie] = {};
+  const int form = wire_form_index();
   const hub::ReplayResult result = last_id.empty()
-                                       ? hub::ReplayResult{worker_.hub().subscribe(topic, this, cookie)}
-                                       : worker_.hub().subscribe_after(topic, this, cookie, last_id);
+                                       ? hub::ReplayResult{worker_.hub().subscribe(topic, this, cookie, form)}
+                                       : worker_.hub().subscribe_after(topic, this, cookie, last_id, form);
   if (result.status != hub::HubStatus::ok) {
     topics_[cookie].clear();
     const bool full = result.status == hub::HubStatus::too_many_topics ||
@@ -73,19 +74,26 @@ void Session::leave_all() {
   drops_.clear();
 }
 
-const buf::FrameRef& Session::wire_form(hub::EventFrames& frames) const {
+int Session::wire_form_index() const {
+  const int deflated = ws_ && ws_->deflate ? 1 : 0;
   switch (state_) {
     case State::ws_topic:
-      return frames.ws_message(ws_->deflate);
+      return hub::kWsMessage + deflated;
     case State::ws_json:
-      return frames.ws_json(ws_->deflate);
+      return hub::kWsJson + deflated;
     default:
-      return frames.sse();
+      return hub::kSseOnly;
   }
+}
+
+const buf::FrameRef& Session::wire_form(hub::EventFrames& frames) const {
+  const int form = wire_form_index();
+  return form == hub::kSseOnly ? frames.sse() : frames.ws_form(form);
 }
 
 void Session::deliver(const hub::Delivery& delivery) {
   if (delivery.cookie >= policies_.size()) return;  // cut off during a replay
+  if (ws_ && ws_->close_sent) return;               // nothing may follow a close frame
   const conn::Policy policy = policies_[delivery.cookie];
   const buf::FrameRef& frame = wire_form(delivery.frames);
   if (!frame) {
@@ -118,6 +126,7 @@ void Session::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last
 // A frame a ConnectionRef sent: the application's own message, under the
 // same budget as events; past it the connection is cut off as slow.
 void Session::send_posted(buf::FrameRef frame) {
+  if (ws_ && ws_->close_sent) return;
   if (send_data(std::move(frame)) == conn::EnqueueStatus::ok) return;
   ++worker_.mutable_stats().slow_disconnects;
   cut_off();
@@ -141,6 +150,7 @@ void Session::cut_off() {
 }
 
 void Session::before_flush() {
+  if (ws_ && ws_->close_sent) return;  // nothing may follow a close frame
   if (drops_pending_) drops_pending_ = !queue_drop_notices();
 }
 

@@ -202,7 +202,7 @@ void Session::ws_close(CloseCode code, std::string_view reason) {
   if (ws_->close_sent) return;
   ws_->close_sent = true;
   buf::FrameRef close = proto::ws::make_close_frame(worker_.pool(), code, reason.substr(0, proto::ws::kMaxCloseReason));
-  if (close) (void)send_control(std::move(close));
+  if (close) send_last(std::move(close));
 }
 
 void Session::check_liveness(io::Loop::Clock::time_point now) {

@@ -165,9 +165,9 @@ TEST_F(ShortHistoryTest, APublisherWaitsForALoopThatHasNotDeliveredTheOldestEven
   EXPECT_TRUE(s.losses.empty());
 }
 
-TEST(HubLoss, EventsThePoolTookBackBeforeDeliveryAreReportedLost) {
-  // 24 blocks of 256 bytes: about ten 200-byte events; then the history
-  // gives its oldest back to the pool, undelivered.
+TEST(HubPool, APoolTooFullRefusesTheEventRatherThanDropAnUndeliveredOne) {
+  // 24 blocks of 256 bytes hold about ten 200-byte events; none of them may
+  // give way while this loop has not delivered it.
   buf::Pool pool{{.block_count = 24, .block_size = 256, .reserve = 2}};
   TopicBook book(pool, {.history_events = 1000, .history_bytes = 1 << 20}, "ep");
   Watcher watcher;
@@ -175,13 +175,15 @@ TEST(HubLoss, EventsThePoolTookBackBeforeDeliveryAreReportedLost) {
   Hub hub(book, 0);
   Collector s;
   ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
-  for (int i = 0; i < 30; ++i) ASSERT_EQ(book.publish("t", {std::string(200, 'x')}).status, HubStatus::ok);
+  std::uint64_t accepted = 0;
+  while (book.publish("t", {std::string(200, 'x')}).status == HubStatus::ok) ++accepted;
+  EXPECT_GT(accepted, 5u);
   for (TopicRecord* r : watcher.changed) hub.drain(r);
-  ASSERT_EQ(s.losses.size(), 1u);
-  EXPECT_EQ(s.losses[0].first, 1u);
-  EXPECT_EQ(s.losses[0].second + 1, s.ids.front());
-  EXPECT_EQ(s.ids.back(), 30u);
-  EXPECT_EQ(s.losses[0].second - s.losses[0].first + 1 + s.ids.size(), 30u);
+  watcher.changed.clear();
+  EXPECT_EQ(s.ids.size(), accepted);
+  EXPECT_TRUE(s.losses.empty());
+  // Delivered, the old events may now give way to new ones.
+  EXPECT_EQ(book.publish("t", {std::string(200, 'x')}).status, HubStatus::ok);
 }
 
 struct ReplayTest : HubTest {

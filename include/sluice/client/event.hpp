@@ -19,7 +19,8 @@ enum class EventKind : std::uint8_t {
   // follow. `data` holds the server's notice (JSON with topic and reason).
   reset,
   // WsClient only: the answer to request `req`; `ok` says whether it was
-  // done, `id` is a published event's id, `data` the server's error text.
+  // done, `type` names the request ("subscribe", "unsubscribe", "publish"),
+  // `id` is a published event's id, `data` the server's error text.
   ack,
 };
 

@@ -39,6 +39,8 @@ class Connection : public io::Handler, public io::Deferred {
   // Queue a frame and flush at the end of this tick. See OutQueue.
   [[nodiscard]] EnqueueStatus send_data(buf::FrameRef frame);
   [[nodiscard]] EnqueueStatus send_control(buf::FrameRef frame);
+  // The last frame, behind all queued data (see OutQueue::push_last).
+  void send_last(buf::FrameRef frame);
 
   // Stops reading, flushes what is queued, then closes. Further sends are
   // still accepted until the queue drains.

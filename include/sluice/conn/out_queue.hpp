@@ -65,6 +65,12 @@ class OutQueue {
   // `tag` stays with the frame for the policies below.
   [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameTag tag = {});
 
+  // Appends the connection's last frame (a WebSocket close) behind every
+  // data frame queued, whatever the budget: RFC 6455 forbids data after a
+  // close, so it cannot overtake them as control frames do. When the data
+  // ring is full, the oldest frame not yet on the wire makes room.
+  void push_last(buf::FrameRef frame);
+
   // Appends a reference to `frame` to the control lane. Its frames leave
   // before any data frame that has not started on the wire. Returns full,
   // queueing nothing, when max_control_frames are queued.

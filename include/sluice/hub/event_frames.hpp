@@ -37,13 +37,16 @@ class EventFrames {
  public:
   // `payload` is one byte of event-name length, the name, the data. All
   // references must outlive this object.
+  // `prebuilt` holds forms the publisher already built (by WsForm index);
+  // empty ones are built here on first use.
   EventFrames(FrameTools tools, std::string_view topic, std::string_view id, const buf::FrameRef& sse,
-              const buf::FrameRef& payload)
-      : tools_(tools), topic_(topic), id_(id), sse_(sse), payload_(payload) {}
+              const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
 
   [[nodiscard]] const buf::FrameRef& sse() const { return sse_; }
   [[nodiscard]] const buf::FrameRef& ws_message(bool deflated);
   [[nodiscard]] const buf::FrameRef& ws_json(bool deflated);
+  // The form by WsForm index (history.hpp).
+  [[nodiscard]] const buf::FrameRef& ws_form(int form);
 
  private:
   // A form whose build failed is not tried again for this event.

@@ -4,6 +4,7 @@
 // the frames are shared, so history costs pool blocks, not copies.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,11 +13,22 @@
 
 namespace sluice::hub {
 
+// The WebSocket forms of an event (see EventFrames), by index.
+enum WsForm : int { kWsMessage = 0, kWsMessageDeflated = 1, kWsJson = 2, kWsJsonDeflated = 3, kWsForms = 4 };
+inline constexpr int kSseOnly = -1;
+
 struct KeptEvent {
   std::uint64_t seq = 0;
   std::uint64_t key = 0;   // conflation key
   buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
+  std::array<buf::FrameRef, kWsForms> ws;  // the forms some subscriber used when it was published
+
+  [[nodiscard]] std::size_t bytes() const {
+    std::size_t n = sse.size() + payload.size();
+    for (const buf::FrameRef& f : ws) n += f.size();
+    return n;
+  }
 };
 
 class History {
@@ -40,7 +52,7 @@ class History {
   [[nodiscard]] std::uint64_t oldest_seq() const { return at(0).seq; }
 
  private:
-  static std::size_t bytes_of(const KeptEvent& e) { return e.sse.size() + e.payload.size(); }
+  static std::size_t bytes_of(const KeptEvent& e) { return e.bytes(); }
   void grow();
 
   std::unique_ptr<KeptEvent[]> slots_;

@@ -36,12 +36,15 @@ class Hub {
   // `cookie` comes back in every Delivery for this topic (the subscriber's
   // own index for it, say). A new subscriber gets events published after
   // it subscribed.
-  [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0);
+  // `form` is the WebSocket form (WsForm) the subscriber takes, or kSseOnly:
+  // the forms in use are built by the publisher, with the event.
+  [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0,
+                                    int form = kSseOnly);
   // Subscribes, then at once hands `subscriber` every kept event after
   // `last_id` in order; the live stream continues after the last of them,
   // with no event missing between the two and none twice.
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                             std::string_view last_id);
+                                             std::string_view last_id, int form = kSseOnly);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 
@@ -65,7 +68,8 @@ class Hub {
  private:
   struct Local;
 
-  ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, const std::string_view* last_id);
+  ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
+                    const std::string_view* last_id, int form);
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver(Local& local, const KeptEvent& event);

@@ -40,6 +40,7 @@ struct TopicRecord {
   History history;
   std::uint64_t loop_mask = 0;          // loops with subscribers
   std::size_t subscribers = 0;          // across every loop
+  std::array<std::size_t, kWsForms> form_subscribers{};  // WebSocket forms in use: built at publish
   std::array<std::atomic<bool>, kMaxLoops> pending{};  // loop told, not yet drained
   // The last seq each following loop has handed over; publish() refuses to
   // push an event out of the history before every loop has delivered it.
@@ -87,9 +88,10 @@ class TopicBook {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
-  [[nodiscard]] bool encode(std::uint64_t id, const Message& message, KeptEvent& out);
+  [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message, KeptEvent& out);
+  [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
-  [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes);
+  [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
 
   buf::Pool& pool_;
   HubLimits limits_;

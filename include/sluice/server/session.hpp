@@ -76,6 +76,7 @@ class Session final : public conn::Connection, public hub::Subscriber {
   void deliver(const hub::Delivery& delivery) override;
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
   const buf::FrameRef& wire_form(hub::EventFrames& frames) const;
+  int wire_form_index() const;
   void cut_off();
   void before_flush() override;
   bool queue_drop_notices();

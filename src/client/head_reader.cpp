@@ -1,0 +1,36 @@
+#include "head_reader.hpp"
+
+#include <algorithm>
+
+namespace sluice::client::detail {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+}
+
+ClientError read_head(Link& link, std::string& buffer, std::span<char> chunk, std::chrono::milliseconds timeout,
+                      ResponseHead& head, std::size_t& bytes) {
+  buffer.clear();
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    const HeadStatus status = parse_response_head(buffer, kMaxHeadBytes, head);
+    if (status == HeadStatus::complete) return {};
+    if (status != HeadStatus::need_more) {
+      return {.kind = ErrorKind::bad_response, .message = head_status_text(status)};
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    std::size_t got = 0;
+    const IoResult r = link.read(chunk, got, std::max(left, std::chrono::milliseconds(0)));
+    if (r != IoResult::ok) return io_result_error(r, link, "before the response head");
+    bytes += got;
+    buffer.append(chunk.data(), got);
+  }
+}
+
+ClientError status_error(int status, std::string_view request) {
+  return {.kind = ErrorKind::http_status,
+          .http_status = status,
+          .message = std::string(request) + ": the server answered " + std::to_string(status)};
+}
+
+}  // namespace sluice::client::detail

@@ -1,0 +1,30 @@
+// Owns: read_head(), which reads a response head off a Link within a
+// deadline, and the errors a client reports about a head it cannot use.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "link.hpp"
+#include "response_head.hpp"
+#include "sluice/client/status.hpp"
+
+namespace sluice::client::detail {
+
+// Bytes a response head may take; a longer one is refused.
+inline constexpr std::size_t kMaxHeadBytes = 16384;
+
+// Reads into `buffer` (cleared first) through `chunk` until it holds a whole
+// head, which is parsed into `head` (views into `buffer`; the bytes after
+// the head stay in `buffer`). `bytes` grows by what was read.
+// Errors: bad_response (not HTTP, malformed, too long), and those of
+// io_result_error() (closed, idle_timeout for the deadline, io_error, aborted).
+[[nodiscard]] ClientError read_head(Link& link, std::string& buffer, std::span<char> chunk,
+                                    std::chrono::milliseconds timeout, ResponseHead& head, std::size_t& bytes);
+
+// The error for a status the client did not want: "GET /x: the server answered 404".
+[[nodiscard]] ClientError status_error(int status, std::string_view request);
+
+}  // namespace sluice::client::detail

@@ -1,0 +1,145 @@
+#include "sluice/client/publisher.hpp"
+
+#include <vector>
+
+#include "head_reader.hpp"
+#include "json_object.hpp"
+#include "link.hpp"
+
+namespace sluice::client {
+
+namespace {
+
+using detail::IoResult;
+
+constexpr std::size_t kChunkBytes = std::size_t{16} << 10;
+constexpr std::size_t kMaxReplyBody = std::size_t{64} << 10;
+
+bool parse_length(std::string_view text, std::size_t& length) {
+  length = 0;
+  if (text.empty() || text.size() > 12) return false;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    length = length * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return true;
+}
+
+std::string first_line(std::string_view body) {
+  const std::string_view line = body.substr(0, body.find('\n'));
+  return std::string(line.substr(0, 200));
+}
+
+}  // namespace
+
+struct Publisher::Impl {
+  explicit Impl(const PublisherOptions& o) : options(o), link(nullptr, nullptr), chunk(kChunkBytes) {}
+
+  PublishResult exchange(std::string_view target, std::string_view data, bool& nothing_back);
+  ClientError read_body(const detail::ResponseHead& head);
+  void read_reply(const detail::ResponseHead& head, std::string_view target, PublishResult& result);
+
+  PublisherOptions options;
+  Url url;
+  bool opened = false;
+  detail::Link link;
+  std::string request;
+  std::string buffer;  // the reply: head, then body bytes
+  std::vector<char> chunk;
+  std::string body;
+  detail::JsonObject json;
+};
+
+Publisher::Publisher(const PublisherOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+
+Publisher::~Publisher() = default;
+
+ClientError Publisher::open(std::string_view url) {
+  std::string why;
+  if (!parse_url(url, impl_->url, why)) return {.kind = ErrorKind::bad_url, .fatal = true, .message = why};
+  if (impl_->url.scheme != Scheme::http) {
+    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "publishing needs an http:// URL"};
+  }
+  impl_->link.close();
+  impl_->opened = true;
+  return {};
+}
+
+void Publisher::close() { impl_->link.close(); }
+
+PublishResult Publisher::publish(std::string_view data) { return publish_to(impl_->url.target, data); }
+
+PublishResult Publisher::publish_to(std::string_view target, std::string_view data) {
+  if (!impl_->opened) return {.error = {.kind = ErrorKind::bad_url, .fatal = true, .message = "open() a URL first"}};
+  // A kept-alive connection the server closed while idle answers nothing:
+  // that one, and only that one, is worth a second try.
+  const bool reused = impl_->link.is_open();
+  bool nothing_back = false;
+  PublishResult result = impl_->exchange(target, data, nothing_back);
+  if (!(reused && nothing_back)) return result;
+  impl_->link.close();
+  return impl_->exchange(target, data, nothing_back);
+}
+
+PublishResult Publisher::Impl::exchange(std::string_view target, std::string_view data, bool& nothing_back) {
+  PublishResult result;
+  nothing_back = false;
+  if (!link.is_open()) {
+    result.error = link.connect(url, options.timeout, 0);
+    if (result.error.kind != ErrorKind::none) return result;
+  }
+  request.assign("POST ").append(target).append(" HTTP/1.1\r\nHost: ").append(url.authority());
+  request.append("\r\nContent-Type: application/octet-stream\r\nContent-Length: ").append(std::to_string(data.size()));
+  request.append("\r\n\r\n").append(data);
+  detail::ResponseHead head;
+  std::size_t bytes = 0;
+  if (const IoResult r = link.write_all(request, options.timeout); r != IoResult::ok) {
+    result.error = detail::io_result_error(r, link, "while sending the request");
+  } else {
+    result.error = detail::read_head(link, buffer, chunk, options.timeout, head, bytes);
+  }
+  if (result.error.kind != ErrorKind::none) {
+    nothing_back = bytes == 0;
+    link.close();
+    return result;
+  }
+  result.error = read_body(head);
+  if (result.error.kind == ErrorKind::none) read_reply(head, target, result);
+  if (result.error.kind != ErrorKind::none || detail::list_has_token(head.connection, "close")) link.close();
+  return result;
+}
+
+ClientError Publisher::Impl::read_body(const detail::ResponseHead& head) {
+  std::size_t length = 0;
+  if (!parse_length(head.content_length, length) || length > kMaxReplyBody) {
+    return {.kind = ErrorKind::bad_response, .message = "a reply without a usable Content-Length"};
+  }
+  body.assign(buffer, head.size);
+  while (body.size() < length) {
+    std::size_t got = 0;
+    const IoResult r = link.read(chunk, got, options.timeout);
+    if (r != IoResult::ok) return detail::io_result_error(r, link, "in the middle of the reply");
+    body.append(chunk.data(), got);
+  }
+  if (body.size() > length) return {.kind = ErrorKind::bad_response, .message = "more bytes than the reply's length"};
+  return {};
+}
+
+void Publisher::Impl::read_reply(const detail::ResponseHead& head, std::string_view target, PublishResult& result) {
+  result.status = head.status;
+  if (head.status != 200) {
+    result.retry_after = detail::retry_after_delay(head.retry_after);
+    result.error = detail::status_error(head.status, "POST " + std::string(target));
+    result.error.message += ": " + first_line(body);
+    return;
+  }
+  std::string_view id;
+  if (!json.parse(body) || !json.find("id", id)) {
+    result.error = {.kind = ErrorKind::bad_response, .message = "the reply to a publish names no id"};
+    return;
+  }
+  result.id.assign(id);
+  if (!json.get_u64("subscribers", result.subscribers)) result.subscribers = 0;
+}
+
+}  // namespace sluice::client

@@ -1,0 +1,141 @@
+// The `sluice` tool, run as a child process (the one this build made, or
+// SLUICE_CLI) against an in-process server.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "client_test_support.hpp"
+#include "sluice/client/publisher.hpp"
+#include "test_client.hpp"
+
+namespace sluice::client::test {
+namespace {
+
+using sluice::test::ChildProcess;
+using sluice::test::RunningServer;
+
+std::string cli() {
+  const std::string from_env = sluice::test::env_path("SLUICE_CLI");
+  return from_env.empty() ? std::string(SLUICE_CLI_PATH) : from_env;
+}
+
+// Runs `command` through sh, for a pipe into `sluice pub`.
+std::vector<std::string> shell(const std::string& command) { return {"sh", "-c", command}; }
+
+void publish(std::uint16_t port, std::string_view target, std::string_view data) {
+  Publisher publisher;
+  ASSERT_EQ(publisher.open(http_url(port, target)).kind, ErrorKind::none);
+  ASSERT_EQ(publisher.publish(data).error.kind, ErrorKind::none);
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(cli().c_str(), X_OK) != 0) GTEST_SKIP() << cli() << " is not built";
+  }
+};
+
+TEST_F(Cli, SubPrintsOneLinePerEventAndEndsCleanlyOnCtrlC) {
+  RunningServer server;
+  ChildProcess sub({cli(), "sub", http_url(server.port(), "/sse/news")});
+  ASSERT_TRUE(sub.read_until_contains("sluice: connected", 10s)) << sub.output();
+  publish(server.port(), "/pub/news", "hello world");
+  publish(server.port(), "/pub/news?event=multi", "a\nb\\c");
+  ASSERT_TRUE(sub.read_until_contains("a\\nb\\\\c\n", 10s)) << sub.output();
+  EXPECT_NE(sub.output().find(" message hello world\n"), std::string::npos) << sub.output();
+  EXPECT_NE(sub.output().find(" multi a\\nb\\\\c\n"), std::string::npos) << sub.output();
+  sub.signal(SIGINT);
+  EXPECT_EQ(sub.wait(10s), 0);
+}
+
+TEST_F(Cli, SubJsonLinesAndLastId) {
+  RunningServer server;
+  publish(server.port(), "/pub/j", "one");
+  publish(server.port(), "/pub/j", "two");
+  Publisher probe;
+  ASSERT_EQ(probe.open(http_url(server.port(), "/pub/j")).kind, ErrorKind::none);
+  const std::string third = probe.publish("three").id;
+  const std::string first = third.substr(0, third.rfind(':') + 1) + "1";
+  if (third.find(':') == std::string::npos) GTEST_SKIP() << "the server has no replay yet";
+  ChildProcess sub({cli(), "sub", "--json", "--last-id", first, http_url(server.port(), "/sse/j")});
+  ASSERT_TRUE(sub.read_until_contains("\"three\"", 10s)) << sub.output();
+  const std::string& out = sub.output();
+  const std::string line = out.substr(out.find('{'), out.find('\n', out.find('{')) - out.find('{'));
+  const nlohmann::json event = nlohmann::json::parse(line);
+  EXPECT_EQ(event["kind"], "message");
+  EXPECT_EQ(event["topic"], "j");
+  EXPECT_EQ(event["data"], "two");
+  EXPECT_EQ(seq_of(event["id"].get<std::string>()), 2u);
+  sub.signal(SIGTERM);
+  EXPECT_EQ(sub.wait(10s), 0);
+}
+
+TEST_F(Cli, SubOverWebSocket) {
+  RunningServer server;
+  if (sluice::test::http_request(server.port(), "GET", "/ws").status == 404) GTEST_SKIP() << "no /ws yet";
+  ChildProcess sub({cli(), "sub", ws_url(server.port(), "/ws/w")});
+  ASSERT_TRUE(sub.read_until_contains("sluice: connected", 10s)) << sub.output();
+  // The subscription is sent right after the handshake: publish until it is in place.
+  ASSERT_TRUE(wait_until([&] {
+    Publisher p;
+    return p.open(http_url(server.port(), "/pub/w")).kind == ErrorKind::none && p.publish("ping").subscribers > 0;
+  }));
+  ASSERT_TRUE(sub.read_until_contains(" message ping\n", 10s)) << sub.output();
+  sub.signal(SIGINT);
+  EXPECT_EQ(sub.wait(10s), 0);
+}
+
+TEST_F(Cli, SubRefusesWhatItCannotUseWithOneLine) {
+  ChildProcess tls({cli(), "sub", "https://127.0.0.1/sse/a"});
+  EXPECT_EQ(tls.wait(10s), 2);
+  ASSERT_TRUE(tls.read_to_end(10s));
+  EXPECT_NE(tls.output().find("TLS is not supported yet"), std::string::npos) << tls.output();
+
+  RunningServer server;
+  ChildProcess missing({cli(), "sub", http_url(server.port(), "/nowhere")});
+  EXPECT_EQ(missing.wait(10s), 1);
+  ASSERT_TRUE(missing.read_to_end(10s));
+  EXPECT_NE(missing.output().find("404"), std::string::npos) << missing.output();
+
+  ChildProcess refused({cli(), "sub", "--max-attempts", "1", http_url(closed_port(), "/sse/a")});
+  EXPECT_EQ(refused.wait(10s), 1);
+  ASSERT_TRUE(refused.read_to_end(10s));
+  EXPECT_NE(refused.output().find("refused"), std::string::npos) << refused.output();
+}
+
+TEST_F(Cli, PubPublishesEachLineAndPrintsIds) {
+  RunningServer server;
+  ChildProcess pub(shell("printf 'first\\nsecond\\r\\nthird' | " + cli() + " pub -v " +
+                         http_url(server.port(), "/pub/lines")));
+  EXPECT_EQ(pub.wait(10s), 0);
+  ASSERT_TRUE(pub.read_to_end(10s));
+  const std::string& out = pub.output();
+  ASSERT_EQ(std::count(out.begin(), out.end(), '\n'), 3) << out;
+  EXPECT_EQ(seq_of(out.substr(out.rfind('\n', out.size() - 2) + 1)), 3u) << out;
+}
+
+TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
+  RunningServer server;
+  ChildProcess bad(shell("echo x | " + cli() + " pub " + http_url(server.port(), "/pub/bad%20topic")));
+  EXPECT_EQ(bad.wait(10s), 1);
+  ASSERT_TRUE(bad.read_to_end(10s));
+  EXPECT_EQ(std::count(bad.output().begin(), bad.output().end(), '\n'), 1) << bad.output();
+  EXPECT_NE(bad.output().find("sluice: line 1:"), std::string::npos) << bad.output();
+  EXPECT_NE(bad.output().find("400"), std::string::npos) << bad.output();
+
+  ChildProcess refused(shell("echo x | " + cli() + " pub " + http_url(closed_port(), "/pub/t")));
+  EXPECT_EQ(refused.wait(10s), 1);
+
+  ChildProcess long_line(shell("head -c 100 /dev/zero | tr '\\0' a | " + cli() + " pub --max-line 10 " +
+                               http_url(server.port(), "/pub/t")));
+  EXPECT_EQ(long_line.wait(10s), 1);
+  ASSERT_TRUE(long_line.read_to_end(10s));
+  EXPECT_NE(long_line.output().find("longer than 10 bytes"), std::string::npos) << long_line.output();
+}
+
+}  // namespace
+}  // namespace sluice::client::test

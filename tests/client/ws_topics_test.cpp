@@ -1,0 +1,194 @@
+#include "ws_topics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace sluice::client::detail {
+namespace {
+
+class Sent final : public JsonSink {
+ public:
+  void send_json(std::string_view json) override {
+    JsonObject parsed;
+    EXPECT_TRUE(parsed.parse(json)) << json;
+    texts.emplace_back(json);
+  }
+  std::string field(std::size_t i, std::string_view key) const {
+    JsonObject parsed;
+    EXPECT_TRUE(parsed.parse(texts.at(i)));
+    return std::string(parsed.get(key));
+  }
+  std::vector<std::string> texts;
+};
+
+WsRequest request(WsRequest::Op op, std::string topic, std::uint64_t req) {
+  WsRequest r;
+  r.op = op;
+  r.topic = std::move(topic);
+  r.req = req;
+  return r;
+}
+
+ServerMessage ack(std::uint64_t req, bool ok, std::string_view id = {}, std::string_view error = {}) {
+  ServerMessage m;
+  m.op = ServerOp::ack;
+  m.req = req;
+  m.ok = ok;
+  m.id = id;
+  m.error = error;
+  return m;
+}
+
+struct Fixture {
+  Fixture() : requests(16, 1 << 20), topics(requests) {}
+  // Queues a request through WsRequests, as the application would.
+  WsRequest submit(WsRequest::Op op, std::string topic) {
+    const Submit s = requests.push(request(op, topic, 0));
+    EXPECT_EQ(s.status, SubmitStatus::queued);
+    return request(op, std::move(topic), s.req);
+  }
+  WsRequests requests;
+  WsTopics topics;
+  Sent sent;
+  Event event;
+};
+
+TEST(WsTopics, SubscribeIsSentAndItsAckReachesTheApplication) {
+  Fixture f;
+  WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");
+  sub.since = "E:4";
+  sub.policy = "latest";
+  EXPECT_FALSE(f.topics.apply(sub, f.sent, f.event));
+  ASSERT_EQ(f.sent.texts.size(), 1u);
+  EXPECT_EQ(f.sent.field(0, "op"), "subscribe");
+  EXPECT_EQ(f.sent.field(0, "since"), "E:4");
+  EXPECT_EQ(f.sent.field(0, "policy"), "latest");
+  ASSERT_TRUE(f.topics.on_ack(ack(sub.req, true), f.event));
+  EXPECT_EQ(f.event.kind, EventKind::ack);
+  EXPECT_EQ(f.event.type, "subscribe");
+  EXPECT_EQ(f.event.topic, "a");
+  EXPECT_TRUE(f.event.ok);
+  EXPECT_FALSE(f.topics.on_ack(ack(sub.req, true), f.event));  // answered once only
+  EXPECT_EQ(f.topics.last_id("a"), "E:4");
+}
+
+TEST(WsTopics, ResubscribesFromTheLastIdAndKeepsInternalAcksToItself) {
+  Fixture f;
+  const WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");
+  (void)f.topics.apply(sub, f.sent, f.event);
+  ASSERT_TRUE(f.topics.on_ack(ack(sub.req, true), f.event));
+  f.topics.on_event("a", "E:9");
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);
+  EXPECT_TRUE(lost.empty());
+  f.topics.resubscribe(f.sent);
+  ASSERT_EQ(f.sent.texts.size(), 2u);
+  EXPECT_EQ(f.sent.field(1, "since"), "E:9");
+  const std::uint64_t internal = std::stoull(f.sent.field(1, "req"));
+  EXPECT_NE(internal, sub.req);
+  EXPECT_FALSE(f.topics.on_ack(ack(internal, true), f.event));
+  EXPECT_FALSE(f.topics.on_ack(ack(internal, false, {}, "nope"), f.event));  // answered already
+}
+
+TEST(WsTopics, AFailedReSubscriptionIsReportedAndEndsTheSubscription) {
+  Fixture f;
+  const WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");
+  (void)f.topics.apply(sub, f.sent, f.event);
+  ASSERT_TRUE(f.topics.on_ack(ack(sub.req, true), f.event));
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);
+  f.topics.resubscribe(f.sent);
+  const std::uint64_t internal = std::stoull(f.sent.field(1, "req"));
+  ASSERT_TRUE(f.topics.on_ack(ack(internal, false, {}, "topic limit reached"), f.event));
+  EXPECT_FALSE(f.event.ok);
+  EXPECT_EQ(f.event.data, "topic limit reached");
+  EXPECT_EQ(f.topics.topic_count(), 0u);
+}
+
+TEST(WsTopics, AnUnansweredSubscribeIsAnsweredByItsResubscription) {
+  Fixture f;
+  const WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");
+  (void)f.topics.apply(sub, f.sent, f.event);
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);
+  EXPECT_TRUE(lost.empty());
+  f.topics.resubscribe(f.sent);
+  EXPECT_EQ(f.sent.field(1, "req"), std::to_string(sub.req));
+  ASSERT_TRUE(f.topics.on_ack(ack(sub.req, true), f.event));
+  EXPECT_EQ(f.event.req, sub.req);
+}
+
+TEST(WsTopics, LostPublishesAreAckedAsUnknownAndLostUnsubscribesAsDone) {
+  Fixture f;
+  (void)f.topics.apply(f.submit(WsRequest::Op::subscribe, "a"), f.sent, f.event);
+  const WsRequest pub = f.submit(WsRequest::Op::publish, "a");
+  const WsRequest unsub = f.submit(WsRequest::Op::unsubscribe, "a");
+  (void)f.topics.apply(pub, f.sent, f.event);
+  (void)f.topics.apply(unsub, f.sent, f.event);
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);
+  ASSERT_EQ(lost.size(), 2u);
+  EXPECT_EQ(lost[0].req, pub.req);
+  EXPECT_FALSE(lost[0].ok);
+  EXPECT_NE(lost[0].data.find("before the server answered"), std::string::npos);
+  EXPECT_EQ(lost[1].req, unsub.req);
+  EXPECT_TRUE(lost[1].ok);
+  EXPECT_EQ(f.topics.topic_count(), 0u);
+}
+
+TEST(WsTopics, ASupersededSubscribeStillGetsItsOneAck) {
+  Fixture f;
+  const WsRequest first = f.submit(WsRequest::Op::subscribe, "a");
+  (void)f.topics.apply(first, f.sent, f.event);
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);  // `first` now waits for the next connection
+  ASSERT_TRUE(f.topics.apply(f.submit(WsRequest::Op::unsubscribe, "a"), f.sent, f.event));
+  EXPECT_EQ(f.event.req, first.req);
+  EXPECT_FALSE(f.event.ok);
+}
+
+TEST(WsTopics, UndoPutsBackThePreviousId) {
+  Fixture f;
+  WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");
+  sub.since = "E:1";
+  (void)f.topics.apply(sub, f.sent, f.event);
+  f.topics.on_event("a", "E:2");
+  f.topics.on_event("a", "E:3");
+  f.topics.undo_event("a");
+  EXPECT_EQ(f.topics.last_id("a"), "E:2");
+}
+
+TEST(WsProtocol, EncodesRequestsAndReadsServerMessages) {
+  WsRequest pub = request(WsRequest::Op::publish, "t", 7);
+  pub.data = "a\"b\n";
+  pub.event = "e";
+  std::string json;
+  encode_request(pub, json);
+  EXPECT_EQ(json, R"({"op":"publish","topic":"t","data":"a\"b\n","event":"e","req":7})");
+  JsonObject parsed;
+  ServerMessage m;
+  ASSERT_TRUE(decode_server_message(R"({"op":"dropped","topic":"t","dropped":4,"first_id":"E:1"})", parsed, m));
+  EXPECT_EQ(m.op, ServerOp::dropped);
+  EXPECT_EQ(m.dropped, 4u);
+  ASSERT_TRUE(decode_server_message(R"({"op":"ack","req":3,"ok":false,"error":"bad topic name"})", parsed, m));
+  EXPECT_EQ(m.req, 3u);
+  EXPECT_FALSE(m.ok);
+  EXPECT_EQ(m.error, "bad topic name");
+  ASSERT_TRUE(decode_server_message(R"({"op":"hello"})", parsed, m));
+  EXPECT_EQ(m.op, ServerOp::other);
+  EXPECT_FALSE(decode_server_message(R"({"topic":"t"})", parsed, m));
+  EXPECT_FALSE(decode_server_message("not json", parsed, m));
+}
+
+TEST(WsProtocol, TopicNames) {
+  EXPECT_TRUE(is_valid_topic("a.b:c-d_e9"));
+  EXPECT_TRUE(is_valid_topic(std::string(128, 'x')));
+  EXPECT_FALSE(is_valid_topic(std::string(129, 'x')));
+  EXPECT_FALSE(is_valid_topic(""));
+  EXPECT_FALSE(is_valid_topic("a b"));
+  EXPECT_FALSE(is_valid_topic("a/b"));
+}
+
+}  // namespace
+}  // namespace sluice::client::detail

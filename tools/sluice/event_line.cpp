@@ -1,0 +1,81 @@
+#include "event_line.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "sluice/proto/utf8.hpp"
+
+namespace sluice::cli {
+
+namespace {
+
+const char* kind_name(client::EventKind kind) {
+  switch (kind) {
+    case client::EventKind::message: return "message";
+    case client::EventKind::dropped: return "dropped";
+    case client::EventKind::reset: return "reset";
+    case client::EventKind::ack: return "ack";
+  }
+  return "unknown";
+}
+
+void append_escaped(std::string& out, std::string_view data) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : data) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out.append("\\\\");
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else if (c == '\r') {
+      out.append("\\r");
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out.append("\\x").push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xF]);
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t bits = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      bits = (bits << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    }
+    for (std::size_t k = 0; k < 4; ++k) out.push_back(k <= n ? kAlphabet[(bits >> (18 - 6 * k)) & 0x3F] : '=');
+  }
+  return out;
+}
+
+}  // namespace
+
+void format_plain(const client::Event& event, std::string& line) {
+  line.assign(event.id.empty() ? "-" : event.id);
+  line.push_back(' ');
+  line.append(event.type.empty() ? "message" : event.type);
+  line.push_back(' ');
+  append_escaped(line, event.data);
+}
+
+void format_json(const client::Event& event, std::string& line) {
+  nlohmann::json object = {{"kind", kind_name(event.kind)}, {"topic", event.topic}, {"id", event.id},
+                           {"event", event.type}};
+  if (proto::ws::is_valid_utf8(event.data)) {
+    object["data"] = event.data;
+  } else {
+    object["data_b64"] = base64(event.data);
+  }
+  if (event.kind == client::EventKind::dropped) object["dropped"] = event.dropped;
+  if (event.kind == client::EventKind::ack) {
+    object["req"] = event.req;
+    object["ok"] = event.ok;
+  }
+  // Only data is checked above; a malformed name or id is shown with U+FFFD rather than refused.
+  line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace sluice::cli

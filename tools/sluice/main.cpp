@@ -1,0 +1,60 @@
+// sluice: the command-line client. `sluice sub URL` prints a stream's
+// events as they arrive; `sluice pub URL` publishes standard input, one
+// event per line.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "interrupt.hpp"
+#include "pub_command.hpp"
+#include "sub_command.hpp"
+
+namespace {
+
+void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
+  CLI::App* sub = app.add_subcommand("sub", "print a stream's events, one per line, reconnecting and resuming");
+  sub->add_option("url", o.url, "http://HOST:PORT/sse/TOPIC (or /sse?topic=A&topic=B), or ws://HOST:PORT/ws/TOPIC")
+      ->required();
+  sub->add_flag("--json", o.json, "one JSON object per line instead of 'ID EVENT DATA'");
+  sub->add_option("--last-id", o.last_id, "resume after this event id");
+  sub->add_flag("--latest", o.latest, "when printing falls behind, skip to the newest event (counted)");
+  sub->add_option("--policy", o.policy, "ws:// only: the server's slow-consumer policy (fifo, latest, ...)");
+  sub->add_option("--max-attempts", o.max_attempts, "give up after this many failed connections in a row (0: never)");
+}
+
+void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
+  CLI::App* pub = app.add_subcommand("pub", "publish each line of standard input as one event");
+  pub->add_option("url", o.url, "http://HOST:PORT/pub/TOPIC, with ?event=NAME and ?key=K as wanted")->required();
+  pub->add_flag("-v,--verbose", o.verbose, "print each event's id");
+  pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")->check(CLI::Range(1, 64 << 20));
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"sluice: subscribe to and publish on a sluice server"};
+  app.require_subcommand(1);
+  sluice::cli::SubOptions sub;
+  sluice::cli::PubOptions pub;
+  add_sub(app, sub);
+  add_pub(app, pub);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "sluice: %s\n", e.what());
+    return 2;
+  }
+  sluice::cli::install_interrupt_handlers();
+  if (app.got_subcommand("sub")) return sluice::cli::run_sub(sub);
+  return sluice::cli::run_pub(pub);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // out of memory, say: one line, not an abort
+    std::fprintf(stderr, "sluice: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,70 @@
+#include "pub_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "interrupt.hpp"
+#include "line_reader.hpp"
+#include "sluice/client/publisher.hpp"
+
+namespace sluice::cli {
+
+namespace {
+
+using client::ErrorKind;
+using client::PublishResult;
+
+constexpr int kInterruptedStatus = 130;
+
+// Waits out a 503's Retry-After, in steps so that Ctrl-C ends the wait.
+bool wait_retry_after(std::chrono::milliseconds delay) {
+  const auto deadline = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds(100));
+  while (!interrupted() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !interrupted();
+}
+
+PublishResult publish_line(client::Publisher& publisher, const std::string& line, const PubOptions& options) {
+  PublishResult result = publisher.publish(line);
+  for (int retry = 0; retry < options.busy_retries && result.status == 503; ++retry) {
+    if (!wait_retry_after(result.retry_after)) break;
+    result = publisher.publish(line);
+  }
+  return result;
+}
+
+int fail(std::size_t line_number, const std::string& message) {
+  std::fprintf(stderr, "sluice: line %zu: %s\n", line_number, message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int run_pub(const PubOptions& options) {
+  client::Publisher publisher({.timeout = options.timeout});
+  if (const client::ClientError e = publisher.open(options.url); e.kind != ErrorKind::none) {
+    std::fprintf(stderr, "sluice: %s\n", e.message.c_str());
+    return 2;
+  }
+  LineReader reader(STDIN_FILENO, options.max_line);
+  std::string line;
+  for (std::size_t number = 1;; ++number) {
+    switch (reader.next(line)) {
+      case LineStatus::end: return 0;
+      case LineStatus::interrupted: return kInterruptedStatus;
+      case LineStatus::too_long: return fail(number, "longer than " + std::to_string(options.max_line) + " bytes");
+      case LineStatus::error: return fail(number, "cannot read standard input");
+      case LineStatus::line: break;
+    }
+    const PublishResult result = publish_line(publisher, line, options);
+    if (interrupted()) return kInterruptedStatus;
+    if (result.error.kind != ErrorKind::none) return fail(number, result.error.message);
+    if (options.verbose) std::printf("%s\n", result.id.c_str());
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,122 @@
+#include "sub_command.hpp"
+
+#include <cstdio>
+#include <vector>
+
+#include "event_line.hpp"
+#include "interrupt.hpp"
+#include "sluice/client/sse_client.hpp"
+#include "sluice/client/url.hpp"
+#include "sluice/client/ws_client.hpp"
+
+namespace sluice::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+using client::ClientError;
+using client::ErrorKind;
+using client::Event;
+using client::NextStatus;
+
+// How often the main thread looks at the Ctrl-C flag while no event comes.
+constexpr auto kInterruptPoll = 200ms;
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "sluice: %s\n", message.c_str());
+  return 2;
+}
+
+// One line on stderr per connection opened or lost, so that a person (or a
+// test) sees when the stream is live and why it is not.
+void report_status(const client::StatusReport& report) {
+  if (report.state == client::ClientState::open) std::fprintf(stderr, "sluice: connected\n");
+  if (report.state != client::ClientState::waiting || report.error == nullptr) return;
+  std::fprintf(stderr, "sluice: %s; reconnecting in %lld ms\n", report.error->message.c_str(),
+               static_cast<long long>(report.retry_in.count()));
+}
+
+client::ClientOptions client_options(const SubOptions& options) {
+  client::ClientOptions o;
+  o.delivery = options.latest ? client::Delivery::latest : client::Delivery::queue;
+  o.reconnect.max_attempts = options.max_attempts;
+  o.on_status = report_status;
+  return o;
+}
+
+// The topics a ws:// URL names: /ws/{topic} and every ?topic=.
+std::vector<std::string> ws_topics(const client::Url& url) {
+  std::vector<std::string> topics;
+  const std::string_view path = url.path();
+  if (path.starts_with("/ws/")) topics.emplace_back(path.substr(4));
+  std::string_view query = url.query();
+  while (!query.empty()) {
+    const std::string_view pair = query.substr(0, query.find('&'));
+    if (pair.starts_with("topic=")) topics.emplace_back(pair.substr(6));
+    query.remove_prefix(std::min(query.size(), pair.size() + 1));
+  }
+  return topics;
+}
+
+// Prints events until Ctrl-C or the end; returns the exit status.
+template <class Client>
+int print_events(Client& client, bool json) {
+  Event event;
+  std::string line;
+  while (!interrupted()) {
+    const NextStatus status = client.next(event, kInterruptPoll);
+    if (status == NextStatus::ended) break;
+    if (status == NextStatus::timeout) continue;
+    if (event.kind == client::EventKind::ack && !event.ok) {
+      std::fprintf(stderr, "sluice: %s %s refused: %s\n", event.type.c_str(), event.topic.c_str(), event.data.c_str());
+      return 1;
+    }
+    if (event.kind == client::EventKind::ack) continue;
+    json ? format_json(event, line) : format_plain(event, line);
+    line.push_back('\n');
+    if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() || std::fflush(stdout) != 0) return 1;
+  }
+  client.stop();
+  if (interrupted() || client.state() != client::ClientState::failed) return 0;
+  std::fprintf(stderr, "sluice: %s\n", client.error().message.c_str());
+  return 1;
+}
+
+int run_sse(const SubOptions& options) {
+  client::SseClient client(client_options(options));
+  ClientError started;
+  {
+    const SignalsBlocked blocked;  // the client's thread inherits the mask
+    started = client.start(options.url, options.last_id);
+  }
+  if (started.kind != ErrorKind::none) return usage_error(started.message);
+  return print_events(client, options.json);
+}
+
+int run_ws(const SubOptions& options, const client::Url& url) {
+  const std::vector<std::string> topics = ws_topics(url);
+  if (topics.empty()) return usage_error("name a topic: ws://HOST:PORT/ws/TOPIC or ws://HOST:PORT/ws?topic=T");
+  client::WsClient client(client_options(options));
+  for (const std::string& topic : topics) {
+    const client::Submit s = client.subscribe(topic, {.since = options.last_id, .policy = options.policy});
+    if (s.status != client::SubmitStatus::queued) return usage_error("cannot subscribe to '" + topic + "'");
+  }
+  ClientError started;
+  {
+    const SignalsBlocked blocked;
+    started = client.start("ws://" + url.authority() + "/ws");
+  }
+  if (started.kind != ErrorKind::none) return usage_error(started.message);
+  return print_events(client, options.json);
+}
+
+}  // namespace
+
+int run_sub(const SubOptions& options) {
+  client::Url url;
+  std::string why;
+  if (!client::parse_url(options.url, url, why)) return usage_error(why);
+  return url.scheme == client::Scheme::ws ? run_ws(options, url) : run_sse(options);
+}
+
+}  // namespace sluice::cli
