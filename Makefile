@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 run: deps
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j $(JOBS) --target sluiced
+	cmake --build --preset release -j $(JOBS) --target sluiced sluice_cli
 	./build/release/sluiced $(ARGS)
 
 # Every test, twice: an optimised build, then the debug build with
