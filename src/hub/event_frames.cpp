@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "sluice/hub/history.hpp"
+#include "sluice/buf/string_sink.hpp"
 #include "sluice/proto/json_text.hpp"
 #include "sluice/proto/utf8.hpp"
 #include "sluice/proto/ws_encoder.hpp"
@@ -10,17 +11,6 @@
 namespace sluice::hub {
 
 namespace {
-
-// Appends into a std::string whose capacity is reused event after event.
-struct StringSink final : buf::Sink {
-  explicit StringSink(std::string& out) : text(out) {}
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    text.append(data, n);
-    return true;
-  }
-  std::string& text;
-};
 
 void append_base64(std::string& out, std::string_view bytes) {
   constexpr std::size_t kChunk = 48;  // whole 3-byte groups: no padding until the end
@@ -96,7 +86,7 @@ std::string_view EventFrames::json_envelope() {
   load_payload();
   std::string& json = tools_.json;
   json.clear();
-  StringSink out(json);
+  buf::StringSink out(json);
   out.append("{\"op\":\"event\",\"topic\":");
   proto::append_json_string(out, topic_);
   out.append(",\"id\":");

@@ -4,26 +4,13 @@
 #include <cstdio>
 
 #include "sluice/hub/event_id.hpp"
+#include "sluice/buf/string_sink.hpp"
 #include "sluice/proto/json_text.hpp"
 #include "sluice/server/session.hpp"
 #include "sluice/server/worker.hpp"
 #include "ws_state.hpp"
 
 namespace sluice::server {
-
-namespace {
-
-struct StringSink final : buf::Sink {
-  explicit StringSink(std::string& out) : text(out) {}
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    text.append(data, n);
-    return true;
-  }
-  std::string& text;
-};
-
-}  // namespace
 
 Session::JoinStatus Session::join(std::string_view topic, std::optional<conn::Policy> requested,
                                   std::string_view last_id) {
@@ -189,7 +176,7 @@ bool Session::queue_drop_notices() {
 // missed: the notice goes in the data lane, in order with the events.
 void Session::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {
   std::string fields;
-  StringSink out(fields);
+  buf::StringSink out(fields);
   out.append("\"topic\":");
   proto::append_json_string(out, topics_[cookie]);
   out.append(",\"reason\":\"");

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sluice/hub/event_id.hpp"
+#include "sluice/buf/string_sink.hpp"
 #include "sluice/proto/json_text.hpp"
 #include "sluice/proto/ws_handshake.hpp"
 #include "sluice/server/session.hpp"
@@ -16,16 +17,6 @@ namespace {
 using proto::ws::CloseCode;
 using proto::ws::DecodeStatus;
 using proto::ws::Opcode;
-
-struct StringSink final : buf::Sink {
-  explicit StringSink(std::string& out) : text(out) {}
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    text.append(data, n);
-    return true;
-  }
-  std::string& text;
-};
 
 proto::ws::HandshakeRequest handshake_request(const proto::http1::Request& r) {
   return {r.method_text,
@@ -185,7 +176,7 @@ void Session::ws_ack(std::string_view req, bool ok, std::string_view detail) {
   text.append(req.empty() ? "null" : req);
   text.append(ok ? ",\"ok\":true" : ",\"ok\":false");
   if (!detail.empty()) {
-    StringSink out(text);
+    buf::StringSink out(text);
     out.append(ok ? ",\"id\":" : ",\"error\":");
     proto::append_json_string(out, detail);
   }

@@ -1,5 +1,7 @@
 #include "sluice/proto/json_text.hpp"
 
+#include "sluice/buf/string_sink.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,19 +9,11 @@
 namespace sluice::proto {
 namespace {
 
-struct StringSink final : buf::Sink {
-  std::string out;
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    out.append(data, n);
-    return true;
-  }
-};
-
 std::string json(std::string_view text) {
-  StringSink sink;
+  std::string out;
+  buf::StringSink sink(out);
   EXPECT_TRUE(append_json_string(sink, text));
-  return sink.out;
+  return out;
 }
 
 TEST(JsonText, EscapesWhatJsonRequires) {
