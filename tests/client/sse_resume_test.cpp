@@ -154,6 +154,43 @@ TEST(SseResume, TwentyThousandEventsThroughRepeatedCutsArriveExactlyOnceInOrder)
               stalls);
 }
 
+// A restart empties the history (it lives in memory) and starts a new
+// epoch: the client, resuming with an id of the old run, is told so by a
+// reset notice before any event of the new run, and misses nothing on
+// either side of it.
+TEST(SseResume, AServerRestartIsAnnouncedAndEachRunArrivesWhole) {
+  RunningServer server(cutting_server());
+  if (!server_replays(server.port())) GTEST_SKIP() << "the server has no replay yet (its ids are not EPOCH:SEQ)";
+  SseClient client;
+  ASSERT_EQ(client.start(http_url(server.port(), "/sse/runs")).kind, ErrorKind::none);
+  ASSERT_TRUE(wait_until([&] { return client.state() == ClientState::open; }));
+  constexpr std::uint64_t kPerRun = 2000;
+  Event event;
+  for (int run = 0; run < 2; ++run) {
+    Publisher publisher;
+    ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/runs")).kind, ErrorKind::none);
+    std::atomic<bool> give_up{false};
+    std::thread publishing([&] {
+      for (std::uint64_t i = 0; i < kPerRun && !give_up; ++i) (void)publisher.publish("event");
+    });
+    const JoinOnExit join{publishing, give_up};
+    std::string epoch;
+    for (std::uint64_t expected = 1; expected <= kPerRun; ++expected) {
+      ASSERT_EQ(client.next(event, 20s), NextStatus::event) << "run " << run << " waiting for " << expected;
+      ASSERT_EQ(event.kind, EventKind::message) << event.data;
+      ASSERT_EQ(seq_of(event.id), expected);
+      if (epoch.empty()) epoch = event.id.substr(0, event.id.find(':'));
+      ASSERT_EQ(event.id.substr(0, event.id.find(':')), epoch) << "one run, one epoch";
+    }
+    if (run == 1) break;
+    server.restart();
+    // The client comes back on its own, resuming with the old run's id.
+    ASSERT_EQ(client.next(event, 20s), NextStatus::event);
+    ASSERT_EQ(event.kind, EventKind::reset) << event.data;
+    EXPECT_NE(event.data.find("other-epoch"), std::string::npos) << event.data;
+  }
+}
+
 TEST(SseResume, AnIdFromAnotherServerRunGetsAResetNoticeFirst) {
   RunningServer server;
   if (!server_replays(server.port())) GTEST_SKIP() << "the server has no replay yet (its ids are not EPOCH:SEQ)";

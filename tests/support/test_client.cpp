@@ -178,12 +178,27 @@ void SseSubscriber::on_event(const proto::sse::ReceivedEvent& event) {
   events_.push_back(Event{std::string(event.id), std::string(event.type), std::string(event.data)});
 }
 
-RunningServer::RunningServer(server::Config config, const std::function<void(server::Server&)>& before_run) {
-  config.listen = "127.0.0.1:0";
-  server_ = std::make_unique<server::Server>(config);
+RunningServer::RunningServer(server::Config config, const std::function<void(server::Server&)>& before_run)
+    : config_(std::move(config)) {
+  config_.listen = "127.0.0.1:0";
+  server_ = std::make_unique<server::Server>(config_);
   if (server_->bind() != 0) std::abort();
   if (before_run) before_run(*server_);
+  start();
+}
+
+void RunningServer::start() {
   thread_ = std::thread([this] { server_->run(); });
+}
+
+void RunningServer::restart() {
+  const std::uint16_t same_port = port();
+  stop();
+  server_.reset();
+  config_.listen = "127.0.0.1:" + std::to_string(same_port);
+  server_ = std::make_unique<server::Server>(config_);
+  if (server_->bind() != 0) std::abort();
+  start();
 }
 
 RunningServer::~RunningServer() { stop(); }

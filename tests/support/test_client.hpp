@@ -113,8 +113,14 @@ class RunningServer {
   server::Server& server() { return *server_; }
   // Stops and joins the serving thread (the graceful drain included).
   void stop();
+  // Stops, then starts a new server (a new epoch, empty history) with the
+  // same config on the same port.
+  void restart();
 
  private:
+  void start();
+
+  server::Config config_;
   std::unique_ptr<server::Server> server_;
   std::thread thread_;
 };
