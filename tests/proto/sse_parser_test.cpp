@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collecting_sink.hpp"
+
 #include <string>
 #include <vector>
 
@@ -226,15 +228,7 @@ std::string as_received(std::string_view data) {
   return out;
 }
 
-class StringSink final : public buf::Sink {
- public:
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    bytes.append(data, n);
-    return true;
-  }
-  std::string bytes;
-};
+using StringSink = test::CollectingSink;
 
 struct RoundTrip {
   std::string stream;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collecting_sink.hpp"
+
 #include <string>
 
 namespace sluice::proto::ws {
@@ -9,15 +11,7 @@ namespace {
 
 using namespace std::string_view_literals;
 
-class StringSink final : public buf::Sink {
- public:
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    bytes.append(data, n);
-    return true;
-  }
-  std::string bytes;
-};
+using StringSink = test::CollectingSink;
 
 std::span<const char> span_of(std::string_view s) { return {s.data(), s.size()}; }
 

@@ -2,20 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "collecting_sink.hpp"
+
 #include <string>
 
 namespace sluice::proto::ws {
 namespace {
 
-class StringSink final : public buf::Sink {
- public:
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    bytes.append(data, n);
-    return true;
-  }
-  std::string bytes;
-};
+using StringSink = test::CollectingSink;
 
 // Takes `capacity` bytes, then refuses.
 class ShortSink final : public buf::Sink {
