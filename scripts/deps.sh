@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   curl python3-websockets
   iperf3 libboost-dev  # sluice-bench: the bulk scenario's TCP reference, the Beast peer
+  libwebsocketpp-dev   # bench/peers: the websocketpp peer
   chromium             # tests/peers: a real browser's EventSource, run headless
 )
 # tests/peers run real Node clients too. A machine with a Node of its own

@@ -1,6 +1,7 @@
 // Owns: the speed-of-light server's request reader: just enough HTTP/1.1 to
-// route a request (method, path, Content-Length) on a keep-alive connection.
-// It trusts its input: this server only ever talks to sluice-bench.
+// route a request (method, path, Content-Length, Sec-WebSocket-Key) on a
+// keep-alive connection. It trusts its input: this server only ever talks
+// to sluice-bench.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,8 @@ namespace sluice::peers {
 struct SolRequest {
   std::string_view method;
   std::string_view path;
-  std::size_t size = 0;  // head and body
+  std::string_view ws_key;  // Sec-WebSocket-Key; empty when it is not an upgrade
+  std::size_t size = 0;     // head and body
 };
 
 // Reads the request at the start of `in`. False while it is incomplete.

@@ -1,14 +1,21 @@
 // sol-server: the "speed of light" for a push server. It does nothing a real
 // server must do per event (no parsing, no encoding, no queueing, no
-// history): it send()s one prebuilt batch of SSE events to every writable
+// history): it send()s one prebuilt batch of events to every writable
 // subscriber, round after round, and skips a subscriber whose socket is
 // full until it drains (so it drops rather than queues; the bench counts
-// those as id gaps). Its figure is the ceiling no protocol server can beat
-// on this machine with this client.
+// those as id or sequence gaps). Its figure is the ceiling no protocol
+// server can beat on this machine with this client.
+//
+// GET /sse/{topic} gets the batch as SSE events; GET /ws/{topic} with a
+// WebSocket upgrade gets a 101 and then the same events as unmasked text
+// frames. Each round restamps the time and the sequence number of every
+// event (and the SSE id). What a WebSocket peer sends is read and dropped:
+// no pongs, no close reply.
 //
 // To take part in the same scenarios as every other server it answers
-// POST /pub/{topic} at once with a fixed JSON reply and ignores the body:
-// its events come from its own generator (--mode stream), or, with
+// POST /pub/{topic} at once with a fixed JSON reply and ignores the body,
+// and accepts a WebSocket publisher on GET /pub/{topic} whose messages it
+// drops: its events come from its own generator (--mode stream), or, with
 // --mode burst, every new subscriber gets --events prebuilt events at once.
 //
 //   sol-server --listen 127.0.0.1:0 [--batch 256] [--size 64]
@@ -27,12 +34,14 @@
 #include <unordered_map>
 
 #include "sluice/io/socket.hpp"
+#include "sluice/proto/ws_handshake.hpp"
 #include "sol_batch.hpp"
 #include "sol_request.hpp"
 
 namespace {
 
 using sluice::peers::SolBatch;
+using sluice::peers::SolFraming;
 
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_signal(int) { g_stop = 1; }
@@ -58,17 +67,34 @@ constexpr std::string_view kPubReply =
     "{\"topic\":\"sol\",\"id\":\"0\",\"subscribers\":0}\n";
 constexpr std::string_view kHealthReply = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
 constexpr std::string_view kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+constexpr std::string_view kBadRequest = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+
+// The 101 reply to an upgrade with `key`; empty when the key cannot be hashed.
+std::string upgrade_reply(std::string_view key) {
+  char accept[sluice::proto::ws::kAcceptSize + 1];
+  if (!sluice::proto::ws::compute_accept(key, accept)) return {};
+  return std::string("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Accept: ") +
+         accept + "\r\n\r\n";
+}
 
 struct Client {
   int fd = -1;
   std::string in;
   std::string pending;  // the unsent rest of a batch, or a burst
   bool subscriber = false;
+  bool websocket = false;  // upgraded: gets frames, and its input is dropped
 };
 
 class SolServer {
  public:
-  SolServer(const Options& o, int listen_fd) : o_(o), listen_fd_(listen_fd), batch_(o.batch, o.size), burst_(o.events, o.size) {
+  SolServer(const Options& o, int listen_fd)
+      : o_(o),
+        listen_fd_(listen_fd),
+        sse_batch_(o.batch, o.size, SolFraming::sse),
+        ws_batch_(o.batch, o.size, SolFraming::websocket),
+        sse_burst_(o.burst ? o.events : 0, o.size, SolFraming::sse),
+        ws_burst_(o.burst ? o.events : 0, o.size, SolFraming::websocket) {
     epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{EPOLLIN, {.fd = listen_fd_}};
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, listen_fd_, &ev);
@@ -111,6 +137,7 @@ class SolServer {
     char chunk[65536];
     for (ssize_t n; (n = ::recv(c.fd, chunk, sizeof chunk, 0)) != 0;) {
       if (n < 0) return errno == EAGAIN || errno == EINTR;
+      if (c.websocket) continue;
       c.in.append(chunk, static_cast<std::size_t>(n));
       answer(c);
     }
@@ -121,9 +148,11 @@ class SolServer {
     std::string replies;
     std::size_t used = 0;
     sluice::peers::SolRequest r;
-    while (read_request(std::string_view(c.in).substr(used), r)) {
+    while (!c.websocket && read_request(std::string_view(c.in).substr(used), r)) {
       used += r.size;
-      if (r.method == "GET" && r.path.starts_with("/sse/")) {
+      if (r.method == "GET" && !r.ws_key.empty()) {
+        upgrade(c, r, replies);
+      } else if (r.method == "GET" && r.path.starts_with("/sse/")) {
         subscribe(c);
       } else {
         replies += r.method == "POST" && r.path.starts_with("/pub/") ? kPubReply
@@ -131,18 +160,36 @@ class SolServer {
                                                                      : kNotFound;
       }
     }
-    c.in.erase(0, used);
+    c.in.erase(0, c.websocket ? c.in.size() : used);
     if (replies.empty() || c.subscriber) return;
     c.pending += replies;
     send_pending(c);
   }
 
-  void subscribe(Client& c) {
+  // /ws/{topic} subscribes; /pub/{topic} is a publisher, read and ignored.
+  void upgrade(Client& c, const sluice::peers::SolRequest& r, std::string& replies) {
+    const bool subscriber = r.path.starts_with("/ws/");
+    if (!subscriber && !r.path.starts_with("/pub/")) {
+      replies += kNotFound;
+      return;
+    }
+    const std::string head = upgrade_reply(r.ws_key);
+    if (head.empty()) {
+      replies += kBadRequest;
+      return;
+    }
+    c.websocket = true;
+    if (subscriber) return subscribe(c, head);
+    replies += head;
+  }
+
+  void subscribe(Client& c, std::string_view head = kSseHead) {
     c.subscriber = true;
-    c.pending.assign(kSseHead);
+    c.pending.assign(head);
     if (o_.burst) {
-      burst_.stamp(1, now_ns());
-      c.pending += burst_.bytes();
+      SolBatch& burst = c.websocket ? ws_burst_ : sse_burst_;
+      burst.stamp(1, now_ns());
+      c.pending += burst.bytes();
     }
     send_pending(c);
   }
@@ -155,11 +202,13 @@ class SolServer {
   }
 
   void send_round() {
-    batch_.stamp(next_id_, now_ns());
-    next_id_ += batch_.count();
-    const std::string& bytes = batch_.bytes();
+    const std::uint64_t now = now_ns();
+    sse_batch_.stamp(next_id_, now);
+    ws_batch_.stamp(next_id_, now);
+    next_id_ += sse_batch_.count();
     for (auto& [fd, c] : clients_) {
       if (!c.subscriber || !c.pending.empty()) continue;
+      const std::string& bytes = c.websocket ? ws_batch_.bytes() : sse_batch_.bytes();
       const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n == static_cast<ssize_t>(bytes.size())) continue;
       c.pending.assign(bytes, n > 0 ? static_cast<std::size_t>(n) : 0);
@@ -178,8 +227,10 @@ class SolServer {
   Options o_;
   int listen_fd_;
   int epoll_;
-  SolBatch batch_;
-  SolBatch burst_;
+  SolBatch sse_batch_;
+  SolBatch ws_batch_;
+  SolBatch sse_burst_;
+  SolBatch ws_burst_;
   std::uint64_t next_id_ = 1;
   std::size_t writable_ = 0;
   std::unordered_map<int, Client> clients_;

@@ -1,0 +1,242 @@
+// The servers of bench/peers/ started as sluice-bench starts them (port 0,
+// the port read from their "listening on" line) and checked over WebSocket
+// with the raw test client: beast-peer and websocketpp-peer must carry 100
+// events from a /pub/{topic} WebSocket to a /ws/{topic} subscriber whole and
+// in order, and cut off a subscriber that stops reading; sol-server, which
+// makes its own events, must complete a valid handshake and send unmasked
+// text frames in the bench's payload format, numbered in order. A peer that
+// was not built (its Debian package missing) is skipped.
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <optional>
+#include <string>
+
+#include "child_process.hpp"
+#include "test_client.hpp"
+#include "ws_test_client.hpp"
+
+namespace sluice::bench {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ws::WsTestClient;
+
+constexpr std::string_view kBanner = "listening on 127.0.0.1:";
+
+// The port `peer` printed; 0 when it printed none in time.
+std::uint16_t port_of(test::ChildProcess& peer) {
+  if (!peer.read_until_contains(std::string(kBanner), 10s) || !peer.read_until_contains("\n", 10s)) return 0;
+  const std::string& out = peer.output();
+  const std::size_t at = out.find(kBanner) + kBanner.size();
+  std::uint16_t port = 0;
+  std::from_chars(out.data() + at, out.data() + out.size(), port);
+  return port;
+}
+
+// A payload of a size that differs per event, so that both the 7-bit and
+// the 16-bit frame length forms are crossed.
+std::string event(int i) { return "event " + std::to_string(i) + " " + std::string(static_cast<std::size_t>(i) * 7, 'x'); }
+
+// POSTs "ready" until the peer counts `subscribers` on the topic: from then
+// on every subscriber is known to be in it. Each POST is answered after the
+// event was queued, so nothing is timed.
+testing::AssertionResult wait_subscribed(std::uint16_t port, int subscribers) {
+  const std::string wanted = "\"subscribers\":" + std::to_string(subscribers);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const test::HttpReply reply = test::http_request(port, "POST", "/pub/peers", "ready");
+    if (reply.status != 200) return testing::AssertionFailure() << "POST answered " << reply.status;
+    if (reply.body.find(wanted) != std::string::npos) return testing::AssertionSuccess();
+  }
+  return testing::AssertionFailure() << "never " << wanted;
+}
+
+// A payload's sequence number: 14 hex digits at bytes 18..31.
+std::optional<std::uint64_t> sequence_of(std::string_view payload) {
+  std::uint64_t seq = 0;
+  if (payload.size() < 32) return std::nullopt;
+  const auto [end, ec] = std::from_chars(payload.data() + 18, payload.data() + 32, seq, 16);
+  if (ec != std::errc() || end != payload.data() + 32) return std::nullopt;
+  return seq;
+}
+
+void expect_relays_in_order(const char* path) {
+  test::ChildProcess peer({path, "--listen", "127.0.0.1:0"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  WsTestClient subscriber(port);
+  ASSERT_TRUE(subscriber.open("/ws/peers"));
+  ASSERT_TRUE(wait_subscribed(port, 1));
+  const auto ready = subscriber.read_message(5s);
+  ASSERT_TRUE(ready && ready->payload == "ready");
+
+  WsTestClient publisher(port);
+  ASSERT_TRUE(publisher.open("/pub/peers"));
+  for (int i = 0; i < 100; ++i) publisher.send({.payload = event(i)});
+  for (int i = 0; i < 100; ++i) {
+    const auto message = subscriber.read_message(5s);
+    ASSERT_TRUE(message) << "event " << i << " missing";
+    EXPECT_EQ(message->opcode, test::ws::kText);
+    EXPECT_FALSE(message->masked);
+    ASSERT_EQ(message->payload, event(i));
+  }
+}
+
+// A subscriber that never reads, with a 4 KiB receive buffer, while 20,000
+// events of 1 KiB are published: more than the peer's queue bound plus what
+// the kernel holds. It must be cut off before it has read them all: with a
+// close frame carrying `close_code`, or, when that is 0, by the end of the
+// connection.
+void expect_stalled_subscriber_cut_off(const char* path, int close_code) {
+  constexpr int kEvents = 20'000;
+  test::ChildProcess peer({path, "--listen", "127.0.0.1:0"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  WsTestClient stalled(port, 4096);
+  ASSERT_TRUE(stalled.open("/ws/peers"));
+  ASSERT_TRUE(wait_subscribed(port, 1));
+  WsTestClient publisher(port);
+  ASSERT_TRUE(publisher.open("/pub/peers"));
+  const std::string body(1024, 'y');
+  for (int i = 0; i < kEvents; ++i) publisher.send({.payload = body});
+  // The peer counts no subscriber once it has cut the stalled one off.
+  ASSERT_TRUE(wait_subscribed(port, 0));
+
+  int read = 0;
+  std::optional<test::ws::ServerFrame> frame;
+  while ((frame = stalled.read_frame(5s)) && frame->opcode == test::ws::kText) ++read;
+  EXPECT_LT(read, kEvents + 1);  // + the first "ready"
+  testing::Test::RecordProperty("events_read", read);
+  if (close_code == 0) {
+    EXPECT_FALSE(frame) << "opcode " << int{frame->opcode};
+    EXPECT_TRUE(stalled.socket().eof());
+  } else {
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->close_code(), close_code);
+  }
+}
+
+TEST(BeastPeer, RelaysAHundredWebSocketEventsInOrder) {
+#ifdef BEAST_PEER_PATH
+  expect_relays_in_order(BEAST_PEER_PATH);
+#else
+  GTEST_SKIP() << "beast-peer not built";
+#endif
+}
+
+TEST(BeastPeer, CutsOffAStalledWebSocketSubscriber) {
+#ifdef BEAST_PEER_PATH
+  expect_stalled_subscriber_cut_off(BEAST_PEER_PATH, 0);
+#else
+  GTEST_SKIP() << "beast-peer not built";
+#endif
+}
+
+TEST(BeastPeer, PostReachesSseAndWebSocketSubscribers) {
+#ifdef BEAST_PEER_PATH
+  test::ChildProcess peer({BEAST_PEER_PATH, "--listen", "127.0.0.1:0"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  test::SseSubscriber sse(port, "/sse/peers");
+  ASSERT_TRUE(sse.opened());
+  WsTestClient ws(port);
+  ASSERT_TRUE(ws.open("/ws/peers"));
+  ASSERT_TRUE(wait_subscribed(port, 2));
+  ASSERT_TRUE(sse.wait_for(1));
+  EXPECT_EQ(sse.events()[0].data, "ready");
+  const auto message = ws.read_message(5s);
+  ASSERT_TRUE(message);
+  EXPECT_EQ(message->payload, "ready");
+#else
+  GTEST_SKIP() << "beast-peer not built";
+#endif
+}
+
+TEST(WebsocketppPeer, RelaysAHundredWebSocketEventsInOrder) {
+#ifdef WEBSOCKETPP_PEER_PATH
+  expect_relays_in_order(WEBSOCKETPP_PEER_PATH);
+#else
+  GTEST_SKIP() << "websocketpp-peer not built";
+#endif
+}
+
+TEST(WebsocketppPeer, ClosesAStalledSubscriberWith1008) {
+#ifdef WEBSOCKETPP_PEER_PATH
+  expect_stalled_subscriber_cut_off(WEBSOCKETPP_PEER_PATH, 1008);
+#else
+  GTEST_SKIP() << "websocketpp-peer not built";
+#endif
+}
+
+TEST(WebsocketppPeer, AnswersHealthzAndRefusesOtherUpgrades) {
+#ifdef WEBSOCKETPP_PEER_PATH
+  test::ChildProcess peer({WEBSOCKETPP_PEER_PATH, "--listen", "127.0.0.1:0"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  EXPECT_EQ(test::http_request(port, "GET", "/healthz").status, 200);
+  EXPECT_EQ(test::http_request(port, "GET", "/nowhere").status, 404);
+  WsTestClient other(port);
+  EXPECT_FALSE(other.open("/elsewhere"));
+#else
+  GTEST_SKIP() << "websocketpp-peer not built";
+#endif
+}
+
+#ifdef SOL_SERVER_PATH
+void expect_sol_frame(const std::optional<test::ws::ServerFrame>& frame, std::uint64_t seq) {
+  ASSERT_TRUE(frame) << "frame " << seq << " missing";
+  EXPECT_EQ(frame->opcode, test::ws::kText);
+  EXPECT_TRUE(frame->fin);
+  EXPECT_FALSE(frame->masked);
+  ASSERT_EQ(frame->payload.size(), 64u);
+  EXPECT_EQ(frame->payload.substr(16, 2), "00");  // publisher index
+  EXPECT_EQ(sequence_of(frame->payload), seq);
+  EXPECT_EQ(frame->payload[63], static_cast<char>('a' + 63 % 26));  // the bench's filler
+}
+#endif
+
+TEST(SolServer, StreamsNumberedTextFramesAfterAValidHandshake) {
+#ifdef SOL_SERVER_PATH
+  test::ChildProcess peer({SOL_SERVER_PATH, "--listen", "127.0.0.1:0"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  WsTestClient subscriber(port);
+  const test::ws::UpgradeReply reply = subscriber.upgrade({.path = "/ws/peers"});
+  ASSERT_EQ(reply.status, 101) << reply.head;
+  EXPECT_TRUE(reply.accept_valid);
+  // The first batch (256 frames) goes out whole; later rounds may be
+  // skipped while this reader's socket is full, so later numbers only rise.
+  for (std::uint64_t seq = 1; seq <= 256; ++seq) ASSERT_NO_FATAL_FAILURE(expect_sol_frame(subscriber.read_frame(5s), seq));
+  std::uint64_t last = 256;
+  for (int i = 0; i < 1000; ++i) {
+    const auto frame = subscriber.read_frame(5s);
+    ASSERT_TRUE(frame);
+    const std::optional<std::uint64_t> seq = sequence_of(frame->payload);
+    ASSERT_TRUE(seq);
+    ASSERT_GT(*seq, last);
+    last = *seq;
+  }
+#else
+  GTEST_SKIP() << "sol-server not built";
+#endif
+}
+
+TEST(SolServer, BurstsPrebuiltFramesAndAcceptsAWebSocketPublisher) {
+#ifdef SOL_SERVER_PATH
+  test::ChildProcess peer({SOL_SERVER_PATH, "--listen", "127.0.0.1:0", "--mode", "burst", "--events", "300"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  WsTestClient publisher(port);
+  ASSERT_TRUE(publisher.open("/pub/peers"));
+  for (int i = 0; i < 100; ++i) publisher.send({.payload = event(i)});
+  WsTestClient subscriber(port);
+  ASSERT_TRUE(subscriber.open("/ws/peers"));
+  for (std::uint64_t seq = 1; seq <= 300; ++seq) ASSERT_NO_FATAL_FAILURE(expect_sol_frame(subscriber.read_frame(5s), seq));
+  EXPECT_EQ(test::http_request(port, "GET", "/healthz").status, 200);
+#else
+  GTEST_SKIP() << "sol-server not built";
+#endif
+}
+
+}  // namespace
+}  // namespace sluice::bench
