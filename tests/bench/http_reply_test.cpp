@@ -37,5 +37,13 @@ TEST(ReplyHead, RefusesMalformedHeads) {
   }
 }
 
+TEST(ReplyHead, FindsAHeaderValueWhateverItsCase) {
+  const std::string head = "HTTP/1.1 101 Switching Protocols\r\nUPGRADE:  websocket \r\nSec-WebSocket-Accept: abc=\r\n\r\n";
+  EXPECT_EQ(header_value(head, "upgrade"), "websocket");
+  EXPECT_EQ(header_value(head, "sec-websocket-accept"), "abc=");
+  EXPECT_EQ(header_value(head, "connection"), "");
+  EXPECT_EQ(header_value(head, "HTTP/1.1 101 Switching Protocols"), "") << "the status line is no header";
+}
+
 }  // namespace
 }  // namespace sluice::bench

@@ -59,11 +59,39 @@ TEST(Scenarios, PoolPressureKeepsProbing) {
   const nlohmann::json r = run_bench("pool-pressure -d 1 --stalled 5 -s 4096");
   EXPECT_GT(r.value("published", 0), 0);
   EXPECT_GT(r.value("handshake_samples", 0), 0);
+  EXPECT_GT(r.value("ws_ping_samples", 0), 0);
+  EXPECT_LE(r.value("ws_ping_p50_us", -1.0), r.value("ws_ping_max_us", -2.0));
 }
 
 TEST(Scenarios, BulkMovesBytes) {
   const nlohmann::json r = run_bench("bulk -d 1 --no-iperf");
   EXPECT_GT(r.value("bytes_per_s", 0.0), 0);
+}
+
+TEST(Scenarios, FanoutOverWebSocketDeliversInOrder) {
+  const nlohmann::json r = run_bench("fanout --proto ws -n 10 -d 1 --warmup 0.2 --rate 2000");
+  EXPECT_GT(r.value("events_per_s", 0.0), 0);
+  EXPECT_GT(r.value("latency_samples", 0), 0);
+  EXPECT_EQ(r.value("streams_failed", -1), 0);
+  EXPECT_EQ(r.value("order_errors", -1), 0);
+}
+
+TEST(Scenarios, SlowConsumerOverWebSocketRecordsAge) {
+  const nlohmann::json r = run_bench("slow-consumer --proto ws -d 1 -f 50 -R 20 -s 256");
+  EXPECT_GT(r.value("events_read", 0), 0);
+  EXPECT_EQ(r.value("order_errors", -1), 0);
+  ASSERT_TRUE(r.contains("series"));
+  EXPECT_GE(r["series"].size(), 3u);
+}
+
+TEST(Scenarios, ConcurrentSendDeliversEveryMessageIntactInOrder) {
+  const nlohmann::json r = run_bench("concurrent-send -T 10 -M 50");
+  EXPECT_EQ(r.value("delivered", 0), 500);
+  EXPECT_EQ(r.value("intact", 0), 500);
+  EXPECT_EQ(r.value("lost", -1), 0);
+  EXPECT_EQ(r.value("reordered", -1), 0);
+  EXPECT_EQ(r.value("corrupted", -1), 0);
+  EXPECT_GT(r.value("msgs_per_s", 0.0), 0);
 }
 
 }  // namespace

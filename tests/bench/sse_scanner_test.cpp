@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "stamp.hpp"
-
 namespace sluice::bench {
 namespace {
 
@@ -63,17 +61,6 @@ TEST(SseScanner, AnEventPastTheLimitFailsTheStream) {
   SseScanner scanner(100);
   Collect got;
   EXPECT_EQ(scanner.feed("data: " + std::string(200, 'x'), got), ScanStatus::event_too_large);
-}
-
-TEST(Stamp, RoundTripsAndRefusesGarbage) {
-  const std::string payload = make_payload(64, 0x0123456789abcdefULL);
-  ASSERT_EQ(payload.size(), 64u);
-  std::uint64_t ns = 0;
-  ASSERT_TRUE(read_stamp(payload, ns));
-  EXPECT_EQ(ns, 0x0123456789abcdefULL);
-  EXPECT_FALSE(read_stamp("0123456789abcdeg", ns));
-  EXPECT_FALSE(read_stamp("0123", ns));
-  EXPECT_EQ(make_payload(4, 1).size(), kStampSize);
 }
 
 }  // namespace

@@ -26,10 +26,10 @@ void ClientPool::start() {
 }
 
 void ClientPool::run_thread(ReaderContext& context, std::size_t count) {
-  std::vector<std::unique_ptr<SseSession>> sessions;
+  std::vector<std::unique_ptr<Session>> sessions;
   sessions.reserve(count);
   for (std::size_t i = 0; i < count && !context.loop.stopping(); ++i) {
-    sessions.push_back(std::make_unique<SseSession>(context, options_.session));
+    sessions.push_back(make_session(context, options_.session));
     sessions.back()->start();
   }
   context.loop.run();

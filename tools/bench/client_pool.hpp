@@ -1,6 +1,6 @@
 // Owns: ClientPool, the bench's multi-threaded subscriber client: T threads,
-// each with its own epoll loop and read buffer, sharing N sessions between
-// them. Sessions are made and run on their thread and are never touched by
+// each with its own epoll loop and read buffer, sharing N sessions (SSE or
+// WebSocket, as SessionOptions::proto says) between them. Sessions are made and run on their thread and are never touched by
 // another; the main thread only reads the shared counters and, once the
 // threads have stopped, merges their histograms.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "histogram.hpp"
 #include "reader_context.hpp"
-#include "sse_session.hpp"
+#include "session.hpp"
 
 namespace sluice::bench {
 

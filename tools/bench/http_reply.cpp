@@ -59,4 +59,19 @@ HeadStatus parse_reply_head(std::string_view in, ReplyHead& out) {
   return HeadStatus::ok;
 }
 
+std::string_view header_value(std::string_view head, std::string_view name) {
+  std::size_t eol = head.find("\r\n");
+  while (eol != std::string_view::npos && eol + 2 < head.size()) {
+    head.remove_prefix(eol + 2);
+    eol = head.find("\r\n");
+    const std::string_view line = head.substr(0, eol);
+    if (line.size() <= name.size() || line[name.size()] != ':' || !iequals(line.substr(0, name.size()), name)) continue;
+    std::string_view value = line.substr(name.size() + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    return value;
+  }
+  return {};
+}
+
 }  // namespace sluice::bench

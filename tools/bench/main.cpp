@@ -8,7 +8,7 @@
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"sluice-bench: reproducible push-server benchmarks (SSE), side by side with peers and the limit"};
+  CLI::App app{"sluice-bench: reproducible push-server benchmarks (SSE and WebSocket), side by side with peers and the limit"};
   app.require_subcommand(1);
   int exit_code = 0;
   sluice::bench::add_fanout(app, exit_code);
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   sluice::bench::add_pool_pressure(app, exit_code);
   sluice::bench::add_bulk(app, exit_code);
   sluice::bench::add_link(app, exit_code);
+  sluice::bench::add_concurrent_send(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -1,6 +1,6 @@
-// Owns: PacedReader, the slow consumer of seed 003: one SSE stream read on
-// its own thread no faster than `drain_rate` events/s (the device's
-// decode-and-paint loop), through a receive buffer of chosen size. It
+// Owns: PacedReader, the slow consumer of seed 003: one SSE or WebSocket
+// stream read on its own thread no faster than `drain_rate` events/s (the
+// device's decode-and-paint loop), through a receive buffer of chosen size. It
 // records the age of every event it reads, per time slot, so a run shows
 // whether the age stays bounded or grows without end.
 #pragma once
@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "session.hpp"
 #include "sluice/io/socket.hpp"
 
 namespace sluice::bench {
@@ -18,7 +19,7 @@ namespace sluice::bench {
 struct AgeSlot {
   double t = 0;              // seconds since the reader started, end of the slot
   std::uint64_t events = 0;  // read in this slot
-  std::uint64_t gaps = 0;    // ids skipped in this slot (the server dropped them)
+  std::uint64_t gaps = 0;    // ids (SSE) or sequence numbers (WebSocket) skipped in this slot
   double mean_ms = 0;
   double max_ms = 0;
 };
@@ -26,6 +27,7 @@ struct AgeSlot {
 struct PacedReaderOptions {
   io::Endpoint server;
   std::string path;
+  Proto proto = Proto::sse;
   double drain_rate = 20;          // events/s
   int receive_buffer = 0;          // SO_RCVBUF; 0: kernel default (autotuned)
   std::uint64_t slot_ns = 250'000'000;
@@ -47,12 +49,14 @@ class PacedReader {
   [[nodiscard]] const std::vector<AgeSlot>& slots() const { return slots_; }
   [[nodiscard]] std::uint64_t events() const { return events_; }
   [[nodiscard]] std::uint64_t notices() const { return notices_; }
+  [[nodiscard]] std::uint64_t order_errors() const { return order_errors_; }
   [[nodiscard]] bool closed_by_server() const { return closed_by_server_; }
   [[nodiscard]] const std::string& error() const { return error_; }
 
  private:
   class Handler;
-  void run();
+  void run(std::string first);
+  bool read_head(std::string& bytes, bool& head_done);
 
   PacedReaderOptions options_;
   int fd_ = -1;
@@ -60,7 +64,8 @@ class PacedReader {
   std::thread thread_;
   std::vector<AgeSlot> slots_;
   std::uint64_t events_ = 0;
-  std::uint64_t notices_ = 0;
+  std::uint64_t notices_ = 0;       // SSE comment blocks
+  std::uint64_t order_errors_ = 0;  // WebSocket: a sequence number repeated or stepped back
   bool closed_by_server_ = false;
   std::string error_;
 };

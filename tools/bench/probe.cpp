@@ -43,12 +43,4 @@ ProbeResult probe(const io::Endpoint& server, std::string_view request, std::uin
   return result;
 }
 
-bool speaks_websocket(const io::Endpoint& server) {
-  const ProbeResult r = probe(server,
-                              "GET /ws/probe HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-                              2 * kNsPerSec);
-  return r.status == 101;
-}
-
 }  // namespace sluice::bench

@@ -21,7 +21,4 @@ struct ProbeResult {
 // `timeout_ns` passes.
 [[nodiscard]] ProbeResult probe(const io::Endpoint& server, std::string_view request, std::uint64_t timeout_ns);
 
-// Whether the server upgrades GET /ws/{topic} to WebSocket (101).
-[[nodiscard]] bool speaks_websocket(const io::Endpoint& server);
-
 }  // namespace sluice::bench

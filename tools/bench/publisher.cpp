@@ -12,17 +12,26 @@
 #include "http_reply.hpp"
 #include "net.hpp"
 #include "stamp.hpp"
+#include "ws_client.hpp"
 
 namespace sluice::bench {
 
+namespace {
+constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
+constexpr std::uint64_t kCloseWait = 2 * kNsPerSec;
+}  // namespace
+
+std::string publish_mode_name(PublishMode mode) { return mode == PublishMode::ws ? "ws" : "post"; }
+
 Publisher::Publisher(const PublisherOptions& options) : options_(options) {
-  const std::string payload = make_payload(options_.size, 0);
+  payload_ = make_payload(options_.size, 0, options_.index);
   std::string target = "/pub/" + options_.topic;
   if (!options_.event.empty()) target += "?event=" + options_.event;
   request_ = "POST " + target + " HTTP/1.1\r\nHost: bench\r\nContent-Type: text/plain\r\nContent-Length: " +
-             std::to_string(payload.size()) + "\r\n\r\n";
+             std::to_string(payload_.size()) + "\r\n\r\n";
   stamp_offset_ = request_.size();
-  request_ += payload;
+  request_ += payload_;
+  if (options_.retry_refused && options_.mode == PublishMode::post) options_.pipeline = options_.window = 1;
   options_.pipeline = std::max<std::size_t>(1, options_.pipeline);
   options_.window = std::max(options_.window, options_.pipeline);
 }
@@ -42,12 +51,23 @@ void Publisher::stop() {
 }
 
 bool Publisher::connect() {
+  if (options_.mode == PublishMode::ws) return connect_ws();
   fd_ = dial(options_.server);
   return fd_ >= 0 && io::set_nonblocking(fd_, true) == 0;
 }
 
+bool Publisher::connect_ws() {
+  WsConnection c = ws_connect(options_.server, "/pub/" + options_.topic, now_ns() + kHandshakeTimeout);
+  fd_ = c.fd;
+  if (fd_ < 0) {
+    ws_error_ = "cannot publish over WebSocket: " + c.error;
+    return false;
+  }
+  return io::set_nonblocking(fd_, true) == 0 && scan_ws(c.leftover);
+}
+
 bool Publisher::run(std::uint64_t deadline_ns) {
-  if (fd_ < 0 && !connect()) return fail("cannot connect");
+  if (fd_ < 0 && !connect()) return fail(ws_error_.empty() ? "cannot connect" : ws_error_.c_str());
   started_ns_ = now_ns();
   while (!stop_.load(std::memory_order_relaxed)) {
     const std::uint64_t now = now_ns();
@@ -56,12 +76,13 @@ bool Publisher::run(std::uint64_t deadline_ns) {
     pollfd p{fd_, static_cast<short>(POLLIN | (out_done_ < out_.size() ? POLLOUT : 0)), 0};
     if (::poll(&p, 1, poll_timeout(now, deadline_ns)) < 0 && errno != EINTR) return fail("poll failed");
     if ((p.revents & POLLOUT) != 0 && !flush()) return false;
-    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !drain_replies()) return false;
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !read_input()) return false;
   }
-  return true;
+  if (options_.mode == PublishMode::ws) close_ws(options_.max_events != 0 && answered_ >= options_.max_events);
+  return ws_error_.empty() || fail(ws_error_.c_str());
 }
 
-// How many requests may go now: the window's room, the rate's allowance,
+// How many events may go now: the window's room, the rate's allowance,
 // what is left of max_events, and one pipeline's worth at most.
 std::size_t Publisher::batch_allowed(std::uint64_t now) const {
   std::uint64_t allowed = options_.window - (issued_ - answered_);
@@ -77,13 +98,42 @@ std::size_t Publisher::batch_allowed(std::uint64_t now) const {
   return static_cast<std::size_t>(std::min<std::uint64_t>(allowed, options_.pipeline));
 }
 
+// The batch shares one stamp (the time it was written); each event has its
+// own sequence number.
 void Publisher::fill(std::size_t count, std::uint64_t now) {
   out_.clear();
   out_done_ = 0;
-  write_stamp(request_.data() + stamp_offset_, now);
-  for (std::size_t i = 0; i < count; ++i) out_ += request_;
+  if (options_.mode == PublishMode::ws) {
+    out_.swap(control_);
+    if (!fill_ws(count, now)) return;
+  } else {
+    write_stamp(request_.data() + stamp_offset_, now);
+    fill_post(count);
+  }
   issued_ += count;
   counters_.sent.fetch_add(count, std::memory_order_relaxed);
+}
+
+void Publisher::fill_post(std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t at = out_.size() + stamp_offset_;
+    out_ += request_;
+    write_sequence(out_.data() + at, options_.index, issued_ + i + 1);
+  }
+}
+
+bool Publisher::fill_ws(std::size_t count, std::uint64_t now) {
+  write_stamp(payload_.data(), now);
+  for (std::size_t i = 0; i < count; ++i) {
+    write_sequence(payload_.data(), options_.index, issued_ + i + 1);
+    if (!append_masked(out_, proto::ws::Opcode::text, payload_)) {
+      ws_error_ = "no entropy for a mask key";
+      stop_.store(true);
+      out_.clear();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Publisher::flush() {
@@ -91,15 +141,24 @@ bool Publisher::flush() {
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
   if (n < 0) return fail("write failed");
   out_done_ += static_cast<std::size_t>(n);
+  if (options_.mode == PublishMode::ws && out_done_ == out_.size() && answered_ < issued_) {
+    counters_.accepted.fetch_add(issued_ - answered_, std::memory_order_relaxed);
+    answered_ = issued_;
+  }
   return true;
 }
 
-bool Publisher::drain_replies() {
+bool Publisher::read_input() {
   char chunk[65536];
   const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
   if (n <= 0) return fail("server closed the publishing connection");
-  in_.append(chunk, static_cast<std::size_t>(n));
+  const std::string_view bytes(chunk, static_cast<std::size_t>(n));
+  return options_.mode == PublishMode::ws ? scan_ws(bytes) : drain_replies(bytes);
+}
+
+bool Publisher::drain_replies(std::string_view bytes) {
+  in_.append(bytes);
   std::size_t used = 0;
   ReplyHead head;
   while (used < in_.size()) {
@@ -107,12 +166,57 @@ bool Publisher::drain_replies() {
     if (status == HeadStatus::error) return fail("malformed publish reply");
     if (status == HeadStatus::need_more || used + reply_size(head) > in_.size()) break;
     used += reply_size(head);
-    ++answered_;
-    auto& counter = head.status / 100 == 2 ? counters_.accepted : counters_.refused;
-    counter.fetch_add(1, std::memory_order_relaxed);
+    const bool taken = head.status / 100 == 2;
+    (taken ? counters_.accepted : counters_.refused).fetch_add(1, std::memory_order_relaxed);
+    // The one request in flight goes again with the same sequence number.
+    if (!taken && options_.retry_refused) --issued_;
+    else ++answered_;
   }
   in_.erase(0, used);
   return true;
+}
+
+bool Publisher::scan_ws(std::string_view bytes) {
+  const WsScanStatus status = scanner_.feed(bytes, *this);
+  if (status == WsScanStatus::bad_frame || status == WsScanStatus::too_large) {
+    ws_error_ = std::string("malformed frame from the server: ") + scanner_.error();
+  }
+  return ws_error_.empty() || fail(ws_error_.c_str());
+}
+
+// Sends what is left and a close (1000). With `wait`, reads until the
+// server's close or EOF, 2 s at most, so that the server has taken every
+// event before the socket goes (closing with unread input would reset it).
+void Publisher::close_ws(bool wait) {
+  if (!ws_error_.empty() || ws_closed_) return;
+  closing_ = true;
+  out_.erase(0, out_done_);
+  out_done_ = 0;
+  out_ += control_;
+  if (!append_close(out_, 1000)) return;
+  const std::uint64_t until = now_ns() + kCloseWait;
+  for (std::uint64_t now = now_ns(); now < until && (out_done_ < out_.size() || (wait && !ws_closed_)); now = now_ns()) {
+    pollfd p{fd_, static_cast<short>(POLLIN | (out_done_ < out_.size() ? POLLOUT : 0)), 0};
+    if (::poll(&p, 1, static_cast<int>((until - now) / kNsPerMs) + 1) < 0 && errno != EINTR) return;
+    if ((p.revents & POLLOUT) != 0 && !flush()) return;
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+    char chunk[4096];
+    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
+    if (n > 0 && scanner_.feed(std::string_view(chunk, static_cast<std::size_t>(n)), *this) != WsScanStatus::ok) return;
+  }
+}
+
+void Publisher::on_message(bool, std::string_view) { ws_error_ = "the server sent a message on the publishing connection"; }
+
+void Publisher::on_ping(std::string_view payload) {
+  if (!append_masked(control_, proto::ws::Opcode::pong, payload)) ws_error_ = "no entropy for a mask key";
+}
+
+void Publisher::on_close(std::uint16_t code, std::string_view reason) {
+  ws_closed_ = true;
+  if (closing_ && code == 1000) return;
+  ws_error_ = "the server closed the publishing connection: " + std::to_string(code) + " " + std::string(reason);
 }
 
 // Waits for the socket, but not past the next request the rate allows.

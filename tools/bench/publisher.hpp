@@ -1,29 +1,52 @@
-// Owns: Publisher, the bench's HTTP publisher: POST /pub/{topic} on one
-// keep-alive connection, many requests pipelined per write, each payload
-// stamped with the time its batch was written. At most `window` requests
-// are unanswered at any time, so the publisher never buries the server in
-// more than it asked for; it paces itself to a target rate or runs flat
-// out. Every reply is parsed: a non-2xx status is counted as refused.
+// Owns: Publisher, the bench's publisher: one connection to /pub/{topic},
+// many events per write, each payload stamped with the time its batch was
+// written and numbered with the publisher's index and sequence (stamp.hpp).
+// It paces itself to a target rate or runs flat out. Two modes:
+//  - post: POST /pub/{topic} on one keep-alive connection, pipelined. At
+//    most `window` requests are unanswered at any time, so the publisher
+//    never buries the server in more than it asked for. Every reply is
+//    parsed: a non-2xx status is counted as refused (its sequence number is
+//    then a gap at every reader), or, with retry_refused, the same event
+//    is sent again, one request at a time so that order holds.
+//  - ws: GET /pub/{topic} upgraded to WebSocket, one masked text frame per
+//    event. There are no replies: the socket is the flow control
+//    (non-blocking writes, poll for POLLOUT), and an event counts as
+//    accepted once the kernel took all of its batch. Server pings are
+//    answered between batches; a server close or message is an error.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "sluice/io/socket.hpp"
+#include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {
+
+enum class PublishMode : std::uint8_t { post, ws };
+
+[[nodiscard]] std::string publish_mode_name(PublishMode mode);  // "post", "ws"
 
 struct PublisherOptions {
   io::Endpoint server;
   std::string topic = "bench";
-  std::string event;              // ?event= name; empty: none
+  std::string event;              // ?event= name; empty: none (post only)
+  PublishMode mode = PublishMode::post;
+  std::uint32_t index = 0;        // publisher index written in every payload, < kMaxPublishers
   std::size_t size = 64;          // payload bytes
   double rate = 0;                // requests/s; 0: as fast as replies come back
-  std::size_t pipeline = 64;      // requests per write
-  std::size_t window = 256;       // unanswered requests at most
-  std::uint64_t max_events = 0;   // stop after this many replies; 0: until stop()
+  std::size_t pipeline = 64;      // events per write
+  std::size_t window = 256;       // unanswered requests at most (post)
+  // post: resend a refused event (503 while the server catches up) until
+  // it is taken; forces pipeline and window to 1 in post mode.
+  bool retry_refused = false;
+  // Stop after this many replies (ws: events written); 0: until stop(). In
+  // ws mode the publisher then closes and waits (2 s at most) for the
+  // server's close, so that everything it sent was taken.
+  std::uint64_t max_events = 0;
   // Closed loop (bulk): issue no more than `max_ahead` events beyond what
   // the reader has counted in `delivered`, so that the stream runs as fast
   // as it is read and never trips a server's slow-consumer policy.
@@ -33,11 +56,11 @@ struct PublisherOptions {
 
 struct PublisherCounters {
   std::atomic<std::uint64_t> sent{0};
-  std::atomic<std::uint64_t> accepted{0};  // 2xx replies
-  std::atomic<std::uint64_t> refused{0};   // other replies (503 when the server is full)
+  std::atomic<std::uint64_t> accepted{0};  // 2xx replies; ws: events the kernel took
+  std::atomic<std::uint64_t> refused{0};   // other replies (503 when the server is full), retried or not
 };
 
-class Publisher {
+class Publisher : private WsFrameHandler {
  public:
   explicit Publisher(const PublisherOptions& options);
   ~Publisher();
@@ -56,10 +79,19 @@ class Publisher {
 
  private:
   bool connect();
+  bool connect_ws();
   std::size_t batch_allowed(std::uint64_t now) const;
   void fill(std::size_t count, std::uint64_t now);
+  void fill_post(std::size_t count);
+  bool fill_ws(std::size_t count, std::uint64_t now);
   bool flush();
-  bool drain_replies();
+  bool read_input();
+  bool drain_replies(std::string_view bytes);
+  bool scan_ws(std::string_view bytes);
+  void close_ws(bool wait);
+  void on_message(bool text, std::string_view payload) override;
+  void on_ping(std::string_view payload) override;
+  void on_close(std::uint16_t code, std::string_view reason) override;
   int poll_timeout(std::uint64_t now, std::uint64_t deadline) const;
   bool fail(const char* why);
 
@@ -68,11 +100,17 @@ class Publisher {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   int fd_ = -1;
-  std::string request_;       // one request; the stamp sits at stamp_offset_
+  std::string request_;       // post: one request; the payload starts at stamp_offset_
   std::size_t stamp_offset_ = 0;
+  std::string payload_;       // ws: one payload, restamped per frame
   std::string out_;           // bytes waiting to be written
   std::size_t out_done_ = 0;
-  std::string in_;            // reply bytes not parsed yet
+  std::string in_;            // post: reply bytes not parsed yet
+  std::string control_;       // ws: pongs, sent before the next batch
+  WsFrameScanner scanner_;    // ws: what the server sends back
+  std::string ws_error_;      // ws: set by the scanner's callbacks
+  bool ws_closed_ = false;    // ws: the server's close arrived
+  bool closing_ = false;      // ws: our close was sent; the server's is the answer
   std::uint64_t issued_ = 0;
   std::uint64_t answered_ = 0;
   std::uint64_t started_ns_ = 0;

@@ -19,7 +19,8 @@ namespace sluice::bench {
 struct StreamCounters {
   std::atomic<std::uint64_t> events{0};
   std::atomic<std::uint64_t> bytes{0};
-  std::atomic<std::uint64_t> gaps{0};      // ids skipped: events the server dropped
+  std::atomic<std::uint64_t> gaps{0};      // ids or sequence numbers skipped: events lost
+  std::atomic<std::uint64_t> order_errors{0};  // WebSocket: a publisher's number repeated or stepped back
   std::atomic<std::uint64_t> notices{0};   // comment blocks (heartbeats, drop notices)
   std::atomic<std::uint64_t> ready{0};     // sessions whose stream head arrived
   std::atomic<std::uint64_t> failed{0};    // sessions that failed to connect or parse

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -74,6 +75,20 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_option("--svg", options.svg, "write a chart to this file");
   command.add_flag("--json", options.json, "print the results as JSON on stdout (the table goes to stderr)");
   command.add_flag("--quiet", options.quiet, "no progress line");
+}
+
+void add_proto_option(CLI::App& command, Proto& proto) {
+  const std::map<std::string, Proto> names{{"sse", Proto::sse}, {"ws", Proto::ws}};
+  command.add_option("--proto", proto, "subscribers' protocol: sse (GET /sse/{topic}) or ws (GET /ws/{topic})")
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str("sse");
+}
+
+void add_publish_option(CLI::App& command, PublishMode& mode) {
+  const std::map<std::string, PublishMode> names{{"post", PublishMode::post}, {"ws", PublishMode::ws}};
+  command.add_option("--publish", mode, "post: POST /pub/{topic}; ws: one WebSocket on /pub/{topic} per publisher")
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str("post");
 }
 
 int run_scenario(const CommonOptions& common, const ReportSpec& spec, const nlohmann::json& options,

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "publisher.hpp"
 #include "report.hpp"
+#include "session.hpp"
 #include "sluice/io/socket.hpp"
 #include "svg.hpp"
 
@@ -42,6 +44,11 @@ using ChartFn = std::function<std::string(const nlohmann::json& results)>;
 
 // Adds --target, --server, --link, --limit, --json, --svg, --quiet.
 void add_common_options(CLI::App& command, CommonOptions& options);
+
+// --proto sse|ws (the subscribers' protocol) and --publish post|ws (how
+// publishers send), for the scenarios that offer them.
+void add_proto_option(CLI::App& command, Proto& proto);
+void add_publish_option(CLI::App& command, PublishMode& mode);
 
 // Runs `scenario` against every server and reports. Returns the exit code:
 // 0, or 1 when any server failed the scenario.

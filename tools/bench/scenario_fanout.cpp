@@ -1,6 +1,10 @@
 // fanout: P publishers, N subscribers on one topic, events of S bytes at a
 // target rate or flat out. Reports delivered events/s and bytes/s over the
 // measured window (after a warm-up) and the latency of sampled events.
+// Subscribers speak SSE or WebSocket (--proto), publishers POST or send
+// WebSocket frames (--publish). Over WebSocket, gaps are the sequence
+// numbers a subscriber never saw (stamp.hpp), which includes every POST the
+// server refused; over SSE they are skipped ids, refused POSTs having none.
 #include <memory>
 #include <vector>
 
@@ -27,6 +31,8 @@ struct FanoutOptions {
   std::size_t window = 256;
   std::uint32_t latency_every = 16;
   std::string topic = "fanout";
+  Proto proto = Proto::sse;
+  PublishMode publish = PublishMode::post;
 };
 
 struct Snapshot {
@@ -46,8 +52,9 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
                                                          std::uint64_t deadline) {
   std::vector<std::unique_ptr<Publisher>> publishers;
   for (std::size_t i = 0; i < o.publishers; ++i) {
-    PublisherOptions p{.server = server, .topic = o.topic, .size = o.size,
-                       .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline, .window = o.window};
+    PublisherOptions p{.server = server, .topic = o.topic, .mode = o.publish, .index = static_cast<std::uint32_t>(i),
+                       .size = o.size, .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline,
+                       .window = o.window};
     publishers.push_back(std::make_unique<Publisher>(p));
     publishers.back()->start(deadline);
   }
@@ -55,7 +62,7 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 }
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
-  ClientPool pool({.session = {.server = sut.endpoint, .path = "/sse/" + o.topic},
+  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto},
                    .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every});
   pool.start();
   if (!pool.wait_ready(now_ns() + 30 * kNsPerSec)) return {{"error", "subscribers did not all connect"}};
@@ -71,7 +78,12 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   });
   const Snapshot last = snapshot(pool, publishers);
   std::uint64_t refused = 0;
-  for (auto& p : publishers) p->stop(), refused += p->counters().refused.load();
+  std::string publish_error;
+  for (auto& p : publishers) {
+    p->stop();
+    refused += p->counters().refused.load();
+    if (publish_error.empty()) publish_error = p->error();
+  }
   pool.stop();
   const double seconds = static_cast<double>(last.at - first.at) / 1e9;
   nlohmann::json r = {{"events_per_s", static_cast<double>(last.events - first.events) / seconds},
@@ -79,9 +91,11 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
                       {"published_per_s", static_cast<double>(last.published - first.published) / seconds},
                       {"publish_refused", refused},
                       {"gaps", pool.counters().gaps.load()},
+                      {"order_errors", pool.counters().order_errors.load()},
                       {"streams_closed", pool.counters().closed.load()},
                       {"streams_failed", pool.counters().failed.load()}};
   put_latency(r, "latency", pool.latency());
+  if (!publish_error.empty()) r["error"] = "publisher: " + publish_error;
   return r;
 }
 
@@ -91,9 +105,11 @@ void add_fanout(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FanoutOptions>();
   CLI::App* cmd = app.add_subcommand("fanout", "P publishers, N subscribers: delivered events/s, bytes/s, latency");
   add_common_options(*cmd, o->common);
-  cmd->add_option("-n,--subscribers", o->subscribers, "SSE subscribers")->capture_default_str();
-  cmd->add_option("-p,--publishers", o->publishers, "publishing connections")->capture_default_str();
-  cmd->add_option("-s,--size", o->size, "payload bytes (>= 16, the stamp)")->capture_default_str();
+  cmd->add_option("-n,--subscribers", o->subscribers, "subscribers")->capture_default_str();
+  cmd->add_option("-p,--publishers", o->publishers, "publishing connections")->capture_default_str()->check(CLI::Range(1, 256));
+  cmd->add_option("-s,--size", o->size, "payload bytes (>= 32, the stamp and sequence)")->capture_default_str();
+  add_proto_option(*cmd, o->proto);
+  add_publish_option(*cmd, o->publish);
   cmd->add_option("-r,--rate", o->rate, "events/s in total; 0: as fast as the server takes them")->capture_default_str();
   cmd->add_option("-d,--duration", o->duration, "seconds measured")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "seconds before measuring")->capture_default_str();
@@ -105,15 +121,19 @@ void add_fanout(CLI::App& app, int& exit_code) {
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
         {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
         {"latency_p50_us", "p50 us"}, {"latency_p99_us", "p99 us"}, {"latency_p999_us", "p99.9 us"},
-        {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}}};
+        {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}, {"publish_refused", "refused", 1, 0},
+        {"order_errors", "order err", 1, 0}}};
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
-                                    {"pipeline", o->pipeline}};
+                                    {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},
+                                    {"publish", publish_mode_name(o->publish)}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
-                             [](const nlohmann::json& results) {
+                             [o](const nlohmann::json& results) {
                                std::vector<Bar> bars;
                                for (const auto& r : results) bars.push_back({r["server"], r.value("events_per_s", 0.0)});
-                               return bar_chart("fanout: delivered events/s", "events/s", bars);
+                               return bar_chart("fanout (" + proto_name(o->proto) + ", publish " +
+                                                    publish_mode_name(o->publish) + "): delivered events/s",
+                                                "events/s", bars);
                              });
   });
 }

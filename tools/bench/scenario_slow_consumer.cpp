@@ -3,7 +3,9 @@
 // shows an event age that climbs for the whole run (seed 003: 100 ms to
 // 17 s); one that keeps the kernel queue shallow and applies a policy shows
 // a bounded age, with drops (id gaps) or a disconnect instead. The policy is
-// the server's: run one --server per policy to compare them.
+// the server's: run one --server per policy to compare them. The reader
+// speaks SSE or WebSocket (--proto; a fifo WebSocket is cut off with close
+// 1008), the publisher POSTs or sends WebSocket frames (--publish).
 #include <memory>
 
 #include "clock.hpp"
@@ -23,6 +25,8 @@ struct SlowOptions {
   double drain = 20;        // events/s read
   double duration = 10;
   int receive_buffer = 0;   // the reader's SO_RCVBUF; 0: kernel default
+  Proto proto = Proto::sse;
+  PublishMode publish = PublishMode::post;
 };
 
 nlohmann::json summarize(const PacedReader& reader) {
@@ -35,16 +39,18 @@ nlohmann::json summarize(const PacedReader& reader) {
     gaps += s.gaps;
   }
   return {{"events_read", reader.events()}, {"gaps", gaps}, {"notices", reader.notices()},
+          {"order_errors", reader.order_errors()},
           {"closed_by_server", reader.closed_by_server()}, {"final_age_ms", last_max}, {"series", series}};
 }
 
 nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
   const std::string topic = "slow-" + std::to_string(now_ns() % 1000000);
-  PacedReader reader({.server = sut.endpoint, .path = "/sse/" + topic, .drain_rate = o.drain,
+  PacedReader reader({.server = sut.endpoint, .path = stream_path(o.proto, topic), .proto = o.proto, .drain_rate = o.drain,
                       .receive_buffer = o.receive_buffer});
   if (!reader.start()) return {{"error", reader.error()}};
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
-  Publisher publisher({.server = sut.direct, .topic = topic, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
+  Publisher publisher(
+      {.server = sut.direct, .topic = topic, .mode = o.publish, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
   publisher.start(deadline);
   wait_with_progress(o.common, deadline, [&] { return std::to_string(publisher.counters().accepted.load()) + " published"; });
   publisher.stop();
@@ -52,6 +58,7 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
   nlohmann::json r = summarize(reader);
   r["published"] = publisher.counters().accepted.load();
   if (!reader.error().empty()) r["error"] = reader.error();
+  if (!publisher.error().empty()) r["error"] = "publisher: " + publisher.error();
   return r;
 }
 
@@ -66,12 +73,15 @@ void add_slow_consumer(CLI::App& app, int& exit_code) {
   cmd->add_option("-R,--drain", o->drain, "events/s the reader drains")->capture_default_str();
   cmd->add_option("-d,--duration", o->duration, "seconds")->capture_default_str();
   cmd->add_option("--rcvbuf", o->receive_buffer, "reader's SO_RCVBUF bytes; 0: kernel default")->capture_default_str();
+  add_proto_option(*cmd, o->proto);
+  add_publish_option(*cmd, o->publish);
   cmd->callback([o, &exit_code] {
     const ReportSpec spec{.scenario = "slow-consumer", .headline = "final_age_ms", .higher_is_better = false, .columns = {
         {"published", "published", 1, 0}, {"events_read", "read", 1, 0}, {"gaps", "dropped", 1, 0},
         {"notices", "notices", 1, 0}, {"final_age_ms", "final age ms", 1, 0}}};
     const nlohmann::json options = {{"size", o->size}, {"rate", o->rate}, {"drain", o->drain},
-                                    {"duration_s", o->duration}, {"rcvbuf", o->receive_buffer}};
+                                    {"duration_s", o->duration}, {"rcvbuf", o->receive_buffer},
+                                    {"proto", proto_name(o->proto)}, {"publish", publish_mode_name(o->publish)}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [](const nlohmann::json& results) {
                                std::vector<Series> series;

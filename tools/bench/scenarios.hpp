@@ -14,5 +14,6 @@ void add_slow_consumer(CLI::App& app, int& exit_code);
 void add_pool_pressure(CLI::App& app, int& exit_code);
 void add_bulk(CLI::App& app, int& exit_code);
 void add_link(CLI::App& app, int& exit_code);
+void add_concurrent_send(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::bench

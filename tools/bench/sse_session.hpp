@@ -10,27 +10,21 @@
 #include <string>
 
 #include "reader_context.hpp"
-#include "sluice/io/socket.hpp"
+#include "session.hpp"
 #include "sse_scanner.hpp"
 
 namespace sluice::bench {
 
-struct SessionOptions {
-  io::Endpoint server;
-  std::string path = "/sse/bench";  // GET target
-  int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
-};
-
-class SseSession final : public io::Handler, private SseHandler {
+class SseSession final : public Session, private SseHandler {
  public:
   SseSession(ReaderContext& context, const SessionOptions& options);
-  ~SseSession();
+  ~SseSession() override;
   SseSession(const SseSession&) = delete;
   SseSession& operator=(const SseSession&) = delete;
 
   // Connects, sends the request and watches the socket. False (counted as
   // failed) when the connection was refused.
-  bool start();
+  bool start() override;
 
   [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
   [[nodiscard]] bool done() const { return state_ == State::done; }

@@ -12,27 +12,58 @@ int hex_value(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
 }
-}  // namespace
 
-void write_stamp(char* out, std::uint64_t ns) {
-  for (int i = static_cast<int>(kStampSize) - 1; i >= 0; --i, ns >>= 4) out[i] = kDigits[ns & 0xF];
+void write_hex(char* out, std::size_t digits, std::uint64_t value) {
+  for (std::size_t i = digits; i-- > 0; value >>= 4) out[i] = kDigits[value & 0xF];
 }
 
-bool read_stamp(std::string_view payload, std::uint64_t& ns) {
-  if (payload.size() < kStampSize) return false;
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < kStampSize; ++i) {
-    const int digit = hex_value(payload[i]);
+bool read_hex(std::string_view text, std::uint64_t& value) {
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    const int digit = hex_value(c);
     if (digit < 0) return false;
-    value = value << 4 | static_cast<std::uint64_t>(digit);
+    v = v << 4 | static_cast<std::uint64_t>(digit);
   }
-  ns = value;
+  value = v;
   return true;
 }
 
-std::string make_payload(std::size_t size, std::uint64_t ns) {
-  std::string payload(std::max(size, kStampSize), 'x');
+char filler_at(std::size_t offset, std::uint32_t index) { return static_cast<char>('a' + (offset + index) % 26); }
+}  // namespace
+
+void write_stamp(char* out, std::uint64_t ns) { write_hex(out, kStampSize, ns); }
+
+void write_sequence(char* payload, std::uint32_t index, std::uint64_t seq) {
+  write_hex(payload + kIndexOffset, kIndexSize, index);
+  write_hex(payload + kSequenceOffset, kSequenceSize, seq);
+}
+
+bool read_stamp(std::string_view payload, std::uint64_t& ns) {
+  return payload.size() >= kStampSize && read_hex(payload.substr(0, kStampSize), ns);
+}
+
+bool read_sequence(std::string_view payload, std::uint32_t& index, std::uint64_t& seq) {
+  std::uint64_t i = 0;
+  if (payload.size() < kPayloadHeader || !read_hex(payload.substr(kIndexOffset, kIndexSize), i) ||
+      !read_hex(payload.substr(kSequenceOffset, kSequenceSize), seq)) {
+    return false;
+  }
+  index = static_cast<std::uint32_t>(i);
+  return true;
+}
+
+bool filler_intact(std::string_view payload, std::uint32_t index) {
+  for (std::size_t i = kPayloadHeader; i < payload.size(); ++i) {
+    if (payload[i] != filler_at(i, index)) return false;
+  }
+  return true;
+}
+
+std::string make_payload(std::size_t size, std::uint64_t ns, std::uint32_t index, std::uint64_t seq) {
+  std::string payload(std::max(size, kPayloadHeader), ' ');
+  for (std::size_t i = kPayloadHeader; i < payload.size(); ++i) payload[i] = filler_at(i, index);
   write_stamp(payload.data(), ns);
+  write_sequence(payload.data(), index, seq);
   return payload;
 }
 

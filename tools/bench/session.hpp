@@ -1,0 +1,42 @@
+// Owns: Session, what ClientPool needs of one subscriber whatever its
+// protocol (SseSession, WsSession: one class per protocol), the options they
+// share, and the choice between them (--proto sse|ws).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "reader_context.hpp"
+#include "sluice/io/loop.hpp"
+#include "sluice/io/socket.hpp"
+
+namespace sluice::bench {
+
+enum class Proto : std::uint8_t { sse, ws };
+
+struct SessionOptions {
+  io::Endpoint server;
+  std::string path = "/sse/bench";  // GET target
+  int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
+  Proto proto = Proto::sse;
+};
+
+class Session : public io::Handler {
+ public:
+  virtual ~Session() = default;
+  // Connects, sends the request and watches the socket. False (counted as
+  // failed) when the connection was refused.
+  virtual bool start() = 0;
+};
+
+// A session of `options.proto`, not started.
+[[nodiscard]] std::unique_ptr<Session> make_session(ReaderContext& context, const SessionOptions& options);
+
+[[nodiscard]] std::string proto_name(Proto proto);  // "sse", "ws"
+
+// The subscriber path of `topic` in each protocol: /sse/{topic}, /ws/{topic}.
+[[nodiscard]] std::string stream_path(Proto proto, std::string_view topic);
+
+}  // namespace sluice::bench

@@ -1,0 +1,143 @@
+#include "ws_session.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "clock.hpp"
+#include "http_reply.hpp"
+#include "net.hpp"
+#include "stamp.hpp"
+#include "ws_client.hpp"
+
+namespace sluice::bench {
+
+WsSession::WsSession(ReaderContext& context, const SessionOptions& options)
+    : context_(context), options_(options), scanner_(std::size_t{64} << 20) {}
+
+WsSession::~WsSession() {
+  if (fd_ >= 0) {
+    if (state_ != State::done) context_.loop.unwatch(fd_);
+    ::close(fd_);
+  }
+}
+
+bool WsSession::start() {
+  std::string request;
+  if (!make_upgrade_request(options_.path, request, key_)) {
+    finish("no entropy for a key", true);
+    return false;
+  }
+  fd_ = dial(options_.server, options_.receive_buffer);
+  if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
+      context_.loop.watch(fd_, io::kReadable, this) != 0) {
+    finish("cannot connect", true);
+    return false;
+  }
+  return true;
+}
+
+void WsSession::on_ready(std::uint32_t events) {
+  if ((events & io::kWritable) != 0) send_pending();
+  while (state_ != State::done && read_some()) {
+  }
+}
+
+bool WsSession::read_some() {
+  const ssize_t n = ::recv(fd_, context_.buffer.data(), context_.buffer.size(), 0);
+  if (n > 0) {
+    now_ = now_ns();
+    context_.counters.add(context_.counters.bytes, static_cast<std::uint64_t>(n));
+    take(std::string_view(context_.buffer.data(), static_cast<std::size_t>(n)));
+    return true;
+  }
+  if (n < 0 && errno == EINTR) return true;
+  if (n < 0 && errno == EAGAIN) return false;
+  finish(n == 0 ? "server closed the connection without a close frame" : "read error", true);
+  return false;
+}
+
+void WsSession::take(std::string_view bytes) {
+  if (state_ == State::head) return take_head(bytes);
+  const std::uint64_t before = events_;
+  const WsScanStatus status = scanner_.feed(bytes, *this);
+  context_.counters.add(context_.counters.events, events_ - before);
+  if (status != WsScanStatus::ok && status != WsScanStatus::closed) {
+    return finish(std::string("malformed frame: ") + scanner_.error(), true);
+  }
+  if (!pending_.empty()) send_pending();
+}
+
+void WsSession::take_head(std::string_view bytes) {
+  head_.append(bytes);
+  ReplyHead head;
+  const HeadStatus status = parse_reply_head(head_, head);
+  if (status == HeadStatus::need_more) return;
+  const std::string why = status == HeadStatus::error ? "malformed upgrade answer" : check_upgrade(head_, head, key_);
+  if (!why.empty()) return finish(why, true);
+  state_ = State::streaming;
+  context_.counters.add(context_.counters.ready, 1);
+  const std::string rest = head_.substr(head.head_size);
+  head_.clear();
+  take(rest);
+}
+
+void WsSession::on_message(bool, std::string_view payload) {
+  if (state_ == State::done) return;
+  std::uint32_t index = 0;
+  std::uint64_t seq = 0;
+  if (!read_sequence(payload, index, seq)) return finish("a message without the bench's publisher and sequence", true);
+  const SequenceTracker::Step step = sequence_.next(index, seq);
+  if (step.gaps != 0) context_.counters.add(context_.counters.gaps, step.gaps);
+  if (step.out_of_order) context_.counters.add(context_.counters.order_errors, 1);
+  ++events_;
+  if (--until_sample_ != 0) return;
+  until_sample_ = context_.latency_every;
+  std::uint64_t stamp = 0;
+  if (read_stamp(payload, stamp) && now_ >= context_.record_from.load(std::memory_order_relaxed)) {
+    context_.latency.record(now_ > stamp ? now_ - stamp : 0);
+  }
+}
+
+void WsSession::on_ping(std::string_view payload) {
+  if (!append_masked(pending_, proto::ws::Opcode::pong, payload)) finish("cannot mask a pong", true);
+}
+
+// The server ends the stream (a slow-consumer policy's 1008, or shutdown):
+// answered with a close, counted as closed, not failed.
+void WsSession::on_close(std::uint16_t code, std::string_view) {
+  const bool sent = code == 1005 ? append_masked(pending_, proto::ws::Opcode::close, {}) : append_close(pending_, code);
+  send_pending();
+  finish("server closed with " + std::to_string(code), !sent);
+}
+
+void WsSession::send_pending() {
+  while (!pending_.empty()) {
+    const ssize_t n = ::send(fd_, pending_.data(), pending_.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return watch_writable(true);
+    if (n < 0) return finish("write error", true);
+    pending_.erase(0, static_cast<std::size_t>(n));
+  }
+  watch_writable(false);
+}
+
+void WsSession::watch_writable(bool on) {
+  if (on == watching_writable_ || state_ == State::done) return;
+  watching_writable_ = on;
+  context_.loop.rewatch(fd_, io::kReadable | (on ? io::kWritable : 0u), this);
+}
+
+void WsSession::finish(std::string_view why, bool failed) {
+  if (state_ == State::done) return;
+  state_ = State::done;
+  error_.assign(why);
+  context_.counters.add(failed ? context_.counters.failed : context_.counters.closed, 1);
+  if (fd_ >= 0) {
+    context_.loop.unwatch(fd_);
+    ::shutdown(fd_, SHUT_RDWR);
+  }
+}
+
+}  // namespace sluice::bench

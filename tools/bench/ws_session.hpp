@@ -1,0 +1,64 @@
+// Owns: WsSession, one WebSocket subscriber of the bench client: it sends
+// the upgrade with a fresh key, checks the 101 strictly (ws_client.hpp),
+// then scans the server's frames copy-free (WsFrameScanner), answers pings
+// with masked pongs and a close with a close, counts for each publisher
+// the sequence numbers skipped (gaps) or repeated (order errors), and
+// samples latency from the payload stamps. It runs on its thread's io::Loop
+// and reads until EAGAIN (the loop is edge-triggered).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "reader_context.hpp"
+#include "sequence_tracker.hpp"
+#include "session.hpp"
+#include "ws_frame_scanner.hpp"
+
+namespace sluice::bench {
+
+class WsSession final : public Session, private WsFrameHandler {
+ public:
+  WsSession(ReaderContext& context, const SessionOptions& options);
+  ~WsSession() override;
+  WsSession(const WsSession&) = delete;
+  WsSession& operator=(const WsSession&) = delete;
+
+  bool start() override;
+
+  [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
+  [[nodiscard]] bool done() const { return state_ == State::done; }
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  enum class State : std::uint8_t { head, streaming, done };
+
+  void on_ready(std::uint32_t events) override;
+  void on_message(bool text, std::string_view payload) override;
+  void on_ping(std::string_view payload) override;
+  void on_close(std::uint16_t code, std::string_view reason) override;
+  bool read_some();
+  void take(std::string_view bytes);
+  void take_head(std::string_view bytes);
+  void send_pending();
+  void watch_writable(bool on);
+  void finish(std::string_view why, bool failed);
+
+  ReaderContext& context_;
+  SessionOptions options_;
+  int fd_ = -1;
+  State state_ = State::head;
+  std::string key_;
+  std::string head_;
+  std::string pending_;  // pongs and the close answer not yet taken by the socket
+  bool watching_writable_ = false;
+  WsFrameScanner scanner_;
+  SequenceTracker sequence_;
+  std::string error_;
+  std::uint64_t now_ = 0;  // read once per read(), shared by its frames
+  std::uint64_t events_ = 0;
+  std::uint32_t until_sample_ = 1;
+};
+
+}  // namespace sluice::bench
