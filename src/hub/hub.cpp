@@ -119,6 +119,10 @@ void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uin
   }
 }
 
+void Hub::wait_for_room(std::string_view topic) {
+  if (TopicRecord* record = book_.find(topic)) book_.wait_for_room(*record, loop_);
+}
+
 void Hub::drain(TopicRecord* record) {
   // Cleared before reading, so an event published from here on tells the
   // loop again.
@@ -140,6 +144,7 @@ void Hub::drain(TopicRecord* record) {
   if (!batch_.empty()) {
     local.delivered = batch_.back().seq;
     record->delivered[loop_].store(local.delivered, std::memory_order_release);
+    book_.wake_waiting_publishers(*record);
   }
   batch_.clear();
 }

@@ -101,6 +101,9 @@ void Session::handle_request(const Request& request) {
     return start_sse(request, path.substr(std::min(path.size(), kSsePrefix.size() + 1)));
   }
   if (path.starts_with(kPublishPrefix)) {
+    if (request.method == Method::get && !request.header("Upgrade").empty()) {
+      return upgrade_publisher(request, path.substr(kPublishPrefix.size()));
+    }
     if (request.method != Method::post) return method_not_allowed("POST");
     return publish(request, path.substr(kPublishPrefix.size()));
   }
@@ -170,6 +173,22 @@ void Session::publish(const Request& request, std::string_view raw_topic) {
   }
 }
 
+// GET /pub/{topic} as a WebSocket: every message the client sends is
+// published to {topic}; nothing is sent back but pongs and the close.
+void Session::upgrade_publisher(const Request& request, std::string_view raw_topic) {
+  if (worker_.config().ws.client_publish == 0) {
+    keep_alive_ = false;
+    return respond({.status = 403, .body = "publishing over WebSocket is switched off (ws.client_publish)\n"});
+  }
+  char topic_buf[1024];
+  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
+  if (!hub::valid_topic_name(topic, worker_.hub().limits().max_topic_name)) {
+    keep_alive_ = false;
+    return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
+  }
+  upgrade(request, State::ws_publish, topic);
+}
+
 void Session::start_sse(const Request& request, std::string_view path_topic) {
   std::optional<conn::Policy> requested;
   if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
@@ -236,6 +255,7 @@ void Session::refuse_stream(std::string_view why) {
 
 void Session::on_closed(conn::CloseReason) {
   leave_all();
+  if (ws_ && ws_->holding) worker_.drop_publisher(this);
   if (state_ != State::request) --worker_.mutable_stats().streams;
   worker_.retire(this);
 }

@@ -77,6 +77,7 @@ ServerStats Server::stats() const {
     total.events_dropped += s.events_dropped;
     total.protocol_errors += s.protocol_errors;
     total.sends_to_closed += s.sends_to_closed;
+    total.publishes_held += s.publishes_held;
   }
   return total;
 }

@@ -45,6 +45,8 @@ Worker::Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsi
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
+  held_publishers_.reserve(sessions_.capacity());
+  retrying_.reserve(sessions_.capacity());
   loop_.every(std::chrono::milliseconds(config.heartbeat_ms), [this] { send_heartbeats(); });
   loop_.every(sweep_period(config), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
@@ -140,6 +142,27 @@ void Worker::topic_changed(hub::TopicRecord* record) {
   signal();
 }
 
+void Worker::room_made() {
+  room_made_.store(true, std::memory_order_release);
+  signal();
+}
+
+void Worker::hold_publisher(Session* session) {
+  if (std::find(held_publishers_.begin(), held_publishers_.end(), session) == held_publishers_.end()) {
+    held_publishers_.push_back(session);
+  }
+}
+
+void Worker::drop_publisher(Session* session) { std::erase(held_publishers_, session); }
+
+void Worker::retry_held_publishers() {
+  // A retry may hold the session again, or close it, so it works on a copy.
+  retrying_.swap(held_publishers_);
+  held_publishers_.clear();
+  for (Session* session : retrying_) session->retry_held_message();
+  retrying_.clear();
+}
+
 // On the loop's own thread the drain is simply deferred to the end of the
 // tick; another thread wakes the loop, once until the loop has drained.
 void Worker::signal() {
@@ -163,6 +186,7 @@ void Worker::drain_inboxes() {
     }
     it->second->send_posted(std::move(command.frame));
   }
+  if (room_made_.exchange(false, std::memory_order_acq_rel)) retry_held_publishers();
 }
 
 void Worker::send_heartbeats() {
@@ -178,6 +202,8 @@ void Worker::send_heartbeats() {
 }
 
 void Worker::sweep() {
+  // A publisher held for want of pool memory has nobody to wake it.
+  retry_held_publishers();
   const auto now = loop_.now();
   // Index loop: a timeout may close a session, which only retires it.
   for (std::size_t i = 0; i < sessions_.size(); ++i) {

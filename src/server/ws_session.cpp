@@ -72,7 +72,7 @@ void Session::upgrade(const proto::http1::Request& request, State target, std::s
 
 void Session::on_ws_input(std::string& input) {
   std::size_t used = 0;
-  while (!closed() && !closing() && used < input.size()) {
+  while (!closed() && !closing() && !ws_->holding && used < input.size()) {
     const proto::ws::DecodeResult r =
         ws_->decoder.feed(std::span<const char>(input.data() + used, input.size() - used));
     used += r.consumed;
@@ -128,8 +128,43 @@ void Session::on_ws_message(Opcode opcode, std::span<const char> payload) {
         ws_close(CloseCode::policy_violation, "publishing is switched off");
         return close_after_flush(conn::CloseReason::protocol);
       }
-      (void)worker_.hub().publish(ws_->publish_topic, {text, {}, {}});
+      publish_or_hold(text);
   }
+}
+
+void Session::publish_or_hold(std::string_view data) {
+  const hub::PublishResult r = publish_or_wait(data);
+  if (r.status == hub::HubStatus::ok) return;
+  if (r.status != hub::HubStatus::busy && r.status != hub::HubStatus::no_memory) return refuse_publish(r.status);
+  ws_->held.assign(data);
+  ws_->holding = true;
+  ++worker_.mutable_stats().publishes_held;
+  worker_.hold_publisher(this);
+}
+
+void Session::retry_held_message() {
+  if (closed() || closing() || !ws_ || !ws_->holding) return;
+  const hub::PublishResult r = publish_or_wait(ws_->held);
+  if (r.status == hub::HubStatus::busy || r.status == hub::HubStatus::no_memory) return worker_.hold_publisher(this);
+  ws_->holding = false;
+  if (r.status != hub::HubStatus::ok) return refuse_publish(r.status);
+  resume_input();
+}
+
+// On `busy` the hub is asked to wake this loop once a loop has delivered,
+// then the publish is tried once more: a delivery between the first try
+// and the request would otherwise wake nobody.
+hub::PublishResult Session::publish_or_wait(std::string_view data) {
+  const hub::PublishResult r = worker_.hub().publish(ws_->publish_topic, {data, {}, {}});
+  if (r.status != hub::HubStatus::busy) return r;
+  worker_.hub().wait_for_room(ws_->publish_topic);
+  return worker_.hub().publish(ws_->publish_topic, {data, {}, {}});
+}
+
+void Session::refuse_publish(hub::HubStatus status) {
+  ws_close(CloseCode::policy_violation,
+           status == hub::HubStatus::bad_topic ? "bad topic name" : "topic limit reached");
+  close_after_flush(conn::CloseReason::protocol);
 }
 
 // The /ws protocol: one JSON object per text message, see docs/PROTOCOL.md.
@@ -198,6 +233,12 @@ void Session::ws_close(CloseCode code, std::string_view reason) {
 
 void Session::check_liveness(io::Loop::Clock::time_point now) {
   const WsConfig& ws = worker_.config().ws;
+  if (ws_->holding) {
+    // Its pong may sit unread behind the held message: not its fault.
+    ws_->awaiting_pong = false;
+    ws_->last_ping = now;
+    return;
+  }
   const auto since_ping = std::chrono::duration_cast<std::chrono::milliseconds>(now - ws_->last_ping).count();
   if (ws_->awaiting_pong) {
     if (since_ping > ws.pong_timeout_ms) close_now(conn::CloseReason::timeout);

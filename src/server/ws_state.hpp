@@ -19,7 +19,12 @@ struct WsState {
   // The echo endpoint compresses its replies itself; fan-out frames use the
   // hub's shared Deflater instead.
   std::unique_ptr<proto::ws::Deflater> echo_deflater;
-  std::string publish_topic;  // /ws/{topic}: where the client's messages go
+  std::string publish_topic;  // /ws/{topic}, /pub/{topic}: where the client's messages go
+  // A message the hub could not take yet (busy, or out of pool memory):
+  // while it is held the session reads nothing more, so the publisher's
+  // own TCP window slows it down and nothing it sent is lost.
+  std::string held;
+  bool holding = false;
   io::Loop::Clock::time_point last_ping;
   bool awaiting_pong = false;
   bool close_sent = false;

@@ -28,7 +28,9 @@ struct Collector : Subscriber {
 // Plays the loop: the book says which topics have news; pump() drains them.
 struct Watcher : TopicWatcher {
   std::vector<TopicRecord*> changed;
+  int rooms = 0;
   void topic_changed(TopicRecord* record) override { changed.push_back(record); }
+  void room_made() override { ++rooms; }
 };
 
 std::string text(const buf::FrameRef& f) {
@@ -165,6 +167,20 @@ TEST_F(ShortHistoryTest, APublisherWaitsForALoopThatHasNotDeliveredTheOldestEven
   EXPECT_TRUE(s.losses.empty());
 }
 
+TEST_F(ShortHistoryTest, ABusyPublisherWaitingForRoomIsToldOnceTheLoopDelivers) {
+  Collector s;
+  ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
+  for (std::size_t i = 0; i < kMinKeptEvents; ++i) ASSERT_EQ(book.publish("t", {"e"}).status, HubStatus::ok);
+  ASSERT_EQ(book.publish("t", {"e"}).status, HubStatus::busy);
+  hub.wait_for_room("t");
+  EXPECT_EQ(watcher.rooms, 0);
+  pump();
+  EXPECT_EQ(watcher.rooms, 1);
+  EXPECT_EQ(book.publish("t", {"e"}).status, HubStatus::ok);
+  pump();
+  EXPECT_EQ(watcher.rooms, 1);  // told once per wait, not on every delivery
+}
+
 TEST(HubPool, APoolTooFullRefusesTheEventRatherThanDropAnUndeliveredOne) {
   // 24 blocks of 256 bytes hold about ten 200-byte events; none of them may
   // give way while this loop has not delivered it.
@@ -259,6 +275,7 @@ TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
       const std::lock_guard lock(mutex);
       changed.push_back(r);
     }
+    void room_made() override {}
     Hub hub;
     std::mutex mutex;
     std::vector<TopicRecord*> changed;

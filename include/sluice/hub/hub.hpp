@@ -52,6 +52,10 @@ class Hub {
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message) {
     return book_.publish(topic, message);
   }
+  // After publish() said `busy`: this loop's watcher hears room_made() once
+  // a loop has delivered more of `topic`. The caller retries its publish
+  // after this call, so that a delivery in between is not missed.
+  void wait_for_room(std::string_view topic);
 
   // Delivers the events of `record` this loop has not delivered yet.
   void drain(TopicRecord* record);

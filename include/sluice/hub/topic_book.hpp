@@ -45,6 +45,9 @@ struct TopicRecord {
   // The last seq each following loop has handed over; publish() refuses to
   // push an event out of the history before every loop has delivered it.
   std::array<std::atomic<std::uint64_t>, kMaxLoops> delivered{};
+  // Loops holding a publisher that was told `busy`: the loop that delivers
+  // next wakes them, so a held publisher waits for room, not for a timer.
+  std::atomic<std::uint64_t> waiting_publishers{0};
 };
 
 // A loop that must be told when a topic it follows has new events. Called
@@ -52,6 +55,8 @@ struct TopicRecord {
 class TopicWatcher {
  public:
   virtual void topic_changed(TopicRecord* record) = 0;
+  // A loop delivered events of a topic this loop's publishers wait on.
+  virtual void room_made() = 0;
 
  protected:
   ~TopicWatcher() = default;
@@ -74,6 +79,11 @@ class TopicBook {
   [[nodiscard]] TopicRecord* find_or_create(std::string_view topic, HubStatus& status);
   // Any thread; nullptr when there is no such topic.
   [[nodiscard]] TopicRecord* find(std::string_view topic) const;
+  // Loop `loop` holds a publisher of `record` that was refused as busy; it
+  // is told by room_made() once any loop has delivered more of the topic.
+  void wait_for_room(TopicRecord& record, unsigned loop);
+  // Called by a loop after it delivered events of `record`.
+  void wake_waiting_publishers(TopicRecord& record);
 
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }

@@ -38,6 +38,7 @@ struct ServerStats {
   std::uint64_t events_dropped = 0;
   std::uint64_t protocol_errors = 0;
   std::uint64_t sends_to_closed = 0;
+  std::uint64_t publishes_held = 0;
 };
 
 class Server {

@@ -1,7 +1,8 @@
 // Owns: Session, one client connection from its first byte to its close.
 // It speaks HTTP/1.1 (keep-alive, pipelined) until a request turns it into a
 // stream: an SSE stream (GET /sse), a WebSocket carrying one topic's events
-// as messages (GET /ws/{topic}), the /ws JSON protocol (GET /ws), or the
+// as messages (GET /ws/{topic}), the /ws JSON protocol (GET /ws), a
+// WebSocket whose every message is published (GET /pub/{topic}), or the
 // test-only echo (GET /ws-echo). The code is split by concern:
 //   http_session.cpp   requests, replies, timeouts
 //   subscriptions.cpp  topics, replay, slow-consumer policies, notices
@@ -31,7 +32,7 @@ struct WsState;
 
 class Session final : public conn::Connection, public hub::Subscriber {
  public:
-  enum class State : std::uint8_t { request, sse, ws_topic, ws_json, ws_echo };
+  enum class State : std::uint8_t { request, sse, ws_topic, ws_json, ws_echo, ws_publish };
 
   Session(Worker& worker, int fd);
   ~Session() override;
@@ -45,6 +46,8 @@ class Session final : public conn::Connection, public hub::Subscriber {
 
   // A whole frame another thread encoded for this connection (ConnectionRef).
   void send_posted(buf::FrameRef frame);
+  // The worker's retry of a message the hub could not take (hold_publisher).
+  void retry_held_message();
 
   [[nodiscard]] State state() const { return state_; }
   [[nodiscard]] bool websocket() const { return state_ >= State::ws_topic; }
@@ -65,6 +68,7 @@ class Session final : public conn::Connection, public hub::Subscriber {
   void fail(int status);
   void method_not_allowed(std::string_view allow);
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
+  void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void refuse_stream(std::string_view why);
   std::string_view cors_origin(const proto::http1::Request& request) const;
@@ -88,6 +92,9 @@ class Session final : public conn::Connection, public hub::Subscriber {
   void on_ws_input(std::string& input);
   void on_ws_message(proto::ws::Opcode opcode, std::span<const char> payload);
   void on_ws_json(std::string_view text);
+  void publish_or_hold(std::string_view data);
+  hub::PublishResult publish_or_wait(std::string_view data);
+  void refuse_publish(hub::HubStatus status);
   void ws_send(std::string_view text, buf::Lane lane);
   void ws_ack(std::string_view req, bool ok, std::string_view detail);
   void ws_close(proto::ws::CloseCode code, std::string_view reason);

@@ -35,6 +35,7 @@ struct WorkerStats {
   std::atomic<std::uint64_t> events_dropped{0};    // dropped or conflated by a policy, and reported
   std::atomic<std::uint64_t> protocol_errors{0};   // WebSockets failed with 1002/1007/1009
   std::atomic<std::uint64_t> sends_to_closed{0};   // ConnectionRef frames whose connection had gone
+  std::atomic<std::uint64_t> publishes_held{0};    // WebSocket messages held until the hub had room
 };
 
 using OpenHandler = std::function<void(ConnectionRef, std::string_view path)>;
@@ -79,6 +80,14 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame);
   // Any thread (the topic book): `record` has events this loop must deliver.
   void topic_changed(hub::TopicRecord* record) override;
+  // Any thread (the topic book): a topic a held publisher waits on has room.
+  void room_made() override;
+
+  // A WebSocket publisher whose message the hub refused as busy or out of
+  // memory holds it and stops reading; the worker retries it when a loop
+  // has delivered (room_made) and on every sweep. Drop before destruction.
+  void hold_publisher(Session* session);
+  void drop_publisher(Session* session);
 
  private:
   struct Command {
@@ -101,6 +110,7 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   void drain_on_shutdown();
   void signal();
   void drain_inboxes();
+  void retry_held_publishers();
 
   const Config& config_;
   buf::Pool& pool_;
@@ -110,6 +120,8 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   int listen_fd_ = -1;
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<Session*> retired_;
+  std::vector<Session*> held_publishers_;
+  std::vector<Session*> retrying_;  // held_publishers_ while being retried
   std::unordered_map<std::uint64_t, Session*> by_id_;
   std::uint64_t next_id_ = 1;
   WorkerStats stats_;
@@ -123,6 +135,7 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   io::MpscQueue<Command> command_inbox_;
   std::atomic<bool> topics_overflowed_{false};
   std::atomic<bool> wake_pending_{false};
+  std::atomic<bool> room_made_{false};
   std::atomic<std::thread::id> owner_{};
   InboxTask inbox_task_{*this};
 };

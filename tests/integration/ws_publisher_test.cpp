@@ -1,0 +1,105 @@
+// GET /pub/{topic} as a WebSocket: every message the client sends is
+// published. A publisher far faster than the hub's history can absorb is
+// held back, not dropped: the session stops reading until the loops have
+// delivered, and every subscriber, SSE and WebSocket, on either loop, gets
+// every message once and in order.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ws_test_client.hpp"
+
+namespace sluice::test::ws {
+namespace {
+
+constexpr int kMessages = 10000;
+constexpr int kPerSend = 500;
+
+std::string message_text(int i) { return "m" + std::to_string(i) + " " + std::string(40, 'p'); }
+
+server::Config two_loops_short_history() {
+  server::Config config;
+  config.threads = 2;
+  config.hub.history_events = 64;  // the least kept: publishing outruns it at once
+  return config;
+}
+
+void publish_all(std::uint16_t port) {
+  WsTestClient publisher(port);
+  ASSERT_TRUE(publisher.open("/pub/feed"));
+  for (int i = 0; i < kMessages; i += kPerSend) {
+    std::string batch;
+    for (int j = i; j < i + kPerSend; ++j) batch += wire({.opcode = kText, .payload = message_text(j)});
+    publisher.send_raw(batch);
+  }
+  publisher.send({.opcode = kClose, .payload = close_payload(1000)});
+  EXPECT_EQ(publisher.read_close(), 1000);
+}
+
+TEST(WsPublisher, AFastPublisherIsHeldBackAndEverySubscriberGetsEveryMessageInOrder) {
+  RunningServer server(two_loops_short_history());
+  std::vector<std::unique_ptr<SseSubscriber>> sse;
+  std::vector<std::unique_ptr<WsTestClient>> ws;
+  for (int i = 0; i < 3; ++i) {
+    sse.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/feed"));
+    ASSERT_TRUE(sse.back()->opened());
+    ws.push_back(std::make_unique<WsTestClient>(server.port()));
+    ASSERT_TRUE(ws.back()->open("/ws/feed"));
+  }
+  std::vector<std::thread> readers;
+  std::vector<int> in_order(6, 0);
+  for (int i = 0; i < 3; ++i) {
+    readers.emplace_back([&, i] {
+      if (!sse[i]->wait_for(kMessages, 60s)) return;
+      for (int j = 0; j < kMessages; ++j) {
+        if (sse[i]->events()[j].data != message_text(j)) return;
+        in_order[i] = j + 1;
+      }
+    });
+    readers.emplace_back([&, i] {
+      for (int j = 0; j < kMessages; ++j) {
+        const auto m = ws[i]->read_message(30s);
+        if (!m || m->payload != message_text(j)) return;
+        in_order[3 + i] = j + 1;
+      }
+    });
+  }
+  publish_all(server.port());
+  for (std::thread& t : readers) t.join();
+  for (int count : in_order) EXPECT_EQ(count, kMessages);
+  EXPECT_GT(server.server().stats().publishes_held, 0u) << "the publisher never outran the history";
+}
+
+TEST(WsPublisher, RefusesWhatItCannotPublish) {
+  RunningServer server;
+  WsTestClient bad_topic(server.port());
+  EXPECT_EQ(bad_topic.upgrade({.path = "/pub/no%20spaces"}).status, 400);
+  EXPECT_EQ(http_request(server.port(), "GET", "/pub/feed").status, 405);  // no upgrade: only POST publishes
+
+  server::Config closed_config;
+  closed_config.ws.client_publish = 0;
+  RunningServer closed(closed_config);
+  WsTestClient refused(closed.port());
+  EXPECT_EQ(refused.upgrade({.path = "/pub/feed"}).status, 403);
+}
+
+TEST(WsPublisher, SendsNothingBackButAnswersPings) {
+  RunningServer server;
+  SseSubscriber sub(server.port(), "/sse/quiet");
+  ASSERT_TRUE(sub.opened());
+  WsTestClient publisher(server.port());
+  ASSERT_TRUE(publisher.open("/pub/quiet"));
+  publisher.send({.opcode = kText, .payload = "one"});
+  publisher.send({.opcode = kPing, .payload = "are you there"});
+  const auto pong = publisher.read_frame();
+  ASSERT_TRUE(pong);
+  EXPECT_EQ(pong->opcode, kPong);  // not an echo or an ack of "one"
+  EXPECT_EQ(pong->payload, "are you there");
+  ASSERT_TRUE(sub.wait_for(1));
+  EXPECT_EQ(sub.events()[0].data, "one");
+}
+
+}  // namespace
+}  // namespace sluice::test::ws
