@@ -28,6 +28,7 @@
 #include "beast_sse_subscriber.hpp"
 #include "beast_ws_publisher.hpp"
 #include "beast_ws_subscriber.hpp"
+#include "peer_listen.hpp"
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -109,16 +110,29 @@ void accept_loop(tcp::acceptor& acceptor, Hub& hub) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string listen = argc == 3 && std::string_view(argv[1]) == "--listen" ? argv[2] : "127.0.0.1:8080";
-  const std::size_t colon = listen.rfind(':');
+  sluice::peers::ListenAddress where;
+  if (!sluice::peers::parse_listen(argc, argv, where)) {
+    std::fprintf(stderr, "usage: beast-peer [--listen HOST:PORT]\n");
+    return 2;
+  }
   asio::io_context io;
-  tcp::acceptor acceptor(io, {asio::ip::make_address(listen.substr(0, colon)),
-                              static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))});
+  tcp::acceptor acceptor(io);
+  beast::error_code ec;
+  const tcp::endpoint endpoint(where.host, where.port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    std::fprintf(stderr, "beast-peer: cannot listen on %s:%u: %s\n", where.host.to_string().c_str(), where.port,
+                 ec.message().c_str());
+    return 1;
+  }
   Hub hub;
   accept_loop(acceptor, hub);
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&io](beast::error_code, int) { io.stop(); });
-  std::printf("beast-peer listening on %s:%u\n", listen.substr(0, colon).c_str(), acceptor.local_endpoint().port());
+  std::printf("beast-peer listening on %s:%u\n", where.host.to_string().c_str(), acceptor.local_endpoint().port());
   std::fflush(stdout);
   io.run();
   return 0;

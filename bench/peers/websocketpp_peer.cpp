@@ -30,6 +30,8 @@
 #include <websocketpp/config/asio_no_tls.hpp>
 #include <websocketpp/server.hpp>
 
+#include "peer_listen.hpp"
+
 namespace {
 
 using Server = websocketpp::server<websocketpp::config::asio>;
@@ -161,8 +163,11 @@ class Peer {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string listen = argc == 3 && std::string_view(argv[1]) == "--listen" ? argv[2] : "127.0.0.1:8080";
-  const std::size_t colon = listen.rfind(':');
+  sluice::peers::ListenAddress where;
+  if (!sluice::peers::parse_listen(argc, argv, where)) {
+    std::fprintf(stderr, "usage: websocketpp-peer [--listen HOST:PORT]\n");
+    return 2;
+  }
   Server server;
   server.clear_access_channels(websocketpp::log::alevel::all);
   server.clear_error_channels(websocketpp::log::elevel::all);
@@ -174,18 +179,17 @@ int main(int argc, char** argv) {
   });
   Peer peer(server);
   websocketpp::lib::error_code ec;
-  server.listen(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address(listen.substr(0, colon)),
-                                               static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))),
-                ec);
+  server.listen(boost::asio::ip::tcp::endpoint(where.host, where.port), ec);
   if (!ec) server.start_accept(ec);
   if (ec) {
-    std::fprintf(stderr, "websocketpp-peer: cannot listen on %s: %s\n", listen.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "websocketpp-peer: cannot listen on %s:%u: %s\n", where.host.to_string().c_str(), where.port,
+                 ec.message().c_str());
     return 1;
   }
   boost::asio::signal_set signals(server.get_io_service(), SIGINT, SIGTERM);
   signals.async_wait([&server](const boost::system::error_code&, int) { server.stop(); });
   boost::system::error_code asio_ec;
-  std::printf("websocketpp-peer listening on %s:%u\n", listen.substr(0, colon).c_str(),
+  std::printf("websocketpp-peer listening on %s:%u\n", where.host.to_string().c_str(),
               server.get_local_endpoint(asio_ec).port());
   std::fflush(stdout);
   server.run();

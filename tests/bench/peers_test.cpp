@@ -5,12 +5,14 @@
 // in order, and cut off a subscriber that stops reading; sol-server, which
 // makes its own events, must complete a valid handshake and send unmasked
 // text frames in the bench's payload format, numbered in order. A peer that
-// was not built (its Debian package missing) is skipped.
+// was not built (its Debian package missing) is skipped. Each refuses a
+// bad --listen with its usage line and exit code 2.
 #include <gtest/gtest.h>
 
 #include <charconv>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "child_process.hpp"
 #include "test_client.hpp"
@@ -236,6 +238,27 @@ TEST(SolServer, BurstsPrebuiltFramesAndAcceptsAWebSocketPublisher) {
 #else
   GTEST_SKIP() << "sol-server not built";
 #endif
+}
+
+TEST(Peers, RefuseABadListenArgumentWithUsage) {
+  std::vector<const char*> built;
+#ifdef BEAST_PEER_PATH
+  built.push_back(BEAST_PEER_PATH);
+#endif
+#ifdef WEBSOCKETPP_PEER_PATH
+  built.push_back(WEBSOCKETPP_PEER_PATH);
+#endif
+#ifdef SOL_SERVER_PATH
+  built.push_back(SOL_SERVER_PATH);
+#endif
+  for (const char* path : built) {
+    for (const char* listen : {"nonsense", "127.0.0.1:99999", "127.0.0.1:"}) {
+      test::ChildProcess peer({path, "--listen", listen});
+      EXPECT_TRUE(peer.read_to_end(10s));
+      EXPECT_EQ(peer.wait(10s), 2) << path << " --listen " << listen;
+      EXPECT_NE(peer.output().find("usage:"), std::string::npos) << peer.output();
+    }
+  }
 }
 
 }  // namespace
