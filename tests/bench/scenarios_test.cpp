@@ -94,5 +94,13 @@ TEST(Scenarios, ConcurrentSendDeliversEveryMessageIntactInOrder) {
   EXPECT_GT(r.value("msgs_per_s", 0.0), 0);
 }
 
+TEST(Scenarios, ConcurrentSendFromWebSocketPublishersDeliversEveryMessage) {
+  const nlohmann::json r = run_bench("concurrent-send -T 10 -M 50 --publish ws");
+  EXPECT_EQ(r.value("intact", 0), 500);
+  EXPECT_EQ(r.value("lost", -1), 0);
+  EXPECT_EQ(r.value("reordered", -1), 0);
+  EXPECT_EQ(r.value("corrupted", -1), 0);
+}
+
 }  // namespace
 }  // namespace sluice::bench

@@ -139,6 +139,7 @@ bool Publisher::fill_ws(std::size_t count, std::uint64_t now) {
 bool Publisher::flush() {
   const ssize_t n = ::send(fd_, out_.data() + out_done_, out_.size() - out_done_, MSG_NOSIGNAL);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+  if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return reconnect_after_close();
   if (n < 0) return fail("write failed");
   out_done_ += static_cast<std::size_t>(n);
   if (options_.mode == PublishMode::ws && out_done_ == out_.size() && answered_ < issued_) {
@@ -152,7 +153,8 @@ bool Publisher::read_input() {
   char chunk[65536];
   const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
-  if (n <= 0) return fail("server closed the publishing connection");
+  if (n == 0 || (n < 0 && errno == ECONNRESET)) return reconnect_after_close();
+  if (n < 0) return fail("read failed");
   const std::string_view bytes(chunk, static_cast<std::size_t>(n));
   return options_.mode == PublishMode::ws ? scan_ws(bytes) : drain_replies(bytes);
 }
@@ -166,6 +168,7 @@ bool Publisher::drain_replies(std::string_view bytes) {
     if (status == HeadStatus::error) return fail("malformed publish reply");
     if (status == HeadStatus::need_more || used + reply_size(head) > in_.size()) break;
     used += reply_size(head);
+    ++answered_here_;
     const bool taken = head.status / 100 == 2;
     (taken ? counters_.accepted : counters_.refused).fetch_add(1, std::memory_order_relaxed);
     // The one request in flight goes again with the same sequence number.
@@ -174,6 +177,23 @@ bool Publisher::drain_replies(std::string_view bytes) {
   }
   in_.erase(0, used);
   return true;
+}
+
+// A server that closes after each reply (no keep-alive, like websocketpp's
+// HTTP side) is followed: a new connection, one request at a time from then
+// on, and the requests it left unanswered go again with the same numbers
+// (it read none of them: it closed after the one it answered).
+bool Publisher::reconnect_after_close() {
+  if (options_.mode != PublishMode::post || answered_here_ == 0) return fail("server closed the publishing connection");
+  ::close(fd_);
+  fd_ = -1;
+  options_.pipeline = options_.window = 1;
+  issued_ = answered_;
+  out_.clear();
+  out_done_ = 0;
+  in_.clear();
+  answered_here_ = 0;
+  return connect() || fail("cannot reconnect");
 }
 
 bool Publisher::scan_ws(std::string_view bytes) {

@@ -7,7 +7,9 @@
 //    never buries the server in more than it asked for. Every reply is
 //    parsed: a non-2xx status is counted as refused (its sequence number is
 //    then a gap at every reader), or, with retry_refused, the same event
-//    is sent again, one request at a time so that order holds.
+//    is sent again, one request at a time so that order holds. A server
+//    that closes the connection after a reply is followed (see
+//    reconnect_after_close).
 //  - ws: GET /pub/{topic} upgraded to WebSocket, one masked text frame per
 //    event. There are no replies: the socket is the flow control
 //    (non-blocking writes, poll for POLLOUT), and an event counts as
@@ -86,6 +88,7 @@ class Publisher : private WsFrameHandler {
   bool fill_ws(std::size_t count, std::uint64_t now);
   bool flush();
   bool read_input();
+  bool reconnect_after_close();
   bool drain_replies(std::string_view bytes);
   bool scan_ws(std::string_view bytes);
   void close_ws(bool wait);
@@ -113,6 +116,7 @@ class Publisher : private WsFrameHandler {
   bool closing_ = false;      // ws: our close was sent; the server's is the answer
   std::uint64_t issued_ = 0;
   std::uint64_t answered_ = 0;
+  std::uint64_t answered_here_ = 0;  // post: replies on the current connection
   std::uint64_t started_ns_ = 0;
   std::string error_;
 };
