@@ -140,7 +140,7 @@ void Hub::drain(TopicRecord* record) {
   // undelivered event, so this is a safety net: should the history ever not
   // reach back, the subscribers hear exactly which ids they lost.
   if (lost_first != 0) report_loss(local, lost_first, batch_.front().seq - 1);
-  for (const KeptEvent& event : batch_) deliver(local, event);
+  deliver_batch(local);
   if (!batch_.empty()) {
     local.delivered = batch_.back().seq;
     record->delivered[loop_].store(local.delivered, std::memory_order_release);
@@ -155,19 +155,32 @@ void Hub::drain_pending() {
   }
 }
 
-void Hub::deliver(Local& local, const KeptEvent& event) {
+// Subscriber by subscriber, each taking the whole batch in id order: one
+// connection's queue stays in cache while it fills, rather than every
+// subscriber's queue being touched once per event.
+void Hub::deliver_batch(Local& local) {
   const TopicRecord& record = *local.record;
-  char id[kMaxIdText];
-  EventFrames frames({book_.pool(), deflater_, scratch_, payload_scratch_}, record.name,
-                     std::string_view(id, format_id(event.seq, id)), event.sse, event.payload, event.ws.data());
+  if (ids_.size() < batch_.size()) ids_.resize(batch_.size());
+  frames_.clear();
+  for (std::size_t e = 0; e < batch_.size(); ++e) {
+    const KeptEvent& event = batch_[e];
+    frames_.emplace_back(FrameTools{book_.pool(), deflater_, scratch_, payload_scratch_}, record.name,
+                         std::string_view(ids_[e].data(), format_id(event.seq, ids_[e].data())), event.sse,
+                         event.payload, event.ws.data());
+  }
   local.delivering = true;
-  // Index loop: deliver() may subscribe others, which can grow the vector.
+  // Index loops, the entry read afresh for every event: deliver() may
+  // unsubscribe this subscriber or subscribe others (growing the vector).
   for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
-    const Local::Entry entry = local.subscribers[i];
-    if (entry.subscriber == nullptr || event.seq < entry.first_seq) continue;
-    entry.subscriber->deliver(Delivery{record.name, entry.cookie, event.seq, event.key, frames});
+    for (std::size_t e = 0; e < batch_.size(); ++e) {
+      const Local::Entry entry = local.subscribers[i];
+      if (entry.subscriber == nullptr) break;
+      if (batch_[e].seq < entry.first_seq) continue;
+      entry.subscriber->deliver(Delivery{record.name, entry.cookie, batch_[e].seq, batch_[e].key, frames_[e]});
+    }
   }
   local.delivering = false;
+  frames_.clear();
   if (local.has_holes) {
     std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
     local.has_holes = false;

@@ -10,6 +10,7 @@
 // Everything here runs on the loop's thread; publish() forwards to the book.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "sluice/hub/event_frames.hpp"
+#include "sluice/hub/event_id.hpp"
 #include "sluice/hub/hub_types.hpp"
 #include "sluice/hub/topic_book.hpp"
 #include "sluice/proto/ws_deflate.hpp"
@@ -76,13 +78,15 @@ class Hub {
                     const std::string_view* last_id, int form);
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
-  void deliver(Local& local, const KeptEvent& event);
+  void deliver_batch(Local& local);
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
 
   TopicBook& book_;
   unsigned loop_;
   std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
   std::vector<KeptEvent> batch_;     // events being delivered, reused
+  std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
+  std::vector<std::array<char, kMaxIdText>> ids_;  // their ids as text
   proto::ws::Deflater deflater_;     // compresses this loop's WebSocket forms
   std::string scratch_;              // JSON envelopes, reused
   std::string payload_scratch_;      // an event's data made contiguous, reused
