@@ -73,6 +73,10 @@ void run_probes(const PoolOptions& o, const io::Endpoint& server, std::uint64_t 
 nlohmann::json measure(const PoolOptions& o, const ServerUnderTest& sut) {
   const std::string topic = "pressure-" + std::to_string(now_ns() % 1000000);
   std::vector<int> stalled = open_stalled(o, sut.endpoint, topic);
+  // The ping probe's connection is open before the pressure starts: what is
+  // timed is a pong on a live connection, not a handshake.
+  WsPingProbe pinger(sut.endpoint, "/ws/quiet-" + topic);
+  const bool has_ws = pinger.connect(2 * kNsPerSec);
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
   std::vector<std::unique_ptr<Publisher>> publishers;
   for (std::size_t i = 0; i < o.publishers; ++i) {
@@ -81,8 +85,6 @@ nlohmann::json measure(const PoolOptions& o, const ServerUnderTest& sut) {
                          .size = o.size, .pipeline = 16, .window = 64}));
     publishers.back()->start(deadline);
   }
-  WsPingProbe pinger(sut.endpoint, "/ws/quiet-" + topic);
-  const bool has_ws = pinger.connect(2 * kNsPerSec);
   ProbeStats stats;
   std::thread prober([&] { run_probes(o, sut.endpoint, deadline, has_ws ? &pinger : nullptr, stats); });
   wait_with_progress(o.common, deadline, [&] { return std::to_string(stats.failures) + " probe failures"; });
