@@ -39,7 +39,7 @@ std::uint64_t seq_of(std::string_view id) {
 }
 
 std::string with_settings_hint(std::string why, const BurstSetup& setup) {
-  return why + "; sluiced holds and replays this burst with " + replay_settings(setup.events, setup.size);
+  return why + "; sluiced holds and replays this burst with " + replay_settings(setup);
 }
 
 // Why the replayed stream fell short of K events, in the terms of the
@@ -62,13 +62,16 @@ void append_setting(std::string& out, const char* key, std::size_t needed, std::
 
 }  // namespace
 
-std::string replay_settings(std::size_t events, std::size_t size) {
+std::string replay_settings(const BurstSetup& setup) {
   constexpr std::size_t kFieldBytes = 64;  // an SSE frame's id and field names around the data
   constexpr std::size_t kBlockSize = 4096;  // sluiced's default pool.block_size
-  const std::size_t kept = events + 1;       // the first event, whose id the client gives, is kept too
-  const std::size_t frame = std::max(size, kPayloadHeader) + kFieldBytes;
-  // Each kept event holds its SSE frame and its replay payload.
-  const std::size_t blocks = 2 * kept * ((frame + kBlockSize - 1) / kBlockSize);
+  const std::size_t events = setup.events;
+  const std::size_t kept = events + 1;      // the first event, whose id the client gives, is kept too
+  const std::size_t frame = std::max(setup.size, kPayloadHeader) + kFieldBytes;
+  // Each kept event holds its SSE frame and its replay payload, and every
+  // round's topic keeps its history until the server stops: a pool short of
+  // them all evicts the newest round's oldest events instead.
+  const std::size_t blocks = setup.rounds * 2 * kept * ((frame + kBlockSize - 1) / kBlockSize);
   std::string out;
   append_setting(out, "history.max_events", kept, 1000);
   append_setting(out, "history.max_bytes", 2 * kept * frame, std::size_t{1} << 20);

@@ -19,7 +19,8 @@ namespace sluice::bench {
 struct BurstSetup {
   std::size_t events = 1000;
   std::size_t size = 64;
-  double timeout = 20;  // seconds per round at most
+  std::size_t rounds = 5;  // each on a topic of its own, whose history the server keeps
+  double timeout = 20;     // seconds per round at most
 };
 
 struct Round {
@@ -44,9 +45,9 @@ struct ReplaySupport {
 [[nodiscard]] Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index);
 [[nodiscard]] Round replay_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index);
 
-// The sluiced --set options whose limits hold and replay a burst of
-// `events` events of `size` bytes (history, send budget, pool), each at
-// least sluiced's default.
-[[nodiscard]] std::string replay_settings(std::size_t events, std::size_t size);
+// The sluiced --set options whose limits hold and replay `rounds` bursts of
+// `events` events of `size` bytes (history, send budget, and a pool that
+// keeps every round's history), each at least sluiced's default.
+[[nodiscard]] std::string replay_settings(const BurstSetup& setup);
 
 }  // namespace sluice::bench

@@ -29,7 +29,6 @@ struct BurstOptions {
   CommonOptions common;
   BurstSetup setup;
   std::string mode = "auto";
-  std::size_t rounds = 5;
 };
 
 double median(std::vector<double> values) {
@@ -73,7 +72,7 @@ nlohmann::json measure(const BurstOptions& o, const ServerUnderTest& sut) {
   std::vector<double> drain;
   std::vector<double> per_segment;
   std::string first_error;
-  for (std::size_t i = 0; i < o.rounds; ++i) {
+  for (std::size_t i = 0; i < o.setup.rounds; ++i) {
     const Round round = replay ? replay_round(o.setup, sut, i) : live_round(o.setup, sut, i);
     if (!round.complete) {
       if (first_error.empty()) first_error = round.error;
@@ -100,9 +99,10 @@ nlohmann::json measure(const BurstOptions& o, const ServerUnderTest& sut) {
 const char* const kModes =
     "--mode replay publishes the K events first, then opens the stream with ?lastEventId= set to the id of\n"
     "one event published before them, so the server has all K for the client at once (its topic history).\n"
-    "sluiced's defaults hold K=1000 events of 64 bytes; for more, its history, send budget and pool must hold\n"
-    "K+1 events, e.g. for -k 10000: sluiced --set history.max_events=10001 --set history.max_bytes=2560256\n"
-    "--set send.budget_frames=10000 --set send.budget_bytes=1280000 --set pool.block_count=36386\n"
+    "sluiced's defaults hold 5 rounds of K=1000 events of 64 bytes; for more, its history and send budget\n"
+    "must hold K+1 events and its pool every round's, e.g. for -k 10000 --rounds 5: sluiced\n"
+    "--set history.max_events=10001 --set history.max_bytes=2560256 --set send.budget_frames=10000\n"
+    "--set send.budget_bytes=1280000 --set pool.block_count=116394\n"
     "(a round that falls short prints them for its K and size). --mode live subscribes first and\n"
     "publishes the K events after. --mode auto (default) replays where the server can, live elsewhere.";
 
@@ -118,14 +118,14 @@ void add_burst(CLI::App& app, int& exit_code) {
   cmd->add_option("--mode", o->mode, "replay (history), live (publish after subscribing), auto")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "replay", "live"}));
-  cmd->add_option("--rounds", o->rounds, "bursts, each to a new client; medians are reported")->capture_default_str();
+  cmd->add_option("--rounds", o->setup.rounds, "bursts, each to a new client; medians are reported")->capture_default_str();
   cmd->add_option("--timeout", o->setup.timeout, "seconds one round may take")->capture_default_str();
   cmd->callback([o, &exit_code] {
     const ReportSpec spec{.scenario = "burst", .headline = "last_event_ms", .higher_is_better = false, .columns = {
         {"first_event_ms", "first ms", 1, 2}, {"last_event_ms", "all ms", 1, 2}, {"drain_ms", "drain ms", 1, 2},
         {"drain_events_per_s", "kevents/s", 1e3, 1}, {"events_per_segment", "ev/segment", 1, 1},
         {"rounds_complete", "rounds", 1, 0}}};
-    const nlohmann::json options = {{"events", o->setup.events}, {"size", o->setup.size}, {"rounds", o->rounds},
+    const nlohmann::json options = {{"events", o->setup.events}, {"size", o->setup.size}, {"rounds", o->setup.rounds},
                                     {"mode", o->mode}, {"link", o->common.link}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [&o](const nlohmann::json& results) {
