@@ -34,6 +34,8 @@ TEST(Scenarios, FanoutDeliversToEverySubscriber) {
   EXPECT_GT(r.value("latency_samples", 0), 0);
   EXPECT_EQ(r.value("streams_failed", -1), 0);
   EXPECT_LE(r.value("latency_p50_us", -1.0), r.value("latency_max_us", -2.0));
+  // The bench started this server, so it can say what its CPU cost.
+  EXPECT_GE(r.value("server_cpu_ns_per_event", -1.0), 0);
 }
 
 TEST(Scenarios, BurstDrainsEveryRound) {

@@ -59,5 +59,12 @@ TEST(SequenceTracker, CountsGapsAndOrderErrorsPerPublisher) {
   EXPECT_EQ(t.last(1), 1u);
 }
 
+TEST(SequenceTracker, AReaderJoiningALiveStreamCountsFromItsFirstEvent) {
+  SequenceTracker t;
+  EXPECT_EQ(t.next(0, 40'000'001).gaps, 0u);
+  EXPECT_EQ(t.next(0, 40'000'002).gaps, 0u);
+  EXPECT_EQ(t.next(0, 40'000'010).gaps, 7u);
+}
+
 }  // namespace
 }  // namespace sluice::bench

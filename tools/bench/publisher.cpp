@@ -92,7 +92,9 @@ std::size_t Publisher::batch_allowed(std::uint64_t now) const {
   }
   if (options_.max_events != 0) allowed = std::min(allowed, options_.max_events - issued_);
   if (options_.delivered != nullptr) {
-    const std::uint64_t limit = options_.delivered->load(std::memory_order_relaxed) + options_.max_ahead;
+    const std::uint64_t limit =
+        options_.delivered->load(std::memory_order_relaxed) / std::max<std::uint64_t>(1, options_.delivered_per_event) +
+        options_.max_ahead;
     allowed = std::min(allowed, limit > issued_ ? limit - issued_ : 0);
   }
   return static_cast<std::size_t>(std::min<std::uint64_t>(allowed, options_.pipeline));
@@ -246,6 +248,8 @@ int Publisher::poll_timeout(std::uint64_t now, std::uint64_t deadline) const {
     const double next = static_cast<double>(issued_) / options_.rate * 1e9 + static_cast<double>(started_ns_);
     wait = std::min<std::uint64_t>(wait, next > static_cast<double>(now) ? static_cast<std::uint64_t>(next) - now : 0);
   }
+  // Closed loop: the readers' progress raises no event here, so look soon.
+  if (options_.delivered != nullptr && out_done_ == out_.size()) wait = std::min<std::uint64_t>(wait, kNsPerMs);
   return static_cast<int>((wait + kNsPerMs - 1) / kNsPerMs);
 }
 

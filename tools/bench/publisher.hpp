@@ -54,6 +54,9 @@ struct PublisherOptions {
   // as it is read and never trips a server's slow-consumer policy.
   const std::atomic<std::uint64_t>* delivered = nullptr;
   std::uint64_t max_ahead = 0;
+  // What `delivered` counts per event this publisher issues: the number of
+  // subscribers times publishers, when it is the sum over every subscriber.
+  std::uint64_t delivered_per_event = 1;
 };
 
 struct PublisherCounters {

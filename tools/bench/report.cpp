@@ -41,22 +41,37 @@ nlohmann::json describe_machine() {
           {"kernel", std::string(name.sysname) + " " + name.release}};
 }
 
-void add_ratios(const ReportSpec& spec, const std::string& limit, nlohmann::json& results) {
-  double base = 0;
+namespace {
+
+// `key` of the result named `limit`; 0 when absent.
+double limit_value(const nlohmann::json& results, const std::string& limit, const std::string& key) {
   for (const auto& r : results) {
-    if (r.value("server", "") == limit && r.contains(spec.headline)) base = r[spec.headline].get<double>();
+    if (r.value("server", "") == limit && r.contains(key) && r[key].is_number()) return r[key].get<double>();
   }
+  return 0;
+}
+
+void add_ratio(nlohmann::json& results, const std::string& key, double base, bool higher_is_better,
+               const std::string& ratio_key) {
   if (base <= 0) return;
   for (auto& r : results) {
-    if (!r.contains(spec.headline)) continue;
-    const double value = r[spec.headline].get<double>();
-    r["vs_limit"] = spec.higher_is_better ? value / base : (value > 0 ? base / value : 0);
+    if (!r.contains(key) || !r[key].is_number()) continue;
+    const double value = r[key].get<double>();
+    r[ratio_key] = higher_is_better ? value / base : (value > 0 ? base / value : 0);
   }
+}
+
+}  // namespace
+
+void add_ratios(const ReportSpec& spec, const std::string& limit, nlohmann::json& results) {
+  add_ratio(results, spec.headline, limit_value(results, limit, spec.headline), spec.higher_is_better, "vs_limit");
+  if (!spec.cost.empty()) add_ratio(results, spec.cost, limit_value(results, limit, spec.cost), false, "cost_vs_limit");
 }
 
 std::string format_table(const ReportSpec& spec, const nlohmann::json& results) {
   std::vector<Column> columns = spec.columns;
   columns.push_back({"vs_limit", "vs limit", 1, 3});
+  if (!spec.cost.empty()) columns.push_back({"cost_vs_limit", "cpu vs limit", 1, 3});
   std::string out;
   append_padded(out, "server", 12);
   for (const Column& c : columns) append_padded(out, c.header, std::max<std::size_t>(c.header.size(), 10));

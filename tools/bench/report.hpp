@@ -21,13 +21,17 @@ struct ReportSpec {
   std::string headline;             // the figure compared between servers
   bool higher_is_better = true;
   std::vector<Column> columns;
+  // Optional: a cost per unit of work, lower is better (server CPU ns per
+  // event), also compared with the limit server's as "cost_vs_limit".
+  std::string cost;
 };
 
 // Cores, CPU model and kernel, for the JSON and the docs.
 [[nodiscard]] nlohmann::json describe_machine();
 
 // Adds "vs_limit" (headline / the limit server's headline) to each result
-// when a result named `limit` is present.
+// when a result named `limit` is present, and "cost_vs_limit" (the limit's
+// cost / this cost) when the spec names a cost.
 void add_ratios(const ReportSpec& spec, const std::string& limit, nlohmann::json& results);
 
 // The table, one row per result: name, the columns, and vs_limit.

@@ -13,6 +13,7 @@
 #include "publisher.hpp"
 #include "runner.hpp"
 #include "scenarios.hpp"
+#include "server_cpu.hpp"
 
 namespace sluice::bench {
 
@@ -29,6 +30,7 @@ struct FanoutOptions {
   std::size_t threads = 1;
   std::size_t pipeline = 64;
   std::size_t window = 256;
+  std::uint64_t ahead = 2048;
   std::uint32_t latency_every = 16;
   std::string topic = "fanout";
   Proto proto = Proto::sse;
@@ -40,21 +42,33 @@ struct Snapshot {
   std::uint64_t events;
   std::uint64_t bytes;
   std::uint64_t published;
+  double server_cpu_s;  // negative when the server is not ours (--target)
 };
 
-Snapshot snapshot(const ClientPool& pool, const std::vector<std::unique_ptr<Publisher>>& publishers) {
-  Snapshot s{.events = pool.counters().events.load(), .bytes = pool.counters().bytes.load(), .published = 0};
+Snapshot snapshot(const ClientPool& pool, const std::vector<std::unique_ptr<Publisher>>& publishers,
+                  const ServerUnderTest& sut) {
+  Snapshot s{.events = pool.counters().events.load(), .bytes = pool.counters().bytes.load(), .published = 0,
+             .server_cpu_s = process_cpu_seconds(sut.pid)};
   for (const auto& p : publishers) s.published += p->counters().accepted.load();
   return s;
 }
 
+// A WebSocket publisher gets no replies, so flat out it would run as far
+// ahead as the kernel's buffers let it and the latency measured would be
+// theirs; it is held to `ahead` events beyond what the subscribers read.
 std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o, const io::Endpoint& server,
-                                                         std::uint64_t deadline) {
+                                                         const ClientPool& pool, std::uint64_t deadline) {
   std::vector<std::unique_ptr<Publisher>> publishers;
+  const bool closed_loop = o.publish == PublishMode::ws && o.rate == 0;
   for (std::size_t i = 0; i < o.publishers; ++i) {
     PublisherOptions p{.server = server, .topic = o.topic, .mode = o.publish, .index = static_cast<std::uint32_t>(i),
                        .size = o.size, .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline,
                        .window = o.window};
+    if (closed_loop) {
+      p.delivered = &pool.counters().events;
+      p.max_ahead = o.ahead;
+      p.delivered_per_event = o.subscribers * o.publishers;
+    }
     publishers.push_back(std::make_unique<Publisher>(p));
     publishers.back()->start(deadline);
   }
@@ -67,16 +81,16 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   pool.start();
   if (!pool.wait_ready(now_ns() + 30 * kNsPerSec)) return {{"error", "subscribers did not all connect"}};
   const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
-  auto publishers = start_publishers(o, sut.endpoint, now_ns() + total_ns + kNsPerSec);
+  auto publishers = start_publishers(o, sut.endpoint, pool, now_ns() + total_ns + kNsPerSec);
   wait_with_progress(o.common, now_ns() + static_cast<std::uint64_t>(o.warmup * 1e9), [] { return std::string("warm-up"); });
-  const Snapshot first = snapshot(pool, publishers);
+  const Snapshot first = snapshot(pool, publishers, sut);
   pool.record_latency_from(first.at);
   wait_with_progress(o.common, first.at + static_cast<std::uint64_t>(o.duration * 1e9), [&] {
-    const Snapshot now = snapshot(pool, publishers);
+    const Snapshot now = snapshot(pool, publishers, sut);
     return std::to_string((now.events - first.events) * kNsPerSec / std::max<std::uint64_t>(1, now.at - first.at)) +
            " events/s delivered";
   });
-  const Snapshot last = snapshot(pool, publishers);
+  const Snapshot last = snapshot(pool, publishers, sut);
   std::uint64_t refused = 0;
   std::string publish_error;
   for (auto& p : publishers) {
@@ -95,6 +109,14 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
                       {"streams_closed", pool.counters().closed.load()},
                       {"streams_failed", pool.counters().failed.load()}};
   put_latency(r, "latency", pool.latency());
+  // The server's CPU per delivered event: far steadier than events/s when
+  // other work shares the machine (a server waiting for its core is slow,
+  // not costly).
+  if (first.server_cpu_s >= 0 && last.server_cpu_s >= 0 && last.events > first.events) {
+    const double cpu = last.server_cpu_s - first.server_cpu_s;
+    r["server_cpu_cores"] = cpu / seconds;
+    r["server_cpu_ns_per_event"] = cpu * 1e9 / static_cast<double>(last.events - first.events);
+  }
   if (!publish_error.empty()) r["error"] = "publisher: " + publish_error;
   return r;
 }
@@ -116,13 +138,17 @@ void add_fanout(CLI::App& app, int& exit_code) {
   cmd->add_option("-t,--threads", o->threads, "client threads")->capture_default_str();
   cmd->add_option("--pipeline", o->pipeline, "POSTs per write")->capture_default_str();
   cmd->add_option("--window", o->window, "unanswered POSTs per publisher at most")->capture_default_str();
+  cmd->add_option("--ahead", o->ahead, "--publish ws flat out: events a publisher may run ahead of its readers")
+      ->capture_default_str();
   cmd->add_option("--latency-every", o->latency_every, "sample the latency of one event in this many")->capture_default_str();
   cmd->callback([o, &exit_code] {
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
         {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
         {"latency_p50_us", "p50 us"}, {"latency_p99_us", "p99 us"}, {"latency_p999_us", "p99.9 us"},
         {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}, {"publish_refused", "refused", 1, 0},
-        {"order_errors", "order err", 1, 0}}};
+        {"order_errors", "order err", 1, 0}, {"server_cpu_cores", "cpu", 1, 2},
+        {"server_cpu_ns_per_event", "cpu ns/ev", 1, 1}},
+        .cost = "server_cpu_ns_per_event"};
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
                                     {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},

@@ -1,7 +1,9 @@
 // Owns: SequenceTracker, a reader's check of the (publisher index, sequence)
 // pairs in bench payloads (stamp.hpp): for each publisher the last number
 // seen, numbers skipped (gaps: events lost between publisher and reader) and
-// numbers that repeat or step back (order errors).
+// numbers that repeat or step back (order errors). A reader that joins a
+// live stream owes nothing from before it joined, so the first number seen
+// from a publisher starts its count, as the first id does for SSE readers.
 #pragma once
 
 #include <array>
@@ -21,6 +23,10 @@ class SequenceTracker {
   // Takes the next event of publisher `index` (< kMaxPublishers).
   Step next(std::uint32_t index, std::uint64_t seq) {
     std::uint64_t& last = last_[index % kMaxPublishers];
+    if (last == 0) {
+      last = seq;
+      return {};
+    }
     if (seq <= last) return {.gaps = 0, .out_of_order = true};
     const Step step{.gaps = seq - last - 1};
     last = seq;
