@@ -25,7 +25,14 @@ struct Hub::Local {
   bool has_holes = false;  // unsubscribed during a delivery: compact after it
 };
 
-Hub::Hub(TopicBook& book, unsigned loop) : book_(book), loop_(loop) { batch_.reserve(kMinKeptEvents); }
+// A batch holds at most a topic's history. Room for a default history is
+// made now, so that delivering allocates only past it, while growing.
+Hub::Hub(TopicBook& book, unsigned loop) : book_(book), loop_(loop) {
+  const std::size_t room = std::max(kMinKeptEvents, std::min<std::size_t>(book.limits().history_events, 1024));
+  batch_.reserve(room);
+  frames_.reserve(room);
+  ids_.resize(room);
+}
 
 Hub::~Hub() {
   for (auto& [record, local] : locals_) {
@@ -160,7 +167,7 @@ void Hub::drain_pending() {
 // subscriber's queue being touched once per event.
 void Hub::deliver_batch(Local& local) {
   const TopicRecord& record = *local.record;
-  if (ids_.size() < batch_.size()) ids_.resize(batch_.size());
+  if (ids_.size() < batch_.size()) ids_.resize(std::max(batch_.size(), 2 * ids_.size()));
   frames_.clear();
   for (std::size_t e = 0; e < batch_.size(); ++e) {
     const KeptEvent& event = batch_[e];

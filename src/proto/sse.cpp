@@ -6,6 +6,8 @@
 
 #include <charconv>
 
+#include "line_end.hpp"
+
 namespace sluice::proto::sse {
 namespace {
 
@@ -47,7 +49,7 @@ class CountingSink final : public buf::Sink {
 template <class OnLine>
 void for_each_line(std::string_view text, OnLine&& on_line) {
   for (;;) {
-    const std::size_t end = text.find_first_of("\r\n");
+    const std::size_t end = detail::find_line_end(text);
     on_line(text.substr(0, end));
     if (end == std::string_view::npos) return;
     const bool crlf = text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n';

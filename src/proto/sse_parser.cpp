@@ -7,6 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include "line_end.hpp"
+
 namespace sluice::proto::sse {
 namespace {
 
@@ -77,7 +79,7 @@ std::string_view Parser::skip_bom(std::string_view bytes) {
 
 std::string_view Parser::consume(std::string_view bytes, Handler& handler) {
   if (std::exchange(skip_lf_, false) && bytes.front() == '\n') return bytes.substr(1);
-  const std::size_t end = bytes.find_first_of("\r\n");
+  const std::size_t end = detail::find_line_end(bytes);
   if (end == std::string_view::npos) {
     hold_partial(bytes);
     return {};

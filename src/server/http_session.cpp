@@ -48,8 +48,13 @@ void Session::on_input(std::string& input) {
   }
   if (websocket()) return on_ws_input(input);
   if (!partial_) request_started_ = loop().now();
-  while (!closed() && !closing() && state_ == State::request && !replies_full() && handle_one(input)) {
+  // Requests are parsed in place and the bytes they used are erased once:
+  // erasing each from the front would move the whole pipelined rest.
+  std::size_t used = 0;
+  while (!closed() && !closing() && state_ == State::request && !replies_full() &&
+         handle_one(std::string_view(input).substr(used), used)) {
   }
+  input.erase(0, used);
   partial_ = state_ == State::request && !input.empty();
   // Frames a client sent right behind its upgrade request.
   if (websocket() && !input.empty()) on_ws_input(input);
@@ -66,7 +71,7 @@ void Session::on_drained() {
   if (drops_pending_) want_flush();  // a notice that waited for room goes now
 }
 
-bool Session::handle_one(std::string& input) {
+bool Session::handle_one(std::string_view input, std::size_t& used) {
   if (input.empty()) return false;
   const proto::http1::ParseResult result = parser_.parse(input);
   switch (result.status) {
@@ -83,7 +88,7 @@ bool Session::handle_one(std::string& input) {
   }
   served_any_ = true;
   handle_request(parser_.request());
-  input.erase(0, result.consumed);
+  used += result.consumed;
   parser_.reset();
   request_started_ = loop().now();
   return true;

@@ -62,7 +62,7 @@ class Session final : public conn::Connection, public hub::Subscriber {
   void on_closed(conn::CloseReason reason) override;
   void on_drained() override;
   bool replies_full() const;
-  bool handle_one(std::string& input);
+  bool handle_one(std::string_view input, std::size_t& used);
   void handle_request(const proto::http1::Request& request);
   void respond(Response response);
   void fail(int status);
