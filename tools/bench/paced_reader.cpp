@@ -20,6 +20,8 @@ namespace sluice::bench {
 
 namespace {
 constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
+// sluiced's notices on /ws/{topic} (dropped, reset) are JSON messages.
+constexpr std::string_view kServerNotice = "{\"sluice\":";
 }  // namespace
 
 // Folds events of either protocol into the current AgeSlot.
@@ -31,7 +33,9 @@ class PacedReader::Handler final : public SseHandler, public WsFrameHandler {
     roll(now_);
     if (event.has_id && last_id_ != 0 && event.id > last_id_ + 1) slot_.gaps += event.id - last_id_ - 1;
     if (event.has_id) last_id_ = event.id;
-    record(event.data);
+    // An event without the bench's stamp is the server's own: sluiced's
+    // sluice-dropped notice, say.
+    if (!record(event.data)) ++reader_.notices_;
   }
   void on_comment(std::string_view) override { ++reader_.notices_; }
 
@@ -39,6 +43,10 @@ class PacedReader::Handler final : public SseHandler, public WsFrameHandler {
     roll(now_);
     std::uint32_t index = 0;
     std::uint64_t seq = 0;
+    if (payload.starts_with(kServerNotice)) {
+      ++reader_.notices_;
+      return;
+    }
     if (!read_sequence(payload, index, seq)) {
       error_ = "a message without the bench's publisher and sequence";
       return;
@@ -75,14 +83,16 @@ class PacedReader::Handler final : public SseHandler, public WsFrameHandler {
   [[nodiscard]] const std::string& error() const { return error_; }
 
  private:
-  void record(std::string_view data) {
+  // False when `data` carries no stamp.
+  bool record(std::string_view data) {
     std::uint64_t stamp = 0;
-    if (!read_stamp(data, stamp)) return;
+    if (!read_stamp(data, stamp)) return false;
     const double age_ms = static_cast<double>(now_ > stamp ? now_ - stamp : 0) / 1e6;
     ++slot_.events;
     ++reader_.events_;
     age_sum_ += age_ms;
     slot_.max_ms = std::max(slot_.max_ms, age_ms);
+    return true;
   }
 
   PacedReader& reader_;

@@ -64,7 +64,7 @@ class PacedReader {
   std::thread thread_;
   std::vector<AgeSlot> slots_;
   std::uint64_t events_ = 0;
-  std::uint64_t notices_ = 0;       // SSE comment blocks
+  std::uint64_t notices_ = 0;       // SSE comment blocks, and the server's notice events or messages
   std::uint64_t order_errors_ = 0;  // WebSocket: a sequence number repeated or stepped back
   bool closed_by_server_ = false;
   std::string error_;

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <thread>
 
@@ -77,17 +76,23 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_flag("--quiet", options.quiet, "no progress line");
 }
 
+// Taken as text and checked against the names, so that help and errors
+// show the names (CLI11 would print a one-byte enum's values as bytes).
 void add_proto_option(CLI::App& command, Proto& proto) {
-  const std::map<std::string, Proto> names{{"sse", Proto::sse}, {"ws", Proto::ws}};
-  command.add_option("--proto", proto, "subscribers' protocol: sse (GET /sse/{topic}) or ws (GET /ws/{topic})")
-      ->transform(CLI::CheckedTransformer(names))
+  command
+      .add_option_function<std::string>(
+          "--proto", [&proto](const std::string& name) { proto = name == "ws" ? Proto::ws : Proto::sse; },
+          "subscribers' protocol: sse (GET /sse/{topic}) or ws (GET /ws/{topic})")
+      ->check(CLI::IsMember({"sse", "ws"}))
       ->default_str("sse");
 }
 
 void add_publish_option(CLI::App& command, PublishMode& mode) {
-  const std::map<std::string, PublishMode> names{{"post", PublishMode::post}, {"ws", PublishMode::ws}};
-  command.add_option("--publish", mode, "post: POST /pub/{topic}; ws: one WebSocket on /pub/{topic} per publisher")
-      ->transform(CLI::CheckedTransformer(names))
+  command
+      .add_option_function<std::string>(
+          "--publish", [&mode](const std::string& name) { mode = name == "ws" ? PublishMode::ws : PublishMode::post; },
+          "post: POST /pub/{topic}; ws: one WebSocket on /pub/{topic} per publisher")
+      ->check(CLI::IsMember({"post", "ws"}))
       ->default_str("post");
 }
 
