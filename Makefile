@@ -28,7 +28,7 @@ test-debug: peers
 test-concurrency:
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target io_tests hub_tests integration_tests
-	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|Concurrency)\.'
+	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|Concurrency|WsPublisher)\.'
 
 test-tsan: peers
 	cmake --preset tsan >/dev/null

@@ -141,16 +141,15 @@ bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes, bool e
   return false;
 }
 
+// Both sides use a read-modify-write of waiting_publishers, so they are
+// ordered: if the deliverer's exchange comes first, it released the
+// delivery the publisher's retry then sees; if the publisher's bit comes
+// first, the exchange finds it and wakes that loop.
 void TopicBook::wait_for_room(TopicRecord& record, unsigned loop) {
-  record.waiting_publishers.fetch_or(std::uint64_t{1} << loop, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  record.waiting_publishers.fetch_or(std::uint64_t{1} << loop, std::memory_order_acq_rel);
 }
 
 void TopicBook::wake_waiting_publishers(TopicRecord& record) {
-  // Pairs with the fence in Hub::drain: either the deliverer sees the bit
-  // set after a refused publish, or the publisher's retry sees the delivery.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (record.waiting_publishers.load(std::memory_order_relaxed) == 0) return;
   for (std::uint64_t mask = record.waiting_publishers.exchange(0, std::memory_order_acq_rel); mask != 0;
        mask &= mask - 1) {
     const auto loop = static_cast<unsigned>(std::countr_zero(mask));
