@@ -1,9 +1,29 @@
 #include "session.hpp"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "clock.hpp"
 #include "sse_session.hpp"
 #include "ws_session.hpp"
 
 namespace sluice::bench {
+
+Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::uint64_t& now) {
+  for (;;) {
+    const ssize_t n = ::recv(fd, context.buffer.data(), context.buffer.size(), 0);
+    if (n > 0) {
+      now = now_ns();
+      context.counters.add(context.counters.bytes, static_cast<std::uint64_t>(n));
+      bytes = std::string_view(context.buffer.data(), static_cast<std::size_t>(n));
+      return Received::bytes;
+    }
+    if (n == 0) return Received::eof;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN ? Received::again : Received::error;
+  }
+}
 
 std::unique_ptr<Session> make_session(ReaderContext& context, const SessionOptions& options) {
   if (options.proto == Proto::ws) return std::make_unique<WsSession>(context, options);

@@ -31,6 +31,12 @@ class Session : public io::Handler {
   virtual bool start() = 0;
 };
 
+// One recv() into the thread's shared buffer, as every session reads: on
+// bytes, `now` is the read's time (shared by the events in it) and the
+// byte counter grows. EINTR is retried.
+enum class Received : std::uint8_t { bytes, again, eof, error };
+[[nodiscard]] Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::uint64_t& now);
+
 // A session of `options.proto`, not started.
 [[nodiscard]] std::unique_ptr<Session> make_session(ReaderContext& context, const SessionOptions& options);
 

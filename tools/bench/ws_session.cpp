@@ -45,16 +45,20 @@ void WsSession::on_ready(std::uint32_t events) {
 }
 
 bool WsSession::read_some() {
-  const ssize_t n = ::recv(fd_, context_.buffer.data(), context_.buffer.size(), 0);
-  if (n > 0) {
-    now_ = now_ns();
-    context_.counters.add(context_.counters.bytes, static_cast<std::uint64_t>(n));
-    take(std::string_view(context_.buffer.data(), static_cast<std::size_t>(n)));
-    return true;
+  std::string_view bytes;
+  switch (receive(context_, fd_, bytes, now_)) {
+    case Received::bytes:
+      take(bytes);
+      return true;
+    case Received::again:
+      return false;
+    case Received::eof:
+      finish("server closed the connection without a close frame", true);
+      return false;
+    case Received::error:
+      finish("read error", true);
+      return false;
   }
-  if (n < 0 && errno == EINTR) return true;
-  if (n < 0 && errno == EAGAIN) return false;
-  finish(n == 0 ? "server closed the connection without a close frame" : "read error", true);
   return false;
 }
 
