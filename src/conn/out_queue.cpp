@@ -17,8 +17,12 @@ namespace sluice::conn {
 namespace {
 
 constexpr int kMaxIov = IOV_MAX;
-// Ring slots a new connection starts with; the data ring doubles from here.
-constexpr std::size_t kInitialSlots = 16;
+// Ring slots a new connection starts with; each ring doubles from here. A
+// drain hands a subscriber every event its loop had not yet delivered in one
+// go, so a subscriber that keeps up can be handed dozens at once: 64 data
+// slots (2 KiB) mean it never grows its ring, whatever the loops' timing.
+constexpr std::size_t kInitialControlSlots = 16;
+constexpr std::size_t kInitialDataSlots = 64;
 
 }  // namespace
 
@@ -44,7 +48,8 @@ struct OutQueue::Batch {
 };
 
 OutQueue::OutQueue(const OutQueueLimits& limits)
-    : limits_(limits), control_(kInitialSlots, limits.max_control_frames), data_(kInitialSlots, limits.max_frames) {}
+    : limits_(limits), control_(kInitialControlSlots, limits.max_control_frames),
+      data_(kInitialDataSlots, limits.max_frames) {}
 
 EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameTag tag) {
   const std::size_t frames = data_frames();
