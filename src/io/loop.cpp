@@ -41,6 +41,7 @@ Loop::Loop(BackendKind kind)
       ready_(256),
       now_(Clock::now()) {
   deferred_.reserve(256);
+  next_tick_.reserve(256);
   watch(waker_->fd(), kReadable, waker_.get());
 }
 
@@ -72,13 +73,14 @@ void Loop::cancel(TimerId id) {
 void Loop::defer(Deferred* work) {
   if (work->deferred_queued_) return;
   work->deferred_queued_ = true;
-  deferred_.push_back(work);
+  (work->ran_in_tick_ == tick_ ? next_tick_ : deferred_).push_back(work);
 }
 
 void Loop::forget(Deferred* work) {
   if (!work->deferred_queued_) return;
   work->deferred_queued_ = false;
   std::replace(deferred_.begin(), deferred_.end(), work, static_cast<Deferred*>(nullptr));
+  std::replace(next_tick_.begin(), next_tick_.end(), work, static_cast<Deferred*>(nullptr));
 }
 
 int Loop::wait_budget_ms(int max_wait_ms) const {
@@ -118,15 +120,19 @@ void Loop::fire_timers() {
 }
 
 void Loop::run_deferred_list() {
-  // Deferred work may defer more work (a flush that closes a connection
-  // queues its reaping), so the list is walked until it stays empty.
+  // Deferred work may defer other work (a flush that closes a connection
+  // queues its reaping), so the list is walked until it stays empty; work
+  // that ran already has gone to next_tick_ instead, so the walk ends.
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     Deferred* work = deferred_[i];
     if (work == nullptr) continue;
     work->deferred_queued_ = false;
+    work->ran_in_tick_ = tick_;
     work->run_deferred();
   }
   deferred_.clear();
+  deferred_.swap(next_tick_);
+  ++tick_;
 }
 
 void Loop::run() {

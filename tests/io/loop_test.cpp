@@ -100,7 +100,7 @@ struct Work final : Deferred {
   }
 };
 
-TEST_P(LoopTest, DeferredWorkRunsOncePerTickAndMayDeferAgain) {
+TEST_P(LoopTest, DeferredWorkRunsOncePerTickAndWhatItDefersAgainRunsNextTick) {
   Loop loop(GetParam());
   Work work;
   work.loop = &loop;
@@ -110,8 +110,58 @@ TEST_P(LoopTest, DeferredWorkRunsOncePerTickAndMayDeferAgain) {
   EXPECT_EQ(work.runs, 1);
   work.chain = 2;
   loop.defer(&work);
+  // Re-deferred from its own run: the next tick must not wait (a timeout of
+  // -1 here would hang the test if it did).
+  loop.run_once(-1);
+  EXPECT_EQ(work.runs, 2);
+  loop.run_once(-1);
+  EXPECT_EQ(work.runs, 3);
+  loop.run_once(-1);
+  EXPECT_EQ(work.runs, 4);
   loop.run_once(0);
   EXPECT_EQ(work.runs, 4);
+}
+
+// Seed 001's lesson at the loop's level: work that re-arms itself on every
+// run (a publisher with endless input) must not keep the loop from its
+// other sockets — a new client, a ping.
+TEST_P(LoopTest, WorkThatAlwaysDefersAgainLeavesEveryTickToTheSockets) {
+  Loop loop(GetParam());
+  Pipe pipe;
+  Recorder rec;
+  ASSERT_EQ(loop.watch(pipe.fds[0], kReadable, &rec), 0);
+  Work work;
+  work.loop = &loop;
+  work.chain = 1000000;
+  loop.defer(&work);
+  loop.run_once(0);
+  ASSERT_EQ(::write(pipe.fds[1], "x", 1), 1);
+  loop.run_once(0);
+  EXPECT_EQ(rec.calls, 1);
+  EXPECT_EQ(work.runs, 2);
+  loop.forget(&work);
+}
+
+struct Forgetter final : Deferred {
+  Loop* loop = nullptr;
+  Deferred* victim = nullptr;
+  void run_deferred() override { loop->forget(victim); }
+};
+
+TEST_P(LoopTest, WorkForgottenWhileWaitingForTheNextTickDoesNotRun) {
+  Loop loop(GetParam());
+  Work work;
+  work.loop = &loop;
+  work.chain = 1;
+  Forgetter forgetter;
+  forgetter.loop = &loop;
+  forgetter.victim = &work;
+  loop.defer(&work);
+  loop.defer(&forgetter);
+  loop.run_once(0);  // work re-defers itself into the next tick, then is forgotten
+  EXPECT_EQ(work.runs, 1);
+  loop.run_once(0);
+  EXPECT_EQ(work.runs, 1);
 }
 
 TEST_P(LoopTest, ForgottenWorkDoesNotRun) {

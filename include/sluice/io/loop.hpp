@@ -30,7 +30,8 @@ class Handler {
   ~Handler() = default;
 };
 
-// Work to run once at the end of the current tick.
+// Work to run once at the end of the current tick (or of the next, when it
+// has already run in this one).
 class Deferred {
  public:
   virtual void run_deferred() = 0;
@@ -41,6 +42,7 @@ class Deferred {
  private:
   friend class Loop;
   bool deferred_queued_ = false;
+  std::uint64_t ran_in_tick_ = 0;
 };
 
 enum class BackendKind : std::uint8_t { epoll, poll };
@@ -67,7 +69,11 @@ class Loop {
   void cancel(TimerId id);
 
   // Queues `work` for the end of this tick; a second call before it runs is
-  // a no-op. forget() takes it off the list (for work being destroyed).
+  // a no-op. Work that has already run this tick is queued for the next
+  // one, which then polls the sockets without waiting: a connection that
+  // re-arms itself on every run (a publisher whose replies drained while its
+  // next requests already wait) gets one turn per tick, not the whole loop.
+  // forget() takes it off the lists (for work being destroyed).
   void defer(Deferred* work);
   void forget(Deferred* work);
 
@@ -106,6 +112,8 @@ class Loop {
   std::vector<ReadyEvent> ready_;
   std::vector<std::unique_ptr<Timer>> timers_;  // stable: callbacks may add timers
   std::vector<Deferred*> deferred_;
+  std::vector<Deferred*> next_tick_;
+  std::uint64_t tick_ = 1;
   Deferred* wake_task_ = nullptr;
   TimerId next_timer_id_ = 1;
   Clock::time_point now_;
