@@ -58,6 +58,7 @@ TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status)
   auto record = std::make_unique<TopicRecord>(name, limits_);
   TopicRecord* raw = record.get();
   topics_.emplace(raw->name, std::move(record));
+  topics_in_order_.push_back(raw);
   return raw;
 }
 
@@ -71,13 +72,10 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
   {
     const std::lock_guard lock(record->mutex);
     KeptEvent event;
-    // When the pool is short of blocks, this topic's history gives way
-    // first: replay is a convenience, the live event is the point.
+    // When the pool is short of blocks, kept history gives way: replay is a
+    // convenience, the live event is the point.
     while (!encode(*record, record->next_id, message, event)) {
-      // Only an event every loop has delivered may give way.
-      if (record->history.empty() || a_loop_lags(*record, 0, true) || !record->history.evict_oldest()) {
-        return {HubStatus::no_memory};
-      }
+      if (!evict_in_turn(*record)) return {HubStatus::no_memory};
     }
     // Backpressure: a loop that has not delivered the oldest kept event yet
     // would lose it. The publisher waits for it instead (the loops never
@@ -92,6 +90,33 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
   }
   notify_loops(*record, mask);
   return result;
+}
+
+// Only an event every loop has delivered may give way.
+bool TopicBook::evict_delivered(TopicRecord& record) {
+  return !record.history.empty() && !a_loop_lags(record, 0, true) && record.history.evict_oldest();
+}
+
+// The oldest delivered event of the next topic in turn, this one included,
+// so that under a short pool every topic's history shrinks alike: the full
+// history of an idle topic cannot refuse a new topic's publishes for good,
+// and a busy topic does not only ever eat its own. False when a whole turn
+// found nothing to give. A topic whose lock is held elsewhere is passed
+// over rather than waited for: this thread holds `self`'s lock, and the
+// other holder may be waiting for it.
+bool TopicBook::evict_in_turn(TopicRecord& self) {
+  const std::shared_lock lock(topics_mutex_);
+  const std::size_t count = topics_in_order_.size();
+  for (std::size_t step = 0; step < count; ++step) {
+    TopicRecord& victim = *topics_in_order_[evict_cursor_.fetch_add(1, std::memory_order_relaxed) % count];
+    if (&victim == &self) {
+      if (evict_delivered(self)) return true;
+      continue;
+    }
+    const std::unique_lock victim_lock(victim.mutex, std::try_to_lock);
+    if (victim_lock.owns_lock() && evict_delivered(victim)) return true;
+  }
+  return false;
 }
 
 // The SSE form every SSE subscriber shares, and the payload (one byte of

@@ -49,5 +49,19 @@ TEST(PoolReserve, ControlTrafficFlowsWhileDataIsRefused) {
   EXPECT_EQ(newcomer.events()[0].data, "after");
 }
 
+// The pool full of delivered history (no subscriber, so every event is kept
+// only for replay) must not refuse another topic's events: the history gives
+// way, a topic at a time.
+TEST(PoolReserve, AnIdleTopicsHistoryMakesRoomForANewTopic) {
+  RunningServer server(tiny_pool());
+  TestClient publisher(server.port());
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(publish(publisher, "/pub/idle", "kept for replay"), 200) << i;
+  SseSubscriber newcomer(server.port(), "/sse/new");
+  ASSERT_TRUE(newcomer.opened());
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(publish(publisher, "/pub/new", "live " + std::to_string(i)), 200) << i;
+  ASSERT_TRUE(newcomer.wait_for(20));
+  EXPECT_EQ(newcomer.events()[19].data, "live 19");
+}
+
 }  // namespace
 }  // namespace sluice::test

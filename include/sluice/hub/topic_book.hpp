@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "sluice/buf/pool.hpp"
 #include "sluice/hub/history.hpp"
@@ -102,12 +103,16 @@ class TopicBook {
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
+  [[nodiscard]] static bool evict_delivered(TopicRecord& record);
+  [[nodiscard]] bool evict_in_turn(TopicRecord& self);
 
   buf::Pool& pool_;
   HubLimits limits_;
   std::string epoch_;
   mutable std::shared_mutex topics_mutex_;
   std::unordered_map<std::string, std::unique_ptr<TopicRecord>, NameHash, std::equal_to<>> topics_;
+  std::vector<TopicRecord*> topics_in_order_;  // topics are never removed, so indexes are stable
+  std::atomic<std::size_t> evict_cursor_{0};
   std::array<TopicWatcher*, kMaxLoops> watchers_{};
 };
 
