@@ -70,7 +70,7 @@ std::string replay_settings(const BurstSetup& setup) {
   const std::size_t frame = std::max(setup.size, kPayloadHeader) + kFieldBytes;
   // Each kept event holds its SSE frame and its replay payload, and every
   // round's topic keeps its history until the server stops: a pool short of
-  // them all evicts the newest round's oldest events instead.
+  // them all makes every topic's history give way in turn, this round's too.
   const std::size_t blocks = setup.rounds * 2 * kept * ((frame + kBlockSize - 1) / kBlockSize);
   std::string out;
   append_setting(out, "history.max_events", kept, 1000);
