@@ -1,6 +1,11 @@
 // Each scenario, run for about a second through the sluice-bench binary
 // against a live sluiced, prints well-formed JSON with deliveries. Nothing
 // here is timed: figures belong in docs/BENCHMARKS.md.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -102,6 +107,28 @@ TEST(Scenarios, ConcurrentSendFromWebSocketPublishersDeliversEveryMessage) {
   EXPECT_EQ(r.value("lost", -1), 0);
   EXPECT_EQ(r.value("reordered", -1), 0);
   EXPECT_EQ(r.value("corrupted", -1), 0);
+}
+
+TEST(Scenarios, ATargetNobodyListensOnIsNamedInTheError) {
+  // A port that was free a moment ago: bound, then closed.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof addr;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length), 0);
+  ::close(fd);
+  const std::string target = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  test::ChildProcess bench({"/bin/sh", "-c",
+                           std::string(SLUICE_BENCH_PATH) + " fanout -d 1 --quiet --json --target " + target +
+                               " 2>/dev/null"});
+  ASSERT_TRUE(bench.read_to_end(60s));
+  EXPECT_NE(bench.wait(10s), 0);
+  const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << bench.output();
+  const std::string error = doc["results"][0].value("error", "");
+  EXPECT_NE(error.find("cannot connect to --target " + target), std::string::npos) << error;
 }
 
 }  // namespace

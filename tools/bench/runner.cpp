@@ -1,6 +1,9 @@
 #include "runner.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -9,6 +12,7 @@
 #include "clock.hpp"
 #include "histogram.hpp"
 #include "link_proxy.hpp"
+#include "net.hpp"
 #include "server_process.hpp"
 
 namespace sluice::bench {
@@ -37,6 +41,14 @@ nlohmann::json run_one(const CommonOptions& common, const Named& named, const Sc
   ServerProcess process;
   if (named.command.empty()) {
     if (!io::parse_endpoint(common.target, sut.direct)) return {{"server", named.name}, {"error", "bad --target"}};
+    // Said up front, or every scenario reports its own symptom of it.
+    const int probe = dial(sut.direct);
+    if (probe < 0) {
+      return {{"server", named.name},
+              {"error", "cannot connect to --target " + common.target + ": " + std::strerror(-probe) +
+                            " (start sluiced, e.g. `make run`, or name servers with --server NAME=COMMAND)"}};
+    }
+    ::close(probe);
   } else {
     if (std::string error = process.start(named.command); !error.empty()) return {{"server", named.name}, {"error", error}};
     sut.direct = process.endpoint();
