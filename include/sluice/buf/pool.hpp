@@ -91,6 +91,7 @@ class Pool {
   mutable std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
   PoolConfig config_;
   char* arena_ = nullptr;
+  std::size_t arena_bytes_ = 0;
   std::size_t fresh_next_ = 0;  // blocks [fresh_next_, block_count) were never handed out
   std::size_t stride_ = 0;
   Block* free_list_ = nullptr;
