@@ -1,7 +1,8 @@
 // burst against a live sluiced in each mode: the replay reaches the client
 // whole, the mode run is named in the result, a server that keeps no
 // history makes --mode auto fall back to live and say why, and a history
-// too short for K fails the run naming the settings that would hold it.
+// too short for K fails the run naming the settings that would hold it; over
+// WebSocket the burst runs live.
 // Nothing here is timed: figures belong in docs/BENCHMARKS.md.
 #include <gtest/gtest.h>
 
@@ -50,6 +51,20 @@ TEST(Burst, LiveModeWhenAsked) {
   EXPECT_EQ(run.result.value("mode", ""), "live");
   EXPECT_EQ(run.result.value("first_event_from", ""), "publish");
   EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
+}
+
+TEST(Burst, OverWebSocketRunsLiveAndCountsEveryMessage) {
+  const BenchRun run = run_burst("-k 200 --rounds 2 --proto ws");
+  EXPECT_EQ(run.exit_code, 0) << run.result.dump();
+  EXPECT_EQ(run.result.value("mode", ""), "live");
+  EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
+  EXPECT_GT(run.result.value("events_per_segment", 0.0), 0.0);
+}
+
+TEST(Burst, ReplayOverWebSocketIsRefusedAndSaysWhy) {
+  const BenchRun run = run_burst("-k 50 --rounds 1 --proto ws --mode replay");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.result.value("error", "").find("replay is measured over SSE"), std::string::npos) << run.result.dump();
 }
 
 TEST(Burst, FallsBackToLiveAndSaysWhyWhenTheServerKeepsNoHistory) {

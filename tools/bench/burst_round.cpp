@@ -10,6 +10,7 @@
 #include "reader_context.hpp"
 #include "replay_stream.hpp"
 #include "sse_session.hpp"
+#include "ws_session.hpp"
 #include "stamp.hpp"
 
 namespace sluice::bench {
@@ -136,11 +137,13 @@ Round replay_round(const BurstSetup& setup, const ServerUnderTest& sut, std::siz
   return round;
 }
 
-Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index) {
-  StreamCounters counters;
-  ReaderContext context(counters);
-  const std::string topic = fresh_topic("burst", index);
-  SseSession session(context, {.server = sut.endpoint, .path = "/sse/" + topic});
+namespace {
+
+// The live round with either protocol's session (both count events and
+// stamp the first and last read).
+template <class Stream>
+Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContext& context, Stream& session,
+               const std::string& topic) {
   const std::uint64_t deadline = deadline_of(setup);
   if (!session.start()) return failed("cannot connect");
   const std::uint64_t segments_before = segments_in(session.fd());
@@ -162,7 +165,8 @@ Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_
                   " publishes; a history of at least -k events holds a live burst");
   }
   if (session.events() < setup.events) {
-    return failed(std::to_string(session.events()) + " of " + std::to_string(setup.events) + " events arrived");
+    return failed(std::to_string(session.events()) + " of " + std::to_string(setup.events) + " events arrived" +
+                  (session.error().empty() ? "" : ": " + session.error()));
   }
   Round round;
   round.complete = true;
@@ -172,12 +176,28 @@ Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_
   round.first_ms = ms_between(published_at, first);
   round.last_ms = ms_between(published_at, session.last_event_ns());
   round.drain_ms = ms_between(first, session.last_event_ns());
-  // The first segment after the handshake carried the stream head.
+  // The first segment after the handshake carried the stream head (the
+  // SSE response head, or the 101).
   const std::uint64_t segments = segments_in(session.fd()) - segments_before;
   if (segments > 1) {
     round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(segments - 1);
   }
   return round;
+}
+
+}  // namespace
+
+Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index) {
+  StreamCounters counters;
+  ReaderContext context(counters);
+  const std::string topic = fresh_topic("burst", index);
+  const SessionOptions options{.server = sut.endpoint, .path = stream_path(setup.proto, topic), .proto = setup.proto};
+  if (setup.proto == Proto::ws) {
+    WsSession session(context, options);
+    return run_live(setup, sut, context, session, topic);
+  }
+  SseSession session(context, options);
+  return run_live(setup, sut, context, session, topic);
 }
 
 }  // namespace sluice::bench

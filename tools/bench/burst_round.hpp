@@ -13,10 +13,12 @@
 #include <string>
 
 #include "runner.hpp"
+#include "session.hpp"
 
 namespace sluice::bench {
 
 struct BurstSetup {
+  Proto proto = Proto::sse;  // the live round's subscriber; replay is SSE's (Last-Event-ID)
   std::size_t events = 1000;
   std::size_t size = 64;
   std::size_t rounds = 5;  // each on a topic of its own, whose history the server keeps

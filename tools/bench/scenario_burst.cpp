@@ -40,7 +40,11 @@ double median(std::vector<double> values) {
 // Which mode runs against this server, recorded in `result`. False when
 // --mode replay was asked of a server that does not replay.
 bool choose_mode(const BurstOptions& o, const ServerUnderTest& sut, nlohmann::json& result) {
-  if (o.mode == "live") {
+  if (o.setup.proto == Proto::ws && o.mode == "replay") {
+    result["replay_note"] = "replay is measured over SSE (Last-Event-ID); over WebSocket the burst runs live";
+    return false;
+  }
+  if (o.mode == "live" || o.setup.proto == Proto::ws) {
     result["mode"] = "live";
     result["replay"] = false;
     return true;
@@ -104,7 +108,8 @@ const char* const kModes =
     "--set history.max_events=10001 --set history.max_bytes=2560256 --set send.budget_frames=10000\n"
     "--set send.budget_bytes=1280000 --set pool.block_count=116394\n"
     "(a round that falls short prints them for its K and size). --mode live subscribes first and\n"
-    "publishes the K events after. --mode auto (default) replays where the server can, live elsewhere.";
+    "publishes the K events after. --mode auto (default) replays where the server can, live elsewhere.\n"
+    "--proto ws subscribes on /ws/{topic} and always runs live.";
 
 }  // namespace
 
@@ -118,6 +123,7 @@ void add_burst(CLI::App& app, int& exit_code) {
   cmd->add_option("--mode", o->mode, "replay (history), live (publish after subscribing), auto")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "replay", "live"}));
+  add_proto_option(*cmd, o->setup.proto);
   cmd->add_option("--rounds", o->setup.rounds, "bursts, each to a new client; medians are reported")->capture_default_str();
   cmd->add_option("--timeout", o->setup.timeout, "seconds one round may take")->capture_default_str();
   cmd->callback([o, &exit_code] {
@@ -126,7 +132,8 @@ void add_burst(CLI::App& app, int& exit_code) {
         {"drain_events_per_s", "kevents/s", 1e3, 1}, {"events_per_segment", "ev/segment", 1, 1},
         {"rounds_complete", "rounds", 1, 0}}};
     const nlohmann::json options = {{"events", o->setup.events}, {"size", o->setup.size}, {"rounds", o->setup.rounds},
-                                    {"mode", o->mode}, {"link", o->common.link}};
+                                    {"mode", o->mode}, {"proto", proto_name(o->setup.proto)},
+                                    {"link", o->common.link}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [&o](const nlohmann::json& results) {
                                std::vector<Bar> bars;

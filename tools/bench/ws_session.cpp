@@ -95,7 +95,8 @@ void WsSession::on_message(bool, std::string_view payload) {
   const SequenceTracker::Step step = sequence_.next(index, seq);
   if (step.gaps != 0) context_.counters.add(context_.counters.gaps, step.gaps);
   if (step.out_of_order) context_.counters.add(context_.counters.order_errors, 1);
-  ++events_;
+  if (events_++ == 0) first_event_ns_ = now_;
+  last_event_ns_ = now_;
   if (--until_sample_ != 0) return;
   until_sample_ = context_.latency_every;
   std::uint64_t stamp = 0;

@@ -29,7 +29,10 @@ class WsSession final : public Session, private WsFrameHandler {
   [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
   [[nodiscard]] bool done() const { return state_ == State::done; }
   [[nodiscard]] std::uint64_t events() const { return events_; }
+  [[nodiscard]] std::uint64_t first_event_ns() const { return first_event_ns_; }
+  [[nodiscard]] std::uint64_t last_event_ns() const { return last_event_ns_; }
   [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] int fd() const { return fd_; }
 
  private:
   enum class State : std::uint8_t { head, streaming, done };
@@ -58,6 +61,8 @@ class WsSession final : public Session, private WsFrameHandler {
   std::string error_;
   std::uint64_t now_ = 0;  // read once per read(), shared by its frames
   std::uint64_t events_ = 0;
+  std::uint64_t first_event_ns_ = 0;
+  std::uint64_t last_event_ns_ = 0;
   std::uint32_t until_sample_ = 1;
 };
 
