@@ -20,7 +20,11 @@ const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path
 
 // A small send budget and a short retry make a pipelined burst cut an SSE
 // stream off and the client come back soon (tests/peers/lib/resume.mjs).
-const std::vector<std::string> kResumeSettings = {"send.budget_bytes=4096", "policy.slow_retry_ms=50"};
+// One loop, so a burst's events reach the subscriber's queue in one drain:
+// with two, the subscriber's loop could take them a few at a time as they
+// are published, the socket could take each few, and the stream would never
+// be cut (it happened once in CI under load).
+const std::vector<std::string> kResumeSettings = {"send.budget_bytes=4096", "policy.slow_retry_ms=50", "threads=1"};
 
 class Sluiced {
  public:

@@ -1,7 +1,7 @@
 // The resume scenario both EventSource peers run. The test starts sluiced
-// with a small send budget (send.budget_bytes=4096, about four of these
-// events) and a short slow-consumer retry (policy.slow_retry_ms=50). Each
-// pipelined burst overflows the budget within one loop tick, so sluiced
+// with one loop, a small send budget (send.budget_bytes=4096, about four of
+// these events) and a short slow-consumer retry (policy.slow_retry_ms=50).
+// Each pipelined burst overflows the budget within one loop tick, so sluiced
 // cuts the stream off (fifo policy) after what it has queued; the client
 // reconnects with Last-Event-ID and the rest is replayed, which may
 // overflow the budget again. Every cut must lose and repeat nothing.
