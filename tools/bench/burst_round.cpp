@@ -10,8 +10,8 @@
 #include "reader_context.hpp"
 #include "replay_stream.hpp"
 #include "sse_session.hpp"
-#include "ws_session.hpp"
 #include "stamp.hpp"
+#include "ws_session.hpp"
 
 namespace sluice::bench {
 
@@ -59,6 +59,52 @@ std::string shortfall(const ReplayStream& stream, const BurstSetup& setup) {
 // Never below sluiced's default, so that the line can be copied as it is.
 void append_setting(std::string& out, const char* key, std::size_t needed, std::size_t server_default) {
   out += std::string(out.empty() ? "" : " ") + "--set " + key + "=" + std::to_string(std::max(needed, server_default));
+}
+
+// The live round with either protocol's session (both count events and
+// stamp the first and last read).
+template <class Stream>
+Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContext& context, Stream& session,
+               const std::string& topic) {
+  const std::uint64_t deadline = deadline_of(setup);
+  if (!session.start()) return failed("cannot connect");
+  const std::uint64_t segments_before = segments_in(session.fd());
+  while (!session.streaming() && !session.done() && now_ns() < deadline) context.loop.run_once(10);
+  if (!session.streaming()) return failed("no stream head: " + session.error());
+  Publisher publisher({.server = sut.direct, .topic = topic, .size = setup.size, .pipeline = setup.events,
+                       .window = setup.events, .max_events = setup.events});
+  const std::uint64_t published_at = now_ns();
+  publisher.start(deadline);
+  // A refused publish (sluiced: 503 while a loop catches up on a history
+  // shorter than the burst) never arrives, so it ends the wait.
+  while (session.events() < setup.events && !session.done() && publisher.counters().refused.load() == 0 &&
+         now_ns() < deadline) {
+    context.loop.run_once(10);
+  }
+  publisher.stop();
+  if (const std::uint64_t refused = publisher.counters().refused.load(); refused > 0) {
+    return failed("the server refused " + std::to_string(refused) + " of " + std::to_string(setup.events) +
+                  " publishes; a history of at least -k events holds a live burst");
+  }
+  if (session.events() < setup.events) {
+    return failed(std::to_string(session.events()) + " of " + std::to_string(setup.events) + " events arrived" +
+                  (session.error().empty() ? "" : ": " + session.error()));
+  }
+  Round round;
+  round.complete = true;
+  // A server that has the events before the publish (sol-server --mode
+  // burst) may deliver the first ones with the stream head: first_ms is 0.
+  const std::uint64_t first = session.first_event_ns();
+  round.first_ms = ms_between(published_at, first);
+  round.last_ms = ms_between(published_at, session.last_event_ns());
+  round.drain_ms = ms_between(first, session.last_event_ns());
+  // The first segment after the handshake carried the stream head (the
+  // SSE response head, or the 101).
+  const std::uint64_t segments = segments_in(session.fd()) - segments_before;
+  if (segments > 1) {
+    round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(segments - 1);
+  }
+  return round;
 }
 
 }  // namespace
@@ -136,56 +182,6 @@ Round replay_round(const BurstSetup& setup, const ServerUnderTest& sut, std::siz
   }
   return round;
 }
-
-namespace {
-
-// The live round with either protocol's session (both count events and
-// stamp the first and last read).
-template <class Stream>
-Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContext& context, Stream& session,
-               const std::string& topic) {
-  const std::uint64_t deadline = deadline_of(setup);
-  if (!session.start()) return failed("cannot connect");
-  const std::uint64_t segments_before = segments_in(session.fd());
-  while (!session.streaming() && !session.done() && now_ns() < deadline) context.loop.run_once(10);
-  if (!session.streaming()) return failed("no stream head: " + session.error());
-  Publisher publisher({.server = sut.direct, .topic = topic, .size = setup.size, .pipeline = setup.events,
-                       .window = setup.events, .max_events = setup.events});
-  const std::uint64_t published_at = now_ns();
-  publisher.start(deadline);
-  // A refused publish (sluiced: 503 while a loop catches up on a history
-  // shorter than the burst) never arrives, so it ends the wait.
-  while (session.events() < setup.events && !session.done() && publisher.counters().refused.load() == 0 &&
-         now_ns() < deadline) {
-    context.loop.run_once(10);
-  }
-  publisher.stop();
-  if (const std::uint64_t refused = publisher.counters().refused.load(); refused > 0) {
-    return failed("the server refused " + std::to_string(refused) + " of " + std::to_string(setup.events) +
-                  " publishes; a history of at least -k events holds a live burst");
-  }
-  if (session.events() < setup.events) {
-    return failed(std::to_string(session.events()) + " of " + std::to_string(setup.events) + " events arrived" +
-                  (session.error().empty() ? "" : ": " + session.error()));
-  }
-  Round round;
-  round.complete = true;
-  // A server that has the events before the publish (sol-server --mode
-  // burst) may deliver the first ones with the stream head: first_ms is 0.
-  const std::uint64_t first = session.first_event_ns();
-  round.first_ms = ms_between(published_at, first);
-  round.last_ms = ms_between(published_at, session.last_event_ns());
-  round.drain_ms = ms_between(first, session.last_event_ns());
-  // The first segment after the handshake carried the stream head (the
-  // SSE response head, or the 101).
-  const std::uint64_t segments = segments_in(session.fd()) - segments_before;
-  if (segments > 1) {
-    round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(segments - 1);
-  }
-  return round;
-}
-
-}  // namespace
 
 Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index) {
   StreamCounters counters;
