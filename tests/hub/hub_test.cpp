@@ -314,10 +314,15 @@ TEST(HubThreads, PublishersOnTheirOwnTopicsShareAShortPool) {
     });
   }
   for (auto& p : publishers) p.join();
-  EXPECT_GT(published.load(), kThreads * kEach / 2);
+  // How many turns were refused depends on how the threads met; what cannot
+  // vary: the pool's 30 events went out before anyone needed room, and once
+  // the others are quiet a fresh topic always finds idle history to take.
+  EXPECT_GE(published.load(), 30);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(book.publish("fresh", {std::string(200, 'x')}).status, HubStatus::ok) << i;
   std::size_t kept = 0;
   for (int t = 0; t < kThreads; ++t) kept += book.find("t" + std::to_string(t))->history.size();
-  EXPECT_GT(kept, 0u);
+  kept += book.find("fresh")->history.size();
+  EXPECT_EQ(book.find("fresh")->history.size(), 30u);
   EXPECT_EQ(pool.free_blocks() + 2 * kept, 64u);  // every block is free or kept (two an event): none leaked
 }
 
