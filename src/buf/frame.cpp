@@ -53,6 +53,17 @@ std::size_t FrameRef::copy_to(char* out, std::size_t capacity, std::size_t offse
   return copied;
 }
 
+bool FrameRef::append_unshared(std::string_view bytes) {
+  if (head_ == nullptr || use_count() != 1) return false;
+  Block* tail = head_;
+  while (tail->next != nullptr) tail = tail->next;
+  if (head_->pool->block_size() - tail->used < bytes.size()) return false;
+  std::memcpy(tail->data() + tail->used, bytes.data(), bytes.size());
+  tail->used += static_cast<std::uint32_t>(bytes.size());
+  head_->frame_size += bytes.size();
+  return true;
+}
+
 FrameBuilder::~FrameBuilder() { abandon(); }
 
 void FrameBuilder::abandon() {

@@ -72,6 +72,10 @@ EnqueueStatus OutQueue::push_control(buf::FrameRef frame) {
   return EnqueueStatus::ok;
 }
 
+bool OutQueue::append_control(std::string_view bytes) {
+  return !control_.empty() && control_.at(control_.size() - 1).frame.append_unshared(bytes);
+}
+
 FlushResult OutQueue::flush(Writer& writer) {
   FlushResult result{FlushStatus::drained};
   struct iovec iov[kMaxIov];

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "request_helpers.hpp"
+#include "sluice/buf/fixed_sink.hpp"
 #include "sluice/hub/event_id.hpp"
 #include "sluice/hub/topic_name.hpp"
 #include "sluice/server/session.hpp"
@@ -130,11 +131,25 @@ void Session::method_not_allowed(std::string_view allow) {
 
 void Session::respond(Response response) {
   response.keep_alive = keep_alive_;
-  buf::FrameRef frame = make_response(worker_.pool(), response);
-  if (!frame || send_control(std::move(frame)) != conn::EnqueueStatus::ok) {
-    return close_now(conn::CloseReason::io_error);
-  }
+  if (!queue_response(response)) return close_now(conn::CloseReason::io_error);
   if (!keep_alive_) close_after_flush(conn::CloseReason::peer);
+}
+
+// A reply rides in the room left in the block of the reply before it when
+// that one is still queued: a publisher pipelining hundreds of POSTs then
+// gets them answered in one write from a few blocks, where a block each
+// would stop its input after send.control_frames replies.
+bool Session::queue_response(const Response& response) {
+  char text[512];
+  buf::FixedSink sink(text, sizeof text);
+  write_response(sink, response);
+  if (!sink.failed() && mutable_out_queue().append_control(sink.text())) {
+    want_flush();
+    return true;
+  }
+  buf::FrameRef frame = sink.failed() ? make_response(worker_.pool(), response)
+                                      : buf::make_frame(worker_.pool(), buf::Lane::control, sink.text());
+  return frame && send_control(std::move(frame)) == conn::EnqueueStatus::ok;
 }
 
 void Session::fail(int status) {

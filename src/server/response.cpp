@@ -6,7 +6,7 @@
 
 namespace sluice::server {
 
-buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
+void write_response(buf::Sink& sink, const Response& response) {
   char head[256];
   const int n = std::snprintf(head, sizeof head,
                               "HTTP/1.1 %d %s\r\nServer: sluice\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n"
@@ -14,11 +14,15 @@ buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
                               response.status, proto::http1::status_reason(response.status),
                               static_cast<int>(response.content_type.size()), response.content_type.data(),
                               response.body.size(), response.keep_alive ? "keep-alive" : "close");
+  sink.append(head, static_cast<std::size_t>(n));
+  sink.append(response.extra_headers);
+  sink.append("\r\n");
+  sink.append(response.body);
+}
+
+buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
   buf::FrameBuilder builder(pool, buf::Lane::control);
-  builder.append(head, static_cast<std::size_t>(n));
-  builder.append(response.extra_headers);
-  builder.append("\r\n");
-  builder.append(response.body);
+  write_response(builder, response);
   return builder.finish();
 }
 

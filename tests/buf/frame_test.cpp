@@ -77,6 +77,20 @@ TEST(FrameRef, CopiesFromAnOffset) {
   EXPECT_EQ(std::string(out, 4), "Azzz");
 }
 
+TEST(FrameRef, GrowsInPlaceOnlyWhileNobodyElseHoldsItAndItsLastBlockHasRoom) {
+  Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
+  FrameRef f = make_frame(pool, Lane::control, std::string(70, 'a'));  // 64 + 6
+  EXPECT_TRUE(f.append_unshared("bcd"));
+  EXPECT_EQ(bytes_of(f), std::string(70, 'a') + "bcd");
+  EXPECT_FALSE(f.append_unshared(std::string(56, 'x')));  // 9 + 56 > 64: no block is taken
+  EXPECT_EQ(f.size(), 73u);
+  EXPECT_EQ(pool.free_blocks(), 2u);
+  const FrameRef other = f;
+  EXPECT_FALSE(f.append_unshared("e"));
+  EXPECT_EQ(other.size(), 73u);
+  EXPECT_FALSE(FrameRef().append_unshared("e"));
+}
+
 TEST(FrameBuilder, EmptyFrameIsValid) {
   Pool pool({.block_count = 1, .block_size = 64, .reserve = 0});
   FrameBuilder b(pool, Lane::data);

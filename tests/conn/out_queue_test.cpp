@@ -302,6 +302,36 @@ TEST_F(OutQueueTest, ControlLaneFull) {
   EXPECT_TRUE(pool_full());
 }
 
+TEST_F(OutQueueTest, SmallControlBytesRideInTheNewestControlFrame) {
+  OutQueue q({.max_bytes = 1 << 20, .max_frames = 10, .max_control_frames = 2});
+  data(q, 0, 20);
+  EXPECT_FALSE(q.append_control(frame_text('C', 9, 10)));  // no control frame to ride in
+  control(q, 0, 20);
+  EXPECT_TRUE(q.append_control(frame_text('C', 1, 20)));
+  EXPECT_TRUE(q.append_control(frame_text('C', 2, 20)));
+  EXPECT_EQ(q.control_frames(), 1u);
+  EXPECT_FALSE(q.append_control(frame_text('C', 3, 10)));  // 60 of the block's 64 bytes are used
+  control(q, 3, 10);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream),
+            (std::vector<Piece>{{'C', 0}, {'C', 1}, {'C', 2}, {'C', 3}, {'D', 0}}));
+  EXPECT_TRUE(pool_full());
+}
+
+TEST_F(OutQueueTest, ControlBytesNeverJoinAFrameOnTheWireOrOneSharedElsewhere) {
+  OutQueue q;
+  control(q, 0, 20);
+  writer.script = {10};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_FALSE(q.append_control(frame_text('C', 1, 20)));  // C0 is in flight: its length is on the wire
+  const buf::FrameRef shared = frame('C', 2, 20);
+  ASSERT_EQ(q.push_control(shared), EnqueueStatus::ok);
+  EXPECT_FALSE(q.append_control(frame_text('C', 3, 20)));  // another holder would see the bytes
+  EXPECT_EQ(shared.size(), 20u);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'C', 2}}));
+}
+
 TEST_F(OutQueueTest, MoreBlocksThanIovMaxTakeSeveralCallsInOneFlush) {
   OutQueue q;
   for (int id = 0; id < 1500; ++id) data(q, id, 20);

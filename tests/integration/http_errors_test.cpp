@@ -84,6 +84,28 @@ TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   EXPECT_FALSE(client.eof());
 }
 
+// Replies to a pipeline share blocks, so far more requests than
+// send.control_frames are answered between two reads of the socket; every
+// one is answered, in order, whatever the lane's size.
+TEST(HttpErrors, APipelineLongerThanTheControlLaneIsAnsweredWholeAndInOrder) {
+  server::Config config;
+  config.connection.send.max_control_frames = 2;
+  RunningServer server(config);
+  TestClient client(server.port());
+  constexpr int kRequests = 300;
+  std::string pipeline;
+  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na";
+  pipeline += "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  client.send(pipeline);
+  for (int i = 1; i <= kRequests; ++i) {
+    const HttpReply reply = read_reply(client);
+    ASSERT_EQ(reply.status, 200) << i;
+    ASSERT_NE(reply.body.find(":" + std::to_string(i) + "\""), std::string::npos) << reply.body;
+  }
+  EXPECT_EQ(read_reply(client).body, "ok\n");
+  EXPECT_FALSE(client.eof());
+}
+
 TEST(HttpErrors, Http10ClosesAfterTheResponse) {
   RunningServer server;
   TestClient client(server.port());

@@ -43,6 +43,12 @@ class FrameRef {
   // how many were copied. For tests and small control frames.
   std::size_t copy_to(char* out, std::size_t capacity, std::size_t offset = 0) const;
 
+  // Appends `bytes` in place when this is the frame's only reference and
+  // its last block has room for all of them; returns false, changing
+  // nothing, otherwise. A frame nobody else can see is not yet immutable:
+  // small replies to pipelined requests share a block this way.
+  [[nodiscard]] bool append_unshared(std::string_view bytes);
+
   friend bool operator==(const FrameRef& a, const FrameRef& b) { return a.head_ == b.head_; }
 
  private:

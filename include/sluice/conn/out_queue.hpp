@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "sluice/buf/frame.hpp"
 #include "sluice/conn/frame_ring.hpp"
@@ -75,6 +76,13 @@ class OutQueue {
   // before any data frame that has not started on the wire. Returns full,
   // queueing nothing, when max_control_frames are queued.
   [[nodiscard]] EnqueueStatus push_control(buf::FrameRef frame);
+
+  // Appends `bytes` to the newest queued control frame, which is never one
+  // on the wire, when nobody else holds it and its last block has room;
+  // returns false, changing nothing, otherwise. The bytes reach the wire
+  // exactly where a frame of their own pushed now would: replies to
+  // pipelined requests share blocks instead of taking one each.
+  [[nodiscard]] bool append_control(std::string_view bytes);
 
   // Writes through `writer`: the rest of the frame in flight, then control
   // frames, then data frames, one iovec per block, at most IOV_MAX iovecs

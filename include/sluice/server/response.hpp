@@ -18,6 +18,9 @@ struct Response {
   std::string_view extra_headers;  // whole lines, each ending in CRLF
 };
 
+// Writes the whole response, head and body, into `sink`.
+void write_response(buf::Sink& sink, const Response& response);
+
 // Returns an empty FrameRef when even the reserve is exhausted.
 [[nodiscard]] buf::FrameRef make_response(buf::Pool& pool, const Response& response);
 

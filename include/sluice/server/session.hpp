@@ -65,6 +65,7 @@ class Session final : public conn::Connection, public hub::Subscriber {
   bool handle_one(std::string_view input, std::size_t& used);
   void handle_request(const proto::http1::Request& request);
   void respond(Response response);
+  bool queue_response(const Response& response);
   void fail(int status);
   void method_not_allowed(std::string_view allow);
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
