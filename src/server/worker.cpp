@@ -47,6 +47,7 @@ Worker::Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsi
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
   held_publishers_.reserve(sessions_.capacity());
   retrying_.reserve(sessions_.capacity());
+  retired_.reserve(sessions_.capacity());
   loop_.every(std::chrono::milliseconds(config.heartbeat_ms), [this] { send_heartbeats(); });
   loop_.every(sweep_period(config), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
@@ -214,6 +215,10 @@ void Worker::sweep() {
 void Worker::drain_on_shutdown() {
   loop_.unwatch(listen_fd_);
   listen_fd_ = -1;
+  // What was published before stop() but not yet handed to this loop's
+  // subscribers goes into their queues first: the flushes begun below are
+  // each connection's last.
+  drain_inboxes();
   for (const auto& session : sessions_) session->begin_shutdown();
   const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);

@@ -62,7 +62,7 @@ server::Config memory_config() {
   config.threads = 1;
   config.tcp_send_buffer = 4096;  // the kernel holds little: events wait in the server, under its budgets
   config.tcp_notsent_lowat = 1024;
-  config.linger_timeout_ms = 500;
+  config.linger_timeout_ms = 10000;  // cut-off readers close when the test closes them, never mid-phase
   config.heartbeat_ms = 3'600'000;  // no comment blocks among the fast reader's events
   config.connection.send.max_bytes = 16 * 1024;
   config.connection.send.max_frames = kBudgetFrames;

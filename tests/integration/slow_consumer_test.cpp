@@ -48,6 +48,10 @@ bool strictly_increasing(const std::vector<std::uint64_t>& ids) {
 
 server::Config small_kernel_buffers() {
   server::Config config;
+  // One loop: a publish is answered after its event was handed to every
+  // subscriber, so what a reader sees follows from what was published, not
+  // from when another loop got round to it.
+  config.threads = 1;
   config.tcp_send_buffer = 4096;
   config.tcp_notsent_lowat = 1024;
   config.linger_timeout_ms = 500;
@@ -122,6 +126,7 @@ TEST(SlowConsumer, FifoCutsOffAtTheBudgetWithoutLosingAnything) {
   server::Config config = small_kernel_buffers();
   config.connection.send.max_bytes = 64 * 1024;
   config.policy.slow_retry_ms = 7000;
+  config.linger_timeout_ms = 10000;  // the cut-off stream waits for its reader, however slow the publishing
   RunningServer server(config);
   SseSubscriber stalled(server.port(), "/sse/log", 4096);
   ASSERT_TRUE(stalled.opened());

@@ -13,7 +13,9 @@ using Clock = std::chrono::steady_clock;
 server::Config quick_pings() {
   server::Config config;
   config.ws.ping_interval_ms = 100;
-  config.ws.pong_timeout_ms = 100;
+  // Long beside the interval: a test thread descheduled for a while on a
+  // busy machine must not look like a client that stopped answering.
+  config.ws.pong_timeout_ms = 1000;
   return config;
 }
 
@@ -57,8 +59,9 @@ TEST(WsLiveness, AClientThatAnswersStaysAndASilentOneIsClosed) {
 
 // The server sweeps its timers every quarter of the shortest HTTP timeout
 // (at most once a second); ws.ping_interval_ms must still be honoured when
-// it is shorter than that. With pings due every 100 ms, two seconds hold
-// twenty: asking for eight leaves room for a slow machine.
+// it is shorter than that. With pings due every 100 ms, three seconds hold
+// thirty; a sweep once a second would send at most four: asking for eight
+// tells them apart and leaves room for a slow machine.
 TEST(WsLiveness, PingsComeAtTheConfiguredInterval) {
   server::Config config = quick_pings();
   config.ws.pong_timeout_ms = 5000;
@@ -67,7 +70,7 @@ TEST(WsLiveness, PingsComeAtTheConfiguredInterval) {
   WsTestClient client(server.port());
   ASSERT_TRUE(client.open("/ws/live"));
   int answered = 0;
-  const auto window_end = Clock::now() + 2s;
+  const auto window_end = Clock::now() + 3s;
   while (Clock::now() < window_end) answer_pings(client, answered, 50ms);
   EXPECT_GE(answered, 8);
 }
