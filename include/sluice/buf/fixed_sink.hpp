@@ -20,6 +20,7 @@ class FixedSink final : public Sink {
       failed_ = true;
       return false;
     }
+    if (n == 0) return true;  // an empty view's data may be null, which memcpy must not see
     std::memcpy(buffer_ + size_, data, n);
     size_ += n;
     return true;
