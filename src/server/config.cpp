@@ -86,6 +86,8 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::pool, &buf::PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
     int_setting<&C::pool, &buf::PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
     int_setting<&C::pool, &buf::PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
+    int_setting<&C::pool, &buf::PoolConfig::prefault>("pool.prefault", 0, 1,
+                                                      "fault the whole pool in at start (0: as blocks are first used)"),
     int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_bytes>(
         "send.budget_bytes", 64, 1024 * kMiB, "data bytes queued per connection"),
     int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_frames>(

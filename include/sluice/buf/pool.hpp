@@ -28,6 +28,11 @@ struct PoolConfig {
   std::size_t block_count = 16384;  // 64 MiB at the default block size
   std::size_t block_size = 4096;    // payload bytes per block
   std::size_t reserve = 256;        // blocks that only Lane::control may take
+  // Fault every page in at start: the process holds the pool's whole size
+  // from then on, and no publish waits for the kernel to zero a page (tens
+  // of microseconds per 4 KiB, milliseconds per huge page, on a VM). Off:
+  // pages fault in as blocks are first used.
+  bool prefault = true;
 };
 
 struct PoolStats {
