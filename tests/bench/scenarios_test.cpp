@@ -110,7 +110,8 @@ TEST(Scenarios, ConcurrentSendFromWebSocketPublishersDeliversEveryMessage) {
 }
 
 TEST(Scenarios, ATargetNobodyListensOnIsNamedInTheError) {
-  // A port that was free a moment ago: bound, then closed.
+  // A port bound but not listening: connecting is refused, and while the
+  // socket stays open no other test can start listening on it.
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -118,13 +119,13 @@ TEST(Scenarios, ATargetNobodyListensOnIsNamedInTheError) {
   socklen_t length = sizeof addr;
   ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length), 0);
-  ::close(fd);
   const std::string target = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
   test::ChildProcess bench({"/bin/sh", "-c",
                            std::string(SLUICE_BENCH_PATH) + " fanout -d 1 --quiet --json --target " + target +
                                " 2>/dev/null"});
   ASSERT_TRUE(bench.read_to_end(60s));
   EXPECT_NE(bench.wait(10s), 0);
+  ::close(fd);
   const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << bench.output();
   const std::string error = doc["results"][0].value("error", "");

@@ -5,6 +5,9 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "child_process.hpp"
 #include "test_client.hpp"
@@ -16,6 +19,12 @@ struct BadStart {
   std::vector<std::string> args;
   std::string must_say;
 };
+
+// Named by this process: the release and sanitizer test trees may run at
+// once on one machine, and must not read each other's half-written files.
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + std::to_string(::getpid()) + "_" + name;
+}
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -44,7 +53,7 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
 }
 
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
-  const std::string path = testing::TempDir() + "sluice_bad.toml";
+  const std::string path = temp_path("sluice_bad.toml");
   std::ofstream(path) << "max_connections = 100\n[timeouts]\nhandshake_ms = 5\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path});
   EXPECT_EQ(sluiced.wait(10s), 2);
@@ -54,7 +63,7 @@ TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
 }
 
 TEST(SluicedCli, MalformedConfigFileNamesTheLine) {
-  const std::string path = testing::TempDir() + "sluice_broken.toml";
+  const std::string path = temp_path("sluice_broken.toml");
   std::ofstream(path) << "max_connections = 100\n[pool\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path});
   EXPECT_EQ(sluiced.wait(10s), 2);
@@ -68,7 +77,7 @@ std::uint16_t port_from_banner(const std::string& output) {
 }
 
 TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
-  const std::string path = testing::TempDir() + "sluice_good.toml";
+  const std::string path = temp_path("sluice_good.toml");
   std::ofstream(path) << "[sse]\nheartbeat_ms = 15000\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();

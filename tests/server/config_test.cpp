@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 namespace sluice::server {
 namespace {
@@ -47,7 +50,7 @@ TEST(Config, CrossKeyRules) {
 }
 
 TEST(Config, TomlTablesNameTheKeys) {
-  const std::string path = testing::TempDir() + "config_test.toml";
+  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_config_test.toml";
   std::ofstream(path) << "listen = \"127.0.0.1:9999\"\nmax_connections = 5\n[pool]\nblock_size = 2048\n"
                          "[send]\nbudget_bytes = 65536\n";
   Config c;
