@@ -2,7 +2,7 @@
 // whole, the mode run is named in the result, a server that keeps no
 // history makes --mode auto fall back to live and say why, and a history
 // too short for K fails the run naming the settings that would hold it; over
-// WebSocket the burst runs live.
+// WebSocket the replay is asked for with Last-Event-ID on the upgrade.
 // Nothing here is timed: figures belong in docs/BENCHMARKS.md.
 #include <gtest/gtest.h>
 
@@ -53,18 +53,30 @@ TEST(Burst, LiveModeWhenAsked) {
   EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
 }
 
-TEST(Burst, OverWebSocketRunsLiveAndCountsEveryMessage) {
-  const BenchRun run = run_burst("-k 200 --rounds 2 --proto ws");
+TEST(Burst, OverWebSocketLiveWhenAsked) {
+  const BenchRun run = run_burst("-k 200 --rounds 2 --proto ws --mode live");
   EXPECT_EQ(run.exit_code, 0) << run.result.dump();
   EXPECT_EQ(run.result.value("mode", ""), "live");
   EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
   EXPECT_GT(run.result.value("events_per_segment", 0.0), 0.0);
 }
 
-TEST(Burst, ReplayOverWebSocketIsRefusedAndSaysWhy) {
-  const BenchRun run = run_burst("-k 50 --rounds 1 --proto ws --mode replay");
+TEST(Burst, ReplaysOverWebSocketFromLastEventId) {
+  const BenchRun run = run_burst("-k 300 --rounds 2 --proto ws");
+  EXPECT_EQ(run.exit_code, 0) << run.result.dump();
+  EXPECT_EQ(run.result.value("mode", ""), "replay");
+  EXPECT_EQ(run.result.value("first_event_from", ""), "request");
+  EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
+  EXPECT_GT(run.result.value("events_per_segment", 0.0), 1.0);
+}
+
+TEST(Burst, AWebSocketReplayTooOldForTheHistoryFailsWithTheServersNotice) {
+  const BenchRun run = run_burst("-k 300 --rounds 1 --proto ws --mode replay", "--set history.max_events=100");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.result.value("error", "").find("replay is measured over SSE"), std::string::npos) << run.result.dump();
+  const std::string error = run.result.value("error", "");
+  EXPECT_NE(error.find("notice"), std::string::npos) << error;
+  EXPECT_NE(error.find("too-old"), std::string::npos) << error;
+  EXPECT_NE(error.find("--set history.max_events=1000"), std::string::npos) << error;
 }
 
 TEST(Burst, FallsBackToLiveAndSaysWhyWhenTheServerKeepsNoHistory) {

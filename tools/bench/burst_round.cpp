@@ -107,6 +107,83 @@ Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContex
   return round;
 }
 
+// What a replay round asks for: one event, whose id the client then
+// gives, and the K events after it. Returns why not, empty on success.
+std::string publish_history(const BurstSetup& setup, const ServerUnderTest& sut, const std::string& topic,
+                            std::uint64_t deadline, std::string& first_id) {
+  const PublishAnswer first = publish_one(sut.direct, topic, make_payload(setup.size, now_ns()), deadline);
+  if (first.status / 100 != 2 || first.id.empty()) return "the first publish got no id: " + first.error;
+  first_id = first.id;
+  Publisher publisher({.server = sut.direct, .topic = topic, .size = setup.size, .pipeline = setup.events,
+                       .window = setup.events, .max_events = setup.events});
+  if (!publisher.run(deadline)) return "publishing: " + publisher.error();
+  if (const std::uint64_t refused = publisher.counters().refused.load(); refused > 0) {
+    return with_settings_hint("the server refused " + std::to_string(refused) + " of " + std::to_string(setup.events) +
+                                  " publishes (its pool or history is full)",
+                              setup);
+  }
+  if (publisher.counters().accepted.load() < setup.events) return "not every publish was answered in time";
+  return {};
+}
+
+Round sse_replay(const BurstSetup& setup, const ServerUnderTest& sut, const std::string& topic,
+                 const std::string& first_id, std::uint64_t deadline) {
+  ReplayStream stream;
+  if (!stream.open(sut.endpoint, topic, first_id) || !stream.read_head(deadline)) return failed(stream.error());
+  if (!stream.read_events(setup.events, deadline)) return failed(shortfall(stream, setup));
+  if (stream.first_seq() != seq_of(first_id) + 1 || stream.gaps() > 0) {
+    return failed("the replay began at id " + std::to_string(stream.first_seq()) + " with " +
+                  std::to_string(stream.gaps()) + " ids skipped, not right after " + first_id);
+  }
+  Round round;
+  round.complete = true;
+  round.first_ms = ms_between(stream.requested_ns(), stream.first_event_ns());
+  round.last_ms = ms_between(stream.requested_ns(), stream.wanted_event_ns());
+  round.drain_ms = ms_between(stream.first_event_ns(), stream.wanted_event_ns());
+  // Counted from the request on: the head may share a segment with events.
+  if (stream.segments() > 0) {
+    round.events_per_segment = static_cast<double>(setup.events) / static_cast<double>(stream.segments());
+  }
+  return round;
+}
+
+// The upgrade to /ws/{topic} carries Last-Event-ID. Messages there carry no
+// id, so the bench's own numbers tell where the replay began: the first
+// event and the K after it are all publisher 0's, the first numbered 1 and
+// the K numbered 1..K, so a replay that began one too early repeats a
+// number and one that began late skips some.
+Round ws_replay(const BurstSetup& setup, const ServerUnderTest& sut, const std::string& topic,
+                const std::string& first_id, std::uint64_t deadline) {
+  StreamCounters counters;
+  ReaderContext context(counters);
+  WsSession session(context, {.server = sut.endpoint, .path = stream_path(Proto::ws, topic), .proto = Proto::ws,
+                              .last_event_id = first_id});
+  const std::uint64_t requested = now_ns();
+  if (!session.start()) return failed("cannot connect");
+  const std::uint64_t segments_before = segments_in(session.fd());
+  while (session.events() < setup.events && !session.done() && now_ns() < deadline) context.loop.run_once(10);
+  if (session.events() < setup.events) {
+    return failed(with_settings_hint(std::to_string(session.events()) + " of " + std::to_string(setup.events) +
+                                         " replayed events arrived" +
+                                         (session.error().empty() ? "" : ": " + session.error()),
+                                     setup));
+  }
+  if (counters.gaps.load() > 0 || counters.order_errors.load() > 0 || session.last_seq(0) != setup.events) {
+    return failed("the replay did not begin right after " + first_id + ": " + std::to_string(counters.gaps.load()) +
+                  " skipped, " + std::to_string(counters.order_errors.load()) + " repeated");
+  }
+  Round round;
+  round.complete = true;
+  round.first_ms = ms_between(requested, session.first_event_ns());
+  round.last_ms = ms_between(requested, session.last_event_ns());
+  round.drain_ms = ms_between(session.first_event_ns(), session.last_event_ns());
+  // Counted from the request on: the 101 may share a segment with events.
+  if (const std::uint64_t segments = segments_in(session.fd()) - segments_before; segments > 0) {
+    round.events_per_segment = static_cast<double>(setup.events) / static_cast<double>(segments);
+  }
+  return round;
+}
+
 }  // namespace
 
 std::string replay_settings(const BurstSetup& setup) {
@@ -153,34 +230,10 @@ ReplaySupport probe_replay(const BurstSetup& setup, const ServerUnderTest& sut) 
 Round replay_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index) {
   const std::uint64_t deadline = deadline_of(setup);
   const std::string topic = fresh_topic("replay", index);
-  const PublishAnswer first = publish_one(sut.direct, topic, make_payload(setup.size, now_ns()), deadline);
-  if (first.status / 100 != 2 || first.id.empty()) return failed("the first publish got no id: " + first.error);
-  Publisher publisher({.server = sut.direct, .topic = topic, .size = setup.size, .pipeline = setup.events,
-                       .window = setup.events, .max_events = setup.events});
-  if (!publisher.run(deadline)) return failed("publishing: " + publisher.error());
-  if (const std::uint64_t refused = publisher.counters().refused.load(); refused > 0) {
-    return failed(with_settings_hint("the server refused " + std::to_string(refused) + " of " +
-                                         std::to_string(setup.events) + " publishes (its pool or history is full)",
-                                     setup));
-  }
-  if (publisher.counters().accepted.load() < setup.events) return failed("not every publish was answered in time");
-  ReplayStream stream;
-  if (!stream.open(sut.endpoint, topic, first.id) || !stream.read_head(deadline)) return failed(stream.error());
-  if (!stream.read_events(setup.events, deadline)) return failed(shortfall(stream, setup));
-  if (stream.first_seq() != seq_of(first.id) + 1 || stream.gaps() > 0) {
-    return failed("the replay began at id " + std::to_string(stream.first_seq()) + " with " +
-                  std::to_string(stream.gaps()) + " ids skipped, not right after " + first.id);
-  }
-  Round round;
-  round.complete = true;
-  round.first_ms = ms_between(stream.requested_ns(), stream.first_event_ns());
-  round.last_ms = ms_between(stream.requested_ns(), stream.wanted_event_ns());
-  round.drain_ms = ms_between(stream.first_event_ns(), stream.wanted_event_ns());
-  // Counted from the request on: the head may share a segment with events.
-  if (stream.segments() > 0) {
-    round.events_per_segment = static_cast<double>(setup.events) / static_cast<double>(stream.segments());
-  }
-  return round;
+  std::string first_id;
+  if (std::string why = publish_history(setup, sut, topic, deadline, first_id); !why.empty()) return failed(why);
+  return setup.proto == Proto::ws ? ws_replay(setup, sut, topic, first_id, deadline)
+                                  : sse_replay(setup, sut, topic, first_id, deadline);
 }
 
 Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_t index) {

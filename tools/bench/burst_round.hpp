@@ -3,7 +3,8 @@
 //
 // replay: the K events are published first, into the server's topic
 // history, and a new client then asks for everything after the first
-// event's id (?lastEventId=): the server has all K for it at once, as when
+// event's id (SSE: ?lastEventId=, WebSocket: Last-Event-ID on the
+// upgrade): the server has all K for it at once, as when
 // a dashboard loads. live: the client subscribes first and the K events are
 // published in one pipelined write, so the server gets them as K separate
 // publishes; a server without history can only do this.
@@ -18,7 +19,7 @@
 namespace sluice::bench {
 
 struct BurstSetup {
-  Proto proto = Proto::sse;  // the live round's subscriber; replay is SSE's (Last-Event-ID)
+  Proto proto = Proto::sse;  // the subscriber's protocol, in either mode
   std::size_t events = 1000;
   std::size_t size = 64;
   std::size_t rounds = 5;  // each on a topic of its own, whose history the server keeps

@@ -21,6 +21,7 @@ struct SessionOptions {
   std::string path = "/sse/bench";  // GET target
   int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
   Proto proto = Proto::sse;
+  std::string last_event_id;  // WebSocket: sent as Last-Event-ID, to resume after it; empty: live only
 };
 
 class Session : public io::Handler {

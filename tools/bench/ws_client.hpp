@@ -17,8 +17,11 @@
 namespace sluice::bench {
 
 // Fills `request` with "GET `path`" and an upgrade to WebSocket, and `key`
-// with the fresh key it carries. False when the CSPRNG has no entropy.
-[[nodiscard]] bool make_upgrade_request(std::string_view path, std::string& request, std::string& key);
+// with the fresh key it carries; a non-empty `last_event_id` goes with it
+// as Last-Event-ID (sluiced resumes /ws/{topic} after it). False when the
+// CSPRNG has no entropy.
+[[nodiscard]] bool make_upgrade_request(std::string_view path, std::string& request, std::string& key,
+                                        std::string_view last_event_id = {});
 
 // Checks the parsed head of the answer to an upgrade that sent `key`;
 // `text` is the raw head. Empty when it is a valid 101, else why not.

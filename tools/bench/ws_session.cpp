@@ -25,7 +25,7 @@ WsSession::~WsSession() {
 
 bool WsSession::start() {
   std::string request;
-  if (!make_upgrade_request(options_.path, request, key_)) {
+  if (!make_upgrade_request(options_.path, request, key_, options_.last_event_id)) {
     finish("no entropy for a key", true);
     return false;
   }
@@ -91,6 +91,7 @@ void WsSession::on_message(bool, std::string_view payload) {
   if (state_ == State::done) return;
   std::uint32_t index = 0;
   std::uint64_t seq = 0;
+  if (payload.starts_with("{\"sluice\":")) return finish("the server sent a notice: " + std::string(payload), true);
   if (!read_sequence(payload, index, seq)) return finish("a message without the bench's publisher and sequence", true);
   const SequenceTracker::Step step = sequence_.next(index, seq);
   if (step.gaps != 0) context_.counters.add(context_.counters.gaps, step.gaps);

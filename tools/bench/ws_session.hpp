@@ -31,6 +31,8 @@ class WsSession final : public Session, private WsFrameHandler {
   [[nodiscard]] std::uint64_t events() const { return events_; }
   [[nodiscard]] std::uint64_t first_event_ns() const { return first_event_ns_; }
   [[nodiscard]] std::uint64_t last_event_ns() const { return last_event_ns_; }
+  // The highest sequence number read from publisher `index`; 0 before its first.
+  [[nodiscard]] std::uint64_t last_seq(std::uint32_t index) const { return sequence_.last(index); }
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] int fd() const { return fd_; }
 
