@@ -72,13 +72,23 @@ void Connection::on_ready(std::uint32_t events) {
 
 void Connection::read_available() {
   // Edge-triggered: read until EAGAIN, unless the input budget is full (the
-  // protocol then has a whole request or message it must act on first).
+  // protocol then has a whole request or message it must act on first) or
+  // this turn's bytes are spent; then the deferred work reads on, as no new
+  // event will come for the bytes already there. Without turns a client
+  // that keeps its socket full (a publisher pipelining POSTs) held the loop
+  // until it paused, every other socket and flush waiting behind it.
   std::array<char, kReadChunk> chunk;
-  while (!closed()) {
+  for (std::size_t turn = 0; !closed();) {
     if (!lingering_ && (closing_ || input_.size() >= limits_.receive_budget)) return;
+    if (turn >= limits_.receive_turn) {
+      read_more_ = true;
+      loop_.defer(this);
+      return;
+    }
     const std::size_t room = lingering_ ? chunk.size() : std::min(chunk.size(), limits_.receive_budget - input_.size());
     const ssize_t n = ::recv(fd_, chunk.data(), room, 0);
     if (n > 0) {
+      turn += static_cast<std::size_t>(n);
       last_activity_ = loop_.now();
       if (lingering_) continue;
       input_.append(chunk.data(), static_cast<std::size_t>(n));
@@ -92,7 +102,13 @@ void Connection::read_available() {
   }
 }
 
-void Connection::run_deferred() { flush(); }
+void Connection::run_deferred() {
+  flush();
+  if (read_more_ && !closed()) {
+    read_more_ = false;
+    read_available();
+  }
+}
 
 void Connection::resume_input() {
   if (closed() || closing_) return;

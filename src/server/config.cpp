@@ -96,6 +96,8 @@ const IntSetting kIntSettings[] = {
         "send.control_frames", 2, 1024, "control frames queued per connection"),
     int_setting<&C::connection, &ConnectionLimits::receive_budget>("receive.budget_bytes", 1024, 1024 * kMiB,
                                                                    "input bytes held per connection"),
+    int_setting<&C::connection, &ConnectionLimits::receive_turn>("receive.turn_bytes", 1024, 1024 * kMiB,
+                                                                 "bytes read from one connection before others' turn"),
     int_setting<&C::tcp_notsent_lowat>("tcp.notsent_lowat", 0, 64 * kMiB,
                                        "unsent bytes left in the kernel (0: kernel default)"),
     int_setting<&C::tcp_send_buffer>("tcp.send_buffer", 0, 64 * kMiB, "SO_SNDBUF (0: kernel default)"),

@@ -15,6 +15,7 @@ namespace sluice::bench {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+inline constexpr std::uint64_t kNsPerUs = 1'000;
 inline constexpr std::uint64_t kNsPerMs = 1'000'000;
 inline constexpr std::uint64_t kNsPerSec = 1'000'000'000;
 

@@ -98,7 +98,7 @@ class Publisher : private WsFrameHandler {
   void on_message(bool text, std::string_view payload) override;
   void on_ping(std::string_view payload) override;
   void on_close(std::uint16_t code, std::string_view reason) override;
-  int poll_timeout(std::uint64_t now, std::uint64_t deadline) const;
+  std::uint64_t wait_ns(std::uint64_t now, std::uint64_t deadline) const;
   bool fail(const char* why);
 
   PublisherOptions options_;

@@ -37,6 +37,7 @@ run fanout-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 100 -s
 run fanout-ws-publish-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws --publish ws -n 100 -s 64 -d 5
 run burst burst "${servers[@]}" --server "sol=$sol --mode burst --events 1000" -k 1000
 run burst-ws burst "${ws_servers[@]}" --server "sol=$sol --mode burst --events 1000" --proto ws -k 1000
+run burst-ws-live burst "${ws_servers[@]}" --server "sol=$sol --mode burst --events 1000" --proto ws --mode live -k 1000
 run burst-wifi burst "${servers[@]}" --server "sol=$sol --mode burst --events 1000" -k 1000 --rounds 3 \
   --link rate=3mbit,delay=20ms,window=5760
 # sluiced twice more, with the lossy policies a live feed would choose; the

@@ -22,6 +22,9 @@ namespace sluice::conn {
 struct ConnectionLimits {
   OutQueueLimits send;                   // the send budget
   std::size_t receive_budget = 1 << 20;  // input bytes held at most
+  // Bytes read in one turn before the loop moves on to other sockets and
+  // comes back (a client that keeps its socket full must not hold the loop).
+  std::size_t receive_turn = 128 << 10;
 };
 
 enum class CloseReason : std::uint8_t { peer, protocol, slow_consumer, timeout, shutdown, io_error };
@@ -100,6 +103,7 @@ class Connection : public io::Handler, public io::Deferred {
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool closing_ = false;
+  bool read_more_ = false;  // a read turn ended before EAGAIN: run_deferred reads on
   bool lingering_ = false;
   CloseReason close_reason_ = CloseReason::peer;
 };
