@@ -19,7 +19,6 @@ namespace sluice::bench {
 namespace {
 constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
 constexpr std::uint64_t kCloseWait = 2 * kNsPerSec;
-constexpr std::uint64_t kClosedLoopWait = 100 * kNsPerUs;  // between looks at the readers' progress
 }  // namespace
 
 std::string publish_mode_name(PublishMode mode) { return mode == PublishMode::ws ? "ws" : "post"; }
@@ -252,9 +251,7 @@ std::uint64_t Publisher::wait_ns(std::uint64_t now, std::uint64_t deadline) cons
     wait = std::min<std::uint64_t>(wait, next > static_cast<double>(now) ? static_cast<std::uint64_t>(next) - now : 0);
   }
   // Closed loop: the readers' progress raises no event here, so look soon.
-  // A millisecond was too long: bulk's 32 events of slack (512 KiB) drain
-  // in a third of that, and the publisher, not the server, set the pace.
-  if (options_.delivered != nullptr && out_done_ == out_.size()) wait = std::min(wait, kClosedLoopWait);
+  if (options_.delivered != nullptr && out_done_ == out_.size()) wait = std::min(wait, options_.ahead_poll_ns);
   return wait;
 }
 

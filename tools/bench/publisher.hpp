@@ -57,6 +57,10 @@ struct PublisherOptions {
   // What `delivered` counts per event this publisher issues: the number of
   // subscribers times publishers, when it is the sum over every subscriber.
   std::uint64_t delivered_per_event = 1;
+  // How often a publisher held by max_ahead looks at `delivered` again (the
+  // readers' progress raises no event): well under the time the server
+  // takes to drain max_ahead events, or the publisher sets the pace.
+  std::uint64_t ahead_poll_ns = 1'000'000;
 };
 
 struct PublisherCounters {
