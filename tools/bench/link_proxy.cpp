@@ -22,18 +22,28 @@ constexpr std::size_t kReadChunk = 65536;
 
 // Tokens are bytes; they refill at the link rate up to a burst of 2 ms of
 // traffic (at least one 1500-byte packet), so the rate holds over any
-// stretch longer than a few milliseconds.
+// stretch longer than a few milliseconds. While bytes wait for tokens the
+// link is busy, so a wake-up that comes late (a loaded machine) may send
+// what the link would have sent meanwhile, up to 100 ms of it, and tokens
+// owed that way are not clipped before the window lets them be spent:
+// capping them at the burst made the rate drift low whenever the thread
+// was descheduled.
 class LinkProxy::Bucket {
  public:
-  explicit Bucket(double rate) : rate_(rate), burst_(std::max(rate * 0.002, 1500.0)), tokens_(burst_) {}
+  explicit Bucket(double rate)
+      : rate_(rate), burst_(std::max(rate * 0.002, 1500.0)), catch_up_(std::max(rate * 0.1, burst_)), tokens_(burst_) {}
 
   std::size_t available(std::uint64_t now) {
     if (rate_ <= 0) return SIZE_MAX;
-    tokens_ = std::min(burst_, tokens_ + static_cast<double>(now - last_) * rate_ / 1e9);
+    const double cap = starved_ ? catch_up_ : std::max(burst_, tokens_);
+    tokens_ = std::min(cap, tokens_ + static_cast<double>(now - last_) * rate_ / 1e9);
     last_ = now;
+    starved_ = false;
     return static_cast<std::size_t>(tokens_);
   }
   void take(std::size_t bytes) { tokens_ -= static_cast<double>(bytes); }
+  // Bytes are due and the tokens ran out: the link is busy until they go.
+  void starve() { starved_ = true; }
   // When `bytes` tokens will be there.
   std::uint64_t ready_at(std::size_t bytes, std::uint64_t now) const {
     if (rate_ <= 0 || tokens_ >= static_cast<double>(bytes)) return now;
@@ -43,7 +53,9 @@ class LinkProxy::Bucket {
  private:
   double rate_;
   double burst_;
+  double catch_up_;
   double tokens_;
+  bool starved_ = false;
   std::uint64_t last_ = now_ns();
 };
 
@@ -163,7 +175,7 @@ void LinkProxy::write_from(Pipe& pipe, Bucket& bucket, std::uint64_t now) {
   while (!pipe.marks.empty() && pipe.marks.front().due <= now) {
     const std::uint64_t due_end = pipe.marks.front().end;
     const std::size_t want = std::min<std::size_t>(due_end - pipe.delivered, bucket.available(now));
-    if (want == 0) return;
+    if (want == 0) return bucket.starve();
     const ssize_t n = ::send(pipe.to, pipe.bytes.data(), want, MSG_DONTWAIT | MSG_NOSIGNAL);
     pipe.blocked = n < 0 && errno == EAGAIN;
     if (n < 0) {
