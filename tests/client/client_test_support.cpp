@@ -109,10 +109,14 @@ std::unique_ptr<Peer> FakeServer::accept(std::chrono::milliseconds limit) {
 }
 
 std::uint16_t closed_port() {
-  const int fd = io::listen_tcp(io::Endpoint{"127.0.0.1", 0}, io::ListenOptions{});
-  const std::uint16_t port = io::local_port(fd);
-  ::close(fd);
-  return port;
+  static const int fd = [] {
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return ::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? s : -1;
+  }();
+  return fd < 0 ? 0 : io::local_port(fd);
 }
 
 std::string sse_head(int retry_ms) {

@@ -60,7 +60,9 @@ class FakeServer {
   std::uint16_t port_ = 0;
 };
 
-// A port on 127.0.0.1 that nothing listens on (bound, then closed).
+// A port on 127.0.0.1 that nothing listens on while the tests run: a
+// socket bound to it and never listening holds it, so a connection is
+// refused (a port bound and closed again could be taken by a parallel test).
 std::uint16_t closed_port();
 
 // An SSE response head as sluiced sends it, plus a retry field.
