@@ -12,6 +12,14 @@ packages=(
   iperf3 libboost-dev  # sluice-bench: the bulk scenario's TCP reference, the Beast peer
   libwebsocketpp-dev   # bench/peers: the websocketpp peer
   chromium             # tests/peers: a real browser's EventSource, run headless
+  libnghttp2-dev       # HTTP/2 transport
+  libjwt-dev           # bearer tokens (JWT) for publish/subscribe permissions
+  libhiredis-dev redis-server  # the Redis broker, and the real Redis its tests start
+  liburing-dev         # the optional io_uring backend
+  prometheus           # promtool and a real Prometheus for the /metrics test
+  liblwip-dev          # the lwIP backend's host test
+  gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib picolibc-arm-none-eabi qemu-system-arm  # cortex-m preset
+  nginx-light libnginx-mod-nchan  # sluice-bench: Nchan as a peer
 )
 # tests/peers run real Node clients too. A machine with a Node of its own
 # (NodeSource's nodejs brings its own npm) keeps it.
