@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/conn/out_queue.hpp"
-#include "sluice/conn/writer.hpp"
-#include "sluice/io/mpsc_queue.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
+#include "conn/writer.hpp"
+#include "io/mpsc_queue.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace {
 

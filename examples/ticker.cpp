@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sluice/server/server.hpp"
+#include "sluice/server.hpp"
 
 int main() {
   sluice::server::Config config;  // defaults: 127.0.0.1:8080, bounded everything

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace {
 

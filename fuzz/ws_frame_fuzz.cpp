@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "sluice/proto/utf8.hpp"
-#include "sluice/proto/ws_decoder.hpp"
+#include "proto/utf8.hpp"
+#include "proto/ws_decoder.hpp"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/proto/ws_deflate.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_deflate.hpp"
+#include "proto/ws_handshake.hpp"
 
 namespace {
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "sluice/io/socket.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "io/socket.hpp"
+#include "proto/ws_handshake.hpp"
 #include "sol_batch.hpp"
 #include "sol_request.hpp"
 

@@ -1,4 +1,4 @@
-#include "sluice/buf/frame.hpp"
+#include "buf/frame.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -3,7 +3,7 @@
 // until it is used; released blocks go on an intrusive free list. Acquire
 // and release are a pointer swap each; the arena, one anonymous mapping, is
 // the only memory the pool ever takes from the system.
-#include "sluice/buf/pool.hpp"
+#include "buf/pool.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

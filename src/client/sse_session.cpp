@@ -5,7 +5,7 @@
 
 #include "head_reader.hpp"
 #include "notice.hpp"
-#include "sluice/proto/url.hpp"
+#include "proto/url.hpp"
 
 namespace sluice::client::detail {
 

@@ -17,7 +17,7 @@
 #include "link.hpp"
 #include "response_head.hpp"
 #include "sluice/client/url.hpp"
-#include "sluice/proto/sse_parser.hpp"
+#include "proto/sse_parser.hpp"
 
 namespace sluice::client::detail {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "driver.hpp"
-#include "sluice/proto/utf8.hpp"
+#include "proto/utf8.hpp"
 #include "ws_protocol.hpp"
 #include "ws_requests.hpp"
 #include "ws_session.hpp"

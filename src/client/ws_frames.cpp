@@ -1,6 +1,6 @@
 #include "ws_frames.hpp"
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::client::detail {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/proto/ws_close.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "proto/ws_close.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::client::detail {
 

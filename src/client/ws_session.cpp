@@ -4,7 +4,7 @@
 
 #include "head_reader.hpp"
 #include "notice.hpp"
-#include "sluice/proto/url.hpp"
+#include "proto/url.hpp"
 #include "base64.hpp"
 #include "ws_frames.hpp"
 

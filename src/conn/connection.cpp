@@ -1,4 +1,4 @@
-#include "sluice/conn/connection.hpp"
+#include "conn/connection.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>

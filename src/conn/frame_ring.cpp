@@ -1,4 +1,4 @@
-#include "sluice/conn/frame_ring.hpp"
+#include "conn/frame_ring.hpp"
 
 #include <algorithm>
 #include <cassert>

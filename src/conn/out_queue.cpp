@@ -5,7 +5,7 @@
 // and leaving the frame it stops inside in flight. Only a frame with bytes
 // on the wire is in flight, so a frame that has not started can still be
 // overtaken by control frames or dropped.
-#include "sluice/conn/out_queue.hpp"
+#include "conn/out_queue.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "sluice/conn/policy.hpp"
+#include "conn/policy.hpp"
 
 #include <algorithm>
 #include <array>

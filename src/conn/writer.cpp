@@ -1,4 +1,4 @@
-#include "sluice/conn/writer.hpp"
+#include "conn/writer.hpp"
 
 #include <sys/socket.h>
 

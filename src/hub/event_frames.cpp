@@ -1,12 +1,12 @@
-#include "sluice/hub/event_frames.hpp"
+#include "hub/event_frames.hpp"
 
 #include <openssl/evp.h>
 
-#include "sluice/hub/history.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/json_text.hpp"
-#include "sluice/proto/utf8.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "hub/history.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/json_text.hpp"
+#include "proto/utf8.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::hub {
 

@@ -1,4 +1,4 @@
-#include "sluice/hub/history.hpp"
+#include "hub/history.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,8 +1,8 @@
-#include "sluice/hub/hub.hpp"
+#include "hub/hub.hpp"
 
 #include <algorithm>
 
-#include "sluice/hub/event_id.hpp"
+#include "hub/event_id.hpp"
 
 namespace sluice::hub {
 

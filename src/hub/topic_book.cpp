@@ -1,12 +1,12 @@
-#include "sluice/hub/topic_book.hpp"
+#include "hub/topic_book.hpp"
 
 #include <algorithm>
 #include <bit>
 
-#include "sluice/hub/event_frames.hpp"
-#include "sluice/hub/event_id.hpp"
-#include "sluice/hub/topic_name.hpp"
-#include "sluice/proto/sse.hpp"
+#include "hub/event_frames.hpp"
+#include "hub/event_id.hpp"
+#include "hub/topic_name.hpp"
+#include "proto/sse.hpp"
 
 namespace sluice::hub {
 

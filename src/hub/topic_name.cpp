@@ -1,4 +1,4 @@
-#include "sluice/hub/topic_name.hpp"
+#include "hub/topic_name.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cerrno>
 
-#include "sluice/io/backend.hpp"
+#include "io/backend.hpp"
 
 namespace sluice::io {
 

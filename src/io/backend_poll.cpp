@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <vector>
 
-#include "sluice/io/backend.hpp"
+#include "io/backend.hpp"
 
 namespace sluice::io {
 

@@ -1,4 +1,4 @@
-#include "sluice/io/loop.hpp"
+#include "io/loop.hpp"
 
 #include <sys/eventfd.h>
 #include <unistd.h>

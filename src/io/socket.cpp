@@ -1,4 +1,4 @@
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>

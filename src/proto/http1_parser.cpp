@@ -11,7 +11,7 @@
 #include "http1_fields.hpp"
 #include "http1_request_line.hpp"
 #include "http1_syntax.hpp"
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::proto::http1 {
 

@@ -1,5 +1,5 @@
 #include "http1_syntax.hpp"
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::proto::http1 {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::proto::http1::detail {
 

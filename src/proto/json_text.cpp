@@ -1,4 +1,4 @@
-#include "sluice/proto/json_text.hpp"
+#include "proto/json_text.hpp"
 
 namespace sluice::proto {
 

@@ -2,7 +2,7 @@
 // refusal, so each encoder states the format once and checks once at the
 // end; encoded_size() runs the same code against a counting sink, so the
 // count and the bytes cannot drift apart.
-#include "sluice/proto/sse.hpp"
+#include "proto/sse.hpp"
 
 #include <charconv>
 

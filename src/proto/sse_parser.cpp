@@ -2,7 +2,7 @@
 // A line that arrives whole inside one chunk is parsed in place; only a line
 // cut by a chunk boundary is copied into line_, so a large chunk costs no
 // copy beyond the event's own data buffer.
-#include "sluice/proto/sse_parser.hpp"
+#include "proto/sse_parser.hpp"
 
 #include <limits>
 #include <utility>

@@ -2,7 +2,7 @@
 // continuation bytes follow and the range of the first one (RFC 3629 §4
 // table), which is what rejects overlongs, surrogates and > U+10FFFF at the
 // earliest byte. Runs of ASCII are skipped eight bytes at a time.
-#include "sluice/proto/utf8.hpp"
+#include "proto/utf8.hpp"
 
 #include <cstdint>
 #include <cstring>

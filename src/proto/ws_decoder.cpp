@@ -6,7 +6,7 @@
 // buffer, so a ping between fragments leaves the message intact), or, for
 // compressed messages, unmasked into a stack chunk and inflated straight
 // into the message buffer.
-#include "sluice/proto/ws_decoder.hpp"
+#include "proto/ws_decoder.hpp"
 
 #include <algorithm>
 #include <cstring>

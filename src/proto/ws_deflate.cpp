@@ -3,7 +3,7 @@
 // offer only declines itself; the codec wraps zlib raw deflate streams that
 // are made once and reset between messages, never re-initialised.
 #define ZLIB_CONST
-#include "sluice/proto/ws_deflate.hpp"
+#include "proto/ws_deflate.hpp"
 
 #include <zlib.h>
 

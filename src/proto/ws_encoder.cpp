@@ -2,14 +2,14 @@
 // payload, so a frame reaches the sink in two appends (more only when a
 // client's payload is masked through a small stack buffer, which keeps the
 // caller's payload untouched and the heap out of it).
-#include "sluice/proto/ws_encoder.hpp"
+#include "proto/ws_encoder.hpp"
 
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "sluice/proto/utf8.hpp"
+#include "proto/utf8.hpp"
 
 namespace sluice::proto::ws {
 

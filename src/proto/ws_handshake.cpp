@@ -3,7 +3,7 @@
 // checks run in the order that gives a client the most useful answer: a
 // request that is no upgrade at all gets 400 before a version mismatch gets
 // 426.
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_handshake.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>

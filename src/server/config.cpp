@@ -1,7 +1,7 @@
 // The settings table: one row per key, with its range and the field it sets.
 // Every way a setting reaches sluiced (TOML file, --set, --listen) goes
 // through apply_setting(), so every value is range-checked the same way.
-#include "sluice/server/config.hpp"
+#include "sluice/config.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 #include <span>
 #include <toml++/toml.h>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::server {
 

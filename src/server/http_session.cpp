@@ -2,11 +2,11 @@
 #include <cstdio>
 
 #include "request_helpers.hpp"
-#include "sluice/buf/fixed_sink.hpp"
-#include "sluice/hub/event_id.hpp"
-#include "sluice/hub/topic_name.hpp"
-#include "sluice/server/session.hpp"
-#include "sluice/server/worker.hpp"
+#include "buf/fixed_sink.hpp"
+#include "hub/event_id.hpp"
+#include "hub/topic_name.hpp"
+#include "server/session.hpp"
+#include "server/worker.hpp"
 #include "ws_state.hpp"
 
 namespace sluice::server {

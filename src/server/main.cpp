@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sluice/server/config.hpp"
-#include "sluice/server/server.hpp"
+#include "sluice/config.hpp"
+#include "sluice/server.hpp"
 
 namespace {
 

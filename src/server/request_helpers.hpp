@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "sluice/proto/url.hpp"
+#include "proto/url.hpp"
 
 namespace sluice::server::detail {
 

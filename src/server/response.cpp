@@ -1,8 +1,8 @@
-#include "sluice/server/response.hpp"
+#include "server/response.hpp"
 
 #include <cstdio>
 
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::server {
 

@@ -1,12 +1,12 @@
-#include "sluice/server/server.hpp"
+#include "sluice/server.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "sluice/hub/event_id.hpp"
-#include "sluice/io/socket.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "hub/event_id.hpp"
+#include "io/socket.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::server {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "sluice/hub/event_id.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/json_text.hpp"
-#include "sluice/server/session.hpp"
-#include "sluice/server/worker.hpp"
+#include "hub/event_id.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/json_text.hpp"
+#include "server/session.hpp"
+#include "server/worker.hpp"
 #include "ws_state.hpp"
 
 namespace sluice::server {

@@ -1,4 +1,4 @@
-#include "sluice/server/worker.hpp"
+#include "server/worker.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "sluice/io/socket.hpp"
-#include "sluice/proto/sse.hpp"
-#include "sluice/server/session.hpp"
+#include "io/socket.hpp"
+#include "proto/sse.hpp"
+#include "server/session.hpp"
 
 namespace sluice::server {
 

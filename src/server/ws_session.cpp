@@ -2,12 +2,12 @@
 // protocol, and liveness (server pings, pong deadlines).
 #include <nlohmann/json.hpp>
 
-#include "sluice/hub/event_id.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/json_text.hpp"
-#include "sluice/proto/ws_handshake.hpp"
-#include "sluice/server/session.hpp"
-#include "sluice/server/worker.hpp"
+#include "hub/event_id.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/json_text.hpp"
+#include "proto/ws_handshake.hpp"
+#include "server/session.hpp"
+#include "server/worker.hpp"
 #include "ws_state.hpp"
 
 namespace sluice::server {

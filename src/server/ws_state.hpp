@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "sluice/io/loop.hpp"
-#include "sluice/proto/ws_decoder.hpp"
-#include "sluice/proto/ws_deflate.hpp"
+#include "io/loop.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_deflate.hpp"
 
 namespace sluice::server {
 

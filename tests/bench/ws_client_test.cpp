@@ -5,8 +5,8 @@
 #include <string>
 
 #include "http_reply.hpp"
-#include "sluice/proto/ws_decoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_handshake.hpp"
 
 namespace sluice::bench {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "feed_all_splits.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::bench {
 namespace {

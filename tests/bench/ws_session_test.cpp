@@ -16,9 +16,9 @@
 #include "clock.hpp"
 #include "http_reply.hpp"
 #include "net.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/ws_decoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_handshake.hpp"
 #include "stamp.hpp"
 
 namespace sluice::bench {

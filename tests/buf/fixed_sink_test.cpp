@@ -1,4 +1,4 @@
-#include "sluice/buf/fixed_sink.hpp"
+#include "buf/fixed_sink.hpp"
 
 #include <gtest/gtest.h>
 

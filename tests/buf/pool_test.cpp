@@ -1,4 +1,4 @@
-#include "sluice/buf/pool.hpp"
+#include "buf/pool.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
 #include <charconv>
 #include <thread>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::client::test {
 

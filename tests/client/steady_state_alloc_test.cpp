@@ -6,11 +6,11 @@
 
 #include "alloc_counter.hpp"
 #include "client_test_support.hpp"
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 #include "sluice/client/sse_client.hpp"
 #include "sluice/client/ws_client.hpp"
-#include "sluice/proto/ws_encoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_encoder.hpp"
+#include "proto/ws_handshake.hpp"
 
 namespace sluice::client::test {
 namespace {

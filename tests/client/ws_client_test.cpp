@@ -7,11 +7,11 @@
 
 #include "client_test_support.hpp"
 #include "json_object.hpp"
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 #include "sluice/client/publisher.hpp"
-#include "sluice/proto/ws_decoder.hpp"
-#include "sluice/proto/ws_encoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_encoder.hpp"
+#include "proto/ws_handshake.hpp"
 #include "test_client.hpp"
 
 namespace sluice::client::test {

@@ -1,4 +1,4 @@
-#include "sluice/conn/connection.hpp"
+#include "conn/connection.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-#include "sluice/conn/out_queue.hpp"
+#include "conn/out_queue.hpp"
 
 #include <gtest/gtest.h>
 

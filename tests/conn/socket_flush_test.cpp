@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "sluice/conn/out_queue.hpp"
-#include "sluice/conn/writer.hpp"
-#include "sluice/io/socket.hpp"
+#include "conn/out_queue.hpp"
+#include "conn/writer.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::conn {
 namespace {

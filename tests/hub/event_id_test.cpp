@@ -1,4 +1,4 @@
-#include "sluice/hub/event_id.hpp"
+#include "hub/event_id.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/hub/hub.hpp"
+#include "hub/hub.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/hub/topic_name.hpp"
+#include "hub/topic_name.hpp"
 
 namespace sluice::hub {
 namespace {

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include "sluice/proto/ws_decoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_handshake.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {

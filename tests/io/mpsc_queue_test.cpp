@@ -1,4 +1,4 @@
-#include "sluice/io/mpsc_queue.hpp"
+#include "io/mpsc_queue.hpp"
 
 #include <gtest/gtest.h>
 

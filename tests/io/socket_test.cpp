@@ -1,4 +1,4 @@
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 #include <gtest/gtest.h>
 

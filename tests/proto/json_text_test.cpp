@@ -1,6 +1,6 @@
-#include "sluice/proto/json_text.hpp"
+#include "proto/json_text.hpp"
 
-#include "sluice/buf/string_sink.hpp"
+#include "buf/string_sink.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/sse_parser.hpp"
+#include "proto/sse_parser.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sluice/proto/sse.hpp"
+#include "proto/sse.hpp"
 #include "support/feed_all_splits.hpp"
 
 namespace sluice::proto::sse {

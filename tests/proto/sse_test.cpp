@@ -1,10 +1,10 @@
-#include "sluice/proto/sse.hpp"
+#include "proto/sse.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "sluice/buf/frame.hpp"
+#include "buf/frame.hpp"
 
 namespace sluice::proto::sse {
 namespace {

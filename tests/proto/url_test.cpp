@@ -1,4 +1,4 @@
-#include "sluice/proto/url.hpp"
+#include "proto/url.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/utf8.hpp"
+#include "proto/utf8.hpp"
 
 #include <gtest/gtest.h>
 

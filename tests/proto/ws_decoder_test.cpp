@@ -1,4 +1,4 @@
-#include "sluice/proto/ws_decoder.hpp"
+#include "proto/ws_decoder.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/ws_deflate.hpp"
+#include "proto/ws_deflate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/ws_encoder.hpp"
+#include "proto/ws_encoder.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sluice/proto/ws_handshake.hpp"
+#include "proto/ws_handshake.hpp"
 
 #include <gtest/gtest.h>
 

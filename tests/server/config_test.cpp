@@ -1,4 +1,4 @@
-#include "sluice/server/config.hpp"
+#include "sluice/config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::test {
 

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::test {
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/proto/sse_parser.hpp"
-#include "sluice/server/server.hpp"
+#include "proto/sse_parser.hpp"
+#include "sluice/server.hpp"
 
 namespace sluice::test {
 

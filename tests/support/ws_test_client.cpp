@@ -11,10 +11,10 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "sluice/io/socket.hpp"
-#include "sluice/proto/utf8.hpp"
-#include "sluice/proto/ws_encoder.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "io/socket.hpp"
+#include "proto/utf8.hpp"
+#include "proto/ws_encoder.hpp"
+#include "proto/ws_handshake.hpp"
 
 namespace sluice::test::ws {
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "server_process.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "link_options.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "session.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

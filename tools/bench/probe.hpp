@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

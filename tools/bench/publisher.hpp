@@ -23,7 +23,7 @@
 #include <string_view>
 #include <thread>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 #include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "histogram.hpp"
-#include "sluice/io/loop.hpp"
+#include "io/loop.hpp"
 
 namespace sluice::bench {
 

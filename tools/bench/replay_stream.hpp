@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 #include "sse_scanner.hpp"
 
 namespace sluice::bench {

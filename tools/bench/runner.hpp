@@ -14,7 +14,7 @@
 #include "publisher.hpp"
 #include "report.hpp"
 #include "session.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 #include "svg.hpp"
 
 namespace sluice::bench {

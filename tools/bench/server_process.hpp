@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "reader_context.hpp"
-#include "sluice/io/loop.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/loop.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::bench {
 

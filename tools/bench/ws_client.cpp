@@ -8,8 +8,8 @@
 
 #include "clock.hpp"
 #include "net.hpp"
-#include "sluice/buf/string_sink.hpp"
-#include "sluice/proto/ws_handshake.hpp"
+#include "buf/string_sink.hpp"
+#include "proto/ws_handshake.hpp"
 
 namespace sluice::bench {
 

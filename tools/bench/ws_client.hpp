@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "http_reply.hpp"
-#include "sluice/io/socket.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "io/socket.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::bench {
 

@@ -17,7 +17,7 @@
 
 #include "histogram.hpp"
 #include "sequence_tracker.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 #include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {

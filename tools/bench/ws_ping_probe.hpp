@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "probe.hpp"
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 #include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sluice/proto/utf8.hpp"
+#include "proto/utf8.hpp"
 
 namespace sluice::cli {
 

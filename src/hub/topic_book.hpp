@@ -21,9 +21,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sluice/buf/pool.hpp"
-#include "sluice/hub/history.hpp"
-#include "sluice/hub/hub_types.hpp"
+#include "buf/pool.hpp"
+#include "hub/history.hpp"
+#include "hub/hub_types.hpp"
 
 namespace sluice::hub {
 

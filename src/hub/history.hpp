@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "sluice/buf/frame.hpp"
+#include "buf/frame.hpp"
 
 namespace sluice::hub {
 

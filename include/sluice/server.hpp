@@ -21,11 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/buf/pool.hpp"
-#include "sluice/hub/topic_book.hpp"
-#include "sluice/server/config.hpp"
-#include "sluice/server/connection_ref.hpp"
-#include "sluice/server/worker.hpp"
+#include "buf/pool.hpp"
+#include "hub/topic_book.hpp"
+#include "sluice/config.hpp"
+#include "server/connection_ref.hpp"
+#include "server/worker.hpp"
 
 namespace sluice::server {
 

@@ -18,9 +18,9 @@
 #include <optional>
 #include <string_view>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/conn/frame_ring.hpp"
-#include "sluice/conn/writer.hpp"
+#include "buf/frame.hpp"
+#include "conn/frame_ring.hpp"
+#include "conn/writer.hpp"
 
 namespace sluice::conn {
 

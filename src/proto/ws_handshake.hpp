@@ -11,8 +11,8 @@
 #include <span>
 #include <string_view>
 
-#include "sluice/buf/sink.hpp"
-#include "sluice/proto/ws_deflate.hpp"
+#include "buf/sink.hpp"
+#include "proto/ws_deflate.hpp"
 
 namespace sluice::proto::ws {
 

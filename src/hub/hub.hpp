@@ -19,11 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sluice/hub/event_frames.hpp"
-#include "sluice/hub/event_id.hpp"
-#include "sluice/hub/hub_types.hpp"
-#include "sluice/hub/topic_book.hpp"
-#include "sluice/proto/ws_deflate.hpp"
+#include "hub/event_frames.hpp"
+#include "hub/event_id.hpp"
+#include "hub/hub_types.hpp"
+#include "hub/topic_book.hpp"
+#include "proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <utility>
 
-#include "sluice/buf/pool.hpp"
-#include "sluice/buf/sink.hpp"
+#include "buf/pool.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::buf {
 

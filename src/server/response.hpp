@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "sluice/buf/frame.hpp"
+#include "buf/frame.hpp"
 
 namespace sluice::server {
 

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sluice/buf/pool.hpp"
-#include "sluice/conn/connection.hpp"
-#include "sluice/conn/policy.hpp"
-#include "sluice/hub/hub.hpp"
-#include "sluice/proto/http1.hpp"
+#include "buf/pool.hpp"
+#include "conn/connection.hpp"
+#include "conn/policy.hpp"
+#include "hub/hub.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::server {
 

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <string>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/conn/out_queue.hpp"
-#include "sluice/conn/writer.hpp"
-#include "sluice/io/loop.hpp"
+#include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
+#include "conn/writer.hpp"
+#include "io/loop.hpp"
 
 namespace sluice::conn {
 

@@ -16,11 +16,11 @@
 #include <span>
 #include <string_view>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/buf/pool.hpp"
-#include "sluice/buf/sink.hpp"
-#include "sluice/proto/ws_close.hpp"
-#include "sluice/proto/ws_deflate.hpp"
+#include "buf/frame.hpp"
+#include "buf/pool.hpp"
+#include "buf/sink.hpp"
+#include "proto/ws_close.hpp"
+#include "proto/ws_deflate.hpp"
 
 namespace sluice::proto::ws {
 

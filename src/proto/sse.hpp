@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::proto::sse {
 

@@ -17,8 +17,8 @@
 #include <optional>
 #include <string_view>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/conn/out_queue.hpp"
+#include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
 
 namespace sluice::conn {
 

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::proto {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "sluice/buf/frame.hpp"
+#include "buf/frame.hpp"
 
 namespace sluice::conn {
 

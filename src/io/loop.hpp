@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "sluice/io/backend.hpp"
+#include "io/backend.hpp"
 
 namespace sluice::io {
 

@@ -23,7 +23,7 @@
 #include <span>
 #include <string_view>
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 struct z_stream_s;
 

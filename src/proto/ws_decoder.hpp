@@ -20,10 +20,10 @@
 #include <memory>
 #include <span>
 
-#include "sluice/proto/utf8.hpp"
-#include "sluice/proto/ws_close.hpp"
-#include "sluice/proto/ws_deflate.hpp"
-#include "sluice/proto/ws_encoder.hpp"
+#include "proto/utf8.hpp"
+#include "proto/ws_close.hpp"
+#include "proto/ws_deflate.hpp"
+#include "proto/ws_encoder.hpp"
 
 namespace sluice::proto::ws {
 

@@ -15,12 +15,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sluice/buf/pool.hpp"
-#include "sluice/hub/hub.hpp"
-#include "sluice/io/loop.hpp"
-#include "sluice/io/mpsc_queue.hpp"
-#include "sluice/server/config.hpp"
-#include "sluice/server/connection_ref.hpp"
+#include "buf/pool.hpp"
+#include "hub/hub.hpp"
+#include "io/loop.hpp"
+#include "io/mpsc_queue.hpp"
+#include "sluice/config.hpp"
+#include "server/connection_ref.hpp"
 
 namespace sluice::server {
 

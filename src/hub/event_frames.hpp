@@ -18,9 +18,9 @@
 #include <string>
 #include <string_view>
 
-#include "sluice/buf/frame.hpp"
-#include "sluice/hub/event_id.hpp"
-#include "sluice/proto/ws_deflate.hpp"
+#include "buf/frame.hpp"
+#include "hub/event_id.hpp"
+#include "proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 

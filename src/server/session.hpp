@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "sluice/conn/connection.hpp"
-#include "sluice/conn/policy.hpp"
-#include "sluice/hub/hub.hpp"
-#include "sluice/proto/http1.hpp"
-#include "sluice/proto/ws_close.hpp"
-#include "sluice/proto/ws_encoder.hpp"
-#include "sluice/server/response.hpp"
+#include "conn/connection.hpp"
+#include "conn/policy.hpp"
+#include "hub/hub.hpp"
+#include "proto/http1.hpp"
+#include "proto/ws_close.hpp"
+#include "proto/ws_encoder.hpp"
+#include "server/response.hpp"
 
 namespace sluice::server {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "sluice/buf/sink.hpp"
+#include "buf/sink.hpp"
 
 namespace sluice::buf {
 
