@@ -42,7 +42,6 @@ struct WsConfig {
   std::int64_t pong_timeout_ms = 10000;   // and closes it if no pong comes back in time
   std::int64_t deflate = 1;               // offer permessage-deflate
   std::int64_t client_publish = 1;        // clients may publish over WebSocket
-  std::int64_t echo = 0;                  // GET /ws-echo echoes messages (for protocol tests)
   std::vector<std::string> allowed_origins;  // empty: any
   std::vector<std::string> subprotocols;     // offered, most preferred first
 };

@@ -26,6 +26,7 @@
 #include "sluice/config.hpp"
 #include "server/connection_ref.hpp"
 #include "server/worker.hpp"
+#include "session/services.hpp"
 
 namespace sluice::server {
 
@@ -76,10 +77,13 @@ class Server {
   [[nodiscard]] buf::PoolStats pool_stats() const { return pool_.stats(); }
 
  private:
+  friend void add_ws_route(Server& server, session::WsRoute route);
+
   Config config_;
   buf::Pool pool_;
   hub::TopicBook book_;
   OpenHandler open_handler_;
+  std::vector<session::WsRoute> ws_routes_;
   std::atomic<std::int64_t> open_connections_{0};
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<int> listen_fds_;

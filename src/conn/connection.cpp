@@ -1,8 +1,5 @@
 #include "conn/connection.hpp"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -13,53 +10,37 @@ namespace {
 constexpr std::size_t kReadChunk = 16384;
 }
 
-Connection::Connection(io::Loop& loop, int fd, const ConnectionLimits& limits)
-    : loop_(loop), fd_(fd), limits_(limits), out_(limits.send), writer_(fd), last_activity_(loop.now()) {}
+Connection::Connection(io::Loop& loop, std::unique_ptr<transport::Transport> transport,
+                       const ConnectionLimits& limits)
+    : Outlet(loop, limits.send, *this),
+      transport_(std::move(transport)),
+      limits_(limits),
+      last_activity_(loop.now()) {
+  writer_.target = transport_.get();
+}
 
 Connection::~Connection() {
-  loop_.forget(this);
-  if (fd_ >= 0) {
-    loop_.unwatch(fd_);
-    ::close(fd_);
-  }
+  loop().forget(this);
+  if (transport_) loop().unwatch(transport_->fd());
 }
 
-int Connection::start() { return loop_.watch(fd_, io::kReadable, this); }
-
-EnqueueStatus Connection::send_data(buf::FrameRef frame) {
-  if (closed()) return EnqueueStatus::full;
-  const EnqueueStatus status = out_.push_data(std::move(frame));
-  if (status == EnqueueStatus::ok) want_flush();
-  return status;
-}
-
-EnqueueStatus Connection::send_control(buf::FrameRef frame) {
-  if (closed()) return EnqueueStatus::full;
-  const EnqueueStatus status = out_.push_control(std::move(frame));
-  if (status == EnqueueStatus::ok) want_flush();
-  return status;
-}
-
-void Connection::send_last(buf::FrameRef frame) {
-  if (closed()) return;
-  out_.push_last(std::move(frame));
-  want_flush();
-}
+int Connection::start() { return loop().watch(transport_->fd(), io::kReadable, this); }
 
 void Connection::close_after_flush(CloseReason reason) {
-  if (closed() || closing_) return;
-  closing_ = true;
+  if (ended()) return;
+  set_closing();
   close_reason_ = reason;
   want_flush();
 }
 
 void Connection::close_now(CloseReason reason) {
   if (closed()) return;
-  loop_.forget(this);
-  loop_.unwatch(fd_);
-  ::close(fd_);
-  fd_ = -1;
-  out_.clear();
+  loop().forget(this);
+  loop().unwatch(transport_->fd());
+  transport_.reset();  // closes the socket
+  writer_.target = nullptr;
+  set_closed();
+  queue().clear();
   on_closed(reason);
 }
 
@@ -79,25 +60,24 @@ void Connection::read_available() {
   // until it paused, every other socket and flush waiting behind it.
   std::array<char, kReadChunk> chunk;
   for (std::size_t turn = 0; !closed();) {
-    if (!lingering_ && (closing_ || input_.size() >= limits_.receive_budget)) return;
+    if (!lingering_ && (closing() || input_.size() >= limits_.receive_budget)) return;
     if (turn >= limits_.receive_turn) {
       read_more_ = true;
-      loop_.defer(this);
+      loop().defer(this);
       return;
     }
     const std::size_t room = lingering_ ? chunk.size() : std::min(chunk.size(), limits_.receive_budget - input_.size());
-    const ssize_t n = ::recv(fd_, chunk.data(), room, 0);
+    const long n = transport_->read(chunk.data(), room);
     if (n > 0) {
       turn += static_cast<std::size_t>(n);
-      last_activity_ = loop_.now();
+      last_activity_ = loop().now();
       if (lingering_) continue;
       input_.append(chunk.data(), static_cast<std::size_t>(n));
       on_input(input_);
       continue;
     }
     if (n == 0) return lingering_ ? close_now(close_reason_) : on_peer_eof();
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN) close_now(CloseReason::io_error);
+    if (n != -EAGAIN) close_now(CloseReason::io_error);
     return;
   }
 }
@@ -111,7 +91,7 @@ void Connection::run_deferred() {
 }
 
 void Connection::resume_input() {
-  if (closed() || closing_) return;
+  if (ended()) return;
   if (!input_.empty()) on_input(input_);
   // Edge-triggered: bytes that arrived while input was paused raised no new
   // event, so read them now.
@@ -121,8 +101,8 @@ void Connection::resume_input() {
 void Connection::flush() {
   if (closed()) return;
   before_flush();
-  const FlushResult result = out_.flush(writer_);
-  if (result.bytes > 0) last_activity_ = loop_.now();
+  const FlushResult result = queue().flush(writer_);
+  if (result.bytes > 0) last_activity_ = loop().now();
   switch (result.status) {
     case FlushStatus::error:
       return close_now(CloseReason::io_error);
@@ -130,16 +110,16 @@ void Connection::flush() {
       return set_write_interest(true);
     case FlushStatus::drained:
       set_write_interest(false);
-      if (closing_ && !lingering_) return start_linger();
-      if (!closing_) on_drained();
+      if (closing() && !lingering_) return start_linger();
+      if (!closing()) on_drained();
       return;
   }
 }
 
 void Connection::start_linger() {
   lingering_ = true;
-  last_activity_ = loop_.now();
-  if (::shutdown(fd_, SHUT_WR) != 0) return close_now(close_reason_);
+  last_activity_ = loop().now();
+  if (transport_->shutdown_write() != 0) return close_now(close_reason_);
   read_available();
 }
 
@@ -148,7 +128,7 @@ void Connection::set_write_interest(bool on) {
   // so an idle writable socket never wakes the loop.
   if (on == write_armed_) return;
   write_armed_ = on;
-  loop_.rewatch(fd_, on ? io::kReadable | io::kWritable : io::kReadable, this);
+  loop().rewatch(transport_->fd(), on ? io::kReadable | io::kWritable : io::kReadable, this);
 }
 
 }  // namespace sluice::conn

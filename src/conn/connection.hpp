@@ -1,21 +1,23 @@
-// Owns: Connection, one accepted socket on one loop: reading into a bounded
-// input buffer, the OutQueue of frames waiting to go out, flushing once per
-// tick, and closing (gracefully, after the queue drains, or at once).
+// Owns: Connection, one accepted connection on one loop: reading its
+// transport into a bounded input buffer, flushing its outlet's queue once
+// per tick, and closing (gracefully, after the queue drains, or at once).
 //
-// A protocol (HTTP, SSE, WebSocket) derives from it and implements
+// The bytes move through a transport::Transport (plain TCP, later TLS); what
+// they mean is up to the class that derives from this one and implements
 // on_input() and on_closed(). All calls happen on the owning loop's thread.
 // A closed connection stays allocated until its owner reaps it at the end
 // of the tick, because ready events for it may still be in flight.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <string>
 
-#include "buf/frame.hpp"
 #include "conn/out_queue.hpp"
+#include "conn/outlet.hpp"
 #include "conn/writer.hpp"
 #include "io/loop.hpp"
+#include "transport/transport.hpp"
 
 namespace sluice::conn {
 
@@ -27,38 +29,23 @@ struct ConnectionLimits {
   std::size_t receive_turn = 128 << 10;
 };
 
-enum class CloseReason : std::uint8_t { peer, protocol, slow_consumer, timeout, shutdown, io_error };
-
-class Connection : public io::Handler, public io::Deferred {
+class Connection : public io::Handler, public io::Deferred, public Outlet {
  public:
-  Connection(io::Loop& loop, int fd, const ConnectionLimits& limits);
+  Connection(io::Loop& loop, std::unique_ptr<transport::Transport> transport, const ConnectionLimits& limits);
   virtual ~Connection();
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
 
   // Registers with the loop; returns 0 or -errno.
   int start();
 
-  // Queue a frame and flush at the end of this tick. See OutQueue.
-  [[nodiscard]] EnqueueStatus send_data(buf::FrameRef frame);
-  [[nodiscard]] EnqueueStatus send_control(buf::FrameRef frame);
-  // The last frame, behind all queued data (see OutQueue::push_last).
-  void send_last(buf::FrameRef frame);
+  void close_after_flush(CloseReason reason) override;
+  void close_now(CloseReason reason) override;
+  // Hands the bytes still buffered to on_input() again, then reads on.
+  void resume_input() override;
 
-  // Stops reading, flushes what is queued, then closes. Further sends are
-  // still accepted until the queue drains.
-  void close_after_flush(CloseReason reason);
-  // Closes now; queued frames are released.
-  void close_now(CloseReason reason);
-
-  [[nodiscard]] bool closed() const { return fd_ < 0; }
-  [[nodiscard]] bool closing() const { return closing_; }
   // Output is done and our side is shut; waiting for the peer's EOF so that
   // unread request bytes do not turn the close into a reset that could
   // destroy the response (the owner's sweep ends a linger that lasts).
   [[nodiscard]] bool lingering() const { return lingering_; }
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] const OutQueue& out_queue() const { return out_; }
   [[nodiscard]] io::Loop::Clock::time_point last_activity() const { return last_activity_; }
 
  protected:
@@ -77,16 +64,13 @@ class Connection : public io::Handler, public io::Deferred {
   // consuming input to bound its replies may go on (see resume_input()).
   virtual void on_drained() {}
 
-  // Hands the bytes still buffered to on_input() again, then reads on.
-  void resume_input();
-
-  io::Loop& loop() { return loop_; }
-  // For slow-consumer policies, which drop and replace queued frames.
-  OutQueue& mutable_out_queue() { return out_; }
-  // Schedules a flush at the end of this tick (after bytes were queued).
-  void want_flush() { loop_.defer(this); }
-
  private:
+  // The OutQueue writes through this; it hands the bytes to the transport.
+  struct TransportWriter final : Writer {
+    long writev(const struct iovec* iov, int count) override { return target->writev(iov, count); }
+    transport::Transport* target = nullptr;
+  };
+
   void on_ready(std::uint32_t events) override;
   void run_deferred() override;
   void read_available();
@@ -94,15 +78,12 @@ class Connection : public io::Handler, public io::Deferred {
   void set_write_interest(bool on);
   void start_linger();
 
-  io::Loop& loop_;
-  int fd_;
+  std::unique_ptr<transport::Transport> transport_;
+  TransportWriter writer_;
   ConnectionLimits limits_;
-  OutQueue out_;
-  SocketWriter writer_;
   std::string input_;
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
-  bool closing_ = false;
   bool read_more_ = false;  // a read turn ended before EAGAIN: run_deferred reads on
   bool lingering_ = false;
   CloseReason close_reason_ = CloseReason::peer;

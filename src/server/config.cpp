@@ -107,7 +107,6 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::ws, &WsConfig::pong_timeout_ms>("ws.pong_timeout_ms", 100, kHour, "close if no pong by then"),
     int_setting<&C::ws, &WsConfig::deflate>("ws.deflate", 0, 1, "offer permessage-deflate"),
     int_setting<&C::ws, &WsConfig::client_publish>("ws.client_publish", 0, 1, "clients may publish over WebSocket"),
-    int_setting<&C::ws, &WsConfig::echo>("ws.echo", 0, 1, "GET /ws-echo echoes messages (protocol tests only)"),
     int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
                                                           "reconnect delay sent to a subscriber cut off as slow"),
 };

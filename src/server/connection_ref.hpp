@@ -27,7 +27,7 @@ class ConnectionRef {
 
   // Thread-safe. A connection that has closed by the time its loop takes
   // the frame does not get it; the loop counts such frames
-  // (WorkerStats::sends_to_closed).
+  // (ServerStats::sends_to_closed).
   SendStatus send_text(std::string_view text) const { return send(text, true); }
   SendStatus send_binary(std::string_view bytes) const { return send(bytes, false); }
 

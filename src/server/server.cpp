@@ -1,5 +1,7 @@
 #include "sluice/server.hpp"
 
+#include "server/ws_routes.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,7 +21,7 @@ unsigned loop_count(const Config& config) {
 Server::Server(const Config& config)
     : config_(config), pool_(config_.pool), book_(pool_, config_.hub, hub::make_epoch()) {
   for (unsigned i = 0; i < loop_count(config_); ++i) {
-    workers_.push_back(std::make_unique<Worker>(config_, pool_, book_, i, open_connections_));
+    workers_.push_back(std::make_unique<Worker>(config_, pool_, book_, i, open_connections_, ws_routes_));
     workers_.back()->set_open_handler(&open_handler_);
   }
 }
@@ -69,7 +71,7 @@ void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
 ServerStats Server::stats() const {
   ServerStats total;
   for (const auto& worker : workers_) {
-    const WorkerStats& s = worker->stats();
+    const session::LoopCounters& s = worker->counters();
     total.accepted += s.accepted;
     total.refused_full += s.refused_full;
     total.streams += s.streams;
@@ -81,6 +83,8 @@ ServerStats Server::stats() const {
   }
   return total;
 }
+
+void add_ws_route(Server& server, session::WsRoute route) { server.ws_routes_.push_back(std::move(route)); }
 
 SendStatus ConnectionRef::send(std::string_view payload, bool text) const {
   if (worker_ == nullptr) return SendStatus::invalid;

@@ -7,16 +7,12 @@
 #include <cerrno>
 
 #include "io/socket.hpp"
-#include "proto/sse.hpp"
-#include "server/session.hpp"
+#include "session/response.hpp"
+#include "transport/plain_tcp.hpp"
 
 namespace sluice::server {
 
 namespace {
-
-constexpr std::string_view kFullResponse =
-    "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 20\r\nConnection: close\r\n"
-    "Retry-After: 1\r\n\r\ntoo many connections";
 
 // How often timeouts are checked: often enough to honour the shortest one
 // within a fraction of itself, never more than every 10 ms.
@@ -35,20 +31,16 @@ constexpr std::size_t kTopicInbox = 4096;
 constexpr std::size_t kCommandInbox = 65536;
 
 Worker::Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsigned index,
-               std::atomic<std::int64_t>& open_connections)
+               std::atomic<std::int64_t>& open_connections, const std::vector<session::WsRoute>& ws_routes)
     : config_(config),
       pool_(pool),
       open_connections_(open_connections),
       hub_(book, index),
-      subprotocols_(config.ws.subprotocols.begin(), config.ws.subprotocols.end()),
-      allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()),
+      services_(config, pool, loop_, hub_, counters_, *this, ws_routes),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
-  held_publishers_.reserve(sessions_.capacity());
-  retrying_.reserve(sessions_.capacity());
   retired_.reserve(sessions_.capacity());
-  loop_.every(std::chrono::milliseconds(config.heartbeat_ms), [this] { send_heartbeats(); });
   loop_.every(sweep_period(config), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
   book.set_watcher(index, this);
@@ -78,7 +70,7 @@ void Worker::accept_all() {
     const int fd = io::accept_nonblocking(listen_fd_);
     if (fd == -EINTR || fd == -ECONNABORTED) continue;
     if (fd < 0) return;  // EAGAIN, or out of fds: the listener stays readable
-    ++stats_.accepted;
+    ++counters_.accepted;
     if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
       refuse(fd);
@@ -92,44 +84,46 @@ void Worker::admit(int fd) {
   io::set_nodelay(fd, true);
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
-  auto session = std::make_unique<Session>(*this, fd);
+  auto session = std::make_unique<session::Session>(services_, std::make_unique<transport::PlainTcp>(fd), next_id_);
   if (session->start() != 0) {
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
-    return;  // the session's destructor closes fd
+    return;  // the session's transport closes fd
   }
-  session->index = sessions_.size();
-  session->id = next_id_++;
-  by_id_.emplace(session->id, session.get());
+  slot_by_id_.emplace(next_id_++, sessions_.size());
   sessions_.push_back(std::move(session));
 }
 
 void Worker::refuse(int fd) {
   // Past max_connections a client is told so at once rather than left in the
   // backlog; the reply fits any fresh socket buffer, so one send suffices.
-  ++stats_.refused_full;
-  [[maybe_unused]] const auto n = ::send(fd, kFullResponse.data(), kFullResponse.size(), MSG_NOSIGNAL);
+  ++counters_.refused_full;
+  const std::string_view reply = session::kTooManyConnections;
+  [[maybe_unused]] const auto n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   ::close(fd);
 }
 
-void Worker::retire(Session* session) {
-  retired_.push_back(session);
+void Worker::retire(session::Session& session) {
+  retired_.push_back(&session);
   loop_.defer(this);
 }
 
 void Worker::run_deferred() {
-  for (Session* session : retired_) {
-    by_id_.erase(session->id);
+  for (session::Session* session : retired_) {
+    const auto it = slot_by_id_.find(session->id());
+    const std::size_t i = it->second;
+    slot_by_id_.erase(it);
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
-    const std::size_t i = session->index;
-    std::swap(sessions_[i], sessions_.back());
-    sessions_[i]->index = i;
+    if (i + 1 != sessions_.size()) {
+      std::swap(sessions_[i], sessions_.back());
+      slot_by_id_[sessions_[i]->id()] = i;
+    }
     sessions_.pop_back();
   }
   retired_.clear();
 }
 
-void Worker::opened(Session& session, std::string_view path) {
-  if (open_handler_ != nullptr && *open_handler_) (*open_handler_)(ConnectionRef(this, session.id), path);
+void Worker::websocket_opened(session::Session& session, std::string_view path) {
+  if (open_handler_ != nullptr && *open_handler_) (*open_handler_)(ConnectionRef(this, session.id()), path);
 }
 
 SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
@@ -148,22 +142,6 @@ void Worker::room_made() {
   signal();
 }
 
-void Worker::hold_publisher(Session* session) {
-  if (std::find(held_publishers_.begin(), held_publishers_.end(), session) == held_publishers_.end()) {
-    held_publishers_.push_back(session);
-  }
-}
-
-void Worker::drop_publisher(Session* session) { std::erase(held_publishers_, session); }
-
-void Worker::retry_held_publishers() {
-  // A retry may hold the session again, or close it, so it works on a copy.
-  retrying_.swap(held_publishers_);
-  held_publishers_.clear();
-  for (Session* session : retrying_) session->retry_held_message();
-  retrying_.clear();
-}
-
 // On the loop's own thread the drain is simply deferred to the end of the
 // tick; another thread wakes the loop, once until the loop has drained.
 void Worker::signal() {
@@ -180,35 +158,19 @@ void Worker::drain_inboxes() {
   if (topics_overflowed_.exchange(false, std::memory_order_acq_rel)) hub_.drain_pending();
   Command command;
   while (command_inbox_.try_pop(command)) {
-    const auto it = by_id_.find(command.id);
-    if (it == by_id_.end() || it->second->closed() || it->second->closing()) {
-      ++stats_.sends_to_closed;
-      continue;
-    }
-    it->second->send_posted(std::move(command.frame));
+    const auto it = slot_by_id_.find(command.id);
+    if (it == slot_by_id_.end() || !sessions_[it->second]->post(std::move(command.frame))) ++counters_.sends_to_closed;
   }
-  if (room_made_.exchange(false, std::memory_order_acq_rel)) retry_held_publishers();
-}
-
-void Worker::send_heartbeats() {
-  buf::FrameBuilder builder(pool_, buf::Lane::control);
-  if (proto::sse::encode_comment("", builder) != proto::sse::EncodeStatus::ok) return;
-  const buf::FrameRef beat = builder.finish();
-  if (!beat) return;
-  for (const auto& session : sessions_) {
-    if (session->state() == Session::State::sse && !session->closing()) {
-      (void)session->send_control(beat);  // a full control lane already has bytes going out
-    }
-  }
+  if (room_made_.exchange(false, std::memory_order_acq_rel)) services_.held_publishers().retry();
 }
 
 void Worker::sweep() {
   // A publisher held for want of pool memory has nobody to wake it.
-  retry_held_publishers();
+  services_.held_publishers().retry();
   const auto now = loop_.now();
   // Index loop: a timeout may close a session, which only retires it.
   for (std::size_t i = 0; i < sessions_.size(); ++i) {
-    if (!sessions_[i]->closed()) sessions_[i]->check_timeouts(now);
+    if (!sessions_[i]->closed()) sessions_[i]->tick(now);
   }
 }
 
@@ -219,7 +181,7 @@ void Worker::drain_on_shutdown() {
   // subscribers goes into their queues first: the flushes begun below are
   // each connection's last.
   drain_inboxes();
-  for (const auto& session : sessions_) session->begin_shutdown();
+  for (const auto& session : sessions_) session->shutdown();
   const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
 }

@@ -4,7 +4,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
+
+#include "transport/plain_tcp.hpp"
 
 namespace sluice::conn {
 namespace {
@@ -32,7 +35,7 @@ TEST(Connection, AClientThatKeepsItsSocketFullIsReadInTurns) {
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
   constexpr std::size_t kTurn = 16 * 1024;
-  CountingConnection connection(loop, fds[0], {.receive_turn = kTurn});
+  CountingConnection connection(loop, std::make_unique<transport::PlainTcp>(fds[0]), {.receive_turn = kTurn});
   ASSERT_EQ(connection.start(), 0);
   const std::string bytes(6 * kTurn, 'x');
   ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));

@@ -3,6 +3,8 @@
 // EventSource. Each peer script in tests/peers (see docs/PEERS.md) judges
 // what it received and prints a one-line summary; this file starts sluiced
 // for it, runs it with a deadline, and asserts on its exit code and summary.
+// The echo scripts run against sluiced_echo: the same program with the
+// tests' GET /ws-echo added (tests/support/sluiced_echo_main.cpp).
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -26,9 +28,12 @@ const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path
 // be cut (it happened once in CI under load).
 const std::vector<std::string> kResumeSettings = {"send.budget_bytes=4096", "policy.slow_retry_ms=50", "threads=1"};
 
+// Which program serves the peer.
+enum class Program { sluiced, sluiced_echo };
+
 class Sluiced {
  public:
-  explicit Sluiced(const std::vector<std::string>& settings) : process_(argv(settings)) {}
+  Sluiced(Program program, const std::vector<std::string>& settings) : process_(argv(program, settings)) {}
 
   // The port from "sluiced listening on 127.0.0.1:PORT", or "" if it did not start.
   std::string port() {
@@ -51,8 +56,9 @@ class Sluiced {
   }
 
  private:
-  static std::vector<std::string> argv(const std::vector<std::string>& settings) {
-    std::vector<std::string> args = {env_path("SLUICED"), "--listen", "127.0.0.1:0"};
+  static std::vector<std::string> argv(Program program, const std::vector<std::string>& settings) {
+    const std::string binary = program == Program::sluiced ? env_path("SLUICED") : std::string(SLUICED_ECHO_PATH);
+    std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0"};
     for (const std::string& s : settings) args.insert(args.end(), {"--set", s});
     return args;
   }
@@ -76,10 +82,11 @@ PeerRun run_peer(const std::string& interpreter, const std::string& script, cons
 // Runs `script` against a sluiced started with `settings` and expects it to
 // succeed with `summary` in its output.
 void expect_peer_passes(const std::string& interpreter, const std::string& script,
-                        const std::vector<std::string>& settings, const std::string& summary) {
+                        const std::vector<std::string>& settings, const std::string& summary,
+                        Program program = Program::sluiced) {
   ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "ws"))
       << "the peers' npm packages are missing: run make test (npm ci --prefix tests/peers)";
-  Sluiced sluiced(settings);
+  Sluiced sluiced(program, settings);
   const std::string port = sluiced.port();
   ASSERT_FALSE(port.empty()) << sluiced.output();
   const PeerRun run = run_peer(interpreter, script, port);
@@ -96,7 +103,8 @@ TEST(Peers, NodeWsGetsAThousandEventsInOrderOverTheJsonProtocol) {
 }
 
 TEST(Peers, NodeWsGetsFragmentedCompressedMessagesEchoedIntact) {
-  expect_peer_passes(kNode, "ws_echo.mjs", {"ws.echo=1"}, "ws_echo: 4 fragmented/compressed messages echoed intact");
+  expect_peer_passes(kNode, "ws_echo.mjs", {}, "ws_echo: 4 fragmented/compressed messages echoed intact",
+                     Program::sluiced_echo);
 }
 
 TEST(Peers, PythonWebsocketsGetsAThousandEventsInOrderFromATopic) {
@@ -104,8 +112,8 @@ TEST(Peers, PythonWebsocketsGetsAThousandEventsInOrderFromATopic) {
 }
 
 TEST(Peers, PythonWebsocketsGetsFragmentedCompressedMessagesEchoedIntact) {
-  expect_peer_passes(kPython, "ws_echo.py", {"ws.echo=1"},
-                     "ws_echo.py: 4 fragmented/compressed messages echoed intact");
+  expect_peer_passes(kPython, "ws_echo.py", {}, "ws_echo.py: 4 fragmented/compressed messages echoed intact",
+                     Program::sluiced_echo);
 }
 
 TEST(Peers, NodeEventSourceResumesExactlyOnceAfterSlowConsumerCutOffs) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 
+#include "ws_echo_stream.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test::ws {
@@ -64,9 +65,7 @@ void ping_flood(std::uint16_t port, std::vector<std::unique_ptr<WsTestClient>>& 
 }
 
 TEST(WsIsolation, GoodSubscribersGetEveryEventWhileOthersMisbehave) {
-  server::Config config;
-  config.ws.echo = 1;
-  RunningServer server(config);
+  RunningServer server({}, add_echo_endpoint);
   const std::uint16_t port = server.port();
   WsTestClient good_ws(port);
   ASSERT_TRUE(good_ws.open(kStream));

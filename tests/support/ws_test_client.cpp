@@ -15,6 +15,7 @@
 #include "proto/utf8.hpp"
 #include "proto/ws_encoder.hpp"
 #include "proto/ws_handshake.hpp"
+#include "ws_echo_stream.hpp"
 
 namespace sluice::test::ws {
 
@@ -328,7 +329,6 @@ testing::AssertionResult check_replies(WsTestClient& client, const std::vector<R
 server::Config conformance_config() {
   server::Config config;
   config.pool = {.block_count = 2048, .block_size = 4096, .reserve = 256};
-  config.ws.echo = 1;
   config.ws.max_message = static_cast<std::int64_t>(kMaxMessage);
   if (server::apply_setting(config, "ws.allowed_origins", kAllowedOrigin) ||
       server::apply_setting(config, "ws.subprotocols", kSubprotocols)) {
@@ -380,7 +380,9 @@ testing::AssertionResult run_exchange(std::uint16_t port, const Exchange& e) {
   return testing::AssertionSuccess();
 }
 
-void WsConformance::SetUpTestSuite() { conformance_server() = std::make_unique<RunningServer>(conformance_config()); }
+void WsConformance::SetUpTestSuite() {
+  conformance_server() = std::make_unique<RunningServer>(conformance_config(), add_echo_endpoint);
+}
 
 void WsConformance::TearDownTestSuite() { conformance_server().reset(); }
 

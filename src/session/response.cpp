@@ -1,10 +1,10 @@
-#include "server/response.hpp"
+#include "session/response.hpp"
 
 #include <cstdio>
 
 #include "proto/http1.hpp"
 
-namespace sluice::server {
+namespace sluice::session {
 
 void write_response(buf::Sink& sink, const Response& response) {
   char head[256];
@@ -43,4 +43,4 @@ buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_vie
   return builder.finish();
 }
 
-}  // namespace sluice::server
+}  // namespace sluice::session

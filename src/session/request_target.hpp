@@ -1,5 +1,5 @@
-// Owns: small helpers the session's files share for reading a request's
-// target: query values and percent-decoding into a caller's buffer.
+// Owns: small helpers for reading a request's target: query values and
+// percent-decoding into a caller's buffer.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +7,7 @@
 
 #include "proto/url.hpp"
 
-namespace sluice::server::detail {
+namespace sluice::session {
 
 inline std::string_view query_value(std::string_view query, std::string_view wanted) {
   proto::url::QueryIterator it(query);
@@ -25,4 +25,4 @@ inline std::string_view decode_into(std::string_view raw, char* out, std::size_t
   return n < 0 ? std::string_view() : std::string_view(out, static_cast<std::size_t>(n));
 }
 
-}  // namespace sluice::server::detail
+}  // namespace sluice::session

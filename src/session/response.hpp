@@ -8,7 +8,7 @@
 
 #include "buf/frame.hpp"
 
-namespace sluice::server {
+namespace sluice::session {
 
 struct Response {
   int status = 200;
@@ -17,6 +17,12 @@ struct Response {
   bool keep_alive = true;
   std::string_view extra_headers;  // whole lines, each ending in CRLF
 };
+
+// The whole reply to a connection past max_connections, sent at once
+// before it is closed: it fits any fresh socket buffer.
+inline constexpr std::string_view kTooManyConnections =
+    "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 20\r\nConnection: close\r\n"
+    "Retry-After: 1\r\n\r\ntoo many connections";
 
 // Writes the whole response, head and body, into `sink`.
 void write_response(buf::Sink& sink, const Response& response);
@@ -30,4 +36,4 @@ void write_response(buf::Sink& sink, const Response& response);
 // from another origin may open the stream with EventSource.
 [[nodiscard]] buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_view allow_origin);
 
-}  // namespace sluice::server
+}  // namespace sluice::session

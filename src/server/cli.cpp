@@ -1,0 +1,97 @@
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "server/cli.hpp"
+#include "sluice/config.hpp"
+#include "sluice/server.hpp"
+
+namespace {
+
+sluice::server::Server* g_server = nullptr;
+
+extern "C" void on_stop_signal(int) {
+  if (g_server != nullptr) g_server->stop();
+}
+
+void install_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "sluiced: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+namespace sluice::server {
+
+int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepare) {
+  CLI::App app{"sluiced: real-time push over Server-Sent Events, with bounded memory and latency"};
+  std::string listen;
+  std::string config_path;
+  std::vector<std::string> settings;
+  std::string threads;
+  bool help_config = false;
+  app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
+  app.add_option("--threads", threads, "event loops, one thread each (default: one per core)");
+  app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
+  app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
+  app.add_flag("--help-config", help_config, "list every config key with its default and range");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what());
+  }
+  if (help_config) {
+    std::fputs(sluice::server::describe_settings().c_str(), stdout);
+    return 0;
+  }
+
+  sluice::server::Config config;
+  if (!config_path.empty()) {
+    if (auto error = sluice::server::load_config_file(config, config_path)) return fail(*error);
+  }
+  for (const std::string& setting : settings) {
+    const auto eq = setting.find('=');
+    if (eq == std::string::npos) return fail("--set wants KEY=VALUE (got '" + setting + "')");
+    if (auto error = sluice::server::apply_setting(config, setting.substr(0, eq), setting.substr(eq + 1))) {
+      return fail(*error);
+    }
+  }
+  if (!listen.empty()) {
+    if (auto error = sluice::server::apply_setting(config, "listen", listen)) return fail(*error);
+  }
+  if (!threads.empty()) {
+    if (auto error = sluice::server::apply_setting(config, "threads", threads)) return fail(*error);
+  }
+  if (auto error = sluice::server::validate(config)) return fail(*error);
+
+  sluice::server::Server server(config);
+  if (prepare) prepare(server);
+  if (const int rc = server.bind(); rc != 0) {
+    return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));
+  }
+  g_server = &server;
+  install_signal_handlers();
+  std::printf("sluiced (%zu loops) listening on %s:%u\n", server.loops(),
+              config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
+  std::fflush(stdout);
+  server.run();
+  g_server = nullptr;
+  std::printf("sluiced stopped\n");
+  return 0;
+}
+
+}  // namespace sluice::server

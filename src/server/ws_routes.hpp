@@ -1,0 +1,15 @@
+// Owns: add_ws_route(), which gives a server a WebSocket endpoint of a
+// stream type sluiced does not have (the tests' echo endpoint), without
+// making it part of the public API.
+#pragma once
+
+#include "session/services.hpp"
+#include "sluice/server.hpp"
+
+namespace sluice::server {
+
+// Before run(): a GET of `route.path` with a valid upgrade becomes the
+// stream `route.make` builds.
+void add_ws_route(Server& server, session::WsRoute route);
+
+}  // namespace sluice::server

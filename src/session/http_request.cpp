@@ -1,0 +1,110 @@
+#include "session/http_request.hpp"
+
+#include <cstdio>
+
+#include "buf/fixed_sink.hpp"
+#include "session/services.hpp"
+#include "session/session.hpp"
+
+namespace sluice::session {
+
+using proto::http1::ParseStatus;
+
+HttpRequestPhase::HttpRequestPhase(Session& session)
+    : session_(session),
+      services_(session.services()),
+      parser_(services_.config().http),
+      request_started_(session.loop().now()) {}
+
+void HttpRequestPhase::on_input(std::string& input) {
+  if (!partial_) request_started_ = session_.loop().now();
+  // Requests are parsed in place and the bytes they used are erased once:
+  // erasing each from the front would move the whole pipelined rest.
+  std::size_t used = 0;
+  while (!session_.ended() && !handed_over_ && !replies_full() &&
+         handle_one(std::string_view(input).substr(used), used)) {
+  }
+  input.erase(0, used);
+  partial_ = !handed_over_ && !input.empty();
+}
+
+bool HttpRequestPhase::replies_full() const {
+  // Pipelined requests are answered only while there is room for the reply;
+  // the rest wait in the input buffer until the replies have been flushed.
+  return session_.queue().control_frames() + 1 >= session_.queue().limits().max_control_frames;
+}
+
+void HttpRequestPhase::on_drained() {
+  if (partial_) session_.resume_input();
+}
+
+bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
+  if (input.empty()) return false;
+  const proto::http1::ParseResult result = parser_.parse(input);
+  switch (result.status) {
+    case ParseStatus::need_more:
+      // The whole request must fit the receive budget; one that cannot
+      // (say, a chunked body with heavy framing) is refused, not stalled.
+      if (input.size() >= services_.config().connection.receive_budget) fail(413);
+      return false;
+    case ParseStatus::error:
+      fail(result.http_status);
+      return false;
+    case ParseStatus::complete:
+      break;
+  }
+  served_any_ = true;
+  route(parser_.request());
+  used += result.consumed;
+  parser_.reset();
+  request_started_ = session_.loop().now();
+  return true;
+}
+
+void HttpRequestPhase::method_not_allowed(std::string_view allow) {
+  const std::string header = "Allow: " + std::string(allow) + "\r\n";
+  respond({.status = 405, .body = "method not allowed\n", .extra_headers = header});
+}
+
+void HttpRequestPhase::respond(Response response) {
+  response.keep_alive = keep_alive_;
+  if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);
+  if (!keep_alive_) session_.close_after_flush(conn::CloseReason::peer);
+}
+
+// A reply rides in the room left in the block of the reply before it when
+// that one is still queued: a publisher pipelining hundreds of POSTs then
+// gets them answered in one write from a few blocks, where a block each
+// would stop its input after send.control_frames replies.
+bool HttpRequestPhase::queue_response(const Response& response) {
+  char text[512];
+  buf::FixedSink sink(text, sizeof text);
+  write_response(sink, response);
+  if (!sink.failed() && session_.queue().append_control(sink.text())) {
+    session_.want_flush();
+    return true;
+  }
+  buf::FrameRef frame = sink.failed() ? make_response(services_.pool(), response)
+                                      : buf::make_frame(services_.pool(), buf::Lane::control, sink.text());
+  return frame && session_.send_control(std::move(frame)) == conn::EnqueueStatus::ok;
+}
+
+void HttpRequestPhase::fail(int status) {
+  keep_alive_ = false;
+  char body[64];
+  const int n = std::snprintf(body, sizeof body, "%d %s\n", status, proto::http1::status_reason(status));
+  respond({.status = status, .body = std::string_view(body, static_cast<std::size_t>(n))});
+}
+
+void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {
+  const auto& config = services_.config();
+  const auto since = [now](io::Loop::Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();
+  };
+  if ((partial_ || !served_any_) && since(request_started_) > config.handshake_timeout_ms) return fail(408);
+  if (!partial_ && served_any_ && since(session_.last_activity()) > config.idle_timeout_ms) {
+    session_.close_after_flush(conn::CloseReason::timeout);
+  }
+}
+
+}  // namespace sluice::session

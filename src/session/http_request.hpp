@@ -1,0 +1,57 @@
+// Owns: HttpRequestPhase, a connection reading HTTP/1.1 requests
+// (keep-alive, pipelined) and answering them, until a request opens a
+// stream and the connection becomes that stream. Parsing, the replies and
+// the request timeouts are here (http_request.cpp); what each path does is
+// in http_routes.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "proto/http1.hpp"
+#include "session/phase.hpp"
+#include "session/response.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+class Session;
+
+class HttpRequestPhase final : public Phase {
+ public:
+  explicit HttpRequestPhase(Session& session);
+
+  void on_input(std::string& input) override;
+  void on_drained() override;
+  void tick(io::Loop::Clock::time_point now) override;
+
+ private:
+  // http_request.cpp
+  bool replies_full() const;
+  bool handle_one(std::string_view input, std::size_t& used);
+  void respond(Response response);
+  bool queue_response(const Response& response);
+  void fail(int status);
+  void method_not_allowed(std::string_view allow);
+
+  // http_routes.cpp
+  void route(const proto::http1::Request& request);
+  void publish(const proto::http1::Request& request, std::string_view raw_topic);
+  void start_sse(const proto::http1::Request& request, std::string_view path_topic);
+  void upgrade_topic(const proto::http1::Request& request, std::string_view raw_topic);
+  void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);
+  template <typename MakeStream>
+  void upgrade(const proto::http1::Request& request, MakeStream make);
+  std::string_view cors_origin(const proto::http1::Request& request) const;
+
+  Session& session_;
+  LoopServices& services_;
+  proto::http1::RequestParser parser_;
+  bool keep_alive_ = true;
+  bool served_any_ = false;  // until the first request, the handshake timeout applies
+  bool partial_ = false;     // part of a request is buffered
+  bool handed_over_ = false;  // a request opened a stream: this phase is done
+  io::Loop::Clock::time_point request_started_;
+};
+
+}  // namespace sluice::session

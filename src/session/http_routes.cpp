@@ -1,0 +1,225 @@
+// What each request path does: health, publishing by POST, opening an SSE
+// stream, and the WebSocket upgrades (a topic, the JSON protocol, a
+// publisher, or an endpoint registered with the server).
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "hub/event_id.hpp"
+#include "hub/topic_name.hpp"
+#include "proto/ws_handshake.hpp"
+#include "session/http_request.hpp"
+#include "session/request_target.hpp"
+#include "session/services.hpp"
+#include "session/session.hpp"
+#include "session/sse_stream.hpp"
+#include "session/ws_json_stream.hpp"
+#include "session/ws_publisher_stream.hpp"
+#include "session/ws_topic_stream.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+using proto::http1::Method;
+using proto::http1::Request;
+
+constexpr std::string_view kSsePrefix = "/sse";
+constexpr std::string_view kPublishPrefix = "/pub/";
+constexpr std::string_view kWsPrefix = "/ws";
+
+std::size_t count_topics(std::string_view query, std::string_view path_topic) {
+  std::size_t count = path_topic.empty() ? 0 : 1;
+  proto::url::QueryIterator it(query);
+  std::string_view key;
+  std::string_view value;
+  while (it.next(key, value)) count += key == "topic";
+  return count;
+}
+
+proto::ws::HandshakeRequest handshake_request(const Request& r) {
+  return {r.method_text,
+          r.version_minor,
+          r.header("Upgrade"),
+          r.header("Connection"),
+          r.header("Sec-WebSocket-Key"),
+          r.header("Sec-WebSocket-Version"),
+          r.header("Sec-WebSocket-Protocol"),
+          r.header("Sec-WebSocket-Extensions"),
+          r.header("Origin")};
+}
+
+}  // namespace
+
+void HttpRequestPhase::route(const Request& request) {
+  keep_alive_ = request.keep_alive;
+  const std::string_view path = request.path;
+  if (path == "/healthz") {
+    if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET");
+    return respond({.status = 200, .body = "ok\n"});
+  }
+  if (path == kSsePrefix || path.starts_with("/sse/")) {
+    if (request.method != Method::get) return method_not_allowed("GET");
+    return start_sse(request, path.substr(std::min(path.size(), kSsePrefix.size() + 1)));
+  }
+  if (path.starts_with(kPublishPrefix)) {
+    if (request.method == Method::get && !request.header("Upgrade").empty()) {
+      return upgrade_publisher(request, path.substr(kPublishPrefix.size()));
+    }
+    if (request.method != Method::post) return method_not_allowed("POST");
+    return publish(request, path.substr(kPublishPrefix.size()));
+  }
+  const WsRoute* registered = services_.ws_route(path);
+  if (path == kWsPrefix || path.starts_with("/ws/") || registered != nullptr) {
+    if (request.method != Method::get) return method_not_allowed("GET");
+    if (registered != nullptr) return upgrade(request, registered->make);
+    if (path == kWsPrefix) return upgrade(request, [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); });
+    return upgrade_topic(request, path.substr(kWsPrefix.size() + 1));
+  }
+  respond({.status = 404, .body = "no such resource\n"});
+}
+
+void HttpRequestPhase::publish(const Request& request, std::string_view raw_topic) {
+  char topic_buf[1024];
+  char event_buf[256];
+  char key_buf[256];
+  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
+  const std::string_view event = decode_into(query_value(request.query, "event"), event_buf, sizeof event_buf);
+  const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
+  hub::Hub& hub = services_.hub();
+  const hub::PublishResult result = hub.publish(topic, {request.body, event, key});
+  switch (result.status) {
+    case hub::HubStatus::ok: {
+      char id_text[hub::kMaxIdText];
+      const std::size_t id_length = hub.format_id(result.id, id_text);
+      char json[1300];
+      const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%.*s\",\"subscribers\":%zu}\n",
+                                  static_cast<int>(topic.size()), topic.data(), static_cast<int>(id_length), id_text,
+                                  result.subscribers);
+      return respond({.status = 200,
+                      .content_type = "application/json",
+                      .body = std::string_view(json, static_cast<std::size_t>(n))});
+    }
+    case hub::HubStatus::bad_topic:
+      return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
+    case hub::HubStatus::bad_event:
+      return respond({.status = 400, .body = "bad event name: at most 255 bytes, no CR, LF or NUL\n"});
+    case hub::HubStatus::too_many_topics:
+    case hub::HubStatus::too_many_subscribers:
+      return respond({.status = 503, .body = "topic limit reached\n"});
+    case hub::HubStatus::no_memory:
+      return respond({.status = 503, .body = "out of buffer memory, retry\n", .extra_headers = "Retry-After: 1\r\n"});
+    case hub::HubStatus::busy:
+      return respond(
+          {.status = 503, .body = "subscribers are catching up, retry\n", .extra_headers = "Retry-After: 0\r\n"});
+  }
+}
+
+void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {
+  const auto& config = services_.config();
+  std::optional<conn::Policy> requested;
+  if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
+    requested = conn::parse_policy(name);
+    if (!requested || !config.policy.allows(*requested)) {
+      return respond({.status = 400, .body = "policy not offered here\n"});
+    }
+  }
+  // Browsers send Last-Event-ID only when they reconnect; a first
+  // connection that wants to resume says ?lastEventId=. Ids count per topic
+  // and do not name theirs, so only a one-topic stream can resume by id (a
+  // client of several topics resumes each with /ws and `since`).
+  char id_buf[hub::kMaxIdText * 2];
+  std::string_view last_id = request.header("Last-Event-ID");
+  if (last_id.empty()) last_id = decode_into(query_value(request.query, "lastEventId"), id_buf, sizeof id_buf);
+  if (count_topics(request.query, path_topic) != 1) last_id = {};
+
+  std::vector<std::string> topics;
+  char topic_buf[1024];
+  if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, topic_buf, sizeof topic_buf));
+  proto::url::QueryIterator it(request.query);
+  std::string_view key;
+  std::string_view value;
+  while (it.next(key, value)) {
+    if (key == "topic") topics.emplace_back(decode_into(value, topic_buf, sizeof topic_buf));
+  }
+  if (topics.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
+  const std::size_t max_name = config.hub.max_topic_name;
+  if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection) ||
+      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return hub::valid_topic_name(t, max_name); })) {
+    return fail(400);
+  }
+  auto stream = std::make_unique<SseStream>(session_, services_);
+  SseStream& sse = *stream;
+  handed_over_ = true;
+  session_.become(std::move(stream));
+  sse.open(topics, requested, last_id, cors_origin(request));
+}
+
+// Streams are for any origin unless ws.allowed_origins names some; then
+// only those get the header a browser needs to read the stream.
+std::string_view HttpRequestPhase::cors_origin(const Request& request) const {
+  const auto allowed = services_.allowed_origins();
+  if (allowed.empty()) return "*";
+  const std::string_view origin = request.header("Origin");
+  return std::find(allowed.begin(), allowed.end(), origin) != allowed.end() ? origin : std::string_view();
+}
+
+void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view raw_topic) {
+  char topic_buf[1024];
+  std::string topic(decode_into(raw_topic, topic_buf, sizeof topic_buf));
+  WsTopicStream* opened = nullptr;
+  upgrade(request, [&](const WsSetup& setup) {
+    auto stream = std::make_unique<WsTopicStream>(setup, std::move(topic));
+    opened = stream.get();
+    return stream;
+  });
+  if (opened != nullptr) opened->open(request.header("Last-Event-ID"));
+}
+
+// GET /pub/{topic} as a WebSocket: every message the client sends is
+// published to {topic}.
+void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_view raw_topic) {
+  if (services_.config().ws.client_publish == 0) {
+    keep_alive_ = false;
+    return respond({.status = 403, .body = "publishing over WebSocket is switched off (ws.client_publish)\n"});
+  }
+  char topic_buf[1024];
+  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
+  if (!hub::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
+    keep_alive_ = false;
+    return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
+  }
+  upgrade(request, [topic = std::string(topic)](const WsSetup& setup) {
+    return std::make_unique<WsPublisherStream>(setup, topic);
+  });
+}
+
+// Answers the handshake; on 101 the connection becomes the stream `make`
+// builds, and the application hears of it before the stream sends a thing.
+template <typename MakeStream>
+void HttpRequestPhase::upgrade(const Request& request, MakeStream make) {
+  const proto::ws::HandshakeOptions options{services_.subprotocols(), services_.allowed_origins(),
+                                            services_.config().ws.deflate != 0};
+  const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
+  if (result.http_status != 101) {
+    keep_alive_ = false;
+    if (result.http_status == 426) {
+      return respond(
+          {.status = 426, .body = "WebSocket version 13 only\n", .extra_headers = "Sec-WebSocket-Version: 13\r\n"});
+    }
+    return respond({.status = result.http_status, .body = result.reason});
+  }
+  buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
+  if (!proto::ws::write_handshake_response(result, builder)) return session_.close_now(conn::CloseReason::io_error);
+  buf::FrameRef reply = builder.finish();
+  if (!reply || session_.send_control(std::move(reply)) != conn::EnqueueStatus::ok) {
+    return session_.close_now(conn::CloseReason::io_error);
+  }
+  // From here on the connection speaks WebSocket, so a replay is framed as
+  // messages.
+  handed_over_ = true;
+  session_.become(make(WsSetup{session_, services_, result.deflate}));
+  session_.websocket_opened(request.path);
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,53 @@
+// Owns: Phase, what one connection speaks at one time. A connection starts
+// reading HTTP/1.1 requests (HttpRequestPhase); a request may turn it into a
+// stream for the rest of its life (an SSE stream, a WebSocket stream), and
+// the connection then replaces its phase object with the stream's. Each
+// phase holds only its own protocol's state.
+//
+// Every call happens on the thread of the loop that owns the connection.
+#pragma once
+
+#include <string>
+
+#include "buf/frame.hpp"
+#include "io/loop.hpp"
+
+namespace sluice::session {
+
+class Phase {
+ public:
+  virtual ~Phase() = default;
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+  // New bytes from the peer: consume from the front of `input` (erase what
+  // was used); bytes left stay for the next call.
+  virtual void on_input(std::string& input) = 0;
+  // The peer shut its sending side. Returns true when the phase handled
+  // it; false lets the connection close after its queue drains.
+  virtual bool on_peer_eof() { return false; }
+  // The start of each flush: the last chance to queue frames (coalesced
+  // notices) that should leave in this write.
+  virtual void before_flush() {}
+  // A flush left the queue empty.
+  virtual void on_drained() {}
+  // The owner's sweep: timeouts, pings, pong deadlines.
+  virtual void tick(io::Loop::Clock::time_point now) = 0;
+  // The server is stopping: say goodbye in the protocol's own way (the
+  // connection then flushes and closes).
+  virtual void shutdown() {}
+  // The connection closed, whatever the reason: let go of what the phase
+  // holds elsewhere (topics, a held publish) before anything is destroyed.
+  virtual void on_closed() {}
+  // A whole frame another thread encoded for this connection (a
+  // ConnectionRef). Returns false when this phase takes no such frames.
+  virtual bool on_posted(buf::FrameRef& frame) {
+    (void)frame;
+    return false;
+  }
+
+ protected:
+  Phase() = default;
+};
+
+}  // namespace sluice::session

@@ -1,0 +1,54 @@
+#include "session/session.hpp"
+
+#include "session/http_request.hpp"
+#include "session/services.hpp"
+
+namespace sluice::session {
+
+Session::Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id)
+    : Connection(services.loop(), std::move(transport), services.config().connection),
+      services_(services),
+      id_(id),
+      phase_(std::make_unique<HttpRequestPhase>(*this)) {}
+
+Session::~Session() = default;
+
+void Session::on_input(std::string& input) {
+  Phase* const reading = phase_.get();
+  phase_->on_input(input);
+  replaced_.reset();
+  // Bytes the client sent right behind the request that opened a stream
+  // (the first WebSocket frames) belong to the stream.
+  if (phase_.get() != reading && !input.empty() && !ended()) phase_->on_input(input);
+}
+
+void Session::become(std::unique_ptr<Phase> next) {
+  replaced_ = std::move(phase_);
+  phase_ = std::move(next);
+}
+
+void Session::websocket_opened(std::string_view path) { services_.owner().websocket_opened(*this, path); }
+
+void Session::on_closed(conn::CloseReason) {
+  phase_->on_closed();
+  services_.owner().retire(*this);
+}
+
+void Session::tick(io::Loop::Clock::time_point now) {
+  if (closing()) {
+    // A peer that neither reads our last bytes nor closes is not waited for.
+    const auto lingered = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_activity()).count();
+    if (lingered > services_.config().linger_timeout_ms) close_now(conn::CloseReason::timeout);
+    return;
+  }
+  phase_->tick(now);
+}
+
+void Session::shutdown() {
+  phase_->shutdown();
+  close_after_flush(conn::CloseReason::shutdown);
+}
+
+bool Session::post(buf::FrameRef frame) { return !ended() && phase_->on_posted(frame); }
+
+}  // namespace sluice::session

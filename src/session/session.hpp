@@ -1,0 +1,60 @@
+// Owns: Session, one client connection from its first byte to its close:
+// the connection (transport, input buffer, outlet) and the Phase it speaks
+// now. It starts as an HTTP/1.1 request phase; a request that opens a
+// stream replaces the phase with the stream, and the session forwards the
+// connection's events to whichever phase is current.
+//
+// The loop's owner (the worker) reaches a session only through start(),
+// tick(), shutdown() and post(), and its id.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "conn/connection.hpp"
+#include "session/phase.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+
+class Session final : public conn::Connection {
+ public:
+  // `id` is the owner's name for the connection (ConnectionRef).
+  Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id);
+  ~Session() override;
+
+  [[nodiscard]] std::uint64_t id() const { return id_; }
+  [[nodiscard]] LoopServices& services() { return services_; }
+
+  // The owner's sweep: a linger that lasts too long, then the phase's own
+  // timeouts.
+  void tick(io::Loop::Clock::time_point now);
+  // The server is stopping: the phase says goodbye, then the queue flushes
+  // and the connection closes.
+  void shutdown();
+  // A whole frame another thread encoded for this connection. False when
+  // the connection takes none (it is ending, or not a WebSocket).
+  bool post(buf::FrameRef frame);
+
+  // Makes `next` the phase from now on. The phase being replaced lives on
+  // until the call it is in returns; bytes still buffered go to `next`.
+  void become(std::unique_ptr<Phase> next);
+  // The phase has turned the connection into a WebSocket on `path`.
+  void websocket_opened(std::string_view path);
+
+ private:
+  void on_input(std::string& input) override;
+  void on_closed(conn::CloseReason reason) override;
+  void before_flush() override { phase_->before_flush(); }
+  void on_drained() override { phase_->on_drained(); }
+
+  LoopServices& services_;
+  const std::uint64_t id_;
+  std::unique_ptr<Phase> phase_;
+  std::unique_ptr<Phase> replaced_;  // the phase become() took over from, until its call returns
+};
+
+}  // namespace sluice::session

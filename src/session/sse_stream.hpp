@@ -1,0 +1,54 @@
+// Owns: SseStream, a connection that has become a Server-Sent Events
+// stream (GET /sse): the stream head, its topics' events in SSE form,
+// notices as `sluice-*` events, heartbeats, and how it ends when the client
+// is too slow (a longer `retry:` and the end of the stream, so that it
+// resumes from its last id).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "conn/outlet.hpp"
+#include "conn/policy.hpp"
+#include "session/phase.hpp"
+#include "session/subscriptions.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+
+class SseStream final : public Phase, private Subscriptions::Owner {
+ public:
+  SseStream(conn::Outlet& outlet, LoopServices& services);
+  ~SseStream() override;
+
+  // Sends the stream head (with Access-Control-Allow-Origin when
+  // `allow_origin` is not empty), then joins `topics`, replaying what came
+  // after `last_id` (one topic only). A topic that cannot be joined ends
+  // the stream with a comment saying why.
+  void open(std::span<const std::string> topics, std::optional<conn::Policy> requested, std::string_view last_id,
+            std::string_view allow_origin);
+
+  // The loop's heartbeat, one frame shared by every stream.
+  void beat(const buf::FrameRef& frame);
+
+  void on_input(std::string& input) override { input.clear(); }  // a stream's client has nothing more to say
+  void tick(io::Loop::Clock::time_point) override {}
+  void before_flush() override { subscriptions_.before_flush(); }
+  void on_drained() override { subscriptions_.on_drained(); }
+  void on_closed() override;
+
+ private:
+  bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
+  void cut_off() override;
+  void refuse(std::string_view why);
+
+  conn::Outlet& outlet_;
+  LoopServices& services_;
+  Subscriptions subscriptions_;
+  bool counted_ = false;
+};
+
+}  // namespace sluice::session

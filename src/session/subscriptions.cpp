@@ -1,0 +1,162 @@
+#include "session/subscriptions.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "buf/string_sink.hpp"
+#include "hub/event_frames.hpp"
+#include "hub/event_id.hpp"
+#include "hub/hub.hpp"
+#include "proto/json_text.hpp"
+#include "session/services.hpp"
+
+namespace sluice::session {
+
+Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, int form)
+    : services_(services), outlet_(outlet), owner_(owner), form_(form) {}
+
+Subscriptions::~Subscriptions() { leave_all(); }
+
+Subscriptions::JoinStatus Subscriptions::join(std::string_view topic, std::optional<conn::Policy> requested,
+                                              std::string_view last_id) {
+  if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return JoinStatus::ok;
+  auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
+  if (slot == topics_.end()) {
+    if (topics_.size() >= static_cast<std::size_t>(services_.config().max_topics_per_connection)) {
+      return JoinStatus::too_many;
+    }
+    topics_.emplace_back();
+    policies_.emplace_back();
+    drops_.emplace_back();
+    slot = topics_.end() - 1;
+  }
+  const auto cookie = static_cast<std::uint32_t>(slot - topics_.begin());
+  // Filled in before subscribing: a replay delivers at once.
+  *slot = std::string(topic);
+  policies_[cookie] = requested.value_or(services_.config().policy.for_topic(topic));
+  drops_[cookie] = {};
+  hub::Hub& hub = services_.hub();
+  const hub::ReplayResult result = last_id.empty() ? hub::ReplayResult{hub.subscribe(topic, this, cookie, form_)}
+                                                   : hub.subscribe_after(topic, this, cookie, last_id, form_);
+  if (result.status != hub::HubStatus::ok) {
+    topics_[cookie].clear();
+    const bool full = result.status == hub::HubStatus::too_many_topics ||
+                      result.status == hub::HubStatus::too_many_subscribers;
+    return full ? JoinStatus::unavailable : JoinStatus::bad_topic;
+  }
+  if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
+  return JoinStatus::ok;
+}
+
+bool Subscriptions::leave(std::string_view topic) {
+  const auto slot = std::find(topics_.begin(), topics_.end(), topic);
+  if (topic.empty() || slot == topics_.end()) return false;
+  services_.hub().unsubscribe(topic, this);
+  slot->clear();
+  return true;
+}
+
+void Subscriptions::leave_all() {
+  for (const std::string& topic : topics_) {
+    if (!topic.empty()) services_.hub().unsubscribe(topic, this);
+  }
+  topics_.clear();
+  policies_.clear();
+  drops_.clear();
+}
+
+const buf::FrameRef& Subscriptions::wire_form(hub::EventFrames& frames) const {
+  return form_ == hub::kSseOnly ? frames.sse() : frames.ws_form(form_);
+}
+
+void Subscriptions::deliver(const hub::Delivery& delivery) {
+  if (delivery.cookie >= policies_.size()) return;  // cut off during a replay
+  if (stopped_) return;
+  const conn::Policy policy = policies_[delivery.cookie];
+  const buf::FrameRef& frame = wire_form(delivery.frames);
+  if (!frame) {
+    // The pool had no room for this form of the event: a loss like any other.
+    drops_[delivery.cookie].add(delivery.id);
+    drops_pending_ = true;
+    return outlet_.want_flush();
+  }
+  const conn::FrameTag tag{delivery.id, delivery.cookie, delivery.key};
+  switch (conn::enqueue_with_policy(outlet_.queue(), policy, frame, tag, drops_.data())) {
+    case conn::Verdict::queued:
+    case conn::Verdict::dropped:
+      // Only the lossy policies record drops, in any of this stream's topics.
+      drops_pending_ = drops_pending_ || policy != conn::Policy::fifo;
+      return outlet_.want_flush();
+    case conn::Verdict::cut_off:
+      ++services_.counters().slow_disconnects;
+      if (policy == conn::Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
+      return owner_.cut_off();
+  }
+}
+
+void Subscriptions::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) {
+  if (cookie >= drops_.size()) return;
+  drops_[cookie].add_range(first, last);
+  drops_pending_ = true;
+  outlet_.want_flush();
+}
+
+void Subscriptions::before_flush() {
+  if (stopped_) return;  // nothing may follow a WebSocket close frame
+  if (drops_pending_) drops_pending_ = !queue_drop_notices();
+}
+
+void Subscriptions::on_drained() {
+  if (drops_pending_) outlet_.want_flush();  // a notice that waited for room goes now
+}
+
+// One notice per topic that lost events since the last one, all in one
+// control frame. Returns false when it must wait (the records are kept):
+// while a control frame is still waiting, losses keep adding up into one
+// notice instead of one notice per lost event.
+bool Subscriptions::queue_drop_notices() {
+  if (outlet_.queue().control_frames() > 0) return false;
+  buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
+  const hub::Hub& hub = services_.hub();
+  std::uint64_t dropped = 0;
+  for (std::size_t i = 0; i < drops_.size(); ++i) {
+    const conn::DropRecord& d = drops_[i];
+    if (d.empty()) continue;
+    char first[hub::kMaxIdText];
+    char last[hub::kMaxIdText];
+    const std::string_view policy = conn::policy_name(policies_[i]);
+    char fields[1400];
+    const int n = std::snprintf(
+        fields, sizeof fields,
+        "\"topic\":\"%s\",\"dropped\":%llu,\"first_id\":\"%.*s\",\"last_id\":\"%.*s\",\"policy\":\"%.*s\"",
+        topics_[i].c_str(), static_cast<unsigned long long>(d.count), static_cast<int>(hub.format_id(d.first_id, first)),
+        first, static_cast<int>(hub.format_id(d.last_id, last)), last, static_cast<int>(policy.size()), policy.data());
+    owner_.append_notice(builder, "dropped", std::string_view(fields, static_cast<std::size_t>(n)));
+    dropped += d.count;
+  }
+  if (dropped == 0) return true;
+  buf::FrameRef notice = builder.finish();
+  if (!notice || outlet_.send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
+  services_.counters().events_dropped += dropped;
+  std::fill(drops_.begin(), drops_.end(), conn::DropRecord{});
+  return true;
+}
+
+// The client is told, before any live event, that it cannot have what it
+// missed: the notice goes in the data lane, in order with the events.
+void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {
+  std::string fields;
+  buf::StringSink out(fields);
+  out.append("\"topic\":");
+  proto::append_json_string(out, topics_[cookie]);
+  out.append(",\"reason\":\"");
+  out.append(reason);
+  out.append("\",\"last_id\":");
+  proto::append_json_string(out, last_id);
+  buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
+  owner_.append_notice(builder, "reset", fields);
+  buf::FrameRef notice = builder.finish();
+  if (notice) (void)outlet_.queue().push_data(std::move(notice), conn::FrameTag{0, cookie, 0});
+}
+
+}  // namespace sluice::session

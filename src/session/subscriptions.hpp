@@ -1,0 +1,84 @@
+// Owns: Subscriptions, the topics one stream follows: joining (with
+// replay), leaving, handing each delivered event to the subscriber's
+// slow-consumer policy, and telling the client what it lost, in the
+// stream's own notice format.
+//
+// A slot per topic: its index is the cookie the hub hands back with each
+// event and the topic index in the event's queue tag. A slot left (over
+// /ws) is emptied and reused, so cookies stay stable.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "buf/frame.hpp"
+#include "conn/outlet.hpp"
+#include "conn/policy.hpp"
+#include "hub/hub_types.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+
+class Subscriptions final : public hub::Subscriber {
+ public:
+  // What differs from stream to stream.
+  class Owner {
+   public:
+    // Appends a notice (`kind`, and the fields of a JSON object without
+    // its braces) in the stream's format; false when the builder refused.
+    virtual bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) = 0;
+    // fifo past the send budget: nothing is lost yet, so the stream ends
+    // in its own way and the client resumes from its last id.
+    virtual void cut_off() = 0;
+
+   protected:
+    ~Owner() = default;
+  };
+
+  enum class JoinStatus : std::uint8_t { ok, bad_topic, too_many, unavailable };
+
+  // `form` is the hub's wire form this stream takes (hub.hpp).
+  Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, int form);
+  ~Subscriptions();
+  Subscriptions(const Subscriptions&) = delete;
+  Subscriptions& operator=(const Subscriptions&) = delete;
+
+  // Joins `topic` under `requested` (or the configured policy), replaying
+  // what came after `last_id` when one is given; a client whose id cannot
+  // be resumed from is told so (a reset notice) before any live event.
+  JoinStatus join(std::string_view topic, std::optional<conn::Policy> requested, std::string_view last_id);
+  // False when not joined.
+  bool leave(std::string_view topic);
+  void leave_all();
+  // Nothing more may be queued (a WebSocket close went out): deliveries
+  // and notices stop.
+  void stop() { stopped_ = true; }
+
+  // The stream's flush hooks: notices that waited go out with the flush.
+  void before_flush();
+  void on_drained();
+
+  void deliver(const hub::Delivery& delivery) override;
+  void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
+
+ private:
+  const buf::FrameRef& wire_form(hub::EventFrames& frames) const;
+  bool queue_drop_notices();
+  void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
+
+  LoopServices& services_;
+  conn::Outlet& outlet_;
+  Owner& owner_;
+  const int form_;
+  std::vector<std::string> topics_;
+  std::vector<conn::Policy> policies_;
+  std::vector<conn::DropRecord> drops_;
+  bool drops_pending_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace sluice::session

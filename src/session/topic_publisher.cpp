@@ -1,0 +1,56 @@
+#include "session/topic_publisher.hpp"
+
+#include "hub/hub.hpp"
+#include "session/services.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+bool retry_later(hub::HubStatus status) {
+  return status == hub::HubStatus::busy || status == hub::HubStatus::no_memory;
+}
+
+}  // namespace
+
+TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic)
+    : services_(services), outlet_(outlet), owner_(owner), topic_(std::move(topic)) {}
+
+TopicPublisher::~TopicPublisher() { release(); }
+
+void TopicPublisher::publish(std::string_view data) {
+  const hub::PublishResult r = publish_or_wait(data);
+  if (r.status == hub::HubStatus::ok) return;
+  if (!retry_later(r.status)) return owner_.publish_refused(r.status);
+  held_.assign(data);
+  holding_ = true;
+  ++services_.counters().publishes_held;
+  services_.held_publishers().hold(this);
+}
+
+void TopicPublisher::retry() {
+  if (outlet_.ended() || !holding_) return;
+  const hub::PublishResult r = publish_or_wait(held_);
+  if (retry_later(r.status)) return services_.held_publishers().hold(this);
+  holding_ = false;
+  if (r.status != hub::HubStatus::ok) return owner_.publish_refused(r.status);
+  outlet_.resume_input();
+}
+
+void TopicPublisher::release() {
+  if (holding_) services_.held_publishers().release(this);
+  holding_ = false;
+}
+
+// On `busy` the hub is asked to wake this loop once a loop has delivered,
+// then the publish is tried once more: a delivery between the first try
+// and the request would otherwise wake nobody.
+hub::PublishResult TopicPublisher::publish_or_wait(std::string_view data) {
+  hub::Hub& hub = services_.hub();
+  const hub::PublishResult r = hub.publish(topic_, {data, {}, {}});
+  if (r.status != hub::HubStatus::busy) return r;
+  hub.wait_for_room(topic_);
+  return hub.publish(topic_, {data, {}, {}});
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,17 @@
+#include "session/ws_publisher_stream.hpp"
+
+namespace sluice::session {
+
+WsPublisherStream::WsPublisherStream(const WsSetup& setup, std::string topic)
+    : WsStream(setup), publisher_(setup.services, setup.outlet, *this, std::move(topic)) {}
+
+void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
+  publisher_.publish(std::string_view(payload.data(), payload.size()));
+}
+
+void WsPublisherStream::publish_refused(hub::HubStatus status) {
+  end(proto::ws::CloseCode::policy_violation,
+      status == hub::HubStatus::bad_topic ? "bad topic name" : "topic limit reached", conn::CloseReason::protocol);
+}
+
+}  // namespace sluice::session

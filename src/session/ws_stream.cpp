@@ -1,0 +1,121 @@
+#include "session/ws_stream.hpp"
+
+#include "session/services.hpp"
+
+namespace sluice::session {
+
+using proto::ws::CloseCode;
+using proto::ws::DecodeStatus;
+
+WsStream::WsStream(const WsSetup& setup)
+    : outlet_(setup.outlet),
+      services_(setup.services),
+      decoder_(proto::ws::DecoderLimits{static_cast<std::size_t>(setup.services.config().ws.max_message)}),
+      last_ping_(setup.outlet.loop().now()) {
+  deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
+  ++services_.counters().streams;
+}
+
+void WsStream::on_closed() {
+  let_go();
+  --services_.counters().streams;
+}
+
+void WsStream::on_input(std::string& input) {
+  std::size_t used = 0;
+  while (!outlet_.ended() && !input_held() && used < input.size()) {
+    const proto::ws::DecodeResult r = decoder_.feed(std::span<const char>(input.data() + used, input.size() - used));
+    used += r.consumed;
+    switch (r.status) {
+      case DecodeStatus::need_more:
+        break;
+      case DecodeStatus::message:
+        on_message(r.opcode, r.payload);
+        continue;
+      case DecodeStatus::ping:
+        on_ping(r.payload);
+        continue;
+      case DecodeStatus::pong:
+        awaiting_pong_ = false;
+        continue;
+      case DecodeStatus::close:
+        end(r.close_code == CloseCode::no_status ? CloseCode::normal : r.close_code, {}, conn::CloseReason::peer);
+        break;
+      case DecodeStatus::error:
+        ++services_.counters().protocol_errors;
+        end(r.close_code, r.error, conn::CloseReason::protocol);
+        break;
+    }
+    break;
+  }
+  input.erase(0, used);
+}
+
+// A flood of pings meets a full control lane: RFC 6455 5.5.3 lets us answer
+// only the latest, so the rest go unanswered, not queued.
+void WsStream::on_ping(std::span<const char> payload) {
+  buf::FrameRef pong = proto::ws::make_pong_frame(services_.pool(), payload);
+  if (pong) (void)outlet_.send_control(std::move(pong));
+}
+
+void WsStream::tick(io::Loop::Clock::time_point now) {
+  const auto& ws = services_.config().ws;
+  if (input_held()) {
+    // Its pong may sit unread behind the held message: not its fault.
+    awaiting_pong_ = false;
+    last_ping_ = now;
+    return;
+  }
+  const auto since_ping = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_ping_).count();
+  if (awaiting_pong_) {
+    if (since_ping > ws.pong_timeout_ms) outlet_.close_now(conn::CloseReason::timeout);
+    return;
+  }
+  if (since_ping < ws.ping_interval_ms) return;
+  buf::FrameRef ping = proto::ws::make_ping_frame(services_.pool(), {});
+  if (ping && outlet_.send_control(std::move(ping)) == conn::EnqueueStatus::ok) {
+    last_ping_ = now;
+    awaiting_pong_ = true;
+  }
+}
+
+void WsStream::shutdown() { send_close(CloseCode::going_away, "server shutting down"); }
+
+bool WsStream::on_posted(buf::FrameRef& frame) {
+  if (close_sent_) return true;  // taken, and dropped: nothing may follow a close
+  if (outlet_.send_data(std::move(frame)) == conn::EnqueueStatus::ok) return true;
+  ++services_.counters().slow_disconnects;
+  cut_off();
+  return true;
+}
+
+void WsStream::cut_off() { end(CloseCode::policy_violation, "slow consumer", conn::CloseReason::slow_consumer); }
+
+void WsStream::end(CloseCode code, std::string_view reason, conn::CloseReason why) {
+  send_close(code, reason);
+  outlet_.close_after_flush(why);
+}
+
+void WsStream::send_close(CloseCode code, std::string_view reason) {
+  if (close_sent_) return;
+  close_sent_ = true;
+  on_close_sent();
+  buf::FrameRef close =
+      proto::ws::make_close_frame(services_.pool(), code, reason.substr(0, proto::ws::kMaxCloseReason));
+  if (close) outlet_.send_last(std::move(close));
+}
+
+void WsStream::send_text(std::string_view text, buf::Lane lane) {
+  buf::FrameRef frame =
+      proto::ws::make_message_frame(services_.pool(), lane, proto::ws::Opcode::text, std::span<const char>(text));
+  if (!frame) return;
+  (void)(lane == buf::Lane::control ? outlet_.send_control(std::move(frame)) : outlet_.send_data(std::move(frame)));
+}
+
+bool WsStream::append_json_notice(buf::FrameBuilder& out, std::string_view opening, std::string_view kind,
+                                  std::string_view json_fields) {
+  notice_scratch_.assign(opening).append(kind).append("\",").append(json_fields).append("}");
+  return proto::ws::encode_frame(proto::ws::Opcode::text, true, false, notice_scratch_, out);
+}
+
+}  // namespace sluice::session

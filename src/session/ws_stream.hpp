@@ -1,0 +1,93 @@
+// Owns: WsStream, what every WebSocket stream shares once the upgrade is
+// done: decoding the client's frames (fragments, masking, UTF-8,
+// permessage-deflate, limits), answering pings, pinging a quiet client and
+// closing one whose pong does not come, the close handshake, and frames
+// the application sends through a ConnectionRef. A stream type derived
+// from it says what a client's message means and how a notice looks.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "buf/frame.hpp"
+#include "conn/outlet.hpp"
+#include "proto/ws_close.hpp"
+#include "proto/ws_decoder.hpp"
+#include "proto/ws_deflate.hpp"
+#include "proto/ws_encoder.hpp"
+#include "session/phase.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+
+// What a WebSocket stream starts from: where its bytes go, the loop's
+// services, and what the handshake negotiated.
+struct WsSetup {
+  conn::Outlet& outlet;
+  LoopServices& services;
+  proto::ws::DeflateParams deflate;  // enabled == false when not negotiated
+};
+
+class WsStream : public Phase {
+ public:
+  ~WsStream() override = default;
+
+  void on_input(std::string& input) final;
+  void tick(io::Loop::Clock::time_point now) final;
+  // A 1001 close frame: the server is going away.
+  void shutdown() final;
+  void on_closed() final;
+  // The application's own message, under the same send budget as events;
+  // past it the stream is cut off as slow.
+  bool on_posted(buf::FrameRef& frame) final;
+
+ protected:
+  explicit WsStream(const WsSetup& setup);
+
+  // A whole message from the client (reassembled, inflated, UTF-8 checked).
+  virtual void on_message(proto::ws::Opcode opcode, std::span<const char> payload) = 0;
+  // While true no more input is decoded (a message waits to be published)
+  // and no pong is awaited (it may sit unread behind that message).
+  [[nodiscard]] virtual bool input_held() const { return false; }
+  // The connection closed: let go of what the stream holds elsewhere
+  // (topics, a held publish).
+  virtual void let_go() {}
+  // Called once, when the close frame is queued: nothing may follow it.
+  virtual void on_close_sent() {}
+  // Past the send budget (fifo, or an application frame): a 1008 close
+  // saying why, after what is queued; the client resumes from its last id.
+  virtual void cut_off();
+
+  // Queues a close frame (once) and closes after the flush.
+  void end(proto::ws::CloseCode code, std::string_view reason, conn::CloseReason why);
+  // Queues a close frame once; later calls do nothing.
+  void send_close(proto::ws::CloseCode code, std::string_view reason);
+  [[nodiscard]] bool close_sent() const { return close_sent_; }
+  // One text message in `lane`; dropped quietly when the pool or lane is full.
+  void send_text(std::string_view text, buf::Lane lane);
+  // A notice as one text message: `opening` (say {"op":" ), the kind, then
+  // the fields of a JSON object.
+  bool append_json_notice(buf::FrameBuilder& out, std::string_view opening, std::string_view kind,
+                          std::string_view json_fields);
+  // permessage-deflate was negotiated.
+  [[nodiscard]] bool deflate() const { return deflate_; }
+
+  [[nodiscard]] conn::Outlet& outlet() { return outlet_; }
+  [[nodiscard]] LoopServices& services() { return services_; }
+
+ private:
+  void on_ping(std::span<const char> payload);
+
+  conn::Outlet& outlet_;
+  LoopServices& services_;
+  proto::ws::Decoder decoder_;
+  bool deflate_ = false;
+  io::Loop::Clock::time_point last_ping_;
+  bool awaiting_pong_ = false;
+  bool close_sent_ = false;
+  std::string notice_scratch_;
+};
+
+}  // namespace sluice::session

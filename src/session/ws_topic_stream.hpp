@@ -1,0 +1,41 @@
+// Owns: WsTopicStream, a WebSocket on /ws/{topic}: the topic's events as
+// messages (text when the data is UTF-8, binary otherwise), notices as
+// {"sluice":KIND,...} text messages, and every message the client sends
+// published to the same topic.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "session/subscriptions.hpp"
+#include "session/topic_publisher.hpp"
+#include "session/ws_stream.hpp"
+
+namespace sluice::session {
+
+class WsTopicStream final : public WsStream, private Subscriptions::Owner, private TopicPublisher::Owner {
+ public:
+  WsTopicStream(const WsSetup& setup, std::string topic);
+
+  // Joins the topic, replaying what came after `last_id` when given; a
+  // topic that cannot be joined closes the stream (1008).
+  void open(std::string_view last_id);
+
+  void before_flush() override { subscriptions_.before_flush(); }
+  void on_drained() override { subscriptions_.on_drained(); }
+
+ private:
+  void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
+  [[nodiscard]] bool input_held() const override { return publisher_.holding(); }
+  void on_close_sent() override { subscriptions_.stop(); }
+  void let_go() override;
+  void cut_off() override;
+  bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
+  void publish_refused(hub::HubStatus status) override;
+
+  const std::string topic_;
+  Subscriptions subscriptions_;
+  TopicPublisher publisher_;
+};
+
+}  // namespace sluice::session

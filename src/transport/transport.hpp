@@ -1,0 +1,42 @@
+// Owns: Transport, the byte stream under one connection. A connection reads
+// its peer's bytes and writes its queued frames only through this, so the
+// same connection and the same streams run over plain TCP and, later, over
+// TLS: a transport moves bytes and never knows what they mean.
+//
+// All calls happen on the thread of the loop that owns the connection.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <string>
+
+namespace sluice::transport {
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // The socket the loop watches for readiness.
+  [[nodiscard]] virtual int fd() const = 0;
+
+  // Reads up to `room` bytes of the peer's stream into `out`. Returns the
+  // bytes read, 0 at the peer's end of stream, or -errno (-EAGAIN when
+  // nothing more can be read now).
+  [[nodiscard]] virtual long read(char* out, std::size_t room) = 0;
+
+  // Writes from `count` iovecs (count <= IOV_MAX), which are only read
+  // during the call. Returns the bytes taken (possibly fewer than offered),
+  // or -errno: -EAGAIN when there is no room now. A transport that frames
+  // or encrypts counts the caller's bytes, not its own.
+  [[nodiscard]] virtual long writev(const struct iovec* iov, int count) = 0;
+
+  // Ends our sending side once everything written has gone (the first half
+  // of a graceful close). Returns 0 or -errno.
+  virtual int shutdown_write() = 0;
+
+  // The peer's address, "IP:PORT" ("[IPv6]:PORT"); empty when unknown.
+  [[nodiscard]] virtual std::string peer_address() const = 0;
+};
+
+}  // namespace sluice::transport
