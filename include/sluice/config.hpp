@@ -12,7 +12,7 @@
 
 #include "buf/pool.hpp"
 #include "conn/connection.hpp"
-#include "conn/policy.hpp"
+#include "sluice/policy.hpp"
 #include "hub/hub.hpp"
 #include "proto/http1.hpp"
 
@@ -25,15 +25,15 @@ namespace sluice::server {
 struct PolicyConfig {
   struct Rule {
     std::string pattern;
-    conn::Policy policy;
+    Policy policy;
   };
-  conn::Policy fallback = conn::Policy::fifo;
-  unsigned allowed = (1u << conn::kPolicyCount) - 1;  // bit per Policy
+  Policy fallback = Policy::fifo;
+  unsigned allowed = (1u << kPolicyCount) - 1;  // bit per Policy
   std::vector<Rule> rules;
   std::int64_t slow_retry_ms = 5000;  // `retry:` sent to a subscriber cut off as slow
 
-  [[nodiscard]] conn::Policy for_topic(std::string_view topic) const;
-  [[nodiscard]] bool allows(conn::Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }
+  [[nodiscard]] Policy for_topic(std::string_view topic) const;
+  [[nodiscard]] bool allows(Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }
 };
 
 struct WsConfig {

@@ -26,6 +26,14 @@ QueuedFrame FrameRing::pop() {
   return entry;
 }
 
+QueuedFrame FrameRing::remove(std::size_t i) {
+  QueuedFrame entry = std::move(at(i));
+  for (std::size_t j = i; j + 1 < size_; ++j) at(j) = std::move(at(j + 1));
+  --size_;
+  at(size_) = QueuedFrame{};  // the slot the last entry left
+  return entry;
+}
+
 void FrameRing::clear() {
   for (std::size_t i = 0; i < size_; ++i) slots_[(head_ + i) % capacity_].frame.reset();
   head_ = 0;

@@ -1,6 +1,5 @@
-// Owns: FrameRing, the FIFO behind each lane of an OutQueue, and FrameTag,
-// what a queued data frame is (which event of which topic), so that a
-// slow-consumer policy can drop or conflate it and say which ids it lost.
+// Owns: FrameRing, the FIFO behind each lane of an OutQueue, and
+// FrameLabel, what the owner of a queue says a data frame is.
 #pragma once
 
 #include <cstddef>
@@ -11,15 +10,17 @@
 
 namespace sluice::conn {
 
-struct FrameTag {
-  std::uint64_t id = 0;     // the event id within its topic
-  std::uint32_t topic = 0;  // the subscriber's own index for the topic
-  std::uint64_t key = 0;    // conflation key: 0 for "the whole topic"
+// Opaque to the queue: it keeps a label with its frame and hands it back
+// when the frame is looked at, dropped or replaced, and never reads it
+// (delivery/ puts there which event of which topic a frame is). A frame
+// queued without one has the zero label.
+struct FrameLabel {
+  std::uint64_t words[3] = {0, 0, 0};
 };
 
 struct QueuedFrame {
   buf::FrameRef frame;
-  FrameTag tag;
+  FrameLabel label;
 };
 
 namespace detail {
@@ -34,6 +35,9 @@ class FrameRing {
   // Appends; the caller checks first that size() < max().
   void push(QueuedFrame&& entry);
   [[nodiscard]] QueuedFrame pop();
+  // Takes out the i-th entry from the front (i < size()); the ones behind
+  // it move up.
+  [[nodiscard]] QueuedFrame remove(std::size_t i);
   // The i-th entry from the front; i < size().
   [[nodiscard]] const QueuedFrame& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
   [[nodiscard]] QueuedFrame& at(std::size_t i) { return slots_[(head_ + i) % capacity_]; }

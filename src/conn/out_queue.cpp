@@ -51,12 +51,12 @@ OutQueue::OutQueue(const OutQueueLimits& limits)
     : limits_(limits), control_(kInitialControlSlots, limits.max_control_frames),
       data_(kInitialDataSlots, limits.max_frames) {}
 
-EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameTag tag) {
+EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
   const std::size_t frames = data_frames();
   const bool over = frames >= limits_.max_frames || data_bytes_ + frame.size() > limits_.max_bytes;
   if (frames > 0 && over) return EnqueueStatus::over_budget;
   data_bytes_ += frame.size();
-  data_.push({std::move(frame), tag});
+  data_.push({std::move(frame), label});
   return EnqueueStatus::ok;
 }
 
@@ -105,25 +105,23 @@ FlushResult OutQueue::flush(Writer& writer) {
   return result;
 }
 
-std::optional<FrameTag> OutQueue::drop_oldest_data() {
+std::optional<FrameLabel> OutQueue::drop_oldest_data() {
   if (data_.empty()) return std::nullopt;
-  const QueuedFrame dropped = data_.pop();
-  data_bytes_ -= dropped.frame.size();
-  return dropped.tag;
+  return remove_pending(0);
 }
 
-std::optional<FrameTag> OutQueue::replace_pending(buf::FrameRef frame, FrameTag tag) {
-  // Newest first: with conflation on, a topic and key has at most one
-  // pending frame, and a fresh one is likeliest near the back.
-  for (std::size_t i = data_.size(); i-- > 0;) {
-    QueuedFrame& entry = data_.at(i);
-    if (entry.tag.topic != tag.topic || entry.tag.key != tag.key) continue;
-    const FrameTag replaced = entry.tag;
-    data_bytes_ = data_bytes_ - entry.frame.size() + frame.size();
-    entry = {std::move(frame), tag};
-    return replaced;
-  }
-  return std::nullopt;
+FrameLabel OutQueue::remove_pending(std::size_t i) {
+  const QueuedFrame removed = i == 0 ? data_.pop() : data_.remove(i);
+  data_bytes_ -= removed.frame.size();
+  return removed.label;
+}
+
+FrameLabel OutQueue::replace_pending(std::size_t i, buf::FrameRef frame, FrameLabel label) {
+  QueuedFrame& entry = data_.at(i);
+  const FrameLabel replaced = entry.label;
+  data_bytes_ = data_bytes_ - entry.frame.size() + frame.size();
+  entry = {std::move(frame), label};
+  return replaced;
 }
 
 void OutQueue::clear() {

@@ -63,8 +63,8 @@ class OutQueue {
   // frame, so an event bigger than the budget is still deliverable (the
   // pool bounds memory anyway). Allocates only while the ring doubles
   // towards max_frames slots.
-  // `tag` stays with the frame for the policies below.
-  [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameTag tag = {});
+  // `label` stays with the frame (see pending_label()).
+  [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameLabel label = {});
 
   // Appends the connection's last frame (a WebSocket close) behind every
   // data frame queued, whatever the budget: RFC 6455 forbids data after a
@@ -95,15 +95,20 @@ class OutQueue {
   [[nodiscard]] FlushResult flush(Writer& writer);
 
   // Drops the oldest data frame that has not started on the wire and
-  // returns its tag, or nullopt when there is none.
-  std::optional<FrameTag> drop_oldest_data();
+  // returns its label, or nullopt when there is none.
+  std::optional<FrameLabel> drop_oldest_data();
 
-  // Conflation: finds the newest data frame not yet on the wire whose tag
-  // has the topic and key of `tag`, puts `frame` and `tag` in its place and
-  // returns the tag it replaced; nullopt (and nothing changed) when there is
-  // none. The byte budget is not checked: the queue holds no more frames
-  // than before.
-  std::optional<FrameTag> replace_pending(buf::FrameRef frame, FrameTag tag);
+  // The data frames that have not started on the wire, oldest first: a
+  // slow-consumer policy may look at them, drop them or replace them.
+  [[nodiscard]] std::size_t pending_data() const { return data_.size(); }
+  // The label of pending frame `i` (< pending_data()).
+  [[nodiscard]] const FrameLabel& pending_label(std::size_t i) const { return data_.at(i).label; }
+  // Takes pending frame `i` out of the queue; returns its label.
+  FrameLabel remove_pending(std::size_t i);
+  // Puts `frame` and `label` in the place of pending frame `i` (conflation);
+  // returns the label it replaced. The byte budget is not checked: the
+  // queue holds no more frames than before.
+  FrameLabel replace_pending(std::size_t i, buf::FrameRef frame, FrameLabel label);
 
   // Releases every frame, the one in flight included (the connection is
   // closing: its byte stream ends here).

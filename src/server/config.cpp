@@ -9,6 +9,7 @@
 #include <span>
 #include <toml++/toml.h>
 
+#include "delivery/policy.hpp"
 #include "io/socket.hpp"
 
 namespace sluice::server {
@@ -142,14 +143,14 @@ std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::strin
   if (key == "policy.allow") {
     unsigned allowed = 0;
     for (const std::string& name : split_list(value)) {
-      const auto parsed = conn::parse_policy(name);
+      const auto parsed = delivery::parse_policy(name);
       if (!parsed) return policy_error(key, name);
       allowed |= 1u << static_cast<unsigned>(*parsed);
     }
     policy.allowed = allowed;
     return std::nullopt;
   }
-  const auto parsed = conn::parse_policy(value);
+  const auto parsed = delivery::parse_policy(value);
   if (!parsed) return policy_error(key, value);
   if (key == "policy.default") {
     policy.fallback = *parsed;
@@ -219,7 +220,7 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   return "unknown config key '" + std::string(key) + "'";
 }
 
-conn::Policy PolicyConfig::for_topic(std::string_view topic) const {
+Policy PolicyConfig::for_topic(std::string_view topic) const {
   for (const Rule& rule : rules) {
     const std::string_view pattern = rule.pattern;
     const bool prefix = pattern.ends_with('*');

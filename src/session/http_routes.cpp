@@ -117,9 +117,9 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
 
 void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {
   const auto& config = services_.config();
-  std::optional<conn::Policy> requested;
+  std::optional<Policy> requested;
   if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
-    requested = conn::parse_policy(name);
+    requested = delivery::parse_policy(name);
     if (!requested || !config.policy.allows(*requested)) {
       return respond({.status = 400, .body = "policy not offered here\n"});
     }

@@ -13,7 +13,7 @@ SseStream::SseStream(conn::Outlet& outlet, LoopServices& services)
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
-void SseStream::open(std::span<const std::string> topics, std::optional<conn::Policy> requested,
+void SseStream::open(std::span<const std::string> topics, std::optional<Policy> requested,
                      std::string_view last_id, std::string_view allow_origin) {
   // The head goes first: a replay may fill the send budget and cut the
   // stream off, and the client must still see a well-formed stream end.

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "conn/outlet.hpp"
-#include "conn/policy.hpp"
+#include "delivery/policy.hpp"
 #include "session/phase.hpp"
 #include "session/subscriptions.hpp"
 
@@ -28,7 +28,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   // `allow_origin` is not empty), then joins `topics`, replaying what came
   // after `last_id` (one topic only). A topic that cannot be joined ends
   // the stream with a comment saying why.
-  void open(std::span<const std::string> topics, std::optional<conn::Policy> requested, std::string_view last_id,
+  void open(std::span<const std::string> topics, std::optional<Policy> requested, std::string_view last_id,
             std::string_view allow_origin);
 
   // The loop's heartbeat, one frame shared by every stream.

@@ -17,7 +17,7 @@ Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner
 
 Subscriptions::~Subscriptions() { leave_all(); }
 
-Subscriptions::JoinStatus Subscriptions::join(std::string_view topic, std::optional<conn::Policy> requested,
+Subscriptions::JoinStatus Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
   if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return JoinStatus::ok;
   auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
@@ -72,7 +72,7 @@ const buf::FrameRef& Subscriptions::wire_form(hub::EventFrames& frames) const {
 void Subscriptions::deliver(const hub::Delivery& delivery) {
   if (delivery.cookie >= policies_.size()) return;  // cut off during a replay
   if (stopped_) return;
-  const conn::Policy policy = policies_[delivery.cookie];
+  const Policy policy = policies_[delivery.cookie];
   const buf::FrameRef& frame = wire_form(delivery.frames);
   if (!frame) {
     // The pool had no room for this form of the event: a loss like any other.
@@ -80,16 +80,16 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
     drops_pending_ = true;
     return outlet_.want_flush();
   }
-  const conn::FrameTag tag{delivery.id, delivery.cookie, delivery.key};
-  switch (conn::enqueue_with_policy(outlet_.queue(), policy, frame, tag, drops_.data())) {
-    case conn::Verdict::queued:
-    case conn::Verdict::dropped:
+  const delivery::FrameTag tag = delivery::FrameTag::event(delivery.cookie, delivery.id, delivery.key);
+  switch (delivery::enqueue_with_policy(outlet_.queue(), policy, frame, tag, drops_.data())) {
+    case delivery::Verdict::queued:
+    case delivery::Verdict::dropped:
       // Only the lossy policies record drops, in any of this stream's topics.
-      drops_pending_ = drops_pending_ || policy != conn::Policy::fifo;
+      drops_pending_ = drops_pending_ || policy != Policy::fifo;
       return outlet_.want_flush();
-    case conn::Verdict::cut_off:
+    case delivery::Verdict::cut_off:
       ++services_.counters().slow_disconnects;
-      if (policy == conn::Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
+      if (policy == Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
       return owner_.cut_off();
   }
 }
@@ -120,11 +120,11 @@ bool Subscriptions::queue_drop_notices() {
   const hub::Hub& hub = services_.hub();
   std::uint64_t dropped = 0;
   for (std::size_t i = 0; i < drops_.size(); ++i) {
-    const conn::DropRecord& d = drops_[i];
+    const delivery::DropRecord& d = drops_[i];
     if (d.empty()) continue;
     char first[hub::kMaxIdText];
     char last[hub::kMaxIdText];
-    const std::string_view policy = conn::policy_name(policies_[i]);
+    const std::string_view policy = delivery::policy_name(policies_[i]);
     char fields[1400];
     const int n = std::snprintf(
         fields, sizeof fields,
@@ -138,7 +138,7 @@ bool Subscriptions::queue_drop_notices() {
   buf::FrameRef notice = builder.finish();
   if (!notice || outlet_.send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
   services_.counters().events_dropped += dropped;
-  std::fill(drops_.begin(), drops_.end(), conn::DropRecord{});
+  std::fill(drops_.begin(), drops_.end(), delivery::DropRecord{});
   return true;
 }
 
@@ -156,7 +156,7 @@ void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, 
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   owner_.append_notice(builder, "reset", fields);
   buf::FrameRef notice = builder.finish();
-  if (notice) (void)outlet_.queue().push_data(std::move(notice), conn::FrameTag{0, cookie, 0});
+  if (notice) (void)outlet_.queue().push_data(std::move(notice), delivery::FrameTag::notice(cookie).label());
 }
 
 }  // namespace sluice::session

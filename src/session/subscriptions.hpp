@@ -16,7 +16,7 @@
 
 #include "buf/frame.hpp"
 #include "conn/outlet.hpp"
-#include "conn/policy.hpp"
+#include "delivery/policy.hpp"
 #include "hub/hub_types.hpp"
 
 namespace sluice::session {
@@ -50,7 +50,7 @@ class Subscriptions final : public hub::Subscriber {
   // Joins `topic` under `requested` (or the configured policy), replaying
   // what came after `last_id` when one is given; a client whose id cannot
   // be resumed from is told so (a reset notice) before any live event.
-  JoinStatus join(std::string_view topic, std::optional<conn::Policy> requested, std::string_view last_id);
+  JoinStatus join(std::string_view topic, std::optional<Policy> requested, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
   void leave_all();
@@ -75,8 +75,8 @@ class Subscriptions final : public hub::Subscriber {
   Owner& owner_;
   const int form_;
   std::vector<std::string> topics_;
-  std::vector<conn::Policy> policies_;
-  std::vector<conn::DropRecord> drops_;
+  std::vector<Policy> policies_;
+  std::vector<delivery::DropRecord> drops_;
   bool drops_pending_ = false;
   bool stopped_ = false;
 };

@@ -34,9 +34,9 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
   const std::string_view topic = json_string_field(message, "topic");
   const auto& config = services().config();
   if (op == "subscribe") {
-    std::optional<conn::Policy> policy;
+    std::optional<Policy> policy;
     if (const std::string_view name = json_string_field(message, "policy"); !name.empty()) {
-      policy = conn::parse_policy(name);
+      policy = delivery::parse_policy(name);
       if (!policy || !config.policy.allows(*policy)) return ack(req, false, "policy not offered here");
     }
     // The ack goes in the control lane, so it leaves before any replayed event.

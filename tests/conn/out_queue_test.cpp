@@ -367,6 +367,31 @@ TEST_F(OutQueueTest, AFrameSpanningManyBlocksSurvivesRandomCuts) {
   EXPECT_TRUE(pool_full());
 }
 
+// A policy may take out or replace any frame that has not started on the
+// wire; the queue hands back the label it was queued with and keeps its byte
+// count and order.
+TEST_F(OutQueueTest, PendingFramesCanBeRemovedAndReplacedAnywhere) {
+  OutQueue q;
+  for (int id = 0; id < 5; ++id) {
+    ASSERT_EQ(q.push_data(frame('D', id, 40), FrameLabel{{std::uint64_t(id), 0, 0}}), EnqueueStatus::ok);
+  }
+  writer.script = {5};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);  // frame 0 is on the wire
+  ASSERT_EQ(q.pending_data(), 4u);
+  EXPECT_EQ(q.pending_label(0).words[0], 1u);
+  EXPECT_EQ(q.remove_pending(1).words[0], 2u);  // from the middle
+  EXPECT_EQ(q.replace_pending(2, frame('D', 9, 30), FrameLabel{{9, 0, 0}}).words[0], 4u);
+  ASSERT_EQ(q.pending_data(), 3u);
+  EXPECT_EQ(q.pending_label(0).words[0], 1u);
+  EXPECT_EQ(q.pending_label(1).words[0], 3u);
+  EXPECT_EQ(q.pending_label(2).words[0], 9u);
+  EXPECT_EQ(q.data_bytes(), 35u + 40u + 40u + 30u);
+  drain(q);
+  EXPECT_EQ(writer.stream, frame_text('D', 0, 40) + frame_text('D', 1, 40) + frame_text('D', 3, 40) +
+                               frame_text('D', 9, 30));
+  EXPECT_TRUE(pool_full());
+}
+
 TEST_F(OutQueueTest, DropOldestNeverDropsTheFrameInFlight) {
   OutQueue q;
   data(q, 0, 100);

@@ -206,7 +206,7 @@ TEST(SlowConsumer, DisconnectClosesAtOnce) {
 
 TEST(SlowConsumer, PoliciesTheServerDoesNotOfferAreRefused) {
   server::Config config;
-  config.policy.allowed = 1u << static_cast<unsigned>(conn::Policy::fifo);
+  config.policy.allowed = 1u << static_cast<unsigned>(Policy::fifo);
   RunningServer server(config);
   EXPECT_EQ(http_request(server.port(), "GET", "/sse/t?policy=latest").status, 400);
   EXPECT_EQ(http_request(server.port(), "GET", "/sse/t?policy=bogus").status, 400);

@@ -1,0 +1,42 @@
+// Owns: FrameTag, what a frame in a subscriber's data lane is: an event (of
+// which of the subscriber's topics, which id, which conflation key), a
+// notice the server wrote (a reset), or the application's own message (a
+// ConnectionRef send). The policies act on events only: a notice or an
+// application message is never replaced by `latest` nor counted as a
+// dropped event.
+//
+// The queue (conn/) keeps a tag as an opaque FrameLabel; a frame queued
+// without one reads back as an application message.
+#pragma once
+
+#include <cstdint>
+
+#include "conn/frame_ring.hpp"
+
+namespace sluice::delivery {
+
+enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2 };
+
+struct FrameTag {
+  FrameKind kind = FrameKind::application;
+  std::uint32_t topic = 0;  // the subscriber's own index for the topic
+  std::uint64_t id = 0;     // the event's id within its topic
+  std::uint64_t key = 0;    // conflation key: 0 for "the whole topic"
+
+  [[nodiscard]] static constexpr FrameTag event(std::uint32_t topic, std::uint64_t id, std::uint64_t key) {
+    return {FrameKind::event, topic, id, key};
+  }
+  [[nodiscard]] static constexpr FrameTag notice(std::uint32_t topic) { return {FrameKind::notice, topic, 0, 0}; }
+
+  [[nodiscard]] bool is_event() const { return kind == FrameKind::event; }
+
+  [[nodiscard]] conn::FrameLabel label() const {
+    return {{id, key, std::uint64_t{topic} | std::uint64_t{static_cast<std::uint8_t>(kind)} << 32}};
+  }
+  [[nodiscard]] static FrameTag of(const conn::FrameLabel& label) {
+    return {static_cast<FrameKind>(label.words[2] >> 32), static_cast<std::uint32_t>(label.words[2]),
+            label.words[0], label.words[1]};
+  }
+};
+
+}  // namespace sluice::delivery

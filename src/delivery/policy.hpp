@@ -1,0 +1,38 @@
+// Owns: enqueue_with_policy(), which queues one event for one subscriber and
+// applies the subscriber's policy (sluice/policy.hpp) when its send budget is
+// spent, and the policies' names. Every event it drops or conflates is
+// recorded in a DropRecord so that the subscriber can be told: loss is
+// never silent. Only frames tagged as events are ever dropped or replaced.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
+#include "delivery/drop_record.hpp"
+#include "delivery/frame_tag.hpp"
+#include "sluice/policy.hpp"
+
+namespace sluice::delivery {
+
+using sluice::kPolicyCount;
+using sluice::Policy;
+
+[[nodiscard]] std::optional<Policy> parse_policy(std::string_view name);
+[[nodiscard]] std::string_view policy_name(Policy policy);
+
+enum class Verdict : std::uint8_t {
+  queued,   // the event is queued (others may have been dropped for it)
+  dropped,  // the event itself was dropped (recorded)
+  cut_off,  // fifo or disconnect past the budget: end this subscriber
+};
+
+// Queues `frame`, an event described by `tag`, under `policy`. Events it
+// drops or replaces are recorded in `drops_by_topic[their tag.topic]`, an
+// array the caller sizes to its topic count. Never allocates once the
+// queue's ring has grown.
+[[nodiscard]] Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
+                                          DropRecord* drops_by_topic);
+
+}  // namespace sluice::delivery

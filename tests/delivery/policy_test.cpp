@@ -1,0 +1,182 @@
+#include "delivery/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace sluice::delivery {
+namespace {
+
+// Budget: three 10-byte frames.
+struct PolicyTest : testing::Test {
+  buf::Pool pool{{.block_count = 64, .block_size = 64, .reserve = 0}};
+  conn::OutQueue out{{.max_bytes = 30, .max_frames = 100, .max_control_frames = 4}};
+  DropRecord drops[2];
+
+  buf::FrameRef ten_bytes() { return buf::make_frame(pool, buf::Lane::data, "0123456789"); }
+  Verdict offer(Policy policy, std::uint64_t id, std::uint32_t topic = 0, std::uint64_t key = 0) {
+    return enqueue_with_policy(out, policy, ten_bytes(), FrameTag::event(topic, id, key), drops);
+  }
+  // A frame that is not an event, queued as the server queues one: an
+  // application message (no tag) or a reset notice of topic 0.
+  void queue_application_message() { ASSERT_EQ(out.push_data(ten_bytes()), conn::EnqueueStatus::ok); }
+  void queue_notice() { ASSERT_EQ(out.push_data(ten_bytes(), FrameTag::notice(0).label()), conn::EnqueueStatus::ok); }
+  // What waits, oldest first, as event ids; a frame that is not an event
+  // reads as kNotAnEvent.
+  static constexpr std::uint64_t kNotAnEvent = ~std::uint64_t{0};
+  std::vector<std::uint64_t> queued() {
+    std::vector<std::uint64_t> ids;
+    while (auto label = out.drop_oldest_data()) {
+      const FrameTag tag = FrameTag::of(*label);
+      ids.push_back(tag.is_event() ? tag.id : kNotAnEvent);
+    }
+    return ids;
+  }
+};
+
+TEST(FrameTag, SurvivesTheQueuesLabel) {
+  const FrameTag tag = FrameTag::event(0xfffffffe, 0x0123456789abcdef, 0xfedcba9876543210);
+  const FrameTag back = FrameTag::of(tag.label());
+  EXPECT_EQ(back.kind, FrameKind::event);
+  EXPECT_EQ(back.topic, tag.topic);
+  EXPECT_EQ(back.id, tag.id);
+  EXPECT_EQ(back.key, tag.key);
+  EXPECT_EQ(FrameTag::of(FrameTag::notice(7).label()).kind, FrameKind::notice);
+  EXPECT_EQ(FrameTag::of(conn::FrameLabel{}).kind, FrameKind::application);
+}
+
+TEST_F(PolicyTest, NamesRoundTrip) {
+  for (int i = 0; i < kPolicyCount; ++i) {
+    const auto p = static_cast<Policy>(i);
+    EXPECT_EQ(parse_policy(policy_name(p)), p);
+  }
+  EXPECT_EQ(parse_policy("newest"), std::nullopt);
+}
+
+TEST_F(PolicyTest, FifoAndDisconnectCutOffPastTheBudgetAndDropNothing) {
+  for (Policy p : {Policy::fifo, Policy::disconnect}) {
+    for (std::uint64_t id = 1; id <= 3; ++id) EXPECT_EQ(offer(p, id), Verdict::queued);
+    EXPECT_EQ(offer(p, 4), Verdict::cut_off);
+    EXPECT_TRUE(drops[0].empty());
+    EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
+  }
+}
+
+TEST_F(PolicyTest, DropNewestKeepsTheQueueAndRecordsTheLoss) {
+  for (std::uint64_t id = 1; id <= 5; ++id) offer(Policy::drop_newest, id);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_EQ(drops[0].count, 2u);
+  EXPECT_EQ(drops[0].first_id, 4u);
+  EXPECT_EQ(drops[0].last_id, 5u);
+}
+
+TEST_F(PolicyTest, DropOldestKeepsTheNewest) {
+  for (std::uint64_t id = 1; id <= 6; ++id) EXPECT_EQ(offer(Policy::drop_oldest, id), Verdict::queued);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{4, 5, 6}));
+  EXPECT_EQ(drops[0].count, 3u);
+  EXPECT_EQ(drops[0].first_id, 1u);
+  EXPECT_EQ(drops[0].last_id, 3u);
+}
+
+TEST_F(PolicyTest, DropOldestRecordsLossesAgainstTheirOwnTopic) {
+  offer(Policy::drop_oldest, 1, 1);
+  offer(Policy::drop_oldest, 2, 1);
+  offer(Policy::drop_oldest, 3, 1);
+  offer(Policy::drop_oldest, 10, 0);
+  EXPECT_EQ(drops[1].count, 1u);
+  EXPECT_EQ(drops[1].first_id, 1u);
+  EXPECT_TRUE(drops[0].empty());
+}
+
+TEST_F(PolicyTest, LatestKeepsOnePendingEventPerTopicAndKey) {
+  offer(Policy::latest, 1, 0, 7);
+  offer(Policy::latest, 2, 0, 8);
+  offer(Policy::latest, 3, 0, 7);  // replaces 1, in its place
+  offer(Policy::latest, 4, 1, 7);  // another topic: its own slot
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 1u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{3, 2, 4}));
+}
+
+TEST_F(PolicyTest, LatestFallsBackToDropOldestWithTooManyKeys) {
+  for (std::uint64_t id = 1; id <= 5; ++id) offer(Policy::latest, id, 0, id);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{3, 4, 5}));
+  EXPECT_EQ(drops[0].count, 2u);
+}
+
+TEST_F(PolicyTest, TheFrameOnTheWireIsNeverReplaced) {
+  struct OneByte final : conn::Writer {
+    long writev(const struct iovec*, int) override { return 1; }
+  } writer;
+  offer(Policy::latest, 1);
+  (void)out.flush(writer);  // frame 1 is now in flight
+  offer(Policy::latest, 2);
+  EXPECT_TRUE(drops[0].empty());
+  EXPECT_EQ(out.data_frames(), 2u);
+}
+
+// Frames that are not events share a subscriber's data lane with its
+// events (the application's own messages, reset notices). No policy may
+// replace one, drop one as if it were an event, or report one as a lost
+// event (id 0).
+
+TEST_F(PolicyTest, LatestNeverReplacesAnApplicationMessage) {
+  queue_application_message();
+  EXPECT_EQ(offer(Policy::latest, 1), Verdict::queued);
+  EXPECT_TRUE(drops[0].empty());
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 1}));
+}
+
+TEST_F(PolicyTest, LatestNeverReplacesANotice) {
+  queue_notice();
+  EXPECT_EQ(offer(Policy::latest, 1), Verdict::queued);
+  EXPECT_EQ(offer(Policy::latest, 2), Verdict::queued);  // replaces 1, not the notice
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 1u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 2}));
+}
+
+TEST_F(PolicyTest, DropOldestDropsTheOldestEventNotAMessageBeforeIt) {
+  queue_application_message();
+  offer(Policy::drop_oldest, 1);
+  offer(Policy::drop_oldest, 2);
+  EXPECT_EQ(offer(Policy::drop_oldest, 3), Verdict::queued);
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 1u);  // never "event 0"
+  EXPECT_EQ(drops[0].last_id, 1u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 2, 3}));
+}
+
+TEST_F(PolicyTest, DropOldestWithOnlyMessagesWaitingDropsTheNewEvent) {
+  queue_application_message();
+  queue_notice();
+  queue_application_message();
+  EXPECT_EQ(offer(Policy::drop_oldest, 5), Verdict::dropped);
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 5u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, kNotAnEvent, kNotAnEvent}));
+}
+
+TEST_F(PolicyTest, LatestPastTheBudgetSkipsMessagesToo) {
+  queue_notice();
+  offer(Policy::latest, 1, 0, 1);
+  offer(Policy::latest, 2, 0, 2);
+  EXPECT_EQ(offer(Policy::latest, 3, 0, 3), Verdict::queued);
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 1u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 2, 3}));
+}
+
+TEST_F(PolicyTest, DropNewestAndFifoLeaveMessagesAlone) {
+  queue_application_message();
+  offer(Policy::drop_newest, 1);
+  offer(Policy::drop_newest, 2);
+  EXPECT_EQ(offer(Policy::drop_newest, 3), Verdict::dropped);
+  EXPECT_EQ(drops[0].first_id, 3u);
+  EXPECT_EQ(offer(Policy::fifo, 4), Verdict::cut_off);
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 1, 2}));
+}
+
+}  // namespace
+}  // namespace sluice::delivery
