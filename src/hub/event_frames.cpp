@@ -34,25 +34,51 @@ const buf::FrameRef& once(Slot& slot, Build build) {
 
 }  // namespace
 
-EventFrames::EventFrames(FrameTools tools, std::string_view topic, std::string_view id, const buf::FrameRef& sse,
-                         const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
-    : tools_(tools), topic_(topic), id_(id), sse_(sse), payload_(payload) {
+ScratchPool::Lease ScratchPool::lend() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<FrameScratch> scratch = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(scratch));
+    }
+  }
+  return Lease(*this, std::make_unique<FrameScratch>());
+}
+
+void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
+  const std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(scratch));
+}
+
+EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
+                         const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
+    : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload) {
   if (prebuilt == nullptr) return;
-  for (int deflated = 0; deflated < 2; ++deflated) {
-    if (prebuilt[kWsMessage + deflated]) ws_[deflated] = {prebuilt[kWsMessage + deflated], true};
-    if (prebuilt[kWsJson + deflated]) json_[deflated] = {prebuilt[kWsJson + deflated], true};
+  for (const bool deflated : {false, true}) {
+    if (const buf::FrameRef& f = prebuilt[ws_index(ws_message_form(deflated))]) ws_[deflated] = {f, true};
+    if (const buf::FrameRef& f = prebuilt[ws_index(ws_envelope_form(deflated))]) envelope_[deflated] = {f, true};
   }
 }
 
-const buf::FrameRef& EventFrames::ws_form(int form) {
-  const bool deflated = (form & 1) != 0;
-  return form < kWsJson ? ws_message(deflated) : ws_json(deflated);
+const buf::FrameRef& EventFrames::form(WireForm form) {
+  switch (form) {
+    case WireForm::sse:
+      return sse_;
+    case WireForm::ws_message:
+    case WireForm::ws_message_deflated:
+      return ws_message(form == WireForm::ws_message_deflated);
+    case WireForm::ws_envelope:
+    case WireForm::ws_envelope_deflated:
+      return ws_envelope(form == WireForm::ws_envelope_deflated);
+  }
+  return sse_;
 }
 
 void EventFrames::load_payload() {
   if (loaded_) return;
   loaded_ = true;
-  std::string& bytes = tools_.payload;
+  std::string& bytes = scratch_.payload;
   bytes.resize(payload_.size());
   payload_.copy_to(bytes.data(), bytes.size());
   const std::size_t event_length = bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]);
@@ -69,22 +95,22 @@ const buf::FrameRef& EventFrames::ws_message(bool deflated) {
   });
 }
 
-const buf::FrameRef& EventFrames::ws_json(bool deflated) {
-  return once(json_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
+const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
+  return once(envelope_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
-  return deflated ? proto::ws::make_deflated_frame(tools_.pool, buf::Lane::data, tools_.deflater, op, bytes)
-                  : proto::ws::make_message_frame(tools_.pool, buf::Lane::data, op, bytes);
+  return deflated ? proto::ws::make_deflated_frame(pool_, buf::Lane::data, scratch_.deflater, op, bytes)
+                  : proto::ws::make_message_frame(pool_, buf::Lane::data, op, bytes);
 }
 
 // {"op":"event","topic":"t","id":"E:S","event":"e","data":"..."}; data that
 // is not UTF-8 cannot be a JSON string and goes as "data_b64".
 std::string_view EventFrames::json_envelope() {
   load_payload();
-  std::string& json = tools_.json;
+  std::string& json = scratch_.json;
   json.clear();
   buf::StringSink out(json);
   out.append("{\"op\":\"event\",\"topic\":");

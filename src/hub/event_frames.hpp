@@ -4,49 +4,77 @@
 // the event's payload the first time a subscriber of this loop asks, then
 // shared by every subscriber of the loop that speaks that form:
 //
-//   sse()            the Server-Sent Events record
-//   ws_message(z)    one WebSocket message holding the data: text when it is
-//                    UTF-8, binary otherwise (GET /ws/{topic})
-//   ws_json(z)       the /ws envelope {"op":"event","topic",...,"data"}
-// z selects the permessage-deflate form, compressed once without context
-// takeover so that every subscriber can share it.
+//   sse                 the Server-Sent Events record
+//   ws_message          one WebSocket message holding the data: text when it
+//                       is UTF-8, binary otherwise (GET /ws/{topic})
+//   ws_envelope         the /ws envelope {"op":"event","topic",...,"data"}
+// and each WebSocket form permessage-deflated, compressed once without
+// context takeover so that every subscriber can share it.
 //
 // An empty FrameRef means the pool refused the blocks: the subscriber
 // counts that event as dropped and says so.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "buf/frame.hpp"
 #include "hub/event_id.hpp"
+#include "hub/wire_form.hpp"
 #include "proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 
-// Loop-owned tools the WebSocket forms are built with, reused event after
-// event so that building allocates only while buffers grow.
-struct FrameTools {
-  buf::Pool& pool;
-  proto::ws::Deflater& deflater;
-  std::string& json;     // the /ws envelope
-  std::string& payload;  // the event's payload made contiguous
+// What the WebSocket forms are built with, reused event after event so that
+// building allocates only while buffers grow. Whoever builds owns one: each
+// loop (its Hub), and the topic book for publishers that bring none.
+struct FrameScratch {
+  proto::ws::Deflater deflater;
+  std::string json;     // the /ws envelope
+  std::string payload;  // the event's payload made contiguous
+};
+
+// FrameScratch for publishers that are not loops (the application's
+// threads calling Server::publish): one is lent per publish and taken back
+// after, so there are as many as threads ever published at once.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    Lease(ScratchPool& pool, std::unique_ptr<FrameScratch> scratch) : pool_(pool), scratch_(std::move(scratch)) {}
+    ~Lease() { pool_.give_back(std::move(scratch_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    FrameScratch& operator*() { return *scratch_; }
+
+   private:
+    ScratchPool& pool_;
+    std::unique_ptr<FrameScratch> scratch_;
+  };
+
+  [[nodiscard]] Lease lend();
+
+ private:
+  void give_back(std::unique_ptr<FrameScratch> scratch);
+
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<FrameScratch>> idle_;
 };
 
 class EventFrames {
  public:
   // `payload` is one byte of event-name length, the name, the data. All
   // references must outlive this object.
-  // `prebuilt` holds forms the publisher already built (by WsForm index);
-  // empty ones are built here on first use.
-  EventFrames(FrameTools tools, std::string_view topic, std::string_view id, const buf::FrameRef& sse,
-              const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
+  // `prebuilt` holds the kWsForms forms the publisher built (by
+  // ws_index()); empty ones are built here on first use.
+  EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
+              const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
 
   [[nodiscard]] const buf::FrameRef& sse() const { return sse_; }
-  [[nodiscard]] const buf::FrameRef& ws_message(bool deflated);
-  [[nodiscard]] const buf::FrameRef& ws_json(bool deflated);
-  // The form by WsForm index (history.hpp).
-  [[nodiscard]] const buf::FrameRef& ws_form(int form);
+  [[nodiscard]] const buf::FrameRef& form(WireForm form);
 
  private:
   // A form whose build failed is not tried again for this event.
@@ -55,11 +83,14 @@ class EventFrames {
     bool tried = false;
   };
 
+  const buf::FrameRef& ws_message(bool deflated);
+  const buf::FrameRef& ws_envelope(bool deflated);
   void load_payload();
   buf::FrameRef build_ws(std::string_view payload, bool text, bool deflated);
   std::string_view json_envelope();
 
-  FrameTools tools_;
+  buf::Pool& pool_;
+  FrameScratch& scratch_;
   std::string_view topic_;
   std::string_view id_;
   const buf::FrameRef& sse_;
@@ -69,7 +100,7 @@ class EventFrames {
   std::string_view event_;
   std::string_view data_;
   Slot ws_[2];
-  Slot json_[2];
+  Slot envelope_[2];
 };
 
 }  // namespace sluice::hub

@@ -10,19 +10,16 @@
 #include <memory>
 
 #include "buf/frame.hpp"
+#include "hub/wire_form.hpp"
 
 namespace sluice::hub {
-
-// The WebSocket forms of an event (see EventFrames), by index.
-enum WsForm : int { kWsMessage = 0, kWsMessageDeflated = 1, kWsJson = 2, kWsJsonDeflated = 3, kWsForms = 4 };
-inline constexpr int kSseOnly = -1;
 
 struct KeptEvent {
   std::uint64_t seq = 0;
   std::uint64_t key = 0;   // conflation key
   buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
-  std::array<buf::FrameRef, kWsForms> ws;  // the forms some subscriber used when it was published
+  std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published
 
   [[nodiscard]] std::size_t bytes() const {
     std::size_t n = sse.size() + payload.size();

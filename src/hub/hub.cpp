@@ -11,7 +11,7 @@ struct Hub::Local {
     Subscriber* subscriber;
     std::uint32_t cookie;
     std::uint64_t first_seq;  // the first event this subscriber is owed live
-    int form;                 // its WebSocket form, or kSseOnly
+    WireForm form;
   };
   explicit Local(TopicRecord* r) : record(r) {}
   [[nodiscard]] bool followed() const {
@@ -41,18 +41,18 @@ Hub::~Hub() {
     for (const Local::Entry& e : local->subscribers) {
       if (e.subscriber == nullptr) continue;
       --local->record->subscribers;
-      if (e.form != kSseOnly) --local->record->form_subscribers[e.form];
+      if (e.form != WireForm::sse) --local->record->form_subscribers[ws_index(e.form)];
     }
     local->record->loop_mask &= ~(std::uint64_t{1} << loop_);
   }
 }
 
-HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, int form) {
+HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, WireForm form) {
   return join(topic, subscriber, cookie, nullptr, form).status;
 }
 
 ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                  std::string_view last_id, int form) {
+                                  std::string_view last_id, WireForm form) {
   return join(topic, subscriber, cookie, &last_id, form);
 }
 
@@ -62,7 +62,7 @@ ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber
 // this loop has yet to drain are skipped for it (first_seq), so that none
 // arrives twice.
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                       const std::string_view* last_id, int form) {
+                       const std::string_view* last_id, WireForm form) {
   HubStatus status;
   TopicRecord* record = book_.find_or_create(topic, status);
   if (record == nullptr) return {status};
@@ -81,7 +81,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       record->loop_mask |= std::uint64_t{1} << loop_;
     }
     ++record->subscribers;
-    if (form != kSseOnly) ++record->form_subscribers[form];
+    if (form != WireForm::sse) ++record->form_subscribers[ws_index(form)];
     std::uint64_t after = newest;
     if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
     std::uint64_t lost_first = 0;
@@ -90,8 +90,8 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   local->subscribers.push_back({subscriber, cookie, newest + 1, form});
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];
-    EventFrames frames({book_.pool(), deflater_, scratch_, payload_scratch_}, record->name,
-                       std::string_view(id, format_id(event.seq, id)), event.sse, event.payload, event.ws.data());
+    EventFrames frames(book_.pool(), scratch_, record->name, std::string_view(id, format_id(event.seq, id)), event.sse,
+                       event.payload, event.ws.data());
     subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
   }
   result.replayed = batch_.size();
@@ -171,7 +171,7 @@ void Hub::deliver_batch(Local& local) {
   frames_.clear();
   for (std::size_t e = 0; e < batch_.size(); ++e) {
     const KeptEvent& event = batch_[e];
-    frames_.emplace_back(FrameTools{book_.pool(), deflater_, scratch_, payload_scratch_}, record.name,
+    frames_.emplace_back(book_.pool(), scratch_, record.name,
                          std::string_view(ids_[e].data(), format_id(event.seq, ids_[e].data())), event.sse,
                          event.payload, event.ws.data());
   }
@@ -210,7 +210,7 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   auto pos = std::find_if(local.subscribers.begin(), local.subscribers.end(),
                           [subscriber](const Local::Entry& e) { return e.subscriber == subscriber; });
   if (pos == local.subscribers.end()) return;
-  const int form = pos->form;
+  const WireForm form = pos->form;
   if (local.delivering) {
     pos->subscriber = nullptr;
     local.has_holes = true;
@@ -219,7 +219,7 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   }
   const std::lock_guard lock(record->mutex);
   --record->subscribers;
-  if (form != kSseOnly) --record->form_subscribers[form];
+  if (form != WireForm::sse) --record->form_subscribers[ws_index(form)];
   if (!local.followed()) record->loop_mask &= ~(std::uint64_t{1} << loop_);
 }
 

@@ -38,21 +38,22 @@ class Hub {
   // `cookie` comes back in every Delivery for this topic (the subscriber's
   // own index for it, say). A new subscriber gets events published after
   // it subscribed.
-  // `form` is the WebSocket form (WsForm) the subscriber takes, or kSseOnly:
-  // the forms in use are built by the publisher, with the event.
+  // `form` is the wire form the subscriber takes: the WebSocket forms in
+  // use are built by the publisher, with the event.
   [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0,
-                                    int form = kSseOnly);
+                                    WireForm form = WireForm::sse);
   // Subscribes, then at once hands `subscriber` every kept event after
   // `last_id` in order; the live stream continues after the last of them,
   // with no event missing between the two and none twice.
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                             std::string_view last_id, int form = kSseOnly);
+                                             std::string_view last_id, WireForm form = WireForm::sse);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 
-  // Any thread may publish through the book; this is a shortcut.
+  // Publishes from this loop's thread, building with the loop's scratch.
+  // (Any thread may publish through the book itself.)
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message) {
-    return book_.publish(topic, message);
+    return book_.publish(topic, message, &scratch_);
   }
   // After publish() said `busy`: this loop's watcher hears room_made() once
   // a loop has delivered more of `topic`. The caller retries its publish
@@ -75,7 +76,7 @@ class Hub {
   struct Local;
 
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                    const std::string_view* last_id, int form);
+                    const std::string_view* last_id, WireForm form);
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);
@@ -87,9 +88,7 @@ class Hub {
   std::vector<KeptEvent> batch_;     // events being delivered, reused
   std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
   std::vector<std::array<char, kMaxIdText>> ids_;  // their ids as text
-  proto::ws::Deflater deflater_;     // compresses this loop's WebSocket forms
-  std::string scratch_;              // JSON envelopes, reused
-  std::string payload_scratch_;      // an event's data made contiguous, reused
+  FrameScratch scratch_;             // builds this loop's WebSocket forms
 };
 
 }  // namespace sluice::hub

@@ -62,7 +62,7 @@ TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status)
   return raw;
 }
 
-PublishResult TopicBook::publish(std::string_view name, const Message& message) {
+PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
   HubStatus status;
   TopicRecord* record = find_or_create(name, status);
@@ -74,7 +74,7 @@ PublishResult TopicBook::publish(std::string_view name, const Message& message) 
     KeptEvent event;
     // When the pool is short of blocks, kept history gives way: replay is a
     // convenience, the live event is the point.
-    while (!encode(*record, record->next_id, message, event)) {
+    while (!encode(*record, record->next_id, message, scratch, event)) {
       if (!evict_in_turn(*record)) return {HubStatus::no_memory};
     }
     // Backpressure: a loop that has not delivered the oldest kept event yet
@@ -122,7 +122,8 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // The SSE form every SSE subscriber shares, and the payload (one byte of
 // event-name length, the name, the data) from which a loop builds the
 // WebSocket forms and a replay rebuilds any form.
-bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Message& message, KeptEvent& out) {
+bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Message& message, FrameScratch* scratch,
+                       KeptEvent& out) {
   char id_text[kMaxIdText];
   const proto::sse::Event sse{std::string_view(id_text, format_id(id, id_text)), message.event, message.data};
   buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
@@ -135,21 +136,25 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Messag
   payload.append(message.data);
   out.payload = payload.finish();
   if (!out.sse || !out.payload) return false;
-  return encode_ws_forms(record, std::string_view(id_text, format_id(id, id_text)), out);
+  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
+                                        [](std::size_t n) { return n != 0; });
+  if (!forms_in_use) return true;
+  const std::string_view id_view(id_text, format_id(id, id_text));
+  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
+  ScratchPool::Lease lent = scratch_pool_.lend();
+  return encode_ws_forms(record, id_view, *lent, out);
 }
 
 // The WebSocket forms that subscribers use now are built here, with the
 // event, so that a pool too full for them refuses the publish (503) rather
 // than dropping the event for those subscribers later.
-bool TopicBook::encode_ws_forms(const TopicRecord& record, std::string_view id, KeptEvent& out) {
-  thread_local proto::ws::Deflater deflater;
-  thread_local std::string json;
-  thread_local std::string payload;
-  EventFrames frames({pool_, deflater, json, payload}, record.name, id, out.sse, out.payload);
-  for (int form = 0; form < kWsForms; ++form) {
-    if (record.form_subscribers[form] == 0) continue;
-    out.ws[form] = frames.ws_form(form);
-    if (!out.ws[form]) return false;
+bool TopicBook::encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
+                                KeptEvent& out) {
+  EventFrames frames(pool_, scratch, record.name, id, out.sse, out.payload);
+  for (std::size_t i = 0; i < kWsForms; ++i) {
+    if (record.form_subscribers[i] == 0) continue;
+    out.ws[i] = frames.form(ws_form_at(i));
+    if (!out.ws[i]) return false;
   }
   return true;
 }

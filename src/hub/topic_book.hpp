@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "buf/pool.hpp"
+#include "hub/event_frames.hpp"
 #include "hub/history.hpp"
 #include "hub/hub_types.hpp"
 
@@ -41,7 +42,7 @@ struct TopicRecord {
   History history;
   std::uint64_t loop_mask = 0;          // loops with subscribers
   std::size_t subscribers = 0;          // across every loop
-  std::array<std::size_t, kWsForms> form_subscribers{};  // WebSocket forms in use: built at publish
+  std::array<std::size_t, kWsForms> form_subscribers{};  // by ws_index(): forms in use, built at publish
   std::array<std::atomic<bool>, kMaxLoops> pending{};  // loop told, not yet drained
   // The last seq each following loop has handed over; publish() refuses to
   // push an event out of the history before every loop has delivered it.
@@ -74,8 +75,11 @@ class TopicBook {
   // Before serving: the watcher of loop `loop` (< kMaxLoops).
   void set_watcher(unsigned loop, TopicWatcher* watcher) { watchers_[loop] = watcher; }
 
-  // Any thread. Never allocates once the topic exists.
-  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message);
+  // Any thread. Never allocates once the topic exists. The WebSocket forms
+  // in use are built with `scratch`, the caller's (a loop passes its own);
+  // without one, the book lends one of its own for the call.
+  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
+                                      FrameScratch* scratch = nullptr);
   // Any thread. Records are never removed, so the pointer stays valid.
   [[nodiscard]] TopicRecord* find_or_create(std::string_view topic, HubStatus& status);
   // Any thread; nullptr when there is no such topic.
@@ -99,8 +103,10 @@ class TopicBook {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
-  [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message, KeptEvent& out);
-  [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, KeptEvent& out);
+  [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message,
+                            FrameScratch* scratch, KeptEvent& out);
+  [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
+                                     KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
@@ -114,6 +120,7 @@ class TopicBook {
   std::vector<TopicRecord*> topics_in_order_;  // topics are never removed, so indexes are stable
   std::atomic<std::size_t> evict_cursor_{0};
   std::array<TopicWatcher*, kMaxLoops> watchers_{};
+  ScratchPool scratch_pool_;  // for publishers that bring no scratch of their own
 };
 
 }  // namespace sluice::hub

@@ -8,7 +8,6 @@
 
 #include "hub/event_id.hpp"
 #include "io/socket.hpp"
-#include "proto/ws_encoder.hpp"
 
 namespace sluice::server {
 
@@ -85,14 +84,5 @@ ServerStats Server::stats() const {
 }
 
 void add_ws_route(Server& server, session::WsRoute route) { server.ws_routes_.push_back(std::move(route)); }
-
-SendStatus ConnectionRef::send(std::string_view payload, bool text) const {
-  if (worker_ == nullptr) return SendStatus::invalid;
-  buf::FrameRef frame = proto::ws::make_message_frame(worker_->pool(), buf::Lane::data,
-                                                      text ? proto::ws::Opcode::text : proto::ws::Opcode::binary,
-                                                      std::span<const char>(payload.data(), payload.size()));
-  if (!frame) return SendStatus::no_memory;
-  return worker_->post(id_, std::move(frame));
-}
 
 }  // namespace sluice::server

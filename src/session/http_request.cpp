@@ -1,5 +1,6 @@
 #include "session/http_request.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "buf/fixed_sink.hpp"
@@ -94,6 +95,20 @@ void HttpRequestPhase::fail(int status) {
   char body[64];
   const int n = std::snprintf(body, sizeof body, "%d %s\n", status, proto::http1::status_reason(status));
   respond({.status = status, .body = std::string_view(body, static_cast<std::size_t>(n))});
+}
+
+void HttpRequestPhase::refuse(hub::HubStatus status) {
+  const HubAnswer answer = services_.answer(status);
+  char body[256];
+  const int n = std::snprintf(body, sizeof body, "%.*s\n", static_cast<int>(answer.text.size()), answer.text.data());
+  char retry[32] = "";
+  if (!answer.retry_after.empty()) {
+    std::snprintf(retry, sizeof retry, "Retry-After: %.*s\r\n", static_cast<int>(answer.retry_after.size()),
+                  answer.retry_after.data());
+  }
+  respond({.status = answer.http_status,
+           .body = std::string_view(body, std::min(static_cast<std::size_t>(n), sizeof body - 1)),
+           .extra_headers = retry});
 }
 
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {

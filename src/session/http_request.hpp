@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
@@ -32,6 +33,8 @@ class HttpRequestPhase final : public Phase {
   void respond(Response response);
   bool queue_response(const Response& response);
   void fail(int status);
+  // The hub's refusal, as an HTTP reply that keeps the connection.
+  void refuse(hub::HubStatus status);
   void method_not_allowed(std::string_view allow);
 
   // http_routes.cpp

@@ -88,31 +88,14 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
   hub::Hub& hub = services_.hub();
   const hub::PublishResult result = hub.publish(topic, {request.body, event, key});
-  switch (result.status) {
-    case hub::HubStatus::ok: {
-      char id_text[hub::kMaxIdText];
-      const std::size_t id_length = hub.format_id(result.id, id_text);
-      char json[1300];
-      const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%.*s\",\"subscribers\":%zu}\n",
-                                  static_cast<int>(topic.size()), topic.data(), static_cast<int>(id_length), id_text,
-                                  result.subscribers);
-      return respond({.status = 200,
-                      .content_type = "application/json",
-                      .body = std::string_view(json, static_cast<std::size_t>(n))});
-    }
-    case hub::HubStatus::bad_topic:
-      return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
-    case hub::HubStatus::bad_event:
-      return respond({.status = 400, .body = "bad event name: at most 255 bytes, no CR, LF or NUL\n"});
-    case hub::HubStatus::too_many_topics:
-    case hub::HubStatus::too_many_subscribers:
-      return respond({.status = 503, .body = "topic limit reached\n"});
-    case hub::HubStatus::no_memory:
-      return respond({.status = 503, .body = "out of buffer memory, retry\n", .extra_headers = "Retry-After: 1\r\n"});
-    case hub::HubStatus::busy:
-      return respond(
-          {.status = 503, .body = "subscribers are catching up, retry\n", .extra_headers = "Retry-After: 0\r\n"});
-  }
+  if (result.status != hub::HubStatus::ok) return refuse(result.status);
+  char id_text[hub::kMaxIdText];
+  const std::size_t id_length = hub.format_id(result.id, id_text);
+  char json[1300];
+  const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%.*s\",\"subscribers\":%zu}\n",
+                              static_cast<int>(topic.size()), topic.data(), static_cast<int>(id_length), id_text,
+                              result.subscribers);
+  respond({.status = 200, .content_type = "application/json", .body = std::string_view(json, static_cast<std::size_t>(n))});
 }
 
 void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {
@@ -187,7 +170,7 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   if (!hub::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
     keep_alive_ = false;
-    return respond({.status = 400, .body = "bad topic name: use 1-128 of [A-Za-z0-9_.:-]\n"});
+    return refuse(hub::HubStatus::bad_topic);
   }
   upgrade(request, [topic = std::string(topic)](const WsSetup& setup) {
     return std::make_unique<WsPublisherStream>(setup, topic);

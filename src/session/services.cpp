@@ -13,7 +13,8 @@ LoopServices::LoopServices(const server::Config& config, buf::Pool& pool, io::Lo
       ws_routes_(ws_routes),
       subprotocols_(config.ws.subprotocols.begin(), config.ws.subprotocols.end()),
       allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()),
-      heartbeat_(loop, pool, std::chrono::milliseconds(config.heartbeat_ms)) {}
+      heartbeat_(loop, pool, std::chrono::milliseconds(config.heartbeat_ms)),
+      answers_(config.hub.max_topic_name) {}
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {
   for (const WsRoute& route : ws_routes_) {

@@ -17,6 +17,7 @@
 #include "io/loop.hpp"
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
+#include "session/hub_answers.hpp"
 #include "session/sse_heartbeat.hpp"
 #include "session/ws_stream.hpp"
 #include "sluice/config.hpp"
@@ -61,6 +62,8 @@ class LoopServices {
   [[nodiscard]] SessionOwner& owner() { return owner_; }
   [[nodiscard]] SseHeartbeat& heartbeat() { return heartbeat_; }
   [[nodiscard]] HeldPublishers& held_publishers() { return held_publishers_; }
+  // What a client is told when the hub refuses it.
+  [[nodiscard]] HubAnswer answer(hub::HubStatus status) const { return answers_(status); }
   // The WebSocket handshake's options, as views of the config's lists.
   [[nodiscard]] std::span<const std::string_view> subprotocols() const { return subprotocols_; }
   [[nodiscard]] std::span<const std::string_view> allowed_origins() const { return allowed_origins_; }
@@ -79,6 +82,7 @@ class LoopServices {
   std::vector<std::string_view> allowed_origins_;
   SseHeartbeat heartbeat_;
   HeldPublishers held_publishers_;
+  HubAnswers answers_;
 };
 
 }  // namespace sluice::session

@@ -9,7 +9,7 @@
 namespace sluice::session {
 
 SseStream::SseStream(conn::Outlet& outlet, LoopServices& services)
-    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::kSseOnly) {}
+    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::WireForm::sse) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
@@ -26,9 +26,9 @@ void SseStream::open(std::span<const std::string> topics, std::optional<Policy> 
   services_.heartbeat().add(this);
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
-    if (subscriptions_.join(topic, requested, last_id) != Subscriptions::JoinStatus::ok) {
-      return refuse("topic limit reached");
-    }
+    const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, last_id);
+    if (joined.status == Subscriptions::JoinStatus::too_many) return refuse("too many topics on this connection");
+    if (joined.status == Subscriptions::JoinStatus::refused) return refuse(services_.answer(joined.refusal).text);
   }
 }
 

@@ -12,18 +12,18 @@
 
 namespace sluice::session {
 
-Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, int form)
+Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form)
     : services_(services), outlet_(outlet), owner_(owner), form_(form) {}
 
 Subscriptions::~Subscriptions() { leave_all(); }
 
-Subscriptions::JoinStatus Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
+Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
-  if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return JoinStatus::ok;
+  if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return {JoinStatus::ok};
   auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
   if (slot == topics_.end()) {
     if (topics_.size() >= static_cast<std::size_t>(services_.config().max_topics_per_connection)) {
-      return JoinStatus::too_many;
+      return {JoinStatus::too_many};
     }
     topics_.emplace_back();
     policies_.emplace_back();
@@ -40,12 +40,10 @@ Subscriptions::JoinStatus Subscriptions::join(std::string_view topic, std::optio
                                                    : hub.subscribe_after(topic, this, cookie, last_id, form_);
   if (result.status != hub::HubStatus::ok) {
     topics_[cookie].clear();
-    const bool full = result.status == hub::HubStatus::too_many_topics ||
-                      result.status == hub::HubStatus::too_many_subscribers;
-    return full ? JoinStatus::unavailable : JoinStatus::bad_topic;
+    return {JoinStatus::refused, result.status};
   }
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
-  return JoinStatus::ok;
+  return {JoinStatus::ok};
 }
 
 bool Subscriptions::leave(std::string_view topic) {
@@ -65,15 +63,11 @@ void Subscriptions::leave_all() {
   drops_.clear();
 }
 
-const buf::FrameRef& Subscriptions::wire_form(hub::EventFrames& frames) const {
-  return form_ == hub::kSseOnly ? frames.sse() : frames.ws_form(form_);
-}
-
 void Subscriptions::deliver(const hub::Delivery& delivery) {
   if (delivery.cookie >= policies_.size()) return;  // cut off during a replay
   if (stopped_) return;
   const Policy policy = policies_[delivery.cookie];
-  const buf::FrameRef& frame = wire_form(delivery.frames);
+  const buf::FrameRef& frame = delivery.frames.form(form_);
   if (!frame) {
     // The pool had no room for this form of the event: a loss like any other.
     drops_[delivery.cookie].add(delivery.id);

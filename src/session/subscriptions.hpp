@@ -18,6 +18,7 @@
 #include "conn/outlet.hpp"
 #include "delivery/policy.hpp"
 #include "hub/hub_types.hpp"
+#include "hub/wire_form.hpp"
 
 namespace sluice::session {
 
@@ -39,10 +40,18 @@ class Subscriptions final : public hub::Subscriber {
     ~Owner() = default;
   };
 
-  enum class JoinStatus : std::uint8_t { ok, bad_topic, too_many, unavailable };
+  enum class JoinStatus : std::uint8_t {
+    ok,
+    too_many,  // this stream follows topics.max_per_connection topics already
+    refused,   // by the hub: `refusal` says why
+  };
+  struct JoinResult {
+    JoinStatus status;
+    hub::HubStatus refusal = hub::HubStatus::ok;
+  };
 
-  // `form` is the hub's wire form this stream takes (hub.hpp).
-  Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, int form);
+  // `form` is the wire form this stream takes.
+  Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form);
   ~Subscriptions();
   Subscriptions(const Subscriptions&) = delete;
   Subscriptions& operator=(const Subscriptions&) = delete;
@@ -50,7 +59,7 @@ class Subscriptions final : public hub::Subscriber {
   // Joins `topic` under `requested` (or the configured policy), replaying
   // what came after `last_id` when one is given; a client whose id cannot
   // be resumed from is told so (a reset notice) before any live event.
-  JoinStatus join(std::string_view topic, std::optional<Policy> requested, std::string_view last_id);
+  JoinResult join(std::string_view topic, std::optional<Policy> requested, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
   void leave_all();
@@ -66,14 +75,13 @@ class Subscriptions final : public hub::Subscriber {
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
 
  private:
-  const buf::FrameRef& wire_form(hub::EventFrames& frames) const;
   bool queue_drop_notices();
   void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
 
   LoopServices& services_;
   conn::Outlet& outlet_;
   Owner& owner_;
-  const int form_;
+  const hub::WireForm form_;
   std::vector<std::string> topics_;
   std::vector<Policy> policies_;
   std::vector<delivery::DropRecord> drops_;

@@ -23,7 +23,7 @@ std::string_view json_string_field(const nlohmann::json& message, const char* na
 }  // namespace
 
 WsJsonStream::WsJsonStream(const WsSetup& setup)
-    : WsStream(setup), subscriptions_(setup.services, setup.outlet, *this, deflate() ? hub::kWsJsonDeflated : hub::kWsJson) {}
+    : WsStream(setup), subscriptions_(setup.services, setup.outlet, *this, hub::ws_envelope_form(deflate())) {}
 
 void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
   const nlohmann::json message = nlohmann::json::parse(std::string_view(payload.data(), payload.size()), nullptr, false);
@@ -40,15 +40,14 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
       if (!policy || !config.policy.allows(*policy)) return ack(req, false, "policy not offered here");
     }
     // The ack goes in the control lane, so it leaves before any replayed event.
-    switch (subscriptions_.join(topic, policy, json_string_field(message, "since"))) {
+    const Subscriptions::JoinResult joined = subscriptions_.join(topic, policy, json_string_field(message, "since"));
+    switch (joined.status) {
       case Subscriptions::JoinStatus::ok:
         return ack(req, true, {});
       case Subscriptions::JoinStatus::too_many:
         return ack(req, false, "too many topics on this connection");
-      case Subscriptions::JoinStatus::unavailable:
-        return ack(req, false, "topic limit reached");
-      case Subscriptions::JoinStatus::bad_topic:
-        return ack(req, false, "bad topic name");
+      case Subscriptions::JoinStatus::refused:
+        return ack(req, false, services().answer(joined.refusal).text);
     }
   }
   if (op == "unsubscribe") return ack(req, subscriptions_.leave(topic), "not subscribed");
@@ -56,7 +55,7 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
     if (config.ws.client_publish == 0) return ack(req, false, "publishing is switched off");
     const hub::PublishResult r = services().hub().publish(
         topic, {json_string_field(message, "data"), json_string_field(message, "event"), json_string_field(message, "key")});
-    if (r.status != hub::HubStatus::ok) return ack(req, false, "refused");
+    if (r.status != hub::HubStatus::ok) return ack(req, false, services().answer(r.status).text);
     char id_text[hub::kMaxIdText];
     return ack(req, true, std::string_view(id_text, services().hub().format_id(r.id, id_text)));
   }

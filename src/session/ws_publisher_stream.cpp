@@ -1,5 +1,7 @@
 #include "session/ws_publisher_stream.hpp"
 
+#include "session/services.hpp"
+
 namespace sluice::session {
 
 WsPublisherStream::WsPublisherStream(const WsSetup& setup, std::string topic)
@@ -10,8 +12,7 @@ void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payl
 }
 
 void WsPublisherStream::publish_refused(hub::HubStatus status) {
-  end(proto::ws::CloseCode::policy_violation,
-      status == hub::HubStatus::bad_topic ? "bad topic name" : "topic limit reached", conn::CloseReason::protocol);
+  end(proto::ws::CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
 }
 
 }  // namespace sluice::session

@@ -10,12 +10,13 @@ using proto::ws::CloseCode;
 WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
       topic_(std::move(topic)),
-      subscriptions_(setup.services, setup.outlet, *this, deflate() ? hub::kWsMessageDeflated : hub::kWsMessage),
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate())),
       publisher_(setup.services, setup.outlet, *this, topic_) {}
 
 void WsTopicStream::open(std::string_view last_id) {
-  if (subscriptions_.join(topic_, std::nullopt, last_id) != Subscriptions::JoinStatus::ok) {
-    end(CloseCode::policy_violation, "topic refused", conn::CloseReason::protocol);
+  const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
+  if (joined.status != Subscriptions::JoinStatus::ok) {
+    end(CloseCode::policy_violation, services().answer(joined.refusal).text, conn::CloseReason::protocol);
   }
 }
 
@@ -41,8 +42,7 @@ bool WsTopicStream::append_notice(buf::FrameBuilder& out, std::string_view kind,
 }
 
 void WsTopicStream::publish_refused(hub::HubStatus status) {
-  end(CloseCode::policy_violation, status == hub::HubStatus::bad_topic ? "bad topic name" : "topic limit reached",
-      conn::CloseReason::protocol);
+  end(CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
 }
 
 }  // namespace sluice::session

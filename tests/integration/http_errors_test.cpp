@@ -68,6 +68,15 @@ TEST(HttpErrors, BadTopicAndEventNamesAreRefused) {
   EXPECT_EQ(http_request(server.port(), "GET", "/sse/bad%zz").status, 400);
 }
 
+TEST(HttpErrors, TheTopicNameRuleSpellsTheConfiguredLimit) {
+  server::Config config;
+  config.hub.max_topic_name = 16;
+  RunningServer server(config);
+  const HttpReply reply = http_request(server.port(), "POST", "/pub/" + std::string(17, 't'), "x");
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-]\n");
+}
+
 TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   RunningServer server;
   TestClient client(server.port());

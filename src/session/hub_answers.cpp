@@ -1,0 +1,27 @@
+#include "session/hub_answers.hpp"
+
+namespace sluice::session {
+
+HubAnswers::HubAnswers(std::size_t max_topic_name)
+    : bad_topic_("bad topic name: use 1-" + std::to_string(max_topic_name) + " of [A-Za-z0-9_.:-]") {}
+
+HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
+  switch (status) {
+    case hub::HubStatus::ok:
+      return {200, "ok", {}};
+    case hub::HubStatus::bad_topic:
+      return {400, bad_topic_, {}};
+    case hub::HubStatus::bad_event:
+      return {400, "bad event name: at most 255 bytes, no CR, LF or NUL", {}};
+    case hub::HubStatus::too_many_topics:
+    case hub::HubStatus::too_many_subscribers:
+      return {503, "topic limit reached", {}};
+    case hub::HubStatus::no_memory:
+      return {503, "out of buffer memory, retry", "1"};
+    case hub::HubStatus::busy:
+      return {503, "subscribers are catching up, retry", "0"};
+  }
+  return {500, "internal error", {}};
+}
+
+}  // namespace sluice::session
