@@ -1,4 +1,6 @@
-// Seed 002 as a Google Benchmark: T threads send small WebSocket messages to
+// Many threads sending to one WebSocket, as a Google Benchmark: the cost of
+// keeping concurrent senders' frames whole and in order without a lock
+// around the socket. T threads send small WebSocket messages to
 // one connection (a socketpair whose far end a reader thread drains), three
 // ways, in one run:
 //   sluice    each sender encodes the whole frame into pool blocks and hands

@@ -2,8 +2,9 @@
 // a chain of pool blocks, and FrameBuilder, which writes one.
 //
 // A published event is encoded once per wire format into one frame; every
-// subscriber's queue then holds a FrameRef to the same blocks (seed 002: no
-// buffer per message, no copy per subscriber). The blocks return to the pool
+// subscriber's queue then holds a FrameRef to the same blocks: no buffer is
+// allocated per message and nothing is copied per subscriber, so fan-out
+// costs a reference count, not memory. The blocks return to the pool
 // when the last reference goes.
 #pragma once
 

@@ -2,8 +2,10 @@
 // byte sluice queues. The blocks are allocated once, when the pool is made,
 // and never grow: the pool's size is the process's payload memory ceiling.
 //
-// Seed 001 (a buffer pool that bulk data drained until control packets could
-// not be sent): the last `reserve` blocks are for Lane::control only. Data
+// Bulk data must never starve control traffic: a shared pool that data can
+// drain leaves no room for the packets that would let the system recover
+// (acknowledgements, pongs, closes), and it freezes. So the last `reserve`
+// blocks are for Lane::control only. Data
 // allocations fail while no more than `reserve` blocks are free; pongs,
 // close frames, handshake replies, error responses and heartbeats still get
 // theirs.

@@ -1,9 +1,10 @@
 // Owns: OutQueue, the frames waiting to go to one socket, in two lanes, and
 // the flush that hands them to the kernel.
 //
-// Seed 000 (one event per TCP send, events held until ACK, an event bigger
-// than the send buffer stalled for ever): a flush gathers as many queued
-// frames as the socket takes into one writev, resumes a frame that was cut
+// A server that sends one event per TCP send, holds events until they are
+// acknowledged, or waits for room for a whole event stalls on the first
+// event bigger than the send buffer and crawls on small ones. Instead a
+// flush gathers as many queued frames as the socket takes into one writev, resumes a frame that was cut
 // in the middle, and releases each frame the moment the kernel has all of
 // its bytes. Control frames (pong, close, heartbeat, handshake reply, error
 // response) leave before data frames, but never inside a frame already on

@@ -38,9 +38,11 @@ struct ListenOptions {
 // Disables Nagle: sluice batches frames itself, once per loop tick.
 int set_nodelay(int fd, bool on);
 
-// Seed 003: keeps at most `bytes` unsent bytes in the kernel, so that waiting
-// events stay in sluice's queue where a policy can still drop or conflate
-// them. 0 leaves the kernel default.
+// Keeps at most `bytes` unsent bytes in the kernel, so that waiting events
+// stay in sluice's queue where a policy can still drop or conflate them: a
+// deep kernel buffer lets a fast sender bury a slow reader, and bytes in it
+// can never be skipped, so the reader's lag grows from milliseconds to
+// seconds. 0 leaves the kernel default.
 int set_notsent_lowat(int fd, int bytes);
 
 int set_send_buffer(int fd, int bytes);

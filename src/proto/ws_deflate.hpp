@@ -3,7 +3,7 @@
 // Inflater and the Deflater that compresses shared fan-out messages.
 //
 // Trade-off, decided here for the whole server: a published event is
-// compressed once and the same frame goes to every subscriber (seed 002), so
+// compressed once and the same frame goes to every subscriber, so
 // the compressor cannot keep a per-connection LZ77 window. The server
 // therefore always answers with server_no_context_takeover: each message is
 // compressed on its own. That costs ratio on streams of small similar events

@@ -4,7 +4,7 @@
 //
 // A published event is framed once: make_message_frame() (or
 // make_deflated_frame()) writes header and payload into one frame of pool
-// blocks that every subscriber's queue then shares (seed 002). Server frames
+// blocks that every subscriber's queue then shares. Server frames
 // are never masked; a client masks every frame with a fresh key from
 // make_mask_key(), which uses the OpenSSL CSPRNG because predictable keys
 // let a page poison proxy caches (RFC 6455 §10.3).

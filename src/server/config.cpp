@@ -243,8 +243,9 @@ std::optional<std::string> load_config_file(Config& config, const std::string& p
 std::optional<std::string> validate(const Config& config) {
   const buf::PoolConfig& pool = config.pool;
   if (const char* error = buf::Pool::validate(pool)) return std::string("config key 'pool': ") + error;
-  // Seed 001: the reserve must always hold one handshake reply or error
-  // response plus one control frame, or a saturated server could not answer.
+  // The reserve must always hold one handshake reply or error response plus
+  // one control frame, or a server whose data filled the pool could not
+  // answer anyone.
   constexpr std::size_t kControlNeed = 2048;
   const std::size_t reserve_needed = (kControlNeed + pool.block_size - 1) / pool.block_size;
   if (pool.reserve < reserve_needed) {

@@ -1,9 +1,10 @@
 // Owns: ConnectionRef, a handle through which any thread may send to one
 // WebSocket connection. The caller's thread encodes the whole frame into
 // pool blocks and hands it to the connection's loop as one unit through a
-// bounded queue (seed 002: frames from concurrent senders can never
-// interleave, no lock is held around the socket, no buffer is allocated per
-// message). Frames from one sending thread arrive in the order it sent them.
+// bounded queue: frames from concurrent senders can never interleave on
+// the wire, no lock is held around the socket, and no buffer is allocated
+// per message. Frames from one sending thread arrive in the order it sent
+// them.
 #pragma once
 
 #include <cstdint>

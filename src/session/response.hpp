@@ -1,7 +1,7 @@
 // Owns: the bytes of sluiced's plain HTTP responses (errors, publish
 // replies, health) and of the SSE stream head. Responses are control frames:
 // they may use the pool's reserve, so a server whose data lane is exhausted
-// can still answer (seed 001).
+// can still answer.
 #pragma once
 
 #include <string_view>

@@ -41,7 +41,8 @@ TEST(Burst, ReplaysTheHistoryWholeToANewClient) {
   EXPECT_EQ(run.result.value("mode", ""), "replay");
   EXPECT_EQ(run.result.value("first_event_from", ""), "request");
   EXPECT_EQ(run.result.value("rounds_complete", 0), 2);
-  // One event per segment is the AsyncEventSource pattern seed 000 is about.
+  // One event per segment is the pattern of a server that sends each event
+  // on its own; sluice gathers a burst into full segments.
   EXPECT_GT(run.result.value("events_per_segment", 0.0), 1.0);
 }
 

@@ -1,4 +1,4 @@
-// Seed 003 on the client side: the socket is read on the client's own
+// A slow application on the client side: the socket is read on the client's own
 // thread, so a slow application either gets the newest value (latest
 // slots, the reader keeps draining) or pushes back through TCP (the bounded
 // queue, the reader stops reading) — never unbounded growth, never silent loss.

@@ -1,6 +1,7 @@
-// Seed 000 against a real kernel: loopback TCP with a tiny send buffer, a
-// reader thread draining the far end, and the sender flushing whenever
-// poll() says the socket is writable.
+// Gathered flushes against a real kernel (many frames per writev, a frame
+// cut in the middle resumed, each released once sent): loopback TCP with a
+// tiny send buffer, a reader thread draining the far end, and the sender
+// flushing whenever poll() says the socket is writable.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>

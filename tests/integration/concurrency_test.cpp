@@ -1,4 +1,4 @@
-// Any thread may send and publish (seed 002): concurrent senders never
+// Any thread may send and publish: concurrent senders never
 // interleave frames, each sender's order holds, and subscribers on every
 // loop get every event once, in order, while others come and go. These
 // tests also run under ThreadSanitizer (make test).
@@ -108,7 +108,7 @@ TEST(Concurrency, HundredThreadsSendToOneWebSocketWithoutInterleaving) {
     ++next[t];
   }
   EXPECT_EQ(reader.messages().size(), static_cast<std::size_t>(kThreads * kEach));
-  std::printf("seed 002: %d frames intact and in order per sender (%d busy retries)\n", kThreads * kEach,
+  std::printf("concurrent senders: %d frames intact and in order per sender (%d busy retries)\n", kThreads * kEach,
               busy_retries.load());
 }
 

@@ -1,4 +1,4 @@
-// Seed 001 end to end: when data has taken every block it may, control
+// The pool's reserve end to end: when data has taken every block it may, control
 // traffic still flows from the reserve: replies, new streams' handshakes,
 // heartbeats. Data is refused with a clear status, and nothing else breaks.
 #include <gtest/gtest.h>

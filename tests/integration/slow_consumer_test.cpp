@@ -1,4 +1,4 @@
-// Slow and stalled subscribers under each policy (seed 003): the slow one
+// Slow and stalled subscribers under each policy: the slow one
 // stays within its budget and is told of every loss; nobody else waits.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Non-negotiable 5: once warm, publishing an event and delivering it to every
+// Once warm, publishing an event and delivering it to every
 // subscriber performs no heap allocation — measured end to end, through the
 // HTTP parser, the hub, the pool, the out queues and the sockets.
 #include <poll.h>

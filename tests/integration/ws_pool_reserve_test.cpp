@@ -1,4 +1,4 @@
-// Seed 001 over WebSocket: when a stalled subscriber's queue has taken
+// The pool's reserve over WebSocket: when a stalled subscriber's queue has taken
 // every data block, control frames still flow from the pool's reserve: a
 // ping gets its pong, a new client completes its handshake, a close
 // handshake completes. And, as for SSE, the publisher is refused with 503

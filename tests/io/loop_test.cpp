@@ -122,9 +122,9 @@ TEST_P(LoopTest, DeferredWorkRunsOncePerTickAndWhatItDefersAgainRunsNextTick) {
   EXPECT_EQ(work.runs, 4);
 }
 
-// Seed 001's lesson at the loop's level: work that re-arms itself on every
-// run (a publisher with endless input) must not keep the loop from its
-// other sockets — a new client, a ping.
+// Control traffic must not starve behind bulk work, at the loop's level:
+// work that re-arms itself on every run (a publisher with endless input)
+// must not keep the loop from its other sockets — a new client, a ping.
 TEST_P(LoopTest, WorkThatAlwaysDefersAgainLeavesEveryTickToTheSockets) {
   Loop loop(GetParam());
   Pipe pipe;

@@ -1,4 +1,4 @@
-// Owns: one round of the burst scenario (seed 000) in each of its two
+// Owns: one round of the burst scenario in each of its two
 // forms, and the probe that picks between them.
 //
 // replay: the K events are published first, into the server's topic

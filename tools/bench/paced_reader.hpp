@@ -1,4 +1,4 @@
-// Owns: PacedReader, the slow consumer of seed 003: one SSE or WebSocket
+// Owns: PacedReader, the slow consumer of slow-consumer: one SSE or WebSocket
 // stream read on its own thread no faster than `drain_rate` events/s (the
 // device's decode-and-paint loop), through a receive buffer of chosen size. It
 // records the age of every event it reads, per time slot, so a run shows

@@ -1,4 +1,4 @@
-// Owns: the handshake probe of pool-pressure (seed 001): a fresh connection
+// Owns: the handshake probe of pool-pressure: a fresh connection
 // that sends one request and times the reply head. A server whose control
 // path shares a drained buffer pool with data answers late or never.
 #pragma once

@@ -1,4 +1,4 @@
-// burst (seed 000): a client connects and at once the server has K events
+// burst: a client connects and at once the server has K events
 // for it, as when a dashboard loads. Measured: time to the first and to the
 // last event, and events per TCP segment received (TCP_INFO; on loopback
 // one send() up to 64 KiB is one segment), the figure that was 1 when
@@ -116,7 +116,7 @@ const char* const kModes =
 
 void add_burst(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<BurstOptions>();
-  CLI::App* cmd = app.add_subcommand("burst", "seed 000: a new client and K events at once; drain time, events per segment");
+  CLI::App* cmd = app.add_subcommand("burst", "a new client and K events at once; drain time, events per segment");
   cmd->footer(kModes);
   add_common_options(*cmd, o->common);
   cmd->add_option("-k,--events", o->setup.events, "events in the burst")->capture_default_str()->check(CLI::Range(1, 1000000));

@@ -1,4 +1,4 @@
-// concurrent-send (seed 002): T publishers, each on its own thread and its
+// concurrent-send: T publishers, each on its own thread and its
 // own connection (--publish post or ws), each sending M messages of S bytes
 // with its own publisher index and sequence, all to one topic that one
 // WebSocket subscriber reads. A server that lets concurrent sends interleave
@@ -103,7 +103,7 @@ nlohmann::json measure(const ConcurrentOptions& o, const ServerUnderTest& sut) {
 void add_concurrent_send(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ConcurrentOptions>();
   CLI::App* cmd = app.add_subcommand("concurrent-send",
-                                     "seed 002: T publishers x M messages into one WebSocket; every frame checked");
+                                     "T publishers x M messages into one WebSocket; every frame checked");
   add_common_options(*cmd, o->common);
   cmd->add_option("-T,--threads", o->threads, "publishers, each a thread with its own connection")
       ->capture_default_str()->check(CLI::Range(1, 256));

@@ -1,4 +1,4 @@
-// pool-pressure (seed 001): saturate the data path (publishers flat out with
+// pool-pressure: saturate the data path (publishers flat out with
 // big events to subscribers that never read, so queued data fills the
 // server's buffers) and meanwhile time what must still work: a new client's
 // handshake (GET /healthz on a fresh connection), a new SSE stream's head,
@@ -111,7 +111,7 @@ nlohmann::json measure(const PoolOptions& o, const ServerUnderTest& sut) {
 
 void add_pool_pressure(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<PoolOptions>();
-  CLI::App* cmd = app.add_subcommand("pool-pressure", "seed 001: saturate the data path; time new handshakes meanwhile");
+  CLI::App* cmd = app.add_subcommand("pool-pressure", "saturate the data path; time new handshakes meanwhile");
   add_common_options(*cmd, o->common);
   cmd->add_option("--stalled", o->stalled, "subscribers that never read")->capture_default_str();
   cmd->add_option("-p,--publishers", o->publishers, "publishing connections, flat out")->capture_default_str();

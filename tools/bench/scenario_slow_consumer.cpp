@@ -1,8 +1,9 @@
-// slow-consumer (seed 003): frames of S bytes published at F/s to one reader
+// slow-consumer: frames of S bytes published at F/s to one reader
 // that drains R events/s, R < F. A server that lets the kernel queue grow
-// shows an event age that climbs for the whole run (seed 003: 100 ms to
-// 17 s); one that keeps the kernel queue shallow and applies a policy shows
-// a bounded age, with drops (id gaps) or a disconnect instead. The policy is
+// shows an event age that climbs for the whole run (from 100 ms to 17 s
+// on a device measured this way); one that keeps the kernel queue shallow
+// and applies a policy shows a bounded age, with drops (id gaps) or a
+// disconnect instead. The policy is
 // the server's: run one --server per policy to compare them. The reader
 // speaks SSE or WebSocket (--proto; a fifo WebSocket is cut off with close
 // 1008), the publisher POSTs or sends WebSocket frames (--publish).
@@ -66,7 +67,7 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
 
 void add_slow_consumer(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SlowOptions>();
-  CLI::App* cmd = app.add_subcommand("slow-consumer", "seed 003: F frames/s to a reader draining R/s; event age over time");
+  CLI::App* cmd = app.add_subcommand("slow-consumer", "F frames/s to a reader draining R/s; event age over time");
   add_common_options(*cmd, o->common);
   cmd->add_option("-s,--size", o->size, "frame payload bytes")->capture_default_str();
   cmd->add_option("-f,--rate", o->rate, "frames/s published")->capture_default_str();

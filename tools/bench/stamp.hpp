@@ -17,7 +17,8 @@
 // WebSocket frames carry no event ids, so a WS reader finds losses and
 // reordering from the (index, sequence) pair: a skipped number is a gap, a
 // repeat or a step back an order error. The filler lets a reader check that
-// a message is exactly one publisher's and whole (seed 002).
+// a message is exactly one publisher's and whole (no two senders' frames
+// interleaved).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Owns: WsIntegrityReader, the one subscriber of concurrent-send (seed 002):
+// Owns: WsIntegrityReader, the one subscriber of concurrent-send:
 // a WebSocket on its own thread that checks every message it reads. A
 // message is intact when the scanner found a well-formed text frame whose
 // payload has exactly the expected size, a valid stamp, a publisher index

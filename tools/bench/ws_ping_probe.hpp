@@ -1,4 +1,4 @@
-// Owns: WsPingProbe, the ping→pong probe of pool-pressure (seed 001): one
+// Owns: WsPingProbe, the ping→pong probe of pool-pressure: one
 // WebSocket on a quiet topic that sends a masked ping and times the pong
 // that carries the same payload back. A server whose control frames wait
 // behind a saturated data path (or a drained buffer pool) answers late or

@@ -1,8 +1,10 @@
 // Owns: the settings both clients share (how events reach the application,
 // reconnect timing, limits) and the counters they expose.
 //
-// Seed 003: the socket is read on the client's own thread, so a slow
-// application never stalls the reader. What the reader does with an event
+// The socket is read on the client's own thread, so a slow application
+// never stalls the reader: bytes that stayed in the kernel's buffers would
+// let the server's view of this client drift seconds behind, where no
+// policy can drop or conflate them any more. What the reader does with an event
 // the application has not taken yet is the Delivery choice:
 // - queue: a bounded, lossless FIFO. When it is full the reader stops
 //   reading, TCP pushes back on the server, and the server's policy for
