@@ -45,9 +45,13 @@ struct FanoutOptions {
   std::uint32_t latency_every = 1;
   std::size_t sources = 0;
   std::string topic = "fanout";
+  FdLimit fds;  // raised before the first server starts (it inherits the limit)
   Proto proto = Proto::sse;
   PublishMode publish = PublishMode::post;
 };
+
+// Subscribers, publishers, and the bench's own files and probes.
+std::size_t fds_wanted(const FanoutOptions& o) { return o.subscribers + o.publishers + 64; }
 
 struct Snapshot {
   std::uint64_t at = now_ns();
@@ -105,8 +109,7 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 }
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
-  const FdLimit fds = raise_fd_limit(o.subscribers + o.publishers + 64);
-  if (!fds.enough) return {{"error", describe_fd_shortage(fds, o.subscribers + o.publishers + 64)}};
+  if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
   const bool generator = server_generates(sut.endpoint, o.topic);
   ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto},
                    .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every,
@@ -188,6 +191,7 @@ void add_fanout(CLI::App& app, int& exit_code) {
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
   cmd->callback([o, &exit_code] {
+    o->fds = raise_fd_limit(fds_wanted(*o));
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
         {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
         {"latency_p50_us", "p50 us"}, {"latency_p99_us", "p99 us"}, {"latency_p999_us", "p99.9 us"},

@@ -94,8 +94,7 @@ std::size_t SseScanner::take_simple(std::string_view bytes, std::size_t pos, Sse
     event.has_id = true;
     at = end + 1;
   }
-  if (size - at < 5) return std::string_view::npos;
-  if (std::memcmp(data + at, "data:", 5) != 0) return pos;
+  if (size - at < 5 || std::memcmp(data + at, "data:", 5) != 0) return pos;
   const std::size_t end = line_end(at);
   if (end == std::string_view::npos || end + 1 >= size) return std::string_view::npos;
   if (data[end + 1] != '\n' || data[end - 1] == '\r') return pos;
