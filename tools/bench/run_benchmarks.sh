@@ -33,6 +33,12 @@ if [ -x "$build/bench/websocketpp-peer" ]; then
   ws_servers+=(--server "websocketpp=taskset -c 0 $build/bench/websocketpp-peer $listen")
 fi
 sol="taskset -c 0 $build/bench/sol-server $listen"
+# For tens of thousands of connections sluiced must be allowed them
+# (max_connections, 10,000 by default), and its pool must hold a block per
+# connection (pool.block_count >= max_connections + pool.reserve): 100,352
+# blocks of 4 KiB, 392 MiB, faulted in at start.
+many_servers=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1 --set max_connections=100000 --set pool.block_count=100352"
+              "${ws_servers[@]:2}")
 
 # A scenario in which one server fails (beast-peer drops a subscriber
 # without a close in concurrent-send) still writes its JSON; the run goes on.
@@ -54,11 +60,11 @@ run fanout fanout "${servers[@]}" --server "sol=$sol" -n 100 -s 64 -d 5
 run fanout-publish-ws fanout "${servers[@]}" --server "sol=$sol" --publish ws -n 100 -s 64 -d 5
 run fanout-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 100 -s 64 -d 5
 run fanout-ws-publish-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws --publish ws -n 100 -s 64 -d 5
-run fanout-ws-10k fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
+run fanout-ws-10k fanout "${many_servers[@]}" --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
 run fanout-ws-1 fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 1 -s 64 -d 5
 # Many connections: sol relays each published event once to everyone.
-run connections connections "${ws_servers[@]}" --server "sol=$sol --mode relay" -n 10000 -b 10
-run connections-100k connections "${ws_servers[@]}" --server "sol=$sol --mode relay" -n 100000 -b 5 \
+run connections connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 10000 -b 10
+run connections-100k connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 100000 --sources 5 -b 5 \
   --connect-timeout 300
 run burst burst "${servers[@]}" --server "sol=$sol --mode burst --events 1000" -k 1000
 run burst-ws burst "${ws_servers[@]}" --server "sol=$sol --mode burst --events 1000" --proto ws -k 1000

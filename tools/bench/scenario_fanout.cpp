@@ -72,11 +72,17 @@ Snapshot snapshot(const ClientPool& pool, const std::vector<std::unique_ptr<Publ
   return s;
 }
 
-// What the client used between two snapshots, and whether it was the limit.
+// What the client used between two snapshots, and whether it was the limit;
+// and its reader threads' CPU per event read, which says, like the
+// server's, what it costs whatever else the machine runs: a client that
+// spends fewer ns per event than the server out-reads it.
 void put_client_cpu(nlohmann::json& r, const Snapshot& first, const Snapshot& last, double seconds) {
   double busiest = 0;
+  double readers = 0;
   for (std::size_t i = 0; i < first.reader_cpu_s.size() && i < last.reader_cpu_s.size(); ++i) {
-    busiest = std::max(busiest, (last.reader_cpu_s[i] - first.reader_cpu_s[i]) / seconds);
+    const double used = last.reader_cpu_s[i] - first.reader_cpu_s[i];
+    busiest = std::max(busiest, used / seconds);
+    readers += used;
   }
   const double process = (last.client_cpu_s - first.client_cpu_s) / seconds;
   const std::size_t cores = allowed_cores();
@@ -84,6 +90,9 @@ void put_client_cpu(nlohmann::json& r, const Snapshot& first, const Snapshot& la
   r["client_cpu_cores"] = process;
   r["client_cores_allowed"] = cores;
   r["client_limit"] = client_was_limit(busiest, process, cores);
+  if (last.events > first.events) {
+    r["client_reader_ns_per_event"] = readers * 1e9 / static_cast<double>(last.events - first.events);
+  }
 }
 
 // A WebSocket publisher gets no replies, so flat out it would run as far
@@ -200,7 +209,7 @@ void add_fanout(CLI::App& app, int& exit_code) {
         {"publish_refused", "refused", 1, 0}, {"order_errors", "order err", 1, 0},
         {"server_cpu_cores", "cpu", 1, 2}, {"server_cpu_ns_per_event", "cpu ns/ev", 1, 1},
         {"client_reader_cpu_cores", "client reader cpu", 1, 2}, {"client_cpu_cores", "client cpu", 1, 2},
-        {"client_limit", "client limit"}},
+        {"client_reader_ns_per_event", "client ns/ev", 1, 1}, {"client_limit", "client limit"}},
         .cost = "server_cpu_ns_per_event"};
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
