@@ -9,18 +9,21 @@
 // ephemeral ports, and RLIMIT_NOFILE is raised as far as it goes before
 // the server starts (it inherits the limit); when the limit is too low the
 // row says so. Each subscriber's sequence is checked up to its close: gaps,
-// the streams that had one, and those the server closed after one.
+// the streams that had one, and those the server closed after one. The
+// client's CPU over the broadcasts says whether it was the limit.
 // A server that makes its own events is refused: start sol-server with
 // --mode relay, which sends each published event once to everyone.
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
-
-#include <chrono>
 #include <thread>
+#include <vector>
 
+#include "client_cpu.hpp"
 #include "client_pool.hpp"
 #include "clock.hpp"
 #include "fd_limit.hpp"
@@ -152,12 +155,27 @@ nlohmann::json measure(const ConnectionsOptions& o, const ServerUnderTest& sut) 
     return r;
   }
   pool.record_latency_from(now_ns());
+  const std::uint64_t broadcasts_start = now_ns();
+  const double client_before = self_cpu_seconds();
+  const std::vector<double> readers_before = pool.reader_cpu_seconds();
   Histogram all_ms;
   for (std::uint64_t k = 1; k <= o.broadcasts && error.empty(); ++k) {
     const double ms = broadcast(o, sut, pool, k + 1, ready * (k + 1), error);
     if (ms >= 0) all_ms.record(static_cast<std::uint64_t>(ms * 1e3));
   }
   if (!error.empty()) r["error"] = error;
+  // What the client used while the broadcasts went out: a latency measured
+  // by a client that was busy all the time is partly the client's.
+  const double seconds = static_cast<double>(now_ns() - broadcasts_start) / 1e9;
+  const std::vector<double> readers_after = pool.reader_cpu_seconds();
+  double busiest = 0;
+  for (std::size_t i = 0; i < readers_before.size() && i < readers_after.size(); ++i) {
+    busiest = std::max(busiest, (readers_after[i] - readers_before[i]) / seconds);
+  }
+  const double process = (self_cpu_seconds() - client_before) / seconds;
+  r["client_reader_cpu_cores"] = busiest;
+  r["client_cpu_cores"] = process;
+  r["client_limit"] = client_was_limit(busiest, process, allowed_cores());
   pool.stop();
   put_latency(r, "latency", pool.latency());
   r["all_reached_max_ms"] = static_cast<double>(all_ms.max()) / 1e3;
@@ -194,7 +212,8 @@ void add_connections(CLI::App& app, int& exit_code) {
         {"server_rss_per_conn_bytes", "B/conn", 1, 0}, {"kernel_tcp_buffer_bytes", "tcp buf MB", 1e6, 1},
         {"server_cpu_us_per_connect", "cpu us/conn", 1, 1}, {"latency_p50_us", "p50 us"},
         {"latency_p99_us", "p99 us"}, {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0},
-        {"streams_with_gaps", "gap streams", 1, 0}, {"streams_closed", "closed", 1, 0}}};
+        {"streams_with_gaps", "gap streams", 1, 0}, {"streams_closed", "closed", 1, 0},
+        {"client_reader_cpu_cores", "client reader cpu", 1, 2}, {"client_limit", "client limit"}}};
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"sources", o->sources}, {"threads", o->threads},
                                     {"broadcasts", o->broadcasts}, {"size", o->size}, {"proto", proto_name(o->proto)}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); }, {});
