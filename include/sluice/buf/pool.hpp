@@ -53,7 +53,7 @@ struct Block {
   Pool* pool = nullptr;        // the pool the block returns to
   std::atomic<std::uint32_t> refs{0};  // first block of a frame only
   std::uint32_t used = 0;      // payload bytes in this block
-  std::uint64_t frame_size = 0;  // first block of a frame only
+  std::size_t frame_size = 0;    // first block of a frame only
 
   char* data() { return reinterpret_cast<char*>(this + 1); }
   const char* data() const { return reinterpret_cast<const char*>(this + 1); }
