@@ -9,14 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <utility>
 
 namespace sluice::conn {
 
 namespace {
 
-constexpr int kMaxIov = IOV_MAX;
+constexpr int kMaxIov = kMaxGather;
 // Ring slots a new connection starts with; each ring doubles from here. A
 // drain hands a subscriber every event its loop had not yet delivered in one
 // go, so a subscriber that keeps up can be handed dozens at once: 64 data

@@ -85,7 +85,7 @@ class OutQueue {
   [[nodiscard]] bool append_control(std::string_view bytes);
 
   // Writes through `writer`: the rest of the frame in flight, then control
-  // frames, then data frames, one iovec per block, at most IOV_MAX iovecs
+  // frames, then data frames, one iovec per block, at most kMaxGather iovecs
   // per writev. Repeats while the writer takes everything. Stops with
   // blocked after a short write or -EAGAIN, with error on any other
   // negative return (the queue keeps its frames; clear() it). Each frame is

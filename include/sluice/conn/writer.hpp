@@ -3,16 +3,16 @@
 // scripted Writer in its place to cut the stream wherever they like.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstdint>
+
+#include "conn/gather_list.hpp"
 
 namespace sluice::conn {
 
 class Writer {
  public:
   virtual ~Writer() = default;
-  // Writes from `count` iovecs (count <= IOV_MAX), which are only read
+  // Writes from `count` iovecs (count <= kMaxGather), which are only read
   // during the call. Returns the bytes taken (possibly fewer than offered),
   // or -errno: -EAGAIN when the socket has no room.
   virtual long writev(const struct iovec* iov, int count) = 0;
