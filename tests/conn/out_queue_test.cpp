@@ -32,8 +32,10 @@ class ScriptedWriter final : public Writer {
     if (limit < 0) return limit;
     return take(iov, count, static_cast<std::size_t>(limit));
   }
+  void frame_started(const buf::FrameRef& frame) override { started.push_back(frame.size()); }
 
   std::deque<long> script;
+  std::vector<std::size_t> started;  // sizes of the frames frame_started named, in order
   std::string stream;
   std::size_t calls = 0;
   int max_count = 0;
@@ -221,6 +223,40 @@ TEST_F(OutQueueTest, ControlNeverSplitsAStartedDataFrame) {
   control(q, 1, 20);
   drain(q);
   EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'C', 0}, {'C', 1}, {'D', 1}}));
+}
+
+TEST_F(OutQueueTest, TheWriterHearsOfEachFrameWhenItsFirstByteIsTaken) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 50);
+  writer.script = {5, 0};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(writer.started, (std::vector<std::size_t>{100}));
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);  // -EAGAIN: nothing new started
+  EXPECT_EQ(writer.started, (std::vector<std::size_t>{100}));
+  control(q, 0, 20);
+  control(q, 1, 30);
+  drain(q);
+  EXPECT_EQ(writer.started, (std::vector<std::size_t>{100, 20, 30, 50}));
+}
+
+TEST_F(OutQueueTest, ControlBytesAheadAreTheFrameInFlightAndTheControlLane) {
+  OutQueue q;
+  EXPECT_EQ(q.control_bytes_ahead(), 0u);
+  data(q, 0, 100);
+  data(q, 1, 50);
+  EXPECT_EQ(q.control_bytes_ahead(), 0u);  // data only: nothing to let ahead
+  writer.script = {5};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.control_bytes_ahead(), 0u);
+  control(q, 0, 20);
+  control(q, 1, 30);
+  EXPECT_EQ(q.control_bytes_ahead(), 95u + 20u + 30u);  // the control frames wait for the rest of D0
+  writer.script = {95 + 25};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.control_bytes_ahead(), 25u);  // the rest of C1, in flight
+  drain(q);
+  EXPECT_EQ(q.control_bytes_ahead(), 0u);
 }
 
 TEST_F(OutQueueTest, ControlOvertakesAFrameThatWasOfferedButGotNoByte) {

@@ -116,14 +116,19 @@ class OutQueue {
   // Data frames not yet fully written, a frame in flight included.
   [[nodiscard]] std::size_t data_frames() const;
   [[nodiscard]] std::size_t control_frames() const;
+  // Bytes a flush would write before the first data frame not yet on the
+  // wire, when a control frame is among them (the rest of the frame in
+  // flight, then the control lane); 0 when no control frame waits. A writer
+  // that keeps room for control traffic lets these bytes use it.
+  [[nodiscard]] std::size_t control_bytes_ahead() const;
   [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
 
  private:
   struct Batch;
 
   [[nodiscard]] Batch gather(struct iovec* iov) const;
-  std::size_t consume(std::size_t written);
-  bool start_next(std::size_t written);
+  std::size_t consume(std::size_t written, Writer& writer);
+  bool start_next(std::size_t written, Writer& writer);
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
