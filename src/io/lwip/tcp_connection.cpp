@@ -61,9 +61,9 @@ void TcpConnection::close() {
 
 void TcpConnection::try_close() {
   if (pcb_ == nullptr || fin_queued_ || !out_.empty()) return;
-  tcp_recv(pcb_, nullptr);  // lwIP discards what still arrives
   if (tcp_close(pcb_) != ERR_OK) return;  // out of memory for the FIN: the poll retries
   fin_queued_ = true;
+  tcp_recv(pcb_, nullptr);  // lwIP's own handler takes the peer's FIN
   if (hold_.empty()) finish(ERR_OK);
 }
 

@@ -34,7 +34,7 @@ struct TcpConnectionLimits {
 // Memory the caller owns and keeps alive as long as the connection.
 struct TcpConnectionMemory {
   std::span<char> input;           // received bytes not yet consumed
-  std::span<AckHold::Slot> held;   // frames lwIP reads until acknowledged (writer.copy == false)
+  std::span<AckHold::Slot> held;   // frames lwIP reads until acknowledged; not empty when writer.copy is false
   std::span<char> scratch;         // TcpWriter's gathering buffer; one per loop will do
 };
 

@@ -1,12 +1,13 @@
 // Owns: TcpWriter, the conn::Writer that hands an OutQueue's bytes to lwIP
 // with tcp_write, and TcpWriterLimits.
 //
-// Seed 000 on lwIP's terms (an event source that sent one event per TCP
-// send and waited for its ACK): a flush gives lwIP as many queued frames as
-// its send buffer and queue take, every write with TCP_WRITE_FLAG_MORE, so
-// lwIP packs them into full segments and the caller's tcp_output at the end
-// of the batch sends them together; a frame cut by a full buffer is resumed
-// at its offset by the next flush (tcp_sent drives it).
+// An event source that sends one event per TCP send and waits for its ACK
+// caps a stream at one event per round trip. Here a flush gives lwIP as
+// many queued frames as its send buffer and queue take, every write with
+// TCP_WRITE_FLAG_MORE, so lwIP packs them into full segments and the
+// caller's tcp_output at the end of the batch sends them together; nothing
+// waits for an ACK but what lwIP has no room for, and a frame cut by a full
+// buffer is resumed at its offset by the next flush (tcp_sent drives it).
 //
 // In copy mode (TCP_WRITE_FLAG_COPY) lwIP copies at tcp_write, so the queue
 // releases each frame the moment its last byte is written; small slices are
@@ -17,13 +18,14 @@
 // its last. Builds of lwIP with LWIP_NETIF_TX_SINGLE_PBUF (Debian's, and
 // ESP-IDF's) copy either way.
 //
-// Seeds 001 and 003 (control traffic starved by bulk data; latency grown in
-// a deep send queue): data may not take the last `control_reserve_bytes` of
-// lwIP's send buffer nor its last `control_reserve_slots` queue entries,
-// and may leave at most `max_unsent` bytes waiting in lwIP; the rest stays
-// in the OutQueue, where control frames overtake it and a policy can still
-// drop or conflate it. The bytes the queue marks as control traffic ahead
-// (begin_batch) may use the reserve and pass max_unsent.
+// Bulk data must neither starve control traffic of buffers nor bury it
+// (and every later event) in a deep send queue that nothing can skip: data
+// may not take the last `control_reserve_bytes` of lwIP's send buffer nor
+// its last `control_reserve_slots` queue entries, and may leave at most
+// `max_unsent` bytes waiting in lwIP; the rest stays in the OutQueue, where
+// control frames overtake it and a policy can still drop or conflate it.
+// The bytes the queue marks as control traffic ahead (begin_batch) may use
+// the reserve and pass max_unsent.
 #pragma once
 
 #include <lwip/tcp.h>
