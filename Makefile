@@ -2,7 +2,7 @@
 # packages (scripts/deps.sh), configures with a CMake preset and builds.
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps peers test-release test-debug test-concurrency test-tsan clean
+.PHONY: run test build deps peers test-release test-debug test-concurrency test-tsan test-cortex-m clean
 
 run: deps
 	cmake --preset release >/dev/null
@@ -10,8 +10,9 @@ run: deps
 	./build/release/sluiced $(ARGS)
 
 # Every test, twice: an optimised build, then the debug build with
-# AddressSanitizer and UndefinedBehaviorSanitizer.
-test: deps peers test-release test-debug test-concurrency
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the portable core's
+# tests on a Cortex-M4 under QEMU.
+test: deps peers test-release test-debug test-concurrency test-cortex-m
 
 test-release: peers
 	cmake --preset release >/dev/null
@@ -34,6 +35,13 @@ test-tsan: peers
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
+
+# The portable core built for a Cortex-M4 and its unit tests run on QEMU's
+# MPS2-AN386 board (tests/cortex_m/README.md).
+test-cortex-m:
+	cmake --preset cortex-m >/dev/null
+	cmake --build --preset cortex-m -j $(JOBS)
+	ctest --preset cortex-m -j $(JOBS)
 
 deps:
 	@scripts/deps.sh

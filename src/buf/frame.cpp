@@ -93,7 +93,7 @@ bool FrameBuilder::append(const char* data, std::size_t n) {
   const std::size_t block_size = pool_->block_size();
   while (n > 0) {
     if ((tail_ == nullptr || tail_->used == block_size) && !grow()) return false;
-    const std::size_t take = std::min(n, block_size - tail_->used);
+    const std::size_t take = std::min<std::size_t>(n, block_size - tail_->used);
     std::memcpy(tail_->data() + tail_->used, data, take);
     tail_->used += static_cast<std::uint32_t>(take);
     size_ += take;

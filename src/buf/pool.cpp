@@ -1,14 +1,13 @@
 // Pool: one arena cut into equal blocks. Blocks never used yet are handed
 // out from the arena's untouched tail, so a large pool costs no page faults
 // until it is used; released blocks go on an intrusive free list. Acquire
-// and release are a pointer swap each; the arena, one anonymous mapping, is
-// the only memory the pool ever takes from the system.
+// and release are a pointer swap each; the arena (the caller's memory, or
+// one mapping from the system made by pool_mmap.cpp) is the only memory the
+// pool ever holds. Nothing here needs an operating system.
 #include "buf/pool.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
+#include <cstdint>
 #include <new>
 
 namespace sluice::buf {
@@ -16,9 +15,6 @@ namespace sluice::buf {
 namespace {
 constexpr std::size_t kMinBlockSize = 64;
 constexpr std::size_t kMaxBlockSize = std::size_t{16} << 20;
-constexpr std::size_t kAlign = alignof(std::max_align_t);
-
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 }  // namespace
 
 // Holds the pool's spinlock for one short critical section.
@@ -47,30 +43,24 @@ const char* Pool::validate(const PoolConfig& config) {
   return nullptr;
 }
 
-Pool::Pool(const PoolConfig& config) : config_(config) {
-  if (validate(config) != nullptr) return;
-  stride_ = round_up(sizeof(Block) + config.block_size, kAlign);
-  arena_bytes_ = stride_ * config.block_count;
-  // Mapped, not touched: a block's pages fault in on its first use. Each
-  // fault is costly (tens of microseconds on a VM), so the arena asks for
-  // transparent huge pages: a 2 MiB fault covers ~500 blocks of 4 KiB.
-  void* arena = ::mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (arena == MAP_FAILED) return;
-  arena_ = static_cast<char*>(arena);
-  (void)::madvise(arena_, arena_bytes_, MADV_HUGEPAGE);  // advice: no THP just means 4 KiB faults
-  if (config.prefault && ::madvise(arena_, arena_bytes_, MADV_POPULATE_WRITE) != 0) {
-    // A kernel older than 5.14: the same, a write per page.
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    for (std::size_t at = 0; at < arena_bytes_; at += page) arena_[at] = 0;
-  }
-  free_count_ = config.block_count;
+Pool::Pool(const PoolConfig& config, std::span<std::byte> memory) : config_(config) {
+  if (validate(config) != nullptr || memory.size() < arena_bytes(config)) return;
+  if (reinterpret_cast<std::uintptr_t>(memory.data()) % kArenaAlign != 0) return;
+  adopt(reinterpret_cast<char*>(memory.data()), memory.size());
+}
+
+void Pool::adopt(char* arena, std::size_t bytes) {
+  stride_ = block_stride(config_.block_size);
+  arena_ = arena;
+  arena_bytes_ = bytes;
+  free_count_ = config_.block_count;
   min_free_ = free_count_;
 }
 
 Pool::~Pool() {
   if (arena_ == nullptr) return;
   for (std::size_t i = 0; i < fresh_next_; ++i) reinterpret_cast<Block*>(arena_ + i * stride_)->~Block();
-  ::munmap(arena_, arena_bytes_);
+  if (unmap_ != nullptr) unmap_(arena_, arena_bytes_);
 }
 
 Block* Pool::take_free_block() {

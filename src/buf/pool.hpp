@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace sluice::buf {
 
@@ -54,7 +55,7 @@ struct Block {
   Pool* pool = nullptr;        // the pool the block returns to
   std::atomic<std::uint32_t> refs{0};  // first block of a frame only
   std::uint32_t used = 0;      // payload bytes in this block
-  std::uint64_t frame_size = 0;  // first block of a frame only
+  std::size_t frame_size = 0;    // first block of a frame only
 
   char* data() { return reinterpret_cast<char*>(this + 1); }
   const char* data() const { return reinterpret_cast<const char*>(this + 1); }
@@ -62,9 +63,30 @@ struct Block {
 
 class Pool {
  public:
-  // Allocates every block now. Check ok(): false when the memory could not be
-  // had or the config is invalid (see validate()).
+  // Alignment the memory of a pool must have.
+  static constexpr std::size_t kArenaAlign = alignof(std::max_align_t);
+
+  // Bytes between two blocks, and bytes a pool of `config` takes in all:
+  // each block's payload behind its header, aligned.
+  [[nodiscard]] static constexpr std::size_t block_stride(std::size_t block_size) {
+    return (sizeof(Block) + block_size + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+  }
+  [[nodiscard]] static constexpr std::size_t arena_bytes(const PoolConfig& config) {
+    return block_stride(config.block_size) * config.block_count;
+  }
+
+  // Takes every block from the system now (an anonymous mapping; defined
+  // with the platform, buf/pool_mmap.cpp on Linux: a bare-metal build has
+  // none and hands its memory in instead). Check ok(): false when the
+  // memory could not be had or the config is invalid (see validate()).
   explicit Pool(const PoolConfig& config);
+
+  // Cuts the blocks out of `memory`, which the caller owns and keeps alive
+  // as long as the pool: at least arena_bytes(config) bytes aligned to
+  // kArenaAlign (ok() is false otherwise). The pool takes nothing else from
+  // the system, then or later, so a device can give it a static array at
+  // start-up and have no heap afterwards. `prefault` does not apply.
+  Pool(const PoolConfig& config, std::span<std::byte> memory);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
@@ -92,6 +114,7 @@ class Pool {
 
  private:
   class Guard;
+  void adopt(char* arena, std::size_t bytes);
   Block* take_free_block();
   [[nodiscard]] bool can_acquire_locked(Lane lane, std::size_t count) const;
 
@@ -99,6 +122,7 @@ class Pool {
   PoolConfig config_;
   char* arena_ = nullptr;
   std::size_t arena_bytes_ = 0;
+  void (*unmap_)(char* arena, std::size_t bytes) = nullptr;  // null: the caller's memory
   std::size_t fresh_next_ = 0;  // blocks [fresh_next_, block_count) were never handed out
   std::size_t stride_ = 0;
   Block* free_list_ = nullptr;

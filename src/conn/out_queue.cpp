@@ -9,14 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <utility>
 
 namespace sluice::conn {
 
 namespace {
 
-constexpr int kMaxIov = IOV_MAX;
+constexpr int kMaxIov = kMaxGather;
 // Ring slots a new connection starts with; each ring doubles from here. A
 // drain hands a subscriber every event its loop had not yet delivered in one
 // go, so a subscriber that keeps up can be handed dozens at once: 64 data
@@ -82,7 +81,7 @@ FlushResult OutQueue::flush(Writer& writer) {
   while (!empty()) {
     const Batch batch = gather(iov);
     if (batch.bytes == 0) {
-      result.frames_completed += consume(0);
+      result.frames_completed += consume(0, writer);
       continue;
     }
     const long wrote = writer.writev(iov, batch.count);
@@ -94,7 +93,7 @@ FlushResult OutQueue::flush(Writer& writer) {
     }
     const std::size_t taken = wrote < 0 ? 0 : std::min(static_cast<std::size_t>(wrote), batch.bytes);
     result.bytes += taken;
-    result.frames_completed += consume(taken);
+    result.frames_completed += consume(taken, writer);
     // A short write means the socket buffer is full: asking again now would
     // only cost a system call that returns -EAGAIN.
     if (taken < batch.bytes) {
@@ -137,6 +136,13 @@ std::size_t OutQueue::data_frames() const { return data_.size() + (current_is(tr
 
 std::size_t OutQueue::control_frames() const { return control_.size() + (current_is(false) ? 1 : 0); }
 
+std::size_t OutQueue::control_bytes_ahead() const {
+  if (control_.empty() && !current_is(false)) return 0;
+  std::size_t bytes = in_flight_ ? current_left_ : 0;
+  for (std::size_t i = 0; i < control_.size(); ++i) bytes += control_.at(i).frame.size();
+  return bytes;
+}
+
 OutQueue::Batch OutQueue::gather(struct iovec* iov) const {
   Batch batch{iov};
   if (in_flight_ && !batch.add(current_block_, current_offset_)) return batch;
@@ -149,9 +155,9 @@ OutQueue::Batch OutQueue::gather(struct iovec* iov) const {
   return batch;
 }
 
-std::size_t OutQueue::consume(std::size_t written) {
+std::size_t OutQueue::consume(std::size_t written, Writer& writer) {
   std::size_t completed = 0;
-  while (in_flight_ || start_next(written)) {
+  while (in_flight_ || start_next(written, writer)) {
     written = advance(written);
     if (current_left_ > 0) break;
     finish_current();
@@ -160,7 +166,7 @@ std::size_t OutQueue::consume(std::size_t written) {
   return completed;
 }
 
-bool OutQueue::start_next(std::size_t written) {
+bool OutQueue::start_next(std::size_t written, Writer& writer) {
   detail::FrameRing& lane = control_.empty() ? data_ : control_;
   // A frame goes in flight only with its first byte written (or when it has
   // none): until then it may still be overtaken or dropped.
@@ -171,6 +177,7 @@ bool OutQueue::start_next(std::size_t written) {
   current_offset_ = 0;
   current_left_ = current_.size();
   in_flight_ = true;
+  writer.frame_started(current_);
   return true;
 }
 

@@ -86,7 +86,7 @@ class OutQueue {
   [[nodiscard]] bool append_control(std::string_view bytes);
 
   // Writes through `writer`: the rest of the frame in flight, then control
-  // frames, then data frames, one iovec per block, at most IOV_MAX iovecs
+  // frames, then data frames, one iovec per block, at most kMaxGather iovecs
   // per writev. Repeats while the writer takes everything. Stops with
   // blocked after a short write or -EAGAIN, with error on any other
   // negative return (the queue keeps its frames; clear() it). Each frame is
@@ -122,14 +122,19 @@ class OutQueue {
   // Data frames not yet fully written, a frame in flight included.
   [[nodiscard]] std::size_t data_frames() const;
   [[nodiscard]] std::size_t control_frames() const;
+  // Bytes a flush would write before the first data frame not yet on the
+  // wire, when a control frame is among them (the rest of the frame in
+  // flight, then the control lane); 0 when no control frame waits. A writer
+  // that keeps room for control traffic lets these bytes use it.
+  [[nodiscard]] std::size_t control_bytes_ahead() const;
   [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
 
  private:
   struct Batch;
 
   [[nodiscard]] Batch gather(struct iovec* iov) const;
-  std::size_t consume(std::size_t written);
-  bool start_next(std::size_t written);
+  std::size_t consume(std::size_t written, Writer& writer);
+  bool start_next(std::size_t written, Writer& writer);
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }

@@ -3,19 +3,27 @@
 // scripted Writer in its place to cut the stream wherever they like.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstdint>
+
+#include "conn/gather_list.hpp"
+#include "buf/frame.hpp"
 
 namespace sluice::conn {
 
 class Writer {
  public:
   virtual ~Writer() = default;
-  // Writes from `count` iovecs (count <= IOV_MAX), which are only read
+  // Writes from `count` iovecs (count <= kMaxGather), which are only read
   // during the call. Returns the bytes taken (possibly fewer than offered),
   // or -errno: -EAGAIN when the socket has no room.
   virtual long writev(const struct iovec* iov, int count) = 0;
+
+  // Called after a writev with each frame whose first bytes it took, in
+  // wire order, while the queue still holds the frame. A writer whose stack
+  // goes on reading the bytes after writev returns (lwIP without
+  // TCP_WRITE_FLAG_COPY reads them until the peer acknowledges them) keeps
+  // a reference until then; a writer that copies ignores it.
+  virtual void frame_started(const buf::FrameRef& frame) { (void)frame; }
 };
 
 // Writes to a socket it does not own (the caller closes `fd`).

@@ -25,14 +25,14 @@ struct Survey {
   std::size_t transfer_encodings = 0;
   std::string_view transfer_encoding;
   bool has_content_length = false;
-  std::size_t content_length = 0;
+  std::uint64_t content_length = 0;
   const char* content_length_error = nullptr;
   bool close = false;
   bool keep_alive = false;
 };
 
 void note_content_length(Survey& s, std::string_view value) {
-  std::size_t n = 0;
+  std::uint64_t n = 0;
   const NumberStatus status = parse_decimal(value, n);
   if (status != NumberStatus::ok) {
     s.content_length_error = status == NumberStatus::overflow ? "Content-Length overflows"
@@ -77,7 +77,7 @@ Framing body_framing(const Survey& s, int version_minor, const Limits& limits) {
   Framing framing;
   if (!s.has_content_length) return framing;
   if (s.content_length > limits.max_body) return reject(413, "Content-Length over max_body");
-  framing.content_length = s.content_length;
+  framing.content_length = static_cast<std::size_t>(s.content_length);  // at most max_body
   return framing;
 }
 

@@ -178,7 +178,7 @@ RequestParser::Flow RequestParser::on_chunk_size(std::string_view in) {
   if (scan.status == LineStatus::too_long) return fail(400, "chunk-size line over 1024 bytes");
   if (scan.status != LineStatus::found) return stop_with(unfinished(scan.status));
   const std::string_view line = in.substr(cur_.line_begin, scan.length);
-  std::size_t size = 0;
+  std::uint64_t size = 0;
   std::size_t digits = 0;
   const detail::NumberStatus number = detail::parse_hex_prefix(line, size, digits);
   if (number == detail::NumberStatus::overflow) return fail(400, "chunk size overflows");
@@ -187,7 +187,7 @@ RequestParser::Flow RequestParser::on_chunk_size(std::string_view in) {
   }
   if (size > limits_.max_body - chunked_body_.size())
     return fail(413, "chunked body over max_body");
-  cur_.chunk_left = size;
+  cur_.chunk_left = static_cast<std::size_t>(size);  // at most max_body
   return finish_line(scan.length, size == 0 ? State::trailer_line : State::chunk_data);
 }
 

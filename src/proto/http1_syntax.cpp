@@ -15,8 +15,8 @@ int hex_value(char c) {
 }
 
 // value * base + digit, refusing to wrap around.
-bool accumulate(std::size_t& value, std::size_t base, std::size_t digit) {
-  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+bool accumulate(std::uint64_t& value, std::uint64_t base, std::uint64_t digit) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   if (value > (kMax - digit) / base) return false;
   value = value * base + digit;
   return true;
@@ -56,22 +56,22 @@ std::string_view trim_ows(std::string_view s) {
   return s;
 }
 
-NumberStatus parse_decimal(std::string_view s, std::size_t& value) {
+NumberStatus parse_decimal(std::string_view s, std::uint64_t& value) {
   if (s.empty()) return NumberStatus::malformed;
   value = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return NumberStatus::malformed;
-    if (!accumulate(value, 10, static_cast<std::size_t>(c - '0'))) return NumberStatus::overflow;
+    if (!accumulate(value, 10, static_cast<std::uint64_t>(c - '0'))) return NumberStatus::overflow;
   }
   return NumberStatus::ok;
 }
 
-NumberStatus parse_hex_prefix(std::string_view s, std::size_t& value, std::size_t& digits) {
+NumberStatus parse_hex_prefix(std::string_view s, std::uint64_t& value, std::size_t& digits) {
   value = 0;
   for (digits = 0; digits < s.size(); ++digits) {
     const int d = hex_value(s[digits]);
     if (d < 0) break;
-    if (!accumulate(value, 16, static_cast<std::size_t>(d))) return NumberStatus::overflow;
+    if (!accumulate(value, 16, static_cast<std::uint64_t>(d))) return NumberStatus::overflow;
   }
   return digits == 0 ? NumberStatus::malformed : NumberStatus::ok;
 }

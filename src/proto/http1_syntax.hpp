@@ -18,11 +18,14 @@ namespace sluice::proto::http1::detail {
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b);
 [[nodiscard]] std::string_view trim_ows(std::string_view s);
 
+// Numbers are 64-bit on every target, so that a 32-bit device gives a
+// Content-Length or chunk size the same answer (413 over max_body, 400 past
+// 64 bits) as a 64-bit server.
 enum class NumberStatus : std::uint8_t { ok, malformed, overflow };
 // 1*DIGIT, nothing else.
-[[nodiscard]] NumberStatus parse_decimal(std::string_view s, std::size_t& value);
+[[nodiscard]] NumberStatus parse_decimal(std::string_view s, std::uint64_t& value);
 // The chunk-size at the front of `s` (1*HEXDIG); `digits` is how many.
-[[nodiscard]] NumberStatus parse_hex_prefix(std::string_view s, std::size_t& value,
+[[nodiscard]] NumberStatus parse_hex_prefix(std::string_view s, std::uint64_t& value,
                                             std::size_t& digits);
 
 // True when the comma-separated list `list` has an element equal to `token`

@@ -4,11 +4,10 @@
 // caller's payload untouched and the heap out of it).
 #include "proto/ws_encoder.hpp"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "proto/random_bytes.hpp"
 #include "proto/utf8.hpp"
 
 namespace sluice::proto::ws {
@@ -89,7 +88,7 @@ void apply_mask(std::span<char> data, const MaskKey& key, std::size_t offset) {
   for (; i < data.size(); ++i) p[i] = static_cast<char>(p[i] ^ rotated[i % 4]);
 }
 
-bool make_mask_key(MaskKey& key) { return RAND_bytes(key.data(), static_cast<int>(key.size())) == 1; }
+bool make_mask_key(MaskKey& key) { return random_bytes(key); }
 
 bool encode_frame(Opcode op, bool fin, bool rsv1, std::span<const char> payload, buf::Sink& out) {
   if (!frame_allowed(op, fin, rsv1, payload.size())) return false;

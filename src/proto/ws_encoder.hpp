@@ -6,8 +6,9 @@
 // make_deflated_frame()) writes header and payload into one frame of pool
 // blocks that every subscriber's queue then shares. Server frames
 // are never masked; a client masks every frame with a fresh key from
-// make_mask_key(), which uses the OpenSSL CSPRNG because predictable keys
-// let a page poison proxy caches (RFC 6455 §10.3).
+// make_mask_key(), which takes it from a cryptographic generator
+// (proto/random_bytes.hpp) because predictable keys let a page poison proxy
+// caches (RFC 6455 §10.3).
 #pragma once
 
 #include <array>

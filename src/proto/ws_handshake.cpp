@@ -5,12 +5,13 @@
 // 426.
 #include "proto/ws_handshake.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+
+#include "proto/base64.hpp"
+#include "proto/random_bytes.hpp"
+#include "proto/sha1.hpp"
 
 namespace sluice::proto::ws {
 
@@ -19,7 +20,7 @@ namespace {
 constexpr std::string_view kGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 constexpr std::size_t kMaxKeyToHash = 64;
 constexpr std::size_t kKeyBytes = 16;
-constexpr std::size_t kSha1Size = 20;
+static_assert(base64_size(kKeyBytes) == kKeySize && base64_size(kSha1Size) == kAcceptSize);
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -162,17 +163,14 @@ bool compute_accept(std::string_view key, char (&out)[kAcceptSize + 1]) {
   char input[kMaxKeyToHash + kGuid.size()];
   std::memcpy(input, key.data(), key.size());
   std::memcpy(input + key.size(), kGuid.data(), kGuid.size());
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_size = 0;
-  if (EVP_Digest(input, key.size() + kGuid.size(), digest, &digest_size, EVP_sha1(), nullptr) != 1) return false;
-  if (digest_size != kSha1Size) return false;
-  return EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out), digest, kSha1Size) == static_cast<int>(kAcceptSize);
+  const Sha1Digest digest = sha1({input, key.size() + kGuid.size()});
+  return base64_encode(digest, out) == kAcceptSize;
 }
 
 bool make_client_key(char (&out)[kKeySize + 1]) {
   unsigned char nonce[kKeyBytes];
-  if (RAND_bytes(nonce, static_cast<int>(sizeof nonce)) != 1) return false;
-  return EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out), nonce, sizeof nonce) == static_cast<int>(kKeySize);
+  if (!random_bytes(nonce)) return false;
+  return base64_encode(nonce, out) == kKeySize;
 }
 
 bool verify_accept(std::string_view key, std::string_view accept) {

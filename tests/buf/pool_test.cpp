@@ -1,9 +1,9 @@
 #include "buf/pool.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <fstream>
+#include <cstddef>
+#include <span>
 #include <vector>
 
 namespace sluice::buf {
@@ -50,26 +50,31 @@ TEST(Pool, BlocksDoNotOverlap) {
   }
 }
 
-// Resident bytes of this process (/proc/self/statm).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t size = 0;
-  std::size_t resident = 0;
-  statm >> size >> resident;
-  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+TEST(Pool, TakesItsBlocksFromTheCallersMemoryAndNothingElse) {
+  constexpr PoolConfig kConfig{.block_count = 8, .block_size = 96, .reserve = 2};
+  alignas(Pool::kArenaAlign) static std::byte memory[Pool::arena_bytes(kConfig)];
+  Pool pool(kConfig, memory);
+  ASSERT_TRUE(pool.ok());
+  std::vector<Block*> taken;
+  while (Block* b = pool.acquire(Lane::control)) {
+    const auto* first = reinterpret_cast<const std::byte*>(b);
+    const auto* last = reinterpret_cast<const std::byte*>(b->data()) + pool.block_size();
+    EXPECT_GE(first, memory);
+    EXPECT_LE(last, memory + sizeof memory);
+    taken.push_back(b);
+  }
+  EXPECT_EQ(taken.size(), 8u);
+  for (Block* b : taken) pool.release(b);
+  EXPECT_EQ(pool.free_blocks(), 8u);
 }
 
-TEST(Pool, ALazyPoolTakesMemoryAsBlocksAreUsedAPrefaultedOneAtStart) {
-  constexpr std::size_t kBlocks = 8192;  // 32 MiB of payload
-  const std::size_t arena = kBlocks * 4096;
-  const std::size_t before_lazy = resident_bytes();
-  const Pool lazy({.block_count = kBlocks, .block_size = 4096, .reserve = 1, .prefault = false});
-  ASSERT_TRUE(lazy.ok());
-  EXPECT_LT(resident_bytes() - before_lazy, arena / 4);
-  const std::size_t before = resident_bytes();
-  const Pool prefaulted({.block_count = kBlocks, .block_size = 4096, .reserve = 1, .prefault = true});
-  ASSERT_TRUE(prefaulted.ok());
-  EXPECT_GE(resident_bytes() - before, arena);
+TEST(Pool, RefusesCallerMemoryTooSmallOrMisaligned) {
+  constexpr PoolConfig kConfig{.block_count = 4, .block_size = 64, .reserve = 0};
+  alignas(Pool::kArenaAlign) static std::byte memory[Pool::arena_bytes(kConfig) + Pool::kArenaAlign];
+  EXPECT_TRUE(Pool(kConfig, memory).ok());
+  EXPECT_FALSE(Pool(kConfig, std::span(memory, Pool::arena_bytes(kConfig) - 1)).ok());
+  EXPECT_FALSE(Pool(kConfig, std::span(memory + 1, Pool::arena_bytes(kConfig))).ok());
+  EXPECT_FALSE(Pool({.block_count = 4, .block_size = 16, .reserve = 0}, memory).ok());
 }
 
 TEST(Pool, RejectsConfigsThatCannotWork) {

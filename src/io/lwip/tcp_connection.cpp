@@ -1,0 +1,124 @@
+// Callbacks find their connection through tcp_arg. When the connection
+// lets go of its pcb, arg and callbacks are cleared first, so lwIP can
+// never call into an object that has finished.
+#include "io/lwip/tcp_connection.hpp"
+
+#include <lwip/priv/tcp_priv.h>  // tcp_process_refused_data, which lwIP's own timer calls
+
+#include <algorithm>
+
+namespace sluice::io::lwip {
+
+TcpConnection::TcpConnection(tcp_pcb* pcb, Handler& handler, const TcpConnectionLimits& limits,
+                             const TcpConnectionMemory& memory)
+    : pcb_(pcb), handler_(handler), out_(limits.queue), hold_(memory.held, pcb->snd_lbb),
+      writer_(pcb, limits.writer, &hold_, memory.scratch), input_(memory.input) {
+  tcp_arg(pcb_, this);
+  tcp_recv(pcb_, &on_recv);
+  tcp_sent(pcb_, &on_sent);
+  tcp_err(pcb_, &on_error);
+  tcp_poll(pcb_, &on_poll, limits.poll_interval);
+  // Events are batched per flush already; Nagle would only hold the last
+  // segment of a batch back for an ACK.
+  tcp_nagle_disable(pcb_);
+}
+
+TcpConnection::~TcpConnection() {
+  if (pcb_ != nullptr) let_go(true);
+}
+
+void TcpConnection::flush() {
+  if (pcb_ == nullptr || fin_queued_) return;
+  if (!out_.empty()) {
+    writer_.begin_batch(out_.control_bytes_ahead());
+    (void)out_.flush(writer_);  // a short batch is resumed by tcp_sent or the poll
+    tcp_output(pcb_);
+  }
+  if (closing_) try_close();
+}
+
+void TcpConnection::consume(std::size_t n) {
+  std::size_t acknowledged = input_.consume(n);
+  if (pcb_ == nullptr) return;
+  while (acknowledged > 0) {
+    const auto chunk = static_cast<u16_t>(std::min<std::size_t>(acknowledged, 0xFFFF));
+    tcp_recved(pcb_, chunk);
+    acknowledged -= chunk;
+  }
+  if (pcb_->refused_data != nullptr && input_.waiting() == 0) {
+    // Offer again what lwIP kept while the buffer was full, now rather
+    // than at its next timer.
+    delivering_ = true;
+    (void)tcp_process_refused_data(pcb_);
+    delivering_ = false;
+  }
+}
+
+void TcpConnection::close() {
+  closing_ = true;
+  flush();
+}
+
+void TcpConnection::try_close() {
+  if (pcb_ == nullptr || fin_queued_ || !out_.empty()) return;
+  if (tcp_close(pcb_) != ERR_OK) return;  // out of memory for the FIN: the poll retries
+  fin_queued_ = true;
+  tcp_recv(pcb_, nullptr);  // lwIP's own handler takes the peer's FIN
+  if (hold_.empty()) finish(ERR_OK);
+}
+
+// Clears arg and callbacks, then closes or aborts.
+void TcpConnection::let_go(bool abort) {
+  tcp_arg(pcb_, nullptr);
+  tcp_recv(pcb_, nullptr);
+  tcp_sent(pcb_, nullptr);
+  tcp_err(pcb_, nullptr);
+  tcp_poll(pcb_, nullptr, 0);
+  if (abort) tcp_abort(pcb_);
+  pcb_ = nullptr;
+  writer_.detach();
+}
+
+void TcpConnection::finish(err_t reason) {
+  if (pcb_ != nullptr) let_go(false);
+  hold_.release_all();
+  out_.clear();
+  finished_ = true;
+  handler_.on_closed(*this, reason);
+}
+
+err_t TcpConnection::on_recv(void* arg, tcp_pcb*, pbuf* p, err_t) {
+  auto* self = static_cast<TcpConnection*>(arg);
+  if (p == nullptr) {
+    self->input_closed_ = true;
+  } else if (!self->input_.received(p)) {
+    return ERR_MEM;  // lwIP keeps the chain and offers it again
+  }
+  if (!self->delivering_) self->handler_.on_input(*self);
+  return ERR_OK;
+}
+
+err_t TcpConnection::on_sent(void* arg, tcp_pcb*, u16_t len) {
+  auto* self = static_cast<TcpConnection*>(arg);
+  self->hold_.acked(len);
+  if (self->fin_queued_) {
+    if (self->hold_.empty()) self->finish(ERR_OK);
+  } else {
+    self->flush();
+  }
+  return ERR_OK;
+}
+
+err_t TcpConnection::on_poll(void* arg, tcp_pcb*) {
+  static_cast<TcpConnection*>(arg)->flush();
+  return ERR_OK;
+}
+
+void TcpConnection::on_error(void* arg, err_t err) {
+  auto* self = static_cast<TcpConnection*>(arg);
+  self->pcb_ = nullptr;  // lwIP has freed it
+  self->writer_.detach();
+  self->finish(err);
+}
+
+}  // namespace sluice::io::lwip
