@@ -100,6 +100,9 @@ void write_server(Exposition& out, const Registry& r, const ServerGauges& s) {
   out.sample("sluice_build_info", {{"version", s.version}}, 1);
   server_value(out, "sluice_loops", Type::gauge, "Event loops (one thread each).", r.loops());
   server_value(out, "sluice_topics", Type::gauge, "Topics that exist.", s.topics);
+  server_value(out, "sluice_topics_limit", Type::gauge, "Topics allowed at most (topics.max).", s.topics_limit);
+  server_value(out, "sluice_connections_limit", Type::gauge, "Open connections allowed at most (max_connections).",
+               s.connections_limit);
   server_value(out, "sluice_pool_blocks", Type::gauge, "Blocks in the payload pool.", s.pool_blocks);
   server_value(out, "sluice_pool_block_size_bytes", Type::gauge, "Payload bytes per pool block.", s.pool_block_size);
   server_value(out, "sluice_pool_reserve_blocks", Type::gauge, "Pool blocks only control frames may take.",

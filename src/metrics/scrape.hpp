@@ -15,6 +15,8 @@ namespace sluice::metrics {
 struct ServerGauges {
   std::string_view version;
   std::uint64_t topics = 0;
+  std::uint64_t topics_limit = 0;       // topics.max
+  std::uint64_t connections_limit = 0;  // max_connections
   std::uint64_t pool_blocks = 0;
   std::uint64_t pool_block_size = 0;
   std::uint64_t pool_reserve = 0;

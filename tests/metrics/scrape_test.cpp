@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "child_process.hpp"
 
@@ -17,6 +18,8 @@ using namespace std::chrono_literals;
 ServerGauges some_server_gauges() {
   return {.version = "0.1.0",
           .topics = 7,
+          .topics_limit = 10000,
+          .connections_limit = 5000,
           .pool_blocks = 1024,
           .pool_block_size = 4096,
           .pool_reserve = 16,
@@ -68,7 +71,8 @@ TEST(MetricsScrape, SumsLoopsIntoOneSamplePerSeries) {
                            "sluice_event_age_at_flush_seconds_bucket{le=\"0.00025\"} 2\n",
                            "sluice_event_age_at_flush_seconds_sum 0.00024\n", "sluice_pool_blocks_in_use 24\n",
                            "sluice_pool_refusals_total{lane=\"data\"} 5\n", "sluice_loops 2\n",
-                           "sluice_build_info{version=\"0.1.0\"} 1\n"}) {
+                           "sluice_build_info{version=\"0.1.0\"} 1\n", "sluice_connections_limit 5000\n",
+                           "sluice_topics_limit 10000\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "in:\n" << text;
   }
 }
@@ -113,6 +117,28 @@ TEST(MetricsScrape, PromtoolRefusesABrokenExposition) {
   test::ChildProcess promtool({"/bin/sh", "-c", "printf 'x_total{a=\"1} 3\\n' | promtool check metrics"});
   ASSERT_TRUE(promtool.read_to_end(60s));
   EXPECT_NE(promtool.wait(10s), 0) << promtool.output();
+}
+
+// The suggested alerts (docs/ops/sluice.rules.yml) name only metrics that
+// the exposition has: a renamed family cannot leave an alert that never fires.
+TEST(MetricsScrape, TheAlertRulesNameOnlyExposedMetrics) {
+  const std::filesystem::path rules =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "ops" / "sluice.rules.yml";
+  std::ifstream in(rules);
+  ASSERT_TRUE(in) << rules;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string exposition = busy_exposition();
+  std::size_t named = 0;
+  for (std::size_t at = text.find("sluice_"); at != std::string::npos; at = text.find("sluice_", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == '_')) continue;
+    const std::size_t end = text.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", at);
+    const std::string name = text.substr(at, end - at);
+    const bool exposed = exposition.find("\n" + name + "{") != std::string::npos ||
+                         exposition.find("\n" + name + " ") != std::string::npos;
+    EXPECT_TRUE(exposed) << name;
+    ++named;
+  }
+  EXPECT_GE(named, 10u);
 }
 
 }  // namespace
