@@ -37,7 +37,7 @@ bool LineWriter::put(std::string_view text) {
     truncated_ = true;
     return false;
   }
-  std::memcpy(buffer_.data() + used_, text.data(), text.size());
+  if (!text.empty()) std::memcpy(buffer_.data() + used_, text.data(), text.size());
   used_ += text.size();
   return true;
 }
@@ -53,6 +53,7 @@ bool LineWriter::begin_field(std::string_view key, bool quoted, std::string_view
   }
   std::size_t n = 0;
   const auto add = [&](std::string_view part) {
+    if (part.empty()) return;  // an empty view's data() may be null, which memcpy must not see
     std::memcpy(start + n, part.data(), part.size());
     n += part.size();
   };
@@ -117,6 +118,7 @@ std::string_view LineWriter::finish() {
   if (truncated_) flag = format_ == Format::json ? kJsonTruncated : kLogfmtTruncated;
   if (first_ && !flag.empty()) flag.remove_prefix(1);  // no field before it: no separator
   for (const std::string_view part : {flag, ending}) {
+    if (part.empty()) continue;
     std::memcpy(buffer_.data() + used_, part.data(), part.size());
     used_ += part.size();
   }

@@ -30,8 +30,7 @@ class Appender {
   // Appends `part` whole, or returns false leaving room for "...".
   bool add(std::string_view part) {
     if (used_ + part.size() + 3 > out_.size()) return false;
-    std::memcpy(out_.data() + used_, part.data(), part.size());
-    used_ += part.size();
+    add_raw(part);
     return true;
   }
   std::string_view cut() {
@@ -42,6 +41,7 @@ class Appender {
 
  private:
   void add_raw(std::string_view part) {
+    if (part.empty()) return;  // an empty view's data() may be null, which memcpy must not see
     std::memcpy(out_.data() + used_, part.data(), part.size());
     used_ += part.size();
   }
