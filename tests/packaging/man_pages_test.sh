@@ -2,8 +2,8 @@
 # The man pages say what the programs do: every option in a SYNOPSIS or
 # OPTIONS section is one the program's --help lists, every option --help
 # lists is in the OPTIONS section, and every config key the server's page
-# names is one `sluiced --help-config` lists. The pages must also format
-# without a groff warning.
+# names is one `sluiced --help-config` lists. Where groff is installed, the
+# pages must also format without a warning.
 # Usage: man_pages_test.sh SOURCE_DIR SLUICED SLUICE
 set -euo pipefail
 
@@ -40,8 +40,12 @@ check_page() {
   for o in $in_page; do
     grep -qx -- "$o" <<<"$in_help" || fail "$(basename "$page"): names $o, which --help does not list"
   done
-  warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z "$page" 2>&1 || true)
-  [ -z "$warnings" ] || fail "$(basename "$page") formats with warnings: $warnings"
+  if command -v groff >/dev/null; then
+    warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1 || true)
+    [ -z "$warnings" ] || fail "$(basename "$page") formats with warnings: $warnings"
+  else
+    echo "man_pages_test: groff is not installed (Debian: groff-base): formatting not checked"
+  fi
   [ $failed -eq 1 ] || echo "man_pages_test: $(basename "$page"): $(wc -w <<<"$in_help") options, all documented, none invented"
   [ $before -eq 0 ] || failed=1
 }
