@@ -1,0 +1,32 @@
+// Owns: the access log, one line per request when log.access is on:
+//
+//   level=info ts=... msg=access method=GET target="/sse/news?token=[redacted]" status=200
+//     transport=sse peer=127.0.0.1:51522 user_agent=curl/7.88.1 body_bytes=0 duration_us=41
+//
+// The record carries the body's length, never the body; the target goes
+// through redact_target(), and no header but User-Agent is written.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "log/logger.hpp"
+
+namespace sluice::log {
+
+struct AccessRecord {
+  std::string_view method;
+  std::string_view target;  // as received: redacted on the way out
+  int status = 0;           // 101 for a WebSocket, 200 for a stream that opened
+  std::string_view transport;  // http, sse, ws
+  std::string_view peer;       // address:port
+  std::string_view user_agent;
+  std::uint64_t body_bytes = 0;   // the request body's length
+  std::uint64_t duration_us = 0;  // from the request's first byte to its reply
+};
+
+// Writes the record's line when the logger has log.access on; allocates
+// nothing.
+void log_access(Logger& logger, const AccessRecord& record);
+
+}  // namespace sluice::log

@@ -1,0 +1,62 @@
+// Owns: Registry, the metrics of every loop of a server, and the sums a
+// scrape reads.
+//
+// There is one LoopMetrics per loop, written only by that loop's thread,
+// plus one more slot for the rare update from a thread that owns no loop
+// (Server::publish called by the application); that slot is written under a
+// mutex, which no loop ever takes. A scrape reads every slot with relaxed
+// loads and takes no lock: the loops never wait for it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "metrics/loop_metrics.hpp"
+
+namespace sluice::metrics {
+
+class Registry {
+ public:
+  explicit Registry(std::size_t loops) : loops_(loops), slots_(new LoopMetrics[loops + 1]) {}
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  [[nodiscard]] std::size_t loops() const { return loops_; }
+
+  // Only loop `index`'s thread may update it.
+  [[nodiscard]] LoopMetrics& loop(std::size_t index) { return slots_[index]; }
+  [[nodiscard]] const LoopMetrics& loop(std::size_t index) const { return slots_[index]; }
+
+  // Any thread that owns no loop: `update(LoopMetrics&)` runs under the
+  // off-loop mutex.
+  template <class Update>
+  void update_off_loop(Update&& update) {
+    const std::lock_guard lock(off_loop_mutex_);
+    std::forward<Update>(update)(slots_[loops_]);
+  }
+
+  // The sum over every slot of `get(const LoopMetrics&)`, a counter's or
+  // gauge's value.
+  template <class Get>
+  [[nodiscard]] auto sum(Get get) const {
+    decltype(get(slots_[0])) total{};
+    for (std::size_t i = 0; i <= loops_; ++i) total += get(slots_[i]);
+    return total;
+  }
+
+  template <const auto& Bounds>
+  [[nodiscard]] HistogramTotals<Bounds> sum(Histogram<Bounds> LoopMetrics::*member) const {
+    HistogramTotals<Bounds> totals;
+    for (std::size_t i = 0; i <= loops_; ++i) totals.add(slots_[i].*member);
+    return totals;
+  }
+
+ private:
+  std::size_t loops_;
+  std::unique_ptr<LoopMetrics[]> slots_;
+  std::mutex off_loop_mutex_;
+};
+
+}  // namespace sluice::metrics
