@@ -157,12 +157,19 @@ void RedisLink::answer_head(const redisReply* reply) {
   head_ = (head_ + 1) % ring_.size();
   --pending_count_;
   pending_bytes_ -= request.bytes;
-  if (destroying_) return;
+  if (destroying_ || request.handler == nullptr) return;
   if (reply == nullptr) {
     closing_ = true;  // no new request joins a connection that is going
     request.handler->on_reply(request.tag, closing_outcome_, nullptr);
   } else {
     request.handler->on_reply(request.tag, Outcome::reply, reply);
+  }
+}
+
+void RedisLink::forget(ReplyHandler& handler) {
+  for (std::size_t i = 0; i < pending_count_; ++i) {
+    Pending& request = ring_[(head_ + i) % ring_.size()];
+    if (request.handler == &handler) request.handler = nullptr;
   }
 }
 

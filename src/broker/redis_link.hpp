@@ -107,12 +107,20 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   [[nodiscard]] Submit submit(std::string_view command, ReplyHandler& handler, std::uint64_t tag,
                               std::chrono::milliseconds blocking = std::chrono::milliseconds(0));
 
+  // Requests of `handler` still pending will be answered to nobody: for a
+  // handler that goes away before the link.
+  void forget(ReplyHandler& handler);
+  // Replaces the listener (null: none). Must outlive the link or be
+  // replaced before it goes.
+  void set_listener(LinkListener* listener) { listener_ = listener; }
+
   // Closes the connection (answering pending requests link_lost) and
   // reconnects after the back-off. For a caller that found Redis's answers
   // unusable; safe inside a ReplyHandler.
   void reset(std::string_view why);
 
   [[nodiscard]] LinkState state() const { return state_; }
+  [[nodiscard]] const LinkLimits& limits() const { return limits_; }
   [[nodiscard]] const Endpoint& endpoint() const { return endpoint_; }
   [[nodiscard]] std::size_t pending() const { return pending_count_; }
   [[nodiscard]] std::size_t pending_bytes() const { return pending_bytes_; }
@@ -144,7 +152,7 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   io::Loop& loop_;
   const Endpoint endpoint_;
   const LinkLimits limits_;
-  LinkListener* const listener_;
+  LinkListener* listener_;
   HiredisLoop events_;
   redisAsyncContext* context_ = nullptr;
   LinkState state_ = LinkState::down;
