@@ -25,12 +25,14 @@ struct Followed {
     to_locate,  // its stream's newest id must be asked for (again)
     locating,   // asked; the answer has not come
     reading,    // in every read, after `position`
+    held,       // the sink had no room: left out of reads until resumed
   };
 
   const std::string* topic;  // owned by the set; stable while followed; null: a free slot
   std::uint32_t serial;      // tells a late answer about an earlier follow of the same slot
   Phase phase = Phase::to_locate;
   bool has_position = false;  // `position` is where the hub stands: check it, do not replace it
+  bool check_on_resume = false;  // held across a reconnect: checked before it is read again
   StreamId position;          // the last entry handed over; {0, 0}: before the first
 };
 

@@ -25,12 +25,14 @@ HiredisLoop::~HiredisLoop() {
   if (fd_ >= 0) loop_.unwatch(fd_);
 }
 
-int HiredisLoop::attach(redisAsyncContext* context) {
+int HiredisLoop::attach(redisAsyncContext* context, ReplyBudget& budget) {
   // Until the connection is established only writability (the connect done
   // or failed) matters; reading starts when hiredis asks for it.
   const int rc = loop_.watch(context->c.fd, io::kWritable, this);
   if (rc != 0) return rc;
   context_ = context;
+  budget_ = &budget;
+  bound_replies(context->c.reader, budget);
   fd_ = context->c.fd;
   interest_ = io::kWritable;
   context->ev.data = this;
@@ -116,7 +118,12 @@ void HiredisLoop::read_all() {
   while (context_ != nullptr) {
     const int fd = fd_;
     redisAsyncHandleRead(context_);  // may release the context
-    if (context_ == nullptr || !more_to_read(fd)) return;
+    if (context_ == nullptr) return;
+    if (input_over_budget(context_->c.reader, *budget_)) {
+      owner_.input_over_budget();
+      return;
+    }
+    if (!more_to_read(fd)) return;
   }
 }
 

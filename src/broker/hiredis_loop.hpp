@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "broker/reply_budget.hpp"
 #include "sluice/io/loop.hpp"
 
 namespace sluice::broker {
@@ -29,6 +30,9 @@ class HiredisLoop final : public io::Handler, public io::Deferred {
   class Owner {
    public:
     virtual void context_released() = 0;
+    // The bytes of an answer not yet whole are past the budget: the owner
+    // closes the connection.
+    virtual void input_over_budget() = 0;
 
    protected:
     ~Owner() = default;
@@ -40,8 +44,10 @@ class HiredisLoop final : public io::Handler, public io::Deferred {
   HiredisLoop& operator=(const HiredisLoop&) = delete;
 
   // Installs the hooks on a context that is connecting and watches its
-  // socket. Returns 0 or -errno (the context is then left unattached).
-  [[nodiscard]] int attach(redisAsyncContext* context);
+  // socket; its answers are built within `budget` (reply_budget.hpp), which
+  // must outlive the context. Returns 0 or -errno (the context is then left
+  // unattached).
+  [[nodiscard]] int attach(redisAsyncContext* context, ReplyBudget& budget);
   [[nodiscard]] bool attached() const { return context_ != nullptr; }
 
   void on_ready(std::uint32_t events) override;
@@ -63,6 +69,7 @@ class HiredisLoop final : public io::Handler, public io::Deferred {
   io::Loop& loop_;
   Owner& owner_;
   redisAsyncContext* context_ = nullptr;
+  ReplyBudget* budget_ = nullptr;
   int fd_ = -1;
   std::uint32_t interest_ = 0;  // what the loop watches the socket for
   bool writing_ = false;      // inside hiredis's write handler

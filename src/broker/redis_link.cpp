@@ -60,6 +60,7 @@ RedisLink::RedisLink(io::Loop& loop, Endpoint endpoint, const LinkLimits& limits
       limits_(limits),
       listener_(listener),
       events_(loop, *this),
+      budget_{limits.max_reply_bytes},
       ring_(std::max<std::size_t>(limits.max_pending, 1)),
       backoff_(limits.reconnect_min, limits.reconnect_max, strong_seed()) {
   watchdog_ = loop_.every(watch_period(limits_), [this] { watch(); });
@@ -84,7 +85,8 @@ void RedisLink::connect() {
     return;
   }
   context_->data = this;
-  if (const int rc = events_.attach(context_); rc != 0) {
+  budget_ = ReplyBudget{limits_.max_reply_bytes};
+  if (const int rc = events_.attach(context_, budget_); rc != 0) {
     last_error_ = "cannot watch the socket";
     redisAsyncFree(context_);
     context_ = nullptr;
@@ -116,6 +118,7 @@ void RedisLink::on_reply(std::uint64_t, Outcome outcome, const redisReply* reply
   }
   state_ = LinkState::up;
   was_up_ = true;
+  answer_too_large_ = false;
   ++times_up_;
   backoff_.reset();
   if (listener_ != nullptr) listener_->link_up();
@@ -173,6 +176,10 @@ void RedisLink::forget(ReplyHandler& handler) {
   }
 }
 
+void RedisLink::input_over_budget() {
+  close_connection(Outcome::link_lost, "an answer from Redis was larger than broker.max_reply_bytes");
+}
+
 void RedisLink::reset(std::string_view why) { close_connection(Outcome::link_lost, why); }
 
 // From a timer or a reply handler, never from hiredis's connect callback
@@ -194,6 +201,10 @@ void RedisLink::context_released() {
   closing_outcome_ = Outcome::link_lost;
   head_ = 0;
   if (destroying_) return;
+  if (budget_.exceeded) {
+    answer_too_large_ = true;
+    last_error_ = "an answer from Redis was larger than broker.max_reply_bytes";
+  }
   const bool was_up = was_up_;
   was_up_ = false;
   back_off();

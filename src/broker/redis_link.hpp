@@ -45,6 +45,7 @@ struct LinkLimits {
   std::chrono::milliseconds request_timeout{2000};  // broker.request_timeout_ms: past a blocking read's own wait
   std::size_t max_pending = 1024;                   // broker.max_pending: requests sent and not yet answered
   std::size_t max_pending_bytes = 8 << 20;          // broker.max_pending_bytes: their commands' bytes
+  std::size_t max_reply_bytes = 64 << 20;           // broker.max_reply_bytes: one answer, built
   std::chrono::milliseconds reconnect_min{100};     // broker.reconnect_min_ms: first back-off
   std::chrono::milliseconds reconnect_max{5000};    // broker.reconnect_max_ms: longest back-off
 };
@@ -127,6 +128,8 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   [[nodiscard]] std::uint64_t times_up() const { return times_up_; }
   [[nodiscard]] std::uint64_t failures() const { return failures_total_; }
   [[nodiscard]] const std::string& last_error() const { return last_error_; }
+  // The connection was last closed for an answer over max_reply_bytes.
+  [[nodiscard]] bool answer_too_large() const { return answer_too_large_; }
 
  private:
   struct Pending {
@@ -141,6 +144,7 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
 
   void connect();
   void context_released() override;
+  void input_over_budget() override;
   void on_reply(std::uint64_t tag, Outcome outcome, const redisReply* reply) override;  // the handshake PING
   [[nodiscard]] bool enqueue(std::string_view command, ReplyHandler& handler, std::uint64_t tag,
                              io::Loop::Clock::time_point deadline);
@@ -154,6 +158,8 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   const LinkLimits limits_;
   LinkListener* listener_;
   HiredisLoop events_;
+  ReplyBudget budget_;
+  bool answer_too_large_ = false;
   redisAsyncContext* context_ = nullptr;
   LinkState state_ = LinkState::down;
   bool was_up_ = false;

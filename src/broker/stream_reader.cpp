@@ -29,7 +29,12 @@ constexpr std::size_t kPerTopic = kMaxStreamIdText + 32;
 }  // namespace
 
 StreamReader::StreamReader(RedisLink& link, RedisLink* unblocker, ReaderLimits limits, StreamSink& sink)
-    : link_(link), unblocker_(unblocker), limits_(std::move(limits)), sink_(sink), topics_(limits_.max_topics) {
+    : link_(link),
+      unblocker_(unblocker),
+      limits_(std::move(limits)),
+      sink_(sink),
+      topics_(limits_.max_topics),
+      count_(std::max<std::size_t>(limits_.read_count, 1)) {
   link_.set_listener(this);
   if (link_.state() == LinkState::up) link_up();
 }
@@ -79,9 +84,28 @@ void StreamReader::link_up() {
   maybe_read();
 }
 
-// Every request of the reader has been answered link_lost by now.
+// Every request of the reader has been answered link_lost by now. A held
+// topic stays held, and is checked when it is resumed.
 void StreamReader::link_down(std::string_view) {
-  for (std::size_t i = 0; i < topics_.slot_count(); ++i) topics_[i].phase = Followed::Phase::to_locate;
+  for (std::size_t i = 0; i < topics_.slot_count(); ++i) {
+    Followed& slot = topics_[i];
+    if (slot.phase == Followed::Phase::held) {
+      slot.check_on_resume = true;
+    } else {
+      slot.phase = Followed::Phase::to_locate;
+    }
+  }
+  if (link_.answer_too_large()) count_ = std::max<std::size_t>(count_ / 4, 1);
+}
+
+void StreamReader::resume(std::string_view topic) {
+  Followed* slot = topics_.find(topic);
+  if (slot == nullptr || slot->phase != Followed::Phase::held) return;
+  slot->phase = slot->check_on_resume ? Followed::Phase::to_locate : Followed::Phase::reading;
+  slot->check_on_resume = false;
+  locate_waiting();
+  cut_read_short();
+  maybe_read();
 }
 
 void StreamReader::locate_waiting() {
@@ -172,6 +196,7 @@ void StreamReader::on_read(const redisReply* reply) {
     link_.reset(read.status == ReplyStatus::redis_error ? read.error : to_string(read.status));
     return;
   }
+  count_ = std::min(count_ * 2, std::max<std::size_t>(limits_.read_count, 1));
   for (const TopicEntry& item : entries_) deliver(item);
 }
 
@@ -190,7 +215,14 @@ void StreamReader::deliver(const TopicEntry& item) {
   };
   if (step.reset != nullptr) sink_.on_reset(item.topic, step.reset);
   if (step.gap && still_followed()) sink_.on_gap(item.topic, step.gap_first, step.gap_last);
-  if (still_followed()) sink_.on_event(item.topic, item.entry);
+  if (!still_followed() || sink_.on_event(item.topic, item.entry) == Take::accepted) return;
+  // Held: read again from just before this entry (ids have no holes, so
+  // that is seq - 1), after what was told about resets and gaps.
+  if (still_followed()) {
+    Followed* held = topics_.find(item.topic);
+    held->phase = Followed::Phase::held;
+    held->position = {item.entry.id.epoch, item.entry.id.seq - 1};
+  }
 }
 
 // One read at a time, and none while topics are being located: the read
@@ -204,8 +236,7 @@ void StreamReader::maybe_read() {
   }
   if (cursors_.empty()) return;
   const auto block = std::max(limits_.block, std::chrono::milliseconds(1));  // BLOCK 0 would wait forever
-  write_read(command_, limits_.prefix, cursors_, std::max<std::size_t>(limits_.read_count, 1),
-             static_cast<std::uint64_t>(block.count()));
+  write_read(command_, limits_.prefix, cursors_, count_, static_cast<std::uint64_t>(block.count()));
   const std::uint32_t serial = next_read_serial_++;
   if (next_read_serial_ == 0) next_read_serial_ = 1;
   if (link_.submit(command_, *this, tag_of(kRead, 0, serial), block) != Submit::accepted) return;

@@ -23,6 +23,13 @@
 // (entries trimmed before this node read them, the node having fallen more
 // than the stream's MAXLEN behind). Nothing is skipped silently.
 //
+// What one read brings is bounded twice: by read_count per topic, and by
+// the connection's broker.max_reply_bytes for the whole answer; an answer
+// past it closes the connection, and the reader asks for a quarter as many
+// entries per topic from then on, doubling again with each answer that
+// fits. And the sink may hold a topic it has no room for (Take::hold): the
+// topic is left out of reads until resume(), so the backlog stays in Redis.
+//
 // Everything runs on the loop's thread; the sink may follow and unfollow
 // topics from inside its calls.
 #pragma once
@@ -49,6 +56,15 @@ struct ReaderLimits {
   std::size_t max_data = 1 << 20;        // bytes of one event's data (the publish limit)
 };
 
+// What the sink did with an event.
+enum class Take : std::uint8_t {
+  accepted,
+  // No room now (the node's loops have yet to deliver what they hold):
+  // the topic is not read further until resume(), and this event comes
+  // again then. Redis holds the backlog, not this process.
+  hold,
+};
+
 // Where the reader's findings go (the hub, once wired).
 class StreamSink {
  public:
@@ -56,7 +72,7 @@ class StreamSink {
   // entry, the stream not existing yet). Called once per follow().
   virtual void on_started(std::string_view topic, StreamId position) = 0;
   // The next event of `topic`, in id order. Views live during the call.
-  virtual void on_event(std::string_view topic, const StreamEntry& entry) = 0;
+  virtual Take on_event(std::string_view topic, const StreamEntry& entry) = 0;
   // Events first..last were trimmed from the stream before they were read.
   virtual void on_gap(std::string_view topic, StreamId first, StreamId last) = 0;
   // What comes next does not continue what came before (continuity.hpp).
@@ -91,6 +107,8 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   // checked first like a position after a reconnect.
   [[nodiscard]] FollowStatus follow_from(std::string_view topic, StreamId position);
   void unfollow(std::string_view topic);
+  // Reads a topic the sink held again, from the event it held.
+  void resume(std::string_view topic);
 
   [[nodiscard]] std::size_t followed() const { return topics_.size(); }
   [[nodiscard]] bool reading() const { return read_serial_ != 0; }
@@ -123,6 +141,9 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   std::int64_t client_id_ = -1;     // the reader's connection, as CLIENT UNBLOCK names it
   std::uint32_t read_serial_ = 0;   // the read on the wire, 0 when none
   std::size_t read_streams_ = 0;    // topics it named
+  // Entries per topic per read: read_count, cut after an answer too large
+  // for broker.max_reply_bytes and grown back as answers fit.
+  std::size_t count_;
   std::uint32_t next_read_serial_ = 1;
   bool unblocking_ = false;         // an UNBLOCK is on the wire
   int unblock_tries_ = 0;

@@ -276,6 +276,34 @@ TEST_P(RedisLinkTest, ResetFromInsideAHandler) {
   ASSERT_TRUE(test::run_until(loop, [&] { return events.ups == 2; })) << link.last_error();
 }
 
+// What one answer may cost is bounded: a long string and an array of many
+// elements are both refused past max_reply_bytes, by closing the
+// connection, and the link comes back.
+TEST_P(RedisLinkTest, AnAnswerPastItsBudgetClosesTheConnection) {
+  LinkLimits limits = quick_limits();
+  limits.max_reply_bytes = 64 << 10;
+  RedisLink link(loop, local(redis.port()), limits, &events);
+  ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+  ASSERT_TRUE(redis.command({"SET", "long", std::string(1 << 20, 'x')}) != nullptr);
+  std::vector<std::string> push{"RPUSH", "many"};
+  for (int i = 0; i < 5000; ++i) push.push_back("e");
+  ASSERT_TRUE(redis.command(push) != nullptr);
+  for (const auto& command : {resp({"GET", "long"}), resp({"LRANGE", "many", "0", "-1"})}) {
+    recorder.answers.clear();
+    ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+    ASSERT_EQ(link.submit(command, recorder, 1), Submit::accepted);
+    ASSERT_TRUE(test::run_until(loop, [&] { return recorder.answers.size() == 1; }));
+    EXPECT_EQ(recorder.answers[0].outcome, Outcome::link_lost);
+    EXPECT_TRUE(link.answer_too_large());
+    EXPECT_NE(link.last_error().find("max_reply_bytes"), std::string::npos) << link.last_error();
+  }
+  ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+  EXPECT_FALSE(link.answer_too_large());
+  ASSERT_EQ(link.submit(resp({"LRANGE", "many", "0", "9"}), recorder, 2), Submit::accepted);
+  ASSERT_TRUE(test::run_until(loop, [&] { return recorder.answers.size() == 2; }));
+  EXPECT_EQ(recorder.answers[1].outcome, Outcome::reply);
+}
+
 TEST_P(RedisLinkTest, DestroyingTheLinkAnswersNobody) {
   {
     RedisLink link(loop, local(redis.port()), quick_limits(), &events);

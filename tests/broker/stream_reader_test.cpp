@@ -25,12 +25,19 @@ std::string text(StreamId id) {
 struct Journal : StreamSink {
   std::vector<std::string> lines;
   std::vector<StreamId> ids;
+  std::string hold_data;  // an event with this data is held, once
   void on_started(std::string_view topic, StreamId position) override {
     lines.push_back("start " + std::string(topic) + " " + text(position));
   }
-  void on_event(std::string_view topic, const StreamEntry& e) override {
+  Take on_event(std::string_view topic, const StreamEntry& e) override {
+    if (!hold_data.empty() && e.data == hold_data) {
+      hold_data.clear();
+      lines.push_back("held " + std::string(topic) + " " + std::string(e.data));
+      return Take::hold;
+    }
     ids.push_back(e.id);
     lines.push_back("event " + std::string(topic) + " " + std::string(e.data));
+    return Take::accepted;
   }
   void on_gap(std::string_view topic, StreamId first, StreamId last) override {
     lines.push_back("gap " + std::string(topic) + " " + text(first) + " " + text(last));
@@ -278,6 +285,46 @@ TEST_F(StreamReaderTest, AKeyThatStopsBeingAStreamIsRefusedAndTheRestReadOn) {
   publish("q", "3");
   ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.back() == "event q 3"; }));
   EXPECT_EQ(reader->followed(), 1u);
+}
+
+// A sink with no room holds a topic: it is not read further (the backlog
+// stays in Redis) while the others are, and resume() reads on from the
+// held event, with nothing twice and nothing missing.
+TEST_F(StreamReaderTest, AHeldTopicWaitsInRedisUntilResumed) {
+  ASSERT_EQ(reader->follow("h"), FollowStatus::ok);
+  ASSERT_EQ(reader->follow("other"), FollowStatus::ok);
+  ASSERT_TRUE(started("h"));
+  ASSERT_TRUE(started("other"));
+  journal.hold_data = "2";
+  for (const char* d : {"1", "2", "3"}) publish("h", d);
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.back() == "held h 2"; }));
+  publish("h", "4");
+  publish("other", "still read");
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.back() == "event other still read"; }));
+  reader->resume("h");
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 5; }));
+  std::vector<std::string> h_lines;
+  for (const std::string& l : journal.lines) {
+    if (l.find(" h ") != std::string::npos) h_lines.push_back(l);
+  }
+  EXPECT_EQ(h_lines, (std::vector<std::string>{"start h 0-0", "event h 1", "held h 2", "event h 2", "event h 3",
+                                                "event h 4"}));
+}
+
+// An answer past broker.max_reply_bytes closes the reader's connection; the
+// reader asks for fewer entries per topic and gets them all, in order.
+TEST_F(StreamReaderTest, AnAnswerTooLargeMakesTheReaderAskForLess) {
+  LinkLimits small = quick_limits();
+  small.max_reply_bytes = 8 << 10;
+  start(small);
+  const StreamId e = publish("big", "0");
+  ASSERT_EQ(reader->follow_from("big", e), FollowStatus::ok);
+  const std::string kilobyte(1024, 'k');
+  for (int i = 1; i <= 20; ++i) publish("big", std::to_string(i) + kilobyte);
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 20; }));
+  EXPECT_GE(read_link->failures(), 2u);
+  for (std::size_t i = 0; i < journal.ids.size(); ++i) EXPECT_EQ(journal.ids[i].seq, i + 2);
+  EXPECT_EQ(journal.lines.size(), 20u);  // no gap, no reset
 }
 
 TEST_F(StreamReaderTest, TheFollowedSetIsBounded) {
