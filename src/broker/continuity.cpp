@@ -38,7 +38,8 @@ Recheck recheck(StreamId position, bool exists, StreamId newest) {
 
 const char* check_resume(StreamId asked, bool found, StreamId first) {
   if (!found) return kUnknownId;
-  if (first == asked) return nullptr;
+  // SEQ 0 is "before the first event", as on a single node.
+  if (first == asked || (asked.seq == 0 && first == asked.next())) return nullptr;
   return first.epoch == asked.epoch ? kTooOld : kOtherEpoch;
 }
 

@@ -46,8 +46,9 @@ struct Recheck {
 
 // Whether a client that last saw `asked` can be given every event after it
 // from the stream: `found` and `first` are the first entry at or after
-// `asked` (XRANGE asked + COUNT n). nullptr when it can; otherwise the
-// reason for the reset.
+// `asked` (XRANGE asked + COUNT n). An `asked` with SEQ 0 means "before
+// the stream's first event". nullptr when it can; otherwise the reason for
+// the reset.
 [[nodiscard]] const char* check_resume(StreamId asked, bool found, StreamId first);
 
 }  // namespace sluice::broker

@@ -68,6 +68,8 @@ TEST(Continuity, ResumeNeedsTheClientsOwnEventStillThere) {
   EXPECT_STREQ(check_resume({kE, 7}, true, {kE, 9}), kTooOld);
   EXPECT_STREQ(check_resume({kE, 7}, true, {kLater, 1}), kOtherEpoch);
   EXPECT_STREQ(check_resume({kE, 7}, false, {}), kUnknownId);
+  EXPECT_EQ(check_resume({kE, 0}, true, {kE, 1}), nullptr);  // before the first event
+  EXPECT_STREQ(check_resume({kE, 0}, true, {kE, 2}), kTooOld);
 }
 
 }  // namespace
