@@ -4,9 +4,9 @@
 // Every node must send a topic to the same instance, so the hash is spelled
 // out here (64-bit FNV-1a of the name's bytes) rather than taken from
 // std::hash, which may differ between builds. The bucket comes from jump
-// consistent hashing (Lamping and Veach): no table, no memory per topic,
-// and when an instance is appended to the list only about 1/N of the topics
-// move, all of them to the new one. Instances may be added at the end of
+// consistent hashing: no table, no memory per topic, and when an instance
+// is appended to the list only about 1/N of the topics move, all of them to
+// the new one. Instances may be added at the end of
 // the list only; reordering or removing one moves most topics, and the
 // events of a moved topic stay behind in the instance that held it.
 #pragma once
