@@ -55,7 +55,9 @@ void write_client_unblock(std::string& out, std::int64_t client_id) {
   Resp(out, 3).arg("CLIENT").arg("UNBLOCK").signed_number(client_id);
 }
 
-void write_script_load(std::string& out, std::string_view script) { Resp(out, 3).arg("SCRIPT").arg("LOAD").arg(script); }
+void write_script_load(std::string& out, std::string_view script) {
+  Resp(out, 3).arg("SCRIPT").arg("LOAD").arg(script);
+}
 
 void write_publish(std::string& out, std::string_view script_sha, std::string_view prefix, std::string_view topic,
                    std::uint64_t max_len, const EventFields& fields) {

@@ -56,12 +56,17 @@ bool parse_endpoint(std::string_view url, Endpoint& out, std::string& error) {
   if (!url.starts_with(kScheme)) return fail(error, url, "want redis://ADDRESS[:PORT]");
   const std::string_view authority = url.substr(kScheme.size());
   if (authority.find('@') != std::string_view::npos) return fail(error, url, "a user or password is not supported yet");
-  if (authority.find('/') != std::string_view::npos) return fail(error, url, "a database number or path is not supported");
+  if (authority.find('/') != std::string_view::npos) {
+    return fail(error, url, "a database number or path is not supported");
+  }
   std::string_view port;
   bool bracketed = false;
   if (!split_authority(authority, out.host, port, bracketed)) return fail(error, url, "want redis://ADDRESS[:PORT]");
-  const bool address = bracketed ? is_address(out.host, AF_INET6) : (is_address(out.host, AF_INET) || out.host == "localhost");
-  if (!address) return fail(error, url, "the host must be an IPv4 address, [IPv6] or localhost (names are not resolved)");
+  const bool address =
+      bracketed ? is_address(out.host, AF_INET6) : (is_address(out.host, AF_INET) || out.host == "localhost");
+  if (!address) {
+    return fail(error, url, "the host must be an IPv4 address, [IPv6] or localhost (names are not resolved)");
+  }
   out.port = kDefaultRedisPort;
   if (!port.empty() && !parse_port(port, out.port)) return fail(error, url, "the port must be 1-65535");
   return true;
@@ -80,7 +85,9 @@ bool parse_endpoints(const std::vector<std::string>& urls, std::vector<Endpoint>
   for (const std::string& url : urls) {
     Endpoint endpoint;
     if (!parse_endpoint(url, endpoint, error)) return false;
-    if (std::find(out.begin(), out.end(), endpoint) != out.end()) return fail(error, url, "the same instance is listed twice");
+    if (std::find(out.begin(), out.end(), endpoint) != out.end()) {
+      return fail(error, url, "the same instance is listed twice");
+    }
     out.push_back(std::move(endpoint));
   }
   return true;

@@ -221,7 +221,9 @@ void RedisLink::watch() {
   const Clock::time_point now = loop_.now();
   switch (state_) {
     case LinkState::connecting:
-      if (now >= connect_deadline_) close_connection(Outcome::timed_out, "no connection and PONG within broker.connect_timeout_ms");
+      if (now >= connect_deadline_) {
+        close_connection(Outcome::timed_out, "no connection and PONG within broker.connect_timeout_ms");
+      }
       break;
     case LinkState::up:
       if (pending_count_ > 0 && now >= ring_[head_].deadline) {

@@ -22,8 +22,8 @@ std::size_t shard_of(std::string_view topic, std::size_t shards) {
   while (next < static_cast<std::int64_t>(shards)) {
     bucket = next;
     key = key * 2862933555777941757ull + 1;
-    next = static_cast<std::int64_t>(static_cast<double>(bucket + 1) *
-                                     (static_cast<double>(std::int64_t{1} << 31) / static_cast<double>((key >> 33) + 1)));
+    const double stride = static_cast<double>(std::int64_t{1} << 31) / static_cast<double>((key >> 33) + 1);
+    next = static_cast<std::int64_t>(static_cast<double>(bucket + 1) * stride);
   }
   return static_cast<std::size_t>(bucket);
 }

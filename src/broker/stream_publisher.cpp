@@ -11,7 +11,9 @@ namespace sluice::broker {
 
 namespace {
 
-enum Kind : std::uint64_t { kLoad = 1, kPublish = 2 };
+// A request's tag: the script's load or a publish.
+constexpr std::uint64_t kLoad = 1;
+constexpr std::uint64_t kPublish = 2;
 
 std::string sha1_hex(std::string_view text) {
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -65,11 +67,18 @@ StreamPublisher::~StreamPublisher() {
 // First on every connection, so every publish after it finds the script.
 void StreamPublisher::link_up() { load_script(); }
 
-void StreamPublisher::link_down(std::string_view) {}
+void StreamPublisher::link_down(std::string_view) { loading_ = false; }
 
+// Once at a time: the publishes sent before a reload all come back
+// NOSCRIPT, and one load serves them all.
 void StreamPublisher::load_script() {
+  if (loading_) return;
   write_script_load(command_, kPublishScript);
-  if (link_.submit(command_, *this, kLoad) != Submit::accepted) link_.reset("cannot send SCRIPT LOAD");
+  if (link_.submit(command_, *this, kLoad) != Submit::accepted) {
+    link_.reset("cannot send SCRIPT LOAD");
+    return;
+  }
+  loading_ = true;
 }
 
 PublishStatus StreamPublisher::publish(std::string_view topic, const EventFields& fields, PublishHandler& handler,
@@ -93,6 +102,7 @@ PublishStatus StreamPublisher::publish(std::string_view topic, const EventFields
 
 void StreamPublisher::on_reply(std::uint64_t kind, Outcome outcome, const redisReply* reply) {
   if (kind == kLoad) {
+    loading_ = false;
     if (outcome != Outcome::reply) return;
     ++loads_;
     const ShaReply loaded = parse_sha(reply);

@@ -82,6 +82,7 @@ class StreamPublisher final : private LinkListener, private ReplyHandler {
   std::size_t head_ = 0;
   std::size_t count_ = 0;
   std::uint64_t loads_ = 0;
+  bool loading_ = false;  // a SCRIPT LOAD is on the wire
 };
 
 }  // namespace sluice::broker

@@ -232,7 +232,9 @@ void StreamReader::maybe_read() {
   cursors_.clear();
   for (std::size_t i = 0; i < topics_.slot_count(); ++i) {
     const Followed& slot = topics_[i];
-    if (slot.topic != nullptr && slot.phase == Followed::Phase::reading) cursors_.push_back({*slot.topic, slot.position});
+    if (slot.topic != nullptr && slot.phase == Followed::Phase::reading) {
+      cursors_.push_back({*slot.topic, slot.position});
+    }
   }
   if (cursors_.empty()) return;
   const auto block = std::max(limits_.block, std::chrono::milliseconds(1));  // BLOCK 0 would wait forever

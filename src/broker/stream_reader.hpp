@@ -117,7 +117,11 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   [[nodiscard]] std::uint64_t unblocks() const { return unblocks_; }
 
  private:
-  enum Kind : std::uint8_t { kClientId = 1, kLocate = 2, kRead = 3, kUnblock = 4 };
+  // What a request was, the top byte of its tag.
+  static constexpr std::uint8_t kClientId = 1;
+  static constexpr std::uint8_t kLocate = 2;
+  static constexpr std::uint8_t kRead = 3;
+  static constexpr std::uint8_t kUnblock = 4;
 
   FollowStatus add(std::string_view topic, bool has_position, StreamId position);
   void link_up() override;

@@ -25,8 +25,12 @@ struct Journal : StreamSink {
     return Take::accepted;
   }
   void on_gap(std::string_view topic, StreamId, StreamId) override { remarks.push_back("gap " + std::string(topic)); }
-  void on_reset(std::string_view topic, const char* r) override { remarks.push_back("reset " + std::string(topic) + r); }
-  void on_refused(std::string_view topic, std::string_view) override { remarks.push_back("refused " + std::string(topic)); }
+  void on_reset(std::string_view topic, const char* r) override {
+    remarks.push_back("reset " + std::string(topic) + r);
+  }
+  void on_refused(std::string_view topic, std::string_view) override {
+    remarks.push_back("refused " + std::string(topic));
+  }
 };
 
 struct Published : PublishHandler {

@@ -80,7 +80,9 @@ class RedisLinkTest : public testing::TestWithParam<io::BackendKind> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, RedisLinkTest, testing::Values(io::BackendKind::epoll, io::BackendKind::poll),
-                         [](const auto& param_info) { return param_info.param == io::BackendKind::epoll ? "epoll" : "poll"; });
+                         [](const auto& param_info) {
+                           return param_info.param == io::BackendKind::epoll ? "epoll" : "poll";
+                         });
 
 TEST_P(RedisLinkTest, ComesUpAndAnswersEveryRequestInOrder) {
   RedisLink link(loop, local(redis.port()), quick_limits(), &events);
@@ -135,7 +137,9 @@ TEST_P(RedisLinkTest, PublishAndReadRoundTrip) {
     bool done = false;
     void on_reply(std::uint64_t, Outcome, const redisReply* reply) override {
       status = parse_read(reply, "sluice:", {1, 10, 16, 1 << 20}, entries).status;
-      for (const TopicEntry& e : entries) copies.push_back(std::string(e.topic) + "|" + std::string(e.entry.data) + "|" + std::string(e.entry.event));
+      for (const TopicEntry& e : entries) {
+        copies.push_back(std::string(e.topic) + "|" + std::string(e.entry.data) + "|" + std::string(e.entry.event));
+      }
       done = true;
     }
   } reader;

@@ -45,7 +45,9 @@ struct Journal : StreamSink {
   void on_reset(std::string_view topic, const char* reason) override {
     lines.push_back("reset " + std::string(topic) + " " + reason);
   }
-  void on_refused(std::string_view topic, std::string_view) override { lines.push_back("refused " + std::string(topic)); }
+  void on_refused(std::string_view topic, std::string_view) override {
+    lines.push_back("refused " + std::string(topic));
+  }
   std::size_t events() const { return ids.size(); }
 };
 
@@ -258,7 +260,8 @@ TEST_F(StreamReaderTest, AKeyThatIsNotAStreamIsRefused) {
   ASSERT_TRUE(redis.command({"SET", "sluice:plain", "1"}) != nullptr);
   ASSERT_EQ(reader->follow("plain"), FollowStatus::ok);
   ASSERT_EQ(reader->follow("ok"), FollowStatus::ok);
-  ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.size() == 2; })) << testing::PrintToString(journal.lines);
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.size() == 2; }))
+      << testing::PrintToString(journal.lines);
   EXPECT_NE(std::find(journal.lines.begin(), journal.lines.end(), "refused plain"), journal.lines.end());
   EXPECT_EQ(reader->followed(), 1u);
   ASSERT_TRUE(started("ok"));
