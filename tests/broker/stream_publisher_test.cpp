@@ -28,8 +28,8 @@ struct Outcomes : PublishHandler {
 
 LinkLimits quick_limits() {
   LinkLimits l;
-  l.connect_timeout = 300ms;
-  l.request_timeout = 300ms;
+  l.connect_timeout = 1000ms;
+  l.request_timeout = 1000ms;
   l.reconnect_min = 20ms;
   l.reconnect_max = 200ms;
   l.max_pending = 16;

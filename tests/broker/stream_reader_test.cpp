@@ -53,8 +53,8 @@ struct Journal : StreamSink {
 
 LinkLimits quick_limits() {
   LinkLimits l;
-  l.connect_timeout = 300ms;
-  l.request_timeout = 300ms;
+  l.connect_timeout = 1000ms;
+  l.request_timeout = 1000ms;
   l.reconnect_min = 20ms;
   l.reconnect_max = 200ms;
   return l;
