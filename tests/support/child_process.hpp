@@ -24,6 +24,7 @@ class ChildProcess {
   const std::string& output() const { return output_; }
 
   void signal(int sig);
+  [[nodiscard]] pid_t pid() const { return pid_; }
   // Waits for the exit and returns the exit code (128+signal if killed),
   // or -1 on timeout.
   int wait(std::chrono::milliseconds limit);
