@@ -112,15 +112,24 @@ KeyChoice KeyRing::choose(std::string_view kid, JwtAlg alg) const {
     for (const JwtKey& key : keys_) {
       if (key.kid == kid) return {key.alg == alg ? KeyLookup::found : KeyLookup::alg_mismatch, &key};
     }
-    return {KeyLookup::unknown_kid, nullptr};
   }
+  // No kid, or one no key has: the only key pinned to the alg, among those
+  // without a kid of their own when the token named one (issuers often put
+  // a kid even on a single secret; a JWKS key is only ever chosen by its kid
+  // then).
   const JwtKey* only = nullptr;
+  bool other_alg = false;
   for (const JwtKey& key : keys_) {
-    if (key.alg != alg) continue;
+    if (!kid.empty() && !key.kid.empty()) continue;
+    if (key.alg != alg) {
+      other_alg = true;
+      continue;
+    }
     if (only != nullptr) return {KeyLookup::ambiguous, nullptr};
     only = &key;
   }
-  return {only != nullptr ? KeyLookup::found : KeyLookup::alg_mismatch, only};
+  if (only != nullptr) return {KeyLookup::found, only};
+  return {!kid.empty() && !other_alg ? KeyLookup::unknown_kid : KeyLookup::alg_mismatch, nullptr};
 }
 
 std::string KeyRing::pinned_algs() const {

@@ -3,12 +3,13 @@
 // auth.jwks_file), and the rule that picks the one key a token is checked
 // against.
 //
-// The rule: a token whose header names a `kid` is checked against the key
-// with that kid only; a token without one against the only key pinned to
-// the token's `alg`. Either way the token's alg must be the key's pinned
-// alg. A token is never tried against several keys, so a forged one costs
-// one signature check, and no key is ever used with an algorithm it was not
-// configured for.
+// The rule: a token whose header names a `kid` that a key has is checked
+// against that key only. Otherwise it is checked against the only key
+// pinned to the token's `alg` (when the token named a kid, the only such key
+// without a kid: auth.jwt_secret or auth.jwt_public_key_file). Either way
+// the token's alg must be the key's pinned alg. A token is never tried
+// against several keys, so a forged one costs one signature check, and no
+// key is ever used with an algorithm it was not configured for.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,7 @@ inline constexpr std::size_t kMaxKeyFileBytes = 1 << 20;
 
 enum class KeyLookup : std::uint8_t {
   found,
-  unknown_kid,    // the token names a kid no key has
+  unknown_kid,    // the token names a kid no key has, and no kid-less key fits
   alg_mismatch,   // the selected key, or every key, is pinned to another alg
   ambiguous,      // no kid, and several keys are pinned to the token's alg
 };

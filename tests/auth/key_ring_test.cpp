@@ -108,5 +108,19 @@ TEST(KeyRing, WithoutAKidOnlyAnUnambiguousKeyIsChosen) {
   EXPECT_EQ(ring.choose("second", JwtAlg::rs256).lookup, KeyLookup::found);
 }
 
+TEST(KeyRing, AnUnknownKidFallsBackToTheKeysConfiguredWithoutOne) {
+  KeyRing ring;
+  ASSERT_EQ(ring.add_secret(kSecret, "auth.jwt_secret"), std::nullopt);
+  ASSERT_EQ(ring.add_jwks(jwks({jwk_of(keys().rsa.get(), "RS256", "r")}), "auth.jwks_file", 64), std::nullopt);
+  const KeyChoice secret = ring.choose("issuer-key-7", JwtAlg::hs256);
+  ASSERT_EQ(secret.lookup, KeyLookup::found);
+  EXPECT_TRUE(secret.key->kid.empty());
+  // A JWKS key is only chosen by its own kid.
+  EXPECT_EQ(ring.choose("issuer-key-7", JwtAlg::rs256).lookup, KeyLookup::alg_mismatch);
+  KeyRing only_jwks;
+  ASSERT_EQ(only_jwks.add_jwks(jwks({jwk_of(keys().rsa.get(), "RS256", "r")}), "auth.jwks_file", 64), std::nullopt);
+  EXPECT_EQ(only_jwks.choose("other", JwtAlg::rs256).lookup, KeyLookup::unknown_kid);
+}
+
 }  // namespace
 }  // namespace sluice::auth
