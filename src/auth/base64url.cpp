@@ -13,7 +13,9 @@ constexpr std::uint8_t kInvalid = 0xff;
 constexpr std::array<std::uint8_t, 256> make_values() {
   std::array<std::uint8_t, 256> values{};
   values.fill(kInvalid);
-  for (std::size_t i = 0; i < kAlphabet.size(); ++i) values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  for (std::size_t i = 0; i < kAlphabet.size(); ++i) {
+    values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  }
   return values;
 }
 

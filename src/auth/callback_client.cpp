@@ -62,9 +62,10 @@ void CallbackClient::exchange_done(CallbackExchange& exchange, Decision decision
 void CallbackClient::on_timeout(Ticket ticket) {
   std::optional<Pending> pending = retire(ticket);
   if (!pending) return;
-  pending->done(Decision::callback_failed("the authorization callback did not answer within auth.callback_timeout_ms (" +
-                                              std::to_string(config_.timeout.count()) + ")",
-                                          1));
+  pending->done(
+      Decision::callback_failed("the authorization callback did not answer within auth.callback_timeout_ms (" +
+                                    std::to_string(config_.timeout.count()) + ")",
+                                1));
 }
 
 void CallbackClient::run_deferred() { retired_.clear(); }

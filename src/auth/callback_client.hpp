@@ -32,12 +32,12 @@
 namespace sluice::auth {
 
 struct CallbackConfig {
-  std::vector<std::string> forward_headers;    // auth.callback_headers: copied from the client's request
-  std::chrono::milliseconds timeout{2000};     // auth.callback_timeout_ms: 503 past it
-  std::chrono::milliseconds cache_ttl{5000};   // auth.callback_cache_ms: 0 caches nothing
-  std::size_t cache_entries = 10000;           // auth.callback_cache_entries (per loop)
-  std::size_t max_inflight = 64;               // auth.callback_max_inflight (per loop): 503 past it
-  std::size_t max_reply_head = 8192;           // auth.callback_max_reply_bytes: a longer head is a 503
+  std::vector<std::string> forward_headers;   // auth.callback_headers: copied from the client's request
+  std::chrono::milliseconds timeout{2000};    // auth.callback_timeout_ms: 503 past it
+  std::chrono::milliseconds cache_ttl{5000};  // auth.callback_cache_ms: 0 caches nothing
+  std::size_t cache_entries = 10000;          // auth.callback_cache_entries (per loop)
+  std::size_t max_inflight = 64;              // auth.callback_max_inflight (per loop): 503 past it
+  std::size_t max_reply_head = 8192;          // auth.callback_max_reply_bytes: a longer head is a 503
 };
 
 class CallbackClient final : private ExchangeOwner, private io::Deferred {

@@ -4,37 +4,31 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "auth/ascii.hpp"
+
 namespace sluice::auth {
 
 namespace {
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return lower(x) == lower(y);
-         });
-}
 
 bool token_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-constexpr std::string_view kNotForwarded[] = {"host", "content-length", "transfer-encoding", "connection",
-                                              "content-type", "cookie", "upgrade", "te", "trailer", "keep-alive"};
+constexpr std::string_view kNotForwarded[] = {"host",         "content-length", "transfer-encoding", "connection",
+                                              "content-type", "cookie",         "upgrade",           "te",
+                                              "trailer",      "keep-alive"};
 
 std::string body(const CallbackQuestion& question) {
-  return nlohmann::json{{"action", action_name(question.action)},
-                        {"topic", question.topic},
-                        {"remote_addr", question.remote_addr}}
+  return nlohmann::json{
+      {"action", action_name(question.action)}, {"topic", question.topic}, {"remote_addr", question.remote_addr}}
       .dump();
 }
 
 void append_cookies(std::span<const proto::http1::Header> headers, std::string& out) {
   bool first = true;
   for (const proto::http1::Header& h : headers) {
-    if (!iequals(h.name, "cookie") || h.value.empty()) continue;
+    if (!ascii_iequals(h.name, "cookie") || h.value.empty()) continue;
     out += first ? "Cookie: " : "; ";
     out += h.value;
     first = false;
@@ -47,15 +41,15 @@ void append_cookies(std::span<const proto::http1::Header> headers, std::string& 
 std::string callback_request(const CallbackTarget& target, const CallbackQuestion& question,
                              std::span<const std::string> forwarded) {
   const std::string json = body(question);
-  std::string out = "POST " + target.target + " HTTP/1.1\r\nHost: " + target.host +
-                    "\r\nUser-Agent: sluiced\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                    "Content-Length: " + std::to_string(json.size()) + "\r\n";
+  std::string out = "POST " + target.target + " HTTP/1.1\r\nHost: " + target.host + "\r\n";
+  out += "User-Agent: sluiced\r\nContent-Type: application/json\r\nConnection: close\r\n";
+  out += "Content-Length: " + std::to_string(json.size()) + "\r\n";
   append_cookies(question.headers, out);
   // The values were accepted by sluice's strict request parser, so they
   // hold no CR or LF that could split this request.
   for (const std::string& name : forwarded) {
     for (const proto::http1::Header& h : question.headers) {
-      if (iequals(h.name, name)) out.append(name).append(": ").append(h.value).append("\r\n");
+      if (ascii_iequals(h.name, name)) out.append(name).append(": ").append(h.value).append("\r\n");
     }
   }
   out += "\r\n";
@@ -90,7 +84,7 @@ std::string check_forwarded_headers(std::span<const std::string> forwarded) {
       return "config key 'auth.callback_headers': '" + name + "' is not a header name";
     }
     for (std::string_view reserved : kNotForwarded) {
-      if (iequals(name, reserved)) {
+      if (ascii_iequals(name, reserved)) {
         return "config key 'auth.callback_headers': '" + name +
                "' cannot be forwarded (sluice sets it, or sends cookies itself)";
       }

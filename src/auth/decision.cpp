@@ -19,13 +19,9 @@ void append_quoted(std::string_view text, std::string& out) {
 
 }  // namespace
 
-Decision Decision::missing_token(std::string reason) {
-  return {Verdict::unauthenticated, std::move(reason), 0, false};
-}
+Decision Decision::missing_token(std::string reason) { return {Verdict::unauthenticated, std::move(reason), 0, false}; }
 
-Decision Decision::invalid_token(std::string reason) {
-  return {Verdict::unauthenticated, std::move(reason), 0, true};
-}
+Decision Decision::invalid_token(std::string reason) { return {Verdict::unauthenticated, std::move(reason), 0, true}; }
 
 Decision Decision::forbid(std::string reason) { return {Verdict::forbidden, std::move(reason), 0, false}; }
 

@@ -24,7 +24,7 @@ enum class Verdict : std::uint8_t {
 
 struct Decision {
   Verdict verdict = Verdict::allow;
-  std::string reason;             // empty for allow
+  std::string reason;               // empty for allow
   std::uint32_t retry_after_s = 0;  // too_many and unavailable: at least 1
   // unauthenticated only: a token was presented and refused (the challenge
   // then says error="invalid_token"), rather than none presented.

@@ -51,7 +51,8 @@ EvpKey read_private_pem(std::string_view pem, std::string& why) {
   const Bio bio = memory_bio(pem);
   // An empty passphrase callback: an encrypted key fails here rather than
   // prompting on the terminal.
-  EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, [](char*, int, int, void*) { return 0; }, nullptr)
+  EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(
+                            bio.get(), nullptr, [](char*, int, int, void*) { return 0; }, nullptr)
                       : nullptr;
   if (key == nullptr) why = "the PEM holds no unencrypted private key";
   return EvpKey(key);
@@ -80,13 +81,14 @@ bool key_fits_alg(EVP_PKEY* key, JwtAlg alg, std::string& why) {
   const int id = EVP_PKEY_get_base_id(key);
   const std::string name(jwt_alg_name(alg));
   switch (key_kind(alg)) {
-    case KeyKind::secret:
-      why = name + " needs a shared secret, not a public key";
-      return false;
+    case KeyKind::secret: why = name + " needs a shared secret, not a public key"; return false;
     case KeyKind::rsa:
-      if (id != EVP_PKEY_RSA) why = name + " needs an RSA key";
-      else if (EVP_PKEY_get_bits(key) < kMinRsaBits) why = "RSA keys must have at least 2048 bits";
-      else return true;
+      if (id != EVP_PKEY_RSA)
+        why = name + " needs an RSA key";
+      else if (EVP_PKEY_get_bits(key) < kMinRsaBits)
+        why = "RSA keys must have at least 2048 bits";
+      else
+        return true;
       return false;
     case KeyKind::ec:
       if (id == EVP_PKEY_EC && group_name(key) == ec_group_for(alg)) return true;

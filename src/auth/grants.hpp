@@ -26,7 +26,7 @@ enum class Action : std::uint8_t { subscribe, publish };
 [[nodiscard]] std::string_view action_name(Action action);
 
 struct Identity {
-  std::string subject;  // the token's `sub`; empty when it has none
+  std::string subject;                                           // the token's `sub`; empty when it has none
   std::optional<std::chrono::system_clock::time_point> expires;  // `exp`
   TopicPatterns subscribe;
   TopicPatterns publish;

@@ -73,10 +73,10 @@ EvpKey key_from_params(const char* type, OSSL_PARAM_BLD* build) {
 
 EvpKey rsa_key(const std::string& n, const std::string& e) {
   const std::unique_ptr<OSSL_PARAM_BLD, ParamBuildFree> build(OSSL_PARAM_BLD_new());
-  const std::unique_ptr<BIGNUM, BnFree> bn_n(BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()),
-                                                       static_cast<int>(n.size()), nullptr));
-  const std::unique_ptr<BIGNUM, BnFree> bn_e(BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()),
-                                                       static_cast<int>(e.size()), nullptr));
+  const std::unique_ptr<BIGNUM, BnFree> bn_n(
+      BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()), static_cast<int>(n.size()), nullptr));
+  const std::unique_ptr<BIGNUM, BnFree> bn_e(
+      BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()), static_cast<int>(e.size()), nullptr));
   if (!build || !bn_n || !bn_e || OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_N, bn_n.get()) != 1 ||
       OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_E, bn_e.get()) != 1) {
     return nullptr;
@@ -95,9 +95,7 @@ EvpKey ec_key(std::string_view group, const std::string& x, const std::string& y
   return key_from_params("EC", build.get());
 }
 
-std::size_t ec_coordinate_bytes(JwtAlg alg) {
-  return alg == JwtAlg::es256 ? 32 : alg == JwtAlg::es384 ? 48 : 66;
-}
+std::size_t ec_coordinate_bytes(JwtAlg alg) { return alg == JwtAlg::es256 ? 32 : alg == JwtAlg::es384 ? 48 : 66; }
 
 std::optional<std::string> read_oct(const json& jwk, JwtKey& out) {
   const auto k = bytes_member(jwk, "k");

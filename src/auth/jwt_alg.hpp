@@ -16,8 +16,8 @@ enum class JwtAlg : std::uint8_t { hs256, hs384, hs512, rs256, rs384, rs512, es2
 enum class KeyKind : std::uint8_t {
   secret,  // HMAC: a shared secret
   rsa,
-  ec,      // an elliptic curve named by the algorithm (P-256 for ES256)
-  okp,     // Ed25519 or Ed448
+  ec,   // an elliptic curve named by the algorithm (P-256 for ES256)
+  okp,  // Ed25519 or Ed448
 };
 
 // Exact, case-sensitive names ("HS256", "EdDSA"); nullopt for anything

@@ -19,14 +19,14 @@
 namespace sluice::auth {
 
 struct TokenClaims {
-  std::string subject;                  // sub, omitted when empty
-  std::vector<std::string> subscribe;   // patterns, checked before minting
+  std::string subject;                 // sub, omitted when empty
+  std::vector<std::string> subscribe;  // patterns, checked before minting
   std::vector<std::string> publish;
-  std::string claim = "sluice";         // the grants object's name (auth.claim)
-  std::string audience;                 // aud, omitted when empty
-  std::string issuer;                   // iss, omitted when empty
+  std::string claim = "sluice";                     // the grants object's name (auth.claim)
+  std::string audience;                             // aud, omitted when empty
+  std::string issuer;                               // iss, omitted when empty
   std::chrono::system_clock::time_point issued_at;  // iat
-  std::chrono::seconds ttl{3600};       // exp = iat + ttl
+  std::chrono::seconds ttl{3600};                   // exp = iat + ttl
 };
 
 struct SigningKey {

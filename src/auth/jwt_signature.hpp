@@ -25,7 +25,7 @@ enum class SignatureCheck : std::uint8_t { valid, invalid, out_of_memory };
 // `token` is the whole compact token; `signing_input` its first two parts
 // with the dot between; `signature` the third part, base64url. The caller
 // has already checked that the header's alg is key.alg.
-[[nodiscard]] SignatureCheck check_signature(const JwtKey& key, std::string_view token,
-                                             std::string_view signing_input, std::string_view signature);
+[[nodiscard]] SignatureCheck check_signature(const JwtKey& key, std::string_view token, std::string_view signing_input,
+                                             std::string_view signature);
 
 }  // namespace sluice::auth

@@ -17,9 +17,7 @@ using nlohmann::json;
 constexpr std::size_t kMaxKid = 256;
 
 bool is_none(std::string_view alg) {
-  return alg.size() == 4 && std::equal(alg.begin(), alg.end(), "none", [](char a, char b) {
-           return (a | 0x20) == b;
-         });
+  return alg.size() == 4 && std::equal(alg.begin(), alg.end(), "none", [](char a, char b) { return (a | 0x20) == b; });
 }
 
 // An alg from the header may appear in a reason only when it is short and
@@ -108,13 +106,13 @@ TokenCheck JwtVerifier::choose_key(std::string_view header_b64, const JwtKey*& k
     case KeyLookup::found: key = choice.key; return {};
     case KeyLookup::unknown_kid: return token_refused(TokenError::unknown_kid, "no configured key has the token's kid");
     case KeyLookup::ambiguous:
-      return token_refused(TokenError::ambiguous_key, "token names no kid and several keys are pinned to " +
-                                                          std::string(jwt_alg_name(*alg)));
+      return token_refused(TokenError::ambiguous_key,
+                           "token names no kid and several keys are pinned to " + std::string(jwt_alg_name(*alg)));
     case KeyLookup::alg_mismatch: break;
   }
   std::string pinned = choice.key != nullptr ? std::string(jwt_alg_name(choice.key->alg)) : keys_.pinned_algs();
-  return token_refused(TokenError::alg_mismatch, "token alg " + std::string(jwt_alg_name(*alg)) +
-                                                     " is not the key's (" + pinned + ")");
+  return token_refused(TokenError::alg_mismatch,
+                       "token alg " + std::string(jwt_alg_name(*alg)) + " is not the key's (" + pinned + ")");
 }
 
 }  // namespace sluice::auth

@@ -34,9 +34,9 @@ inline constexpr std::size_t kMaxKeyFileBytes = 1 << 20;
 
 enum class KeyLookup : std::uint8_t {
   found,
-  unknown_kid,    // the token names a kid no key has, and no kid-less key fits
-  alg_mismatch,   // the selected key, or every key, is pinned to another alg
-  ambiguous,      // no kid, and several keys are pinned to the token's alg
+  unknown_kid,   // the token names a kid no key has, and no kid-less key fits
+  alg_mismatch,  // the selected key, or every key, is pinned to another alg
+  ambiguous,     // no kid, and several keys are pinned to the token's alg
 };
 
 struct KeyChoice {

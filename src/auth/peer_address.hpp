@@ -16,9 +16,7 @@ struct PeerAddress {
   std::array<std::uint8_t, 8> bytes{};
   std::uint8_t length = 0;  // 4 (IPv4, IPv4-mapped IPv6) or 8 (IPv6 /64); 0 unknown
 
-  [[nodiscard]] std::string_view view() const {
-    return {reinterpret_cast<const char*>(bytes.data()), length};
-  }
+  [[nodiscard]] std::string_view view() const { return {reinterpret_cast<const char*>(bytes.data()), length}; }
 };
 
 // From an accepted socket's peer address. length 0 for other families.

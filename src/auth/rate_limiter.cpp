@@ -83,8 +83,7 @@ RateCheck RateLimiter::check(RateKind kind, const PeerAddress& address, std::str
     const std::int64_t wait_ns = table_.take(key_for(kind, scope, bytes), config_.rule(kind, scope), now);
     if (wait_ns > 0) {
       const auto seconds = static_cast<std::uint32_t>((wait_ns + kNsPerSecond - 1) / kNsPerSecond);
-      return {false, std::max<std::uint32_t>(seconds, 1),
-              kLimitKeys[static_cast<int>(kind)][static_cast<int>(scope)]};
+      return {false, std::max<std::uint32_t>(seconds, 1), kLimitKeys[static_cast<int>(kind)][static_cast<int>(scope)]};
     }
   }
   return {};

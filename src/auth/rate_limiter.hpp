@@ -42,13 +42,13 @@ enum class RateKind : std::uint8_t { connect, subscribe, publish };
 enum class RateScope : std::uint8_t { address, identity };
 
 struct RateConfig {
-  RateRule connect_per_address{50, 100};       // auth.rate.connect_per_ip, auth.rate.connect_per_ip_burst
-  RateRule connect_per_identity{20, 40};       // auth.rate.connect_per_identity, ..._burst
-  RateRule subscribe_per_address{200, 400};    // auth.rate.subscribe_per_ip, ..._burst
-  RateRule subscribe_per_identity{100, 200};   // auth.rate.subscribe_per_identity, ..._burst
-  RateRule publish_per_address{10000, 20000};  // auth.rate.publish_per_ip, ..._burst
-  RateRule publish_per_identity{10000, 20000}; // auth.rate.publish_per_identity, ..._burst
-  std::size_t table_entries = 65536;           // auth.rate.table_entries: buckets per loop
+  RateRule connect_per_address{50, 100};        // auth.rate.connect_per_ip, auth.rate.connect_per_ip_burst
+  RateRule connect_per_identity{20, 40};        // auth.rate.connect_per_identity, ..._burst
+  RateRule subscribe_per_address{200, 400};     // auth.rate.subscribe_per_ip, ..._burst
+  RateRule subscribe_per_identity{100, 200};    // auth.rate.subscribe_per_identity, ..._burst
+  RateRule publish_per_address{10000, 20000};   // auth.rate.publish_per_ip, ..._burst
+  RateRule publish_per_identity{10000, 20000};  // auth.rate.publish_per_identity, ..._burst
+  std::size_t table_entries = 65536;            // auth.rate.table_entries: buckets per loop
 
   [[nodiscard]] const RateRule& rule(RateKind kind, RateScope scope) const;
 };
@@ -76,8 +76,8 @@ class RateTable {
 
  private:
   struct Entry {
-    std::uint64_t key = 0;         // 0: empty
-    std::int64_t full_at_ns = 0;   // when the bucket is full again
+    std::uint64_t key = 0;        // 0: empty
+    std::int64_t full_at_ns = 0;  // when the bucket is full again
   };
 
   [[nodiscard]] Entry& slot(std::uint64_t key, std::int64_t now_ns) noexcept;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include "auth/ascii.hpp"
+
 namespace sluice::auth {
 
 namespace {
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -19,12 +19,12 @@ bool base64url_char(char c) { return word_char(c); }
 bool starts_at(std::string_view text, std::size_t at, std::string_view prefix) {
   if (prefix.empty() || text.size() - at < prefix.size() || (at > 0 && word_char(text[at - 1]))) return false;
   return std::equal(prefix.begin(), prefix.end(), text.begin() + static_cast<std::ptrdiff_t>(at),
-                    [](char p, char t) { return lower(p) == lower(t); });
+                    [](char p, char t) { return ascii_lower(p) == ascii_lower(t); });
 }
 
 bool value_delimiter(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '&' || c == ';' || c == ',' || c == '"' ||
-         c == '\'' || c == '<' || c == '>';
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '&' || c == ';' || c == ',' || c == '"' || c == '\'' ||
+         c == '<' || c == '>';
 }
 
 std::size_t value_end(std::string_view text, std::size_t from) {
@@ -58,7 +58,7 @@ constexpr std::array<Rule, 7> kRules = {{
     {"cookie:", true},
     {"bearer ", false},
     {"token=", false},
-    {"access_token=", false},  // OAuth's name for the query parameter
+    {"access_token=", false},   // OAuth's name for the query parameter
     {"authorization=", false},  // Mercure's
 }};
 

@@ -13,13 +13,13 @@ namespace sluice::auth {
 
 enum class TokenError : std::uint8_t {
   none,
-  too_long,           // over auth.max_token_bytes
-  malformed,          // not three base64url parts of JSON, or a header sluice cannot honour
-  alg_none,           // "alg": "none", in any spelling
-  alg_unsupported,    // an alg sluice does not know
-  alg_mismatch,       // the header's alg is not the chosen key's (algorithm confusion)
-  unknown_kid,        // a kid no configured key has
-  ambiguous_key,      // no kid, and several keys are pinned to the token's alg
+  too_long,         // over auth.max_token_bytes
+  malformed,        // not three base64url parts of JSON, or a header sluice cannot honour
+  alg_none,         // "alg": "none", in any spelling
+  alg_unsupported,  // an alg sluice does not know
+  alg_mismatch,     // the header's alg is not the chosen key's (algorithm confusion)
+  unknown_kid,      // a kid no configured key has
+  ambiguous_key,    // no kid, and several keys are pinned to the token's alg
   bad_signature,
   expired,            // exp, with auth.clock_skew_ms
   not_yet_valid,      // nbf

@@ -2,25 +2,12 @@
 
 #include <algorithm>
 
+#include "auth/ascii.hpp"
 #include "sluice/proto/url.hpp"
 
 namespace sluice::auth {
 
 namespace {
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return lower(x) == lower(y);
-         });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 constexpr std::string_view kBearer = "bearer";
 
@@ -30,12 +17,13 @@ FoundToken from_authorization(std::span<const proto::http1::Header> headers) {
   FoundToken found;
   int seen = 0;
   for (const proto::http1::Header& h : headers) {
-    if (!iequals(h.name, "authorization")) continue;
+    if (!ascii_iequals(h.name, "authorization")) continue;
     if (++seen > 1) return {TokenSource::none, {}, "more than one Authorization header"};
     const std::string_view value = h.value;
     const std::size_t space = value.find(' ');
-    if (!iequals(value.substr(0, space), kBearer)) continue;
-    const std::string_view token = space == std::string_view::npos ? std::string_view() : trim(value.substr(space));
+    if (!ascii_iequals(value.substr(0, space), kBearer)) continue;
+    const std::string_view token =
+        space == std::string_view::npos ? std::string_view() : trim_spaces(value.substr(space));
     if (token.empty()) return {TokenSource::none, {}, "Authorization: Bearer carries no token"};
     found = {TokenSource::header, token, nullptr};
   }
@@ -45,7 +33,7 @@ FoundToken from_authorization(std::span<const proto::http1::Header> headers) {
 std::string_view from_cookies(std::span<const proto::http1::Header> headers, std::string_view name) {
   if (name.empty()) return {};
   for (const proto::http1::Header& h : headers) {
-    if (!iequals(h.name, "cookie")) continue;
+    if (!ascii_iequals(h.name, "cookie")) continue;
     if (const std::string_view value = cookie_value(h.value, name); !value.empty()) return value;
   }
   return {};
@@ -68,7 +56,7 @@ std::string_view cookie_value(std::string_view cookie_header, std::string_view n
   // the name wins, as browsers send the most specific path first.
   while (!cookie_header.empty()) {
     const std::size_t semi = std::min(cookie_header.find(';'), cookie_header.size());
-    const std::string_view pair = trim(cookie_header.substr(0, semi));
+    const std::string_view pair = trim_spaces(cookie_header.substr(0, semi));
     cookie_header.remove_prefix(std::min(semi + 1, cookie_header.size()));
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos || pair.substr(0, eq) != name) continue;

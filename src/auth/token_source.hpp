@@ -26,7 +26,7 @@ enum class TokenSource : std::uint8_t { none, header, cookie, query };
 
 struct TokenLookup {
   std::string_view cookie_name = "sluice_token";  // auth.cookie_name; empty: cookies are not read
-  bool query = true;                               // auth.query_token
+  bool query = true;                              // auth.query_token
 };
 
 struct FoundToken {

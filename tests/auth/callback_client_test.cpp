@@ -82,8 +82,8 @@ TEST_P(CallbackClientTest, ForwardsCookiesAndTheChosenHeadersOnly) {
   CallbackConfig config;
   config.forward_headers = {"X-Session"};
   CallbackClient client = make(config);
-  const Headers headers = {{"Cookie", "a=1"},        {"X-Other", "o"}, {"Authorization", "Bearer t"},
-                           {"x-session", "s3"},      {"Cookie", "b=2"}};
+  const Headers headers = {
+      {"Cookie", "a=1"}, {"X-Other", "o"}, {"Authorization", "Bearer t"}, {"x-session", "s3"}, {"Cookie", "b=2"}};
   ASSERT_TRUE(answer_for(client, "status-200", Action::subscribe, headers).allowed());
   const std::string request = server_.received().at(0);
   EXPECT_NE(request.find("\r\nCookie: a=1; b=2\r\n"), std::string::npos) << request;
@@ -186,7 +186,9 @@ TEST_P(CallbackClientTest, AnUnreachableCallbackIsA503) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CallbackClientTest, ::testing::Values(io::BackendKind::epoll, io::BackendKind::poll),
-                         [](const auto& backend) { return backend.param == io::BackendKind::epoll ? "epoll" : "poll"; });
+                         [](const auto& backend) {
+                           return backend.param == io::BackendKind::epoll ? "epoll" : "poll";
+                         });
 
 }  // namespace
 }  // namespace sluice::auth

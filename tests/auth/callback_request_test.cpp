@@ -18,9 +18,10 @@ TEST(CallbackRequest, IsAPostOfJsonWithItsLength) {
   const std::vector<proto::http1::Header> headers;
   const std::string request = callback_request(target(), {Action::subscribe, "news", headers, "::1"}, {});
   const std::string body = R"({"action":"subscribe","remote_addr":"::1","topic":"news"})";
-  EXPECT_EQ(request, "POST /check HTTP/1.1\r\nHost: auth.internal:9000\r\nUser-Agent: sluiced\r\n"
-                     "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " +
-                         std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(request,
+            "POST /check HTTP/1.1\r\nHost: auth.internal:9000\r\nUser-Agent: sluiced\r\n"
+            "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body);
 }
 
 TEST(CallbackRequest, JoinsCookiesAndCopiesNamedHeadersAsTheyCame) {
@@ -28,8 +29,7 @@ TEST(CallbackRequest, JoinsCookiesAndCopiesNamedHeadersAsTheyCame) {
       {"cookie", "a=1"}, {"X-Tenant", "t1"}, {"Cookie", "b=2"}, {"x-tenant", "t2"}, {"X-Drop", "d"}};
   const std::vector<std::string> forwarded = {"X-Tenant"};
   const std::string request = callback_request(target(), {Action::publish, "p", headers, "1.2.3.4"}, forwarded);
-  EXPECT_NE(request.find("\r\nCookie: a=1; b=2\r\nX-Tenant: t1\r\nX-Tenant: t2\r\n\r\n"), std::string::npos)
-      << request;
+  EXPECT_NE(request.find("\r\nCookie: a=1; b=2\r\nX-Tenant: t1\r\nX-Tenant: t2\r\n\r\n"), std::string::npos) << request;
   EXPECT_EQ(request.find("X-Drop"), std::string::npos);
 }
 

@@ -98,9 +98,12 @@ class CallbackServer {
     const std::string topic = request.substr(at + 9, request.find('"', at + 9) - at - 9);
     std::string reply;
     if (topic == "hold") return;  // kept open, unanswered
-    if (topic == "garbage") reply = "SSH-2.0-OpenSSH\r\n";
-    else if (topic.starts_with("retry-")) reply = "HTTP/1.1 429 Too Many\r\nRetry-After: " + topic.substr(6) + "\r\n";
-    else if (topic.starts_with("status-")) reply = "HTTP/1.1 " + topic.substr(7) + " X\r\n";
+    if (topic == "garbage")
+      reply = "SSH-2.0-OpenSSH\r\n";
+    else if (topic.starts_with("retry-"))
+      reply = "HTTP/1.1 429 Too Many\r\nRetry-After: " + topic.substr(6) + "\r\n";
+    else if (topic.starts_with("status-"))
+      reply = "HTTP/1.1 " + topic.substr(7) + " X\r\n";
     if (reply.starts_with("HTTP")) reply += "Content-Length: 2\r\nConnection: close\r\n\r\nok";
     (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
     ::close(fd);

@@ -41,8 +41,9 @@ TEST(Decision, ChallengeCannotBeBrokenOutOfItsQuotes) {
   const std::string header = www_authenticate(d, "r\"ealm");
   EXPECT_EQ(header.find('\r'), std::string::npos);
   EXPECT_EQ(header.find('\n'), std::string::npos);
-  EXPECT_EQ(header, "Bearer realm=\"r?ealm\", error=\"invalid_token\", "
-                    "error_description=\"a ?quoted?? reason??X-Injected: 1\"");
+  EXPECT_EQ(header,
+            "Bearer realm=\"r?ealm\", error=\"invalid_token\", "
+            "error_description=\"a ?quoted?? reason??X-Injected: 1\"");
 }
 
 }  // namespace

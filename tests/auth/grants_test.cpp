@@ -5,7 +5,8 @@
 namespace sluice::auth {
 namespace {
 
-Identity identity_with(std::initializer_list<std::string_view> subscribe, std::initializer_list<std::string_view> publish) {
+Identity identity_with(std::initializer_list<std::string_view> subscribe,
+                       std::initializer_list<std::string_view> publish) {
   Identity id;
   id.subject = "alice";
   for (auto p : subscribe) EXPECT_TRUE(id.subscribe.add(p, 128));

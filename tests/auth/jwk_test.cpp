@@ -27,9 +27,9 @@ TEST(Jwk, ReadsEachPublicKeyTypeAndPinsItsAlg) {
     const char* alg;
     JwtAlg pinned;
   };
-  for (const Case& c : {Case{keys().rsa.get(), "RS384", JwtAlg::rs384}, Case{keys().p256.get(), "ES256", JwtAlg::es256},
-                        Case{keys().p384.get(), "ES384", JwtAlg::es384},
-                        Case{keys().ed25519.get(), "EdDSA", JwtAlg::eddsa}}) {
+  for (const Case& c :
+       {Case{keys().rsa.get(), "RS384", JwtAlg::rs384}, Case{keys().p256.get(), "ES256", JwtAlg::es256},
+        Case{keys().p384.get(), "ES384", JwtAlg::es384}, Case{keys().ed25519.get(), "EdDSA", JwtAlg::eddsa}}) {
     JwtKey key;
     ASSERT_EQ(read(json::parse(jwk_of(c.key, c.alg, "k1")), key), std::nullopt) << c.alg;
     EXPECT_EQ(key.alg, c.pinned);
@@ -60,7 +60,8 @@ TEST(Jwk, EveryKeyMustPinAnAlg) {
 TEST(Jwk, TheKeyTypeMustBeTheOneItsAlgNeeds) {
   EXPECT_EQ(refusal(json::parse(jwk_of(keys().rsa.get(), "ES256", "a"))), "ES256 needs kty \"EC\"");
   EXPECT_EQ(refusal(json::parse(jwk_of(keys().p256.get(), "HS256", "a"))), "HS256 needs kty \"oct\"");
-  EXPECT_EQ(refusal(json::parse(jwk_of(keys().p384.get(), "ES256", "a"))), "its \"x\" and \"y\" are not the curve's size");
+  EXPECT_EQ(refusal(json::parse(jwk_of(keys().p384.get(), "ES256", "a"))),
+            "its \"x\" and \"y\" are not the curve's size");
   json wrong_crv = json::parse(jwk_of(keys().p256.get(), "ES256", "a"));
   wrong_crv["crv"] = "P-384";
   EXPECT_EQ(refusal(wrong_crv), "ES256 needs crv P-256");

@@ -81,7 +81,8 @@ TEST_F(JwtInterop, SluiceAcceptsWhatPyJwtSigns) {
       minted = peer({"mint", "--alg", c.alg, "--key", private_key.path()});
     }
     ASSERT_EQ(minted.exit_code, 0) << minted.output;
-    const VerifiedToken result = JwtVerifier(std::move(ring), {}).verify(minted.output, std::chrono::system_clock::now());
+    const VerifiedToken result =
+        JwtVerifier(std::move(ring), {}).verify(minted.output, std::chrono::system_clock::now());
     ASSERT_TRUE(result.check.ok()) << c.alg << ": " << result.check.reason;
     EXPECT_EQ(result.identity.subject, "pyjwt");
     EXPECT_TRUE(result.identity.subscribe.matches("news"));

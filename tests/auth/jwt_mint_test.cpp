@@ -58,9 +58,10 @@ TEST(JwtMint, TokensOfEachKindVerify) {
     JwtAlg alg;
     EVP_PKEY* public_key;
   };
-  for (const Case& c : {Case{"", JwtAlg::hs256, nullptr}, Case{pem_of(keys().rsa.get(), true), JwtAlg::rs256, keys().rsa.get()},
-                        Case{pem_of(keys().p256.get(), true), JwtAlg::es256, keys().p256.get()},
-                        Case{pem_of(keys().ed25519.get(), true), JwtAlg::eddsa, keys().ed25519.get()}}) {
+  for (const Case& c :
+       {Case{"", JwtAlg::hs256, nullptr}, Case{pem_of(keys().rsa.get(), true), JwtAlg::rs256, keys().rsa.get()},
+        Case{pem_of(keys().p256.get(), true), JwtAlg::es256, keys().p256.get()},
+        Case{pem_of(keys().ed25519.get(), true), JwtAlg::eddsa, keys().ed25519.get()}}) {
     SigningKey key;
     ASSERT_EQ(c.pem.empty() ? signing_key_from_secret(kSecret, key) : signing_key_from_pem(c.pem, key), std::nullopt);
     EXPECT_EQ(key.alg, c.alg);

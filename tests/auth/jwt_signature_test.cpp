@@ -36,8 +36,7 @@ JwtKey public_key(EVP_PKEY* pkey, JwtAlg alg) {
 
 SignatureCheck check(const JwtKey& key, const std::string& token) {
   const std::size_t last = token.rfind('.');
-  return check_signature(key, token, std::string_view(token).substr(0, last),
-                         std::string_view(token).substr(last + 1));
+  return check_signature(key, token, std::string_view(token).substr(0, last), std::string_view(token).substr(last + 1));
 }
 
 std::string header(std::string_view alg) { return R"({"alg":")" + std::string(alg) + R"(","typ":"JWT"})"; }
@@ -59,8 +58,7 @@ TEST(JwtSignature, VerifiesEachAlgorithmFamily) {
 }
 
 TEST(JwtSignature, RefusesAnotherKeysSignature) {
-  EXPECT_EQ(check(secret_key(), test::hs256(header("HS256"), kPayload, std::string(32, 'x'))),
-            SignatureCheck::invalid);
+  EXPECT_EQ(check(secret_key(), test::hs256(header("HS256"), kPayload, std::string(32, 'x'))), SignatureCheck::invalid);
   EXPECT_EQ(check(public_key(keys().rsa.get(), JwtAlg::rs256),
                   test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256"), kPayload)),
             SignatureCheck::invalid);

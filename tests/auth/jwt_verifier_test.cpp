@@ -17,10 +17,10 @@ constexpr std::int64_t kNowS = 1'700'000'000;
 const system_clock::time_point kNow{seconds(kNowS)};
 const std::string kSecret = "a shared secret of at least 32 bytes";
 
-const std::string kPayload = nlohmann::json{{"sub", "alice"},
-                                            {"exp", kNowS + 600},
-                                            {"sluice", {{"subscribe", {"news"}}, {"publish", {"prices.*"}}}}}
-                                 .dump();
+const std::string kPayload =
+    nlohmann::json{
+        {"sub", "alice"}, {"exp", kNowS + 600}, {"sluice", {{"subscribe", {"news"}}, {"publish", {"prices.*"}}}}}
+        .dump();
 
 std::string header(std::string_view alg, std::string_view kid = "") {
   nlohmann::json h = {{"alg", alg}, {"typ", "JWT"}};
@@ -76,8 +76,7 @@ TEST(JwtVerifier, AcceptsRs256Es256AndEdDsaWithTheirPublicKeys) {
     const char* alg;
   };
   for (const Case& c : {Case{keys().rsa.get(), EVP_sha256(), "RS256"}, Case{keys().p256.get(), EVP_sha256(), "ES256"},
-                        Case{keys().p384.get(), EVP_sha384(), "ES384"},
-                        Case{keys().ed25519.get(), nullptr, "EdDSA"}}) {
+                        Case{keys().p384.get(), EVP_sha384(), "ES384"}, Case{keys().ed25519.get(), nullptr, "EdDSA"}}) {
     const JwtVerifier verifier(ring_with_public(c.key), {});
     const VerifiedToken result = verifier.verify(test::signed_with(c.key, c.md, header(c.alg), kPayload), kNow);
     EXPECT_TRUE(result.check.ok()) << c.alg << ": " << result.check.reason;
@@ -110,7 +109,8 @@ TEST(JwtVerifier, Rfc8037Ed25519Example) {
           R"({"keys":[{"kty":"OKP","crv":"Ed25519","alg":"EdDSA","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})"),
       {});
   std::string token =
-      "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4"
+      "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-"
+      "09PGcvMg3AIbQR6dWbhijcNR4ki4"
       "iylGjg5BhVsPt9g7sVvpAr_MuM0KAg";
   const VerifiedToken result = verifier.verify(token, kNow);
   EXPECT_EQ(result.check.error, TokenError::malformed);
@@ -173,10 +173,10 @@ TEST(JwtVerifier, RefusesWhatIsNotAToken) {
   const JwtVerifier verifier(ring_with_secret(), {});
   const std::string h = test::b64(header("HS256"));
   const std::string p = test::b64(kPayload);
-  for (const std::string& bad : {std::string(), std::string("abc"), h + "." + p, h + "." + p + ".c2ln.c2ln",
-                                 "." + p + ".c2ln", h + "..c2ln", "!!!." + p + ".c2ln", test::b64("[1]") + "." + p + ".x",
-                                 test::b64("{\"typ\":\"JWT\"}") + "." + p + ".x",
-                                 test::b64("{\"alg\":7}") + "." + p + ".x", test::b64("not json") + "." + p + ".x"}) {
+  for (const std::string& bad :
+       {std::string(), std::string("abc"), h + "." + p, h + "." + p + ".c2ln.c2ln", "." + p + ".c2ln", h + "..c2ln",
+        "!!!." + p + ".c2ln", test::b64("[1]") + "." + p + ".x", test::b64("{\"typ\":\"JWT\"}") + "." + p + ".x",
+        test::b64("{\"alg\":7}") + "." + p + ".x", test::b64("not json") + "." + p + ".x"}) {
     EXPECT_EQ(error_of(verifier, bad), TokenError::malformed) << bad;
   }
 }
@@ -206,7 +206,8 @@ TEST(JwtVerifier, TheKidPicksTheKey) {
   const JwtVerifier verifier(ring_with_jwks(set), {});
   const std::string by_new = test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256", "new"), kPayload);
   EXPECT_EQ(error_of(verifier, by_new), TokenError::none);
-  const std::string wrong_kid = test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256", "old"), kPayload);
+  const std::string wrong_kid =
+      test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256", "old"), kPayload);
   EXPECT_EQ(error_of(verifier, wrong_kid), TokenError::bad_signature);
   const std::string no_kid = test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256"), kPayload);
   EXPECT_EQ(error_of(verifier, no_kid), TokenError::ambiguous_key);

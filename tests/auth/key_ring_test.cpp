@@ -38,7 +38,8 @@ std::string jwks(std::initializer_list<std::string> members) {
 
 TEST(KeyRing, LoadsEachSourceNamedInTheConfig) {
   const TempFile pem("ring.pem", pem_of(keys().p256.get(), false));
-  const TempFile set("ring.jwks", jwks({jwk_of(keys().rsa.get(), "RS256", "r1"), jwk_of(keys().ed25519.get(), "EdDSA", "e1")}));
+  const TempFile set("ring.jwks",
+                     jwks({jwk_of(keys().rsa.get(), "RS256", "r1"), jwk_of(keys().ed25519.get(), "EdDSA", "e1")}));
   KeyRing ring;
   ASSERT_EQ(ring.load({kSecret, pem.path(), set.path()}), std::nullopt);
   EXPECT_EQ(ring.size(), 4u);

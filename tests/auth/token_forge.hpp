@@ -29,9 +29,12 @@ inline std::string b64(std::string_view bytes) {
 
 inline EvpKey generate(const char* type, const char* param = nullptr) {
   EVP_PKEY* key = nullptr;
-  if (std::string_view(type) == "RSA") key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(2048));
-  else if (std::string_view(type) == "EC") key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", param);
-  else key = EVP_PKEY_Q_keygen(nullptr, nullptr, type);
+  if (std::string_view(type) == "RSA")
+    key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(2048));
+  else if (std::string_view(type) == "EC")
+    key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", param);
+  else
+    key = EVP_PKEY_Q_keygen(nullptr, nullptr, type);
   if (key == nullptr) throw std::runtime_error("key generation failed");
   return EvpKey(key);
 }
@@ -130,7 +133,8 @@ inline std::string jwk_of(EVP_PKEY* key, std::string_view alg, std::string_view 
   };
   switch (EVP_PKEY_get_base_id(key)) {
     case EVP_PKEY_RSA:
-      members = R"("kty":"RSA","n":")" + b64(bn(OSSL_PKEY_PARAM_RSA_N)) + R"(","e":")" + b64(bn(OSSL_PKEY_PARAM_RSA_E)) + "\"";
+      members = R"("kty":"RSA","n":")" + b64(bn(OSSL_PKEY_PARAM_RSA_N)) + R"(","e":")" +
+                b64(bn(OSSL_PKEY_PARAM_RSA_E)) + "\"";
       break;
     case EVP_PKEY_EC: {
       const std::size_t size = (EVP_PKEY_get_bits(key) + 7) / 8;
@@ -147,8 +151,8 @@ inline std::string jwk_of(EVP_PKEY* key, std::string_view alg, std::string_view 
       unsigned char raw[64];
       std::size_t length = sizeof raw;
       EVP_PKEY_get_raw_public_key(key, raw, &length);
-      members = R"("kty":"OKP","crv":"Ed25519","x":")" +
-                b64(std::string_view(reinterpret_cast<char*>(raw), length)) + "\"";
+      members =
+          R"("kty":"OKP","crv":"Ed25519","x":")" + b64(std::string_view(reinterpret_cast<char*>(raw), length)) + "\"";
     }
   }
   return "{" + members + R"(,"alg":")" + std::string(alg) + R"(","kid":")" + std::string(kid) + "\"}";

@@ -5,7 +5,6 @@
 
 #include <openssl/pem.h>
 
-
 #include "auth/jwt_verifier.hpp"
 #include "child_process.hpp"
 
@@ -42,8 +41,9 @@ auth::VerifiedToken verify(auth::KeyRing ring, const std::string& token, auth::J
 }
 
 TEST(TokenCli, MintsAnHs256TokenGrantingWhatItWasAsked) {
-  const CliRun minted = run({"token", "--secret", kSecret, "--subscribe", "news", "--subscribe", "prices.*", "--publish",
-                          "prices.*", "--sub", "alice", "--ttl", "120", "--aud", "sluice.example", "--iss", "me"});
+  const CliRun minted =
+      run({"token", "--secret", kSecret, "--subscribe", "news", "--subscribe", "prices.*", "--publish", "prices.*",
+           "--sub", "alice", "--ttl", "120", "--aud", "sluice.example", "--iss", "me"});
   ASSERT_EQ(minted.exit_code, 0) << minted.output;
   auth::KeyRing ring;
   ASSERT_EQ(ring.add_secret(kSecret, "auth.jwt_secret"), std::nullopt);
