@@ -1,0 +1,12 @@
+# auth/: token verification, topic grants, rate limits and the authorization
+# callback client; the server links it in. Its headers sit beside the sources
+# and are included as "auth/x.hpp"; other layers' internal headers as
+# "<layer>/x.hpp". Until those move beside their sources, the second
+# include directory finds them where they are today (include/sluice/<layer>/).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBJWT REQUIRED IMPORTED_TARGET libjwt)
+sluice_layer_sources(auth_srcs auth)
+add_library(sluice_auth STATIC ${auth_srcs})
+target_include_directories(sluice_auth PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include/sluice)
+target_link_libraries(sluice_auth PUBLIC sluice OpenSSL::Crypto
+                      PRIVATE sluice_client PkgConfig::LIBJWT nlohmann_json::nlohmann_json)
