@@ -27,7 +27,7 @@
 #include "auth/callback_exchange.hpp"
 #include "auth/callback_request.hpp"
 #include "auth/callback_target.hpp"
-#include "sluice/io/loop.hpp"
+#include "io/loop.hpp"
 
 namespace sluice::auth {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "auth/decision.hpp"
-#include "sluice/io/loop.hpp"
+#include "io/loop.hpp"
 
 namespace sluice::auth {
 

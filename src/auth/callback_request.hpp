@@ -29,7 +29,7 @@
 #include "auth/callback_target.hpp"
 #include "auth/decision.hpp"
 #include "auth/grants.hpp"
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::auth {
 

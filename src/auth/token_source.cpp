@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "auth/ascii.hpp"
-#include "sluice/proto/url.hpp"
+#include "proto/url.hpp"
 
 namespace sluice::auth {
 

@@ -18,7 +18,7 @@
 #include <span>
 #include <string_view>
 
-#include "sluice/proto/http1.hpp"
+#include "proto/http1.hpp"
 
 namespace sluice::auth {
 

@@ -1,6 +1,6 @@
 #include "auth/topic_patterns.hpp"
 
-#include "sluice/hub/topic_name.hpp"
+#include "hub/topic_name.hpp"
 
 namespace sluice::auth {
 

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/io/socket.hpp"
+#include "io/socket.hpp"
 
 namespace sluice::auth::test {
 
