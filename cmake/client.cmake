@@ -9,7 +9,7 @@ target_link_libraries(sluice_client PUBLIC sluice_core Threads::Threads)
 file(GLOB cli_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/sluice/*.cpp)
 add_executable(sluice_cli ${cli_srcs})
 set_target_properties(sluice_cli PROPERTIES OUTPUT_NAME sluice)
-target_link_libraries(sluice_cli PRIVATE sluice_client CLI11::CLI11 nlohmann_json::nlohmann_json)
+target_link_libraries(sluice_cli PRIVATE sluice_client sluice_auth CLI11::CLI11 nlohmann_json::nlohmann_json)
 
 find_package(GTest REQUIRED)  # its targets are local to tests/, where it was found first
 include(GoogleTest)
@@ -18,7 +18,7 @@ file(GLOB client_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/client/
 add_executable(client_tests ${client_test_srcs})
 # Tests reach the internals (inbox, backoff, parsers) through src/client.
 target_include_directories(client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src/client ${PROJECT_SOURCE_DIR}/tests/client)
-target_link_libraries(client_tests PRIVATE sluice_client sluice_test_net GTest::gtest_main)
+target_link_libraries(client_tests PRIVATE sluice_client sluice_auth sluice_test_net GTest::gtest_main)
 add_dependencies(client_tests sluice_cli sluiced)
 # gtest_discover_tests passes one ENVIRONMENT entry only, so the tool's path
 # is compiled in (SLUICE_CLI in the environment overrides it).

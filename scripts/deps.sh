@@ -9,6 +9,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl python3-websockets
+  python3-jwt python3-cryptography  # tests/peers/jwt_peer.py: PyJWT, an independent JWT implementation
   iperf3 libboost-dev  # sluice-bench: the bulk scenario's TCP reference, the Beast peer
   libwebsocketpp-dev   # bench/peers: the websocketpp peer
   chromium             # tests/peers: a real browser's EventSource, run headless

@@ -1,12 +1,13 @@
 // sluice: the command-line client. `sluice sub URL` prints a stream's
 // events as they arrive; `sluice pub URL` publishes standard input, one
-// event per line.
+// event per line; `sluice token` mints a token for a server with auth on.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "interrupt.hpp"
 #include "pub_command.hpp"
 #include "sub_command.hpp"
+#include "token_command.hpp"
 
 namespace {
 
@@ -28,13 +29,29 @@ void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
   pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")->check(CLI::Range(1, 64 << 20));
 }
 
+void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {
+  CLI::App* token = app.add_subcommand("token", "mint a signed token granting topics (prints it)");
+  token->add_option("--secret", o.secret, "HS256 secret, at least 32 bytes (the server's auth.jwt_secret)");
+  token->add_option("--key-file", o.key_file, "private key PEM: RS256, ES256/384/512 or EdDSA by its type");
+  token->add_option("--subscribe", o.subscribe, "topic pattern it may subscribe to: NAME, PREFIX.* or * (repeatable)");
+  token->add_option("--publish", o.publish, "topic pattern it may publish on (repeatable)");
+  token->add_option("--ttl", o.ttl_s, "seconds until it expires")->check(CLI::Range(1, 366 * 24 * 3600));
+  token->add_option("--sub", o.subject, "subject (sub): who holds it, for per-identity limits");
+  token->add_option("--aud", o.audience, "audience (aud): the server's auth.audience");
+  token->add_option("--iss", o.issuer, "issuer (iss): the server's auth.issuer");
+  token->add_option("--kid", o.kid, "key id (kid) for the header, to pick a key from a JWKS");
+  token->add_option("--claim", o.claim, "name of the grants claim (the server's auth.claim)");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"sluice: subscribe to and publish on a sluice server"};
   app.require_subcommand(1);
   sluice::cli::SubOptions sub;
   sluice::cli::PubOptions pub;
+  sluice::cli::TokenOptions token;
   add_sub(app, sub);
   add_pub(app, pub);
+  add_token(app, token);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -43,6 +60,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "sluice: %s\n", e.what());
     return 2;
   }
+  if (app.got_subcommand("token")) return sluice::cli::run_token(token);
   sluice::cli::install_interrupt_handlers();
   if (app.got_subcommand("sub")) return sluice::cli::run_sub(sub);
   return sluice::cli::run_pub(pub);

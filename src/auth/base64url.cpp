@@ -1,0 +1,61 @@
+#include "auth/base64url.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace sluice::auth {
+
+namespace {
+
+constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr std::uint8_t kInvalid = 0xff;
+
+constexpr std::array<std::uint8_t, 256> make_values() {
+  std::array<std::uint8_t, 256> values{};
+  values.fill(kInvalid);
+  for (std::size_t i = 0; i < kAlphabet.size(); ++i) {
+    values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  }
+  return values;
+}
+
+constexpr std::array<std::uint8_t, 256> kValues = make_values();
+
+}  // namespace
+
+bool base64url_decode(std::string_view in, std::string& out) {
+  out.clear();
+  if (in.size() % 4 == 1) return false;
+  out.reserve(in.size() / 4 * 3 + 2);
+  std::uint32_t bits = 0;
+  int held = 0;  // bits waiting in `bits`
+  for (const char c : in) {
+    const std::uint8_t value = kValues[static_cast<unsigned char>(c)];
+    if (value == kInvalid) return false;
+    bits = (bits << 6) | value;
+    held += 6;
+    if (held >= 8) {
+      held -= 8;
+      out.push_back(static_cast<char>((bits >> held) & 0xffu));
+    }
+  }
+  // Two or four bits left over must be zero: "QQ" and "QR" would otherwise
+  // both decode to "A".
+  return (bits & ((1u << held) - 1u)) == 0;
+}
+
+void base64url_append(std::string_view bytes, std::string& out) {
+  std::uint32_t bits = 0;
+  int held = 0;
+  for (const char c : bytes) {
+    bits = (bits << 8) | static_cast<unsigned char>(c);
+    held += 8;
+    while (held >= 6) {
+      held -= 6;
+      out.push_back(kAlphabet[(bits >> held) & 0x3fu]);
+    }
+  }
+  if (held > 0) out.push_back(kAlphabet[(bits << (6 - held)) & 0x3fu]);
+}
+
+}  // namespace sluice::auth
