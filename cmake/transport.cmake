@@ -1,0 +1,20 @@
+# The transports under the sessions: TLS (OpenSSL) and HTTP/2 (nghttp2), as
+# libsluice_transport, and transport_tests.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
+
+file(GLOB transport_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/transport/*.cpp)
+add_library(sluice_transport STATIC ${transport_srcs})
+target_include_directories(sluice_transport PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(sluice_transport PUBLIC sluice OpenSSL::SSL PkgConfig::NGHTTP2)
+
+# Test certificates made with the openssl CLI at test time, never committed.
+add_library(sluice_test_tls STATIC ${PROJECT_SOURCE_DIR}/tests/support/test_certs.cpp)
+target_include_directories(sluice_test_tls PUBLIC ${PROJECT_SOURCE_DIR}/tests/support)
+target_link_libraries(sluice_test_tls PUBLIC sluice_test_net)
+
+file(GLOB transport_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/transport/*.cpp)
+add_executable(transport_tests ${transport_test_srcs})
+target_include_directories(transport_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/transport)
+target_link_libraries(transport_tests PRIVATE sluice_transport sluice_test_tls GTest::gtest_main)
+gtest_discover_tests(transport_tests DISCOVERY_MODE PRE_TEST)
