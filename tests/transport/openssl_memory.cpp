@@ -15,11 +15,13 @@ namespace {
 constexpr std::size_t kHeader = 16;
 
 std::atomic<long> g_live{0};
+std::atomic<long> g_allocations{0};
 
 void* counted_malloc(std::size_t size, const char* /*file*/, int /*line*/) {
   auto* block = static_cast<unsigned char*>(std::malloc(size + kHeader));
   if (block == nullptr) return nullptr;
   std::memcpy(block, &size, sizeof size);
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_live.fetch_add(static_cast<long>(size), std::memory_order_relaxed);
   return block + kHeader;
 }
@@ -54,5 +56,7 @@ const bool g_installed = CRYPTO_set_mem_functions(counted_malloc, counted_reallo
 }  // namespace
 
 long openssl_live_bytes() { return g_installed ? g_live.load(std::memory_order_relaxed) : -1; }
+
+long openssl_allocations() { return g_installed ? g_allocations.load(std::memory_order_relaxed) : -1; }
 
 }  // namespace sluice::transport::test

@@ -10,5 +10,7 @@ namespace sluice::transport::test {
 // Bytes OpenSSL has allocated and not yet freed, on all threads; -1 when
 // the counter could not be installed (OpenSSL had allocated already).
 [[nodiscard]] long openssl_live_bytes();
+// Allocations OpenSSL has made so far (malloc and realloc).
+[[nodiscard]] long openssl_allocations();
 
 }  // namespace sluice::transport::test
