@@ -18,3 +18,18 @@ add_executable(transport_tests ${transport_test_srcs})
 target_include_directories(transport_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/transport)
 target_link_libraries(transport_tests PRIVATE sluice_transport sluice_test_tls GTest::gtest_main)
 gtest_discover_tests(transport_tests DISCOVERY_MODE PRE_TEST)
+
+# The HTTP/2 session's fuzz target: its corpus is replayed by the tests
+# under the normal compiler, and with the fuzz preset it is a libFuzzer
+# binary of its own (build/fuzz/h2_session_fuzz fuzz/corpus/h2_session_fuzz).
+add_executable(h2_session_fuzz_replay ${PROJECT_SOURCE_DIR}/fuzz/transport/h2_session_fuzz.cpp
+                                      ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cpp)
+target_link_libraries(h2_session_fuzz_replay PRIVATE sluice_transport)
+add_test(NAME h2_session_fuzz_corpus
+         COMMAND h2_session_fuzz_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/h2_session_fuzz)
+if(SLUICE_FUZZ)
+  add_executable(h2_session_fuzz ${PROJECT_SOURCE_DIR}/fuzz/transport/h2_session_fuzz.cpp)
+  target_compile_options(h2_session_fuzz PRIVATE -fsanitize=fuzzer)
+  target_link_options(h2_session_fuzz PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(h2_session_fuzz PRIVATE sluice_transport)
+endif()
