@@ -8,10 +8,14 @@ add_library(sluice_transport STATIC ${transport_srcs})
 target_include_directories(sluice_transport PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(sluice_transport PUBLIC sluice OpenSSL::SSL PkgConfig::NGHTTP2)
 
-# Test certificates made with the openssl CLI at test time, never committed.
-add_library(sluice_test_tls STATIC ${PROJECT_SOURCE_DIR}/tests/support/test_certs.cpp)
+# For tests of TLS and HTTP/2, here and in client_tests: certificates made
+# with the openssl CLI at test time (never committed), a TLS front for a
+# plain server, and a small HTTP/2 server made of the engines.
+add_library(sluice_test_tls STATIC ${PROJECT_SOURCE_DIR}/tests/support/test_certs.cpp
+                                   ${PROJECT_SOURCE_DIR}/tests/support/tls_front.cpp
+                                   ${PROJECT_SOURCE_DIR}/tests/support/h2_test_server.cpp)
 target_include_directories(sluice_test_tls PUBLIC ${PROJECT_SOURCE_DIR}/tests/support)
-target_link_libraries(sluice_test_tls PUBLIC sluice_test_net)
+target_link_libraries(sluice_test_tls PUBLIC sluice_transport sluice_test_net)
 
 file(GLOB transport_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/transport/*.cpp)
 add_executable(transport_tests ${transport_test_srcs})

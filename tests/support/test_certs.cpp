@@ -17,8 +17,8 @@ using namespace std::chrono_literals;
 constexpr const char* kServerExtensions =
     "basicConstraints=critical,CA:FALSE\n"
     "keyUsage=critical,digitalSignature\n"
-    "extendedKeyUsage=serverAuth\n"
-    "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\n";
+    "extendedKeyUsage=serverAuth\n";
+constexpr const char* kLoopbackNames = "DNS:localhost,IP:127.0.0.1,IP:::1";
 
 constexpr const char* kCaExtensions =
     "basicConstraints=critical,CA:TRUE\n"
@@ -86,14 +86,15 @@ std::string TestCerts::last_serial() const {
   return hex;
 }
 
-ServerCert TestCerts::server(const std::string& name) {
-  if (!sign(name, "ca", kServerExtensions)) return {};
+ServerCert TestCerts::server(const std::string& name, const std::string& names) {
+  if (!sign(name, "ca", std::string(kServerExtensions) + "subjectAltName=" + names + "\n")) return {};
   return {dir_ + "/" + name + ".pem", dir_ + "/" + name + ".key", "", last_serial()};
 }
 
 ServerCert TestCerts::server_via_intermediate(const std::string& name) {
   const std::string intermediate = name + "-intermediate";
-  if (!sign(intermediate, "ca", kCaExtensions) || !sign(name, intermediate, kServerExtensions)) return {};
+  const std::string extensions = std::string(kServerExtensions) + "subjectAltName=" + kLoopbackNames + "\n";
+  if (!sign(intermediate, "ca", kCaExtensions) || !sign(name, intermediate, extensions)) return {};
   return {dir_ + "/" + name + ".pem", dir_ + "/" + name + ".key", dir_ + "/" + intermediate + ".pem",
           last_serial()};
 }

@@ -30,9 +30,11 @@ class TestCerts {
   [[nodiscard]] const std::string& dir() const { return dir_; }
   [[nodiscard]] std::string ca_file() const { return dir_ + "/ca.pem"; }
 
-  // A certificate signed by the CA; `name` names its files (and its CN).
-  // Empty paths when a command failed (see error()).
-  ServerCert server(const std::string& name);
+  // A certificate signed by the CA; `name` names its files (and its CN);
+  // `names` is its subjectAltName. Empty paths when a command failed (see
+  // error()).
+  ServerCert server(const std::string& name,
+                    const std::string& names = "DNS:localhost,IP:127.0.0.1,IP:::1");
   // A certificate signed by an intermediate CA that the CA signed; the
   // intermediate is in chain_file, which a server must send along.
   ServerCert server_via_intermediate(const std::string& name);
