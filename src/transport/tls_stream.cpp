@@ -85,6 +85,7 @@ TlsStatus TlsStream::status_of(int result, const char* during) {
     case SSL_ERROR_SYSCALL:
       if (ERR_peek_error() != 0) return fail(during);
       shut_ = true;
+      socket_failed_ = true;
       if (saved_errno == 0) return TlsStatus::eof;
       socket_errno_ = saved_errno;
       error_ = std::string(during) + ": " + std::strerror(saved_errno);
@@ -104,7 +105,10 @@ TlsStatus TlsStream::handshake() {
   }
   const TlsStatus status = status_of(rc, "tls handshake");
   // An EOF in the middle of a handshake is a failure, not a clean end.
-  if (status == TlsStatus::eof && error_.empty()) error_ = "tls handshake: the peer closed the connection";
+  if (status == TlsStatus::eof) {
+    socket_failed_ = true;
+    if (error_.empty()) error_ = "tls handshake: the peer closed the connection";
+  }
   return status == TlsStatus::eof ? TlsStatus::failed : status;
 }
 
@@ -117,6 +121,8 @@ AppProtocol TlsStream::protocol() const {
 }
 
 bool TlsStream::resumed() const { return SSL_session_reused(ssl_) == 1; }
+
+bool TlsStream::has_buffered_input() const { return SSL_has_pending(ssl_) == 1; }
 
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;

@@ -98,11 +98,17 @@ class TlsStream final : public conn::Writer {
   long writev(const struct iovec* iov, int count) override;
   // A record is waiting for the socket: stay armed for writability.
   [[nodiscard]] bool holds_output() const { return held_ > 0; }
+  // Decrypted bytes are waiting in OpenSSL: read() has more without the
+  // socket becoming readable again (a poll() would not say so).
+  [[nodiscard]] bool has_buffered_input() const;
 
   // Sends close_notify (once). ok when sent, want_write to try again.
   [[nodiscard]] TlsStatus shutdown();
 
   [[nodiscard]] const std::string& error() const { return error_; }
+  // The failure came from the socket (reset, closed in the middle of the
+  // handshake), not from TLS itself: worth another connection.
+  [[nodiscard]] bool failed_on_socket() const { return socket_failed_; }
   // Records written (one per SSL_write) and system calls made.
   [[nodiscard]] std::uint64_t records_written() const { return records_; }
   [[nodiscard]] const SocketBioCounters& socket_calls() const { return bio_.counters; }
@@ -124,6 +130,7 @@ class TlsStream final : public conn::Writer {
   bool shut_ = false;
   std::uint64_t records_ = 0;
   int socket_errno_ = 0;  // the system error that ended the connection, if one did
+  bool socket_failed_ = false;
   std::string error_;
 };
 
