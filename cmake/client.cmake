@@ -4,7 +4,8 @@ file(GLOB client_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/client/*.cpp)
 add_library(sluice_client STATIC ${client_srcs})
 target_include_directories(sluice_client PUBLIC ${PROJECT_SOURCE_DIR}/include
                                          PRIVATE ${PROJECT_SOURCE_DIR}/src/client)
-target_link_libraries(sluice_client PUBLIC sluice_core Threads::Threads)
+# https:// and wss:// (TLS) and HTTP/2 for SSE come from the transports.
+target_link_libraries(sluice_client PUBLIC sluice_core Threads::Threads sluice_transport)
 
 file(GLOB cli_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/sluice/*.cpp)
 add_executable(sluice_cli ${cli_srcs})
@@ -18,7 +19,7 @@ file(GLOB client_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/client/
 add_executable(client_tests ${client_test_srcs})
 # Tests reach the internals (inbox, backoff, parsers) through src/client.
 target_include_directories(client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src/client ${PROJECT_SOURCE_DIR}/tests/client)
-target_link_libraries(client_tests PRIVATE sluice_client sluice_auth sluice_test_net GTest::gtest_main)
+target_link_libraries(client_tests PRIVATE sluice_client sluice_auth sluice_test_net sluice_test_tls GTest::gtest_main)
 add_dependencies(client_tests sluice_cli sluiced)
 # gtest_discover_tests passes one ENVIRONMENT entry only, so the tool's path
 # is compiled in (SLUICE_CLI in the environment overrides it).

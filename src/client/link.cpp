@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,6 +49,9 @@ ClientError errno_error(ErrorKind kind, std::string_view what, int err) {
 
 ClientError io_result_error(IoResult result, const Link& link, std::string_view during) {
   const std::string what(during);
+  if (result == IoResult::error && !link.tls_failure().empty()) {
+    return {.kind = ErrorKind::io_error, .message = link.tls_failure() + " " + what};
+  }
   switch (result) {
     case IoResult::eof:
       return {.kind = ErrorKind::closed, .message = "the server closed the connection " + what};
@@ -65,12 +69,20 @@ Link::Link(Wake* wake, const std::atomic<bool>* interrupt) : wake_(wake), interr
 Link::~Link() { close(); }
 
 void Link::close() {
+  // close_notify, if the socket takes it now: the server learns the stream
+  // ended on purpose. Nothing is waited for.
+  if (tls_ != nullptr) (void)tls_->shutdown();
+  tls_.reset();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
 
-ClientError Link::connect(const Url& url, milliseconds timeout, int receive_buffer) {
+bool Link::speaks_h2() const { return tls_ != nullptr && tls_->protocol() == transport::AppProtocol::h2; }
+
+ClientError Link::connect(const Url& url, milliseconds timeout, int receive_buffer, const transport::TlsContext* tls) {
   close();
+  tls_failure_.clear();
+  const auto deadline = Clock::now() + timeout;
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
@@ -84,7 +96,12 @@ ClientError Link::connect(const Url& url, milliseconds timeout, int receive_buff
     err = try_connect(a->ai_addr, a->ai_addrlen, a->ai_family, timeout, receive_buffer);
   }
   ::freeaddrinfo(list);
-  if (fd_ >= 0) return {};
+  if (fd_ >= 0 && !url.tls) return {};
+  if (fd_ >= 0 && tls == nullptr) {
+    close();
+    return {.kind = ErrorKind::tls, .fatal = true, .message = "no TLS settings for " + url.authority()};
+  }
+  if (fd_ >= 0) return handshake(url, *tls, left_until(deadline));
   if (err == kInterrupted) return {.kind = ErrorKind::aborted, .message = "connect interrupted"};
   const ErrorKind kind = err == ECONNREFUSED ? ErrorKind::refused : ErrorKind::connect_failed;
   return errno_error(kind, "connect " + url.authority(), err);
@@ -113,6 +130,32 @@ int Link::try_connect(const void* address, unsigned length, int family, millisec
   return err;
 }
 
+ClientError Link::handshake(const Url& url, const transport::TlsContext& tls, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  tls_ = std::make_unique<transport::TlsStream>(tls, fd_, url.host);
+  const std::string who = "TLS with " + url.authority() + ": ";
+  for (;;) {
+    const transport::TlsStatus status = tls_->valid() ? tls_->handshake() : transport::TlsStatus::failed;
+    if (status == transport::TlsStatus::ok) return {};
+    if (status == transport::TlsStatus::failed) {
+      // A socket that failed is worth another try; a certificate that does
+      // not verify or a protocol the server refuses is not.
+      const ErrorKind kind = tls_->failed_on_socket() ? ErrorKind::io_error : ErrorKind::tls;
+      const std::string message = who + tls_->error();
+      close();
+      return {.kind = kind, .message = message};
+    }
+    bool readable = false;
+    bool writable = false;
+    const IoResult r = wait(status == transport::TlsStatus::want_write, left_until(deadline), readable, writable);
+    if (r == IoResult::ok || r == IoResult::woken) continue;
+    close();
+    if (r == IoResult::interrupted) return {.kind = ErrorKind::aborted, .message = "TLS handshake interrupted"};
+    if (r == IoResult::timeout) return {.kind = ErrorKind::connect_failed, .message = who + "the handshake timed out"};
+    return errno_error(ErrorKind::connect_failed, who + "the handshake failed", errno_);
+  }
+}
+
 IoResult Link::on_wake() {
   wake_->drain();
   if (interrupt_ != nullptr && interrupt_->load(std::memory_order_acquire)) return IoResult::interrupted;
@@ -120,9 +163,18 @@ IoResult Link::on_wake() {
 }
 
 IoResult Link::wait(bool want_write, milliseconds timeout, bool& readable, bool& writable) {
+  want_write = want_write || holds_output();
+  // Input OpenSSL has decrypted already makes the socket no more readable:
+  // look, but do not wait.
+  const bool buffered = tls_ != nullptr && tls_->has_buffered_input();
   pollfd fds[2] = {{fd_, static_cast<short>(POLLIN | (want_write ? POLLOUT : 0)), 0},
                    {wake_ != nullptr ? wake_->fd() : -1, POLLIN, 0}};
-  const int n = ::poll(fds, wake_ != nullptr ? 2 : 1, poll_timeout(timeout));
+  const int n = ::poll(fds, wake_ != nullptr ? 2 : 1, buffered ? 0 : poll_timeout(timeout));
+  if (buffered && n >= 0 && (wake_ == nullptr || (fds[1].revents & POLLIN) == 0)) {
+    readable = true;
+    writable = (fds[0].revents & POLLOUT) != 0;
+    return IoResult::ok;
+  }
   if (n < 0 && errno == EINTR) return IoResult::woken;  // a signal: the caller looks around and waits again
   if (n < 0) {
     errno_ = errno;
@@ -139,6 +191,7 @@ IoResult Link::wait(bool want_write, milliseconds timeout, bool& readable, bool&
 
 IoResult Link::receive(std::span<char> into, std::size_t& got) {
   got = 0;
+  if (tls_ != nullptr) return tls_receive(into, got);
   const ssize_t n = ::recv(fd_, into.data(), into.size(), 0);
   if (n > 0) got = static_cast<std::size_t>(n);
   if (n >= 0) return n == 0 ? IoResult::eof : IoResult::ok;
@@ -149,6 +202,7 @@ IoResult Link::receive(std::span<char> into, std::size_t& got) {
 
 IoResult Link::send_some(std::string_view bytes, std::size_t& sent) {
   sent = 0;
+  if (tls_ != nullptr) return tls_send(bytes, sent);
   const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   if (n >= 0) {
     sent = static_cast<std::size_t>(n);
@@ -156,6 +210,32 @@ IoResult Link::send_some(std::string_view bytes, std::size_t& sent) {
   }
   if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return IoResult::ok;
   errno_ = errno;
+  return IoResult::error;
+}
+
+IoResult Link::tls_receive(std::span<char> into, std::size_t& got) {
+  switch (tls_->read(into, got)) {
+    case transport::TlsStatus::ok:
+    case transport::TlsStatus::want_read:
+    case transport::TlsStatus::want_write:
+      return IoResult::ok;
+    case transport::TlsStatus::eof:
+      return IoResult::eof;
+    case transport::TlsStatus::failed:
+      break;
+  }
+  tls_failure_ = tls_->error();
+  errno_ = EPROTO;
+  return IoResult::error;
+}
+
+IoResult Link::tls_send(std::string_view bytes, std::size_t& sent) {
+  struct iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+  const long n = tls_->writev(&iov, bytes.empty() ? 0 : 1);
+  if (n >= 0) sent = static_cast<std::size_t>(n);
+  if (n >= 0 || n == -EAGAIN) return IoResult::ok;
+  tls_failure_ = tls_->error();
+  errno_ = static_cast<int>(-n);
   return IoResult::error;
 }
 
@@ -175,11 +255,11 @@ IoResult Link::read(std::span<char> into, std::size_t& got, milliseconds timeout
 
 IoResult Link::write_all(std::string_view bytes, milliseconds timeout) {
   const auto deadline = deadline_after(timeout);
-  while (!bytes.empty()) {
+  while (!bytes.empty() || holds_output()) {
     std::size_t sent = 0;
     if (const IoResult r = send_some(bytes, sent); r != IoResult::ok) return r;
     bytes.remove_prefix(sent);
-    if (bytes.empty()) break;
+    if (bytes.empty() && !holds_output()) break;
     bool readable = false;
     bool writable = false;
     const IoResult waited = wait(true, left_or_forever(deadline), readable, writable);

@@ -5,6 +5,7 @@
 #include "head_reader.hpp"
 #include "json_object.hpp"
 #include "link.hpp"
+#include "tls_setup.hpp"
 
 namespace sluice::client {
 
@@ -43,6 +44,7 @@ struct Publisher::Impl {
   Url url;
   bool opened = false;
   detail::Link link;
+  transport::TlsContext tls;  // https://
   std::string request;
   std::string buffer;  // the reply: head, then body bytes
   std::vector<char> chunk;
@@ -58,9 +60,13 @@ ClientError Publisher::open(std::string_view url) {
   std::string why;
   if (!parse_url(url, impl_->url, why)) return {.kind = ErrorKind::bad_url, .fatal = true, .message = why};
   if (impl_->url.scheme != Scheme::http) {
-    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "publishing needs an http:// URL"};
+    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "publishing needs an http:// or https:// URL"};
   }
   impl_->link.close();
+  if (ClientError e = detail::make_tls_context(impl_->url, impl_->options.tls, false, impl_->tls);
+      e.kind != ErrorKind::none) {
+    return e;
+  }
   impl_->opened = true;
   return {};
 }
@@ -85,7 +91,7 @@ PublishResult Publisher::Impl::exchange(std::string_view target, std::string_vie
   PublishResult result;
   nothing_back = false;
   if (!link.is_open()) {
-    result.error = link.connect(url, options.timeout, 0);
+    result.error = link.connect(url, options.timeout, 0, &tls);
     if (result.error.kind != ErrorKind::none) return result;
   }
   request.assign("POST ").append(target).append(" HTTP/1.1\r\nHost: ").append(url.authority());

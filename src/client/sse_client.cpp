@@ -1,9 +1,11 @@
 #include "sluice/client/sse_client.hpp"
 
 #include <mutex>
+#include <utility>
 
 #include "driver.hpp"
 #include "sse_session.hpp"
+#include "tls_setup.hpp"
 
 namespace sluice::client {
 
@@ -26,14 +28,20 @@ ClientError SseClient::start(std::string_view url, std::string_view last_id) {
   std::string why;
   if (!parse_url(url, parsed, why)) return {.kind = ErrorKind::bad_url, .fatal = true, .message = why};
   if (parsed.scheme != Scheme::http) {
-    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "an SSE stream needs an http:// URL"};
+    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "an SSE stream needs an http:// or https:// URL"};
   }
   if (last_id.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
     return {.kind = ErrorKind::bad_url, .fatal = true, .message = "a last id may not hold CR, LF or NUL"};
   }
+  const ClientOptions& options = impl_->driver.options();
+  transport::TlsContext tls;
+  if (ClientError e = detail::make_tls_context(parsed, options.tls, options.http2 != Http2::off, tls);
+      e.kind != ErrorKind::none) {
+    return e;
+  }
   std::lock_guard lock(impl_->mutex);
   if (impl_->session) return {.kind = ErrorKind::resources, .fatal = true, .message = "the client was already started"};
-  impl_->session = std::make_unique<detail::SseSession>(parsed, last_id, impl_->driver.options());
+  impl_->session = std::make_unique<detail::SseSession>(parsed, last_id, options, std::move(tls));
   return impl_->driver.start(*impl_->session);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "head_reader.hpp"
 #include "notice.hpp"
@@ -47,9 +48,12 @@ std::string single_topic(const Url& url) {
   return count == 1 ? percent_decoded(found) : std::string();
 }
 
-SseSession::SseSession(const Url& url, std::string_view last_id, const ClientOptions& options)
+SseSession::SseSession(const Url& url, std::string_view last_id, const ClientOptions& options,
+                       transport::TlsContext tls)
     : url_(url),
       topic_(single_topic(url)),
+      tls_(std::move(tls)),
+      http2_(options.http2),
       parser_({.max_line = options.max_event_bytes, .max_data = options.max_event_bytes}),
       chunk_(kChunkBytes),
       resume_id_(last_id) {}
@@ -62,9 +66,12 @@ std::string SseSession::last_id() const {
 ClientError SseSession::run(Driver& driver) {
   driver_ = &driver;
   cancelled_ = false;
+  const ClientOptions& options = driver.options();
   Link link(&driver.wake(), &driver.interrupt());
-  ClientError error = open_stream(link, driver);
-  if (error.kind == ErrorKind::none) error = pump(link, driver);
+  ClientError error = link.connect(url_, options.connect_timeout, options.receive_buffer, &tls_);
+  if (error.kind == ErrorKind::none) error = use_h2(link) ? open_h2(link, driver) : open_stream(link, driver);
+  if (error.kind == ErrorKind::none) error = h2_ ? pump_h2(link, driver) : pump(link, driver);
+  h2_.reset();
   driver_ = nullptr;
   return error;
 }
@@ -79,9 +86,6 @@ void SseSession::build_request() {
 
 ClientError SseSession::open_stream(Link& link, Driver& driver) {
   const ClientOptions& options = driver.options();
-  if (ClientError e = link.connect(url_, options.connect_timeout, options.receive_buffer); e.kind != ErrorKind::none) {
-    return e;
-  }
   build_request();
   if (const IoResult r = link.write_all(request_, options.connect_timeout); r != IoResult::ok) {
     return io_result_error(r, link, "while sending the request");

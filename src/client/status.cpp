@@ -16,6 +16,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::io_error: return "io_error";
     case ErrorKind::aborted: return "aborted";
     case ErrorKind::resources: return "resources";
+    case ErrorKind::tls: return "tls";
   }
   return "unknown";
 }

@@ -17,15 +17,16 @@ bool has_space_or_control(std::string_view text) {
 bool parse_scheme(std::string_view scheme, Url& out, std::string& error) {
   std::string lower(scheme);
   for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (lower == "http" || lower == "ws") {
-    out.scheme = lower == "http" ? Scheme::http : Scheme::ws;
+  out.tls = lower == "https" || lower == "wss";
+  if (lower == "http" || lower == "https") {
+    out.scheme = Scheme::http;
     return true;
   }
-  if (lower == "https" || lower == "wss") {
-    error = lower + "://: TLS is not supported yet; use http:// or ws://";
-  } else {
-    error = "unsupported scheme '" + lower + "': use http:// or ws://";
+  if (lower == "ws" || lower == "wss") {
+    out.scheme = Scheme::ws;
+    return true;
   }
+  error = "unsupported scheme '" + lower + "': use http://, https://, ws:// or wss://";
   return false;
 }
 
@@ -78,7 +79,7 @@ bool parse_authority(std::string_view authority, Url& out, std::string& error) {
     return false;
   }
   out.host = std::string(host);
-  out.port = 80;
+  out.port = out.tls ? 443 : 80;
   return !has_port || parse_port(port, out, error);
 }
 
@@ -111,7 +112,7 @@ bool parse_url(std::string_view text, Url& out, std::string& error) {
   }
   const auto sep = text.find("://");
   if (sep == std::string_view::npos || sep == 0) {
-    error = "not an absolute URL: want http://host:port/path or ws://host:port/path";
+    error = "not an absolute URL: want http(s)://host:port/path or ws(s)://host:port/path";
     return false;
   }
   if (!parse_scheme(text.substr(0, sep), out, error)) return false;

@@ -6,6 +6,7 @@
 #include "proto/utf8.hpp"
 #include "ws_protocol.hpp"
 #include "ws_requests.hpp"
+#include "tls_setup.hpp"
 #include "ws_session.hpp"
 
 namespace sluice::client {
@@ -41,11 +42,18 @@ ClientError WsClient::start(std::string_view url) {
   std::string why;
   if (!parse_url(url, parsed, why)) return {.kind = ErrorKind::bad_url, .fatal = true, .message = why};
   if (parsed.scheme != Scheme::ws) {
-    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "a WebSocket needs a ws:// URL"};
+    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "a WebSocket needs a ws:// or wss:// URL"};
+  }
+  // WebSocket runs over HTTP/1.1 only (its HTTP/2 form, RFC 8441, is the
+  // server's to offer; this client does not use it).
+  transport::TlsContext tls;
+  if (ClientError e = detail::make_tls_context(parsed, impl_->driver.options().tls, false, tls);
+      e.kind != ErrorKind::none) {
+    return e;
   }
   std::lock_guard lock(impl_->mutex);
   if (impl_->session) return {.kind = ErrorKind::resources, .fatal = true, .message = "the client was already started"};
-  impl_->session = std::make_unique<detail::WsSession>(parsed, impl_->requests);
+  impl_->session = std::make_unique<detail::WsSession>(parsed, impl_->requests, std::move(tls));
   return impl_->driver.start(*impl_->session);
 }
 

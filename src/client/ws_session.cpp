@@ -1,6 +1,7 @@
 #include "ws_session.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "head_reader.hpp"
 #include "notice.hpp"
@@ -61,8 +62,9 @@ std::string raw_ws_topic(const Url& url) {
   return topic;
 }
 
-WsSession::WsSession(const Url& url, WsRequests& requests)
+WsSession::WsSession(const Url& url, WsRequests& requests, transport::TlsContext tls)
     : url_(url),
+      tls_(std::move(tls)),
       json_protocol_(url.path() == kJsonPath),
       raw_topic_(raw_ws_topic(url)),
       requests_(requests),
@@ -83,7 +85,8 @@ ClientError WsSession::run(Driver& driver) {
 
 ClientError WsSession::handshake(Link& link, Driver& driver) {
   const ClientOptions& options = driver.options();
-  if (ClientError e = link.connect(url_, options.connect_timeout, options.receive_buffer); e.kind != ErrorKind::none) {
+  if (ClientError e = link.connect(url_, options.connect_timeout, options.receive_buffer, &tls_);
+      e.kind != ErrorKind::none) {
     return e;
   }
   if (!proto::ws::make_client_key(key_)) {
@@ -142,7 +145,8 @@ ClientError WsSession::pump(Link& link, Driver& driver) {
     const IoResult r = link.wait(out_sent_ < out_.size(), limit, readable, writable);
     if (r == IoResult::woken || r == IoResult::timeout) continue;
     if (r != IoResult::ok) return io_result_error(r, link, "while streaming");
-    if (writable && out_sent_ < out_.size()) {
+    // Over TLS a record may wait in the link with nothing left in out_.
+    if (writable && (out_sent_ < out_.size() || link.holds_output())) {
       if (ClientError e = flush(link); e.kind != ErrorKind::none) return e;
     }
     if (!readable) continue;

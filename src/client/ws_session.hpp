@@ -19,6 +19,7 @@
 #include "sluice/client/url.hpp"
 #include "proto/ws_decoder.hpp"
 #include "proto/ws_handshake.hpp"
+#include "transport/tls_context.hpp"
 #include "ws_protocol.hpp"
 #include "ws_requests.hpp"
 #include "ws_topics.hpp"
@@ -28,7 +29,8 @@ namespace sluice::client::detail {
 class WsSession final : public Session, private JsonSink {
  public:
   // `requests` must outlive the session.
-  WsSession(const Url& url, WsRequests& requests);
+  // `tls` is the context for a wss:// URL (empty otherwise).
+  WsSession(const Url& url, WsRequests& requests, transport::TlsContext tls);
 
   ClientError run(Driver& driver) override;
 
@@ -56,6 +58,7 @@ class WsSession final : public Session, private JsonSink {
   bool deliver(Event& event, Driver& driver);
 
   const Url url_;
+  const transport::TlsContext tls_;
   const bool json_protocol_;
   const std::string raw_topic_;  // the topic of a /ws/{topic} connection
   WsRequests& requests_;

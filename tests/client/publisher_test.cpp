@@ -81,7 +81,7 @@ TEST(Publisher, BusyAndRefusedAndBadUrls) {
   ASSERT_EQ(publisher.open(http_url(closed_port(), "/pub/t")).kind, ErrorKind::none);
   EXPECT_EQ(publisher.publish("x").error.kind, ErrorKind::refused);
   EXPECT_EQ(publisher.open("ws://127.0.0.1:1/pub/t").kind, ErrorKind::bad_url);
-  EXPECT_EQ(publisher.open("https://127.0.0.1/pub/t").kind, ErrorKind::bad_url);
+  EXPECT_EQ(publisher.open("wss://127.0.0.1/pub/t").kind, ErrorKind::bad_url);
   Publisher unopened;
   EXPECT_EQ(unopened.publish("x").error.kind, ErrorKind::bad_url);
 }

@@ -152,10 +152,10 @@ TEST(SseClient, NoticesHaveTheirOwnKinds) {
 TEST(SseClient, StartRefusesWhatItCannotUse) {
   SseClient client;
   EXPECT_EQ(client.start("ws://127.0.0.1:1/sse/a").kind, ErrorKind::bad_url);
-  const ClientError tls = client.start("https://127.0.0.1/sse/a");
-  EXPECT_EQ(tls.kind, ErrorKind::bad_url);
-  EXPECT_TRUE(tls.fatal);
-  EXPECT_NE(tls.message.find("TLS"), std::string::npos);
+  const ClientError wss = client.start("wss://127.0.0.1/sse/a");
+  EXPECT_EQ(wss.kind, ErrorKind::bad_url);
+  EXPECT_TRUE(wss.fatal);
+  EXPECT_NE(wss.message.find("http:// or https://"), std::string::npos);
   EXPECT_EQ(client.start("http://127.0.0.1:1/sse/a", "bad\nid").kind, ErrorKind::bad_url);
   ASSERT_EQ(client.start("http://127.0.0.1:1/sse/a").kind, ErrorKind::none);
   EXPECT_EQ(client.start("http://127.0.0.1:1/sse/a").kind, ErrorKind::resources);

@@ -58,9 +58,17 @@ TEST(Url, BracketedIpv6) {
   EXPECT_EQ(url.authority(), "[::1]:9000");
 }
 
-TEST(Url, TlsSchemesSayTlsIsNotSupported) {
-  EXPECT_NE(parse_error("https://example.com/sse/a").find("TLS is not supported"), std::string::npos);
-  EXPECT_NE(parse_error("wss://example.com/ws").find("TLS is not supported"), std::string::npos);
+TEST(Url, TlsSchemesCarryHttpAndWebSocketOverTlsOnPort443) {
+  const Url https = parse_ok("https://example.com/sse/a");
+  EXPECT_EQ(https.scheme, Scheme::http);
+  EXPECT_TRUE(https.tls);
+  EXPECT_EQ(https.port, 443);
+  const Url wss = parse_ok("WSS://[::1]:8443/ws");
+  EXPECT_EQ(wss.scheme, Scheme::ws);
+  EXPECT_TRUE(wss.tls);
+  EXPECT_EQ(wss.port, 8443);
+  EXPECT_FALSE(parse_ok("http://h/").tls);
+  EXPECT_FALSE(parse_ok("ws://h/").tls);
 }
 
 TEST(Url, OtherSchemesAreNamed) {

@@ -13,20 +13,27 @@ namespace {
 
 void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
   CLI::App* sub = app.add_subcommand("sub", "print a stream's events, one per line, reconnecting and resuming");
-  sub->add_option("url", o.url, "http://HOST:PORT/sse/TOPIC (or /sse?topic=A&topic=B), or ws://HOST:PORT/ws/TOPIC")
+  sub->add_option("url", o.url,
+                  "http(s)://HOST:PORT/sse/TOPIC (or /sse?topic=A&topic=B), or ws(s)://HOST:PORT/ws/TOPIC")
       ->required();
   sub->add_flag("--json", o.json, "one JSON object per line instead of 'ID EVENT DATA'");
   sub->add_option("--last-id", o.last_id, "resume after this event id");
   sub->add_flag("--latest", o.latest, "when printing falls behind, skip to the newest event (counted)");
   sub->add_option("--policy", o.policy, "ws:// only: the server's slow-consumer policy (fifo, latest, ...)");
   sub->add_option("--max-attempts", o.max_attempts, "give up after this many failed connections in a row (0: never)");
+  sub->add_option("--cacert", o.ca_file, "https/wss: trust the CAs in this PEM file instead of the system's");
+  sub->add_flag("--insecure", o.insecure, "https/wss: do not check the server's certificate (tests only)");
+  sub->add_flag("--http1", o.http1, "SSE over HTTP/1.1 even when the server offers HTTP/2");
+  sub->add_flag("--http2-prior-knowledge", o.http2_prior_knowledge, "SSE over HTTP/2 on http:// too (h2c)");
 }
 
 void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
   CLI::App* pub = app.add_subcommand("pub", "publish each line of standard input as one event");
-  pub->add_option("url", o.url, "http://HOST:PORT/pub/TOPIC, with ?event=NAME and ?key=K as wanted")->required();
+  pub->add_option("url", o.url, "http(s)://HOST:PORT/pub/TOPIC, with ?event=NAME and ?key=K as wanted")->required();
   pub->add_flag("-v,--verbose", o.verbose, "print each event's id");
   pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")->check(CLI::Range(1, 64 << 20));
+  pub->add_option("--cacert", o.ca_file, "https: trust the CAs in this PEM file instead of the system's");
+  pub->add_flag("--insecure", o.insecure, "https: do not check the server's certificate (tests only)");
 }
 
 void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {

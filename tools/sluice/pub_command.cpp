@@ -44,7 +44,8 @@ int fail(std::size_t line_number, const std::string& message) {
 }  // namespace
 
 int run_pub(const PubOptions& options) {
-  client::Publisher publisher({.timeout = options.timeout});
+  client::Publisher publisher(
+      {.timeout = options.timeout, .tls = {.ca_file = options.ca_file, .insecure = options.insecure}});
   if (const client::ClientError e = publisher.open(options.url); e.kind != ErrorKind::none) {
     std::fprintf(stderr, "sluice: %s\n", e.message.c_str());
     return 2;

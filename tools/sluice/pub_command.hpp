@@ -14,6 +14,8 @@ struct PubOptions {
   std::size_t max_line = std::size_t{1} << 20;  // longer lines are an error
   std::chrono::milliseconds timeout{10000};  // per request
   int busy_retries = 5;                      // 503s waited out (Retry-After) per line
+  std::string ca_file;                       // https://: CAs to trust instead of the system's
+  bool insecure = false;                     // https://: check no certificate (tests only)
 };
 
 // Exit status: 0 when every line was published, 1 at the first line that

@@ -41,6 +41,10 @@ client::ClientOptions client_options(const SubOptions& options) {
   o.delivery = options.latest ? client::Delivery::latest : client::Delivery::queue;
   o.reconnect.max_attempts = options.max_attempts;
   o.on_status = report_status;
+  o.tls = {.ca_file = options.ca_file, .insecure = options.insecure};
+  o.http2 = options.http1                   ? client::Http2::off
+            : options.http2_prior_knowledge ? client::Http2::prior_knowledge
+                                            : client::Http2::alpn;
   return o;
 }
 
@@ -104,7 +108,7 @@ int run_ws(const SubOptions& options, const client::Url& url) {
   ClientError started;
   {
     const SignalsBlocked blocked;
-    started = client.start("ws://" + url.authority() + "/ws");
+    started = client.start((url.tls ? "wss://" : "ws://") + url.authority() + "/ws");
   }
   if (started.kind != ErrorKind::none) return usage_error(started.message);
   return print_events(client, options.json);

@@ -1,6 +1,7 @@
-// Owns: `sluice sub URL`: subscribes over SSE (http://) or WebSocket
-// (ws://), prints each event as one line as it arrives, and keeps going
-// across reconnections, resuming from the last id, until Ctrl-C.
+// Owns: `sluice sub URL`: subscribes over SSE (http://, https://) or
+// WebSocket (ws://, wss://), prints each event as one line as it arrives,
+// and keeps going across reconnections, resuming from the last id, until
+// Ctrl-C.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,10 @@ struct SubOptions {
   std::string last_id;        // resume after this id
   std::string policy;         // ws:// only: the server's slow-consumer policy
   std::uint32_t max_attempts = 0;  // consecutive failed connections before giving up; 0: never
+  std::string ca_file;             // https://, wss://: CAs to trust instead of the system's
+  bool insecure = false;           // https://, wss://: check no certificate (tests only)
+  bool http1 = false;              // SSE over HTTP/1.1 even when the server offers HTTP/2
+  bool http2_prior_knowledge = false;  // SSE over HTTP/2 on http:// too (h2c)
 };
 
 // Exit status: 0 after Ctrl-C, 1 after a fatal error (one line on stderr),

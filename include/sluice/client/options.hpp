@@ -32,6 +32,21 @@ namespace sluice::client {
 
 enum class Delivery : std::uint8_t { queue, latest };
 
+// https:// and wss://: whom to trust. The server's certificate chain and
+// its name (or IP address) are checked unless `insecure` says otherwise.
+struct TlsOptions {
+  std::string ca_file;    // PEM CAs to trust; empty: the system's
+  bool insecure = false;  // skip every check (tests, a server of your own): never the default
+};
+
+// Whether an SSE stream may use HTTP/2, where many streams share one
+// connection. WebSocket and publishing always use HTTP/1.1.
+enum class Http2 : std::uint8_t {
+  off,              // HTTP/1.1 only
+  alpn,             // HTTP/2 over TLS when the server offers it (ALPN h2), else HTTP/1.1
+  prior_knowledge,  // also on http://: HTTP/2 from the first byte (h2c), for a server known to speak it
+};
+
 struct ReconnectOptions {
   // The base delay until the server names one with an SSE "retry:" field.
   // Each consecutive failure doubles it, up to max_delay; the delay used is
@@ -57,6 +72,8 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout{10000};    // the TCP connect and the response head
   std::chrono::milliseconds idle_timeout{45000};       // three missed 15 s heartbeats; 0: none
   int receive_buffer = 0;  // SO_RCVBUF for the socket; 0 leaves the kernel's (auto-tuned) default
+  TlsOptions tls;
+  Http2 http2 = Http2::alpn;
   ReconnectOptions reconnect;
   // Called on the client's thread at each change of state. It must return
   // quickly and must not call stop() or destroy the client (that would wait

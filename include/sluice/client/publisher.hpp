@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/client/options.hpp"
 #include "sluice/client/status.hpp"
 
 namespace sluice::client {
@@ -36,6 +37,7 @@ struct PublishResult {
 
 struct PublisherOptions {
   std::chrono::milliseconds timeout{10000};  // connect, and each request's whole exchange
+  TlsOptions tls;                            // https://
 };
 
 class Publisher {
@@ -45,9 +47,9 @@ class Publisher {
   Publisher(const Publisher&) = delete;
   Publisher& operator=(const Publisher&) = delete;
 
-  // Parses `url`: http://host[:port]/pub/{topic}, with ?event=NAME and
+  // Parses `url`: http(s)://host[:port]/pub/{topic}, with ?event=NAME and
   // ?key=K as the server takes them. Connects on the first publish.
-  // Errors: bad_url.
+  // Errors: bad_url, tls (the CA file cannot be read).
   [[nodiscard]] ClientError open(std::string_view url);
 
   // POSTs `data` as one event to the URL given to open().

@@ -32,13 +32,14 @@ class SseClient {
   SseClient(const SseClient&) = delete;
   SseClient& operator=(const SseClient&) = delete;
 
-  // Parses `url` (http://host[:port]/sse/{topic} or /sse?topic=a&topic=b,
+  // Parses `url` (http(s)://host[:port]/sse/{topic} or /sse?topic=a&topic=b,
   // with ?policy=... as the server offers) and starts the client's thread.
-  // A non-empty `last_id` is sent as Last-Event-ID on the first connection,
-  // to resume a stream read earlier. Returns kind none once started, else a
-  // fatal error, starting nothing: bad_url (also for a ws:// URL, or a
-  // last_id holding CR, LF or NUL), resources (no thread or eventfd, or a
-  // second start()).
+  // Over https:// the stream uses HTTP/2 when the server offers it (see
+  // ClientOptions::http2). A non-empty `last_id` is sent as Last-Event-ID
+  // on the first connection, to resume a stream read earlier. Returns kind
+  // none once started, else a fatal error, starting nothing: bad_url (also
+  // for a ws:// URL, or a last_id holding CR, LF or NUL), tls (the CA file
+  // cannot be read), resources (no thread or eventfd, or a second start()).
   //
   // Events of a stream of one topic carry that topic; on a stream of several
   // topics a message's topic is empty (SSE does not carry it), while

@@ -23,6 +23,9 @@ enum class ErrorKind : std::uint8_t {
   io_error,        // the socket failed mid-stream (reset by the peer, ...); retried
   aborted,         // the application called reconnect(); retried at once
   resources,       // a thread, an eventfd or random bytes could not be had; fatal
+  tls,             // TLS failed: the CA file, the server's certificate (untrusted, expired, another
+                   // host's), no shared version or protocol; fatal (a socket failing during the
+                   // handshake is io_error or closed, and retried)
 };
 
 struct ClientError {

@@ -1,6 +1,7 @@
 // Owns: Url, the parsed form of the addresses the client connects to
-// (http://host:port/path?query and ws://...), and parse_url(), which says in
-// one line what is wrong with an address it refuses.
+// (http://host:port/path?query, ws://..., and the same over TLS: https://,
+// wss://), and parse_url(), which says in one line what is wrong with an
+// address it refuses.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,14 @@
 
 namespace sluice::client {
 
+// What the connection carries; `tls` says whether it is encrypted.
 enum class Scheme : std::uint8_t { http, ws };
 
 struct Url {
   Scheme scheme = Scheme::http;
+  bool tls = false;        // https:// or wss://
   std::string host;        // a name, an IPv4 address, or an IPv6 address without brackets
-  std::uint16_t port = 80;  // 80 when the URL names none
+  std::uint16_t port = 80;  // when the URL names none: 80, or 443 with TLS
   std::string target;      // path and query as sent on the request line; "/" at least
 
   // The target before '?', and after it (empty when there is no query).
@@ -24,12 +27,12 @@ struct Url {
   [[nodiscard]] std::string authority() const;
 };
 
-// Parses an absolute http:// or ws:// URL. A fragment ("#...") is dropped:
-// it is never sent. On failure returns false and sets `error` to one line
-// naming the problem: an empty or malformed URL, a scheme other than http
-// and ws (https and wss are refused because TLS is not supported yet), user
-// information ("user@"), an empty host, a port that is not 1-65535, or a
-// space or control character anywhere. `out` is unspecified after failure.
+// Parses an absolute http://, https://, ws:// or wss:// URL. A fragment
+// ("#...") is dropped: it is never sent. On failure returns false and sets
+// `error` to one line naming the problem: an empty or malformed URL,
+// another scheme, user information ("user@"), an empty host, a port that
+// is not 1-65535, or a space or control character anywhere. `out` is
+// unspecified after failure.
 [[nodiscard]] bool parse_url(std::string_view text, Url& out, std::string& error);
 
 }  // namespace sluice::client

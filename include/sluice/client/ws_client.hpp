@@ -63,9 +63,10 @@ class WsClient {
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
 
-  // Parses `url` (ws:// only) and starts the client's thread. Returns kind
-  // none once started, else a fatal error, starting nothing: bad_url,
-  // resources (no thread or eventfd, or a second start()).
+  // Parses `url` (ws:// or wss://) and starts the client's thread. Returns
+  // kind none once started, else a fatal error, starting nothing: bad_url,
+  // tls (the CA file cannot be read), resources (no thread or eventfd, or a
+  // second start()).
   [[nodiscard]] ClientError start(std::string_view url);
 
   // Requests, from any thread, sent once a connection is open. Topics are

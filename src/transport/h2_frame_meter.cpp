@@ -1,0 +1,114 @@
+// The scanner has three things to read: the preface (skipped), a 9-byte
+// frame header, and a payload (skipped, except a WINDOW_UPDATE's 4-byte
+// increment). Whether a frame counts is decided once its header is whole,
+// or, for a WINDOW_UPDATE, once its increment is.
+#include "transport/h2_frame_meter.hpp"
+
+#include <algorithm>
+
+namespace sluice::transport {
+
+namespace {
+
+constexpr std::size_t kPrefaceBytes = 24;
+
+enum FrameType : std::uint8_t {
+  kData = 0x0,
+  kHeaders = 0x1,
+  kWindowUpdate = 0x8,
+};
+
+constexpr std::uint8_t kEndStream = 0x1;
+// A window opened by less than this is dribbling.
+constexpr std::uint32_t kSmallIncrement = 1024;
+
+std::uint32_t be32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+}  // namespace
+
+FrameMeter::FrameMeter(std::uint32_t max_per_second, bool expect_preface)
+    : max_per_second_(max_per_second), preface_left_(expect_preface ? kPrefaceBytes : 0) {}
+
+MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
+                              std::size_t max_streams) {
+  new_streams_ = 0;
+  auto in = reinterpret_cast<const unsigned char*>(bytes.data());
+  std::size_t left = bytes.size();
+  while (left > 0 && !flooded_) {
+    std::size_t used = 0;
+    if (preface_left_ > 0) {
+      used = std::min(left, preface_left_);
+      preface_left_ -= used;
+    } else if (reading_increment_) {
+      used = std::min(left, sizeof increment_ - increment_have_);
+      std::copy_n(in, used, increment_ + increment_have_);
+      increment_have_ += used;
+      payload_left_ -= used;
+      if (increment_have_ == sizeof increment_) on_window_increment();
+    } else if (payload_left_ > 0) {
+      used = std::min(left, payload_left_);
+      payload_left_ -= used;
+    } else {
+      used = std::min(left, sizeof header_ - header_have_);
+      std::copy_n(in, used, header_ + header_have_);
+      header_have_ += used;
+      if (header_have_ == sizeof header_) on_header(open_streams, max_streams);
+    }
+    if (pending_count_) count(now);
+    in += used;
+    left -= used;
+  }
+  return flooded_ ? MeterVerdict::flood : MeterVerdict::ok;
+}
+
+void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
+  header_have_ = 0;
+  ++frames_;
+  payload_left_ = (std::size_t{header_[0]} << 16) | (std::size_t{header_[1]} << 8) | header_[2];
+  const std::uint8_t type = header_[3];
+  const std::uint8_t flags = header_[4];
+  const std::uint32_t stream = be32(header_ + 5) & 0x7fffffffu;
+  switch (type) {
+    case kData:
+      pending_count_ = payload_left_ == 0 && (flags & kEndStream) == 0;
+      return;
+    case kHeaders: {
+      const bool opens = stream > last_stream_id_;
+      if (opens) {
+        last_stream_id_ = stream;
+        ++new_streams_;
+      }
+      // Not opening a stream (trailers) or opening one past the limit.
+      pending_count_ = !opens || open_streams + new_streams_ > max_streams;
+      return;
+    }
+    case kWindowUpdate:
+      reading_increment_ = payload_left_ == sizeof increment_;
+      increment_have_ = 0;
+      // A malformed WINDOW_UPDATE is nghttp2's to refuse; it counts here.
+      pending_count_ = !reading_increment_;
+      return;
+    default:
+      pending_count_ = true;
+      return;
+  }
+}
+
+void FrameMeter::on_window_increment() {
+  reading_increment_ = false;
+  pending_count_ = (be32(increment_) & 0x7fffffffu) < kSmallIncrement;
+}
+
+void FrameMeter::count(Clock::time_point now) {
+  pending_count_ = false;
+  ++counted_;
+  if (now - window_start_ >= std::chrono::seconds(1)) {
+    window_start_ = now;
+    in_window_ = 0;
+  }
+  if (++in_window_ > max_per_second_) flooded_ = true;
+}
+
+}  // namespace sluice::transport

@@ -1,0 +1,69 @@
+// Owns: FrameMeter, which reads the frame headers of a peer's HTTP/2 byte
+// stream as the bytes arrive (before nghttp2 acts on them) and counts, per
+// second, the frames that cost the server work without carrying a request
+// or a byte of a body: SETTINGS, PING, RST_STREAM, PRIORITY, GOAWAY,
+// CONTINUATION, frames of unknown type, empty DATA frames that do not end
+// their stream, WINDOW_UPDATEs that open the window by less than 1 KiB
+// (the "data dribble" that makes a server cut its data into tiny frames),
+// and HEADERS that open a stream beyond the concurrency limit (each one
+// answered with a RST_STREAM). A peer past h2.max_frames_per_second is a
+// flood: SETTINGS and PING floods, rapid reset (HEADERS then RST_STREAM,
+// CVE-2023-44487), empty-frame and CONTINUATION floods all land here, and
+// the session answers GOAWAY(ENHANCE_YOUR_CALM).
+//
+// Sans-IO: bytes and the time in, a verdict out. It only looks; the bytes
+// go on to nghttp2 unchanged.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace sluice::transport {
+
+enum class MeterVerdict : std::uint8_t { ok, flood };
+
+class FrameMeter {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `expect_preface`: the stream starts with the client's 24-byte preface,
+  // which is skipped (nghttp2 checks it).
+  FrameMeter(std::uint32_t max_per_second, bool expect_preface);
+
+  // Scans the next `bytes` of the stream. `open_streams` and `max_streams`
+  // tell which new streams the session will refuse. Once flood is returned
+  // it is returned for good.
+  [[nodiscard]] MeterVerdict scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
+                                  std::size_t max_streams);
+
+  // Frames whose header has been read, and of those the ones counted.
+  [[nodiscard]] std::uint64_t frames() const { return frames_; }
+  [[nodiscard]] std::uint64_t counted() const { return counted_; }
+
+ private:
+  void on_header(std::size_t open_streams, std::size_t max_streams);
+  void on_window_increment();
+  void count(Clock::time_point now);
+
+  std::uint32_t max_per_second_;
+  std::size_t preface_left_;
+  unsigned char header_[9] = {};
+  std::size_t header_have_ = 0;
+  unsigned char increment_[4] = {};  // a WINDOW_UPDATE's payload, as it arrives
+  std::size_t increment_have_ = 0;
+  bool reading_increment_ = false;
+  std::size_t payload_left_ = 0;
+  std::uint32_t last_stream_id_ = 0;
+  std::size_t new_streams_ = 0;  // opened in this scan, not yet known to the session
+
+  Clock::time_point window_start_{};
+  std::uint32_t in_window_ = 0;
+  bool pending_count_ = false;  // the frame just read counts
+  bool flooded_ = false;
+  std::uint64_t frames_ = 0;
+  std::uint64_t counted_ = 0;
+};
+
+}  // namespace sluice::transport

@@ -1,0 +1,146 @@
+// Owns: H2Session, the server side of one HTTP/2 connection over nghttp2:
+// bytes from the peer in, stream events out (to an H2Handler), and the
+// connection's frames out through a conn::Writer (plain TCP, or TLS).
+//
+// Sans-IO in spirit: the session never touches a socket or a clock; the
+// owner reads and writes, tells it the time, and schedules flushes. What
+// it carries:
+// - GET and POST requests, and WebSocket over HTTP/2 (extended CONNECT,
+//   RFC 8441, announced with SETTINGS_ENABLE_CONNECT_PROTOCOL);
+// - each stream's response from its own OutQueue, as DATA frames that
+//   point into the queue's pool blocks (NGHTTP2_DATA_FLAG_NO_COPY), many
+//   streams' frames gathered into one write (see H2Output);
+// - flow control as backpressure: a stream whose window is closed keeps
+//   its bytes in its queue, where its slow-consumer policy acts, and the
+//   other streams go on;
+// - limits (H2Limits): concurrent streams, header list, request body,
+//   receive windows, nghttp2's memory, and a flood meter (FrameMeter) whose
+//   verdict is GOAWAY(ENHANCE_YOUR_CALM).
+//
+// All calls on the owning loop's thread.
+#pragma once
+
+#include <nghttp2/nghttp2.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "conn/out_queue.hpp"
+#include "conn/writer.hpp"
+#include "transport/h2_frame_meter.hpp"
+#include "transport/h2_memory.hpp"
+#include "transport/h2_output.hpp"
+#include "transport/h2_stream.hpp"
+#include "transport/h2_types.hpp"
+
+namespace sluice::transport {
+
+enum class H2Status : std::uint8_t {
+  ok,
+  closing,  // the session is ending (GOAWAY queued): flush, then close once done()
+  failed,   // the session cannot go on: close now
+};
+
+// Why a session ended, for logs and tests.
+struct H2End {
+  bool goaway_sent = false;
+  std::uint32_t error_code = 0;  // the GOAWAY's code (NGHTTP2_ENHANCE_YOUR_CALM for a flood)
+  int library_error = 0;         // nghttp2's error when it gave up, else 0
+};
+
+struct H2Stats {
+  std::size_t open_streams = 0;
+  std::size_t library_bytes = 0;  // nghttp2's heap for this session
+  std::size_t library_peak = 0;
+  std::uint64_t library_allocations = 0;
+  std::size_t pending_bytes = 0;  // round bytes a full socket left behind
+  std::uint64_t frames_metered = 0;
+  std::uint64_t frames_counted = 0;  // of those, the ones the flood meter counts
+};
+
+class H2Session {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `handler` must outlive the session. Queues the server's SETTINGS.
+  H2Session(H2Handler& handler, const H2Limits& limits);
+  // Each stream the handler still holds gets on_close(stream, CANCEL).
+  ~H2Session();
+  H2Session(const H2Session&) = delete;
+  H2Session& operator=(const H2Session&) = delete;
+
+  // False when nghttp2 could not make the session.
+  [[nodiscard]] bool valid() const { return session_ != nullptr; }
+
+  // The next bytes from the peer, starting with its connection preface.
+  // Events reach the handler before this returns.
+  [[nodiscard]] H2Status receive(std::span<const char> bytes, Clock::time_point now);
+
+  // Writes what is due: what the last short write left, then rounds of
+  // frames until the writer stops taking them or nothing is due. drained:
+  // nothing more now; blocked: wait until the transport can take more.
+  [[nodiscard]] conn::FlushResult flush(conn::Writer& writer);
+  // Frames are due (the owner should schedule a flush).
+  [[nodiscard]] bool wants_write() const;
+  // Both directions are finished: the owner closes the connection.
+  [[nodiscard]] bool done() const;
+
+  // Answers `stream`: ":status" and `headers`. With `body`, DATA follows
+  // from the stream's queue until finish(); without, the response ends
+  // with its headers. False when the stream is unknown or answered.
+  bool respond(std::int32_t stream, int status, std::span<const H2Header> headers, bool body);
+  // The stream's outgoing queue (null when the stream is unknown). After
+  // queueing, call wake().
+  [[nodiscard]] conn::OutQueue* queue(std::int32_t stream);
+  // Bytes were queued on `stream`: make DATA frames of them.
+  void wake(std::int32_t stream);
+  // Ends the response once its queue has drained (END_STREAM).
+  void finish(std::int32_t stream);
+  // Resets the stream (RST_STREAM with `error_code`).
+  void reset(std::int32_t stream, std::uint32_t error_code);
+  // The owner has taken `bytes` that on_data() handed it: the peer may send
+  // that many more.
+  void consume(std::int32_t stream, std::size_t bytes);
+  // GOAWAY(NO_ERROR): no new streams; open ones may finish.
+  void shutdown();
+
+  [[nodiscard]] H2Stats stats() const;
+  [[nodiscard]] const H2End& end() const { return end_; }
+
+ private:
+  friend struct H2Callbacks;
+
+  detail::H2Stream* find(std::int32_t stream) const;
+  void open_stream(std::int32_t id);
+  void on_request(detail::H2Stream& stream, bool end_stream);
+  void on_data(std::int32_t id, std::string_view bytes);
+  void on_stream_closed(std::int32_t id, std::uint32_t error_code);
+  void refuse(detail::H2Stream& stream, int status);
+  void stop_sender(detail::H2Stream& stream);
+  bool submit(int status, std::span<const H2Header> headers, detail::H2Stream& stream, bool body);
+  void release_closed();
+  void terminate(std::uint32_t error_code);
+  void abandon(int library_error);
+  bool start();
+
+  H2Handler& handler_;
+  const H2Limits limits_;
+  H2Memory memory_;
+  nghttp2_session* session_ = nullptr;
+  FrameMeter meter_;
+  detail::H2Output output_;
+  std::size_t open_streams_ = 0;
+  std::vector<std::unique_ptr<detail::H2Stream>> streams_;  // open, or closed and not yet released
+  std::vector<std::unique_ptr<detail::H2Stream>> spare_;    // spent, kept for reuse
+  bool flushing_ = false;
+  bool terminated_ = false;  // we ended the session: input is no longer read
+  bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
+  H2End end_;
+};
+
+}  // namespace sluice::transport

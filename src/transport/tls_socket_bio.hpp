@@ -1,0 +1,32 @@
+// Owns: the BIO through which OpenSSL reaches a connection's socket: one
+// send() or recv() per call, never blocking, never raising SIGPIPE (a peer
+// that has gone makes a write fail with EPIPE, as the plain writer's
+// MSG_NOSIGNAL does, so a library user need not ignore the signal), and a
+// count of the system calls made, which shows how many frames one call
+// carried.
+//
+// OpenSSL's own socket BIO would be the one to use for kernel TLS (the
+// kernel then frames and encrypts records itself); see TlsStream.
+#pragma once
+
+#include <openssl/types.h>
+
+#include <cstdint>
+
+namespace sluice::transport {
+
+struct SocketBioCounters {
+  std::uint64_t sends = 0;  // send() calls, EINTR retries included
+  std::uint64_t recvs = 0;  // recv() calls
+};
+
+struct SocketBioState {
+  int fd = -1;
+  SocketBioCounters counters;
+};
+
+// A new BIO over `state->fd` (not owned, not closed by the BIO). `state`
+// must outlive it. Returns null when OpenSSL is out of memory.
+[[nodiscard]] BIO* new_socket_bio(SocketBioState* state);
+
+}  // namespace sluice::transport

@@ -1,0 +1,218 @@
+#include "transport/tls_stream.hpp"
+
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "transport/tls_error.hpp"
+
+namespace sluice::transport {
+
+namespace {
+
+bool is_ip_address(const std::string& host) {
+  unsigned char scratch[16];
+  return ::inet_pton(AF_INET, host.c_str(), scratch) == 1 || ::inet_pton(AF_INET6, host.c_str(), scratch) == 1;
+}
+
+}  // namespace
+
+TlsStream::TlsStream(const TlsContext& context, int fd) {
+  if (attach(context, fd)) SSL_set_accept_state(ssl_);
+}
+
+TlsStream::TlsStream(const TlsContext& context, int fd, const std::string& host) {
+  if (!attach(context, fd)) return;
+  SSL_set_connect_state(ssl_);
+  const bool ip = is_ip_address(host);
+  // SNI carries host names only (RFC 6066 3).
+  if (!ip) SSL_set_tlsext_host_name(ssl_, host.c_str());
+  if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) == 0) return;
+  const int named = ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str()) : SSL_set1_host(ssl_, host.c_str());
+  if (named != 1) {
+    error_ = take_openssl_error("tls: cannot check the certificate against '" + host + "'");
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+  }
+}
+
+bool TlsStream::attach(const TlsContext& context, int fd) {
+  bio_.fd = fd;
+  ERR_clear_error();
+  ssl_ = context ? SSL_new(context.get()) : nullptr;
+  BIO* bio = ssl_ != nullptr ? new_socket_bio(&bio_) : nullptr;
+  if (bio == nullptr) {
+    error_ = context ? take_openssl_error("tls: new connection") : "tls: no context";
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+    return false;
+  }
+  SSL_set_bio(ssl_, bio, bio);
+  return true;
+}
+
+TlsStream::~TlsStream() { SSL_free(ssl_); }
+
+TlsStatus TlsStream::fail(const char* during) {
+  // After a fatal error OpenSSL forbids SSL_shutdown; its alert, if any,
+  // has gone out already.
+  shut_ = true;
+  held_ = 0;
+  staging_.release();
+  error_ = take_openssl_error(during);
+  const long verify = SSL_get_verify_result(ssl_);
+  if (verify != X509_V_OK) error_.append(" (").append(X509_verify_cert_error_string(verify)).append(")");
+  return TlsStatus::failed;
+}
+
+TlsStatus TlsStream::status_of(int result, const char* during) {
+  const int saved_errno = errno;
+  switch (SSL_get_error(ssl_, result)) {
+    case SSL_ERROR_WANT_READ:
+      return TlsStatus::want_read;
+    case SSL_ERROR_WANT_WRITE:
+      return TlsStatus::want_write;
+    case SSL_ERROR_ZERO_RETURN:
+      return TlsStatus::eof;
+    case SSL_ERROR_SYSCALL:
+      if (ERR_peek_error() != 0) return fail(during);
+      shut_ = true;
+      socket_failed_ = true;
+      if (saved_errno == 0) return TlsStatus::eof;
+      socket_errno_ = saved_errno;
+      error_ = std::string(during) + ": " + std::strerror(saved_errno);
+      return TlsStatus::failed;
+    default:
+      return fail(during);
+  }
+}
+
+TlsStatus TlsStream::handshake() {
+  if (established_) return TlsStatus::ok;
+  ERR_clear_error();
+  const int rc = SSL_do_handshake(ssl_);
+  if (rc == 1) {
+    established_ = true;
+    return TlsStatus::ok;
+  }
+  const TlsStatus status = status_of(rc, "tls handshake");
+  // An EOF in the middle of a handshake is a failure, not a clean end.
+  if (status == TlsStatus::eof) {
+    socket_failed_ = true;
+    if (error_.empty()) error_ = "tls handshake: the peer closed the connection";
+  }
+  return status == TlsStatus::eof ? TlsStatus::failed : status;
+}
+
+AppProtocol TlsStream::protocol() const {
+  const unsigned char* name = nullptr;
+  unsigned length = 0;
+  SSL_get0_alpn_selected(ssl_, &name, &length);
+  return std::string_view(reinterpret_cast<const char*>(name), length) == "h2" ? AppProtocol::h2
+                                                                                 : AppProtocol::http1;
+}
+
+bool TlsStream::resumed() const { return SSL_session_reused(ssl_) == 1; }
+
+bool TlsStream::has_buffered_input() const { return SSL_has_pending(ssl_) == 1; }
+
+TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
+  got = 0;
+  ERR_clear_error();
+  if (SSL_read_ex(ssl_, into.data(), into.size(), &got) == 1) return TlsStatus::ok;
+  return status_of(0, "tls read");
+}
+
+long TlsStream::writev(const struct iovec* iov, int count) {
+  if (!established_ || shut_) return -ENOTCONN;
+  if (held_ > 0) {
+    if (const long sent = send_held(); sent < 0) return sent;
+  }
+  std::size_t taken = 0;
+  for (;;) {
+    const std::size_t staged = stage(iov, count, taken);
+    if (staged == 0) break;
+    taken += staged;
+    held_ = staged;
+    const long sent = send_held();
+    // The held record's bytes count as taken: they are ours now, and go
+    // out first on the next call.
+    if (sent == -EAGAIN) return static_cast<long>(taken);
+    if (sent < 0) return sent;
+  }
+  staging_.release();
+  return static_cast<long>(taken);
+}
+
+// Copies up to one record of plaintext, starting `skip` bytes into the
+// iovecs, into the staging buffer. Returns the bytes copied.
+std::size_t TlsStream::stage(const struct iovec* iov, int count, std::size_t skip) {
+  std::size_t copied = 0;
+  char* out = nullptr;
+  for (int i = 0; i < count && copied < kMaxRecordPlaintext; ++i) {
+    const std::size_t length = iov[i].iov_len;
+    if (skip >= length) {
+      skip -= length;
+      continue;
+    }
+    if (out == nullptr) out = staging_.acquire();
+    const std::size_t take = std::min(length - skip, kMaxRecordPlaintext - copied);
+    std::memcpy(out + copied, static_cast<const char*>(iov[i].iov_base) + skip, take);
+    copied += take;
+    skip = 0;
+  }
+  return copied;
+}
+
+// One SSL_write of the held record: the same buffer and length every time,
+// as OpenSSL requires of a retry. Returns 0 once sent, -EAGAIN, or -errno.
+long TlsStream::send_held() {
+  ERR_clear_error();
+  std::size_t written = 0;
+  const int rc = SSL_write_ex(ssl_, staging_.data(), held_, &written);
+  if (rc == 1) {
+    held_ = 0;
+    ++records_;
+    return 0;
+  }
+  switch (status_of(rc, "tls write")) {
+    case TlsStatus::want_read:
+    case TlsStatus::want_write:
+      return -EAGAIN;
+    default:
+      held_ = 0;
+      staging_.release();
+      return socket_errno_ != 0 ? -socket_errno_ : -EPROTO;
+  }
+}
+
+TlsStatus TlsStream::shutdown() {
+  if (shut_ || !established_) return TlsStatus::ok;
+  ERR_clear_error();
+  const int rc = SSL_shutdown(ssl_);
+  if (rc >= 0) {
+    shut_ = true;
+    return TlsStatus::ok;
+  }
+  const TlsStatus status = status_of(rc, "tls shutdown");
+  return status == TlsStatus::want_read ? TlsStatus::ok : status;
+}
+
+bool kernel_tls_available() {
+  std::ifstream file("/proc/sys/net/ipv4/tcp_available_ulp");
+  std::string word;
+  while (file >> word) {
+    if (word == "tls") return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::transport

@@ -1,0 +1,140 @@
+// Owns: TlsStream, one TLS connection over a non-blocking socket it does
+// not own: the handshake, decrypting what arrives into the caller's
+// buffer, and encrypting a flush's gather list into full records.
+//
+// Batching survives encryption. writev() takes the iovecs of a flush (as
+// many queued frames as OutQueue gathers) and packs them into records of
+// up to 16 KiB of plaintext, one SSL_write each, copying through one
+// staging buffer: a hundred 64-byte events leave as one record and one
+// send(), not a hundred of each.
+//
+// Bytes taken are counted as the kernel counts them for a plain socket. A
+// byte is taken once it is inside a record that OpenSSL has sent or that
+// this stream holds for a retry, so OutQueue releases frames exactly as it
+// does over TCP. OpenSSL requires a retried SSL_write to pass the same
+// bytes, so a record the socket had no room for stays in the staging
+// buffer (holds_output()): the owner keeps waiting for writability and
+// calls writev() again, with more iovecs or none, which sends that record
+// first. An OutQueue that reports drained is therefore done only when
+// holds_output() is false too.
+//
+// Progress never blocks: handshake(), read() and writev() return at once
+// with what they need (want_read / want_write, or -EAGAIN). The handshake
+// deadline is the caller's: it owns the timers.
+//
+// Memory per connection: the SSL object and its handshake state (a few
+// KiB, measured in tls_stream_test), and nothing else while idle: OpenSSL
+// gives its read and write buffers back (SSL_MODE_RELEASE_BUFFERS) and the
+// staging buffer goes back to the thread's cache. A connection with a
+// record waiting for the socket holds the staging buffer (16 KiB) and
+// OpenSSL's encrypted copy (about 17 KiB) until it is sent.
+//
+// Kernel TLS is where the record layer would move: with a kernel that
+// lists "tls" in tcp_available_ulp, OpenSSL's own socket BIO and
+// SSL_OP_ENABLE_KTLS hand the keys to the socket after the handshake, and
+// writev() could give the iovecs to sendmsg() as they are, with no staging
+// copy and no SSL_write. kernel_tls_available() tells which path a machine
+// could take; only the user-space one exists here.
+#pragma once
+
+#include <openssl/types.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "conn/writer.hpp"
+#include "transport/tls_context.hpp"
+#include "transport/tls_socket_bio.hpp"
+#include "transport/tls_staging.hpp"
+
+namespace sluice::transport {
+
+enum class TlsStatus : std::uint8_t {
+  ok,
+  want_read,   // wait until the socket is readable, then call again
+  want_write,  // wait until the socket is writable, then call again
+  eof,         // the peer closed the connection (with or without close_notify)
+  failed,      // see error(); the connection is over (an alert went out when one applies)
+};
+
+// What the connection speaks once the handshake is done (ALPN).
+enum class AppProtocol : std::uint8_t { http1, h2 };
+
+class TlsStream final : public conn::Writer {
+ public:
+  // The server side of a connection accepted on `fd`.
+  TlsStream(const TlsContext& context, int fd);
+  // The client side: `host` goes out as SNI when it is a name (not an
+  // address) and, when the context verifies, must be what the server's
+  // certificate names (DNS name or IP address).
+  TlsStream(const TlsContext& context, int fd, const std::string& host);
+  ~TlsStream() override;
+  TlsStream(const TlsStream&) = delete;
+  TlsStream& operator=(const TlsStream&) = delete;
+
+  // False when the SSL object could not be made (error() says why).
+  [[nodiscard]] bool valid() const { return ssl_ != nullptr; }
+
+  // Moves the handshake on. ok once it is complete; failed with error()
+  // naming the reason (unsupported protocol version, no shared ALPN
+  // protocol, certificate verification, a malformed message).
+  [[nodiscard]] TlsStatus handshake();
+  [[nodiscard]] bool established() const { return established_; }
+  // ALPN's answer; http1 when the client offered no ALPN.
+  [[nodiscard]] AppProtocol protocol() const;
+  [[nodiscard]] bool resumed() const;
+
+  // Decrypts into `into`: ok with got > 0, or want_read (nothing complete
+  // yet), want_write (OpenSSL must send first), eof or failed. A malformed
+  // record is answered with a fatal alert before failed comes back.
+  [[nodiscard]] TlsStatus read(std::span<char> into, std::size_t& got);
+
+  // conn::Writer: see the banner. Returns the bytes taken, -EAGAIN when the
+  // socket has no room (nothing taken), or -errno (-EPROTO for a TLS
+  // failure). Only after the handshake.
+  long writev(const struct iovec* iov, int count) override;
+  // A record is waiting for the socket: stay armed for writability.
+  [[nodiscard]] bool holds_output() const { return held_ > 0; }
+  // Decrypted bytes are waiting in OpenSSL: read() has more without the
+  // socket becoming readable again (a poll() would not say so).
+  [[nodiscard]] bool has_buffered_input() const;
+
+  // Sends close_notify (once). ok when sent, want_write to try again.
+  [[nodiscard]] TlsStatus shutdown();
+
+  [[nodiscard]] const std::string& error() const { return error_; }
+  // The failure came from the socket (reset, closed in the middle of the
+  // handshake), not from TLS itself: worth another connection.
+  [[nodiscard]] bool failed_on_socket() const { return socket_failed_; }
+  // Records written (one per SSL_write) and system calls made.
+  [[nodiscard]] std::uint64_t records_written() const { return records_; }
+  [[nodiscard]] const SocketBioCounters& socket_calls() const { return bio_.counters; }
+  // The SSL object, for a look at the peer's certificate or the version.
+  [[nodiscard]] SSL* ssl() const { return ssl_; }
+
+ private:
+  bool attach(const TlsContext& context, int fd);
+  TlsStatus fail(const char* during);
+  TlsStatus status_of(int result, const char* during);
+  long send_held();
+  std::size_t stage(const struct iovec* iov, int count, std::size_t skip);
+
+  SocketBioState bio_;
+  SSL* ssl_ = nullptr;
+  StagingBuffer staging_;
+  std::size_t held_ = 0;  // bytes of staging_ in a record OpenSSL has not sent yet
+  bool established_ = false;
+  bool shut_ = false;
+  std::uint64_t records_ = 0;
+  int socket_errno_ = 0;  // the system error that ended the connection, if one did
+  bool socket_failed_ = false;
+  std::string error_;
+};
+
+// True when this kernel could take over the record layer (kernel TLS).
+[[nodiscard]] bool kernel_tls_available();
+
+}  // namespace sluice::transport

@@ -1,0 +1,83 @@
+// FrameMeter on byte streams cut every way: which frames count, the
+// per-second window, and the flood verdict.
+#include "transport/h2_frame_meter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "feed_all_splits.hpp"
+#include "h2_test_client.hpp"
+
+namespace sluice::transport {
+namespace {
+
+using test::h2_frame;
+using Clock = FrameMeter::Clock;
+
+const std::string kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+std::string window_update(std::uint32_t stream, std::uint32_t increment) {
+  std::string payload;
+  for (int shift = 24; shift >= 0; shift -= 8) payload.push_back(static_cast<char>((increment >> shift) & 0xff));
+  return h2_frame(0x8, 0, stream, payload);
+}
+
+// Counted frames after feeding `bytes` in the given chunks.
+std::uint64_t counted(const sluice::test::Chunks& chunks, std::uint32_t limit = 1000000) {
+  FrameMeter meter(limit, true);
+  const Clock::time_point now{};
+  for (const std::string_view chunk : chunks) (void)meter.scan(chunk, now, 0, 100);
+  return meter.counted();
+}
+
+TEST(FrameMeter, CountsFramesThatCarryNoWorkWhereverTheBytesAreCut) {
+  const std::string stream = kPreface + h2_frame(0x4, 0, 0, std::string(6, '\0'))  // SETTINGS
+                             + h2_frame(0x1, 0x5, 1, "hdrs")                          // HEADERS opening stream 1
+                             + h2_frame(0x0, 0x0, 1, "body")                          // DATA with bytes
+                             + h2_frame(0x0, 0x0, 1, "")                              // empty DATA: counts
+                             + h2_frame(0x0, 0x1, 1, "")                              // empty END_STREAM: does not
+                             + h2_frame(0x6, 0, 0, std::string(8, 'p'))              // PING
+                             + window_update(0, 65536)                                // a real window: does not
+                             + window_update(1, 1)                                    // dribble: counts
+                             + h2_frame(0x3, 0, 1, std::string(4, '\0'))             // RST_STREAM
+                             + h2_frame(0x9, 0x4, 1, "c")                             // CONTINUATION
+                             + h2_frame(0xfa, 0, 0, "ext");                           // unknown type
+  sluice::test::for_each_split(stream, [&](const sluice::test::Chunks& chunks) { EXPECT_EQ(counted(chunks), 7u); });
+}
+
+TEST(FrameMeter, HeadersPastTheStreamLimitCount) {
+  FrameMeter meter(1000000, false);
+  std::string bytes;
+  for (std::uint32_t id = 1; id <= 9; id += 2) bytes += h2_frame(0x1, 0x5, id, "h");
+  bytes += h2_frame(0x1, 0x5, 3, "trailers");  // not a new stream
+  (void)meter.scan(bytes, Clock::time_point{}, 1, 3);
+  // Streams 1 and 3 fit beside the one open; 5, 7, 9 and the trailers count.
+  EXPECT_EQ(meter.counted(), 4u);
+  EXPECT_EQ(meter.frames(), 6u);
+}
+
+TEST(FrameMeter, APeerPastTheLimitInOneSecondIsAFloodForGood) {
+  FrameMeter meter(10, true);
+  const std::string ping = h2_frame(0x6, 0, 0, std::string(8, 'p'));
+  Clock::time_point now{};
+  ASSERT_EQ(meter.scan(kPreface, now, 0, 100), MeterVerdict::ok);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::ok);
+  // A new second starts a new count.
+  now += std::chrono::milliseconds(1001);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::ok);
+  EXPECT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::flood);
+  now += std::chrono::seconds(5);
+  EXPECT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::flood);
+}
+
+TEST(FrameMeter, PayloadBytesAreNeverReadAsHeaders) {
+  // A DATA payload that looks like a burst of PING frames.
+  std::string fake;
+  for (int i = 0; i < 50; ++i) fake += h2_frame(0x6, 0, 0, std::string(8, 'p'));
+  const std::string stream = kPreface + h2_frame(0x0, 0x0, 1, fake);
+  sluice::test::for_each_split(stream, [&](const sluice::test::Chunks& chunks) { EXPECT_EQ(counted(chunks), 0u); });
+}
+
+}  // namespace
+}  // namespace sluice::transport
