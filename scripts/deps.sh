@@ -22,6 +22,7 @@ packages=(
   liblwip-dev          # the lwIP backend's host test
   gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib picolibc-arm-none-eabi qemu-system-arm  # cortex-m preset
   nginx-light libnginx-mod-nchan  # sluice-bench: Nchan as a peer
+  groff-base           # the man pages' formatting check
 )
 # tests/peers run real Node clients too. A machine with a Node of its own
 # (NodeSource's nodejs brings its own npm) keeps it.

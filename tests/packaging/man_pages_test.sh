@@ -14,7 +14,7 @@ failed=0
 fail() { echo "man_pages_test: FAIL $*" >&2; failed=1; }
 
 # Options in a --help text: the first column's -x and --long names.
-help_options() { grep -oE '^ +(-[a-zA-Z],)?--[a-z][a-z-]*' | tr ',' '\n' | tr -d ' ' | sort -u; }
+help_options() { grep -oE '^ +(-[a-zA-Z],)?--[a-z][a-z0-9-]*' | tr ',' '\n' | tr -d ' ' | sort -u; }
 
 # Options named in the page's sections $2.. (roff: \-\-long, \-x).
 page_options() {
@@ -23,7 +23,7 @@ page_options() {
   local sections
   sections=$(printf '%s|' "$@")
   awk -v want="^(${sections%|})$" '/^\.SH /{on = ($2 ~ want)} on' "$page" |
-    grep -oE '(^|[ "])(\\-\\-[a-z](\\-|[a-z])*|\\-[a-zA-Z])([ ",]|$)' |
+    grep -oE '(^|[ "])(\\-\\-[a-z](\\-|[a-z0-9])*|\\-[a-zA-Z])([ ",]|$)' |
     sed -E 's/^[ "]//; s/[ ",]$//; s/\\-/-/g' | sort -u
 }
 

@@ -290,6 +290,10 @@ std::vector<ClosedSession> H2TestServer::closed_sessions() {
   return call([&] { return closed_; });
 }
 
+std::size_t H2TestServer::sessions_accepted() {
+  return call([&] { return closed_.size() + connections_.size(); });
+}
+
 bool H2TestServer::wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {

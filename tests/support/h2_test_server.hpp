@@ -62,6 +62,9 @@ class H2TestServer {
   std::vector<H2Stats> open_sessions();
   // Sessions of connections that closed, in order.
   std::vector<ClosedSession> closed_sessions();
+  // Sessions ever accepted, open or closed, counted in one step on the
+  // loop: a session closing between two separate calls is counted once.
+  std::size_t sessions_accepted();
   // Waits until `done()` holds (it runs on the caller's thread and may ask
   // the server through the calls above).
   bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit);
