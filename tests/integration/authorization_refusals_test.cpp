@@ -24,12 +24,16 @@ using server::AuthRequest;
 using ws::WsTestClient;
 
 // Allows "Bearer good" everything but topics named "secret*"; refuses a
-// request without it (401) once it names a topic. Topic "boom" makes the
+// request without it (401) once it names a topic. Anyone may publish to
+// "inbox", nobody may read it. Topic "boom" makes the
 // authorizer throw; "bang" makes it throw something that is no exception.
 AuthDecision gate(const AuthRequest& r) {
   if (r.topic == "boom") throw std::runtime_error("key server unreachable: token=abc");
   if (r.topic == "bang") throw 42;
   if (r.action == Action::connect) return AuthDecision::allow();
+  if (r.topic == "inbox") {  // anyone may drop a message in, nobody may read
+    return r.action == Action::publish ? AuthDecision::allow() : AuthDecision::deny(403, "write only");
+  }
   if (r.headers.get("Authorization") != "Bearer good") return AuthDecision::deny(401, "token required");
   if (r.topic.starts_with("secret")) return AuthDecision::deny(403, "not yours");
   return AuthDecision::allow();
@@ -74,6 +78,19 @@ TEST(AuthorizationRefusals, FramesRightBehindARefusedTopicUpgradeAreNeverPublish
   EXPECT_EQ(attacker.buffer().find("HTTP/1.1 101"), 0u);
   sync_on_marker(server, *watcher, "news");
   EXPECT_EQ(watcher->buffer().find("forged"), std::string::npos) << watcher->buffer();
+}
+
+TEST(AuthorizationRefusals, ARefusedStreamReadsNothingEvenWhereItsClientMayPublish) {
+  RunningServer server(one_loop(), [](server::Server& s) { s.authorize(gate); });
+  TestClient attacker(server.port());
+  attacker.send(upgrade_text("/ws/inbox") + ws::wire({.payload = "forged"}));
+  ASSERT_TRUE(attacker.read_until_contains("403 write only"));
+  ASSERT_TRUE(attacker.read_until_closed());
+  // Publishing to "inbox" is allowed, so only the refused stream's end kept
+  // the frame out: the first event the topic ever gets is this one.
+  const server::PublishResult first = server.server().publish("inbox", "first");
+  ASSERT_EQ(first.status, server::PublishStatus::ok);
+  EXPECT_EQ(first.id, 1u);
 }
 
 TEST(AuthorizationRefusals, FramesRightBehindARefusedPublisherUpgradeAreNeverPublished) {
