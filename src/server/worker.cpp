@@ -178,6 +178,12 @@ void Worker::drain_on_shutdown() {
   for (const auto& session : sessions_) session->shutdown();
   const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
+  // A peer still lingering is closed now rather than destroyed with the
+  // worker, so that its streams let go of their topics and the
+  // application's on_close follows its on_open.
+  for (const auto& session : sessions_) {
+    if (!session->closed()) session->close_now(conn::CloseReason::shutdown);
+  }
 }
 
 }  // namespace sluice::server

@@ -105,6 +105,19 @@ TEST(ConnectionHooks, AConnectionThatNeverOpenedAWebSocketGetsNoOnClose) {
   EXPECT_EQ(hooks.opens, 1);
 }
 
+TEST(ConnectionHooks, AWebSocketStillOpenWhenTheServerStopsGetsOnClose) {
+  Hooks hooks;
+  RunningServer server({}, [&](server::Server& s) { hooks.install(s); });
+  WsTestClient client(server.port());
+  ASSERT_TRUE(client.open("/ws/chat"));
+  ASSERT_TRUE(eventually([&] { return hooks.opens == 1; }));
+  // The client never answers the server's close: the server stops waiting
+  // for it after linger_timeout_ms, and the application still hears of it.
+  server.stop();
+  EXPECT_EQ(hooks.closes, 1);
+  EXPECT_TRUE(hooks.ref().closed());
+}
+
 TEST(ConnectionHooks, AnEmptyRefIsClosedAndSendsNothing) {
   const ConnectionRef empty;
   EXPECT_FALSE(empty);
