@@ -99,12 +99,15 @@ class Server {
   // A refusal is counted (ServerStats::denied) and answered where the
   // client can read it, and nothing of what was asked happens:
   //   an HTTP request: the status, the reason as the body (Retry-After with
-  //     a 429 or 503 that gives one), and the connection closes;
-  //   a WebSocket refused at its upgrade or at its first message: the
-  //     upgrade is answered 101 (a browser cannot read a refused upgrade's
-  //     status, but can read a close reason), then closed with 1008 (1013,
-  //     try again later, for a 503) and "STATUS reason"; on_open and
-  //     on_close are not called for it;
+  //     a 429 or 503 that gives one, WWW-Authenticate with a 401), and the
+  //     connection closes;
+  //   a WebSocket refused at its upgrade: the upgrade is answered 101 (a
+  //     browser cannot read a refused upgrade's status, but can read a
+  //     close reason), then closed with 1008 (1013, try again later, for a
+  //     503) and "STATUS reason"; it never opened for the application:
+  //     neither on_open nor on_close is called;
+  //   a topic stream refused at its first message: closed the same way
+  //     (it had opened: on_close follows);
   //   a /ws subscribe or publish: a failed ack with "STATUS reason"; the
   //     connection and its other subscriptions go on.
   // An exception out of `fn` is a refusal too, as the server's own failure:
@@ -114,8 +117,10 @@ class Server {
   // `fn` is called on the connection's loop and answers at once: work that
   // may wait (a key server, a database) belongs outside the loop, its
   // result kept where `fn` can read it without blocking (the connection's
-  // data, a cache). What was allowed is not asked again: a subscription or
-  // a topic stream's publishing, once allowed, lasts for the stream's life.
+  // data, a cache). Every check is made where the connection can wait, so
+  // an authorizer that answers later can take the same places. What was
+  // allowed is not asked again: a subscription or a topic stream's
+  // publishing, once allowed, lasts for the stream's life.
   void authorize(Authorizer fn);
 
   [[nodiscard]] ServerStats stats() const;
