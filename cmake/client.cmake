@@ -2,10 +2,11 @@
 # the `sluice` command-line tool, and client_tests.
 file(GLOB client_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/client/*.cpp)
 add_library(sluice_client STATIC ${client_srcs})
-target_include_directories(sluice_client PUBLIC ${PROJECT_SOURCE_DIR}/include
+target_include_directories(sluice_client PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
                                          PRIVATE ${PROJECT_SOURCE_DIR}/src/client)
 # https:// and wss:// (TLS) and HTTP/2 for SSE come from the transports.
-target_link_libraries(sluice_client PUBLIC sluice_core Threads::Threads sluice_transport)
+target_link_libraries(sluice_client PUBLIC sluice_core Threads::Threads PRIVATE sluice_transport)
+add_library(sluice::client ALIAS sluice_client)
 
 file(GLOB cli_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/sluice/*.cpp)
 add_executable(sluice_cli ${cli_srcs})

@@ -13,9 +13,6 @@ foreach(layer buf proto delivery port/baremetal)
   file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${layer}/*.cpp)
   list(APPEND portable_sources ${srcs})
 endforeach()
-if(EXISTS ${PROJECT_SOURCE_DIR}/src/conn/policy.cpp)
-  list(APPEND portable_sources ${PROJECT_SOURCE_DIR}/src/conn/policy.cpp)
-endif()
 # The host's side of each seam.
 list(FILTER portable_sources EXCLUDE REGEX "/(pool_mmap|ws_deflate|random_bytes_openssl)\\.cpp$")
 

@@ -7,7 +7,8 @@ pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
 file(GLOB transport_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/transport/*.cpp)
 list(FILTER transport_srcs INCLUDE REGEX "/(tls_|h2_|queue_peek)[^/]*\\.cpp$")
 add_library(sluice_transport STATIC ${transport_srcs})
-target_include_directories(sluice_transport PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(sluice_transport PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+                                                 $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
 target_link_libraries(sluice_transport PUBLIC sluice OpenSSL::SSL PkgConfig::NGHTTP2)
 
 # For tests of TLS and HTTP/2, here and in client_tests: certificates made

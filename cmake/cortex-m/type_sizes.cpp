@@ -6,7 +6,7 @@
 #include "buf/frame.hpp"
 #include "buf/pool.hpp"
 #include "conn/out_queue.hpp"
-#include "conn/policy.hpp"
+#include "delivery/drop_record.hpp"
 #include "proto/http1.hpp"
 #include "proto/sse_parser.hpp"
 #include "proto/utf8.hpp"
@@ -22,7 +22,7 @@ SLUICE_SIZE_OF(buf_Pool, sluice::buf::Pool)
 SLUICE_SIZE_OF(buf_FrameRef, sluice::buf::FrameRef)
 SLUICE_SIZE_OF(conn_OutQueue, sluice::conn::OutQueue)
 SLUICE_SIZE_OF(conn_QueuedFrame_ring_slot, sluice::conn::QueuedFrame)
-SLUICE_SIZE_OF(conn_DropRecord, sluice::conn::DropRecord)
+SLUICE_SIZE_OF(delivery_DropRecord, sluice::delivery::DropRecord)
 SLUICE_SIZE_OF(proto_http1_RequestParser, sluice::proto::http1::RequestParser)
 SLUICE_SIZE_OF(proto_sse_Parser, sluice::proto::sse::Parser)
 SLUICE_SIZE_OF(proto_ws_Decoder, sluice::proto::ws::Decoder)

@@ -2,21 +2,58 @@
 // keys through which a TOML file or a --set override changes it. Each key has
 // an allowed range; a value outside it is refused with one line that names
 // the key and the range.
+//
+// Every limit here bounds memory or time a client can make the server
+// spend; `sluiced --help-config` lists the keys with their ranges.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "buf/pool.hpp"
-#include "conn/connection.hpp"
 #include "sluice/policy.hpp"
-#include "hub/hub.hpp"
-#include "proto/http1.hpp"
 
 namespace sluice::server {
+
+// One HTTP/1.1 request.
+struct HttpLimits {
+  std::size_t max_request_line = 8192;   // bytes, without the CRLF (414 past it)
+  std::size_t max_header_bytes = 16384;  // header and trailer field lines (431 past it)
+  std::size_t max_headers = 64;          // header and trailer fields (431 past it)
+  std::size_t max_body = 1 << 20;        // decoded body bytes (413 past it)
+};
+
+// All payload memory: block_count blocks of block_size bytes, taken at start.
+struct PoolConfig {
+  std::size_t block_count = 16384;  // 64 MiB at the default block size
+  std::size_t block_size = 4096;    // payload bytes per block
+  std::size_t reserve = 256;        // blocks only control traffic (replies, pongs, heartbeats) may use
+  bool prefault = true;             // fault every page in at start, so no event waits on a fresh page
+};
+
+// One connection's send budget: what waits for a slow client.
+struct SendLimits {
+  std::size_t max_bytes = 1 << 20;  // data bytes queued; past it the policy decides
+  std::size_t max_frames = 4096;    // data frames queued
+  std::size_t max_control_frames = 16;  // replies, pongs, notices queued
+};
+
+struct ConnectionLimits {
+  SendLimits send;
+  std::size_t receive_budget = 1 << 20;  // input bytes held at most
+  std::size_t receive_turn = 128 << 10;  // bytes read from one connection before the others' turn
+};
+
+struct TopicLimits {
+  std::size_t max_topics = 10000;
+  std::size_t max_topic_name = 128;
+  std::size_t max_subscribers_per_topic = 100000;
+  std::size_t history_events = 1000;    // per topic, for replay
+  std::size_t history_bytes = 1 << 20;  // per topic
+};
 
 // Which slow-consumer policy a subscription gets: the first rule whose
 // pattern matches the topic ("prices.*" matches by prefix, anything else
@@ -58,10 +95,10 @@ struct Config {
   std::int64_t max_topics_per_connection = 64;
   std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
   std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
-  proto::http1::Limits http;
-  buf::PoolConfig pool;
-  conn::ConnectionLimits connection;
-  hub::HubLimits hub;
+  HttpLimits http;
+  PoolConfig pool;
+  ConnectionLimits connection;
+  TopicLimits hub;
   PolicyConfig policy;
   WsConfig ws;
 };

@@ -1,6 +1,8 @@
-// Owns: Server, the library's front door: the shared pool and topic book,
-// one Worker (event loop) per thread, their listening sockets, and a
-// graceful stop.
+// Owns: Server, the library's front door: the shared pool and topics, one
+// event loop per thread, their listening sockets, a graceful stop, and the
+// hooks through which the application takes part (authorizing requests,
+// subscriptions and publishes; WebSocket open and close; per-connection
+// data; sending to one connection).
 //
 //   sluice::server::Config config;            // defaults, or load_config_file()
 //   sluice::server::Server server(config);
@@ -8,38 +10,41 @@
 //   server.run();                             // until stop(), from any thread
 //
 // Each loop has its own listening socket on the same port (SO_REUSEPORT):
-// the kernel spreads new connections over the loops, and a connection
-// stays on the loop that accepted it.
+// the kernel spreads new connections over the loops, and a connection stays
+// on the loop that accepted it. Every hook is called on that loop's thread,
+// so a hook must be safe to run on several threads at once, and should be
+// quick: the loop serves its other connections when the hook returns.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
-#include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
-#include <thread>
-#include <vector>
 
-#include "buf/pool.hpp"
-#include "hub/topic_book.hpp"
+#include "sluice/authorization.hpp"
 #include "sluice/config.hpp"
-#include "server/connection_ref.hpp"
-#include "server/worker.hpp"
-#include "session/services.hpp"
+#include "sluice/connection_ref.hpp"
+#include "sluice/stats.hpp"
 
 namespace sluice::server {
 
-// A snapshot of every loop's counters, added up.
-struct ServerStats {
-  std::uint64_t accepted = 0;
-  std::uint64_t refused_full = 0;
-  std::uint64_t streams = 0;
-  std::uint64_t slow_disconnects = 0;
-  std::uint64_t events_dropped = 0;
-  std::uint64_t protocol_errors = 0;
-  std::uint64_t sends_to_closed = 0;
-  std::uint64_t publishes_held = 0;
+enum class PublishStatus : std::uint8_t {
+  ok,
+  bad_topic,             // not a valid topic name
+  bad_event,             // an event name with CR, LF or NUL, or over 255 bytes
+  too_many_topics,       // topics.max reached
+  too_many_subscribers,  // topics.max_subscribers reached
+  no_memory,             // the pool has no blocks for the event: retry later
+  busy,                  // a loop has yet to deliver the event the history would drop: retry
+};
+
+struct PublishResult {
+  PublishStatus status = PublishStatus::ok;
+  std::uint64_t id = 0;         // the event's sequence in its topic (ok only)
+  std::size_t subscribers = 0;  // subscribers of the topic when it was published
 };
 
 class Server {
@@ -54,8 +59,8 @@ class Server {
   // -errno.
   [[nodiscard]] int bind();
   // The bound port (useful with port 0).
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-  [[nodiscard]] std::size_t loops() const { return workers_.size(); }
+  [[nodiscard]] std::uint16_t port() const;
+  [[nodiscard]] std::size_t loops() const;
 
   // Serves until stop(): loop 0 on the calling thread, the others on
   // threads of their own. Then drains (stops accepting, flushes every
@@ -65,29 +70,68 @@ class Server {
   void stop();
 
   // Thread-safe. Returns the event's id, or why it was refused.
-  hub::PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
-                             std::string_view key = {});
+  PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
+                        std::string_view key = {});
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
-  // Calls `fn` on the connection's loop when a WebSocket opens; set before
-  // run(). The ConnectionRef may be kept and used from any thread.
-  void on_open(OpenHandler fn) { open_handler_ = std::move(fn); }
+
+  // The hooks; set them before run(). Each is called on the connection's
+  // loop (see the top of this file). An exception out of on_open closes
+  // that WebSocket with 1011 (on_close still follows); one out of on_close
+  // is dropped. Either way the loop serves its other connections on.
+  void on_open(OpenHandler fn);
+  void on_close(CloseHandler fn);
+
+  // Asks `fn` before the server does what a client asks, never per event:
+  //   connect    every HTTP request, before it is routed (the place to read
+  //              a token once and keep what it grants in `request.user`);
+  //   subscribe  each topic of GET /sse, before the stream head goes out;
+  //              a WebSocket on /ws/{topic}, before the upgrade is answered;
+  //              every /ws subscribe;
+  //   publish    every POST /pub/{topic}; a WebSocket on /pub/{topic},
+  //              before the upgrade is answered; the first message of a
+  //              WebSocket on /ws/{topic} (once for the stream's life);
+  //              every /ws publish.
+  // A WebSocket's later checks are shown its upgrade request (method, path,
+  // query, headers: a copy of at most http.max_header_bytes is kept with
+  // the connection while an authorizer is installed).
+  //
+  // A refusal is counted (ServerStats::denied) and answered where the
+  // client can read it, and nothing of what was asked happens:
+  //   an HTTP request: the status, the reason as the body (Retry-After with
+  //     a 429 or 503 that gives one, WWW-Authenticate with a 401), and the
+  //     connection closes;
+  //   a WebSocket refused at its upgrade: the upgrade is answered 101 (a
+  //     browser cannot read a refused upgrade's status, but can read a
+  //     close reason), then closed with 1008 (1013, try again later, for a
+  //     503) and "STATUS reason"; it never opened for the application:
+  //     neither on_open nor on_close is called;
+  //   a topic stream refused at its first message: closed the same way
+  //     (it had opened: on_close follows);
+  //   a /ws subscribe or publish: a failed ack with "STATUS reason"; the
+  //     connection and its other subscriptions go on.
+  // An exception out of `fn` is a refusal too, as the server's own failure:
+  // 500, close 1011 or "500 authorization failed", and the loop goes on; the
+  // exception's text is never sent.
+  //
+  // `fn` is called on the connection's loop and answers at once: work that
+  // may wait (a key server, a database) belongs outside the loop, its
+  // result kept where `fn` can read it without blocking (the connection's
+  // data, a cache). Every check is made where the connection can wait, so
+  // an authorizer that answers later can take the same places. What was
+  // allowed is not asked again: a subscription or a topic stream's
+  // publishing, once allowed, lasts for the stream's life.
+  void authorize(Authorizer fn);
 
   [[nodiscard]] ServerStats stats() const;
-  [[nodiscard]] buf::PoolStats pool_stats() const { return pool_.stats(); }
+  [[nodiscard]] PoolStats pool_stats() const;
+
+  struct Impl;  // src/server/server_impl.hpp
 
  private:
-  friend void add_ws_route(Server& server, session::WsRoute route);
+  std::unique_ptr<Impl> impl_;
 
-  Config config_;
-  buf::Pool pool_;
-  hub::TopicBook book_;
-  OpenHandler open_handler_;
-  std::vector<session::WsRoute> ws_routes_;
-  std::atomic<std::int64_t> open_connections_{0};
-  std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<int> listen_fds_;
-  std::uint16_t port_ = 0;
+  friend Impl& impl_of(Server& server);
 };
 
 // The loops a config asks for: `threads`, or one per core when it is 0.

@@ -181,9 +181,9 @@ class RequestParser {
   Request request_;
 };
 
-// The reason phrase for every status sluice sends (200, 204, 400, 403, 404,
-// 405, 408, 413, 414, 426, 431, 500, 501, 503, 505); "Unknown" for others.
-// Static storage.
+// The reason phrase for every status sluice sends (200, 204, 400, 401, 403,
+// 404, 405, 408, 413, 414, 426, 429, 431, 500, 501, 503, 505); "Unknown"
+// for others. Static storage.
 [[nodiscard]] const char* status_reason(int status);
 
 }  // namespace sluice::proto::http1

@@ -25,6 +25,8 @@ const char* status_reason(int status) {
       return "No Content";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 403:
       return "Forbidden";
     case 404:
@@ -39,6 +41,8 @@ const char* status_reason(int status) {
       return "URI Too Long";
     case 426:
       return "Upgrade Required";
+    case 429:
+      return "Too Many Requests";
     case 431:
       return "Request Header Fields Too Large";
     case 500:

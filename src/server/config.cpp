@@ -9,8 +9,10 @@
 #include <span>
 #include <toml++/toml.h>
 
+#include "buf/pool.hpp"
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
+#include "session/config_limits.hpp"
 
 namespace sluice::server {
 
@@ -55,19 +57,17 @@ constexpr std::int64_t kMiB = 1024 * kKiB;
 constexpr std::int64_t kHour = 3600 * 1000;
 
 using C = Config;
-using conn::ConnectionLimits;
-using conn::OutQueueLimits;
 
 const IntSetting kIntSettings[] = {
     int_setting<&C::threads>("threads", 0, 64, "event loops, one thread each (0: one per core)"),
     int_setting<&C::max_connections>("max_connections", 1, 1'000'000, "open connections at most"),
-    int_setting<&C::http, &proto::http1::Limits::max_request_line>("http.max_request_line", 64, kMiB,
+    int_setting<&C::http, &HttpLimits::max_request_line>("http.max_request_line", 64, kMiB,
                                                                     "request line bytes (414 past it)"),
-    int_setting<&C::http, &proto::http1::Limits::max_header_bytes>("http.max_header_bytes", 256, kMiB,
+    int_setting<&C::http, &HttpLimits::max_header_bytes>("http.max_header_bytes", 256, kMiB,
                                                                     "header section bytes (431 past it)"),
-    int_setting<&C::http, &proto::http1::Limits::max_headers>("http.max_headers", 4, 1000,
+    int_setting<&C::http, &HttpLimits::max_headers>("http.max_headers", 4, 1000,
                                                                "header fields (431 past it)"),
-    int_setting<&C::http, &proto::http1::Limits::max_body>("http.max_body", 0, 64 * kMiB,
+    int_setting<&C::http, &HttpLimits::max_body>("http.max_body", 0, 64 * kMiB,
                                                             "request body bytes (413 past it)"),
     int_setting<&C::handshake_timeout_ms>("timeouts.handshake_ms", 100, kHour,
                                           "a request must arrive whole within this (408 past it)"),
@@ -76,24 +76,24 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::heartbeat_ms>("sse.heartbeat_ms", 100, kHour, "comment line sent to every SSE stream"),
     int_setting<&C::sse_retry_ms>("sse.retry_ms", 0, 24 * kHour, "reconnect delay sent when a stream opens"),
     int_setting<&C::max_topics_per_connection>("topics.max_per_connection", 1, 10000, "topics one stream may join"),
-    int_setting<&C::hub, &hub::HubLimits::max_topics>("topics.max", 1, 10'000'000, "topics at most"),
-    int_setting<&C::hub, &hub::HubLimits::max_topic_name>("topics.max_name", 1, 1024, "topic name bytes"),
-    int_setting<&C::hub, &hub::HubLimits::max_subscribers_per_topic>("topics.max_subscribers", 1, 10'000'000,
+    int_setting<&C::hub, &TopicLimits::max_topics>("topics.max", 1, 10'000'000, "topics at most"),
+    int_setting<&C::hub, &TopicLimits::max_topic_name>("topics.max_name", 1, 1024, "topic name bytes"),
+    int_setting<&C::hub, &TopicLimits::max_subscribers_per_topic>("topics.max_subscribers", 1, 10'000'000,
                                                                      "subscribers of one topic"),
-    int_setting<&C::hub, &hub::HubLimits::history_events>("history.max_events", 0, 1'000'000,
+    int_setting<&C::hub, &TopicLimits::history_events>("history.max_events", 0, 1'000'000,
                                                           "events kept per topic for replay (0: none)"),
-    int_setting<&C::hub, &hub::HubLimits::history_bytes>("history.max_bytes", 0, 1024 * kMiB,
+    int_setting<&C::hub, &TopicLimits::history_bytes>("history.max_bytes", 0, 1024 * kMiB,
                                                          "bytes kept per topic for replay"),
-    int_setting<&C::pool, &buf::PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
-    int_setting<&C::pool, &buf::PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
-    int_setting<&C::pool, &buf::PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
-    int_setting<&C::pool, &buf::PoolConfig::prefault>("pool.prefault", 0, 1,
+    int_setting<&C::pool, &PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
+    int_setting<&C::pool, &PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
+    int_setting<&C::pool, &PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
+    int_setting<&C::pool, &PoolConfig::prefault>("pool.prefault", 0, 1,
                                                       "fault the whole pool in at start (0: as blocks are first used)"),
-    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_bytes>(
+    int_setting<&C::connection, &ConnectionLimits::send, &SendLimits::max_bytes>(
         "send.budget_bytes", 64, 1024 * kMiB, "data bytes queued per connection"),
-    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_frames>(
+    int_setting<&C::connection, &ConnectionLimits::send, &SendLimits::max_frames>(
         "send.budget_frames", 1, 1 << 20, "data frames queued per connection"),
-    int_setting<&C::connection, &ConnectionLimits::send, &OutQueueLimits::max_control_frames>(
+    int_setting<&C::connection, &ConnectionLimits::send, &SendLimits::max_control_frames>(
         "send.control_frames", 2, 1024, "control frames queued per connection"),
     int_setting<&C::connection, &ConnectionLimits::receive_budget>("receive.budget_bytes", 1024, 1024 * kMiB,
                                                                    "input bytes held per connection"),
@@ -241,8 +241,10 @@ std::optional<std::string> load_config_file(Config& config, const std::string& p
 }
 
 std::optional<std::string> validate(const Config& config) {
-  const buf::PoolConfig& pool = config.pool;
-  if (const char* error = buf::Pool::validate(pool)) return std::string("config key 'pool': ") + error;
+  const PoolConfig& pool = config.pool;
+  if (const char* error = buf::Pool::validate(session::pool_config(pool))) {
+    return std::string("config key 'pool': ") + error;
+  }
   // The reserve must always hold one handshake reply or error response plus
   // one control frame, or a server whose data filled the pool could not
   // answer anyone.

@@ -1,15 +1,42 @@
 #include "sluice/server.hpp"
 
-#include "server/ws_routes.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "hub/event_id.hpp"
 #include "io/socket.hpp"
+#include "server/server_impl.hpp"
+#include "server/ws_routes.hpp"
+#include "session/config_limits.hpp"
 
 namespace sluice::server {
+
+namespace {
+
+// The hub's answers, as the public API names them.
+PublishStatus public_status(hub::HubStatus status) {
+  switch (status) {
+    case hub::HubStatus::ok:
+      return PublishStatus::ok;
+    case hub::HubStatus::bad_topic:
+      return PublishStatus::bad_topic;
+    case hub::HubStatus::bad_event:
+      return PublishStatus::bad_event;
+    case hub::HubStatus::too_many_topics:
+      return PublishStatus::too_many_topics;
+    case hub::HubStatus::too_many_subscribers:
+      return PublishStatus::too_many_subscribers;
+    case hub::HubStatus::no_memory:
+      return PublishStatus::no_memory;
+    case hub::HubStatus::busy:
+      return PublishStatus::busy;
+  }
+  return PublishStatus::busy;
+}
+
+}  // namespace
 
 unsigned loop_count(const Config& config) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -17,72 +44,86 @@ unsigned loop_count(const Config& config) {
   return std::min(wanted, hub::kMaxLoops);
 }
 
-Server::Server(const Config& config)
-    : config_(config), pool_(config_.pool), book_(pool_, config_.hub, hub::make_epoch()) {
-  for (unsigned i = 0; i < loop_count(config_); ++i) {
-    workers_.push_back(std::make_unique<Worker>(config_, pool_, book_, i, open_connections_, ws_routes_));
-    workers_.back()->set_open_handler(&open_handler_);
-  }
+Server::Impl::Impl(const Config& c)
+    : config(c),
+      pool(session::pool_config(config.pool)),
+      book(pool, session::hub_limits(config.hub), hub::make_epoch()) {}
+
+Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
+  Impl& s = *impl_;
+  const WorkerShared shared{s.config, s.pool, s.book, s.open_connections, s.hooks, s.ws_routes};
+  for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
 }
 
 Server::~Server() {
-  workers_.clear();
-  for (int fd : listen_fds_) ::close(fd);
+  impl_->workers.clear();
+  for (int fd : impl_->listen_fds) ::close(fd);
 }
 
+Server::Impl& impl_of(Server& server) { return *server.impl_; }
+
 int Server::bind() {
+  Impl& s = *impl_;
   io::Endpoint endpoint;
-  if (!io::parse_endpoint(config_.listen, endpoint)) return -EINVAL;
-  const io::ListenOptions options{.reuse_port = workers_.size() > 1};
-  for (std::size_t i = 0; i < workers_.size(); ++i) {
+  if (!io::parse_endpoint(s.config.listen, endpoint)) return -EINVAL;
+  const io::ListenOptions options{.reuse_port = s.workers.size() > 1};
+  for (std::size_t i = 0; i < s.workers.size(); ++i) {
     const int fd = io::listen_tcp(endpoint, options);
     if (fd < 0) return fd;
-    listen_fds_.push_back(fd);
+    s.listen_fds.push_back(fd);
     // Port 0 picks a port for the first socket; the others share it.
-    if (i == 0) endpoint.port = port_ = io::local_port(fd);
+    if (i == 0) endpoint.port = s.port = io::local_port(fd);
   }
   return 0;
 }
 
+std::uint16_t Server::port() const { return impl_->port; }
+
+std::size_t Server::loops() const { return impl_->workers.size(); }
+
 void Server::run() {
-  if (listen_fds_.size() != workers_.size()) return;
+  Impl& s = *impl_;
+  if (s.listen_fds.size() != s.workers.size()) return;
   std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < workers_.size(); ++i) {
-    threads.emplace_back([this, i] { workers_[i]->run(listen_fds_[i]); });
+  for (std::size_t i = 1; i < s.workers.size(); ++i) {
+    threads.emplace_back([&s, i] { s.workers[i]->run(s.listen_fds[i]); });
   }
-  workers_[0]->run(listen_fds_[0]);
+  s.workers[0]->run(s.listen_fds[0]);
   for (auto& t : threads) t.join();
 }
 
 void Server::stop() {
-  for (const auto& worker : workers_) worker->stop();
+  for (const auto& worker : impl_->workers) worker->stop();
 }
 
-hub::PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
-                                   std::string_view key) {
-  return book_.publish(topic, {data, event, key});
+PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
+                              std::string_view key) {
+  const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
+  return {public_status(r.status), r.id, r.subscribers};
 }
 
 void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
-  workers_[0]->loop().every(period, std::move(fn));
+  impl_->workers[0]->loop().every(period, std::move(fn));
 }
+
+void Server::on_open(OpenHandler fn) { impl_->hooks.on_open = std::move(fn); }
+void Server::on_close(CloseHandler fn) { impl_->hooks.on_close = std::move(fn); }
+void Server::authorize(Authorizer fn) { impl_->hooks.authorize = std::move(fn); }
 
 ServerStats Server::stats() const {
   ServerStats total;
-  for (const auto& worker : workers_) {
-    const session::LoopCounters& s = worker->counters();
-    total.accepted += s.accepted;
-    total.refused_full += s.refused_full;
-    total.streams += s.streams;
-    total.slow_disconnects += s.slow_disconnects;
-    total.events_dropped += s.events_dropped;
-    total.protocol_errors += s.protocol_errors;
-    total.sends_to_closed += s.sends_to_closed;
-    total.publishes_held += s.publishes_held;
+  for (const auto& worker : impl_->workers) {
+    ServerStats::each([](const char*, const auto& count, std::uint64_t& sum) { sum += count.load(); },
+                      worker->counters(), total);
   }
   return total;
 }
 
-void add_ws_route(Server& server, session::WsRoute route) { server.ws_routes_.push_back(std::move(route)); }
+PoolStats Server::pool_stats() const {
+  const buf::PoolStats p = impl_->pool.stats();
+  return {p.block_count, p.block_size, p.reserve, p.free_blocks, p.min_free_blocks, p.data_refusals, p.control_refusals};
+}
+
+void add_ws_route(Server& server, session::WsRoute route) { impl_of(server).ws_routes.push_back(std::move(route)); }
 
 }  // namespace sluice::server

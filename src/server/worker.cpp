@@ -30,20 +30,18 @@ std::chrono::milliseconds sweep_period(const Config& c) {
 constexpr std::size_t kTopicInbox = 4096;
 constexpr std::size_t kCommandInbox = 65536;
 
-Worker::Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsigned index,
-               std::atomic<std::int64_t>& open_connections, const std::vector<session::WsRoute>& ws_routes)
-    : config_(config),
-      pool_(pool),
-      open_connections_(open_connections),
-      hub_(book, index),
-      services_(config, pool, loop_, hub_, counters_, *this, ws_routes),
+Worker::Worker(const WorkerShared& shared, unsigned index)
+    : config_(shared.config),
+      open_connections_(shared.open_connections),
+      hub_(shared.book, index),
+      services_({shared.config, shared.pool, loop_, hub_, counters_, *this, *this, shared.hooks, shared.ws_routes}),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
-  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config.max_connections, 65536)));
+  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));
   retired_.reserve(sessions_.capacity());
-  loop_.every(sweep_period(config), [this] { sweep(); });
+  loop_.every(sweep_period(config_), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
-  book.set_watcher(index, this);
+  shared.book.set_watcher(index, this);
 }
 
 Worker::~Worker() {
@@ -122,10 +120,6 @@ void Worker::run_deferred() {
   retired_.clear();
 }
 
-void Worker::websocket_opened(session::Session& session, std::string_view path) {
-  if (open_handler_ != nullptr && *open_handler_) (*open_handler_)(ConnectionRef(this, session.id()), path);
-}
-
 SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
   if (!command_inbox_.try_push(Command{id, std::move(frame)})) return SendStatus::busy;
   signal();
@@ -184,6 +178,12 @@ void Worker::drain_on_shutdown() {
   for (const auto& session : sessions_) session->shutdown();
   const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
+  // A peer still lingering is closed now rather than destroyed with the
+  // worker, so that its streams let go of their topics and the
+  // application's on_close follows its on_open.
+  for (const auto& session : sessions_) {
+    if (!session->closed()) session->close_now(conn::CloseReason::shutdown);
+  }
 }
 
 }  // namespace sluice::server

@@ -8,10 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
-#include <functional>
 #include <memory>
-#include <span>
-#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -20,24 +17,36 @@
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
 #include "io/mpsc_queue.hpp"
-#include "server/connection_ref.hpp"
+#include "session/app_hooks.hpp"
+#include "session/connection_state.hpp"
 #include "session/counters.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "sluice/config.hpp"
+#include "sluice/server.hpp"
 
 namespace sluice::server {
 
-using OpenHandler = std::function<void(ConnectionRef, std::string_view path)>;
+// What every worker of a server shares; all of it outlives the workers.
+struct WorkerShared {
+  const Config& config;
+  buf::Pool& pool;
+  hub::TopicBook& book;
+  // Connections across every loop, so that max_connections caps the
+  // server, not each loop.
+  std::atomic<std::int64_t>& open_connections;
+  const session::AppHooks& hooks;
+  const std::vector<session::WsRoute>& ws_routes;
+};
 
-class Worker final : public io::Handler, public io::Deferred, public hub::TopicWatcher, public session::SessionOwner {
+class Worker final : public io::Handler,
+                     public io::Deferred,
+                     public hub::TopicWatcher,
+                     public session::SessionOwner,
+                     public session::FramePoster {
  public:
-  // Everything passed must outlive the worker. `index` is its loop's
-  // number among the server's loops.
-  // `open_connections` counts connections across every loop, so that
-  // max_connections caps the server, not each loop.
-  Worker(const Config& config, buf::Pool& pool, hub::TopicBook& book, unsigned index,
-         std::atomic<std::int64_t>& open_connections, const std::vector<session::WsRoute>& ws_routes);
+  // `index` is the loop's number among the server's loops.
+  Worker(const WorkerShared& shared, unsigned index);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -49,14 +58,10 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   void stop() { loop_.stop(); }
 
   [[nodiscard]] io::Loop& loop() { return loop_; }
-  [[nodiscard]] buf::Pool& pool() { return pool_; }
   [[nodiscard]] const session::LoopCounters& counters() const { return counters_; }
 
-  // Called (on this loop) when a WebSocket opens, if set before run().
-  void set_open_handler(const OpenHandler* handler) { open_handler_ = handler; }
-
-  // Any thread: queues a whole frame for the connection `id`.
-  [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame);
+  // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
+  [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
   // Any thread (the topic book): `record` has events this loop must deliver.
   void topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
@@ -73,9 +78,9 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
     Worker& worker;
   };
 
-  // session::SessionOwner
+  // session::SessionOwner: destroyed at the end of the tick, once no ready
+  // event can still name it.
   void retire(session::Session& session) override;
-  void websocket_opened(session::Session& session, std::string_view path) override;
 
   void on_ready(std::uint32_t events) override;  // the listener
   void run_deferred() override;                  // reaps retired sessions
@@ -88,7 +93,6 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   void drain_inboxes();
 
   const Config& config_;
-  buf::Pool& pool_;
   std::atomic<std::int64_t>& open_connections_;
   io::Loop loop_;
   hub::Hub hub_;
@@ -99,7 +103,6 @@ class Worker final : public io::Handler, public io::Deferred, public hub::TopicW
   std::unordered_map<std::uint64_t, std::size_t> slot_by_id_;  // where each id is in sessions_
   std::vector<session::Session*> retired_;
   std::uint64_t next_id_ = 1;
-  const OpenHandler* open_handler_ = nullptr;
 
   // Cross-thread: topics with news and frames for connections. A full
   // topic inbox sets `topics_overflowed_` and the loop checks every topic.

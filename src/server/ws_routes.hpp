@@ -12,4 +12,7 @@ namespace sluice::server {
 // stream `route.make` builds.
 void add_ws_route(Server& server, session::WsRoute route);
 
+// The inside of a server, for the library's own code.
+Server::Impl& impl_of(Server& server);
+
 }  // namespace sluice::server

@@ -14,7 +14,7 @@ using proto::http1::ParseStatus;
 HttpRequestPhase::HttpRequestPhase(Session& session)
     : session_(session),
       services_(session.services()),
-      parser_(services_.config().http),
+      parser_(services_.http_limits()),
       request_started_(session.loop().now()) {}
 
 void HttpRequestPhase::on_input(std::string& input) {
@@ -46,7 +46,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
     case ParseStatus::need_more:
       // The whole request must fit the receive budget; one that cannot
       // (say, a chunked body with heavy framing) is refused, not stalled.
-      if (input.size() >= services_.config().connection.receive_budget) fail(413);
+      if (input.size() >= services_.connection_limits().receive_budget) fail(413);
       return false;
     case ParseStatus::error:
       fail(result.http_status);
@@ -109,6 +109,24 @@ void HttpRequestPhase::refuse(hub::HubStatus status) {
   respond({.status = answer.http_status,
            .body = std::string_view(body, std::min(static_cast<std::size_t>(n), sizeof body - 1)),
            .extra_headers = retry});
+}
+
+void HttpRequestPhase::deny(const AuthOutcome& outcome) {
+  keep_alive_ = false;
+  char body[160];
+  const int n = std::snprintf(body, sizeof body, "%.*s\n", static_cast<int>(outcome.reason().size()),
+                              outcome.reason().data());
+  char headers[200];
+  int h = 0;
+  if (outcome.retry_after() > 0) {
+    h = std::snprintf(headers, sizeof headers, "Retry-After: %u\r\n", outcome.retry_after());
+  } else if (!outcome.challenge().empty()) {
+    h = std::snprintf(headers, sizeof headers, "WWW-Authenticate: %.*s\r\n",
+                      static_cast<int>(outcome.challenge().size()), outcome.challenge().data());
+  }
+  respond({.status = outcome.http_status(),
+           .body = std::string_view(body, std::min(static_cast<std::size_t>(n), sizeof body - 1)),
+           .extra_headers = std::string_view(headers, std::min(static_cast<std::size_t>(h), sizeof headers - 1))});
 }
 
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {

@@ -10,6 +10,7 @@
 
 #include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
+#include "session/auth_gate.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
 
@@ -17,6 +18,7 @@ namespace sluice::session {
 
 class LoopServices;
 class Session;
+class WsStream;
 
 class HttpRequestPhase final : public Phase {
  public:
@@ -36,6 +38,9 @@ class HttpRequestPhase final : public Phase {
   // The hub's refusal, as an HTTP reply that keeps the connection.
   void refuse(hub::HubStatus status);
   void method_not_allowed(std::string_view allow);
+  // The authorizer's refusal: its status and reason, and the connection
+  // closes (a client refused once gets no second try on it).
+  void deny(const AuthOutcome& outcome);
 
   // http_routes.cpp
   void route(const proto::http1::Request& request);
@@ -43,8 +48,11 @@ class HttpRequestPhase final : public Phase {
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void upgrade_topic(const proto::http1::Request& request, std::string_view raw_topic);
   void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);
+  // `verdict` is the authorizer's answer for what the stream will do: a
+  // refused stream is opened and closed at once, saying why.
   template <typename MakeStream>
-  void upgrade(const proto::http1::Request& request, MakeStream make);
+  WsStream* upgrade(const proto::http1::Request& request, MakeStream make,
+                    const AuthOutcome& verdict = AuthOutcome::allow());
   std::string_view cors_origin(const proto::http1::Request& request) const;
 
   Session& session_;

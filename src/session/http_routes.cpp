@@ -23,6 +23,7 @@ namespace {
 
 using proto::http1::Method;
 using proto::http1::Request;
+using server::Action;
 
 constexpr std::string_view kSsePrefix = "/sse";
 constexpr std::string_view kPublishPrefix = "/pub/";
@@ -53,6 +54,9 @@ proto::ws::HandshakeRequest handshake_request(const Request& r) {
 
 void HttpRequestPhase::route(const Request& request) {
   keep_alive_ = request.keep_alive;
+  if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
+    return deny(outcome);
+  }
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET");
@@ -72,8 +76,14 @@ void HttpRequestPhase::route(const Request& request) {
   const WsRoute* registered = services_.ws_route(path);
   if (path == kWsPrefix || path.starts_with("/ws/") || registered != nullptr) {
     if (request.method != Method::get) return method_not_allowed("GET");
-    if (registered != nullptr) return upgrade(request, registered->make);
-    if (path == kWsPrefix) return upgrade(request, [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); });
+    if (registered != nullptr) {
+      upgrade(request, registered->make);
+      return;
+    }
+    if (path == kWsPrefix) {
+      upgrade(request, [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); });
+      return;
+    }
     return upgrade_topic(request, path.substr(kWsPrefix.size() + 1));
   }
   respond({.status = 404, .body = "no such resource\n"});
@@ -86,6 +96,9 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   const std::string_view event = decode_into(query_value(request.query, "event"), event_buf, sizeof event_buf);
   const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
+  if (const AuthOutcome outcome = session_.peer().authorize(Action::publish, topic, request); !outcome.allowed()) {
+    return deny(outcome);
+  }
   hub::Hub& hub = services_.hub();
   const hub::PublishResult result = hub.publish(topic, {request.body, event, key});
   if (result.status != hub::HubStatus::ok) return refuse(result.status);
@@ -131,6 +144,13 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
       !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return hub::valid_topic_name(t, max_name); })) {
     return fail(400);
   }
+  // Every topic is allowed before the head goes out: a refusal is then a
+  // plain HTTP status, which EventSource reports and does not retry.
+  for (const std::string& topic : topics) {
+    if (const AuthOutcome outcome = session_.peer().authorize(Action::subscribe, topic, request); !outcome.allowed()) {
+      return deny(outcome);
+    }
+  }
   auto stream = std::make_unique<SseStream>(session_, services_);
   SseStream& sse = *stream;
   handed_over_ = true;
@@ -150,13 +170,17 @@ std::string_view HttpRequestPhase::cors_origin(const Request& request) const {
 void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view raw_topic) {
   char topic_buf[1024];
   std::string topic(decode_into(raw_topic, topic_buf, sizeof topic_buf));
+  const AuthOutcome verdict = session_.peer().authorize(Action::subscribe, topic, request);
   WsTopicStream* opened = nullptr;
-  upgrade(request, [&](const WsSetup& setup) {
-    auto stream = std::make_unique<WsTopicStream>(setup, std::move(topic));
-    opened = stream.get();
-    return stream;
-  });
-  if (opened != nullptr) opened->open(request.header("Last-Event-ID"));
+  const WsStream* stream = upgrade(
+      request,
+      [&](const WsSetup& setup) {
+        auto made = std::make_unique<WsTopicStream>(setup, std::move(topic));
+        opened = made.get();
+        return made;
+      },
+      verdict);
+  if (stream != nullptr && !stream->close_sent()) opened->open(request.header("Last-Event-ID"));
 }
 
 // GET /pub/{topic} as a WebSocket: every message the client sends is
@@ -172,37 +196,52 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
     keep_alive_ = false;
     return refuse(hub::HubStatus::bad_topic);
   }
-  upgrade(request, [topic = std::string(topic)](const WsSetup& setup) {
-    return std::make_unique<WsPublisherStream>(setup, topic);
-  });
+  const AuthOutcome verdict = session_.peer().authorize(Action::publish, topic, request);
+  upgrade(
+      request,
+      [topic = std::string(topic)](const WsSetup& setup) { return std::make_unique<WsPublisherStream>(setup, topic); },
+      verdict);
 }
 
 // Answers the handshake; on 101 the connection becomes the stream `make`
 // builds, and the application hears of it before the stream sends a thing.
+// Returns the stream, or null when the handshake failed.
 template <typename MakeStream>
-void HttpRequestPhase::upgrade(const Request& request, MakeStream make) {
+WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, const AuthOutcome& verdict) {
   const proto::ws::HandshakeOptions options{services_.subprotocols(), services_.allowed_origins(),
                                             services_.config().ws.deflate != 0};
   const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
   if (result.http_status != 101) {
     keep_alive_ = false;
     if (result.http_status == 426) {
-      return respond(
-          {.status = 426, .body = "WebSocket version 13 only\n", .extra_headers = "Sec-WebSocket-Version: 13\r\n"});
+      respond({.status = 426, .body = "WebSocket version 13 only\n", .extra_headers = "Sec-WebSocket-Version: 13\r\n"});
+      return nullptr;
     }
-    return respond({.status = result.http_status, .body = result.reason});
+    respond({.status = result.http_status, .body = result.reason});
+    return nullptr;
   }
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
-  if (!proto::ws::write_handshake_response(result, builder)) return session_.close_now(conn::CloseReason::io_error);
-  buf::FrameRef reply = builder.finish();
+  buf::FrameRef reply =
+      proto::ws::write_handshake_response(result, builder) ? builder.finish() : buf::FrameRef();
   if (!reply || session_.send_control(std::move(reply)) != conn::EnqueueStatus::ok) {
-    return session_.close_now(conn::CloseReason::io_error);
+    session_.close_now(conn::CloseReason::io_error);
+    return nullptr;
   }
   // From here on the connection speaks WebSocket, so a replay is framed as
   // messages.
   handed_over_ = true;
-  session_.become(make(WsSetup{session_, services_, result.deflate}));
-  session_.websocket_opened(request.path);
+  auto made = make(WsSetup{session_, services_, result.deflate, session_.peer()});
+  WsStream* const stream = made.get();
+  session_.become(std::move(made));
+  // A refused stream never opens for the application: no on_open, no
+  // on_close, nothing subscribed or published; bytes the client sent behind
+  // the upgrade meet a stream that has ended.
+  if (!verdict.allowed()) {
+    stream->refuse(verdict.close_code(), verdict.text());
+  } else if (!session_.peer().opened(request)) {
+    stream->refuse(proto::ws::CloseCode::internal_error, "server error");
+  }
+  return stream;
 }
 
 }  // namespace sluice::session

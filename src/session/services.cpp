@@ -1,23 +1,21 @@
 #include "session/services.hpp"
 
+#include "session/config_limits.hpp"
+
 namespace sluice::session {
 
-LoopServices::LoopServices(const server::Config& config, buf::Pool& pool, io::Loop& loop, hub::Hub& hub,
-                           LoopCounters& counters, SessionOwner& owner, const std::vector<WsRoute>& ws_routes)
-    : config_(config),
-      pool_(pool),
-      loop_(loop),
-      hub_(hub),
-      counters_(counters),
-      owner_(owner),
-      ws_routes_(ws_routes),
-      subprotocols_(config.ws.subprotocols.begin(), config.ws.subprotocols.end()),
-      allowed_origins_(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end()),
-      heartbeat_(loop, pool, std::chrono::milliseconds(config.heartbeat_ms)),
-      answers_(config.hub.max_topic_name) {}
+LoopServices::LoopServices(const LoopParts& parts)
+    : parts_(parts),
+      http_limits_(session::http_limits(parts.config.http)),
+      connection_limits_(session::connection_limits(parts.config.connection)),
+      subprotocols_(parts.config.ws.subprotocols.begin(), parts.config.ws.subprotocols.end()),
+      allowed_origins_(parts.config.ws.allowed_origins.begin(), parts.config.ws.allowed_origins.end()),
+      auth_gate_(parts.hooks.authorize, parts.counters),
+      heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
+      answers_(parts.config.hub.max_topic_name) {}
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {
-  for (const WsRoute& route : ws_routes_) {
+  for (const WsRoute& route : parts_.ws_routes) {
     if (route.path == path) return &route;
   }
   return nullptr;

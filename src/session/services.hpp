@@ -1,8 +1,9 @@
 // Owns: LoopServices, what one loop offers the sessions it owns: the
-// config, the pool, the loop, its hub, its counters, the loop's owner, and
-// the helpers that serve many sessions at once (the SSE heartbeat, the held
-// publishers). The worker builds one and hands it to every session; a
-// session reaches nothing else of the worker.
+// config (and the limits each layer takes from it), the pool, the loop, its
+// hub, its counters, the loop's owner, the application's hooks (and the
+// door to its authorizer), and the helpers that serve many sessions at
+// once (the SSE heartbeat, the held publishers, the hub's answers). The worker builds one and hands it to
+// every session; a session reaches nothing else of the worker.
 #pragma once
 
 #include <functional>
@@ -13,8 +14,13 @@
 #include <vector>
 
 #include "buf/pool.hpp"
+#include "conn/connection.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
+#include "proto/http1.hpp"
+#include "session/app_hooks.hpp"
+#include "session/auth_gate.hpp"
+#include "session/connection_state.hpp"
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
 #include "session/hub_answers.hpp"
@@ -32,8 +38,6 @@ class SessionOwner {
   // `session` closed; it is destroyed at the end of the tick, once no
   // ready event can still name it.
   virtual void retire(Session& session) = 0;
-  // `session` became a WebSocket on `path` (the application's on_open).
-  virtual void websocket_opened(Session& session, std::string_view path) = 0;
 
  protected:
   ~SessionOwner() = default;
@@ -46,20 +50,37 @@ struct WsRoute {
   std::function<std::unique_ptr<WsStream>(const WsSetup&)> make;
 };
 
+// The loop's owner and what it shares with the server's other loops; all of
+// it must outlive the services.
+struct LoopParts {
+  const server::Config& config;
+  buf::Pool& pool;
+  io::Loop& loop;
+  hub::Hub& hub;
+  LoopCounters& counters;
+  SessionOwner& owner;
+  FramePoster& poster;  // ConnectionRefs hand this loop frames through it
+  const AppHooks& hooks;
+  const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
+};
+
 class LoopServices {
  public:
-  // Everything passed must outlive the services.
-  LoopServices(const server::Config& config, buf::Pool& pool, io::Loop& loop, hub::Hub& hub, LoopCounters& counters,
-               SessionOwner& owner, const std::vector<WsRoute>& ws_routes);
+  explicit LoopServices(const LoopParts& parts);
   LoopServices(const LoopServices&) = delete;
   LoopServices& operator=(const LoopServices&) = delete;
 
-  [[nodiscard]] const server::Config& config() const { return config_; }
-  [[nodiscard]] buf::Pool& pool() { return pool_; }
-  [[nodiscard]] io::Loop& loop() { return loop_; }
-  [[nodiscard]] hub::Hub& hub() { return hub_; }
-  [[nodiscard]] LoopCounters& counters() { return counters_; }
-  [[nodiscard]] SessionOwner& owner() { return owner_; }
+  [[nodiscard]] const server::Config& config() const { return parts_.config; }
+  [[nodiscard]] const proto::http1::Limits& http_limits() const { return http_limits_; }
+  [[nodiscard]] const conn::ConnectionLimits& connection_limits() const { return connection_limits_; }
+  [[nodiscard]] buf::Pool& pool() { return parts_.pool; }
+  [[nodiscard]] io::Loop& loop() { return parts_.loop; }
+  [[nodiscard]] hub::Hub& hub() { return parts_.hub; }
+  [[nodiscard]] LoopCounters& counters() { return parts_.counters; }
+  [[nodiscard]] SessionOwner& owner() { return parts_.owner; }
+  [[nodiscard]] FramePoster& poster() { return parts_.poster; }
+  [[nodiscard]] const AppHooks& hooks() const { return parts_.hooks; }
+  [[nodiscard]] AuthGate& auth_gate() { return auth_gate_; }
   [[nodiscard]] SseHeartbeat& heartbeat() { return heartbeat_; }
   [[nodiscard]] HeldPublishers& held_publishers() { return held_publishers_; }
   // What a client is told when the hub refuses it.
@@ -71,15 +92,12 @@ class LoopServices {
   [[nodiscard]] const WsRoute* ws_route(std::string_view path) const;
 
  private:
-  const server::Config& config_;
-  buf::Pool& pool_;
-  io::Loop& loop_;
-  hub::Hub& hub_;
-  LoopCounters& counters_;
-  SessionOwner& owner_;
-  const std::vector<WsRoute>& ws_routes_;  // may grow until the loops run
+  LoopParts parts_;
+  proto::http1::Limits http_limits_;
+  conn::ConnectionLimits connection_limits_;
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> allowed_origins_;
+  AuthGate auth_gate_;
   SseHeartbeat heartbeat_;
   HeldPublishers held_publishers_;
   HubAnswers answers_;

@@ -5,10 +5,17 @@
 
 namespace sluice::session {
 
+// The client's address is shown to the authorizer only: without one it is
+// not looked up.
 Session::Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id)
-    : Connection(services.loop(), std::move(transport), services.config().connection),
+    : Session(services, std::move(transport), id,
+              services.auth_gate().installed() ? transport->peer_address() : std::string()) {}
+
+Session::Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id,
+                 std::string address)
+    : Connection(services.loop(), std::move(transport), services.connection_limits()),
       services_(services),
-      id_(id),
+      peer_(services, std::make_shared<ConnectionState>(services.poster(), services.pool(), id), std::move(address)),
       phase_(std::make_unique<HttpRequestPhase>(*this)) {}
 
 Session::~Session() = default;
@@ -27,10 +34,9 @@ void Session::become(std::unique_ptr<Phase> next) {
   phase_ = std::move(next);
 }
 
-void Session::websocket_opened(std::string_view path) { services_.owner().websocket_opened(*this, path); }
-
 void Session::on_closed(conn::CloseReason) {
   phase_->on_closed();
+  peer_.closed();
   services_.owner().retire(*this);
 }
 

@@ -5,7 +5,8 @@
 // connection's events to whichever phase is current.
 //
 // The loop's owner (the worker) reaches a session only through start(),
-// tick(), shutdown() and post(), and its id.
+// tick(), shutdown() and post(), and its id. The application's view of the
+// client (its ConnectionRefs, its data, on_open and on_close) is the Peer.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "conn/connection.hpp"
+#include "session/peer.hpp"
 #include "session/phase.hpp"
 
 namespace sluice::session {
@@ -26,8 +28,9 @@ class Session final : public conn::Connection {
   Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id);
   ~Session() override;
 
-  [[nodiscard]] std::uint64_t id() const { return id_; }
+  [[nodiscard]] std::uint64_t id() const { return peer_.state()->id; }
   [[nodiscard]] LoopServices& services() { return services_; }
+  [[nodiscard]] Peer& peer() { return peer_; }
 
   // The owner's sweep: a linger that lasts too long, then the phase's own
   // timeouts.
@@ -42,17 +45,19 @@ class Session final : public conn::Connection {
   // Makes `next` the phase from now on. The phase being replaced lives on
   // until the call it is in returns; bytes still buffered go to `next`.
   void become(std::unique_ptr<Phase> next);
-  // The phase has turned the connection into a WebSocket on `path`.
-  void websocket_opened(std::string_view path);
 
  private:
+  // `address` is the client's, asked of the transport while it is still ours.
+  Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id,
+          std::string address);
+
   void on_input(std::string& input) override;
   void on_closed(conn::CloseReason reason) override;
   void before_flush() override { phase_->before_flush(); }
   void on_drained() override { phase_->on_drained(); }
 
   LoopServices& services_;
-  const std::uint64_t id_;
+  Peer peer_;
   std::unique_ptr<Phase> phase_;
   std::unique_ptr<Phase> replaced_;  // the phase become() took over from, until its call returns
 };

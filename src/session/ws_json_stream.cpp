@@ -8,6 +8,7 @@
 #include "hub/event_id.hpp"
 #include "hub/hub.hpp"
 #include "proto/json_text.hpp"
+#include "session/peer.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
@@ -39,6 +40,9 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
       policy = delivery::parse_policy(name);
       if (!policy || !config.policy.allows(*policy)) return ack(req, false, "policy not offered here");
     }
+    if (const AuthOutcome a = peer().authorize(server::Action::subscribe, topic); !a.allowed()) {
+      return ack(req, false, a.text());
+    }
     // The ack goes in the control lane, so it leaves before any replayed event.
     const Subscriptions::JoinResult joined = subscriptions_.join(topic, policy, json_string_field(message, "since"));
     switch (joined.status) {
@@ -53,6 +57,9 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
   if (op == "unsubscribe") return ack(req, subscriptions_.leave(topic), "not subscribed");
   if (op == "publish") {
     if (config.ws.client_publish == 0) return ack(req, false, "publishing is switched off");
+    if (const AuthOutcome a = peer().authorize(server::Action::publish, topic); !a.allowed()) {
+      return ack(req, false, a.text());
+    }
     const hub::PublishResult r = services().hub().publish(
         topic, {json_string_field(message, "data"), json_string_field(message, "event"), json_string_field(message, "key")});
     if (r.status != hub::HubStatus::ok) return ack(req, false, services().answer(r.status).text);

@@ -10,6 +10,7 @@ using proto::ws::DecodeStatus;
 WsStream::WsStream(const WsSetup& setup)
     : outlet_(setup.outlet),
       services_(setup.services),
+      peer_(setup.peer),
       decoder_(proto::ws::DecoderLimits{static_cast<std::size_t>(setup.services.config().ws.max_message)}),
       last_ping_(setup.outlet.loop().now()) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);

@@ -21,13 +21,16 @@
 namespace sluice::session {
 
 class LoopServices;
+class Peer;
 
 // What a WebSocket stream starts from: where its bytes go, the loop's
-// services, and what the handshake negotiated.
+// services, what the handshake negotiated, and the client as the
+// application sees it.
 struct WsSetup {
   conn::Outlet& outlet;
   LoopServices& services;
   proto::ws::DeflateParams deflate;  // enabled == false when not negotiated
+  Peer& peer;
 };
 
 class WsStream : public Phase {
@@ -42,6 +45,15 @@ class WsStream : public Phase {
   // The application's own message, under the same send budget as events;
   // past it the stream is cut off as slow.
   bool on_posted(buf::FrameRef& frame) final;
+
+  // Ends a stream that may not open (the authorizer refused it, or the
+  // application's on_open failed) with `code` and `reason`, right behind
+  // the upgrade's reply.
+  void refuse(proto::ws::CloseCode code, std::string_view reason) {
+    end(code, reason, conn::CloseReason::protocol);
+  }
+  // The close frame has been queued: nothing more may be.
+  [[nodiscard]] bool close_sent() const { return close_sent_; }
 
  protected:
   explicit WsStream(const WsSetup& setup);
@@ -64,7 +76,6 @@ class WsStream : public Phase {
   void end(proto::ws::CloseCode code, std::string_view reason, conn::CloseReason why);
   // Queues a close frame once; later calls do nothing.
   void send_close(proto::ws::CloseCode code, std::string_view reason);
-  [[nodiscard]] bool close_sent() const { return close_sent_; }
   // One text message in `lane`; dropped quietly when the pool or lane is full.
   void send_text(std::string_view text, buf::Lane lane);
   // A notice as one text message: `opening` (say {"op":" ), the kind, then
@@ -76,12 +87,14 @@ class WsStream : public Phase {
 
   [[nodiscard]] conn::Outlet& outlet() { return outlet_; }
   [[nodiscard]] LoopServices& services() { return services_; }
+  [[nodiscard]] Peer& peer() { return peer_; }
 
  private:
   void on_ping(std::span<const char> payload);
 
   conn::Outlet& outlet_;
   LoopServices& services_;
+  Peer& peer_;
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
   io::Loop::Clock::time_point last_ping_;

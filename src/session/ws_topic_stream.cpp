@@ -1,6 +1,7 @@
 #include "session/ws_topic_stream.hpp"
 
 #include "hub/hub.hpp"
+#include "session/peer.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
@@ -23,6 +24,13 @@ void WsTopicStream::open(std::string_view last_id) {
 void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
   if (services().config().ws.client_publish == 0) {
     return end(CloseCode::policy_violation, "publishing is switched off", conn::CloseReason::protocol);
+  }
+  // Most topic streams only read: the right to publish is asked for once,
+  // when the client first uses it, and kept for the stream's life.
+  if (!may_publish_) {
+    const AuthOutcome outcome = peer().authorize(server::Action::publish, topic_);
+    if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
+    may_publish_ = true;
   }
   publisher_.publish(std::string_view(payload.data(), payload.size()));
 }

@@ -1,7 +1,8 @@
 // Owns: WsTopicStream, a WebSocket on /ws/{topic}: the topic's events as
 // messages (text when the data is UTF-8, binary otherwise), notices as
 // {"sluice":KIND,...} text messages, and every message the client sends
-// published to the same topic.
+// published to the same topic (the application's authorizer asked at the
+// first one).
 #pragma once
 
 #include <string>
@@ -36,6 +37,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   const std::string topic_;
   Subscriptions subscriptions_;
   TopicPublisher publisher_;
+  bool may_publish_ = false;  // the authorizer allowed this stream's publishing
 };
 
 }  // namespace sluice::session

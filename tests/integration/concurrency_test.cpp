@@ -132,7 +132,7 @@ TEST(Concurrency, PublishersOnManyThreadsReachSubscribersOnEveryLoop) {
     publishers.emplace_back([&, p] {
       for (int i = 0; i < kEach; ++i) {
         const std::string data = std::to_string(p) + ":" + std::to_string(i);
-        while (server.server().publish("stress", data).status != hub::HubStatus::ok) std::this_thread::yield();
+        while (server.server().publish("stress", data).status != server::PublishStatus::ok) std::this_thread::yield();
       }
     });
   }

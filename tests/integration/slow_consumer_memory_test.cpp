@@ -181,7 +181,7 @@ class SlowConsumersUnderLoad : public ::testing::TestWithParam<const char*> {
     figures.events += kBatch;
     char slow_chunk[kSlowReadBytes];
     (void)::recv(slow_.front()->client().fd(), slow_chunk, sizeof slow_chunk, MSG_DONTWAIT);
-    const buf::PoolStats pool = server_->server().pool_stats();
+    const server::PoolStats pool = server_->server().pool_stats();
     figures.max_blocks_in_use = std::max(figures.max_blocks_in_use, pool.block_count - pool.free_blocks);
     return ok;
   }

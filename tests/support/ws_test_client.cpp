@@ -103,7 +103,7 @@ std::string request_text(const UpgradeRequest& r, std::string_view key) {
   if (!r.extensions.empty()) text += "Sec-WebSocket-Extensions: " + r.extensions + "\r\n";
   if (!r.protocols.empty()) text += "Sec-WebSocket-Protocol: " + r.protocols + "\r\n";
   if (!r.origin.empty()) text += "Origin: " + r.origin + "\r\n";
-  return text + "\r\n";
+  return text + r.extra_headers + "\r\n";
 }
 
 }  // namespace

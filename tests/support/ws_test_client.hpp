@@ -97,6 +97,7 @@ struct UpgradeRequest {
   std::string extensions;
   std::string protocols;
   std::string origin;
+  std::string extra_headers;  // whole lines, each ending in CRLF
 };
 
 struct UpgradeReply {

@@ -1,0 +1,54 @@
+// Owns: what a server counts (Counters, ServerStats) and reports of its
+// buffer pool (PoolStats): Server::stats() and Server::pool_stats().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sluice::server {
+
+// What the server counts. Each loop keeps its own, with atomic counts any
+// thread may read while it runs (Counters<std::atomic<std::uint64_t>>);
+// stats() adds them up into plain numbers (ServerStats).
+template <typename Count>
+struct Counters {
+  Count accepted{};
+  Count refused_full{};      // accepted past max_connections, sent 503
+  Count streams{};           // SSE streams and WebSockets open
+  Count slow_disconnects{};  // closed because the send budget was spent
+  Count events_dropped{};    // dropped or conflated by a policy, and reported
+  Count protocol_errors{};   // WebSockets failed with 1002/1007/1009
+  Count sends_to_closed{};   // ConnectionRef frames whose connection had gone
+  Count publishes_held{};    // WebSocket messages held until the hub had room
+  Count denied{};            // requests, subscriptions and publishes the authorizer refused
+
+  // Calls fn(name, s.counter...) for every counter, in the order above, of
+  // every struct given, in step: a loop's atomic counts and a snapshot can
+  // be walked together, and a report can name each one.
+  template <typename Fn, typename... Self>
+  static void each(Fn&& fn, Self&... self) {
+    fn("accepted", self.accepted...);
+    fn("refused_full", self.refused_full...);
+    fn("streams", self.streams...);
+    fn("slow_disconnects", self.slow_disconnects...);
+    fn("events_dropped", self.events_dropped...);
+    fn("protocol_errors", self.protocol_errors...);
+    fn("sends_to_closed", self.sends_to_closed...);
+    fn("publishes_held", self.publishes_held...);
+    fn("denied", self.denied...);
+  }
+};
+using ServerStats = Counters<std::uint64_t>;
+
+// The buffer pool's state (all payload memory).
+struct PoolStats {
+  std::size_t block_count = 0;
+  std::size_t block_size = 0;
+  std::size_t reserve = 0;
+  std::size_t free_blocks = 0;
+  std::size_t min_free_blocks = 0;     // low-water mark since the pool was made
+  std::uint64_t data_refusals = 0;     // data blocks refused (the reserve was reached)
+  std::uint64_t control_refusals = 0;  // control blocks refused (the pool was empty)
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,65 @@
+#include "session/auth_gate.hpp"
+
+#include <exception>
+
+namespace sluice::session {
+
+AuthOutcome::AuthOutcome(int status, std::string_view reason, std::uint32_t retry_after,
+                         std::string_view challenge)
+    : http_status_(status), retry_after_(retry_after) {
+  if (status == 401) challenge_ = challenge.empty() ? std::string_view("Bearer") : challenge;
+  text_ = std::to_string(status);
+  text_.push_back(' ');
+  reason_at_ = text_.size();
+  text_.append(reason);
+}
+
+AuthOutcome AuthOutcome::of(const server::AuthDecision& decision) {
+  if (decision.allowed()) return allow();
+  return AuthOutcome(decision.status(), decision.reason(), decision.retry_after(), decision.challenge());
+}
+
+AuthOutcome AuthOutcome::failed() { return AuthOutcome(500, "authorization failed", 0, {}); }
+
+proto::ws::CloseCode AuthOutcome::close_code() const {
+  // 1013 is "try again later" (registered after RFC 6455).
+  constexpr auto kTryAgainLater = static_cast<proto::ws::CloseCode>(1013);
+  if (http_status_ == 500) return proto::ws::CloseCode::internal_error;
+  return http_status_ == 503 ? kTryAgainLater : proto::ws::CloseCode::policy_violation;
+}
+
+AuthGate::AuthGate(const server::Authorizer& authorizer, LoopCounters& counters)
+    : authorizer_(authorizer), counters_(counters) {}
+
+AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const proto::http1::Request& request,
+                            std::string_view peer, std::atomic<server::UserData>& user) {
+  if (!authorizer_) return AuthOutcome::allow();
+  // The vector keeps its capacity: after the first requests, no allocation.
+  fields_.clear();
+  for (const proto::http1::Header& h : request.headers) fields_.push_back({h.name, h.value});
+  return check(action, topic, RequestView{request.method_text, request.path, request.query, server::Headers(fields_)},
+               peer, user);
+}
+
+AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const RequestView& request,
+                            std::string_view peer, std::atomic<server::UserData>& user) {
+  if (!authorizer_) return AuthOutcome::allow();
+  server::UserData data = user.load();
+  const server::UserData before = data;
+  AuthOutcome outcome = AuthOutcome::allow();
+  // The authorizer is the application's code: whatever it throws stops
+  // here, on the loop that serves every other connection too, and the
+  // client is refused rather than let through.
+  try {
+    const server::AuthRequest asked{action, request.method, request.path, request.query, topic, peer,
+                                    request.headers, data};
+    outcome = AuthOutcome::of(authorizer_(asked));
+  } catch (...) {
+    outcome = AuthOutcome::failed();
+  }
+  if (data != before) user.store(std::move(data));
+  if (!outcome.allowed()) ++counters_.denied;
+  return outcome;
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,91 @@
+// Owns: AuthGate, one loop's door to the application's authorizer: it
+// shows the authorizer a request (the action, the topic, the request's
+// method, path, query and headers, the client's address, the connection's
+// data), counts refusals, turns an exception out of the authorizer into a
+// refusal of its own, and words the answer the way each protocol sends it
+// (AuthOutcome). Without an authorizer every check is allowed at once.
+//
+// Every check is made where the connection can wait for its answer: the
+// request phase before it acts on a parsed request (the request's bytes are
+// still in the input buffer), a WebSocket stream before it acts on a
+// message (input_held() stops its decoding, as for a held publish). So an
+// authorizer that answers later (one that asks another server) fits the
+// same places: check() would answer "pending", the phase would hold its
+// input until the answer comes back on the loop's thread, and a connection
+// that closes first would cancel the question. Today every answer is
+// immediate.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/http1.hpp"
+#include "proto/ws_close.hpp"
+#include "session/counters.hpp"
+#include "session/kept_request.hpp"
+#include "sluice/authorization.hpp"
+
+namespace sluice::session {
+
+class AuthOutcome {
+ public:
+  [[nodiscard]] static AuthOutcome allow() { return AuthOutcome(); }
+  // The authorizer's answer.
+  [[nodiscard]] static AuthOutcome of(const server::AuthDecision& decision);
+  // The authorizer failed (threw): a refusal that is the server's fault.
+  [[nodiscard]] static AuthOutcome failed();
+
+  [[nodiscard]] bool allowed() const { return http_status_ == 0; }
+  // 401, 403, 429, 503, or 500 when the authorizer failed.
+  [[nodiscard]] int http_status() const { return http_status_; }
+  // 1008; 1013 (try again later) for a 503; 1011 when the authorizer failed.
+  [[nodiscard]] proto::ws::CloseCode close_code() const;
+  // The reason alone (an HTTP reply's body).
+  [[nodiscard]] std::string_view reason() const { return std::string_view(text_).substr(reason_at_); }
+  // "STATUS reason" (a close reason, a /ws ack's error).
+  [[nodiscard]] std::string_view text() const { return text_; }
+  // Seconds for Retry-After; 0 for none.
+  [[nodiscard]] std::uint32_t retry_after() const { return retry_after_; }
+  // WWW-Authenticate's value, for a 401 (empty otherwise).
+  [[nodiscard]] std::string_view challenge() const { return challenge_; }
+
+ private:
+  AuthOutcome() = default;
+  AuthOutcome(int status, std::string_view reason, std::uint32_t retry_after, std::string_view challenge);
+
+  int http_status_ = 0;
+  std::string text_;
+  std::size_t reason_at_ = 0;
+  std::uint32_t retry_after_ = 0;
+  std::string challenge_;
+};
+
+class AuthGate {
+ public:
+  // Both outlive the gate.
+  AuthGate(const server::Authorizer& authorizer, LoopCounters& counters);
+  AuthGate(const AuthGate&) = delete;
+  AuthGate& operator=(const AuthGate&) = delete;
+
+  // An authorizer is installed: requests are worth keeping for later checks.
+  [[nodiscard]] bool installed() const { return static_cast<bool>(authorizer_); }
+
+  // Asks about `action` on `topic` (empty for connect) for a request as
+  // parsed, or one kept from a WebSocket's upgrade. `user` is the
+  // connection's data, replaced when the authorizer sets it.
+  [[nodiscard]] AuthOutcome check(server::Action action, std::string_view topic,
+                                  const proto::http1::Request& request, std::string_view peer,
+                                  std::atomic<server::UserData>& user);
+  [[nodiscard]] AuthOutcome check(server::Action action, std::string_view topic, const RequestView& request,
+                                  std::string_view peer, std::atomic<server::UserData>& user);
+
+ private:
+  const server::Authorizer& authorizer_;
+  LoopCounters& counters_;
+  std::vector<server::HeaderField> fields_;  // a parsed request's headers as the API names them
+};
+
+}  // namespace sluice::session

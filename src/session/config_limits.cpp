@@ -1,0 +1,61 @@
+#include "session/config_limits.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+// The public defaults are the layers' own.
+constexpr server::HttpLimits kHttp;
+constexpr proto::http1::Limits kHttpInternal;
+static_assert(kHttp.max_request_line == kHttpInternal.max_request_line &&
+              kHttp.max_header_bytes == kHttpInternal.max_header_bytes &&
+              kHttp.max_headers == kHttpInternal.max_headers && kHttp.max_body == kHttpInternal.max_body);
+constexpr server::PoolConfig kPool;
+constexpr buf::PoolConfig kPoolInternal;
+static_assert(kPool.block_count == kPoolInternal.block_count && kPool.block_size == kPoolInternal.block_size &&
+              kPool.reserve == kPoolInternal.reserve && kPool.prefault == kPoolInternal.prefault);
+constexpr server::ConnectionLimits kConnection;
+constexpr conn::ConnectionLimits kConnectionInternal;
+static_assert(kConnection.send.max_bytes == kConnectionInternal.send.max_bytes &&
+              kConnection.send.max_frames == kConnectionInternal.send.max_frames &&
+              kConnection.send.max_control_frames == kConnectionInternal.send.max_control_frames &&
+              kConnection.receive_budget == kConnectionInternal.receive_budget &&
+              kConnection.receive_turn == kConnectionInternal.receive_turn);
+constexpr server::TopicLimits kTopics;
+constexpr hub::HubLimits kTopicsInternal;
+static_assert(kTopics.max_topics == kTopicsInternal.max_topics &&
+              kTopics.max_topic_name == kTopicsInternal.max_topic_name &&
+              kTopics.max_subscribers_per_topic == kTopicsInternal.max_subscribers_per_topic &&
+              kTopics.history_events == kTopicsInternal.history_events &&
+              kTopics.history_bytes == kTopicsInternal.history_bytes);
+
+}  // namespace
+
+proto::http1::Limits http_limits(const server::HttpLimits& l) {
+  return {.max_request_line = l.max_request_line,
+          .max_header_bytes = l.max_header_bytes,
+          .max_headers = l.max_headers,
+          .max_body = l.max_body};
+}
+
+buf::PoolConfig pool_config(const server::PoolConfig& c) {
+  return {.block_count = c.block_count, .block_size = c.block_size, .reserve = c.reserve, .prefault = c.prefault};
+}
+
+conn::ConnectionLimits connection_limits(const server::ConnectionLimits& l) {
+  return {.send = {.max_bytes = l.send.max_bytes,
+                   .max_frames = l.send.max_frames,
+                   .max_control_frames = l.send.max_control_frames},
+          .receive_budget = l.receive_budget,
+          .receive_turn = l.receive_turn};
+}
+
+hub::HubLimits hub_limits(const server::TopicLimits& l) {
+  return {.max_topics = l.max_topics,
+          .max_topic_name = l.max_topic_name,
+          .max_subscribers_per_topic = l.max_subscribers_per_topic,
+          .history_events = l.history_events,
+          .history_bytes = l.history_bytes};
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,20 @@
+// Owns: the translation of the public Config's limits into the structs each
+// layer takes (the parser's, the pool's, the connection's, the hub's), so
+// that the public header names no internal type. Defaults live in both
+// places; the .cpp checks that they agree.
+#pragma once
+
+#include "buf/pool.hpp"
+#include "conn/connection.hpp"
+#include "hub/hub_types.hpp"
+#include "proto/http1.hpp"
+#include "sluice/config.hpp"
+
+namespace sluice::session {
+
+[[nodiscard]] proto::http1::Limits http_limits(const server::HttpLimits& limits);
+[[nodiscard]] buf::PoolConfig pool_config(const server::PoolConfig& config);
+[[nodiscard]] conn::ConnectionLimits connection_limits(const server::ConnectionLimits& limits);
+[[nodiscard]] hub::HubLimits hub_limits(const server::TopicLimits& limits);
+
+}  // namespace sluice::session
