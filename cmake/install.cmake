@@ -5,7 +5,8 @@
 #   find_package(sluice)  ->  sluice::sluice (the server) and sluice::client
 #   pkg-config --cflags --libs sluice
 # The programs (sluiced, the server, and sluice, the command-line client)
-# are the `runtime` component: `cmake --install BUILD --component runtime`.
+# are the `runtime` component (cmake/packaging.cmake, with the unit, the
+# config and the man pages): `cmake --install BUILD --component runtime`.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -24,8 +25,6 @@ install(TARGETS sluice_core sluice sluice_server sluice_client sluice_transport 
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sluice DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
         FILES_MATCHING PATTERN "*.hpp")
-
-install(TARGETS sluiced sluice_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 
 set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/sluice)
 install(EXPORT sluiceTargets NAMESPACE sluice:: DESTINATION ${config_dir} COMPONENT dev)

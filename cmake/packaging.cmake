@@ -53,6 +53,7 @@ set(CPACK_STRIP_FILES ON)
 # The server's files only: headers, libraries and CMake files that other
 # install rules may add belong to another package.
 set(CPACK_COMPONENTS_ALL runtime)
+set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};sluice;runtime;/")
 set(CPACK_DEB_COMPONENT_INSTALL OFF)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
