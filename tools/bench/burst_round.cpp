@@ -99,10 +99,12 @@ Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContex
   round.last_ms = ms_between(published_at, session.last_event_ns());
   round.drain_ms = ms_between(first, session.last_event_ns());
   // The first segment after the handshake carried the stream head (the
-  // SSE response head, or the 101).
+  // SSE response head, or the 101). A burst small enough to ride in that
+  // same segment (a replay sent with its head) was all in one segment.
   const std::uint64_t segments = segments_in(session.fd()) - segments_before;
-  if (segments > 1) {
-    round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(segments - 1);
+  if (segments > 0) {
+    const std::uint64_t event_segments = segments > 1 ? segments - 1 : 1;
+    round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(event_segments);
   }
   return round;
 }
