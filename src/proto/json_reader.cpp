@@ -17,6 +17,8 @@ constexpr const char* kEndsEarly = "not JSON: the text ends inside the object";
 constexpr const char* kExpectedName = "not JSON: expected a member name in quotes";
 constexpr const char* kExpectedColon = "not JSON: expected ':' after a member name";
 constexpr const char* kExpectedValue = "not JSON: expected a value";
+constexpr const char* kExpectedCommaInObject = "not JSON: expected ',' or '}' in an object";
+constexpr const char* kExpectedCommaInArray = "not JSON: expected ',' or ']' in an array";
 constexpr const char* kBadNumber = "not JSON: a malformed number";
 constexpr const char* kBadLiteral = "not JSON: a misspelt literal (true, false or null)";
 constexpr const char* kBadEscape = "not JSON: a bad escape in a string";
@@ -210,7 +212,7 @@ bool ObjectReader::container_step(Expect& expect) {
       expect = Expect::item;
       return true;
     }
-    if (c != closer) return fail_syntax(object ? "not JSON: expected ',' or '}' in an object" : "not JSON: expected ',' or ']' in an array");
+    if (c != closer) return fail_syntax(object ? kExpectedCommaInObject : kExpectedCommaInArray);
     close_container();
     return true;  // still after an item: the parent's
   }

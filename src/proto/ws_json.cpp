@@ -1,8 +1,8 @@
 // Both readers share one loop, read_members(): every member of the message
 // is read by json::ObjectReader; a member the protocol knows (a row of a
-// Field table) is checked for its type and kept, any other is checked and
-// dropped. Only then are the message's own rules applied (which members an
-// op needs), so a broken message is always answered as broken JSON first.
+// Field table) is checked for its type and that it comes once, and kept;
+// any other is checked as JSON and dropped. The message's own rules (which
+// members an op needs) apply only once the whole text has been read.
 #include "proto/ws_json.hpp"
 
 #include <array>
@@ -40,26 +40,32 @@ struct Found {
   std::string_view text;
 };
 
+// Spells out Req::kMaxStringBytes and Req::kMaxNumberChars.
 constexpr const char* kBadReq =
     "\"req\" must be a string of up to 64 bytes, a number of up to 32 characters, true, false or null";
 
+// A member whose value is a string; both reasons name it.
 #define SLUICE_STRING_FIELD(name) \
   Field { #name, Type::string, "\"" #name "\" appears twice", "\"" #name "\" must be a string" }
 
-// Request members, in the order of RequestField.
-enum RequestField { kOp, kTopic, kData, kEvent, kKey, kSince, kPolicy, kToken, kReq, kRequestFields };
-constexpr Field kRequestTable[kRequestFields] = {
+// Request members: indices into kRequestTable.
+namespace request_member {
+enum : std::size_t { op, topic, data, event, key, since, policy, token, req, count };
+}  // namespace request_member
+constexpr Field kRequestTable[request_member::count] = {
     SLUICE_STRING_FIELD(op),    SLUICE_STRING_FIELD(topic), SLUICE_STRING_FIELD(data),
     SLUICE_STRING_FIELD(event), SLUICE_STRING_FIELD(key),   SLUICE_STRING_FIELD(since),
     SLUICE_STRING_FIELD(policy), SLUICE_STRING_FIELD(token), Field{"req", Type::req, "\"req\" appears twice", kBadReq},
 };
 
-// Server message members; the first is the kind, named by the Style.
-enum ServerField {
-  kKind, kSTopic, kId, kSEvent, kSData, kDataB64, kSReq, kOk, kError, kLastId, kFirstId, kDropped, kSPolicy,
-  kReason, kServerFields
+// Server message members: indices into a ServerTable, whose first row is
+// the kind, named by the Style.
+namespace server_member {
+enum : std::size_t {
+  kind, topic, id, event, data, data_b64, req, ok, error, last_id, first_id, dropped, policy, reason, count
 };
-using ServerTable = std::array<Field, kServerFields>;
+}  // namespace server_member
+using ServerTable = std::array<Field, server_member::count>;
 constexpr ServerTable server_table(Field kind) {
   return {kind,
           SLUICE_STRING_FIELD(topic),
@@ -165,9 +171,9 @@ ReadResult read_members(std::string_view text, const Limits& limits, std::span<c
   return reader.failed() ? error(from_reader(reader.error()), reader.reason()) : ReadResult{};
 }
 
-ReadResult check_request(const Found (&found)[kRequestFields], Request& out) {
-  if (!found[kOp].present) return error(Error::missing, "a request needs \"op\"");
-  const std::string_view op = found[kOp].text;
+ReadResult check_request(const Found (&found)[request_member::count], Request& out) {
+  if (!found[request_member::op].present) return error(Error::missing, "a request needs \"op\"");
+  const std::string_view op = found[request_member::op].text;
   if (op == "subscribe") {
     out.op = Op::subscribe;
   } else if (op == "unsubscribe") {
@@ -177,8 +183,10 @@ ReadResult check_request(const Found (&found)[kRequestFields], Request& out) {
   } else {
     return error(Error::unknown_op, "unknown op");
   }
-  if (!found[kTopic].present) return error(Error::missing, "a request needs \"topic\"");
-  if (out.op == Op::publish && !found[kData].present) return error(Error::missing, "a publish needs \"data\"");
+  if (!found[request_member::topic].present) return error(Error::missing, "a request needs \"topic\"");
+  if (out.op == Op::publish && !found[request_member::data].present) {
+    return error(Error::missing, "a publish needs \"data\"");
+  }
   return {};
 }
 
@@ -204,13 +212,32 @@ ReadResult decode_base64(std::string_view encoded, std::span<char> scratch, std:
   return {};
 }
 
-ReadResult check_event(const Found (&found)[kServerFields], std::span<char> scratch, std::size_t used,
-                       ServerMessage& out) {
-  const bool text = found[kSData].present;
-  const bool b64 = found[kDataB64].present;
-  if (text && b64) return error(Error::duplicate, "an event has both \"data\" and \"data_b64\"");
-  if (!text && !b64) return error(Error::missing, "an event needs \"data\" or \"data_b64\"");
-  return b64 ? decode_base64(found[kDataB64].text, scratch, used, out) : ReadResult{};
+// What each kind needs: its kind member, an event one of data and
+// data_b64, an ack its ok; a dropped count that fits 64 bits.
+ReadResult check_server_message(const Found (&found)[server_member::count], Style style, ServerMessage& out) {
+  if (style != Style::bare) {
+    if (!found[server_member::kind].present) {
+      return error(Error::missing, style == Style::raw_topic ? "a notice needs \"sluice\"" : "a message needs \"op\"");
+    }
+    out.op = server_op(found[server_member::kind].text);
+  }
+  const bool text = found[server_member::data].present;
+  const bool b64 = found[server_member::data_b64].present;
+  if (out.op == ServerOp::event && text && b64) {
+    return error(Error::duplicate, "an event has both \"data\" and \"data_b64\"");
+  }
+  if (out.op == ServerOp::event && !text && !b64) {
+    return error(Error::missing, "an event needs \"data\" or \"data_b64\"");
+  }
+  if (out.op == ServerOp::ack && !found[server_member::ok].present) {
+    return error(Error::missing, "an ack needs \"ok\"");
+  }
+  const std::string_view n = found[server_member::dropped].text;
+  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), out.dropped);
+  if (!n.empty() && (ec != std::errc() || end != n.data() + n.size())) {
+    return error(Error::wrong_type, "\"dropped\" must be a whole number");
+  }
+  return {};
 }
 
 }  // namespace
@@ -237,57 +264,42 @@ std::string_view op_name(Op op) {
 
 ReadResult read_request(std::string_view text, const Limits& limits, std::span<char> scratch, Request& out) {
   out = Request{};
-  Found found[kRequestFields];
+  Found found[request_member::count];
   Members m{kRequestTable, found, out.req};
   if (const ReadResult r = read_members(text, limits, scratch, m); !r.ok()) return r;
   if (const ReadResult r = check_request(found, out); !r.ok()) return r;
-  out.topic = found[kTopic].text;
-  out.data = found[kData].text;
-  out.event = found[kEvent].text;
-  out.key = found[kKey].text;
-  out.since = found[kSince].text;
-  out.policy = found[kPolicy].text;
-  out.token = found[kToken].text;
+  out.topic = found[request_member::topic].text;
+  out.data = found[request_member::data].text;
+  out.event = found[request_member::event].text;
+  out.key = found[request_member::key].text;
+  out.since = found[request_member::since].text;
+  out.policy = found[request_member::policy].text;
+  out.token = found[request_member::token].text;
   return {};
 }
 
 ReadResult read_server_message(std::string_view text, Style style, const Limits& limits, std::span<char> scratch,
                                ServerMessage& out) {
   out = ServerMessage{};
-  Found found[kServerFields];
+  Found found[server_member::count];
   const std::span<const Field> table = style == Style::raw_topic ? kSluiceTable : kOpTable;
   // A bare notice has no kind member: its "op", if any, is not ours.
   const std::size_t first = style == Style::bare ? 1 : 0;
   Members m{table.subspan(first), std::span<Found>(found).subspan(first), out.req};
   if (const ReadResult r = read_members(text, limits, scratch, m); !r.ok()) return r;
-  if (style != Style::bare) {
-    if (!found[kKind].present) {
-      return error(Error::missing, style == Style::raw_topic ? "a notice needs \"sluice\"" : "a message needs \"op\"");
-    }
-    out.op = server_op(found[kKind].text);
-  }
-  if (out.op == ServerOp::event) {
-    if (const ReadResult r = check_event(found, scratch, m.scratch_used, out); !r.ok()) return r;
-    if (!out.binary) out.data = found[kSData].text;
-  }
-  if (out.op == ServerOp::ack && !found[kOk].present) return error(Error::missing, "an ack needs \"ok\"");
-  if (found[kDropped].present) {
-    const std::string_view n = found[kDropped].text;
-    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), out.dropped);
-    if (ec != std::errc() || end != n.data() + n.size()) {
-      return error(Error::wrong_type, "\"dropped\" must be a whole number");
-    }
-  }
-  out.topic = found[kSTopic].text;
-  out.id = found[kId].text;
-  out.event = found[kSEvent].text;
-  out.ok = found[kOk].text == "true";
-  out.error = found[kError].text;
-  out.last_id = found[kLastId].text;
-  out.first_id = found[kFirstId].text;
-  out.policy = found[kSPolicy].text;
-  out.reason = found[kReason].text;
-  return {};
+  if (const ReadResult r = check_server_message(found, style, out); !r.ok()) return r;
+  out.topic = found[server_member::topic].text;
+  out.id = found[server_member::id].text;
+  out.event = found[server_member::event].text;
+  out.data = found[server_member::data].text;
+  out.ok = found[server_member::ok].text == "true";
+  out.error = found[server_member::error].text;
+  out.last_id = found[server_member::last_id].text;
+  out.first_id = found[server_member::first_id].text;
+  out.policy = found[server_member::policy].text;
+  out.reason = found[server_member::reason].text;
+  if (out.op != ServerOp::event || !found[server_member::data_b64].present) return {};
+  return decode_base64(found[server_member::data_b64].text, scratch, m.scratch_used, out);
 }
 
 }  // namespace sluice::proto::wsjson

@@ -83,7 +83,8 @@ TEST(JsonReader, RefusesBadStrings) {
   for (const std::string_view bad : {
            R"({"a":"\x"})", R"({"a":"\u12"})", R"({"a":"\u12G4"})", R"({"a":"\ud800"})", R"({"a":"\ud800x"})",
            R"({"a":"\ud800\u0041"})", R"({"a":"\udc00"})", R"({"a":"\ud800\ud800"})", "{\"a\":\"tab\there\"}",
-           "{\"a\":\"nl\nhere\"}", "{\"a\":\"\x01\"}", "{\"a\":\"\x80\"}", "{\"a\":\"\xc3\"}", "{\"a\":\"\xed\xa0\x80\"}",
+           "{\"a\":\"nl\nhere\"}", "{\"a\":\"\x01\"}", "{\"a\":\"\x80\"}", "{\"a\":\"\xc3\"}",
+           "{\"a\":\"\xed\xa0\x80\"}",
            "{\"a\":\"\xf8\x88\x80\x80\x80\"}", R"({"a":"unterminated})", R"({"a":"ends in escape\)", "{\"a\\x\":1}",
            "{\"\xff\":1}", R"({"a":"x",'b':1})"}) {
     EXPECT_EQ(error_of(bad), ReadError::syntax) << bad;

@@ -20,8 +20,12 @@ std::string text_of(const Message& message, Write write) {
   return out;
 }
 
-std::string event_text(const Event& e) { return text_of(e, [](buf::Sink& s, const Event& m) { return write_event(s, m); }); }
-std::string ack_text(const Ack& a) { return text_of(a, [](buf::Sink& s, const Ack& m) { return write_ack(s, m); }); }
+std::string event_text(const Event& e) {
+  return text_of(e, [](buf::Sink& s, const Event& m) { return write_event(s, m); });
+}
+std::string ack_text(const Ack& a) {
+  return text_of(a, [](buf::Sink& s, const Ack& m) { return write_ack(s, m); });
+}
 std::string request_text(const Request& r) {
   return text_of(r, [](buf::Sink& s, const Request& m) { return write_request(s, m); });
 }
@@ -73,13 +77,13 @@ TEST(WsJsonWriter, Acks) {
 }
 
 TEST(WsJsonWriter, NoticesInEachStyle) {
-  const Dropped dropped{"prices", 12, "mx3d1k2a:50", "mx3d1k2a:61", "latest"};
+  const Dropped dropped{"prices", 12, "E:50", "E:61", "latest"};
   EXPECT_EQ(dropped_text(Style::json_protocol, dropped),
-            R"({"op":"dropped","topic":"prices","dropped":12,"first_id":"mx3d1k2a:50","last_id":"mx3d1k2a:61","policy":"latest"})");
+            R"({"op":"dropped","topic":"prices","dropped":12,"first_id":"E:50","last_id":"E:61","policy":"latest"})");
   EXPECT_EQ(dropped_text(Style::raw_topic, dropped),
-            R"({"sluice":"dropped","topic":"prices","dropped":12,"first_id":"mx3d1k2a:50","last_id":"mx3d1k2a:61","policy":"latest"})");
+            R"({"sluice":"dropped","topic":"prices","dropped":12,"first_id":"E:50","last_id":"E:61","policy":"latest"})");
   EXPECT_EQ(dropped_text(Style::bare, dropped),
-            R"({"topic":"prices","dropped":12,"first_id":"mx3d1k2a:50","last_id":"mx3d1k2a:61","policy":"latest"})");
+            R"({"topic":"prices","dropped":12,"first_id":"E:50","last_id":"E:61","policy":"latest"})");
   const Reset reset{"prices", "too-old", "mx3d1k2a:3"};
   EXPECT_EQ(reset_text(Style::json_protocol, reset),
             R"({"op":"reset","topic":"prices","reason":"too-old","last_id":"mx3d1k2a:3"})");
@@ -105,13 +109,14 @@ std::string every_byte() {
   return bytes;
 }
 
-const std::string kAwkward = std::string("q\"b\\s/ \b\f\n\r\t\x01\x1f\x7f caf\xc3\xa9 \xf0\x9f\x98\x80 ") + '\0' + "end";
+const std::string kAwkward =
+    std::string("q\"b\\s/ \b\f\n\r\t\x01\x1f\x7f caf\xc3\xa9 \xf0\x9f\x98\x80 ") + '\0' + "end";
 
 TEST(WsJsonWriter, EventsRoundTrip) {
   std::vector<char> scratch;
   const std::string bytes = every_byte();
   const std::string large(100'000, 'x');
-  for (const Event& e : {Event{"t", "E:1", "", ""}, Event{"a.b:c-d_e", "mx3d1k2a:18446744073709551615", kAwkward, kAwkward},
+  for (const Event& e : {Event{"t", "E:1", "", ""}, Event{"a.b:c-d_e", "E:18446744073709551615", kAwkward, kAwkward},
                          Event{"t", "E:2", "bin", bytes, true}, Event{"t", "E:3", "", "", true},
                          Event{"t", "E:4", "", large}}) {
     const std::string text = event_text(e);
@@ -165,9 +170,12 @@ TEST(WsJsonWriter, NoticesRoundTrip) {
 
 TEST(WsJsonWriter, RequestsRoundTrip) {
   for (const Request& request :
-       {Request{.op = Op::subscribe, .topic = "t", .since = "E:1", .policy = "latest", .token = kAwkward, .req = Req(5)},
-        Request{.op = Op::subscribe, .topic = ""}, Request{.op = Op::unsubscribe, .topic = kAwkward, .req = req_from("true")},
-        Request{.op = Op::publish, .topic = "t", .data = kAwkward, .event = kAwkward, .key = "k", .req = req_from("\"r\"")},
+       {Request{.op = Op::subscribe, .topic = "t", .since = "E:1", .policy = "latest", .token = kAwkward,
+                .req = Req(5)},
+        Request{.op = Op::subscribe, .topic = ""},
+        Request{.op = Op::unsubscribe, .topic = kAwkward, .req = req_from("true")},
+        Request{.op = Op::publish, .topic = "t", .data = kAwkward, .event = kAwkward, .key = "k",
+                .req = req_from("\"r\"")},
         Request{.op = Op::publish, .topic = "t", .data = ""}}) {
     const std::string text = request_text(request);
     std::vector<char> scratch(text.size());
