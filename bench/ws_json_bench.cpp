@@ -20,7 +20,9 @@
 namespace {
 
 const std::string kPublish =
-    R"({"op":"publish","topic":"prices.eu","data":"{\"symbol\":\"ACME\",\"bid\":101.25,\"ask\":101.5,\"ts\":1712345678901}","event":"tick","key":"ACME","req":12345})";
+    R"({"op":"publish","topic":"prices.eu",)"
+    R"("data":"{\"symbol\":\"ACME\",\"bid\":101.25,\"ask\":101.5,\"ts\":1712345678901}",)"
+    R"("event":"tick","key":"ACME","req":12345})";
 
 void count_allocations(benchmark::State& state, std::uint64_t before) {
   state.counters["allocs/msg"] = benchmark::Counter(static_cast<double>(sluice::test::allocations() - before),

@@ -44,8 +44,9 @@ bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::str
       id.assign(value.text);
       named = true;
     } else if (name == "subscribers") {
-      const auto [end, ec] = std::from_chars(value.source.data(), value.source.data() + value.source.size(), subscribers);
-      if (ec != std::errc() || end != value.source.data() + value.source.size()) subscribers = 0;
+      const char* const last = value.source.data() + value.source.size();
+      const auto [end, ec] = std::from_chars(value.source.data(), last, subscribers);
+      if (ec != std::errc() || end != last) subscribers = 0;
     }
   }
   return reader.finish() && named;
