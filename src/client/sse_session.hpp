@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "driver.hpp"
-#include "json_object.hpp"
 #include "link.hpp"
 #include "response_head.hpp"
+#include "server_messages.hpp"
 #include "sluice/client/url.hpp"
 #include "proto/sse_parser.hpp"
 
@@ -46,7 +46,7 @@ class SseSession final : public Session, private proto::sse::Handler {
   std::string head_;          // the response head, then the stream bytes that came with it
   std::vector<char> chunk_;   // one read from the socket
   Event scratch_;             // the event being handed over; swapped with the inbox's buffers
-  JsonObject json_;
+  ServerMessages notices_;    // reads a notice's JSON data
   Driver* driver_ = nullptr;  // during run()
   bool cancelled_ = false;    // the inbox refused an event: the client is stopping
 
