@@ -19,6 +19,8 @@ Subscriptions::~Subscriptions() { leave_all(); }
 
 Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
+  // An empty name is no topic: it would also match an empty (left) slot.
+  if (topic.empty()) return {JoinStatus::refused, hub::HubStatus::bad_topic};
   if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return {JoinStatus::ok};
   auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
   if (slot == topics_.end()) {

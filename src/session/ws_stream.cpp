@@ -61,10 +61,21 @@ void WsStream::on_ping(std::span<const char> payload) {
 void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
   if (input_held()) {
-    // Its pong may sit unread behind the held message: not its fault.
+    if (!held_) held_since_ = now;
+    held_ = true;
+    // A client that leaves its replies unread is not listening: it gets
+    // the time a pong would, then its connection is closed.
+    if (held_by_peer() && now - held_since_ > std::chrono::milliseconds(ws.pong_timeout_ms)) {
+      return outlet_.close_now(conn::CloseReason::timeout);
+    }
+    // Its pong may sit unread behind the held input: not its fault.
     awaiting_pong_ = false;
     last_ping_ = now;
     return;
+  }
+  if (held_) {
+    held_ = false;
+    outlet_.resume_input();  // what waited behind the hold is read now
   }
   const auto since_ping = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_ping_).count();
   if (awaiting_pong_) {

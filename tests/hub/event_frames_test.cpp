@@ -31,24 +31,22 @@ struct EventFramesTest : testing::Test {
   }
 
   buf::Pool pool{{.block_count = 64, .block_size = 256, .reserve = 4}};
-  proto::ws::Deflater deflater;
-  std::string json;
-  std::string scratch;
+  FrameScratch scratch;
   buf::FrameRef sse;
 };
 
 TEST_F(EventFramesTest, TheJsonEnvelopeIsTheCodecsEvent) {
   const buf::FrameRef data = payload("tick", "{\"p\":101}");
-  EventFrames frames({pool, deflater, json, scratch}, "prices", "ep:42", sse, data);
-  EXPECT_EQ(envelope(frames.ws_json(false)),
+  EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
+  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
             R"({"op":"event","topic":"prices","id":"ep:42","event":"tick","data":"{\"p\":101}"})");
 }
 
 TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
   const std::string bytes("\x00\xff\xfe binary", 10);
   const buf::FrameRef data = payload("", bytes);
-  EventFrames frames({pool, deflater, json, scratch}, "raw", "ep:1", sse, data);
-  const std::string text = envelope(frames.ws_json(false));
+  EventFrames frames(pool, scratch, "raw", "ep:1", sse, data);
+  const std::string text = envelope(frames.form(WireForm::ws_envelope));
   EXPECT_EQ(text, R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP/+IGJpbmFyeQ=="})");
   std::vector<char> buffer(text.size());
   proto::wsjson::ServerMessage m;
