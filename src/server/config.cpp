@@ -106,6 +106,8 @@ const IntSetting kIntSettings[] = {
                                                 "WebSocket message bytes after inflating (1009 past it)"),
     int_setting<&C::ws, &WsConfig::ping_interval_ms>("ws.ping_interval_ms", 100, kHour, "ping a quiet WebSocket"),
     int_setting<&C::ws, &WsConfig::pong_timeout_ms>("ws.pong_timeout_ms", 100, kHour, "close if no pong by then"),
+    int_setting<&C::ws, &WsConfig::message_timeout_ms>("ws.message_timeout_ms", 100, kHour,
+                                                       "a WebSocket message begun must be whole by then (1008)"),
     int_setting<&C::ws, &WsConfig::deflate>("ws.deflate", 0, 1, "offer permessage-deflate"),
     int_setting<&C::ws, &WsConfig::client_publish>("ws.client_publish", 0, 1, "clients may publish over WebSocket"),
     int_setting<&C::ws, &WsConfig::json_max_depth>("ws.json_max_depth", 1, 64, "/ws request nesting"),
