@@ -92,6 +92,8 @@ class WsStream : public Phase {
   bool awaiting_pong_ = false;
   bool held_ = false;  // input_held() at the last tick, since held_since_
   io::Loop::Clock::time_point held_since_;
+  bool mid_message_ = false;  // the decoder holds part of a message, since message_since_
+  io::Loop::Clock::time_point message_since_;
   bool close_sent_ = false;
   std::string notice_scratch_;
 };
