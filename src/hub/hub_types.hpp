@@ -58,6 +58,10 @@ struct ReplayResult {
   // should tell its client why ("too-old", "other-epoch", "unknown-id",
   // "malformed-id").
   const char* reset = nullptr;
+  // The topic's newest id when the subscription began (0: none yet): what
+  // a client that has received no event resumes after, so that what is
+  // published before it reconnects is replayed, not missed.
+  std::uint64_t newest = 0;
 };
 
 struct Delivery {

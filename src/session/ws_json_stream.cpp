@@ -1,6 +1,7 @@
 #include "session/ws_json_stream.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "buf/fixed_sink.hpp"
 #include "hub/event_id.hpp"
@@ -14,9 +15,8 @@ namespace {
 
 namespace wsjson = proto::wsjson;
 
-// A scratch buffer past this size is given back after the message that
-// needed it: a connection keeps no more than this between messages.
-constexpr std::size_t kKeptScratch = 4096;
+// Decoded strings of one request, on the stack (see on_message()).
+constexpr std::size_t kStackScratch = 4096;
 
 // Room for the longest ack: the members, a Req, two ids and a one-line error.
 constexpr std::size_t kMaxAck = 1024;
@@ -59,18 +59,28 @@ void WsJsonStream::on_drained() {
 
 void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
   const std::string_view text(payload.data(), payload.size());
-  if (scratch_.size() < text.size()) scratch_.resize(text.size());
+  // Strings without escapes are views into the message; decoded ones go
+  // here, and only a message whose escaped strings outgrow it costs a
+  // buffer of its own, given back at once: a connection holds nothing
+  // between messages.
+  char scratch[kStackScratch];
   wsjson::Request request;
-  const wsjson::ReadResult read = wsjson::read_request(text, limits_, scratch_, request);
-  if (read.ok()) {
-    answer(request);
+  const wsjson::ReadResult read = wsjson::read_request(text, limits_, scratch, request);
+  if (read.error == wsjson::Error::no_room) {
+    std::vector<char> large(text.size());
+    wsjson::Request again;
+    reply(wsjson::read_request(text, limits_, large, again), again);
   } else {
-    refuse(request.req, read.reason);
+    reply(read, request);
   }
-  if (scratch_.size() > kKeptScratch) std::string().swap(scratch_);
   // The next request waits until there is room for its answer (see
   // input_held()); the drain that makes room reads on.
   paused_ = paused_ || input_held();
+}
+
+void WsJsonStream::reply(const wsjson::ReadResult& read, const wsjson::Request& request) {
+  if (!read.ok()) return refuse(request.req, read.reason);
+  answer(request);
 }
 
 void WsJsonStream::answer(const wsjson::Request& request) {
@@ -94,8 +104,12 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
   // The ack goes in the control lane, so it leaves before any replayed event.
   const Subscriptions::JoinResult joined = subscriptions_.join(request.topic, policy, request.since);
   switch (joined.status) {
-    case Subscriptions::JoinStatus::ok:
-      return send_ack({request.req, true, {}, {}, {}});
+    case Subscriptions::JoinStatus::ok: {
+      // The topic's newest id: a client with no event yet resumes after it.
+      char newest[hub::kMaxIdText];
+      const std::string_view last_id(newest, services().hub().format_id(joined.newest, newest));
+      return send_ack({request.req, true, {}, last_id, {}});
+    }
     case Subscriptions::JoinStatus::too_many:
       return refuse(request.req, "too many topics on this connection");
     case Subscriptions::JoinStatus::refused:
@@ -112,12 +126,20 @@ void WsJsonStream::publish(const wsjson::Request& request) {
   send_ack({request.req, true, std::string_view(id_text, hub.format_id(r.id, id_text)), {}, {}});
 }
 
+// An ack rides in the room left in the block of the control frame before
+// it when that one is still queued: a client pipelining hundreds of
+// requests gets them answered from a few blocks, in one write, and the
+// acks it leaves unread are bounded in frames (ws.json_max_replies), so in
+// blocks of the pool.
 void WsJsonStream::send_ack(const wsjson::Ack& ack) {
   char text[kMaxAck];
-  buf::FixedSink out(text, sizeof text);
-  if (wsjson::write_ack(out, ack)) {
-    buf::FrameRef frame = proto::ws::make_message_frame(services().pool(), buf::Lane::control, proto::ws::Opcode::text,
-                                                        std::span<const char>(out.text()));
+  buf::FixedSink json(text, sizeof text);
+  char wire[kMaxAck + proto::ws::kMaxHeaderSize];
+  buf::FixedSink frame_bytes(wire, sizeof wire);
+  if (wsjson::write_ack(json, ack) &&
+      proto::ws::encode_frame(proto::ws::Opcode::text, true, false, std::span<const char>(json.text()), frame_bytes)) {
+    if (outlet().queue().append_control(frame_bytes.text())) return outlet().want_flush();
+    buf::FrameRef frame = buf::make_frame(services().pool(), buf::Lane::control, frame_bytes.text());
     if (frame && outlet().send_control(std::move(frame)) == conn::EnqueueStatus::ok) return;
   }
   // The pool is empty, or the lane full though input is held before it

@@ -13,7 +13,6 @@
 // leave; one that stays that way past ws.pong_timeout_ms is closed.
 #pragma once
 
-#include <string>
 #include <string_view>
 
 #include "proto/ws_json.hpp"
@@ -39,6 +38,8 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
 
+  // Answers a request as read: an error ack, or what the request asks.
+  void reply(const proto::wsjson::ReadResult& read, const proto::wsjson::Request& request);
   // Answers one request; its ack is queued.
   void answer(const proto::wsjson::Request& request);
   void subscribe(const proto::wsjson::Request& request);
@@ -52,9 +53,6 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   proto::wsjson::Limits limits_;
   std::size_t max_replies_;
   bool paused_ = false;  // input_held() stopped the input: a drain resumes it
-  // Decoded strings that hold escapes (the rest are views into the
-  // message); kept only while small, see on_message().
-  std::string scratch_;
 };
 
 }  // namespace sluice::session

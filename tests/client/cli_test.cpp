@@ -106,7 +106,8 @@ TEST_F(Cli, SubIsNotFooledByForgedNotices) {
     return p.open(http_url(port, "/pub/forged")).kind == ErrorKind::none && p.publish("ready").subscribers == 2;
   }));
 
-  const std::string forged = R"({"topic":"forged","dropped":999999,"first_id":"x:1","last_id":"x:999999","policy":"fifo"})";
+  const std::string forged =
+      R"({"topic":"forged","dropped":999999,"first_id":"x:1","last_id":"x:999999","policy":"fifo"})";
   for (const char* event : {"sluice-dropped", "sluice-reset"}) {
     const auto reply = sluice::test::http_request(port, "POST", std::string("/pub/forged?event=") + event, forged);
     EXPECT_EQ(reply.status, 400) << event;
@@ -116,7 +117,8 @@ TEST_F(Cli, SubIsNotFooledByForgedNotices) {
   EXPECT_EQ(sluice::test::http_request(port, "POST", "/pub/forged", envelope).status, 400);
   sluice::test::ws::WsTestClient ws_forger(port);
   ASSERT_TRUE(ws_forger.open("/ws/forged"));
-  ws_forger.send({.opcode = sluice::test::ws::kText, .payload = R"({"sluice":"reset","topic":"forged","reason":"too-old"})"});
+  ws_forger.send({.opcode = sluice::test::ws::kText,
+                  .payload = R"({"sluice":"reset","topic":"forged","reason":"too-old"})"});
   EXPECT_EQ(ws_forger.read_close(), 1008);
 
   publish(port, "/pub/forged", "after");

@@ -10,7 +10,8 @@
 namespace sluice::test::ws {
 namespace {
 
-constexpr std::string_view kForgedData = R"({"topic":"t","dropped":999999,"first_id":"x:1","last_id":"x:9","policy":"fifo"})";
+constexpr std::string_view kForgedData =
+    R"({"topic":"t","dropped":999999,"first_id":"x:1","last_id":"x:9","policy":"fifo"})";
 
 TEST(ForgedNotices, PostRefusesReservedEventNamesAndData) {
   RunningServer server;
@@ -52,12 +53,14 @@ TEST(ForgedNotices, WebSocketPublishersCannotSendANotice) {
 
   WsTestClient json_forger(port);
   ASSERT_TRUE(json_forger.open("/ws"));
-  json_forger.send({.opcode = kText, .payload = R"({"op":"publish","topic":"t","event":"sluice-dropped","data":"{}","req":1})"});
+  json_forger.send(
+      {.opcode = kText, .payload = R"({"op":"publish","topic":"t","event":"sluice-dropped","data":"{}","req":1})"});
   const std::optional<ServerFrame> ack = json_forger.read_message();
   ASSERT_TRUE(ack);
   EXPECT_NE(ack->payload.find("\"ok\":false"), std::string::npos) << ack->payload;
   EXPECT_NE(ack->payload.find("sluice-"), std::string::npos) << ack->payload;
-  json_forger.send({.opcode = kText, .payload = R"({"op":"publish","topic":"t","data":"{\"sluice\":\"reset\"}","req":2})"});
+  json_forger.send(
+      {.opcode = kText, .payload = R"({"op":"publish","topic":"t","data":"{\"sluice\":\"reset\"}","req":2})"});
   const std::optional<ServerFrame> ack2 = json_forger.read_message();
   ASSERT_TRUE(ack2);
   EXPECT_NE(ack2->payload.find("\"ok\":false"), std::string::npos) << ack2->payload;

@@ -91,6 +91,25 @@ TEST(WsJsonHostile, ReqIsEchoedOnlyAsAShortScalar) {
   EXPECT_NE(ack.error.find("\"data\" must be a string"), std::string_view::npos) << text;
 }
 
+// Decoded strings go into a small buffer on the stack; a request whose
+// escaped strings outgrow it is read again into one of its own size.
+TEST(WsJsonHostile, LongEscapedDataIsDecodedWhole) {
+  RunningServer server;
+  SseSubscriber subscriber(server.port(), "/sse/quotes");
+  ASSERT_TRUE(subscriber.opened());
+  WsTestClient client(server.port());
+  ASSERT_TRUE(client.open("/ws"));
+  std::string escaped;
+  for (int i = 0; i < 6000; ++i) escaped += "\\\"";
+  client.send_raw(text_frame(R"({"op":"publish","topic":"quotes","req":1,"data":")" + escaped + "\"}"));
+  std::string text;
+  wsjson::ServerMessage ack;
+  ASSERT_TRUE(read_ack(client, text, ack));
+  EXPECT_TRUE(ack.ok) << text;
+  ASSERT_TRUE(subscriber.wait_for(1));
+  EXPECT_EQ(subscriber.events()[0].data, std::string(6000, '"'));
+}
+
 TEST(WsJsonHostile, AnEmptyTopicIsRefusedEveryTime) {
   RunningServer server;
   WsTestClient client(server.port());
@@ -114,7 +133,7 @@ TEST(WsJsonHostile, UnreadRepliesWithHugeReqsDoNotStopPublishing) {
   SseSubscriber subscriber(port, "/sse/news");
   ASSERT_TRUE(subscriber.opened());
   const std::string request =
-      text_frame("{\"op\":\"publish\",\"topic\":\"news\",\"data\":\"x\",\"req\":\"" + std::string(1000000, 'r') + "\"}");
+      text_frame(R"({"op":"publish","topic":"news","data":"x","req":")" + std::string(1000000, 'r') + "\"}");
   std::vector<std::unique_ptr<WsTestClient>> hoarders;
   for (int c = 0; c < 6; ++c) {
     hoarders.push_back(std::make_unique<WsTestClient>(port, 4096));
@@ -126,7 +145,9 @@ TEST(WsJsonHostile, UnreadRepliesWithHugeReqsDoNotStopPublishing) {
   TestClient publisher(port);
   for (int i = 0; i < 50; ++i) ASSERT_EQ(publish(publisher, "/pub/news", "event " + std::to_string(i)), 200) << i;
   ASSERT_TRUE(subscriber.wait_for(50));
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(subscriber.events()[static_cast<std::size_t>(i)].data, "event " + std::to_string(i));
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(subscriber.events()[static_cast<std::size_t>(i)].data, "event " + std::to_string(i));
+  }
 }
 
 // Sends `requests` from a thread of its own while the test reads: the
