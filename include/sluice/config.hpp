@@ -77,8 +77,17 @@ struct WsConfig {
   std::int64_t max_message = 1 << 20;     // bytes after inflating (1009 past it)
   std::int64_t ping_interval_ms = 30000;  // server pings a quiet connection this often
   std::int64_t pong_timeout_ms = 10000;   // and closes it if no pong comes back in time
+  std::int64_t message_timeout_ms = 10000;  // a message begun must be whole by then
   std::int64_t deflate = 1;               // offer permessage-deflate
   std::int64_t client_publish = 1;        // clients may publish over WebSocket
+  // The /ws JSON protocol: bounds on one request (proto::wsjson::Limits).
+  std::int64_t json_max_depth = 16;
+  std::int64_t json_max_string = 1 << 20;
+  std::int64_t json_max_number = 32;
+  std::int64_t json_max_members = 64;
+  // Acks a /ws client may leave unread; at that many its input is no
+  // longer read until they leave.
+  std::int64_t json_max_replies = 8;
   std::vector<std::string> allowed_origins;  // empty: any
   std::vector<std::string> subprotocols;     // offered, most preferred first
 };

@@ -8,12 +8,13 @@ EventKind kind_of_sse_event(std::string_view type) {
   return EventKind::message;
 }
 
-void read_notice(JsonObject& json, Event& event) {
+void read_notice(ServerMessages& reader, Event& event) {
   event.id.clear();
   event.dropped = 0;
-  if (!json.parse(event.data)) return;
-  if (const std::string_view topic = json.get("topic"); !topic.empty()) event.topic.assign(topic);
-  if (event.kind == EventKind::dropped && !json.get_u64("dropped", event.dropped)) event.dropped = 0;
+  proto::wsjson::ServerMessage notice;
+  if (!reader.read(event.data, proto::wsjson::Style::bare, notice).ok()) return;
+  if (!notice.topic.empty()) event.topic.assign(notice.topic);
+  if (event.kind == EventKind::dropped) event.dropped = notice.dropped;
 }
 
 }  // namespace sluice::client::detail

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "json_object.hpp"
+#include "server_messages.hpp"
 #include "sluice/client/event.hpp"
 
 namespace sluice::client::detail {
@@ -15,9 +15,9 @@ inline constexpr std::string_view kResetEventName = "sluice-reset";
 // The kind of an SSE event by its name.
 [[nodiscard]] EventKind kind_of_sse_event(std::string_view type);
 
-// Completes a dropped or reset notice whose `data` holds the server's JSON:
-// its topic (kept when the JSON names none) and dropped count; the id is
-// cleared, the notice belongs to no event. `json` is scratch space.
-void read_notice(JsonObject& json, Event& event);
+// Completes an SSE dropped or reset notice whose `data` holds the server's
+// JSON: its topic (kept when the JSON names none) and dropped count; the id
+// is cleared, the notice belongs to no event.
+void read_notice(ServerMessages& reader, Event& event);
 
 }  // namespace sluice::client::detail

@@ -1,10 +1,11 @@
 #include "sluice/client/publisher.hpp"
 
+#include <charconv>
 #include <vector>
 
 #include "head_reader.hpp"
-#include "json_object.hpp"
 #include "link.hpp"
+#include "proto/json_reader.hpp"
 #include "tls_setup.hpp"
 
 namespace sluice::client {
@@ -24,6 +25,32 @@ bool parse_length(std::string_view text, std::size_t& length) {
     length = length * 10 + static_cast<std::size_t>(c - '0');
   }
   return true;
+}
+
+// The reply to a publish, {"topic":"news","id":"mx3d1k2a:1","subscribers":1}:
+// its id (required) and subscriber count (0 when absent or not a count).
+bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::string& id,
+                     std::uint64_t& subscribers) {
+  scratch.resize(body.size());
+  proto::json::ObjectReader reader(body, {.max_string_bytes = body.size()}, scratch);
+  bool named = false;
+  subscribers = 0;
+  std::string_view name;
+  proto::json::Value value;
+  if (!reader.open()) return false;
+  while (reader.next_member(name)) {
+    if (name != "id" && name != "subscribers") continue;
+    if (!reader.read_value(value, true)) return false;
+    if (name == "id" && value.kind == proto::json::ValueKind::string) {
+      id.assign(value.text);
+      named = true;
+    } else if (name == "subscribers") {
+      const char* const last = value.source.data() + value.source.size();
+      const auto [end, ec] = std::from_chars(value.source.data(), last, subscribers);
+      if (ec != std::errc() || end != last) subscribers = 0;
+    }
+  }
+  return reader.finish() && named;
 }
 
 std::string first_line(std::string_view body) {
@@ -49,7 +76,7 @@ struct Publisher::Impl {
   std::string buffer;  // the reply: head, then body bytes
   std::vector<char> chunk;
   std::string body;
-  detail::JsonObject json;
+  std::vector<char> json_scratch;  // decoded strings of the reply
 };
 
 Publisher::Publisher(const PublisherOptions& options) : impl_(std::make_unique<Impl>(options)) {}
@@ -139,13 +166,10 @@ void Publisher::Impl::read_reply(const detail::ResponseHead& head, std::string_v
     result.error.message += ": " + first_line(body);
     return;
   }
-  std::string_view id;
-  if (!json.parse(body) || !json.find("id", id)) {
+  if (!read_reply_body(body, json_scratch, result.id, result.subscribers)) {
+    result.id.clear();
     result.error = {.kind = ErrorKind::bad_response, .message = "the reply to a publish names no id"};
-    return;
   }
-  result.id.assign(id);
-  if (!json.get_u64("subscribers", result.subscribers)) result.subscribers = 0;
 }
 
 }  // namespace sluice::client

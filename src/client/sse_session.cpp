@@ -151,7 +151,7 @@ void SseSession::on_event(const proto::sse::ReceivedEvent& event) {
   e.dropped = 0;
   e.req = 0;
   e.ok = true;
-  if (e.kind != EventKind::message) read_notice(json_, e);
+  if (e.kind != EventKind::message) read_notice(notices_, e);
   // The resume point moves before the hand-over, so that last_id() already
   // names an event the application may be reading; it moves back if the
   // hand-over is refused.

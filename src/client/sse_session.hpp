@@ -16,9 +16,9 @@
 
 #include "driver.hpp"
 #include "h2_client_stream.hpp"
-#include "json_object.hpp"
 #include "link.hpp"
 #include "response_head.hpp"
+#include "server_messages.hpp"
 #include "sluice/client/url.hpp"
 #include "proto/sse_parser.hpp"
 #include "transport/tls_context.hpp"
@@ -63,7 +63,7 @@ class SseSession final : public Session, private proto::sse::Handler, private H2
   std::string head_;          // the response head, then the stream bytes that came with it
   std::vector<char> chunk_;   // one read from the socket
   Event scratch_;             // the event being handed over; swapped with the inbox's buffers
-  JsonObject json_;
+  ServerMessages notices_;    // reads a notice's JSON data
   Driver* driver_ = nullptr;  // during run()
   bool cancelled_ = false;    // the inbox refused an event: the client is stopping
 

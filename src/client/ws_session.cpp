@@ -6,7 +6,6 @@
 #include "head_reader.hpp"
 #include "notice.hpp"
 #include "proto/url.hpp"
-#include "base64.hpp"
 #include "ws_frames.hpp"
 
 namespace sluice::client::detail {
@@ -15,6 +14,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using proto::ws::CloseCode;
+using proto::wsjson::ServerOp;
+using proto::wsjson::Style;
 using proto::ws::DecodeStatus;
 using proto::ws::Opcode;
 using std::chrono::milliseconds;
@@ -40,10 +41,6 @@ void set_event(Event& e, EventKind kind, std::string_view topic, std::string_vie
   e.dropped = 0;
   e.req = 0;
   e.ok = true;
-}
-
-EventKind notice_kind(std::string_view name) {
-  return name == "dropped" ? EventKind::dropped : EventKind::reset;
 }
 
 std::string_view notice_type(EventKind kind) {
@@ -226,19 +223,18 @@ ClientError WsSession::on_message(std::span<const char> payload, bool binary, Dr
 // On /ws/{topic} the server's notices are text messages {"sluice":"dropped",...}
 // and {"sluice":"reset",...}; fills scratch_ with one when `text` is one.
 bool WsSession::read_raw_notice(std::string_view text) {
-  if (!text.starts_with("{\"sluice\":") || !json_.parse(text)) return false;
-  const std::string_view name = json_.get("sluice");
-  if (name != "dropped" && name != "reset") return false;
-  const EventKind kind = notice_kind(name);
-  const std::string_view topic = json_.get("topic");
-  set_event(scratch_, kind, topic.empty() ? std::string_view(raw_topic_) : topic, {}, notice_type(kind), text);
-  if (!json_.get_u64("dropped", scratch_.dropped)) scratch_.dropped = 0;
+  if (!text.starts_with("{\"sluice\":") || !reader_.read(text, Style::raw_topic, message_).ok()) return false;
+  if (message_.op != ServerOp::dropped && message_.op != ServerOp::reset) return false;
+  const EventKind kind = message_.op == ServerOp::dropped ? EventKind::dropped : EventKind::reset;
+  const std::string_view topic = message_.topic.empty() ? std::string_view(raw_topic_) : message_.topic;
+  set_event(scratch_, kind, topic, {}, notice_type(kind), text);
+  scratch_.dropped = message_.dropped;
   return true;
 }
 
 ClientError WsSession::on_json(std::string_view text, Driver& driver) {
-  if (!decode_server_message(text, json_, message_)) {
-    return fail(CloseCode::policy_violation, "a message that is not sluice's JSON protocol");
+  if (const proto::wsjson::ReadResult r = reader_.read(text, Style::json_protocol, message_); !r.ok()) {
+    return fail(CloseCode::policy_violation, std::string("a message that is not sluice's JSON protocol: ") + r.reason);
   }
   switch (message_.op) {
     case ServerOp::ack:
@@ -263,12 +259,7 @@ ClientError WsSession::on_json(std::string_view text, Driver& driver) {
 ClientError WsSession::on_server_event(Driver& driver) {
   const std::string_view type = message_.event.empty() ? std::string_view("message") : message_.event;
   set_event(scratch_, EventKind::message, message_.topic, message_.id, type, message_.data);
-  if (!message_.data_b64.empty()) {
-    if (!base64_decode(message_.data_b64, scratch_.data)) {
-      return fail(CloseCode::policy_violation, "an event whose data_b64 is not base64");
-    }
-    scratch_.binary = true;
-  }
+  scratch_.binary = message_.binary;  // it came as data_b64
   // As SseSession: the resume point moves before the hand-over, back if refused.
   const bool remember = !message_.id.empty();
   if (remember) topics_.on_event(message_.topic, message_.id);

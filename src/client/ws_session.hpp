@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "driver.hpp"
-#include "json_object.hpp"
 #include "link.hpp"
 #include "response_head.hpp"
+#include "server_messages.hpp"
 #include "sluice/client/url.hpp"
 #include "proto/ws_decoder.hpp"
 #include "proto/ws_handshake.hpp"
@@ -73,8 +73,8 @@ class WsSession final : public Session, private JsonSink {
   bool out_failed_ = false;   // the CSPRNG gave no mask key
   std::vector<WsRequest> taken_;
   std::vector<Event> lost_acks_;
-  JsonObject json_;
-  ServerMessage message_;
+  ServerMessages reader_;
+  proto::wsjson::ServerMessage message_;
   Event scratch_;
   bool cancelled_ = false;  // the inbox refused an event: the client is stopping
 };

@@ -89,8 +89,10 @@ std::size_t WsTopics::find_pending(std::uint64_t req) const {
   return static_cast<std::size_t>(it - pending_.begin());
 }
 
-bool WsTopics::on_ack(const ServerMessage& ack, Event& event) {
-  const std::size_t at = find_pending(ack.req);
+bool WsTopics::on_ack(const proto::wsjson::ServerMessage& ack, Event& event) {
+  std::uint64_t req = 0;
+  if (!ack.req.to_u64(req)) return false;  // not one of ours
+  const std::size_t at = find_pending(req);
   if (at == pending_.size()) return false;  // not ours, or answered already
   const Pending pending = std::move(pending_[at]);
   pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(at));
@@ -98,7 +100,13 @@ bool WsTopics::on_ack(const ServerMessage& ack, Event& event) {
     std::lock_guard lock(mutex_);
     Topic* topic = find(pending.topic);
     if (topic != nullptr && topic->app_req == pending.req) topic->app_req = 0;
-    if (!ack.ok && topic != nullptr) forget_topic(pending.topic);
+    if (!ack.ok && topic != nullptr) {
+      forget_topic(pending.topic);
+    } else if (topic != nullptr && topic->resume_id.empty()) {
+      // Nothing received and no `since`: resume from the newest event the
+      // topic had when this subscription began, so none after it is missed.
+      topic->resume_id.assign(ack.last_id);
+    }
   }
   if (pending.from_app) requests_.answered(1);
   if (!pending.from_app && ack.ok) return false;

@@ -4,7 +4,10 @@
 // of the application gets exactly one ack, even when its connection drops.
 //
 // On each connection every topic is subscribed again with "since" set to
-// its last id. An application's subscribe still unanswered when the
+// its last id: the last event's received, else the `since` the application
+// gave, else the topic's newest id that the server named in its subscribe
+// ack, so that events published while no event had arrived yet are
+// replayed too. An application's subscribe still unanswered when the
 // connection dropped is answered by that re-subscription (same req).
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/ws_json.hpp"
 #include "sluice/client/event.hpp"
 #include "ws_protocol.hpp"
 #include "ws_requests.hpp"
@@ -43,8 +47,9 @@ class WsTopics {
   [[nodiscard]] bool apply(const WsRequest& request, JsonSink& sink, Event& ack);
   // Matches an ack to its request. Returns true with `event` filled when
   // the application is to see it (its own requests, and failed
-  // re-subscriptions); a failed subscribe ends the subscription.
-  [[nodiscard]] bool on_ack(const ServerMessage& ack, Event& event);
+  // re-subscriptions); a failed subscribe ends the subscription. An ack
+  // that is not for one of this client's numbered requests is ignored.
+  [[nodiscard]] bool on_ack(const proto::wsjson::ServerMessage& ack, Event& event);
   // An event is being handed over: its id is where `topic` resumes from.
   // undo_event() puts back the id before it, when the hand-over is refused.
   void on_event(std::string_view topic, std::string_view id);
@@ -61,7 +66,7 @@ class WsTopics {
   struct Topic {
     std::string name;
     std::string policy;
-    std::string resume_id;        // the last id received, else the application's `since`
+    std::string resume_id;        // the last id received, else `since`, else the subscribe ack's last_id
     std::string prior_id;         // the one before, for undo_event()
     std::uint64_t app_req = 0;    // an application's subscribe not answered yet
   };

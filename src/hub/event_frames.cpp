@@ -1,27 +1,14 @@
 #include "hub/event_frames.hpp"
 
-#include <openssl/evp.h>
-
 #include "hub/history.hpp"
 #include "buf/string_sink.hpp"
-#include "proto/json_text.hpp"
 #include "proto/utf8.hpp"
 #include "proto/ws_encoder.hpp"
+#include "proto/ws_json_writer.hpp"
 
 namespace sluice::hub {
 
 namespace {
-
-void append_base64(std::string& out, std::string_view bytes) {
-  constexpr std::size_t kChunk = 48;  // whole 3-byte groups: no padding until the end
-  unsigned char encoded[kChunk / 3 * 4 + 1];
-  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
-    const std::string_view part = bytes.substr(at, kChunk);
-    const int n = EVP_EncodeBlock(encoded, reinterpret_cast<const unsigned char*>(part.data()),
-                                  static_cast<int>(part.size()));
-    out.append(reinterpret_cast<const char*>(encoded), static_cast<std::size_t>(n));
-  }
-}
 
 template <typename Slot, typename Build>
 const buf::FrameRef& once(Slot& slot, Build build) {
@@ -113,23 +100,7 @@ std::string_view EventFrames::json_envelope() {
   std::string& json = scratch_.json;
   json.clear();
   buf::StringSink out(json);
-  out.append("{\"op\":\"event\",\"topic\":");
-  proto::append_json_string(out, topic_);
-  out.append(",\"id\":");
-  proto::append_json_string(out, id_);
-  if (!event_.empty()) {
-    out.append(",\"event\":");
-    proto::append_json_string(out, event_);
-  }
-  if (utf8_) {
-    out.append(",\"data\":");
-    proto::append_json_string(out, data_);
-  } else {
-    out.append(",\"data_b64\":\"");
-    append_base64(json, data_);
-    out.append("\"");
-  }
-  out.append("}");
+  (void)proto::wsjson::write_event(out, {topic_, id_, event_, data_, !utf8_});  // a StringSink never refuses
   return json;
 }
 

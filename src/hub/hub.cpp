@@ -53,7 +53,7 @@ HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::ui
 
 ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                                   std::string_view last_id, WireForm form) {
-  return join(topic, subscriber, cookie, &last_id, form);
+  return join(topic, subscriber, cookie, last_id.empty() ? nullptr : &last_id, form);
 }
 
 // Under the topic's lock: this loop is marked as following the topic, the
@@ -87,6 +87,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     std::uint64_t lost_first = 0;
     if (result.reset == nullptr) collect_after(*record, after, lost_first);
   }
+  result.newest = newest;
   local->subscribers.push_back({subscriber, cookie, newest + 1, form});
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];

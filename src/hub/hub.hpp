@@ -44,7 +44,8 @@ class Hub {
                                     WireForm form = WireForm::sse);
   // Subscribes, then at once hands `subscriber` every kept event after
   // `last_id` in order; the live stream continues after the last of them,
-  // with no event missing between the two and none twice.
+  // with no event missing between the two and none twice. An empty
+  // `last_id` is none: a subscribe() that answers ReplayResult::newest.
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                                              std::string_view last_id, WireForm form = WireForm::sse);
   // No-op when `subscriber` is not on `topic`.

@@ -19,6 +19,12 @@ struct HubLimits {
   std::size_t history_bytes = 1 << 20;  // per topic
 };
 
+// The forms of the server's notices, which no publish may take: the event
+// name of an SSE notice (sluice-dropped, sluice-reset) and the opening of a
+// notice on /ws/{topic} ({"sluice":"dropped",...}).
+inline constexpr std::string_view kReservedEventPrefix = "sluice-";
+inline constexpr std::string_view kReservedDataPrefix = "{\"sluice\":";
+
 struct Message {
   std::string_view data;
   std::string_view event;  // SSE event name; empty: "message"
@@ -29,6 +35,8 @@ enum class HubStatus : std::uint8_t {
   ok,
   bad_topic,            // not a valid topic name
   bad_event,            // event name with CR, LF or NUL, or over 255 bytes
+  reserved_event,       // event name starting "sluice-": the server's SSE notices
+  reserved_data,        // data starting {"sluice": the server's /ws/{topic} notices
   too_many_topics,      // max_topics reached
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
@@ -50,6 +58,10 @@ struct ReplayResult {
   // should tell its client why ("too-old", "other-epoch", "unknown-id",
   // "malformed-id").
   const char* reset = nullptr;
+  // The topic's newest id when the subscription began (0: none yet): what
+  // a client that has received no event resumes after, so that what is
+  // published before it reconnects is replayed, not missed.
+  std::uint64_t newest = 0;
 };
 
 struct Delivery {

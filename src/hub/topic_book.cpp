@@ -64,6 +64,12 @@ TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status)
 
 PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
+  // What the server's notices look like on the wire is the server's alone:
+  // an SSE event named sluice-*, a /ws/{topic} message that opens with
+  // {"sluice": (a client tells a notice by exactly that). A publisher that
+  // could send either would forge losses or resets to every subscriber.
+  if (message.event.starts_with(kReservedEventPrefix)) return {HubStatus::reserved_event};
+  if (message.data.starts_with(kReservedDataPrefix)) return {HubStatus::reserved_data};
   HubStatus status;
   TopicRecord* record = find_or_create(name, status);
   if (record == nullptr) return {status};

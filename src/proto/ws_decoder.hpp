@@ -111,6 +111,13 @@ class Decoder {
 
   // Bytes held for message assembly (for memory accounting and tests).
   [[nodiscard]] std::size_t buffer_capacity() const { return message_.capacity(); }
+  // A frame or a fragmented message has begun and is not complete yet: the
+  // caller bounds how long it may stay so (a client that never finishes a
+  // message would hold its buffer for good).
+  [[nodiscard]] bool mid_message() const {
+    return in_message_ || header_size_ > 0 || state_ == State::length || state_ == State::mask_key ||
+           state_ == State::payload;
+  }
 
  private:
   enum class State : std::uint8_t { head, length, mask_key, payload, closed, failed };

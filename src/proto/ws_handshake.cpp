@@ -20,7 +20,7 @@ namespace {
 constexpr std::string_view kGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 constexpr std::size_t kMaxKeyToHash = 64;
 constexpr std::size_t kKeyBytes = 16;
-static_assert(base64_size(kKeyBytes) == kKeySize && base64_size(kSha1Size) == kAcceptSize);
+static_assert(base64_encoded_size(kKeyBytes) == kKeySize && base64_encoded_size(kSha1Size) == kAcceptSize);
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 

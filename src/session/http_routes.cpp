@@ -94,10 +94,18 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   char event_buf[256];
   char key_buf[256];
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
-  const std::string_view event = decode_into(query_value(request.query, "event"), event_buf, sizeof event_buf);
-  const std::string_view key = decode_into(query_value(request.query, "key"), key_buf, sizeof key_buf);
   if (const AuthOutcome outcome = session_.peer().authorize(Action::publish, topic, request); !outcome.allowed()) {
     return deny(outcome);
+  }
+  const std::string_view raw_event = query_value(request.query, "event");
+  const std::string_view raw_key = query_value(request.query, "key");
+  const std::string_view event = decode_into(raw_event, event_buf, sizeof event_buf);
+  const std::string_view key = decode_into(raw_key, key_buf, sizeof key_buf);
+  // A name that does not decode (too long, a broken %-escape) is refused,
+  // never published as if it had not been given.
+  if (event.empty() && !raw_event.empty()) return refuse(hub::HubStatus::bad_event);
+  if (key.empty() && !raw_key.empty()) {
+    return respond({.status = 400, .body = "bad key: at most 255 bytes, %-escapes well formed\n"});
   }
   hub::Hub& hub = services_.hub();
   const hub::PublishResult result = hub.publish(topic, {request.body, event, key});

@@ -13,6 +13,10 @@ HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
       return {400, bad_topic_, {}};
     case hub::HubStatus::bad_event:
       return {400, "bad event name: at most 255 bytes, no CR, LF or NUL", {}};
+    case hub::HubStatus::reserved_event:
+      return {400, "bad event name: names starting sluice- are the server's notices", {}};
+    case hub::HubStatus::reserved_data:
+      return {400, "bad data: data starting {\"sluice\": is the form of the server's notices", {}};
     case hub::HubStatus::too_many_topics:
     case hub::HubStatus::too_many_subscribers:
       return {503, "topic limit reached", {}};

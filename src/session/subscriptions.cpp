@@ -7,7 +7,7 @@
 #include "hub/event_frames.hpp"
 #include "hub/event_id.hpp"
 #include "hub/hub.hpp"
-#include "proto/json_text.hpp"
+#include "proto/json_string.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
@@ -19,6 +19,8 @@ Subscriptions::~Subscriptions() { leave_all(); }
 
 Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
+  // An empty name is no topic: it would also match an empty (left) slot.
+  if (topic.empty()) return {JoinStatus::refused, hub::HubStatus::bad_topic};
   if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return {JoinStatus::ok};
   auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
   if (slot == topics_.end()) {
@@ -36,14 +38,13 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   policies_[cookie] = requested.value_or(services_.config().policy.for_topic(topic));
   drops_[cookie] = {};
   hub::Hub& hub = services_.hub();
-  const hub::ReplayResult result = last_id.empty() ? hub::ReplayResult{hub.subscribe(topic, this, cookie, form_)}
-                                                   : hub.subscribe_after(topic, this, cookie, last_id, form_);
+  const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_);
   if (result.status != hub::HubStatus::ok) {
     topics_[cookie].clear();
     return {JoinStatus::refused, result.status};
   }
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
-  return {JoinStatus::ok};
+  return {JoinStatus::ok, hub::HubStatus::ok, result.newest};
 }
 
 bool Subscriptions::leave(std::string_view topic) {
@@ -142,11 +143,11 @@ void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, 
   std::string fields;
   buf::StringSink out(fields);
   out.append("\"topic\":");
-  proto::append_json_string(out, topics_[cookie]);
+  (void)proto::json::write_string(out, topics_[cookie]);  // a StringSink never refuses
   out.append(",\"reason\":\"");
   out.append(reason);
   out.append("\",\"last_id\":");
-  proto::append_json_string(out, last_id);
+  (void)proto::json::write_string(out, last_id);  // the client's, so not trusted to be UTF-8
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   owner_.append_notice(builder, "reset", fields);
   buf::FrameRef notice = builder.finish();

@@ -48,6 +48,7 @@ class Subscriptions final : public hub::Subscriber {
   struct JoinResult {
     JoinStatus status;
     hub::HubStatus refusal = hub::HubStatus::ok;
+    std::uint64_t newest = 0;  // ok: the topic's newest id when it was joined
   };
 
   // `form` is the wire form this stream takes.

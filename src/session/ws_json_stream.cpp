@@ -1,13 +1,12 @@
-// The requests are read with nlohmann's DOM parser for now; the protocol's
-// own bounded codec will take its place here.
 #include "session/ws_json_stream.hpp"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <vector>
 
-#include "buf/string_sink.hpp"
+#include "buf/fixed_sink.hpp"
 #include "hub/event_id.hpp"
 #include "hub/hub.hpp"
-#include "proto/json_text.hpp"
+#include "proto/ws_json_writer.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
 
@@ -15,71 +14,144 @@ namespace sluice::session {
 
 namespace {
 
-std::string_view json_string_field(const nlohmann::json& message, const char* name) {
-  const auto it = message.find(name);
-  return it != message.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
-                                                : std::string_view();
+namespace wsjson = proto::wsjson;
+
+// Decoded strings of one request, on the stack (see on_message()).
+constexpr std::size_t kStackScratch = 4096;
+
+// Room for the longest ack: the members, a Req, two ids and a one-line error.
+constexpr std::size_t kMaxAck = 1024;
+
+// Control frames kept free of acks, for the pongs, pings and drop notices
+// that share the lane.
+constexpr std::size_t kControlHeadroom = 4;
+
+// ws.json_max_replies, but a few frames short of the control lane's
+// length: the acks share it with pongs, pings and drop notices.
+std::size_t reply_bound(const server::Config& config, std::size_t control_frames) {
+  const std::size_t lane = control_frames - std::min(kControlHeadroom, control_frames / 2);
+  return std::min(static_cast<std::size_t>(config.ws.json_max_replies), lane);
+}
+
+wsjson::Limits limits_from(const server::Config& config) {
+  wsjson::Limits limits;
+  limits.max_message_bytes = static_cast<std::size_t>(config.ws.max_message);
+  limits.max_depth = static_cast<std::uint32_t>(config.ws.json_max_depth);
+  limits.max_string_bytes = static_cast<std::size_t>(config.ws.json_max_string);
+  limits.max_number_chars = static_cast<std::size_t>(config.ws.json_max_number);
+  limits.max_members = static_cast<std::size_t>(config.ws.json_max_members);
+  return limits;
 }
 
 }  // namespace
 
 WsJsonStream::WsJsonStream(const WsSetup& setup)
-    : WsStream(setup), subscriptions_(setup.services, setup.outlet, *this, hub::ws_envelope_form(deflate())) {}
+    : WsStream(setup),
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_envelope_form(deflate())),
+      limits_(limits_from(setup.services.config())),
+      max_replies_(reply_bound(setup.services.config(), setup.outlet.queue().limits().max_control_frames)) {}
 
-void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
-  const nlohmann::json message = nlohmann::json::parse(std::string_view(payload.data(), payload.size()), nullptr, false);
-  if (!message.is_object()) return ack({}, false, "not a JSON object");
-  std::string req;
-  if (const auto it = message.find("req"); it != message.end()) req = it->dump();
-  const std::string_view op = json_string_field(message, "op");
-  const std::string_view topic = json_string_field(message, "topic");
-  const auto& config = services().config();
-  if (op == "subscribe") {
-    std::optional<Policy> policy;
-    if (const std::string_view name = json_string_field(message, "policy"); !name.empty()) {
-      policy = delivery::parse_policy(name);
-      if (!policy || !config.policy.allows(*policy)) return ack(req, false, "policy not offered here");
-    }
-    if (const AuthOutcome a = peer().authorize(server::Action::subscribe, topic); !a.allowed()) {
-      return ack(req, false, a.text());
-    }
-    // The ack goes in the control lane, so it leaves before any replayed event.
-    const Subscriptions::JoinResult joined = subscriptions_.join(topic, policy, json_string_field(message, "since"));
-    switch (joined.status) {
-      case Subscriptions::JoinStatus::ok:
-        return ack(req, true, {});
-      case Subscriptions::JoinStatus::too_many:
-        return ack(req, false, "too many topics on this connection");
-      case Subscriptions::JoinStatus::refused:
-        return ack(req, false, services().answer(joined.refusal).text);
-    }
-  }
-  if (op == "unsubscribe") return ack(req, subscriptions_.leave(topic), "not subscribed");
-  if (op == "publish") {
-    if (config.ws.client_publish == 0) return ack(req, false, "publishing is switched off");
-    if (const AuthOutcome a = peer().authorize(server::Action::publish, topic); !a.allowed()) {
-      return ack(req, false, a.text());
-    }
-    const hub::PublishResult r = services().hub().publish(
-        topic, {json_string_field(message, "data"), json_string_field(message, "event"), json_string_field(message, "key")});
-    if (r.status != hub::HubStatus::ok) return ack(req, false, services().answer(r.status).text);
-    char id_text[hub::kMaxIdText];
-    return ack(req, true, std::string_view(id_text, services().hub().format_id(r.id, id_text)));
-  }
-  ack(req, false, "unknown op");
+void WsJsonStream::on_drained() {
+  subscriptions_.on_drained();
+  if (!paused_) return;
+  paused_ = false;
+  outlet().resume_input();
 }
 
-void WsJsonStream::ack(std::string_view req, bool ok, std::string_view detail) {
-  std::string text = "{\"op\":\"ack\",\"req\":";
-  text.append(req.empty() ? "null" : req);
-  text.append(ok ? ",\"ok\":true" : ",\"ok\":false");
-  if (!detail.empty()) {
-    buf::StringSink out(text);
-    out.append(ok ? ",\"id\":" : ",\"error\":");
-    proto::append_json_string(out, detail);
+void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
+  const std::string_view text(payload.data(), payload.size());
+  // Strings without escapes are views into the message; decoded ones go
+  // here, and only a message whose escaped strings outgrow it costs a
+  // buffer of its own, given back at once: a connection holds nothing
+  // between messages.
+  char scratch[kStackScratch];
+  wsjson::Request request;
+  const wsjson::ReadResult read = wsjson::read_request(text, limits_, scratch, request);
+  if (read.error == wsjson::Error::no_room) {
+    std::vector<char> large(text.size());
+    wsjson::Request again;
+    reply(wsjson::read_request(text, limits_, large, again), again);
+  } else {
+    reply(read, request);
   }
-  text.append("}");
-  send_text(text, buf::Lane::control);
+  // The next request waits until there is room for its answer (see
+  // input_held()); the drain that makes room reads on.
+  paused_ = paused_ || input_held();
+}
+
+void WsJsonStream::reply(const wsjson::ReadResult& read, const wsjson::Request& request) {
+  if (!read.ok()) return refuse(request.req, read.reason);
+  answer(request);
+}
+
+void WsJsonStream::answer(const wsjson::Request& request) {
+  switch (request.op) {
+    case wsjson::Op::subscribe:
+      return subscribe(request);
+    case wsjson::Op::unsubscribe:
+      if (!subscriptions_.leave(request.topic)) return refuse(request.req, "not subscribed");
+      return send_ack({request.req, true, {}, {}, {}});
+    case wsjson::Op::publish:
+      return publish(request);
+  }
+}
+
+void WsJsonStream::subscribe(const wsjson::Request& request) {
+  std::optional<Policy> policy;
+  if (!request.policy.empty()) {
+    policy = delivery::parse_policy(request.policy);
+    if (!policy || !services().config().policy.allows(*policy)) return refuse(request.req, "policy not offered here");
+  }
+  if (const AuthOutcome a = peer().authorize(server::Action::subscribe, request.topic); !a.allowed()) {
+    return refuse(request.req, a.text());
+  }
+  // The ack goes in the control lane, so it leaves before any replayed event.
+  const Subscriptions::JoinResult joined = subscriptions_.join(request.topic, policy, request.since);
+  switch (joined.status) {
+    case Subscriptions::JoinStatus::ok: {
+      // The topic's newest id: a client with no event yet resumes after it.
+      char newest[hub::kMaxIdText];
+      const std::string_view last_id(newest, services().hub().format_id(joined.newest, newest));
+      return send_ack({request.req, true, {}, last_id, {}});
+    }
+    case Subscriptions::JoinStatus::too_many:
+      return refuse(request.req, "too many topics on this connection");
+    case Subscriptions::JoinStatus::refused:
+      return refuse(request.req, services().answer(joined.refusal).text);
+  }
+}
+
+void WsJsonStream::publish(const wsjson::Request& request) {
+  if (services().config().ws.client_publish == 0) return refuse(request.req, "publishing is switched off");
+  if (const AuthOutcome a = peer().authorize(server::Action::publish, request.topic); !a.allowed()) {
+    return refuse(request.req, a.text());
+  }
+  hub::Hub& hub = services().hub();
+  const hub::PublishResult r = hub.publish(request.topic, {request.data, request.event, request.key});
+  if (r.status != hub::HubStatus::ok) return refuse(request.req, services().answer(r.status).text);
+  char id_text[hub::kMaxIdText];
+  send_ack({request.req, true, std::string_view(id_text, hub.format_id(r.id, id_text)), {}, {}});
+}
+
+// An ack rides in the room left in the block of the control frame before
+// it when that one is still queued: a client pipelining hundreds of
+// requests gets them answered from a few blocks, in one write, and the
+// acks it leaves unread are bounded in frames (ws.json_max_replies), so in
+// blocks of the pool.
+void WsJsonStream::send_ack(const wsjson::Ack& ack) {
+  char text[kMaxAck];
+  buf::FixedSink json(text, sizeof text);
+  char wire[kMaxAck + proto::ws::kMaxHeaderSize];
+  buf::FixedSink frame_bytes(wire, sizeof wire);
+  if (wsjson::write_ack(json, ack) &&
+      proto::ws::encode_frame(proto::ws::Opcode::text, true, false, std::span<const char>(json.text()), frame_bytes)) {
+    if (outlet().queue().append_control(frame_bytes.text())) return outlet().want_flush();
+    buf::FrameRef frame = buf::make_frame(services().pool(), buf::Lane::control, frame_bytes.text());
+    if (frame && outlet().send_control(std::move(frame)) == conn::EnqueueStatus::ok) return;
+  }
+  // The pool is empty, or the lane full though input is held before it
+  // fills: the client is told why it gets no more answers.
+  end(proto::ws::CloseCode::internal_error, "no room for a reply", conn::CloseReason::protocol);
 }
 
 void WsJsonStream::cut_off() {

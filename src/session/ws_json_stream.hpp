@@ -3,10 +3,20 @@
 // resume), unsubscribes and publishes with one JSON object per text
 // message, each answered by an ack; events arrive as {"op":"event",...}
 // envelopes and notices as {"op":KIND,...}.
+//
+// Requests are read and acks written by the bounded codec in proto/
+// (ws_json.hpp): one pass, no recursion, a fixed amount of stack whatever
+// the client nests, and an ack echoes `req` only as the short scalar the
+// client wrote. Every request is answered: an ack is queued before the
+// next request is read, and a client that leaves ws.json_max_replies acks
+// unread is no longer read (its TCP window fills, backpressure) until they
+// leave; one that stays that way past ws.pong_timeout_ms is closed.
 #pragma once
 
 #include <string_view>
 
+#include "proto/ws_json.hpp"
+#include "proto/ws_json_writer.hpp"
 #include "session/subscriptions.hpp"
 #include "session/ws_stream.hpp"
 
@@ -17,18 +27,32 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   explicit WsJsonStream(const WsSetup& setup);
 
   void before_flush() override { subscriptions_.before_flush(); }
-  void on_drained() override { subscriptions_.on_drained(); }
+  void on_drained() override;
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
+  [[nodiscard]] bool input_held() const override { return outlet().queue().control_frames() >= max_replies_; }
+  [[nodiscard]] bool held_by_peer() const override { return input_held(); }
   void on_close_sent() override { subscriptions_.stop(); }
   void let_go() override { subscriptions_.leave_all(); }
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
-  // {"op":"ack","req":REQ,"ok":true[,"id":DETAIL]} or {...,"ok":false,"error":DETAIL}.
-  void ack(std::string_view req, bool ok, std::string_view detail);
+
+  // Answers a request as read: an error ack, or what the request asks.
+  void reply(const proto::wsjson::ReadResult& read, const proto::wsjson::Request& request);
+  // Answers one request; its ack is queued.
+  void answer(const proto::wsjson::Request& request);
+  void subscribe(const proto::wsjson::Request& request);
+  void publish(const proto::wsjson::Request& request);
+  // Queues `ack` in the control lane; a connection whose ack cannot be
+  // queued is closed (1011) rather than left without its answer.
+  void send_ack(const proto::wsjson::Ack& ack);
+  void refuse(const proto::wsjson::Req& req, std::string_view error) { send_ack({req, false, {}, {}, error}); }
 
   Subscriptions subscriptions_;
+  proto::wsjson::Limits limits_;
+  std::size_t max_replies_;
+  bool paused_ = false;  // input_held() stopped the input: a drain resumes it
 };
 
 }  // namespace sluice::session

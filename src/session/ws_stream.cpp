@@ -23,7 +23,9 @@ void WsStream::on_closed() {
 }
 
 void WsStream::on_input(std::string& input) {
+  if (held_ && !input_held()) held_ = false;  // resumed: a later hold is timed afresh
   std::size_t used = 0;
+  bool completed = false;
   while (!outlet_.ended() && !input_held() && used < input.size()) {
     const proto::ws::DecodeResult r = decoder_.feed(std::span<const char>(input.data() + used, input.size() - used));
     used += r.consumed;
@@ -31,6 +33,7 @@ void WsStream::on_input(std::string& input) {
       case DecodeStatus::need_more:
         break;
       case DecodeStatus::message:
+        completed = true;
         on_message(r.opcode, r.payload);
         continue;
       case DecodeStatus::ping:
@@ -50,6 +53,17 @@ void WsStream::on_input(std::string& input) {
     break;
   }
   input.erase(0, used);
+  // Input that stopped on a hold is read on when the hold ends: a drain,
+  // or else the next tick that finds it over (see tick()).
+  if (!held_ && input_held()) {
+    held_ = true;
+    held_since_ = outlet_.loop().now();
+  }
+  // The clock of a message starts with its first byte: a message that
+  // completed since the last call ends the previous one's.
+  const bool mid = decoder_.mid_message();
+  if (mid && (!mid_message_ || completed)) message_since_ = outlet_.loop().now();
+  mid_message_ = mid;
 }
 
 // A flood of pings meets a full control lane: RFC 6455 5.5.3 lets us answer
@@ -62,10 +76,26 @@ void WsStream::on_ping(std::span<const char> payload) {
 void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
   if (input_held()) {
-    // Its pong may sit unread behind the held message: not its fault.
+    if (!held_) held_since_ = now;
+    held_ = true;
+    // A client that leaves its replies unread is not listening: it gets
+    // the time a pong would, then its connection is closed.
+    if (held_by_peer() && now - held_since_ > std::chrono::milliseconds(ws.pong_timeout_ms)) {
+      return outlet_.close_now(conn::CloseReason::timeout);
+    }
+    // Its pong may sit unread behind the held input: not its fault.
     awaiting_pong_ = false;
     last_ping_ = now;
     return;
+  }
+  if (held_) {
+    held_ = false;
+    outlet_.resume_input();  // what waited behind the hold is read now
+  }
+  // A message begun and never finished would hold the decoder's buffer
+  // (up to ws.max_message) for as long as the client likes.
+  if (mid_message_ && !outlet_.ended() && now - message_since_ > std::chrono::milliseconds(ws.message_timeout_ms)) {
+    return end(CloseCode::policy_violation, "message not completed in time", conn::CloseReason::timeout);
   }
   const auto since_ping = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_ping_).count();
   if (awaiting_pong_) {

@@ -63,6 +63,9 @@ class WsStream : public Phase {
   // While true no more input is decoded (a message waits to be published)
   // and no pong is awaited (it may sit unread behind that message).
   [[nodiscard]] virtual bool input_held() const { return false; }
+  // The hold is the client's doing (it leaves its replies unread), not the
+  // server's: one that lasts past ws.pong_timeout_ms closes the connection.
+  [[nodiscard]] virtual bool held_by_peer() const { return false; }
   // The connection closed: let go of what the stream holds elsewhere
   // (topics, a held publish).
   virtual void let_go() {}
@@ -86,6 +89,7 @@ class WsStream : public Phase {
   [[nodiscard]] bool deflate() const { return deflate_; }
 
   [[nodiscard]] conn::Outlet& outlet() { return outlet_; }
+  [[nodiscard]] const conn::Outlet& outlet() const { return outlet_; }
   [[nodiscard]] LoopServices& services() { return services_; }
   [[nodiscard]] Peer& peer() { return peer_; }
 
@@ -99,6 +103,10 @@ class WsStream : public Phase {
   bool deflate_ = false;
   io::Loop::Clock::time_point last_ping_;
   bool awaiting_pong_ = false;
+  bool held_ = false;  // input_held() at the last tick, since held_since_
+  io::Loop::Clock::time_point held_since_;
+  bool mid_message_ = false;  // the decoder holds part of a message, since message_since_
+  io::Loop::Clock::time_point message_since_;
   bool close_sent_ = false;
   std::string notice_scratch_;
 };

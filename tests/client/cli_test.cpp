@@ -11,6 +11,7 @@
 #include "client_test_support.hpp"
 #include "sluice/client/publisher.hpp"
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::client::test {
 namespace {
@@ -87,6 +88,49 @@ TEST_F(Cli, SubOverWebSocket) {
   ASSERT_TRUE(sub.read_until_contains(" message ping\n", 10s)) << sub.output();
   sub.signal(SIGINT);
   EXPECT_EQ(sub.wait(10s), 0);
+}
+
+// A publisher imitates the server's notices every way it can: an SSE
+// event named sluice-dropped or sluice-reset, data that opens like a
+// /ws/{topic} notice, a WebSocket publisher sending one. Each is refused,
+// and `sluice sub` on both transports reports only the real event after.
+TEST_F(Cli, SubIsNotFooledByForgedNotices) {
+  RunningServer server;
+  const std::uint16_t port = server.port();
+  ChildProcess sse_sub({cli(), "sub", http_url(port, "/sse/forged")});
+  ChildProcess ws_sub({cli(), "sub", ws_url(port, "/ws/forged")});
+  ASSERT_TRUE(sse_sub.read_until_contains("sluice: connected", 10s)) << sse_sub.output();
+  ASSERT_TRUE(ws_sub.read_until_contains("sluice: connected", 10s)) << ws_sub.output();
+  ASSERT_TRUE(wait_until([&] {
+    Publisher p;
+    return p.open(http_url(port, "/pub/forged")).kind == ErrorKind::none && p.publish("ready").subscribers == 2;
+  }));
+
+  const std::string forged =
+      R"({"topic":"forged","dropped":999999,"first_id":"x:1","last_id":"x:999999","policy":"fifo"})";
+  for (const char* event : {"sluice-dropped", "sluice-reset"}) {
+    const auto reply = sluice::test::http_request(port, "POST", std::string("/pub/forged?event=") + event, forged);
+    EXPECT_EQ(reply.status, 400) << event;
+    EXPECT_NE(reply.body.find("sluice-"), std::string::npos) << reply.body;
+  }
+  const std::string envelope = R"({"sluice":"dropped","topic":"forged","dropped":999999})";
+  EXPECT_EQ(sluice::test::http_request(port, "POST", "/pub/forged", envelope).status, 400);
+  sluice::test::ws::WsTestClient ws_forger(port);
+  ASSERT_TRUE(ws_forger.open("/ws/forged"));
+  ws_forger.send({.opcode = sluice::test::ws::kText,
+                  .payload = R"({"sluice":"reset","topic":"forged","reason":"too-old"})"});
+  EXPECT_EQ(ws_forger.read_close(), 1008);
+
+  publish(port, "/pub/forged", "after");
+  ASSERT_TRUE(sse_sub.read_until_contains(" message after\n", 10s)) << sse_sub.output();
+  ASSERT_TRUE(ws_sub.read_until_contains(" message after\n", 10s)) << ws_sub.output();
+  for (ChildProcess* sub : {&sse_sub, &ws_sub}) {
+    EXPECT_EQ(sub->output().find("dropped"), std::string::npos) << sub->output();
+    EXPECT_EQ(sub->output().find("reset"), std::string::npos) << sub->output();
+    EXPECT_EQ(sub->output().find("sluice\""), std::string::npos) << sub->output();
+    sub->signal(SIGINT);
+    EXPECT_EQ(sub->wait(10s), 0);
+  }
 }
 
 TEST_F(Cli, SubRefusesWhatItCannotUseWithOneLine) {

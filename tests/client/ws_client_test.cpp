@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "client_test_support.hpp"
-#include "json_object.hpp"
+#include "proto/ws_json.hpp"
 #include "buf/sink.hpp"
 #include "sluice/client/publisher.hpp"
 #include "proto/ws_decoder.hpp"
@@ -42,6 +42,20 @@ std::string close_frame(CloseCode code) {
   StringSink sink;
   EXPECT_TRUE(proto::ws::encode_close(code, "bye", sink));
   return sink.bytes;
+}
+
+// A request the client sent, read with the server's half of the codec.
+struct SentRequest {
+  std::string op, topic, data, key, since, policy, req;
+};
+
+SentRequest read_request(std::string_view payload) {
+  std::vector<char> scratch(payload.size());
+  proto::wsjson::Request r;
+  const proto::wsjson::ReadResult result = proto::wsjson::read_request(payload, {}, scratch, r);
+  EXPECT_TRUE(result.ok()) << result.reason << ": " << payload;
+  return {std::string(proto::wsjson::op_name(r.op)), std::string(r.topic), std::string(r.data), std::string(r.key),
+          std::string(r.since), std::string(r.policy), std::string(r.req.text())};
 }
 
 // Reads the client's handshake off `peer` and accepts it (or answers `accept` instead).
@@ -191,15 +205,14 @@ TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
   ASSERT_TRUE(first);
   accept_handshake(*first);
   proto::ws::Decoder decoder;
-  detail::JsonObject json;
   ClientFrame f = read_frame(*first, decoder);
   ASSERT_EQ(f.status, DecodeStatus::message);
-  ASSERT_TRUE(json.parse(f.payload)) << f.payload;
-  EXPECT_EQ(json.get("op"), "subscribe");
-  EXPECT_EQ(json.get("topic"), "news");
-  EXPECT_EQ(json.get("since"), "E:1");
-  EXPECT_EQ(json.get("policy"), "latest");
-  EXPECT_EQ(json.get("req"), std::to_string(sub.req));
+  SentRequest sent = read_request(f.payload);
+  EXPECT_EQ(sent.op, "subscribe");
+  EXPECT_EQ(sent.topic, "news");
+  EXPECT_EQ(sent.since, "E:1");
+  EXPECT_EQ(sent.policy, "latest");
+  EXPECT_EQ(sent.req, std::to_string(sub.req));
   first->send(frame(Opcode::text, "{\"op\":\"ack\",\"req\":" + std::to_string(sub.req) + ",\"ok\":true}") +
               frame(Opcode::text, R"({"op":"event","topic":"news","id":"E:2","event":"price","data":"a\nb"})") +
               frame(Opcode::text, R"({"op":"event","topic":"news","id":"E:3","data_b64":"AP8="})"));
@@ -220,10 +233,10 @@ TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
   const Submit pub = client.publish("news", "hi", {.event = "e", .key = "k"});
   ASSERT_EQ(pub.status, SubmitStatus::queued);
   f = read_frame(*first, decoder);
-  ASSERT_TRUE(json.parse(f.payload)) << f.payload;
-  EXPECT_EQ(json.get("op"), "publish");
-  EXPECT_EQ(json.get("data"), "hi");
-  EXPECT_EQ(json.get("key"), "k");
+  sent = read_request(f.payload);
+  EXPECT_EQ(sent.op, "publish");
+  EXPECT_EQ(sent.data, "hi");
+  EXPECT_EQ(sent.key, "k");
   first->close();  // before answering the publish
 
   ASSERT_EQ(client.next(event, 10s), NextStatus::event);
@@ -235,15 +248,62 @@ TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
   accept_handshake(*second);
   proto::ws::Decoder decoder2;
   f = read_frame(*second, decoder2);
-  ASSERT_TRUE(json.parse(f.payload)) << f.payload;
-  EXPECT_EQ(json.get("op"), "subscribe");
-  EXPECT_EQ(json.get("since"), "E:3");
+  sent = read_request(f.payload);
+  EXPECT_EQ(sent.op, "subscribe");
+  EXPECT_EQ(sent.since, "E:3");
   // An internal re-subscription's ack is not the application's business.
-  second->send(frame(Opcode::text, "{\"op\":\"ack\",\"req\":" + std::string(json.get("req")) + ",\"ok\":true}") +
+  second->send(frame(Opcode::text, "{\"op\":\"ack\",\"req\":" + sent.req + ",\"ok\":true}") +
                frame(Opcode::text, R"({"op":"event","topic":"news","id":"E:4","data":"d"})"));
   ASSERT_EQ(client.next(event, 10s), NextStatus::event);
   EXPECT_EQ(event.kind, EventKind::message);
   EXPECT_EQ(event.id, "E:4");
+}
+
+// A subscription that has received no event resumes from the id the
+// server named in its ack: what was published before the connection
+// dropped is asked for again.
+TEST(WsClient, ResumesFromTheSubscribeAcksLastIdWhenNoEventCame) {
+  FakeServer fake;
+  WsClient client(quick());
+  const Submit sub = client.subscribe("news");
+  ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
+  auto first = fake.accept();
+  ASSERT_TRUE(first);
+  accept_handshake(*first);
+  proto::ws::Decoder decoder;
+  SentRequest sent = read_request(read_frame(*first, decoder).payload);
+  EXPECT_EQ(sent.since, "");
+  first->send(frame(Opcode::text, R"({"op":"ack","req":)" + sent.req + R"(,"ok":true,"last_id":"E:41"})"));
+  Event event;
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
+  EXPECT_EQ(event.kind, EventKind::ack);
+  EXPECT_EQ(event.req, sub.req);
+  EXPECT_EQ(client.last_id("news"), "E:41");
+  first->close();
+
+  auto second = fake.accept();
+  ASSERT_TRUE(second);
+  accept_handshake(*second);
+  proto::ws::Decoder decoder2;
+  sent = read_request(read_frame(*second, decoder2).payload);
+  EXPECT_EQ(sent.op, "subscribe");
+  EXPECT_EQ(sent.since, "E:41");
+}
+
+TEST(WsClient, AMessageOutsideTheProtocolFailsTheConnectionWithTheReason) {
+  FakeServer fake;
+  WsClient client(quick());
+  ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
+  auto peer = fake.accept();
+  ASSERT_TRUE(peer);
+  accept_handshake(*peer);
+  peer->send(frame(Opcode::text, R"({"op":"event","topic":"t","id":"E:1","data":5})"));
+  proto::ws::Decoder decoder;
+  const ClientFrame f = read_frame(*peer, decoder);
+  EXPECT_EQ(f.status, DecodeStatus::close);
+  EXPECT_EQ(f.close_code, 1008);
+  ASSERT_TRUE(wait_until([&] { return client.error().kind == ErrorKind::protocol; }));
+  EXPECT_NE(client.error().message.find("\"data\" must be a string"), std::string::npos) << client.error().message;
 }
 
 TEST(WsClient, RefusesBadRequestsAndUrls) {

@@ -120,6 +120,19 @@ TEST_F(HubTest, SubscribersMayLeaveDuringADelivery) {
   EXPECT_EQ(c.ids.size(), 2u);
 }
 
+// The server's notices cannot be published: no SSE event named sluice-*,
+// no data that opens like a /ws/{topic} notice. Anything close is fine.
+TEST_F(HubTest, TheFormsOfNoticesAreReserved) {
+  EXPECT_EQ(publish("t1", {"x", "sluice-dropped"}).status, HubStatus::reserved_event);
+  EXPECT_EQ(publish("t1", {"x", "sluice-reset"}).status, HubStatus::reserved_event);
+  EXPECT_EQ(publish("t1", {"x", "sluice-"}).status, HubStatus::reserved_event);
+  EXPECT_EQ(publish("t1", {R"({"sluice":"reset","topic":"t1"})"}).status, HubStatus::reserved_data);
+  EXPECT_EQ(publish("t1", {"x", "sluice"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t1", {"x", "my-sluice-dropped"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t1", {R"({"app":{"sluice":"reset"}})"}).status, HubStatus::ok);
+  EXPECT_EQ(publish("t1", {R"( {"sluice":"reset"})"}).status, HubStatus::ok);  // a client reads only the exact opening
+}
+
 TEST_F(HubTest, LimitsAreEnforced) {
   Collector s;
   EXPECT_EQ(hub.subscribe("bad name", &s), HubStatus::bad_topic);

@@ -10,6 +10,7 @@
 
 #include "alloc_counter.hpp"
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -66,6 +67,52 @@ TEST(SteadyState, PublishingAndDeliveringAllocatesNothing) {
   EXPECT_TRUE(all_delivered);
   EXPECT_EQ(during, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events to "
                         << subs.size() << " subscribers";
+}
+
+// The same through WebSocket: a /ws client publishes with JSON requests
+// (each read by the codec and answered with an ack), and the events reach
+// /ws/{topic} subscribers as messages and /ws subscribers as envelopes.
+TEST(SteadyState, PublishingOverWsJsonAndDeliveringToWebSocketsAllocatesNothing) {
+  constexpr int kBatch = 50;
+  constexpr int kRounds = 20;
+  RunningServer server;
+  std::vector<std::unique_ptr<ws::WsTestClient>> subs;
+  for (int i = 0; i < 3; ++i) {
+    subs.push_back(std::make_unique<ws::WsTestClient>(server.port()));
+    ASSERT_TRUE(subs.back()->open("/ws/steady"));
+  }
+  for (int i = 0; i < 3; ++i) {
+    subs.push_back(std::make_unique<ws::WsTestClient>(server.port()));
+    ASSERT_TRUE(subs.back()->open("/ws"));
+    subs.back()->send({.opcode = ws::kText, .payload = R"({"op":"subscribe","topic":"steady","req":0})"});
+    const std::optional<ws::ServerFrame> ack = subs.back()->read_message();
+    ASSERT_TRUE(ack && ack->payload.find("\"ok\":true") != std::string::npos);
+  }
+  ws::WsTestClient publisher(server.port());
+  ASSERT_TRUE(publisher.open("/ws"));
+  std::string batch;
+  for (int i = 0; i < kBatch; ++i) {
+    // Data ends with the marker "#!"; each ack ends with "\"}".
+    batch += ws::wire({.opcode = ws::kText,
+                       .payload = R"({"op":"publish","topic":"steady","event":"tick","data":")" + std::string(64, 'e') +
+                                  R"(#!","req":)" + std::to_string(i) + "}"});
+  }
+  const auto round = [&] {
+    publisher.send_raw(batch);
+    bool ok = count_markers(publisher.socket().fd(), '"', '}', kBatch);
+    for (auto& sub : subs) ok = count_markers(sub->socket().fd(), '#', '!', kBatch) && ok;
+    return ok;
+  };
+  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(round());  // warm-up
+
+  const std::uint64_t before = allocations();
+  bool all_delivered = true;
+  for (int i = 0; i < kRounds; ++i) all_delivered = round() && all_delivered;
+  const std::uint64_t during = allocations() - before;
+
+  EXPECT_TRUE(all_delivered);
+  EXPECT_EQ(during, 0u) << "heap allocations while publishing " << kBatch * kRounds << " /ws requests to "
+                        << subs.size() << " WebSocket subscribers";
 }
 
 }  // namespace

@@ -209,6 +209,33 @@ TEST(WsDecoder, MessageBufferKeepsItsCapacity) {
   EXPECT_EQ(decoder.buffer_capacity(), capacity);
 }
 
+// What the stream times: from a message's first byte to its last, control
+// frames between fragments included.
+TEST(WsDecoder, MidMessageFromTheFirstByteToTheLast) {
+  Decoder decoder;
+  EXPECT_FALSE(decoder.mid_message());
+  const std::string whole = masked(0x81, "hello");
+  std::span<const char> in(whole.data(), 1);
+  ASSERT_EQ(decoder.feed(in).status, DecodeStatus::need_more);
+  EXPECT_TRUE(decoder.mid_message());  // half a header
+  in = std::span<const char>(whole.data() + 1, whole.size() - 2);
+  ASSERT_EQ(decoder.feed(in).status, DecodeStatus::need_more);
+  EXPECT_TRUE(decoder.mid_message());  // the payload's last byte is missing
+  in = std::span<const char>(whole.data() + whole.size() - 1, 1);
+  ASSERT_EQ(decoder.feed(in).status, DecodeStatus::message);
+  EXPECT_FALSE(decoder.mid_message());
+
+  const std::string first_fragment = masked(0x01, "frag");
+  ASSERT_EQ(decoder.feed({first_fragment.data(), first_fragment.size()}).status, DecodeStatus::need_more);
+  EXPECT_TRUE(decoder.mid_message());  // between fragments
+  const std::string ping = masked(0x89, "p");
+  ASSERT_EQ(decoder.feed({ping.data(), ping.size()}).status, DecodeStatus::ping);
+  EXPECT_TRUE(decoder.mid_message());
+  const std::string last_fragment = masked(0x80, "ment");
+  ASSERT_EQ(decoder.feed({last_fragment.data(), last_fragment.size()}).status, DecodeStatus::message);
+  EXPECT_FALSE(decoder.mid_message());
+}
+
 TEST(WsDecoder, EventPayloadStaysValidUntilTheNextFeed) {
   Decoder decoder;
   const std::string input = masked(0x81, "first") + masked(0x81, "second");

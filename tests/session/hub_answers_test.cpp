@@ -8,7 +8,8 @@ namespace {
 TEST(HubAnswers, EveryRefusalHasAStatusAndOneLine) {
   const HubAnswers answers(128);
   for (const hub::HubStatus status :
-       {hub::HubStatus::bad_topic, hub::HubStatus::bad_event, hub::HubStatus::too_many_topics,
+       {hub::HubStatus::bad_topic, hub::HubStatus::bad_event, hub::HubStatus::reserved_event,
+        hub::HubStatus::reserved_data, hub::HubStatus::too_many_topics,
         hub::HubStatus::too_many_subscribers, hub::HubStatus::no_memory, hub::HubStatus::busy}) {
     const HubAnswer answer = answers(status);
     EXPECT_TRUE(answer.http_status == 400 || answer.http_status == 503) << answer.text;
@@ -20,6 +21,14 @@ TEST(HubAnswers, EveryRefusalHasAStatusAndOneLine) {
 TEST(HubAnswers, TheTopicRuleSpellsTheConfiguredLimit) {
   EXPECT_EQ(HubAnswers(128)(hub::HubStatus::bad_topic).text, "bad topic name: use 1-128 of [A-Za-z0-9_.:-]");
   EXPECT_EQ(HubAnswers(7)(hub::HubStatus::bad_topic).text, "bad topic name: use 1-7 of [A-Za-z0-9_.:-]");
+}
+
+TEST(HubAnswers, ReservedNamesAreRefusedByName) {
+  const HubAnswers answers(128);
+  EXPECT_EQ(answers(hub::HubStatus::reserved_event).http_status, 400);
+  EXPECT_NE(answers(hub::HubStatus::reserved_event).text.find("sluice-"), std::string_view::npos);
+  EXPECT_EQ(answers(hub::HubStatus::reserved_data).http_status, 400);
+  EXPECT_NE(answers(hub::HubStatus::reserved_data).text.find("{\"sluice\":"), std::string_view::npos);
 }
 
 TEST(HubAnswers, PublishersAreToldWhenToComeBack) {

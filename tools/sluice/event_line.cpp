@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "proto/base64.hpp"
+#include "buf/string_sink.hpp"
 #include "proto/utf8.hpp"
 
 namespace sluice::cli {
@@ -38,16 +40,9 @@ void append_escaped(std::string& out, std::string_view data) {
 }
 
 std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    std::uint32_t bits = 0;
-    for (std::size_t k = 0; k < 3; ++k) {
-      bits = (bits << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
-    }
-    for (std::size_t k = 0; k < 4; ++k) out.push_back(k <= n ? kAlphabet[(bits >> (18 - 6 * k)) & 0x3F] : '=');
-  }
+  buf::StringSink sink(out);
+  (void)proto::base64_encode(sink, bytes);  // a StringSink never refuses
   return out;
 }
 

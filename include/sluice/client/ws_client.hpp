@@ -87,7 +87,9 @@ class WsClient {
 
   [[nodiscard]] ClientState state() const;
   [[nodiscard]] ClientError error() const;
-  // The id a re-subscription to `topic` would resume after; empty if none.
+  // The id a re-subscription to `topic` would resume after: the last one
+  // received, else the `since` given, else the topic's newest id that the
+  // server named when it acknowledged the subscription; empty if none.
   [[nodiscard]] std::string last_id(std::string_view topic) const;
   [[nodiscard]] ClientStats stats() const;
 

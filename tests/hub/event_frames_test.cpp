@@ -1,0 +1,59 @@
+#include "hub/event_frames.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "proto/ws_json.hpp"
+#include "proto/ws_decoder.hpp"
+
+namespace sluice::hub {
+namespace {
+
+struct EventFramesTest : testing::Test {
+  // The payload as the hub keeps it: one byte of name length, the name, the data.
+  buf::FrameRef payload(std::string_view name, std::string_view data) {
+    std::string bytes(1, static_cast<char>(name.size()));
+    bytes.append(name).append(data);
+    return buf::make_frame(pool, buf::Lane::data, bytes);
+  }
+
+  // The /ws envelope's text, out of its WebSocket frame.
+  std::string envelope(const buf::FrameRef& frame) {
+    std::string wire(frame.size(), '\0');
+    frame.copy_to(wire.data(), wire.size());
+    proto::ws::Decoder decoder({.role = proto::ws::Role::client});
+    const proto::ws::DecodeResult r = decoder.feed({wire.data(), wire.size()});
+    EXPECT_EQ(r.status, proto::ws::DecodeStatus::message);
+    EXPECT_EQ(r.opcode, proto::ws::Opcode::text);
+    return std::string(r.payload.data(), r.payload.size());
+  }
+
+  buf::Pool pool{{.block_count = 64, .block_size = 256, .reserve = 4}};
+  FrameScratch scratch;
+  buf::FrameRef sse;
+};
+
+TEST_F(EventFramesTest, TheJsonEnvelopeIsTheCodecsEvent) {
+  const buf::FrameRef data = payload("tick", "{\"p\":101}");
+  EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
+  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
+            R"({"op":"event","topic":"prices","id":"ep:42","event":"tick","data":"{\"p\":101}"})");
+}
+
+TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
+  const std::string bytes("\x00\xff\xfe binary", 10);
+  const buf::FrameRef data = payload("", bytes);
+  EventFrames frames(pool, scratch, "raw", "ep:1", sse, data);
+  const std::string text = envelope(frames.form(WireForm::ws_envelope));
+  EXPECT_EQ(text, R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP/+IGJpbmFyeQ=="})");
+  std::vector<char> buffer(text.size());
+  proto::wsjson::ServerMessage m;
+  ASSERT_TRUE(proto::wsjson::read_server_message(text, proto::wsjson::Style::json_protocol, {}, buffer, m).ok());
+  EXPECT_TRUE(m.binary);
+  EXPECT_EQ(m.data, bytes);
+}
+
+}  // namespace
+}  // namespace sluice::hub
