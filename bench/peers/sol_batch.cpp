@@ -8,6 +8,8 @@ namespace {
 // The layout of tools/bench/stamp.hpp, restated: sol-server stays free of
 // the bench tool's library.
 constexpr std::size_t kStampDigits = 16;
+constexpr std::size_t kIndexOffset = 16;
+constexpr std::size_t kIndexDigits = 2;
 constexpr std::size_t kSequenceOffset = 18;
 constexpr std::size_t kSequenceDigits = 14;
 constexpr std::size_t kPayloadHeader = 32;
@@ -29,23 +31,28 @@ std::string text_frame_head(std::size_t size) {
 }
 }  // namespace
 
-SolBatch::SolBatch(std::size_t count, std::size_t payload_size, SolFraming framing) : framing_(framing) {
+SolBatch::SolBatch(std::size_t count, std::size_t payload_size, SolFraming framing, std::uint32_t index,
+                   bool with_ids)
+    : framing_(framing), index_(index), with_ids_(with_ids && framing == SolFraming::sse) {
   const std::size_t size = std::max(payload_size, kPayloadHeader);
-  for (std::size_t i = 0; i < count; ++i) append_event(size);
+  for (std::size_t i = 0; i < count; ++i) append_event(size, i + 1);
 }
 
-void SolBatch::append_event(std::size_t size) {
-  if (framing_ == SolFraming::sse) {
+void SolBatch::append_event(std::size_t size, std::uint64_t seq) {
+  if (with_ids_) {
     bytes_ += "id: ";
     id_at_.push_back(bytes_.size());
     bytes_.append(kIdDigits, '0');
-    bytes_ += "\ndata: ";
-  } else {
-    bytes_ += text_frame_head(size);
+    write_digits(bytes_.data() + id_at_.back(), seq, kIdDigits, 10);
+    bytes_ += "\n";
   }
+  bytes_ += framing_ == SolFraming::sse ? std::string("data: ") : text_frame_head(size);
   payload_at_.push_back(bytes_.size());
-  bytes_.append(kPayloadHeader, '0');  // publisher index 00 stays; the rest is restamped
-  for (std::size_t i = kPayloadHeader; i < size; ++i) bytes_ += static_cast<char>('a' + i % 26);
+  bytes_.append(kPayloadHeader, '0');
+  char* payload = bytes_.data() + payload_at_.back();
+  write_digits(payload + kIndexOffset, index_, kIndexDigits, 16);
+  write_digits(payload + kSequenceOffset, seq, kSequenceDigits, 16);
+  for (std::size_t i = kPayloadHeader; i < size; ++i) bytes_ += static_cast<char>('a' + (i + index_) % 26);
   if (framing_ == SolFraming::sse) bytes_ += "\n\n";
 }
 
@@ -54,8 +61,13 @@ void SolBatch::stamp(std::uint64_t first_id, std::uint64_t now_ns) {
     char* payload = bytes_.data() + payload_at_[i];
     write_digits(payload, now_ns, kStampDigits, 16);
     write_digits(payload + kSequenceOffset, first_id + i, kSequenceDigits, 16);
-    if (framing_ == SolFraming::sse) write_digits(bytes_.data() + id_at_[i], first_id + i, kIdDigits, 10);
+    if (with_ids_) write_digits(bytes_.data() + id_at_[i], first_id + i, kIdDigits, 10);
   }
+}
+
+std::string sol_frame(std::string_view payload, SolFraming framing) {
+  if (framing == SolFraming::websocket) return text_frame_head(payload.size()).append(payload);
+  return std::string("data: ").append(payload).append("\n\n");
 }
 
 }  // namespace sluice::peers

@@ -40,7 +40,9 @@ bool read_request(std::string_view in, SolRequest& out) {
   out.path = head.substr(space + 1, space2 - space - 1);
   out.ws_key = header(head, "sec-websocket-key:");
   out.size = end + 4 + content_length(head);
-  return in.size() >= out.size;
+  if (in.size() < out.size) return false;
+  out.body = in.substr(end + 4, out.size - end - 4);
+  return true;
 }
 
 }  // namespace sluice::peers

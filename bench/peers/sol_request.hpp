@@ -13,6 +13,7 @@ struct SolRequest {
   std::string_view method;
   std::string_view path;
   std::string_view ws_key;  // Sec-WebSocket-Key; empty when it is not an upgrade
+  std::string_view body;    // Content-Length bytes after the head
   std::size_t size = 0;     // head and body
 };
 

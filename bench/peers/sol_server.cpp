@@ -1,25 +1,30 @@
-// sol-server: the "speed of light" for a push server. It does nothing a real
-// server must do per event (no parsing, no encoding, no queueing, no
-// history): it send()s one prebuilt batch of events to every writable
-// subscriber, round after round, and skips a subscriber whose socket is
-// full until it drains (so it drops rather than queues; the bench counts
-// those as id or sequence gaps). Its figure is the ceiling no protocol
-// server can beat on this machine with this client.
+// sol-server: the "speed of light" for a push server, the cheapest correct
+// thing that delivers the same bytes: it does nothing a real server must do
+// per event (no parsing, no encoding, no queueing, no history). Its figure
+// is the ceiling no protocol server can beat on this machine with the
+// bench's client, and its CPU per delivered event the floor of that cost.
 //
-// GET /sse/{topic} gets the batch as SSE events; GET /ws/{topic} with a
-// WebSocket upgrade gets a 101 and then the same events as unmasked text
-// frames. Each round restamps the time and the sequence number of every
-// event (and the SSE id). What a WebSocket peer sends is read and dropped:
-// no pongs, no close reply.
-//
-// To take part in the same scenarios as every other server it answers
-// POST /pub/{topic} at once with a fixed JSON reply and ignores the body,
-// and accepts a WebSocket publisher on GET /pub/{topic} whose messages it
-// drops: its events come from its own generator (--mode stream), or, with
-// --mode burst, every new subscriber gets --events prebuilt events at once.
+// GET /sse/{topic} gets SSE events; GET /ws/{topic} with a WebSocket upgrade
+// gets a 101 and then unmasked text frames. What a subscriber sends is read
+// and dropped (no pongs, no close reply). Three modes:
+//  - stream (default): per round, every writable subscriber gets one
+//    prebuilt contiguous batch of --batch events (sol_batch.hpp) in one
+//    send(); a full socket is skipped until it drains, never dropped from,
+//    so each stream is that batch repeated without a gap. The batch is never
+//    rewritten: no latency can be read from it (stamp 0), and its numbers
+//    start again at 1 each batch (publisher index ff). POST /pub/{topic}
+//    is answered at once with "generator":true and ignored, so the bench
+//    knows to start no publisher.
+//  - relay: each POST /pub/{topic} body is framed once and sent to every
+//    subscriber, one send() each (sol_subscribers.hpp): the floor for one
+//    broadcast, with the publisher's stamp, so its latency is measured.
+//  - burst: every new subscriber gets --events prebuilt events at once,
+//    stamped and numbered for it, after its stream head.
+// A WebSocket on GET /pub/{topic} is accepted and its messages dropped.
+// It trusts its input: it only ever talks to sluice-bench.
 //
 //   sol-server --listen 127.0.0.1:0 [--batch 256] [--size 64]
-//              [--mode stream|burst] [--events 1000]
+//              [--mode stream|relay|burst] [--events 1000]
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,14 +34,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "io/socket.hpp"
 #include "proto/ws_handshake.hpp"
 #include "sol_batch.hpp"
 #include "sol_request.hpp"
+#include "sol_subscribers.hpp"
 
 namespace {
 
@@ -52,19 +58,18 @@ std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+enum class Mode { stream, relay, burst };
+
 struct Options {
   std::string listen = "127.0.0.1:8080";
   std::size_t batch = 256;
   std::size_t size = 64;
-  bool burst = false;
+  Mode mode = Mode::stream;
   std::size_t events = 1000;
 };
 
 constexpr std::string_view kSseHead =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
-constexpr std::string_view kPubReply =
-    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 41\r\n\r\n"
-    "{\"topic\":\"sol\",\"id\":\"0\",\"subscribers\":0}\n";
 constexpr std::string_view kHealthReply = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
 constexpr std::string_view kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
 constexpr std::string_view kBadRequest = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
@@ -78,12 +83,17 @@ std::string upgrade_reply(std::string_view key) {
          accept + "\r\n\r\n";
 }
 
-struct Client {
-  int fd = -1;
+std::string json_reply(std::size_t subscribers, bool generator) {
+  const std::string body = "{\"topic\":\"sol\",\"id\":\"0\",\"subscribers\":" + std::to_string(subscribers) +
+                           (generator ? ",\"generator\":true}\n" : "}\n");
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
+// A connection that is not a subscriber: requests, or a WebSocket publisher.
+struct Peer {
   std::string in;
-  std::string pending;  // the unsent rest of a batch, or a burst
-  bool subscriber = false;
-  bool websocket = false;  // upgraded: gets frames, and its input is dropped
+  bool websocket = false;  // upgraded publisher: its input is dropped
 };
 
 class SolServer {
@@ -91,10 +101,10 @@ class SolServer {
   SolServer(const Options& o, int listen_fd)
       : o_(o),
         listen_fd_(listen_fd),
-        sse_batch_(o.batch, o.size, SolFraming::sse),
-        ws_batch_(o.batch, o.size, SolFraming::websocket),
-        sse_burst_(o.burst ? o.events : 0, o.size, SolFraming::sse),
-        ws_burst_(o.burst ? o.events : 0, o.size, SolFraming::websocket) {
+        sse_batch_(o.batch, o.size, SolFraming::sse, sluice::peers::kSolGeneratorIndex, false),
+        ws_batch_(o.batch, o.size, SolFraming::websocket, sluice::peers::kSolGeneratorIndex, false),
+        sse_burst_(o.mode == Mode::burst ? o.events : 0, o.size, SolFraming::sse, 0, true),
+        ws_burst_(o.mode == Mode::burst ? o.events : 0, o.size, SolFraming::websocket, 0, false) {
     epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{EPOLLIN, {.fd = listen_fd_}};
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, listen_fd_, &ev);
@@ -102,8 +112,12 @@ class SolServer {
 
   void run() {
     while (g_stop == 0) {
-      poll_events(writable_ > 0 ? 0 : 100);
-      if (!o_.burst && writable_ > 0) send_round();
+      const bool rounds = o_.mode == Mode::stream && subscribers_.writable() > 0;
+      poll_events(rounds ? 0 : 100);
+      if (rounds) {
+        subscribers_.send_round(ws_batch_.bytes(), sse_batch_.bytes(), failed_);
+        drop_failed();
+      }
     }
   }
 
@@ -112,116 +126,100 @@ class SolServer {
     epoll_event events[256];
     const int n = ::epoll_wait(epoll_, events, 256, timeout_ms);
     for (int i = 0; i < n; ++i) {
-      if (events[i].data.fd == listen_fd_) accept_all();
-      else on_ready(events[i].data.fd, events[i].events);
+      const int fd = events[i].data.fd;
+      if (fd == listen_fd_) accept_all();
+      else on_ready(fd, events[i].events);
     }
+    drop_failed();
   }
 
   void accept_all() {
     for (int fd; (fd = sluice::io::accept_nonblocking(listen_fd_)) >= 0;) {
       sluice::io::set_nodelay(fd, true);
-      clients_[fd] = Client{.fd = fd};
+      peers_[fd] = Peer{};
       epoll_event ev{EPOLLIN | EPOLLOUT | EPOLLET, {.fd = fd}};
       ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
     }
   }
 
   void on_ready(int fd, std::uint32_t events) {
-    Client& c = clients_[fd];
-    if ((events & (EPOLLHUP | EPOLLERR)) != 0) return drop(c);
-    if ((events & EPOLLIN) != 0 && !read_requests(c)) return drop(c);
-    if ((events & EPOLLOUT) != 0 && !c.pending.empty()) send_pending(c);
+    if ((events & (EPOLLHUP | EPOLLERR)) != 0) return failed_.push_back(fd);
+    if ((events & EPOLLIN) != 0 && !read_input(fd)) return failed_.push_back(fd);
+    if ((events & EPOLLOUT) != 0 && !subscribers_.on_writable(fd)) failed_.push_back(fd);
   }
 
-  bool read_requests(Client& c) {
+  // Subscribers' and publishers' input is read and dropped; requests are answered.
+  bool read_input(int fd) {
     char chunk[65536];
-    for (ssize_t n; (n = ::recv(c.fd, chunk, sizeof chunk, 0)) != 0;) {
+    for (ssize_t n; (n = ::recv(fd, chunk, sizeof chunk, 0)) != 0;) {
       if (n < 0) return errno == EAGAIN || errno == EINTR;
-      if (c.websocket) continue;
-      c.in.append(chunk, static_cast<std::size_t>(n));
-      answer(c);
+      const auto it = peers_.find(fd);
+      if (it == peers_.end() || it->second.websocket) continue;
+      it->second.in.append(chunk, static_cast<std::size_t>(n));
+      if (!answer(fd, it->second)) return false;
     }
     return false;
   }
 
-  void answer(Client& c) {
+  bool answer(int fd, Peer& peer) {
     std::string replies;
     std::size_t used = 0;
     sluice::peers::SolRequest r;
-    while (!c.websocket && read_request(std::string_view(c.in).substr(used), r)) {
+    while (!peer.websocket && read_request(std::string_view(peer.in).substr(used), r)) {
       used += r.size;
       if (r.method == "GET" && !r.ws_key.empty()) {
-        upgrade(c, r, replies);
+        const std::string head = upgrade_reply(r.ws_key);
+        if (head.empty()) {
+          replies += kBadRequest;
+        } else if (r.path.starts_with("/ws/")) {
+          return subscribe(fd, true, head);
+        } else if (r.path.starts_with("/pub/")) {
+          peer.websocket = true;
+          replies += head;
+        } else {
+          replies += kNotFound;
+        }
       } else if (r.method == "GET" && r.path.starts_with("/sse/")) {
-        subscribe(c);
+        return subscribe(fd, false, std::string(kSseHead));
+      } else if (r.method == "POST" && r.path.starts_with("/pub/")) {
+        if (o_.mode == Mode::relay) relay(r.body);
+        replies += json_reply(subscribers_.size(), o_.mode == Mode::stream);
       } else {
-        replies += r.method == "POST" && r.path.starts_with("/pub/") ? kPubReply
-                   : r.path == "/healthz"                           ? kHealthReply
-                                                                     : kNotFound;
+        replies += r.path == "/healthz" ? kHealthReply : kNotFound;
       }
     }
-    c.in.erase(0, c.websocket ? c.in.size() : used);
-    if (replies.empty() || c.subscriber) return;
-    c.pending += replies;
-    send_pending(c);
+    peer.in.erase(0, peer.websocket ? peer.in.size() : used);
+    // Replies are small and the bench reads them: a short write is an error.
+    return replies.empty() ||
+           ::send(fd, replies.data(), replies.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(replies.size());
   }
 
-  // /ws/{topic} subscribes; /pub/{topic} is a publisher, read and ignored.
-  void upgrade(Client& c, const sluice::peers::SolRequest& r, std::string& replies) {
-    const bool subscriber = r.path.starts_with("/ws/");
-    if (!subscriber && !r.path.starts_with("/pub/")) {
-      replies += kNotFound;
-      return;
-    }
-    const std::string head = upgrade_reply(r.ws_key);
-    if (head.empty()) {
-      replies += kBadRequest;
-      return;
-    }
-    c.websocket = true;
-    if (subscriber) return subscribe(c, head);
-    replies += head;
-  }
-
-  void subscribe(Client& c, std::string_view head = kSseHead) {
-    c.subscriber = true;
-    c.pending.assign(head);
-    if (o_.burst) {
-      SolBatch& burst = c.websocket ? ws_burst_ : sse_burst_;
+  // The connection becomes a subscriber: it reads no more requests.
+  bool subscribe(int fd, bool websocket, std::string head) {
+    peers_.erase(fd);
+    if (o_.mode == Mode::burst) {
+      SolBatch& burst = websocket ? ws_burst_ : sse_burst_;
       burst.stamp(1, now_ns());
-      c.pending += burst.bytes();
+      head.append(burst.bytes());
     }
-    send_pending(c);
+    return subscribers_.add(fd, websocket, std::move(head));
   }
 
-  // Sends what is left; a subscriber with nothing left joins the rounds.
-  void send_pending(Client& c) {
-    const ssize_t n = ::send(c.fd, c.pending.data(), c.pending.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) c.pending.erase(0, static_cast<std::size_t>(n));
-    if (c.pending.empty() && c.subscriber && !o_.burst) ++writable_;
+  void relay(std::string_view payload) {
+    const std::string ws = sluice::peers::sol_frame(payload, SolFraming::websocket);
+    const std::string sse = sluice::peers::sol_frame(payload, SolFraming::sse);
+    subscribers_.broadcast(ws, sse, failed_);
   }
 
-  void send_round() {
-    const std::uint64_t now = now_ns();
-    sse_batch_.stamp(next_id_, now);
-    ws_batch_.stamp(next_id_, now);
-    next_id_ += sse_batch_.count();
-    for (auto& [fd, c] : clients_) {
-      if (!c.subscriber || !c.pending.empty()) continue;
-      const std::string& bytes = c.websocket ? ws_batch_.bytes() : sse_batch_.bytes();
-      const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n == static_cast<ssize_t>(bytes.size())) continue;
-      c.pending.assign(bytes, n > 0 ? static_cast<std::size_t>(n) : 0);
-      --writable_;
+  void drop_failed() {
+    for (const int fd : failed_) {
+      if (!subscribers_.contains(fd) && peers_.find(fd) == peers_.end()) continue;
+      subscribers_.remove(fd);
+      peers_.erase(fd);
+      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
+      ::close(fd);
     }
-  }
-
-  void drop(Client& c) {
-    if (c.subscriber && c.pending.empty() && !o_.burst) --writable_;
-    const int fd = c.fd;
-    ::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
-    ::close(fd);
-    clients_.erase(fd);
+    failed_.clear();
   }
 
   Options o_;
@@ -231,20 +229,22 @@ class SolServer {
   SolBatch ws_batch_;
   SolBatch sse_burst_;
   SolBatch ws_burst_;
-  std::uint64_t next_id_ = 1;
-  std::size_t writable_ = 0;
-  std::unordered_map<int, Client> clients_;
+  sluice::peers::SolSubscribers subscribers_;
+  std::unordered_map<int, Peer> peers_;
+  std::vector<int> failed_;
 };
 
 bool parse_args(int argc, char** argv, Options& o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view key = argv[i];
-    const char* value = argv[i + 1];
+    const std::string_view value = argv[i + 1];
     if (key == "--listen") o.listen = value;
-    else if (key == "--batch") o.batch = std::strtoul(value, nullptr, 10);
-    else if (key == "--size") o.size = std::strtoul(value, nullptr, 10);
-    else if (key == "--events") o.events = std::strtoul(value, nullptr, 10);
-    else if (key == "--mode") o.burst = std::string_view(value) == "burst";
+    else if (key == "--batch") o.batch = std::strtoul(value.data(), nullptr, 10);
+    else if (key == "--size") o.size = std::strtoul(value.data(), nullptr, 10);
+    else if (key == "--events") o.events = std::strtoul(value.data(), nullptr, 10);
+    else if (key == "--mode" && value == "stream") o.mode = Mode::stream;
+    else if (key == "--mode" && value == "relay") o.mode = Mode::relay;
+    else if (key == "--mode" && value == "burst") o.mode = Mode::burst;
     else return false;
   }
   return argc % 2 == 1 && o.batch > 0;
@@ -256,10 +256,12 @@ int main(int argc, char** argv) {
   Options o;
   sluice::io::Endpoint where;
   if (!parse_args(argc, argv, o) || !sluice::io::parse_endpoint(o.listen, where)) {
-    std::fprintf(stderr, "usage: sol-server --listen HOST:PORT [--batch N] [--size B] [--mode stream|burst] [--events K]\n");
+    std::fprintf(stderr,
+                 "usage: sol-server --listen HOST:PORT [--batch N] [--size B] [--mode stream|relay|burst] [--events K]\n");
     return 2;
   }
-  const int fd = sluice::io::listen_tcp(where, {});
+  // A deep backlog: the many-connection scenario connects thousands at once.
+  const int fd = sluice::io::listen_tcp(where, {.backlog = 65535});
   if (fd < 0) return 1;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

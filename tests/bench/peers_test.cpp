@@ -2,9 +2,10 @@
 // the port read from their "listening on" line) and checked over WebSocket
 // with the raw test client: beast-peer and websocketpp-peer must carry 100
 // events from a /pub/{topic} WebSocket to a /ws/{topic} subscriber whole and
-// in order, and cut off a subscriber that stops reading; sol-server, which
-// makes its own events, must complete a valid handshake and send unmasked
-// text frames in the bench's payload format, numbered in order. A peer that
+// in order, and cut off a subscriber that stops reading; sol-server must
+// complete a valid handshake and send unmasked text frames in the bench's
+// payload format: its prebuilt batch repeated without a gap, each relayed
+// event to every subscriber, or a burst. A peer that
 // was not built (its Debian package missing) is skipped. Each refuses a
 // bad --listen with its usage line and exit code 2.
 #include <gtest/gtest.h>
@@ -185,39 +186,81 @@ TEST(WebsocketppPeer, AnswersHealthzAndRefusesOtherUpgrades) {
 }
 
 #ifdef SOL_SERVER_PATH
-void expect_sol_frame(const std::optional<test::ws::ServerFrame>& frame, std::uint64_t seq) {
+// A frame of sol-server: unmasked final text, 64 bytes of the bench's
+// payload from publisher `index` numbered `seq`.
+void expect_sol_frame(const std::optional<test::ws::ServerFrame>& frame, std::uint64_t seq, std::string_view index = "00") {
   ASSERT_TRUE(frame) << "frame " << seq << " missing";
   EXPECT_EQ(frame->opcode, test::ws::kText);
   EXPECT_TRUE(frame->fin);
   EXPECT_FALSE(frame->masked);
   ASSERT_EQ(frame->payload.size(), 64u);
-  EXPECT_EQ(frame->payload.substr(16, 2), "00");  // publisher index
+  EXPECT_EQ(frame->payload.substr(16, 2), index);
   EXPECT_EQ(sequence_of(frame->payload), seq);
-  EXPECT_EQ(frame->payload[63], static_cast<char>('a' + 63 % 26));  // the bench's filler
+  const char filler_base = index == "ff" ? static_cast<char>((63 + 0xff) % 26) : static_cast<char>(63 % 26);
+  EXPECT_EQ(frame->payload[63], static_cast<char>('a' + filler_base));  // the bench's filler
 }
 #endif
 
-TEST(SolServer, StreamsNumberedTextFramesAfterAValidHandshake) {
+// The stream mode sends one prebuilt batch, never rewritten: the same 256
+// numbered frames of the generator (index ff, stamp zero) over and over,
+// without a byte missing however the socket drains (it never skips).
+TEST(SolServer, RepeatsOnePrebuiltBatchWithoutAGap) {
 #ifdef SOL_SERVER_PATH
   test::ChildProcess peer({SOL_SERVER_PATH, "--listen", "127.0.0.1:0"});
   const std::uint16_t port = port_of(peer);
   ASSERT_NE(port, 0) << peer.output();
-  WsTestClient subscriber(port);
+  WsTestClient subscriber(port, 4096);
   const test::ws::UpgradeReply reply = subscriber.upgrade({.path = "/ws/peers"});
   ASSERT_EQ(reply.status, 101) << reply.head;
   EXPECT_TRUE(reply.accept_valid);
-  // The first batch (256 frames) goes out whole; later rounds may be
-  // skipped while this reader's socket is full, so later numbers only rise.
-  for (std::uint64_t seq = 1; seq <= 256; ++seq) ASSERT_NO_FATAL_FAILURE(expect_sol_frame(subscriber.read_frame(5s), seq));
-  std::uint64_t last = 256;
-  for (int i = 0; i < 1000; ++i) {
-    const auto frame = subscriber.read_frame(5s);
-    ASSERT_TRUE(frame);
-    const std::optional<std::uint64_t> seq = sequence_of(frame->payload);
-    ASSERT_TRUE(seq);
-    ASSERT_GT(*seq, last);
-    last = *seq;
+  for (int round = 0; round < 4; ++round) {
+    for (std::uint64_t seq = 1; seq <= 256; ++seq) {
+      const auto frame = subscriber.read_frame(5s);
+      ASSERT_NO_FATAL_FAILURE(expect_sol_frame(frame, seq, "ff")) << "round " << round;
+      ASSERT_EQ(frame->payload.substr(0, 16), std::string(16, '0')) << "never stamped";
+    }
   }
+  const test::HttpReply posted = test::http_request(port, "POST", "/pub/peers", "ignored");
+  EXPECT_EQ(posted.status, 200);
+  EXPECT_NE(posted.body.find("\"generator\":true"), std::string::npos) << posted.body;
+#else
+  GTEST_SKIP() << "sol-server not built";
+#endif
+}
+
+// The relay mode frames each published body once and sends it to every
+// subscriber, WebSocket and SSE.
+TEST(SolServer, RelaysEachPublishedEventToEverySubscriber) {
+#ifdef SOL_SERVER_PATH
+  test::ChildProcess peer({SOL_SERVER_PATH, "--listen", "127.0.0.1:0", "--mode", "relay"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  WsTestClient ws(port);
+  ASSERT_TRUE(ws.open("/ws/peers"));
+  test::SseSubscriber sse(port, "/sse/peers");
+  ASSERT_TRUE(sse.opened());
+  ASSERT_TRUE(wait_subscribed(port, 2));  // relays "ready" until both are counted
+  for (int i = 0; i < 3; ++i) {
+    const test::HttpReply posted = test::http_request(port, "POST", "/pub/peers", event(i));
+    ASSERT_EQ(posted.status, 200);
+    EXPECT_EQ(posted.body.find("generator"), std::string::npos);
+  }
+  std::vector<std::string> got;
+  for (std::optional<test::ws::ServerFrame> m; got.size() < 3 && (m = ws.read_message(5s));) {
+    if (m->payload != "ready") got.push_back(m->payload);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{event(0), event(1), event(2)}));
+  const auto relayed = [&sse] {
+    std::vector<std::string> out;
+    for (const auto& e : sse.events()) {
+      if (e.data != "ready") out.push_back(e.data);
+    }
+    return out;
+  };
+  for (int i = 0; i < 10 && relayed().size() < 3 && sse.wait_for(sse.events().size() + 1, 5s); ++i) {
+  }
+  const std::vector<std::string> sse_got = relayed();
+  EXPECT_EQ(sse_got, (std::vector<std::string>{event(0), event(1), event(2)}));
 #else
   GTEST_SKIP() << "sol-server not built";
 #endif

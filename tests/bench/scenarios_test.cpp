@@ -18,17 +18,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-nlohmann::json run_bench(const std::string& args) {
-  const std::string sluiced = test::env_path("SLUICED") + " --listen 127.0.0.1:0";
-  const std::string command = std::string(SLUICE_BENCH_PATH) + " " + args + " --quiet --json --server 'sluice=" +
-                              sluiced + "' 2>/dev/null";
+// Runs one scenario against `server` (sluiced unless given) and returns its result.
+nlohmann::json run_bench(const std::string& args, std::string server = {}) {
+  if (server.empty()) server = "sluice=" + test::env_path("SLUICED") + " --listen 127.0.0.1:0";
+  const std::string command = std::string(SLUICE_BENCH_PATH) + " " + args + " --quiet --json --server '" + server +
+                              "' 2>/dev/null";
   test::ChildProcess bench({"/bin/sh", "-c", command});
   EXPECT_TRUE(bench.read_to_end(60s));
   EXPECT_EQ(bench.wait(10s), 0) << bench.output();
   const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << bench.output();
   if (doc.is_discarded() || doc["results"].size() != 1) return nlohmann::json::object();
-  EXPECT_EQ(doc["results"][0]["server"], "sluice");
+  EXPECT_EQ(doc["results"][0]["server"], server.substr(0, server.find('=')));
   EXPECT_GE(doc["machine"]["cores"].get<int>(), 1);
   return doc["results"][0];
 }
@@ -41,6 +42,65 @@ TEST(Scenarios, FanoutDeliversToEverySubscriber) {
   EXPECT_LE(r.value("latency_p50_us", -1.0), r.value("latency_max_us", -2.0));
   // The bench started this server, so it can say what its CPU cost.
   EXPECT_GE(r.value("server_cpu_ns_per_event", -1.0), 0);
+  // And what the client cost, and whether that was the limit.
+  EXPECT_GT(r.value("client_cpu_cores", -1.0), 0);
+  EXPECT_GE(r.value("client_reader_cpu_cores", -1.0), 0);
+  EXPECT_TRUE(r.contains("client_limit") && r["client_limit"].is_boolean());
+  EXPECT_EQ(r.value("own_events", true), false);
+  EXPECT_EQ(r.value("streams_with_gaps", -1), 0);
+}
+
+#ifdef SOL_SERVER_PATH
+// The speed-of-light server makes its own events: no publisher runs, and
+// its repeated batch reads as one unbroken sequence on either protocol.
+TEST(Scenarios, FanoutFromTheSpeedOfLightServerIsUnbroken) {
+  for (const char* proto : {"ws", "sse"}) {
+    const nlohmann::json r = run_bench(std::string("fanout --proto ") + proto + " -n 4 -d 0.5 --warmup 0.2",
+                                       std::string("sol=") + SOL_SERVER_PATH + " --listen 127.0.0.1:0");
+    EXPECT_EQ(r.value("own_events", false), true) << proto;
+    EXPECT_GT(r.value("events_per_s", 0.0), 0) << proto;
+    EXPECT_EQ(r.value("gaps", -1), 0) << proto;
+    EXPECT_EQ(r.value("order_errors", -1), 0) << proto;
+    EXPECT_EQ(r.value("streams_failed", -1), 0) << proto;
+    EXPECT_EQ(r.value("latency_samples", -1), 0) << proto << ": its batch is never stamped";
+  }
+}
+
+TEST(Scenarios, ConnectionsFromSeveralAddressesThroughTheRelay) {
+  const nlohmann::json r = run_bench("connections -n 40 --sources 4 -b 3",
+                                     std::string("sol=") + SOL_SERVER_PATH + " --listen 127.0.0.1:0 --mode relay");
+  EXPECT_EQ(r.value("subscribers", 0), 40);
+  EXPECT_EQ(r.value("latency_samples", 0), 120);
+  EXPECT_EQ(r.value("gaps", -1), 0);
+}
+#endif
+
+TEST(Scenarios, ConnectionsReportsConnectRateMemoryAndBroadcastLatency) {
+  const nlohmann::json r = run_bench("connections -n 50 --sources 3 -b 2");
+  EXPECT_EQ(r.value("subscribers", 0), 50);
+  EXPECT_EQ(r.value("sources", 0), 3);
+  EXPECT_GT(r.value("connect_per_s", 0.0), 0);
+  EXPECT_GT(r.value("server_rss_bytes", 0), 0);
+  EXPECT_EQ(r.value("latency_samples", 0), 100) << "one per subscriber per measured broadcast";
+  EXPECT_LE(r.value("latency_p50_us", -1.0), r.value("latency_max_us", -2.0));
+  EXPECT_EQ(r.value("gaps", -1), 0);
+  EXPECT_EQ(r.value("streams_with_gaps", -1), 0);
+  EXPECT_EQ(r.value("streams_closed", -1), 0);
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+}
+
+TEST(Scenarios, ClientCeilingParsesEveryForm) {
+  test::ChildProcess bench({"/bin/sh", "-c", std::string(SLUICE_BENCH_PATH) + " client-ceiling -d 0.1 --json 2>/dev/null"});
+  ASSERT_TRUE(bench.read_to_end(60s));
+  EXPECT_EQ(bench.wait(10s), 0) << bench.output();
+  const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << bench.output();
+  ASSERT_EQ(doc["results"].size(), 3u);
+  for (const auto& r : doc["results"]) {
+    EXPECT_GT(r.value("events_per_s", 0.0), 0) << r.dump();
+    EXPECT_EQ(r.value("gaps", -1), 0) << r.dump();
+    EXPECT_GT(r.value("latency_samples", 0), 0) << r.dump();
+  }
 }
 
 TEST(Scenarios, BurstDrainsEveryRound) {

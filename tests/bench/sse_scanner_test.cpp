@@ -63,5 +63,30 @@ TEST(SseScanner, AnEventPastTheLimitFailsTheStream) {
   EXPECT_EQ(scanner.feed("data: " + std::string(200, 'x'), got), ScanStatus::event_too_large);
 }
 
+TEST(SseScanner, WithoutParsingIdsKeepsAnyIdAsText) {
+  struct Texts final : SseHandler {
+    std::vector<std::string> ids;
+    std::vector<std::string> data;
+    int comments = 0;
+    void on_event(const SseEvent& e) override {
+      ids.emplace_back(e.id_text);
+      data.emplace_back(e.data);
+      EXPECT_EQ(e.id, 0u);
+    }
+    void on_comment(std::string_view) override { ++comments; }
+  };
+  // Nchan's stream: a comment first, ids "TIME:TAG" that are not in order.
+  const std::string nchan = ": hi\n\nid: 1796132045:0\ndata: a\n\nid: 1796132046:0\ndata: b\n\ndata: c\n\n";
+  SseScanner scanner(1 << 20, false);
+  Texts got;
+  EXPECT_EQ(scanner.feed(nchan, got), ScanStatus::ok);
+  EXPECT_EQ(got.comments, 1);
+  EXPECT_EQ(got.data, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(got.ids, (std::vector<std::string>{"1796132045:0", "1796132046:0", ""}));
+  SseScanner strict;
+  Texts bad;
+  EXPECT_EQ(strict.feed("id: not-a-number\ndata: x\n\n", bad), ScanStatus::bad_line);
+}
+
 }  // namespace
 }  // namespace sluice::bench

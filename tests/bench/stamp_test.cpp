@@ -66,5 +66,18 @@ TEST(SequenceTracker, AReaderJoiningALiveStreamCountsFromItsFirstEvent) {
   EXPECT_EQ(t.next(0, 40'000'010).gaps, 7u);
 }
 
+TEST(SequenceTracker, TheGeneratorStartsAgainAfterItsBatch) {
+  SequenceTracker t;
+  for (std::uint64_t seq : {1u, 2u, 3u}) EXPECT_EQ(t.next(kGeneratorIndex, seq).gaps, 0u);
+  const SequenceTracker::Step wrap = t.next(kGeneratorIndex, 1);
+  EXPECT_EQ(wrap.gaps, 0u);
+  EXPECT_FALSE(wrap.out_of_order);
+  EXPECT_EQ(t.next(kGeneratorIndex, 2).gaps, 0u);
+  EXPECT_EQ(t.next(kGeneratorIndex, 1).gaps, 1u) << "3 of that batch is missing";
+  // Another publisher's 1 after its 3 is still an order error.
+  for (std::uint64_t seq : {1u, 2u, 3u}) static_cast<void>(t.next(0, seq));
+  EXPECT_TRUE(t.next(0, 1).out_of_order);
+}
+
 }  // namespace
 }  // namespace sluice::bench

@@ -119,5 +119,24 @@ TEST(WsFrameScanner, AMessagePastTheLimitFailsFromItsHeader) {
   EXPECT_TRUE(got.seen.empty());
 }
 
+// The short path for small whole messages hands over the same frames as
+// the full one, at every cut, around lengths 125 (7-bit) and 126 (16-bit).
+TEST(WsFrameScanner, SmallMessagesAroundTheLengthFormsAtEverySplitPoint) {
+  std::string s;
+  std::vector<std::string> expected;
+  for (const std::size_t size : {0u, 1u, 64u, 125u, 126u, 64u}) {
+    s += server_frame(ws::Opcode::text, true, std::string(size, 'm'));
+    expected.push_back("text:" + std::string(size, 'm'));
+  }
+  s += server_frame(ws::Opcode::binary, true, "bb");
+  expected.emplace_back("binary:2");
+  test::for_each_split(s, [&](const test::Chunks& chunks) {
+    WsFrameScanner scanner;
+    Collect got;
+    for (std::string_view chunk : chunks) ASSERT_EQ(scanner.feed(chunk, got), WsScanStatus::ok);
+    ASSERT_EQ(got.seen, expected) << chunks.size() << " chunks";
+  }, 0);
+}
+
 }  // namespace
 }  // namespace sluice::bench

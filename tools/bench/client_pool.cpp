@@ -1,6 +1,9 @@
 #include "client_pool.hpp"
 
 #include <algorithm>
+#include <pthread.h>
+#include <time.h>
+
 #include <chrono>
 
 #include "clock.hpp"
@@ -9,6 +12,7 @@ namespace sluice::bench {
 
 ClientPool::ClientPool(const ClientPoolOptions& options) : options_(options) {
   options_.threads = std::clamp<std::size_t>(options_.threads, 1, std::max<std::size_t>(1, options_.sessions));
+  options_.sources = std::min<std::size_t>(options_.sources, 254);
   for (std::size_t i = 0; i < options_.threads; ++i) {
     contexts_.push_back(std::make_unique<ReaderContext>(counters_));
     contexts_.back()->latency_every = std::max<std::uint32_t>(1, options_.latency_every);
@@ -19,17 +23,23 @@ ClientPool::~ClientPool() { stop(); }
 
 void ClientPool::start() {
   const std::size_t share = options_.sessions / options_.threads;
+  std::size_t first = 0;
   for (std::size_t i = 0; i < options_.threads; ++i) {
     const std::size_t count = share + (i < options_.sessions % options_.threads ? 1 : 0);
-    threads_.emplace_back([this, i, count] { run_thread(*contexts_[i], count); });
+    threads_.emplace_back([this, i, first, count] { run_thread(*contexts_[i], first, count); });
+    first += count;
   }
 }
 
-void ClientPool::run_thread(ReaderContext& context, std::size_t count) {
+void ClientPool::run_thread(ReaderContext& context, std::size_t first, std::size_t count) {
   std::vector<std::unique_ptr<Session>> sessions;
   sessions.reserve(count);
+  SessionOptions session = options_.session;
+  const std::size_t window = std::max<std::size_t>(1, options_.connect_window);
   for (std::size_t i = 0; i < count && !context.loop.stopping(); ++i) {
-    sessions.push_back(make_session(context, options_.session));
+    while (sessions.size() - context.settled >= window && !context.loop.stopping()) context.loop.run_once(10);
+    if (options_.sources > 0) session.source = "127.0.0." + std::to_string(1 + (first + i) % options_.sources);
+    sessions.push_back(make_session(context, session));
     sessions.back()->start();
   }
   context.loop.run();
@@ -51,6 +61,20 @@ void ClientPool::stop() {
   for (auto& context : contexts_) context->loop.stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+}
+
+std::vector<double> ClientPool::reader_cpu_seconds() const {
+  std::vector<double> out;
+  for (const std::thread& t : threads_) {
+    clockid_t clock;
+    timespec ts{};
+    if (pthread_getcpuclockid(const_cast<std::thread&>(t).native_handle(), &clock) != 0 || ::clock_gettime(clock, &ts) != 0) {
+      out.push_back(0);
+      continue;
+    }
+    out.push_back(static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9);
+  }
+  return out;
 }
 
 Histogram ClientPool::latency() const {

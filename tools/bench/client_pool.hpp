@@ -1,7 +1,9 @@
 // Owns: ClientPool, the bench's multi-threaded subscriber client: T threads,
 // each with its own epoll loop and read buffer, sharing N sessions (SSE or
-// WebSocket, as SessionOptions::proto says) between them. Sessions are made and run on their thread and are never touched by
-// another; the main thread only reads the shared counters and, once the
+// WebSocket, as SessionOptions::proto says) between them, connected a
+// window at a time and from several loopback addresses when asked (for
+// tens of thousands). Sessions are made and run on their thread and are
+// never touched by another; the main thread only reads the shared counters and, once the
 // threads have stopped, merges their histograms.
 #pragma once
 
@@ -21,6 +23,13 @@ struct ClientPoolOptions {
   std::size_t sessions = 100;
   std::size_t threads = 1;
   std::uint32_t latency_every = 1;
+  // Local addresses 127.0.0.1 .. 127.0.0.<sources> take turns as the
+  // sessions' source; 0: the kernel chooses (one address's ports).
+  std::size_t sources = 0;
+  // Sessions of one thread between connect and stream head at most: a
+  // thread waits for heads before it connects more, so the server's accept
+  // queue never overflows (a dropped SYN costs a second's retransmit).
+  std::size_t connect_window = 256;
 };
 
 class ClientPool {
@@ -42,11 +51,13 @@ class ClientPool {
   void stop();
 
   [[nodiscard]] const StreamCounters& counters() const { return counters_; }
+  // CPU seconds each reader thread has used so far (while they run).
+  [[nodiscard]] std::vector<double> reader_cpu_seconds() const;
   // Valid after stop().
   [[nodiscard]] Histogram latency() const;
 
  private:
-  void run_thread(ReaderContext& context, std::size_t count);
+  void run_thread(ReaderContext& context, std::size_t first, std::size_t count);
 
   ClientPoolOptions options_;
   StreamCounters counters_;

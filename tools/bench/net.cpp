@@ -10,7 +10,20 @@
 
 namespace sluice::bench {
 
-int dial(const io::Endpoint& where, int receive_buffer) {
+namespace {
+
+int bind_source(int fd, const std::string& source) {
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1) return -EINVAL;
+  const int on = 1;
+  ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on, sizeof on);
+  return ::bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) == 0 ? 0 : -errno;
+}
+
+}  // namespace
+
+int dial(const io::Endpoint& where, int receive_buffer, const std::string& source) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(where.port);
@@ -18,6 +31,12 @@ int dial(const io::Endpoint& where, int receive_buffer) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
   if (receive_buffer > 0) io::set_receive_buffer(fd, receive_buffer);
+  if (!source.empty()) {
+    if (const int error = bind_source(fd, source); error != 0) {
+      ::close(fd);
+      return error;
+    }
+  }
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     const int error = errno;
     ::close(fd);

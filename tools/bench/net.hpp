@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "io/socket.hpp"
@@ -12,9 +13,12 @@
 namespace sluice::bench {
 
 // Connects to `where` (blocking connect; loopback answers at once), with
-// SO_RCVBUF set to `receive_buffer` first when it is > 0. Returns the fd,
-// or -errno.
-[[nodiscard]] int dial(const io::Endpoint& where, int receive_buffer = 0);
+// SO_RCVBUF set to `receive_buffer` first when it is > 0, and from the IPv4
+// address `source` when it is not empty. Each local address has its own
+// ephemeral ports, so connections spread over 127.0.0.x get past one
+// address's ~28,000 (the port is still chosen at connect, by the whole
+// address pair: IP_BIND_ADDRESS_NO_PORT). Returns the fd, or -errno.
+[[nodiscard]] int dial(const io::Endpoint& where, int receive_buffer = 0, const std::string& source = {});
 
 // Writes all of `bytes` to a blocking socket. False on error or EOF.
 [[nodiscard]] bool write_all(int fd, std::string_view bytes);

@@ -116,7 +116,8 @@ bool PacedReader::start() {
     error_ = c.error;
   } else {
     fd_ = dial(options_.server, options_.receive_buffer);
-    if (fd_ < 0 || !write_all(fd_, "GET " + options_.path + " HTTP/1.1\r\nHost: bench\r\n\r\n")) error_ = "cannot connect";
+    const std::string request = "GET " + options_.path + " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+    if (fd_ < 0 || !write_all(fd_, request)) error_ = "cannot connect";
   }
   if (!error_.empty()) return false;
   // A short receive timeout lets the thread notice stop() while idle.

@@ -14,7 +14,9 @@
 //    event. There are no replies: the socket is the flow control
 //    (non-blocking writes, poll for POLLOUT), and an event counts as
 //    accepted once the kernel took all of its batch. Server pings are
-//    answered between batches; a server close or message is an error.
+//    answered between batches; messages from the server are taken as
+//    acknowledgements (Nchan sends one per message) and counted; a server
+//    close is an error.
 #pragma once
 
 #include <atomic>
@@ -67,6 +69,7 @@ struct PublisherCounters {
   std::atomic<std::uint64_t> sent{0};
   std::atomic<std::uint64_t> accepted{0};  // 2xx replies; ws: events the kernel took
   std::atomic<std::uint64_t> refused{0};   // other replies (503 when the server is full), retried or not
+  std::atomic<std::uint64_t> acks{0};      // ws: messages the server sent back
 };
 
 class Publisher : private WsFrameHandler {

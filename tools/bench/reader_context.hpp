@@ -25,6 +25,8 @@ struct StreamCounters {
   std::atomic<std::uint64_t> ready{0};     // sessions whose stream head arrived
   std::atomic<std::uint64_t> failed{0};    // sessions that failed to connect or parse
   std::atomic<std::uint64_t> closed{0};    // streams the server ended
+  std::atomic<std::uint64_t> gapped{0};    // streams that saw at least one gap
+  std::atomic<std::uint64_t> closed_after_gap{0};  // of those, streams the server then ended
 
   void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) { counter.fetch_add(n, std::memory_order_relaxed); }
 };
@@ -35,11 +37,41 @@ struct ReaderContext {
   io::Loop loop;
   std::vector<char> buffer = std::vector<char>(kReadBuffer);
   Histogram latency;
-  std::uint32_t latency_every = 1;         // sample one event in this many
+  std::uint32_t latency_every = 1;         // sample one new stamp in this many
   std::atomic<std::uint64_t> record_from{0};  // now_ns() before which latency is not recorded (warm-up)
   StreamCounters& counters;
+  std::uint64_t settled = 0;  // this thread's sessions that got their head or failed before it
 
   explicit ReaderContext(StreamCounters& shared) : counters(shared) {}
+
+  // The stream head of one of this thread's sessions arrived.
+  void mark_ready() {
+    counters.add(counters.ready, 1);
+    ++settled;
+  }
+  // A session ended: `before_head` when it never got its stream head,
+  // `gaps` the sequence numbers it had found missing until then.
+  void mark_finished(bool failed, bool before_head, std::uint64_t gaps) {
+    counters.add(failed ? counters.failed : counters.closed, 1);
+    if (before_head) ++settled;
+    if (!failed && gaps != 0) counters.add(counters.closed_after_gap, 1);
+  }
+  // A session found `gaps` missing numbers, `first` when they are its first.
+  void mark_gaps(std::uint64_t gaps, bool first) {
+    counters.add(counters.gaps, gaps);
+    if (first) counters.add(counters.gapped, 1);
+  }
+
+  // A session read an event with a new stamp at `now`: one in
+  // latency_every of these is recorded, once the warm-up is over.
+  void sample_latency(std::uint64_t now, std::uint64_t stamp) {
+    if (--until_sample_ != 0) return;
+    until_sample_ = latency_every;
+    if (now >= record_from.load(std::memory_order_relaxed)) latency.record(now > stamp ? now - stamp : 0);
+  }
+
+ private:
+  std::uint32_t until_sample_ = 1;
 };
 
 }  // namespace sluice::bench

@@ -10,6 +10,7 @@
 #include "clock.hpp"
 #include "http_reply.hpp"
 #include "net.hpp"
+#include "stamp.hpp"
 
 namespace sluice::bench {
 
@@ -66,8 +67,15 @@ PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic, 
   ::close(fd);
   if (!whole) return {.error = "no whole reply to a publish"};
   answer.status = head.status;
-  answer.id = id_of_reply(std::string_view(in).substr(head.head_size, head.content_length));
+  answer.body = in.substr(head.head_size, head.content_length);
+  answer.id = id_of_reply(answer.body);
   return answer;
+}
+
+bool server_generates(const io::Endpoint& server, const std::string& topic) {
+  const PublishAnswer answer =
+      publish_one(server, topic + "-probe", make_payload(kPayloadHeader, now_ns()), now_ns() + 5 * kNsPerSec);
+  return answer.body.find("\"generator\":true") != std::string::npos;
 }
 
 ReplayStream::~ReplayStream() {

@@ -19,6 +19,7 @@ namespace sluice::bench {
 struct PublishAnswer {
   int status = 0;      // 0: no reply came
   std::string id;      // the reply's JSON "id", empty when it has none
+  std::string body;    // the whole reply body
   std::string error;   // why there is no reply
 };
 
@@ -26,6 +27,11 @@ struct PublishAnswer {
 // until `deadline_ns`.
 [[nodiscard]] PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic,
                                         std::string_view payload, std::uint64_t deadline_ns);
+
+// Whether the server makes its own events (sol-server's stream mode): its
+// reply to a publish on `topic`-probe, which nobody reads, says
+// "generator":true.
+[[nodiscard]] bool server_generates(const io::Endpoint& server, const std::string& topic);
 
 class ReplayStream final : private SseHandler {
  public:

@@ -20,6 +20,7 @@ std::string cpu_model() {
 
 std::string cell(const nlohmann::json& result, const Column& column) {
   const auto it = result.find(column.key);
+  if (it != result.end() && it->is_boolean()) return it->get<bool>() ? "yes" : "no";
   if (it == result.end() || !it->is_number()) return "-";
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", column.decimals, it->get<double>() / column.scale);

@@ -1,40 +1,71 @@
 #!/usr/bin/env bash
-# Runs every scenario against sluiced, the peers that were built and the
-# speed-of-light server, server pinned to core 0 and client to core 1, and
-# leaves JSON and SVG in OUT (default docs/bench). The figures in
-# docs/BENCHMARKS.md come from this script.
+# Runs every scenario against sluiced, the peers that were built or are
+# installed (Boost.Beast, websocketpp, Nchan) and the speed-of-light
+# server, server pinned to core 0 and client to core 1, and leaves JSON and
+# SVG in OUT (default docs/bench). The figures in docs/BENCHMARKS.md come
+# from this script.
 #   tools/bench/run_benchmarks.sh BUILD_DIR [OUT] [SLUICED]
+# ONLY=name1,name2 runs just those runs (e.g. ONLY=fanout-ws,connections).
 set -euo pipefail
 build=${1:?build dir}
 out=${2:-docs/bench}
 sluiced=${3:-$build/sluiced}
+here=$(cd "$(dirname "$0")/../.." && pwd)
 bench="taskset -c 1 $build/tools/bench/sluice-bench"
 listen="--listen 127.0.0.1:0"
 mkdir -p "$out"
 
 # One loop: each server gets core 0 alone, the client core 1.
 # websocketpp cannot stream an HTTP response, so it takes part over
-# WebSocket only (ws_servers).
+# WebSocket only (ws_servers). Nchan (nginx-light + libnginx-mod-nchan)
+# runs from bench/peers/nchan_peer.sh, which writes its nginx config: one
+# nginx process on a free loopback port, /pub, /sse and /ws mapped to
+# Nchan's publisher and subscribers.
 servers=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1")
 if [ -x "$build/bench/beast-peer" ]; then servers+=(--server "beast=taskset -c 0 $build/bench/beast-peer $listen"); fi
+if [ -r /usr/lib/nginx/modules/ngx_nchan_module.so ] && command -v nginx >/dev/null; then
+  servers+=(--server "nchan=taskset -c 0 $here/bench/peers/nchan_peer.sh $listen")
+else
+  echo "Nchan is not installed (nginx-light libnginx-mod-nchan): it takes part in no scenario" >&2
+fi
 ws_servers=("${servers[@]}")
 if [ -x "$build/bench/websocketpp-peer" ]; then
   ws_servers+=(--server "websocketpp=taskset -c 0 $build/bench/websocketpp-peer $listen")
 fi
 sol="taskset -c 0 $build/bench/sol-server $listen"
+# For tens of thousands of connections sluiced must be allowed them
+# (max_connections, 10,000 by default), and its pool must hold a block per
+# connection (pool.block_count >= max_connections + pool.reserve): 100,352
+# blocks of 4 KiB, 392 MiB, faulted in at start.
+many_servers=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1 --set max_connections=100000 --set pool.block_count=100352"
+              "${ws_servers[@]:2}")
 
 # A scenario in which one server fails (beast-peer drops a subscriber
 # without a close in concurrent-send) still writes its JSON; the run goes on.
 run() {
   local name=$1
   shift
+  if [ -n "${ONLY:-}" ] && [[ ",$ONLY," != *",$name,"* ]]; then return; fi
+  echo "== $name" >&2
   $bench "$@" --json --svg "$out/$name.svg" >"$out/$name.json" || echo "$name: a server failed the scenario (see $out/$name.json)" >&2
 }
 
+# The client's own ceiling, in memory (no server): what one core parses.
+if [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *",client-ceiling,"* ]]; then
+  $bench client-ceiling -d 3 --json >"$out/client-ceiling.json"
+fi
+
+# Fan-out: every row states the client's CPU and whether it was the limit.
 run fanout fanout "${servers[@]}" --server "sol=$sol" -n 100 -s 64 -d 5
 run fanout-publish-ws fanout "${servers[@]}" --server "sol=$sol" --publish ws -n 100 -s 64 -d 5
 run fanout-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 100 -s 64 -d 5
 run fanout-ws-publish-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws --publish ws -n 100 -s 64 -d 5
+run fanout-ws-10k fanout "${many_servers[@]}" --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
+run fanout-ws-1 fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 1 -s 64 -d 5
+# Many connections: sol relays each published event once to everyone.
+run connections connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 10000 -b 10
+run connections-100k connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 100000 --sources 5 -b 5 \
+  --connect-timeout 300
 run burst burst "${servers[@]}" --server "sol=$sol --mode burst --events 1000" -k 1000
 run burst-ws burst "${ws_servers[@]}" --server "sol=$sol --mode burst --events 1000" --proto ws -k 1000
 run burst-ws-live burst "${ws_servers[@]}" --server "sol=$sol --mode burst --events 1000" --proto ws --mode live -k 1000

@@ -145,6 +145,7 @@ void wait_with_progress(const CommonOptions& common, std::uint64_t deadline_ns,
 void put_latency(nlohmann::json& result, const std::string& prefix, const Histogram& h) {
   const auto us = [](std::uint64_t ns) { return static_cast<double>(ns) / 1e3; };
   result[prefix + "_samples"] = h.count();
+  if (h.count() == 0) return;  // no figure rather than a zero (an unstamped stream)
   result[prefix + "_p50_us"] = us(h.percentile(50));
   result[prefix + "_p90_us"] = us(h.percentile(90));
   result[prefix + "_p99_us"] = us(h.percentile(99));

@@ -2,18 +2,29 @@
 // target rate or flat out. Reports delivered events/s and bytes/s over the
 // measured window (after a warm-up) and the latency of sampled events.
 // Subscribers speak SSE or WebSocket (--proto), publishers POST or send
-// WebSocket frames (--publish). Over WebSocket, gaps are the sequence
-// numbers a subscriber never saw (stamp.hpp), which includes every POST the
-// server refused; over SSE they are skipped ids, refused POSTs having none.
+// WebSocket frames (--publish). Gaps are the sequence numbers a subscriber
+// never saw before its stream ended (stamp.hpp), which includes every POST
+// the server refused; the streams that saw one are counted, and those the
+// server then closed (a lossless subscriber must never see a gap before
+// its close: it would resume after it and miss those events for good).
+// Every row says what the client itself used (its busiest reader thread
+// and the whole process) and whether that made the client the limit. A
+// server that makes its own events (sol-server says "generator" in its
+// publish reply) gets no publisher.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "client_cpu.hpp"
 #include "client_pool.hpp"
 #include "clock.hpp"
+#include "fd_limit.hpp"
 #include "publisher.hpp"
+#include "replay_stream.hpp"
 #include "runner.hpp"
 #include "scenarios.hpp"
 #include "server_cpu.hpp"
+#include "stamp.hpp"
 
 namespace sluice::bench {
 
@@ -31,11 +42,16 @@ struct FanoutOptions {
   std::size_t pipeline = 64;
   std::size_t window = 256;
   std::uint64_t ahead = 2048;
-  std::uint32_t latency_every = 16;
+  std::uint32_t latency_every = 1;
+  std::size_t sources = 0;
   std::string topic = "fanout";
+  FdLimit fds;  // raised before the first server starts (it inherits the limit)
   Proto proto = Proto::sse;
   PublishMode publish = PublishMode::post;
 };
+
+// Subscribers, publishers, and the bench's own files and probes.
+std::size_t fds_wanted(const FanoutOptions& o) { return o.subscribers + o.publishers + 64; }
 
 struct Snapshot {
   std::uint64_t at = now_ns();
@@ -43,14 +59,40 @@ struct Snapshot {
   std::uint64_t bytes;
   std::uint64_t published;
   double server_cpu_s;  // negative when the server is not ours (--target)
+  double client_cpu_s;  // this process
+  std::vector<double> reader_cpu_s;
 };
 
 Snapshot snapshot(const ClientPool& pool, const std::vector<std::unique_ptr<Publisher>>& publishers,
                   const ServerUnderTest& sut) {
   Snapshot s{.events = pool.counters().events.load(), .bytes = pool.counters().bytes.load(), .published = 0,
-             .server_cpu_s = process_cpu_seconds(sut.pid)};
+             .server_cpu_s = process_cpu_seconds(sut.pid), .client_cpu_s = self_cpu_seconds(),
+             .reader_cpu_s = pool.reader_cpu_seconds()};
   for (const auto& p : publishers) s.published += p->counters().accepted.load();
   return s;
+}
+
+// What the client used between two snapshots, and whether it was the limit;
+// and its reader threads' CPU per event read, which says, like the
+// server's, what it costs whatever else the machine runs: a client that
+// spends fewer ns per event than the server out-reads it.
+void put_client_cpu(nlohmann::json& r, const Snapshot& first, const Snapshot& last, double seconds) {
+  double busiest = 0;
+  double readers = 0;
+  for (std::size_t i = 0; i < first.reader_cpu_s.size() && i < last.reader_cpu_s.size(); ++i) {
+    const double used = last.reader_cpu_s[i] - first.reader_cpu_s[i];
+    busiest = std::max(busiest, used / seconds);
+    readers += used;
+  }
+  const double process = (last.client_cpu_s - first.client_cpu_s) / seconds;
+  const std::size_t cores = allowed_cores();
+  r["client_reader_cpu_cores"] = busiest;
+  r["client_cpu_cores"] = process;
+  r["client_cores_allowed"] = cores;
+  r["client_limit"] = client_was_limit(busiest, process, cores);
+  if (last.events > first.events) {
+    r["client_reader_ns_per_event"] = readers * 1e9 / static_cast<double>(last.events - first.events);
+  }
 }
 
 // A WebSocket publisher gets no replies, so flat out it would run as far
@@ -76,12 +118,19 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 }
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
+  if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
+  const bool generator = server_generates(sut.endpoint, o.topic);
   ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto},
-                   .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every});
+                   .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every,
+                   .sources = o.sources});
   pool.start();
-  if (!pool.wait_ready(now_ns() + 30 * kNsPerSec)) return {{"error", "subscribers did not all connect"}};
+  if (!pool.wait_ready(now_ns() + 60 * kNsPerSec)) {
+    return {{"error", "subscribers did not all connect: " + std::to_string(pool.counters().ready.load()) + " of " +
+                          std::to_string(o.subscribers) + " have their stream"}};
+  }
   const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
-  auto publishers = start_publishers(o, sut.endpoint, pool, now_ns() + total_ns + kNsPerSec);
+  std::vector<std::unique_ptr<Publisher>> publishers;
+  if (!generator) publishers = start_publishers(o, sut.endpoint, pool, now_ns() + total_ns + kNsPerSec);
   wait_with_progress(o.common, now_ns() + static_cast<std::uint64_t>(o.warmup * 1e9), [] { return std::string("warm-up"); });
   const Snapshot first = snapshot(pool, publishers, sut);
   pool.record_latency_from(first.at);
@@ -105,10 +154,15 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
                       {"published_per_s", static_cast<double>(last.published - first.published) / seconds},
                       {"publish_refused", refused},
                       {"gaps", pool.counters().gaps.load()},
+                      {"streams_with_gaps", pool.counters().gapped.load()},
+                      {"streams_closed_after_gap", pool.counters().closed_after_gap.load()},
                       {"order_errors", pool.counters().order_errors.load()},
                       {"streams_closed", pool.counters().closed.load()},
-                      {"streams_failed", pool.counters().failed.load()}};
+                      {"streams_failed", pool.counters().failed.load()},
+                      {"own_events", generator}};
   put_latency(r, "latency", pool.latency());
+  put_client_cpu(r, first, last, seconds);
+  if (const std::int64_t rss = process_rss_bytes(sut.pid); rss >= 0) r["server_rss_bytes"] = rss;
   // The server's CPU per delivered event: far steadier than events/s when
   // other work shares the machine (a server waiting for its core is slow,
   // not costly).
@@ -140,19 +194,27 @@ void add_fanout(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", o->window, "unanswered POSTs per publisher at most")->capture_default_str();
   cmd->add_option("--ahead", o->ahead, "--publish ws flat out: events a publisher may run ahead of its readers")
       ->capture_default_str();
-  cmd->add_option("--latency-every", o->latency_every, "sample the latency of one event in this many")->capture_default_str();
+  cmd->add_option("--latency-every", o->latency_every,
+                  "sample the latency of one new stamp (a publisher's batch) in this many")->capture_default_str();
+  cmd->add_option("--sources", o->sources,
+                  "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
+      ->capture_default_str()->check(CLI::Range(0, 254));
   cmd->callback([o, &exit_code] {
+    o->fds = raise_fd_limit(fds_wanted(*o));
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
         {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
         {"latency_p50_us", "p50 us"}, {"latency_p99_us", "p99 us"}, {"latency_p999_us", "p99.9 us"},
-        {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}, {"publish_refused", "refused", 1, 0},
-        {"order_errors", "order err", 1, 0}, {"server_cpu_cores", "cpu", 1, 2},
-        {"server_cpu_ns_per_event", "cpu ns/ev", 1, 1}},
+        {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0}, {"streams_with_gaps", "gap streams", 1, 0},
+        {"streams_closed", "closed", 1, 0}, {"streams_closed_after_gap", "closed after gap", 1, 0},
+        {"publish_refused", "refused", 1, 0}, {"order_errors", "order err", 1, 0},
+        {"server_cpu_cores", "cpu", 1, 2}, {"server_cpu_ns_per_event", "cpu ns/ev", 1, 1},
+        {"client_reader_cpu_cores", "client reader cpu", 1, 2}, {"client_cpu_cores", "client cpu", 1, 2},
+        {"client_reader_ns_per_event", "client ns/ev", 1, 1}, {"client_limit", "client limit"}},
         .cost = "server_cpu_ns_per_event"};
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
                                     {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},
-                                    {"publish", publish_mode_name(o->publish)}};
+                                    {"publish", publish_mode_name(o->publish)}, {"sources", o->sources}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [o](const nlohmann::json& results) {
                                std::vector<Bar> bars;

@@ -15,5 +15,7 @@ void add_pool_pressure(CLI::App& app, int& exit_code);
 void add_bulk(CLI::App& app, int& exit_code);
 void add_link(CLI::App& app, int& exit_code);
 void add_concurrent_send(CLI::App& app, int& exit_code);
+void add_client_ceiling(CLI::App& app, int& exit_code);
+void add_connections(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::bench

@@ -4,6 +4,9 @@
 // numbers that repeat or step back (order errors). A reader that joins a
 // live stream owes nothing from before it joined, so the first number seen
 // from a publisher starts its count, as the first id does for SSE readers.
+// The generator's numbers (kGeneratorIndex) start again at 1 after its
+// batch's last: a 1 after the highest number seen so far is in order, and a
+// 1 after a lower one is a gap of the batch's missing tail.
 #pragma once
 
 #include <array>
@@ -27,6 +30,12 @@ class SequenceTracker {
       last = seq;
       return {};
     }
+    if (index == kGeneratorIndex && seq == 1) {
+      if (last > batch_) batch_ = last;
+      const Step step{.gaps = batch_ - last};
+      last = seq;
+      return step;
+    }
     if (seq <= last) return {.gaps = 0, .out_of_order = true};
     const Step step{.gaps = seq - last - 1};
     last = seq;
@@ -38,6 +47,7 @@ class SequenceTracker {
 
  private:
   std::array<std::uint64_t, kMaxPublishers> last_{};
+  std::uint64_t batch_ = 0;  // the generator's batch length, the highest number before a wrap
 };
 
 }  // namespace sluice::bench

@@ -22,6 +22,7 @@ struct SessionOptions {
   int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
   Proto proto = Proto::sse;
   std::string last_event_id;  // WebSocket: sent as Last-Event-ID, to resume after it; empty: live only
+  std::string source;         // local IPv4 address to connect from; empty: the kernel's choice
 };
 
 class Session : public io::Handler {

@@ -10,7 +10,7 @@
 namespace sluice::bench {
 
 SseSession::SseSession(ReaderContext& context, const SessionOptions& options)
-    : context_(context), options_(options) {}
+    : context_(context), options_(options), scanner_(std::size_t{1} << 20, false) {}
 
 SseSession::~SseSession() {
   if (fd_ >= 0) {
@@ -20,7 +20,7 @@ SseSession::~SseSession() {
 }
 
 bool SseSession::start() {
-  fd_ = dial(options_.server, options_.receive_buffer);
+  fd_ = dial(options_.server, options_.receive_buffer, options_.source);
   const std::string request = "GET " + options_.path +
                               " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
   if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
@@ -56,9 +56,9 @@ bool SseSession::read_some() {
 
 void SseSession::take(std::string_view bytes) {
   if (state_ == State::head) return take_head(bytes);
-  const std::uint64_t before = events_;
+  const std::uint64_t before = tally_.events;
   if (scanner_.feed(bytes, *this) != ScanStatus::ok) finish("malformed stream: " + scanner_.bad_line(), true);
-  context_.counters.add(context_.counters.events, events_ - before);
+  context_.counters.add(context_.counters.events, tally_.events - before);
 }
 
 void SseSession::take_head(std::string_view bytes) {
@@ -70,36 +70,30 @@ void SseSession::take_head(std::string_view bytes) {
     return finish("bad stream head: " + head_.substr(0, head_.find('\r')), true);
   }
   state_ = State::streaming;
-  context_.counters.add(context_.counters.ready, 1);
+  context_.mark_ready();
   const std::string rest = head_.substr(head.head_size);
   head_.clear();
   take(rest);
 }
 
+// Order and loss are read from the payload's publisher and sequence
+// (EventCheck), not from the ids: every server numbers the bench's payloads
+// the same way, while ids differ (sluiced's "EPOCH:SEQ", Nchan's
+// "TIME:TAG", none from the speed-of-light server).
 void SseSession::on_event(const SseEvent& event) {
   if (state_ == State::done) return;
-  if (event.has_id) {
-    if (last_id_ != 0 && event.id <= last_id_) return finish("event id went backwards", true);
-    if (last_id_ != 0) context_.counters.add(context_.counters.gaps, event.id - last_id_ - 1);
-    last_id_ = event.id;
-  }
-  if (events_++ == 0) first_event_ns_ = now_;
-  last_event_ns_ = now_;
-  if (--until_sample_ != 0) return;
-  until_sample_ = context_.latency_every;
-  std::uint64_t stamp = 0;
-  if (read_stamp(event.data, stamp) && now_ >= context_.record_from.load(std::memory_order_relaxed)) {
-    context_.latency.record(now_ > stamp ? now_ - stamp : 0);
-  }
+  // An event that is not the bench's is counted, unchecked.
+  if (!tally_.take(context_, event.data, now_)) ++tally_.events;
 }
 
 void SseSession::on_comment(std::string_view) { context_.counters.add(context_.counters.notices, 1); }
 
 void SseSession::finish(std::string_view why, bool failed) {
   if (state_ == State::done) return;
+  const bool before_head = state_ == State::head;
   state_ = State::done;
   error_.assign(why);
-  context_.counters.add(failed ? context_.counters.failed : context_.counters.closed, 1);
+  context_.mark_finished(failed, before_head, tally_.gaps);
   if (fd_ >= 0) {
     context_.loop.unwatch(fd_);
     ::shutdown(fd_, SHUT_RDWR);

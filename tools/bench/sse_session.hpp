@@ -1,8 +1,8 @@
 // Owns: SseSession, one Server-Sent Events subscriber of the bench client:
 // it sends the GET, checks the response head strictly (200 and
-// text/event-stream), then scans the stream, checking that ids rise by one
-// (a skipped id is a dropped event, counted) and sampling latency from the
-// payload stamps. It runs on its thread's io::Loop and reads until EAGAIN
+// text/event-stream), then scans the stream, checking every event's
+// publisher and sequence number (EventCheck: a skipped number is a lost
+// event, counted as a gap) and sampling latency from the payload stamps. It runs on its thread's io::Loop and reads until EAGAIN
 // (the loop is edge-triggered).
 #pragma once
 
@@ -12,6 +12,7 @@
 #include "reader_context.hpp"
 #include "session.hpp"
 #include "sse_scanner.hpp"
+#include "stream_tally.hpp"
 
 namespace sluice::bench {
 
@@ -28,9 +29,9 @@ class SseSession final : public Session, private SseHandler {
 
   [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
   [[nodiscard]] bool done() const { return state_ == State::done; }
-  [[nodiscard]] std::uint64_t events() const { return events_; }
-  [[nodiscard]] std::uint64_t first_event_ns() const { return first_event_ns_; }
-  [[nodiscard]] std::uint64_t last_event_ns() const { return last_event_ns_; }
+  [[nodiscard]] std::uint64_t events() const { return tally_.events; }
+  [[nodiscard]] std::uint64_t first_event_ns() const { return tally_.first_event_ns; }
+  [[nodiscard]] std::uint64_t last_event_ns() const { return tally_.last_event_ns; }
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] int fd() const { return fd_; }
 
@@ -53,11 +54,7 @@ class SseSession final : public Session, private SseHandler {
   SseScanner scanner_;
   std::string error_;
   std::uint64_t now_ = 0;  // read once per read(), shared by its events
-  std::uint64_t events_ = 0;
-  std::uint64_t last_id_ = 0;
-  std::uint64_t first_event_ns_ = 0;
-  std::uint64_t last_event_ns_ = 0;
-  std::uint32_t until_sample_ = 1;
+  StreamTally tally_;
 };
 
 }  // namespace sluice::bench

@@ -13,6 +13,13 @@
 //
 // Example, publisher 3, event 10, 40 bytes:
 //   "000000174876e80003" "0000000000000a" "jklmnopq"
+// A stamp of zero means "not stamped": no latency is read from it.
+//
+// Publisher index ff (kGeneratorIndex) is the speed-of-light server's
+// generator, which sends one prebuilt batch over and over: its numbers run
+// 1..B and start again at 1, and a reader takes a 1 after the batch's
+// last number (B, learnt at the first wrap) as the next in order.
+//
 // A reader takes the latency from the stamp without a clock read per event.
 // WebSocket frames carry no event ids, so a WS reader finds losses and
 // reordering from the (index, sequence) pair: a skipped number is a gap, a
@@ -35,6 +42,7 @@ inline constexpr std::size_t kSequenceOffset = 18;
 inline constexpr std::size_t kSequenceSize = 14;
 inline constexpr std::size_t kPayloadHeader = 32;
 inline constexpr std::size_t kMaxPublishers = 256;
+inline constexpr std::uint32_t kGeneratorIndex = 0xff;
 
 // Writes the 16 digits of `ns` at `out`.
 void write_stamp(char* out, std::uint64_t ns);

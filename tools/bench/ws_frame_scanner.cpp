@@ -60,7 +60,19 @@ int WsFrameScanner::parse_header(std::string_view in, Header& h) {
 std::size_t WsFrameScanner::scan(std::string_view bytes, WsFrameHandler& handler) {
   std::size_t pos = 0;
   Header h;
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
   while (status_ == WsScanStatus::ok && pos < bytes.size()) {
+    // The usual frame first: a whole unmasked text or binary message with a
+    // 7-bit length (b1 < 126 also says the mask bit is clear), so a stream
+    // of small events costs two byte loads and a call per frame.
+    if (pos + 2 <= bytes.size() && !in_message_ && (data[pos] == 0x81 || data[pos] == 0x82) && data[pos + 1] < 126 &&
+        data[pos + 1] <= max_message_) {
+      const std::size_t size = data[pos + 1];
+      if (bytes.size() - pos - 2 < size) break;
+      handler.on_message(data[pos] == 0x81, bytes.substr(pos + 2, size));
+      pos += 2 + size;
+      continue;
+    }
     const int head = parse_header(bytes.substr(pos), h);
     if (head <= 0 || bytes.size() - pos - h.head_size < h.size) break;
     dispatch(h, bytes.substr(pos + h.head_size, h.size), handler);

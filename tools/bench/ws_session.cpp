@@ -29,7 +29,7 @@ bool WsSession::start() {
     finish("no entropy for a key", true);
     return false;
   }
-  fd_ = dial(options_.server, options_.receive_buffer);
+  fd_ = dial(options_.server, options_.receive_buffer, options_.source);
   if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
       context_.loop.watch(fd_, io::kReadable, this) != 0) {
     finish("cannot connect", true);
@@ -64,9 +64,9 @@ bool WsSession::read_some() {
 
 void WsSession::take(std::string_view bytes) {
   if (state_ == State::head) return take_head(bytes);
-  const std::uint64_t before = events_;
+  const std::uint64_t before = tally_.events;
   const WsScanStatus status = scanner_.feed(bytes, *this);
-  context_.counters.add(context_.counters.events, events_ - before);
+  context_.counters.add(context_.counters.events, tally_.events - before);
   if (status != WsScanStatus::ok && status != WsScanStatus::closed) {
     return finish(std::string("malformed frame: ") + scanner_.error(), true);
   }
@@ -81,29 +81,16 @@ void WsSession::take_head(std::string_view bytes) {
   const std::string why = status == HeadStatus::error ? "malformed upgrade answer" : check_upgrade(head_, head, key_);
   if (!why.empty()) return finish(why, true);
   state_ = State::streaming;
-  context_.counters.add(context_.counters.ready, 1);
+  context_.mark_ready();
   const std::string rest = head_.substr(head.head_size);
   head_.clear();
   take(rest);
 }
 
 void WsSession::on_message(bool, std::string_view payload) {
-  if (state_ == State::done) return;
-  std::uint32_t index = 0;
-  std::uint64_t seq = 0;
+  if (state_ == State::done || tally_.take(context_, payload, now_)) return;
   if (payload.starts_with("{\"sluice\":")) return finish("the server sent a notice: " + std::string(payload), true);
-  if (!read_sequence(payload, index, seq)) return finish("a message without the bench's publisher and sequence", true);
-  const SequenceTracker::Step step = sequence_.next(index, seq);
-  if (step.gaps != 0) context_.counters.add(context_.counters.gaps, step.gaps);
-  if (step.out_of_order) context_.counters.add(context_.counters.order_errors, 1);
-  if (events_++ == 0) first_event_ns_ = now_;
-  last_event_ns_ = now_;
-  if (--until_sample_ != 0) return;
-  until_sample_ = context_.latency_every;
-  std::uint64_t stamp = 0;
-  if (read_stamp(payload, stamp) && now_ >= context_.record_from.load(std::memory_order_relaxed)) {
-    context_.latency.record(now_ > stamp ? now_ - stamp : 0);
-  }
+  finish("a message without the bench's publisher and sequence", true);
 }
 
 void WsSession::on_ping(std::string_view payload) {
@@ -137,9 +124,10 @@ void WsSession::watch_writable(bool on) {
 
 void WsSession::finish(std::string_view why, bool failed) {
   if (state_ == State::done) return;
+  const bool before_head = state_ == State::head;
   state_ = State::done;
   error_.assign(why);
-  context_.counters.add(failed ? context_.counters.failed : context_.counters.closed, 1);
+  context_.mark_finished(failed, before_head, tally_.gaps);
   if (fd_ >= 0) {
     context_.loop.unwatch(fd_);
     ::shutdown(fd_, SHUT_RDWR);

@@ -1,9 +1,9 @@
 // Owns: WsSession, one WebSocket subscriber of the bench client: it sends
 // the upgrade with a fresh key, checks the 101 strictly (ws_client.hpp),
 // then scans the server's frames copy-free (WsFrameScanner), answers pings
-// with masked pongs and a close with a close, counts for each publisher
-// the sequence numbers skipped (gaps) or repeated (order errors), and
-// samples latency from the payload stamps. It runs on its thread's io::Loop
+// with masked pongs and a close with a close, checks every event's
+// publisher and sequence number (EventCheck: skipped numbers are gaps,
+// repeated ones order errors), and samples latency from the payload stamps. It runs on its thread's io::Loop
 // and reads until EAGAIN (the loop is edge-triggered).
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "reader_context.hpp"
-#include "sequence_tracker.hpp"
+#include "stream_tally.hpp"
 #include "session.hpp"
 #include "ws_frame_scanner.hpp"
 
@@ -28,11 +28,11 @@ class WsSession final : public Session, private WsFrameHandler {
 
   [[nodiscard]] bool streaming() const { return state_ == State::streaming; }
   [[nodiscard]] bool done() const { return state_ == State::done; }
-  [[nodiscard]] std::uint64_t events() const { return events_; }
-  [[nodiscard]] std::uint64_t first_event_ns() const { return first_event_ns_; }
-  [[nodiscard]] std::uint64_t last_event_ns() const { return last_event_ns_; }
+  [[nodiscard]] std::uint64_t events() const { return tally_.events; }
+  [[nodiscard]] std::uint64_t first_event_ns() const { return tally_.first_event_ns; }
+  [[nodiscard]] std::uint64_t last_event_ns() const { return tally_.last_event_ns; }
   // The highest sequence number read from publisher `index`; 0 before its first.
-  [[nodiscard]] std::uint64_t last_seq(std::uint32_t index) const { return sequence_.last(index); }
+  [[nodiscard]] std::uint64_t last_seq(std::uint32_t index) const { return tally_.check.last(index); }
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] int fd() const { return fd_; }
 
@@ -59,13 +59,9 @@ class WsSession final : public Session, private WsFrameHandler {
   std::string pending_;  // pongs and the close answer not yet taken by the socket
   bool watching_writable_ = false;
   WsFrameScanner scanner_;
-  SequenceTracker sequence_;
+  StreamTally tally_;
   std::string error_;
   std::uint64_t now_ = 0;  // read once per read(), shared by its frames
-  std::uint64_t events_ = 0;
-  std::uint64_t first_event_ns_ = 0;
-  std::uint64_t last_event_ns_ = 0;
-  std::uint32_t until_sample_ = 1;
 };
 
 }  // namespace sluice::bench
