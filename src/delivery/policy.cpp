@@ -55,8 +55,12 @@ std::optional<Policy> parse_policy(std::string_view name) {
 
 std::string_view policy_name(Policy policy) { return kNames[static_cast<std::size_t>(policy)]; }
 
+// The budget is checked here as well as by push_data(), which lets a frame
+// of any size into an empty lane so that one big event can always go: a
+// run is many events, and one by one they would stop at the budget.
 bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag) {
-  return policy != Policy::latest && out.push_data(run, tag.label()) == conn::EnqueueStatus::ok;
+  if (policy == Policy::latest || out.data_bytes() + run.size() > out.limits().max_bytes) return false;
+  return out.push_data(run, tag.label()) == conn::EnqueueStatus::ok;
 }
 
 Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,

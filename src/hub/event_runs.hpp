@@ -11,8 +11,13 @@
 // A run is built only for a form some subscriber asks for, at its first
 // request; a drain of one event is that event's own frame, with no copy.
 //
-// An empty run means the pool had no blocks for it: the subscriber then
-// takes the events one by one, which needs none.
+// Runs are for small events (at most kMaxRunEventBytes on average, and
+// kMaxRunBytes in all): a big event's own frame already fills iovecs well,
+// and copying it would cost more than the per-event work saved.
+//
+// An empty run means there is none (the events are too big, or the pool
+// had no blocks for it): the subscriber then takes the events one by one,
+// which needs no blocks.
 #pragma once
 
 #include <array>
@@ -25,6 +30,9 @@
 #include "hub/wire_form.hpp"
 
 namespace sluice::hub {
+
+inline constexpr std::size_t kMaxRunBytes = 64 << 10;
+inline constexpr std::size_t kMaxRunEventBytes = 1024;
 
 class EventRuns {
  public:

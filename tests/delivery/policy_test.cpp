@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace sluice::delivery {
@@ -209,6 +210,14 @@ TEST_F(PolicyTest, ARunOverTheBudgetIsRefusedAndNothingIsQueuedOrDropped) {
   EXPECT_FALSE(enqueue_run(out, Policy::fifo, ten_bytes(), FrameTag::run(0, 4, 9)));
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
   EXPECT_TRUE(drops[0].empty());
+}
+
+TEST_F(PolicyTest, ARunBiggerThanTheWholeBudgetIsRefusedEvenByAnEmptyQueue) {
+  const buf::FrameRef run = buf::make_frame(pool, buf::Lane::data, std::string(31, 'r'));
+  EXPECT_FALSE(enqueue_run(out, Policy::fifo, run, FrameTag::run(0, 1, 31)));
+  EXPECT_EQ(out.pending_data(), 0u);
+  // One event that size still goes, alone.
+  EXPECT_EQ(enqueue_with_policy(out, Policy::fifo, run, FrameTag::event(0, 1, 0), drops), Verdict::queued);
 }
 
 TEST_F(PolicyTest, LatestNeverTakesARun) {

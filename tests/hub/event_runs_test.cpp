@@ -70,6 +70,20 @@ TEST_F(EventRunsTest, ARunOfOneEventIsThatEventsFrameUncopied) {
   EXPECT_EQ(pool.free_blocks(), free_before);
 }
 
+TEST(EventRunsBig, BigEventsMakeNoRun) {
+  buf::Pool pool{{.block_count = 16, .block_size = 4096, .reserve = 0}};
+  FrameScratch scratch;
+  const std::string big = "data: " + std::string(kMaxRunEventBytes, 'x') + "\n\n";
+  const buf::FrameRef sse[2] = {buf::make_frame(pool, buf::Lane::data, big),
+                                buf::make_frame(pool, buf::Lane::data, big)};
+  const buf::FrameRef payload = buf::make_frame(pool, buf::Lane::data, std::string(1, '\0'));
+  std::vector<EventFrames> events;
+  events.reserve(2);
+  for (const buf::FrameRef& f : sse) events.emplace_back(pool, scratch, "t", "ep:1", f, payload);
+  EventRuns runs(pool, events);
+  EXPECT_FALSE(runs.form(WireForm::sse));
+}
+
 TEST_F(EventRunsTest, APoolWithoutRoomForTheRunGivesAnEmptyOneAndKeepsNothing) {
   // 25 events of two blocks each leave 14 free, 12 of them for data; their
   // run of 25 x 48 bytes would need 19.
