@@ -31,7 +31,7 @@
 
 namespace sluice::hub {
 
-inline constexpr std::size_t kMaxRunBytes = 64 << 10;
+inline constexpr std::size_t kMaxRunBytes = 256 << 10;
 inline constexpr std::size_t kMaxRunEventBytes = 1024;
 
 class EventRuns {
