@@ -92,7 +92,7 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
 bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
   if (run.cookie >= policies_.size() || stopped_ || policies_[run.cookie] == Policy::latest) return false;
   const buf::FrameRef& frame = run.runs.form(form_);
-  if (!frame) return false;  // no blocks for the run: one by one, which needs none
+  if (!frame) return false;  // no run (big events, or no blocks for one): one by one
   const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
   if (!delivery::enqueue_run(outlet_.queue(), policies_[run.cookie], frame, tag)) return false;
   outlet_.want_flush();
