@@ -7,21 +7,19 @@
 namespace sluice::conn::detail {
 
 FrameRing::FrameRing(std::size_t initial, std::size_t max)
-    : capacity_(std::clamp<std::size_t>(initial, 1, std::max<std::size_t>(max, 1))),
-      max_(std::max<std::size_t>(max, 1)) {
-  slots_ = std::make_unique<QueuedFrame[]>(capacity_);
-}
+    : initial_(std::clamp<std::size_t>(initial, 1, std::max<std::size_t>(max, 1))),
+      max_(std::max<std::size_t>(max, 1)) {}
 
 void FrameRing::push(QueuedFrame&& entry) {
   assert(size_ < max_);
   if (size_ == capacity_) grow();
-  slots_[(head_ + size_) % capacity_] = std::move(entry);
+  slots_[slot(size_)] = std::move(entry);
   ++size_;
 }
 
 QueuedFrame FrameRing::pop() {
   QueuedFrame entry = std::move(slots_[head_]);
-  head_ = (head_ + 1) % capacity_;
+  head_ = slot(1);
   --size_;
   return entry;
 }
@@ -35,15 +33,15 @@ QueuedFrame FrameRing::remove(std::size_t i) {
 }
 
 void FrameRing::clear() {
-  for (std::size_t i = 0; i < size_; ++i) slots_[(head_ + i) % capacity_].frame.reset();
+  for (std::size_t i = 0; i < size_; ++i) at(i).frame.reset();
   head_ = 0;
   size_ = 0;
 }
 
 void FrameRing::grow() {
-  const std::size_t capacity = std::min(capacity_ * 2, max_);
+  const std::size_t capacity = capacity_ == 0 ? initial_ : std::min(capacity_ * 2, max_);
   auto slots = std::make_unique<QueuedFrame[]>(capacity);
-  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[(head_ + i) % capacity_]);
+  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(at(i));
   slots_ = std::move(slots);
   capacity_ = capacity;
   head_ = 0;

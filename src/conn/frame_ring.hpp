@@ -25,9 +25,10 @@ struct QueuedFrame {
 
 namespace detail {
 
-// A FIFO in a ring that starts small and doubles up to `max` slots, so an
-// idle connection holds a few slots and a busy one stops allocating once it
-// has seen its deepest queue.
+// A FIFO in a ring that takes `initial` slots at its first push and doubles
+// up to `max` slots, so a connection that never queued anything holds no
+// slots, an idle one a few, and a busy one stops allocating once it has
+// seen its deepest queue.
 class FrameRing {
  public:
   FrameRing(std::size_t initial, std::size_t max);
@@ -39,8 +40,8 @@ class FrameRing {
   // it move up.
   [[nodiscard]] QueuedFrame remove(std::size_t i);
   // The i-th entry from the front; i < size().
-  [[nodiscard]] const QueuedFrame& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
-  [[nodiscard]] QueuedFrame& at(std::size_t i) { return slots_[(head_ + i) % capacity_]; }
+  [[nodiscard]] const QueuedFrame& at(std::size_t i) const { return slots_[slot(i)]; }
+  [[nodiscard]] QueuedFrame& at(std::size_t i) { return slots_[slot(i)]; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t max() const { return max_; }
@@ -48,9 +49,16 @@ class FrameRing {
 
  private:
   void grow();
+  // The slot of the i-th entry (i <= size() < capacity_): a compare, not a
+  // division, on the path every queued frame takes.
+  [[nodiscard]] std::size_t slot(std::size_t i) const {
+    const std::size_t at = head_ + i;
+    return at >= capacity_ ? at - capacity_ : at;
+  }
 
   std::unique_ptr<QueuedFrame[]> slots_;
-  std::size_t capacity_;
+  std::size_t initial_;
+  std::size_t capacity_ = 0;
   std::size_t max_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;

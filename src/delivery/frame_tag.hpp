@@ -1,9 +1,10 @@
 // Owns: FrameTag, what a frame in a subscriber's data lane is: an event (of
-// which of the subscriber's topics, which id, which conflation key), a
-// notice the server wrote (a reset), or the application's own message (a
-// ConnectionRef send). The policies act on events only: a notice or an
-// application message is never replaced by `latest` nor counted as a
-// dropped event.
+// which of the subscriber's topics, which id, which conflation key), a run
+// of consecutive events of one topic (first and last id, see
+// hub/event_runs.hpp), a notice the server wrote (a reset), or the
+// application's own message (a ConnectionRef send). The policies act on
+// events and runs only: a notice or an application message is never
+// replaced by `latest` nor counted as a dropped event.
 //
 // The queue (conn/) keeps a tag as an opaque FrameLabel; a frame queued
 // without one reads back as an application message.
@@ -15,20 +16,27 @@
 
 namespace sluice::delivery {
 
-enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2 };
+enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2, run = 3 };
 
 struct FrameTag {
   FrameKind kind = FrameKind::application;
   std::uint32_t topic = 0;  // the subscriber's own index for the topic
-  std::uint64_t id = 0;     // the event's id within its topic
-  std::uint64_t key = 0;    // conflation key: 0 for "the whole topic"
+  std::uint64_t id = 0;     // the event's id within its topic (a run's first)
+  std::uint64_t key = 0;    // conflation key: 0 for "the whole topic" (a run's last id)
 
   [[nodiscard]] static constexpr FrameTag event(std::uint32_t topic, std::uint64_t id, std::uint64_t key) {
     return {FrameKind::event, topic, id, key};
   }
+  // Events first..last, every id between them included.
+  [[nodiscard]] static constexpr FrameTag run(std::uint32_t topic, std::uint64_t first, std::uint64_t last) {
+    return {FrameKind::run, topic, first, last};
+  }
   [[nodiscard]] static constexpr FrameTag notice(std::uint32_t topic) { return {FrameKind::notice, topic, 0, 0}; }
 
   [[nodiscard]] bool is_event() const { return kind == FrameKind::event; }
+  // An event or a run: what a policy may drop.
+  [[nodiscard]] bool holds_events() const { return kind == FrameKind::event || kind == FrameKind::run; }
+  [[nodiscard]] std::uint64_t last_id() const { return kind == FrameKind::run ? key : id; }
 
   [[nodiscard]] conn::FrameLabel label() const {
     return {{id, key, std::uint64_t{topic} | std::uint64_t{static_cast<std::uint8_t>(kind)} << 32}};

@@ -20,11 +20,12 @@ std::optional<std::size_t> find_conflatable(const conn::OutQueue& out, FrameTag 
   return std::nullopt;
 }
 
-// The oldest pending event, or none (only notices or application messages
-// wait, and those are not the policy's to drop).
+// The oldest pending event or run, or none (only notices or application
+// messages wait, and those are not the policy's to drop). A run is dropped
+// whole: its events left the hub together.
 std::optional<std::size_t> find_oldest_event(const conn::OutQueue& out) {
   for (std::size_t i = 0; i < out.pending_data(); ++i) {
-    if (FrameTag::of(out.pending_label(i)).is_event()) return i;
+    if (FrameTag::of(out.pending_label(i)).holds_events()) return i;
   }
   return std::nullopt;
 }
@@ -39,7 +40,7 @@ Verdict make_room(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag,
       return Verdict::dropped;
     }
     const FrameTag dropped = FrameTag::of(out.remove_pending(*oldest));
-    drops_by_topic[dropped.topic].add(dropped.id);
+    drops_by_topic[dropped.topic].add_range(dropped.id, dropped.last_id());
   }
 }
 
@@ -53,6 +54,14 @@ std::optional<Policy> parse_policy(std::string_view name) {
 }
 
 std::string_view policy_name(Policy policy) { return kNames[static_cast<std::size_t>(policy)]; }
+
+// The budget is checked here as well as by push_data(), which lets a frame
+// of any size into an empty lane so that one big event can always go: a
+// run is many events, and one by one they would stop at the budget.
+bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag) {
+  if (policy == Policy::latest || out.data_bytes() + run.size() > out.limits().max_bytes) return false;
+  return out.push_data(run, tag.label()) == conn::EnqueueStatus::ok;
+}
 
 Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
                             DropRecord* drops_by_topic) {

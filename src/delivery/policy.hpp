@@ -1,8 +1,10 @@
 // Owns: enqueue_with_policy(), which queues one event for one subscriber and
 // applies the subscriber's policy (sluice/policy.hpp) when its send budget is
-// spent, and the policies' names. Every event it drops or conflates is
-// recorded in a DropRecord so that the subscriber can be told: loss is
-// never silent. Only frames tagged as events are ever dropped or replaced.
+// spent, enqueue_run(), which queues a run of events when the policy lets
+// them go together, and the policies' names. Every event it drops or
+// conflates is recorded in a DropRecord so that the subscriber can be told:
+// loss is never silent. Only frames tagged as events or runs are ever
+// dropped or replaced.
 #pragma once
 
 #include <optional>
@@ -32,6 +34,14 @@ enum class Verdict : std::uint8_t {
 // drops or replaces are recorded in `drops_by_topic[their tag.topic]`, an
 // array the caller sizes to its topic count. Never allocates once the
 // queue's ring has grown.
+// Queues `run`, consecutive events of one topic described by `tag`
+// (FrameTag::run), when `policy` lets them go together and the send budget
+// takes them all; returns false, queueing nothing, otherwise: the events
+// are then each put to enqueue_with_policy(), which decides exactly as if
+// no run had been offered. `latest` never takes a run: it conflates event
+// by event, even within one drain.
+[[nodiscard]] bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag);
+
 [[nodiscard]] Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
                                           DropRecord* drops_by_topic);
 

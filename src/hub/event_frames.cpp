@@ -40,12 +40,14 @@ void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
 
 EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
                          const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
-    : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload) {
-  if (prebuilt == nullptr) return;
-  for (const bool deflated : {false, true}) {
-    if (const buf::FrameRef& f = prebuilt[ws_index(ws_message_form(deflated))]) ws_[deflated] = {f, true};
-    if (const buf::FrameRef& f = prebuilt[ws_index(ws_envelope_form(deflated))]) envelope_[deflated] = {f, true};
-  }
+    : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload), prebuilt_(prebuilt) {}
+
+// A form the publisher built is handed out as it is, not copied in: a
+// reference taken per event per form is two atomic operations for nothing.
+const buf::FrameRef* EventFrames::prebuilt(WireForm form) const {
+  if (prebuilt_ == nullptr) return nullptr;
+  const buf::FrameRef& frame = prebuilt_[ws_index(form)];
+  return frame ? &frame : nullptr;
 }
 
 const buf::FrameRef& EventFrames::form(WireForm form) {
@@ -76,6 +78,7 @@ void EventFrames::load_payload() {
 }
 
 const buf::FrameRef& EventFrames::ws_message(bool deflated) {
+  if (const buf::FrameRef* built = prebuilt(ws_message_form(deflated))) return *built;
   return once(ws_[deflated], [this, deflated] {
     load_payload();
     return build_ws(data_, utf8_, deflated);
@@ -83,6 +86,7 @@ const buf::FrameRef& EventFrames::ws_message(bool deflated) {
 }
 
 const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
+  if (const buf::FrameRef* built = prebuilt(ws_envelope_form(deflated))) return *built;
   return once(envelope_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 

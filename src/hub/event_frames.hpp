@@ -69,7 +69,8 @@ class EventFrames {
   // `payload` is one byte of event-name length, the name, the data. All
   // references must outlive this object.
   // `prebuilt` holds the kWsForms forms the publisher built (by
-  // ws_index()); empty ones are built here on first use.
+  // ws_index()) and must outlive this object too; empty ones are built here
+  // on first use.
   EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
               const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
 
@@ -83,6 +84,7 @@ class EventFrames {
     bool tried = false;
   };
 
+  [[nodiscard]] const buf::FrameRef* prebuilt(WireForm form) const;
   const buf::FrameRef& ws_message(bool deflated);
   const buf::FrameRef& ws_envelope(bool deflated);
   void load_payload();
@@ -95,6 +97,7 @@ class EventFrames {
   std::string_view id_;
   const buf::FrameRef& sse_;
   const buf::FrameRef& payload_;
+  const buf::FrameRef* prebuilt_;
   bool loaded_ = false;
   bool utf8_ = false;
   std::string_view event_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hub/event_id.hpp"
+#include "hub/event_runs.hpp"
 
 namespace sluice::hub {
 
@@ -165,8 +166,12 @@ void Hub::drain_pending() {
 
 // Subscriber by subscriber, each taking the whole batch in id order: one
 // connection's queue stays in cache while it fills, rather than every
-// subscriber's queue being touched once per event.
+// subscriber's queue being touched once per event. A subscriber owed every
+// event of the batch is first offered them as one run (a reference and a
+// few iovecs per drain instead of per event); one that joined during the
+// batch, or whose policy weighs each event, takes them one by one.
 void Hub::deliver_batch(Local& local) {
+  if (batch_.empty()) return;
   const TopicRecord& record = *local.record;
   if (ids_.size() < batch_.size()) ids_.resize(std::max(batch_.size(), 2 * ids_.size()));
   frames_.clear();
@@ -176,10 +181,21 @@ void Hub::deliver_batch(Local& local) {
                          std::string_view(ids_[e].data(), format_id(event.seq, ids_[e].data())), event.sse,
                          event.payload, event.ws.data());
   }
+  EventRuns runs(book_.pool(), frames_);
+  const std::uint64_t first = batch_.front().seq;
+  const std::uint64_t last = batch_.back().seq;
   local.delivering = true;
   // Index loops, the entry read afresh for every event: deliver() may
   // unsubscribe this subscriber or subscribe others (growing the vector).
   for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
+    {
+      const Local::Entry entry = local.subscribers[i];
+      if (entry.subscriber == nullptr) continue;
+      if (entry.first_seq <= first &&
+          entry.subscriber->deliver_run(RunDelivery{record.name, entry.cookie, first, last, runs})) {
+        continue;
+      }
+    }
     for (std::size_t e = 0; e < batch_.size(); ++e) {
       const Local::Entry entry = local.subscribers[i];
       if (entry.subscriber == nullptr) break;

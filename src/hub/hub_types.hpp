@@ -10,6 +10,7 @@
 namespace sluice::hub {
 
 class EventFrames;
+class EventRuns;
 
 struct HubLimits {
   std::size_t max_topics = 10000;
@@ -72,9 +73,23 @@ struct Delivery {
   EventFrames& frames;   // the event in each wire format, built on first use
 };
 
+// Events first_id..last_id of a topic, every one of them owed to the
+// subscriber, as one run per wire form (see EventRuns).
+struct RunDelivery {
+  std::string_view topic;
+  std::uint32_t cookie;
+  std::uint64_t first_id;
+  std::uint64_t last_id;
+  EventRuns& runs;
+};
+
 class Subscriber {
  public:
   virtual void deliver(const Delivery& delivery) = 0;
+  // Takes the whole run and returns true, or takes none of it and returns
+  // false: the events then come one by one through deliver(), as they do
+  // for a subscriber whose policy looks at each event.
+  virtual bool deliver_run(const RunDelivery&) { return false; }
   // Events first..last of the topic were published but are gone before this
   // subscriber's loop could hand them over (its loop fell that far behind).
   virtual void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) = 0;

@@ -2,9 +2,10 @@
 // stream, and the WebSocket upgrades (a topic, the JSON protocol, a
 // publisher, or an endpoint registered with the server).
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <vector>
 
+#include "buf/fixed_sink.hpp"
 #include "hub/event_id.hpp"
 #include "hub/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
@@ -112,11 +113,19 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   if (result.status != hub::HubStatus::ok) return refuse(result.status);
   char id_text[hub::kMaxIdText];
   const std::size_t id_length = hub.format_id(result.id, id_text);
+  // Appended, not printf-formatted: this runs once per published event.
   char json[1300];
-  const int n = std::snprintf(json, sizeof json, "{\"topic\":\"%.*s\",\"id\":\"%.*s\",\"subscribers\":%zu}\n",
-                              static_cast<int>(topic.size()), topic.data(), static_cast<int>(id_length), id_text,
-                              result.subscribers);
-  respond({.status = 200, .content_type = "application/json", .body = std::string_view(json, static_cast<std::size_t>(n))});
+  buf::FixedSink out(json, sizeof json);
+  out.append("{\"topic\":\"");
+  out.append(topic);
+  out.append("\",\"id\":\"");
+  out.append(id_text, id_length);
+  out.append("\",\"subscribers\":");
+  char count[24];
+  const auto [count_end, ec] = std::to_chars(count, count + sizeof count, result.subscribers);
+  out.append(count, static_cast<std::size_t>(count_end - count));
+  out.append("}\n");
+  respond({.status = 200, .content_type = "application/json", .body = out.text()});
 }
 
 void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {

@@ -6,6 +6,7 @@
 #include "buf/string_sink.hpp"
 #include "hub/event_frames.hpp"
 #include "hub/event_id.hpp"
+#include "hub/event_runs.hpp"
 #include "hub/hub.hpp"
 #include "proto/json_string.hpp"
 #include "session/services.hpp"
@@ -87,6 +88,16 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
       if (policy == Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
       return owner_.cut_off();
   }
+}
+
+bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
+  if (run.cookie >= policies_.size() || stopped_ || policies_[run.cookie] == Policy::latest) return false;
+  const buf::FrameRef& frame = run.runs.form(form_);
+  if (!frame) return false;  // no run (big events, or no blocks for one): one by one
+  const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
+  if (!delivery::enqueue_run(outlet_.queue(), policies_[run.cookie], frame, tag)) return false;
+  outlet_.want_flush();
+  return true;
 }
 
 void Subscriptions::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) {

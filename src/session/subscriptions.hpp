@@ -73,6 +73,7 @@ class Subscriptions final : public hub::Subscriber {
   void on_drained();
 
   void deliver(const hub::Delivery& delivery) override;
+  bool deliver_run(const hub::RunDelivery& run) override;
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace sluice::delivery {
@@ -43,6 +44,17 @@ TEST(FrameTag, SurvivesTheQueuesLabel) {
   EXPECT_EQ(back.key, tag.key);
   EXPECT_EQ(FrameTag::of(FrameTag::notice(7).label()).kind, FrameKind::notice);
   EXPECT_EQ(FrameTag::of(conn::FrameLabel{}).kind, FrameKind::application);
+}
+
+TEST(FrameTag, ARunKeepsItsFirstAndLastId) {
+  const FrameTag back = FrameTag::of(FrameTag::run(3, 10, 250).label());
+  EXPECT_EQ(back.kind, FrameKind::run);
+  EXPECT_TRUE(back.holds_events());
+  EXPECT_FALSE(back.is_event());
+  EXPECT_EQ(back.topic, 3u);
+  EXPECT_EQ(back.id, 10u);
+  EXPECT_EQ(back.last_id(), 250u);
+  EXPECT_EQ(FrameTag::event(0, 7, 99).last_id(), 7u);
 }
 
 TEST_F(PolicyTest, NamesRoundTrip) {
@@ -176,6 +188,59 @@ TEST_F(PolicyTest, DropNewestAndFifoLeaveMessagesAlone) {
   EXPECT_EQ(offer(Policy::fifo, 4), Verdict::cut_off);
   EXPECT_EQ(drops[0].count, 1u);
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, 1, 2}));
+}
+
+}  // namespace
+}  // namespace sluice::delivery
+
+namespace sluice::delivery {
+namespace {
+
+TEST_F(PolicyTest, ARunIsQueuedWholeWhenTheBudgetTakesIt) {
+  for (Policy p : {Policy::fifo, Policy::disconnect, Policy::drop_oldest, Policy::drop_newest}) {
+    EXPECT_TRUE(enqueue_run(out, p, ten_bytes(), FrameTag::run(0, 1, 5)));
+    ASSERT_EQ(out.pending_data(), 1u);
+    EXPECT_EQ(FrameTag::of(out.pending_label(0)).last_id(), 5u);
+    (void)out.drop_oldest_data();
+  }
+}
+
+TEST_F(PolicyTest, ARunOverTheBudgetIsRefusedAndNothingIsQueuedOrDropped) {
+  for (std::uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(offer(Policy::fifo, id), Verdict::queued);
+  EXPECT_FALSE(enqueue_run(out, Policy::fifo, ten_bytes(), FrameTag::run(0, 4, 9)));
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_TRUE(drops[0].empty());
+}
+
+TEST_F(PolicyTest, ARunBiggerThanTheWholeBudgetIsRefusedEvenByAnEmptyQueue) {
+  const buf::FrameRef run = buf::make_frame(pool, buf::Lane::data, std::string(31, 'r'));
+  EXPECT_FALSE(enqueue_run(out, Policy::fifo, run, FrameTag::run(0, 1, 31)));
+  EXPECT_EQ(out.pending_data(), 0u);
+  // One event that size still goes, alone.
+  EXPECT_EQ(enqueue_with_policy(out, Policy::fifo, run, FrameTag::event(0, 1, 0), drops), Verdict::queued);
+}
+
+TEST_F(PolicyTest, LatestNeverTakesARun) {
+  EXPECT_FALSE(enqueue_run(out, Policy::latest, ten_bytes(), FrameTag::run(0, 1, 2)));
+  EXPECT_EQ(out.pending_data(), 0u);
+}
+
+TEST_F(PolicyTest, DropOldestDropsAQueuedRunWholeAndRecordsEveryIdInIt) {
+  ASSERT_TRUE(enqueue_run(out, Policy::drop_oldest, ten_bytes(), FrameTag::run(1, 1, 40)));
+  ASSERT_EQ(offer(Policy::drop_oldest, 41, 1), Verdict::queued);
+  ASSERT_EQ(offer(Policy::drop_oldest, 42, 1), Verdict::queued);
+  EXPECT_EQ(offer(Policy::drop_oldest, 43, 1), Verdict::queued);
+  EXPECT_EQ(drops[1].count, 40u);
+  EXPECT_EQ(drops[1].first_id, 1u);
+  EXPECT_EQ(drops[1].last_id, 40u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{41, 42, 43}));
+}
+
+TEST_F(PolicyTest, LatestDoesNotConflateWithAQueuedRun) {
+  ASSERT_TRUE(enqueue_run(out, Policy::fifo, ten_bytes(), FrameTag::run(0, 1, 2)));
+  EXPECT_EQ(offer(Policy::latest, 3), Verdict::queued);
+  EXPECT_EQ(out.pending_data(), 2u);
+  EXPECT_TRUE(drops[0].empty());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "hub/event_runs.hpp"
 #include "hub/topic_name.hpp"
 
 namespace sluice::hub {
@@ -23,6 +24,24 @@ struct Collector : Subscriber {
     if (on_deliver) on_deliver();
   }
   void lost(std::uint32_t, std::uint64_t first, std::uint64_t last) override { losses.emplace_back(first, last); }
+};
+
+// Takes whole runs in the SSE form when the hub offers them, as a
+// subscriber whose policy lets events go together does; a run the pool
+// could not build is refused, and its events come one by one.
+struct RunTaker : Collector {
+  struct Run {
+    std::uint64_t first;
+    std::uint64_t last;
+    buf::FrameRef frame;
+  };
+  std::vector<Run> runs;
+  bool deliver_run(const RunDelivery& run) override {
+    const buf::FrameRef& frame = run.runs.form(WireForm::sse);
+    if (!frame) return false;
+    runs.push_back({run.first_id, run.last_id, frame});
+    return true;
+  }
 };
 
 // Plays the loop: the book says which topics have news; pump() drains them.
@@ -220,6 +239,46 @@ TEST_F(ShortHistoryTest, ABusyPublisherWaitingForRoomIsToldOnceTheLoopDelivers) 
   EXPECT_EQ(watcher.rooms, 1);  // told once per wait, not on every delivery
 }
 
+TEST_F(HubTest, ACaughtUpSubscriberTakesADrainAsOneRunOfTheSameBytes) {
+  RunTaker taker;
+  Collector one_by_one;
+  ASSERT_EQ(hub.subscribe("t", &taker), HubStatus::ok);
+  ASSERT_EQ(hub.subscribe("t", &one_by_one), HubStatus::ok);
+  for (const char* data : {"a", "b", "c"}) ASSERT_EQ(book.publish("t", {data}).status, HubStatus::ok);
+  pump();
+  ASSERT_EQ(taker.runs.size(), 1u);
+  EXPECT_TRUE(taker.ids.empty());
+  EXPECT_EQ(taker.runs[0].first, 1u);
+  EXPECT_EQ(taker.runs[0].last, 3u);
+  std::string each;
+  for (const buf::FrameRef& f : one_by_one.frames) each += text(f);
+  EXPECT_EQ(text(taker.runs[0].frame), each);
+  EXPECT_EQ(each, "id: ep:1\ndata: a\n\nid: ep:2\ndata: b\n\nid: ep:3\ndata: c\n\n");
+}
+
+TEST_F(HubTest, ARunOfOneEventIsTheEventsOwnFrame) {
+  RunTaker taker;
+  Collector one_by_one;
+  ASSERT_EQ(hub.subscribe("t", &taker), HubStatus::ok);
+  ASSERT_EQ(hub.subscribe("t", &one_by_one), HubStatus::ok);
+  publish("t", {"x"});
+  ASSERT_EQ(taker.runs.size(), 1u);
+  EXPECT_TRUE(taker.runs[0].frame == one_by_one.frames[0]);
+}
+
+TEST_F(HubTest, ASubscriberThatJoinedDuringTheBatchTakesItsEventsOneByOne) {
+  RunTaker early, late;
+  ASSERT_EQ(hub.subscribe("t", &early), HubStatus::ok);
+  (void)book.publish("t", {"before"});  // not yet drained when `late` joins
+  ASSERT_EQ(hub.subscribe("t", &late), HubStatus::ok);
+  (void)book.publish("t", {"after"});
+  pump();
+  ASSERT_EQ(early.runs.size(), 1u);
+  EXPECT_EQ(early.runs[0].last, 2u);
+  EXPECT_TRUE(late.runs.empty());
+  EXPECT_EQ(late.ids, (std::vector<std::uint64_t>{2}));
+}
+
 TEST(HubPool, APoolTooFullRefusesTheEventRatherThanDropAnUndeliveredOne) {
   // 24 blocks of 256 bytes hold about ten 200-byte events; none of them may
   // give way while this loop has not delivered it.
@@ -239,6 +298,22 @@ TEST(HubPool, APoolTooFullRefusesTheEventRatherThanDropAnUndeliveredOne) {
   EXPECT_TRUE(s.losses.empty());
   // Delivered, the old events may now give way to new ones.
   EXPECT_EQ(book.publish("t", {std::string(200, 'x')}).status, HubStatus::ok);
+}
+
+TEST(HubPool, EventsWhoseRunThePoolCannotHoldComeOneByOne) {
+  buf::Pool pool{{.block_count = 24, .block_size = 256, .reserve = 2}};
+  TopicBook book(pool, {.history_events = 1000, .history_bytes = 1 << 20}, "ep");
+  Watcher watcher;
+  book.set_watcher(0, &watcher);
+  Hub hub(book, 0);
+  RunTaker s;
+  ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
+  std::uint64_t accepted = 0;
+  while (book.publish("t", {std::string(200, 'x')}).status == HubStatus::ok) ++accepted;
+  for (TopicRecord* r : watcher.changed) hub.drain(r);
+  EXPECT_TRUE(s.runs.empty());
+  EXPECT_EQ(s.ids.size(), accepted);
+  EXPECT_TRUE(s.losses.empty());
 }
 
 struct ReplayTest : HubTest {
