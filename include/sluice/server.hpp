@@ -39,6 +39,8 @@ enum class PublishStatus : std::uint8_t {
   too_many_subscribers,  // topics.max_subscribers reached
   no_memory,             // the pool has no blocks for the event: retry later
   busy,                  // a loop has yet to deliver the event the history would drop: retry
+  reserved_event,        // an event name starting "sluice-": the server's notices are named so
+  reserved_data,         // data starting {"sluice": the form of the server's notices on /ws
 };
 
 struct PublishResult {

@@ -32,6 +32,10 @@ PublishStatus public_status(hub::HubStatus status) {
       return PublishStatus::no_memory;
     case hub::HubStatus::busy:
       return PublishStatus::busy;
+    case hub::HubStatus::reserved_event:
+      return PublishStatus::reserved_event;
+    case hub::HubStatus::reserved_data:
+      return PublishStatus::reserved_data;
   }
   return PublishStatus::busy;
 }
