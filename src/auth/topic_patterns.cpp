@@ -1,6 +1,6 @@
 #include "auth/topic_patterns.hpp"
 
-#include "hub/topic_name.hpp"
+#include "proto/topic_name.hpp"
 
 namespace sluice::auth {
 
@@ -12,7 +12,7 @@ bool TopicPatterns::add(std::string_view pattern, std::size_t max_name) {
   const bool prefix = pattern.size() > 2 && pattern.ends_with(".*");
   // The name part keeps no '*': "a*", "*.b" and "a.*.c" are refused here.
   const std::string_view name = prefix ? pattern.substr(0, pattern.size() - 2) : pattern;
-  if (!hub::valid_topic_name(name, max_name)) return false;
+  if (!proto::valid_topic_name(name, max_name)) return false;
   const std::string_view kept = prefix ? pattern.substr(0, pattern.size() - 1) : pattern;  // "prices."
   entries_.push_back({static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(kept.size()), prefix});
   text_ += kept;

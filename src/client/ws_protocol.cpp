@@ -1,13 +1,12 @@
 #include "ws_protocol.hpp"
 
+#include "proto/topic_name.hpp"
 #include "proto/ws_json_writer.hpp"
 #include "buf/string_sink.hpp"
 
 namespace sluice::client::detail {
 
 namespace {
-
-constexpr std::size_t kMaxTopicName = 128;
 
 proto::wsjson::Op wire_op(WsRequest::Op op) {
   switch (op) {
@@ -45,12 +44,7 @@ void encode_request(const WsRequest& request, std::string& out) {
 }
 
 bool is_valid_topic(std::string_view topic) {
-  if (topic.empty() || topic.size() > kMaxTopicName) return false;
-  for (const char c : topic) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!alnum && c != '_' && c != '.' && c != ':' && c != '-') return false;
-  }
-  return true;
+  return proto::valid_topic_name(topic, proto::kTopicNameCeiling);
 }
 
 }  // namespace sluice::client::detail

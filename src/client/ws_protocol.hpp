@@ -17,7 +17,9 @@ void encode_request(const WsRequest& request, std::string& out);
 void encode_subscribe(std::string_view topic, std::string_view since, std::string_view policy, std::uint64_t req,
                       std::string& out);
 
-// Topic names as the server accepts them by default: 1-128 of [A-Za-z0-9_.:-].
+// A name any server could accept: the shared alphabet, at most the ceiling
+// of `topics.max_name`. A name past this server's own limit is refused by
+// the server, whose answer names the limit.
 [[nodiscard]] bool is_valid_topic(std::string_view topic);
 
 }  // namespace sluice::client::detail

@@ -5,7 +5,7 @@
 
 #include "hub/event_frames.hpp"
 #include "hub/event_id.hpp"
-#include "hub/topic_name.hpp"
+#include "proto/topic_name.hpp"
 #include "proto/sse.hpp"
 
 namespace sluice::hub {
@@ -45,7 +45,7 @@ TopicRecord* TopicBook::find(std::string_view name) const {
 TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status) {
   status = HubStatus::ok;
   if (TopicRecord* existing = find(name)) return existing;
-  if (!valid_topic_name(name, limits_.max_topic_name)) {
+  if (!proto::valid_topic_name(name, limits_.max_topic_name)) {
     status = HubStatus::bad_topic;
     return nullptr;
   }

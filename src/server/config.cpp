@@ -12,6 +12,7 @@
 #include "buf/pool.hpp"
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
+#include "proto/topic_name.hpp"
 #include "session/config_limits.hpp"
 
 namespace sluice::server {
@@ -77,7 +78,9 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::sse_retry_ms>("sse.retry_ms", 0, 24 * kHour, "reconnect delay sent when a stream opens"),
     int_setting<&C::max_topics_per_connection>("topics.max_per_connection", 1, 10000, "topics one stream may join"),
     int_setting<&C::hub, &TopicLimits::max_topics>("topics.max", 1, 10'000'000, "topics at most"),
-    int_setting<&C::hub, &TopicLimits::max_topic_name>("topics.max_name", 1, 1024, "topic name bytes"),
+    int_setting<&C::hub, &TopicLimits::max_topic_name>("topics.max_name", 1,
+                                                       static_cast<std::int64_t>(proto::kTopicNameCeiling),
+                                                       "topic name bytes"),
     int_setting<&C::hub, &TopicLimits::max_subscribers_per_topic>("topics.max_subscribers", 1, 10'000'000,
                                                                      "subscribers of one topic"),
     int_setting<&C::hub, &TopicLimits::history_events>("history.max_events", 0, 1'000'000,

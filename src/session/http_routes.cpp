@@ -7,7 +7,7 @@
 
 #include "buf/fixed_sink.hpp"
 #include "hub/event_id.hpp"
-#include "hub/topic_name.hpp"
+#include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
 #include "session/request_target.hpp"
@@ -158,7 +158,7 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   if (topics.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
   const std::size_t max_name = config.hub.max_topic_name;
   if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection) ||
-      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return hub::valid_topic_name(t, max_name); })) {
+      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return proto::valid_topic_name(t, max_name); })) {
     return fail(400);
   }
   // Every topic is allowed before the head goes out: a refusal is then a
@@ -209,7 +209,7 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
   }
   char topic_buf[1024];
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
-  if (!hub::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
+  if (!proto::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
     keep_alive_ = false;
     return refuse(hub::HubStatus::bad_topic);
   }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "hub/event_runs.hpp"
-#include "hub/topic_name.hpp"
 
 namespace sluice::hub {
 namespace {
@@ -465,14 +464,6 @@ TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
     ASSERT_EQ(s.ids.size(), static_cast<std::size_t>(kThreads * kEach));
     for (std::size_t i = 0; i < s.ids.size(); ++i) ASSERT_EQ(s.ids[i], i + 1);
   }
-}
-
-TEST(TopicName, Alphabet) {
-  EXPECT_TRUE(valid_topic_name("sensors.room-1:temp_c", 64));
-  EXPECT_FALSE(valid_topic_name("", 64));
-  EXPECT_FALSE(valid_topic_name("a/b", 64));
-  EXPECT_FALSE(valid_topic_name("é", 64));
-  EXPECT_FALSE(valid_topic_name("abc", 2));
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-#include "hub/topic_name.hpp"
+#include "proto/topic_name.hpp"
 
 #include <algorithm>
 
-namespace sluice::hub {
+namespace sluice::proto {
 
 bool valid_topic_name(std::string_view name, std::size_t max_length) {
   if (name.empty() || name.size() > max_length) return false;
@@ -12,4 +12,4 @@ bool valid_topic_name(std::string_view name, std::size_t max_length) {
   });
 }
 
-}  // namespace sluice::hub
+}  // namespace sluice::proto
