@@ -9,9 +9,9 @@
 #include "publisher.hpp"
 #include "reader_context.hpp"
 #include "replay_stream.hpp"
-#include "sse_session.hpp"
+#include "sse_subscriber.hpp"
 #include "stamp.hpp"
-#include "ws_session.hpp"
+#include "ws_subscriber.hpp"
 
 namespace sluice::bench {
 
@@ -158,7 +158,7 @@ Round ws_replay(const BurstSetup& setup, const ServerUnderTest& sut, const std::
                 const std::string& first_id, std::uint64_t deadline) {
   StreamCounters counters;
   ReaderContext context(counters);
-  WsSession session(context, {.server = sut.endpoint, .path = stream_path(Proto::ws, topic), .proto = Proto::ws,
+  WsSubscriber session(context, {.server = sut.endpoint, .path = stream_path(Proto::ws, topic), .proto = Proto::ws,
                               .last_event_id = first_id});
   const std::uint64_t requested = now_ns();
   if (!session.start()) return failed("cannot connect");
@@ -242,12 +242,12 @@ Round live_round(const BurstSetup& setup, const ServerUnderTest& sut, std::size_
   StreamCounters counters;
   ReaderContext context(counters);
   const std::string topic = fresh_topic("burst", index);
-  const SessionOptions options{.server = sut.endpoint, .path = stream_path(setup.proto, topic), .proto = setup.proto};
+  const SubscriberOptions options{.server = sut.endpoint, .path = stream_path(setup.proto, topic), .proto = setup.proto};
   if (setup.proto == Proto::ws) {
-    WsSession session(context, options);
+    WsSubscriber session(context, options);
     return run_live(setup, sut, context, session, topic);
   }
-  SseSession session(context, options);
+  SseSubscriber session(context, options);
   return run_live(setup, sut, context, session, topic);
 }
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "runner.hpp"
-#include "session.hpp"
+#include "subscriber.hpp"
 
 namespace sluice::bench {
 

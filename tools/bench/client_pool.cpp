@@ -32,14 +32,14 @@ void ClientPool::start() {
 }
 
 void ClientPool::run_thread(ReaderContext& context, std::size_t first, std::size_t count) {
-  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<std::unique_ptr<Subscriber>> sessions;
   sessions.reserve(count);
-  SessionOptions session = options_.session;
+  SubscriberOptions session = options_.session;
   const std::size_t window = std::max<std::size_t>(1, options_.connect_window);
   for (std::size_t i = 0; i < count && !context.loop.stopping(); ++i) {
     while (sessions.size() - context.settled >= window && !context.loop.stopping()) context.loop.run_once(10);
     if (options_.sources > 0) session.source = "127.0.0." + std::to_string(1 + (first + i) % options_.sources);
-    sessions.push_back(make_session(context, session));
+    sessions.push_back(make_subscriber(context, session));
     sessions.back()->start();
   }
   context.loop.run();

@@ -1,6 +1,6 @@
 // Owns: ClientPool, the bench's multi-threaded subscriber client: T threads,
 // each with its own epoll loop and read buffer, sharing N sessions (SSE or
-// WebSocket, as SessionOptions::proto says) between them, connected a
+// WebSocket, as SubscriberOptions::proto says) between them, connected a
 // window at a time and from several loopback addresses when asked (for
 // tens of thousands). Sessions are made and run on their thread and are
 // never touched by another; the main thread only reads the shared counters and, once the
@@ -14,12 +14,12 @@
 
 #include "histogram.hpp"
 #include "reader_context.hpp"
-#include "session.hpp"
+#include "subscriber.hpp"
 
 namespace sluice::bench {
 
 struct ClientPoolOptions {
-  SessionOptions session;
+  SubscriberOptions session;
   std::size_t sessions = 100;
   std::size_t threads = 1;
   std::uint32_t latency_every = 1;

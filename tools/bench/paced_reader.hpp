@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "session.hpp"
+#include "subscriber.hpp"
 #include "io/socket.hpp"
 
 namespace sluice::bench {

@@ -13,7 +13,7 @@
 
 #include "publisher.hpp"
 #include "report.hpp"
-#include "session.hpp"
+#include "subscriber.hpp"
 #include "io/socket.hpp"
 #include "svg.hpp"
 

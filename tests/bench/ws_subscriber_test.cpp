@@ -1,8 +1,8 @@
-// WsSession against a fake server on 127.0.0.1: it must take the 101,
+// WsSubscriber against a fake server on 127.0.0.1: it must take the 101,
 // count events and sequence gaps, answer a ping with a masked pong and a
 // close with a masked close, and end as closed (not failed); and it must
 // fail on a 101 with the wrong Sec-WebSocket-Accept.
-#include "ws_session.hpp"
+#include "ws_subscriber.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -72,13 +72,13 @@ struct FakeServer {
 };
 
 // Runs the session's loop until it is done, 10 s at most.
-void run_until_done(ReaderContext& context, const WsSession& session) {
+void run_until_done(ReaderContext& context, const WsSubscriber& session) {
   for (const std::uint64_t deadline = now_ns() + 10 * kNsPerSec; !session.done() && now_ns() < deadline;) {
     context.loop.run_once(100);
   }
 }
 
-TEST(WsSession, CountsEventsAndGapsAnswersPingAndClose) {
+TEST(WsSubscriber, CountsEventsAndGapsAnswersPingAndClose) {
   FakeServer server;
   ASSERT_GE(server.listener, 0);
   std::string close;
@@ -91,7 +91,7 @@ TEST(WsSession, CountsEventsAndGapsAnswersPingAndClose) {
   std::thread thread([&] { server.serve(frames); });
   StreamCounters counters;
   ReaderContext context(counters);
-  WsSession session(context, {.server = {.host = "127.0.0.1", .port = io::local_port(server.listener)},
+  WsSubscriber session(context, {.server = {.host = "127.0.0.1", .port = io::local_port(server.listener)},
                               .path = "/ws/t", .proto = Proto::ws});
   ASSERT_TRUE(session.start());
   run_until_done(context, session);
@@ -109,13 +109,13 @@ TEST(WsSession, CountsEventsAndGapsAnswersPingAndClose) {
   EXPECT_EQ(server.heard_payloads.front(), "are you there");
 }
 
-TEST(WsSession, FailsOnAWrongAccept) {
+TEST(WsSubscriber, FailsOnAWrongAccept) {
   FakeServer server;
   ASSERT_GE(server.listener, 0);
   std::thread thread([&] { server.serve("", "x"); });
   StreamCounters counters;
   ReaderContext context(counters);
-  WsSession session(context, {.server = {.host = "127.0.0.1", .port = io::local_port(server.listener)},
+  WsSubscriber session(context, {.server = {.host = "127.0.0.1", .port = io::local_port(server.listener)},
                               .path = "/ws/t", .proto = Proto::ws});
   ASSERT_TRUE(session.start());
   run_until_done(context, session);

@@ -1,5 +1,5 @@
-// Owns: Session, what ClientPool needs of one subscriber whatever its
-// protocol (SseSession, WsSession: one class per protocol), the options they
+// Owns: Subscriber, what ClientPool needs of one subscriber whatever its
+// protocol (SseSubscriber, WsSubscriber: one class per protocol), the options they
 // share, and the choice between them (--proto sse|ws).
 #pragma once
 
@@ -16,7 +16,7 @@ namespace sluice::bench {
 
 enum class Proto : std::uint8_t { sse, ws };
 
-struct SessionOptions {
+struct SubscriberOptions {
   io::Endpoint server;
   std::string path = "/sse/bench";  // GET target
   int receive_buffer = 0;           // SO_RCVBUF before connect; 0: kernel default
@@ -25,9 +25,9 @@ struct SessionOptions {
   std::string source;         // local IPv4 address to connect from; empty: the kernel's choice
 };
 
-class Session : public io::Handler {
+class Subscriber : public io::Handler {
  public:
-  virtual ~Session() = default;
+  virtual ~Subscriber() = default;
   // Connects, sends the request and watches the socket. False (counted as
   // failed) when the connection was refused.
   virtual bool start() = 0;
@@ -40,7 +40,7 @@ enum class Received : std::uint8_t { bytes, again, eof, error };
 [[nodiscard]] Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::uint64_t& now);
 
 // A session of `options.proto`, not started.
-[[nodiscard]] std::unique_ptr<Session> make_session(ReaderContext& context, const SessionOptions& options);
+[[nodiscard]] std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options);
 
 [[nodiscard]] std::string proto_name(Proto proto);  // "sse", "ws"
 

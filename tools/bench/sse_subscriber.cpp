@@ -1,4 +1,4 @@
-#include "sse_session.hpp"
+#include "sse_subscriber.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,17 +9,17 @@
 
 namespace sluice::bench {
 
-SseSession::SseSession(ReaderContext& context, const SessionOptions& options)
+SseSubscriber::SseSubscriber(ReaderContext& context, const SubscriberOptions& options)
     : context_(context), options_(options), scanner_(std::size_t{1} << 20, false) {}
 
-SseSession::~SseSession() {
+SseSubscriber::~SseSubscriber() {
   if (fd_ >= 0) {
     context_.loop.unwatch(fd_);
     ::close(fd_);
   }
 }
 
-bool SseSession::start() {
+bool SseSubscriber::start() {
   fd_ = dial(options_.server, options_.receive_buffer, options_.source);
   const std::string request = "GET " + options_.path +
                               " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
@@ -31,12 +31,12 @@ bool SseSession::start() {
   return true;
 }
 
-void SseSession::on_ready(std::uint32_t) {
+void SseSubscriber::on_ready(std::uint32_t) {
   while (state_ != State::done && read_some()) {
   }
 }
 
-bool SseSession::read_some() {
+bool SseSubscriber::read_some() {
   std::string_view bytes;
   switch (receive(context_, fd_, bytes, now_)) {
     case Received::bytes:
@@ -54,14 +54,14 @@ bool SseSession::read_some() {
   return false;
 }
 
-void SseSession::take(std::string_view bytes) {
+void SseSubscriber::take(std::string_view bytes) {
   if (state_ == State::head) return take_head(bytes);
   const std::uint64_t before = tally_.events;
   if (scanner_.feed(bytes, *this) != ScanStatus::ok) finish("malformed stream: " + scanner_.bad_line(), true);
   context_.counters.add(context_.counters.events, tally_.events - before);
 }
 
-void SseSession::take_head(std::string_view bytes) {
+void SseSubscriber::take_head(std::string_view bytes) {
   head_.append(bytes);
   ReplyHead head;
   const HeadStatus status = parse_reply_head(head_, head);
@@ -80,15 +80,15 @@ void SseSession::take_head(std::string_view bytes) {
 // (EventCheck), not from the ids: every server numbers the bench's payloads
 // the same way, while ids differ (sluiced's "EPOCH:SEQ", Nchan's
 // "TIME:TAG", none from the speed-of-light server).
-void SseSession::on_event(const SseEvent& event) {
+void SseSubscriber::on_event(const SseEvent& event) {
   if (state_ == State::done) return;
   // An event that is not the bench's is counted, unchecked.
   if (!tally_.take(context_, event.data, now_)) ++tally_.events;
 }
 
-void SseSession::on_comment(std::string_view) { context_.counters.add(context_.counters.notices, 1); }
+void SseSubscriber::on_comment(std::string_view) { context_.counters.add(context_.counters.notices, 1); }
 
-void SseSession::finish(std::string_view why, bool failed) {
+void SseSubscriber::finish(std::string_view why, bool failed) {
   if (state_ == State::done) return;
   const bool before_head = state_ == State::head;
   state_ = State::done;

@@ -1,12 +1,12 @@
-#include "session.hpp"
+#include "subscriber.hpp"
 
 #include <sys/socket.h>
 
 #include <cerrno>
 
 #include "clock.hpp"
-#include "sse_session.hpp"
-#include "ws_session.hpp"
+#include "sse_subscriber.hpp"
+#include "ws_subscriber.hpp"
 
 namespace sluice::bench {
 
@@ -25,9 +25,9 @@ Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::u
   }
 }
 
-std::unique_ptr<Session> make_session(ReaderContext& context, const SessionOptions& options) {
-  if (options.proto == Proto::ws) return std::make_unique<WsSession>(context, options);
-  return std::make_unique<SseSession>(context, options);
+std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options) {
+  if (options.proto == Proto::ws) return std::make_unique<WsSubscriber>(context, options);
+  return std::make_unique<SseSubscriber>(context, options);
 }
 
 std::string proto_name(Proto proto) { return proto == Proto::ws ? "ws" : "sse"; }

@@ -1,4 +1,4 @@
-#include "ws_session.hpp"
+#include "ws_subscriber.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,17 +13,17 @@
 
 namespace sluice::bench {
 
-WsSession::WsSession(ReaderContext& context, const SessionOptions& options)
+WsSubscriber::WsSubscriber(ReaderContext& context, const SubscriberOptions& options)
     : context_(context), options_(options), scanner_(std::size_t{64} << 20) {}
 
-WsSession::~WsSession() {
+WsSubscriber::~WsSubscriber() {
   if (fd_ >= 0) {
     if (state_ != State::done) context_.loop.unwatch(fd_);
     ::close(fd_);
   }
 }
 
-bool WsSession::start() {
+bool WsSubscriber::start() {
   std::string request;
   if (!make_upgrade_request(options_.path, request, key_, options_.last_event_id)) {
     finish("no entropy for a key", true);
@@ -38,13 +38,13 @@ bool WsSession::start() {
   return true;
 }
 
-void WsSession::on_ready(std::uint32_t events) {
+void WsSubscriber::on_ready(std::uint32_t events) {
   if ((events & io::kWritable) != 0) send_pending();
   while (state_ != State::done && read_some()) {
   }
 }
 
-bool WsSession::read_some() {
+bool WsSubscriber::read_some() {
   std::string_view bytes;
   switch (receive(context_, fd_, bytes, now_)) {
     case Received::bytes:
@@ -62,7 +62,7 @@ bool WsSession::read_some() {
   return false;
 }
 
-void WsSession::take(std::string_view bytes) {
+void WsSubscriber::take(std::string_view bytes) {
   if (state_ == State::head) return take_head(bytes);
   const std::uint64_t before = tally_.events;
   const WsScanStatus status = scanner_.feed(bytes, *this);
@@ -73,7 +73,7 @@ void WsSession::take(std::string_view bytes) {
   if (!pending_.empty()) send_pending();
 }
 
-void WsSession::take_head(std::string_view bytes) {
+void WsSubscriber::take_head(std::string_view bytes) {
   head_.append(bytes);
   ReplyHead head;
   const HeadStatus status = parse_reply_head(head_, head);
@@ -87,25 +87,25 @@ void WsSession::take_head(std::string_view bytes) {
   take(rest);
 }
 
-void WsSession::on_message(bool, std::string_view payload) {
+void WsSubscriber::on_message(bool, std::string_view payload) {
   if (state_ == State::done || tally_.take(context_, payload, now_)) return;
   if (payload.starts_with("{\"sluice\":")) return finish("the server sent a notice: " + std::string(payload), true);
   finish("a message without the bench's publisher and sequence", true);
 }
 
-void WsSession::on_ping(std::string_view payload) {
+void WsSubscriber::on_ping(std::string_view payload) {
   if (!append_masked(pending_, proto::ws::Opcode::pong, payload)) finish("cannot mask a pong", true);
 }
 
 // The server ends the stream (a slow-consumer policy's 1008, or shutdown):
 // answered with a close, counted as closed, not failed.
-void WsSession::on_close(std::uint16_t code, std::string_view) {
+void WsSubscriber::on_close(std::uint16_t code, std::string_view) {
   const bool sent = code == 1005 ? append_masked(pending_, proto::ws::Opcode::close, {}) : append_close(pending_, code);
   send_pending();
   finish("server closed with " + std::to_string(code), !sent);
 }
 
-void WsSession::send_pending() {
+void WsSubscriber::send_pending() {
   while (!pending_.empty()) {
     const ssize_t n = ::send(fd_, pending_.data(), pending_.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
@@ -116,13 +116,13 @@ void WsSession::send_pending() {
   watch_writable(false);
 }
 
-void WsSession::watch_writable(bool on) {
+void WsSubscriber::watch_writable(bool on) {
   if (on == watching_writable_ || state_ == State::done) return;
   watching_writable_ = on;
   context_.loop.rewatch(fd_, io::kReadable | (on ? io::kWritable : 0u), this);
 }
 
-void WsSession::finish(std::string_view why, bool failed) {
+void WsSubscriber::finish(std::string_view why, bool failed) {
   if (state_ == State::done) return;
   const bool before_head = state_ == State::head;
   state_ = State::done;

@@ -1,4 +1,4 @@
-// Owns: WsSession, one WebSocket subscriber of the bench client: it sends
+// Owns: WsSubscriber, one WebSocket subscriber of the bench client: it sends
 // the upgrade with a fresh key, checks the 101 strictly (ws_client.hpp),
 // then scans the server's frames copy-free (WsFrameScanner), answers pings
 // with masked pongs and a close with a close, checks every event's
@@ -12,17 +12,17 @@
 
 #include "reader_context.hpp"
 #include "stream_tally.hpp"
-#include "session.hpp"
+#include "subscriber.hpp"
 #include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {
 
-class WsSession final : public Session, private WsFrameHandler {
+class WsSubscriber final : public Subscriber, private WsFrameHandler {
  public:
-  WsSession(ReaderContext& context, const SessionOptions& options);
-  ~WsSession() override;
-  WsSession(const WsSession&) = delete;
-  WsSession& operator=(const WsSession&) = delete;
+  WsSubscriber(ReaderContext& context, const SubscriberOptions& options);
+  ~WsSubscriber() override;
+  WsSubscriber(const WsSubscriber&) = delete;
+  WsSubscriber& operator=(const WsSubscriber&) = delete;
 
   bool start() override;
 
@@ -51,7 +51,7 @@ class WsSession final : public Session, private WsFrameHandler {
   void finish(std::string_view why, bool failed);
 
   ReaderContext& context_;
-  SessionOptions options_;
+  SubscriberOptions options_;
   int fd_ = -1;
   State state_ = State::head;
   std::string key_;

@@ -1,4 +1,4 @@
-// Owns: SseSession, one Server-Sent Events subscriber of the bench client:
+// Owns: SseSubscriber, one Server-Sent Events subscriber of the bench client:
 // it sends the GET, checks the response head strictly (200 and
 // text/event-stream), then scans the stream, checking every event's
 // publisher and sequence number (EventCheck: a skipped number is a lost
@@ -10,18 +10,18 @@
 #include <string>
 
 #include "reader_context.hpp"
-#include "session.hpp"
+#include "subscriber.hpp"
 #include "sse_scanner.hpp"
 #include "stream_tally.hpp"
 
 namespace sluice::bench {
 
-class SseSession final : public Session, private SseHandler {
+class SseSubscriber final : public Subscriber, private SseHandler {
  public:
-  SseSession(ReaderContext& context, const SessionOptions& options);
-  ~SseSession() override;
-  SseSession(const SseSession&) = delete;
-  SseSession& operator=(const SseSession&) = delete;
+  SseSubscriber(ReaderContext& context, const SubscriberOptions& options);
+  ~SseSubscriber() override;
+  SseSubscriber(const SseSubscriber&) = delete;
+  SseSubscriber& operator=(const SseSubscriber&) = delete;
 
   // Connects, sends the request and watches the socket. False (counted as
   // failed) when the connection was refused.
@@ -47,7 +47,7 @@ class SseSession final : public Session, private SseHandler {
   void finish(std::string_view why, bool failed);
 
   ReaderContext& context_;
-  SessionOptions options_;
+  SubscriberOptions options_;
   int fd_ = -1;
   State state_ = State::head;
   std::string head_;
