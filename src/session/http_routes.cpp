@@ -30,15 +30,6 @@ constexpr std::string_view kSsePrefix = "/sse";
 constexpr std::string_view kPublishPrefix = "/pub/";
 constexpr std::string_view kWsPrefix = "/ws";
 
-std::size_t count_topics(std::string_view query, std::string_view path_topic) {
-  std::size_t count = path_topic.empty() ? 0 : 1;
-  proto::url::QueryIterator it(query);
-  std::string_view key;
-  std::string_view value;
-  while (it.next(key, value)) count += key == "topic";
-  return count;
-}
-
 proto::ws::HandshakeRequest handshake_request(const Request& r) {
   return {r.method_text,
           r.version_minor,
@@ -138,13 +129,10 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
     }
   }
   // Browsers send Last-Event-ID only when they reconnect; a first
-  // connection that wants to resume says ?lastEventId=. Ids count per topic
-  // and do not name theirs, so only a one-topic stream can resume by id (a
-  // client of several topics resumes each with /ws and `since`).
+  // connection that wants to resume says ?lastEventId=.
   char id_buf[hub::kMaxIdText * 2];
   std::string_view last_id = request.header("Last-Event-ID");
   if (last_id.empty()) last_id = decode_into(query_value(request.query, "lastEventId"), id_buf, sizeof id_buf);
-  if (count_topics(request.query, path_topic) != 1) last_id = {};
 
   std::vector<std::string> topics;
   char topic_buf[1024];

@@ -24,11 +24,17 @@ void SseStream::open(std::span<const std::string> topics, std::optional<Policy> 
   ++services_.counters().streams;
   counted_ = true;
   services_.heartbeat().add(this);
+  // Ids count per topic and do not name theirs, so one Last-Event-ID
+  // cannot say where each of several topics stopped: such a stream joins
+  // every topic live and tells each (an `ambiguous-id` reset) rather than
+  // letting a browser's reconnect skip what it missed without a word.
+  const bool resumable = topics.size() == 1;
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
-    const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, last_id);
+    const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, resumable ? last_id : "");
     if (joined.status == Subscriptions::JoinStatus::too_many) return refuse("too many topics on this connection");
     if (joined.status == Subscriptions::JoinStatus::refused) return refuse(services_.answer(joined.refusal).text);
+    if (!resumable && !last_id.empty()) subscriptions_.tell_reset(topic, "ambiguous-id", last_id);
   }
 }
 

@@ -26,7 +26,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
 
   // Sends the stream head (with Access-Control-Allow-Origin when
   // `allow_origin` is not empty), then joins `topics`, replaying what came
-  // after `last_id` (one topic only). A topic that cannot be joined ends
+  // after `last_id` (a stream of several topics is told, per topic, that
+  // one id cannot resume it). A topic that cannot be joined ends
   // the stream with a comment saying why.
   void open(std::span<const std::string> topics, std::optional<Policy> requested, std::string_view last_id,
             std::string_view allow_origin);

@@ -48,6 +48,12 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   return {JoinStatus::ok, hub::HubStatus::ok, result.newest};
 }
 
+void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::string_view last_id) {
+  const auto slot = std::find(topics_.begin(), topics_.end(), topic);
+  if (topic.empty() || slot == topics_.end()) return;
+  send_reset_notice(static_cast<std::uint32_t>(slot - topics_.begin()), reason, last_id);
+}
+
 bool Subscriptions::leave(std::string_view topic) {
   const auto slot = std::find(topics_.begin(), topics_.end(), topic);
   if (topic.empty() || slot == topics_.end()) return false;

@@ -61,6 +61,9 @@ class Subscriptions final : public hub::Subscriber {
   // what came after `last_id` when one is given; a client whose id cannot
   // be resumed from is told so (a reset notice) before any live event.
   JoinResult join(std::string_view topic, std::optional<Policy> requested, std::string_view last_id);
+  // Tells the client, before any live event of joined `topic`, that it
+  // cannot have what it missed after `last_id` (a reset notice, `reason`).
+  void tell_reset(std::string_view topic, const char* reason, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
   void leave_all();

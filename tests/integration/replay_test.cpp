@@ -13,7 +13,6 @@ void publish_n(TestClient& publisher, std::string_view topic, int n) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(publish(publisher, "/pub/" + std::string(topic), "e"), 200);
 }
 
-
 TEST(Replay, LastEventIdResumesWithNoGapAndNoDuplicate) {
   RunningServer server;
   TestClient publisher(server.port());
@@ -43,6 +42,29 @@ TEST(Replay, QueryParameterWorksForAFirstConnection) {
   SseSubscriber sub(server.port(), "/sse/q?lastEventId=" + third);
   ASSERT_TRUE(sub.wait_for(1));
   EXPECT_EQ(seq_of(sub.events()[0].id), 4u);
+}
+
+// What a browser's EventSource does when a stream of several topics drops:
+// it reconnects with the last id it saw, which names no topic.
+TEST(Replay, SeveralTopicsCannotResumeFromOneIdAndEachIsToldBeforeLiveEvents) {
+  RunningServer server;
+  TestClient publisher(server.port());
+  publish_n(publisher, "m1", 2);
+  const HttpReply reply = http_request(server.port(), "POST", "/pub/m2", "e");
+  const std::string id = reply.body.substr(reply.body.find("\"id\":\"") + 6);
+  const std::string last_seen = id.substr(0, id.find('"'));
+  SseSubscriber again(server.port(), "/sse?topic=m1&topic=m2", 0, last_seen);
+  ASSERT_TRUE(again.opened());
+  publish_n(publisher, "m1", 1);
+  ASSERT_TRUE(again.wait_for(3));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(again.events()[i].type, "sluice-reset");
+    EXPECT_NE(again.events()[i].data.find("\"reason\":\"ambiguous-id\""), std::string::npos);
+    EXPECT_NE(again.events()[i].data.find("\"last_id\":\"" + last_seen + "\""), std::string::npos);
+  }
+  EXPECT_NE(again.events()[0].data.find("\"topic\":\"m1\""), std::string::npos);
+  EXPECT_NE(again.events()[1].data.find("\"topic\":\"m2\""), std::string::npos);
+  EXPECT_EQ(seq_of(again.events()[2].id), 3u);  // then live, nothing replayed from the wrong topic
 }
 
 TEST(Replay, TooOldAnIdGetsAResetNoticeBeforeLiveEvents) {
