@@ -27,6 +27,10 @@ void Session::on_input(std::string& input) {
   // Bytes the client sent right behind the request that opened a stream
   // (the first WebSocket frames) belong to the stream.
   if (phase_.get() != reading && !input.empty() && !ended()) phase_->on_input(input);
+  // The request's bytes are gone: a stream that reads little or nothing (an
+  // SSE stream, a subscriber's WebSocket) keeps no buffer sized for them.
+  // Once per connection, so a publishing stream's steady state is untouched.
+  if (phase_.get() != reading && input.empty()) std::string().swap(input);
 }
 
 void Session::become(std::unique_ptr<Phase> next) {

@@ -11,8 +11,7 @@ using proto::ws::CloseCode;
 WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
       topic_(std::move(topic)),
-      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate())),
-      publisher_(setup.services, setup.outlet, *this, topic_) {}
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate())) {}
 
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
@@ -27,17 +26,18 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
   }
   // Most topic streams only read: the right to publish is asked for once,
   // when the client first uses it, and kept for the stream's life.
-  if (!may_publish_) {
+  if (!publisher_) {
     const AuthOutcome outcome = peer().authorize(server::Action::publish, topic_);
     if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
-    may_publish_ = true;
+    TopicPublisher::Owner& owner = *this;  // a private base, reachable here
+    publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_);
   }
-  publisher_.publish(std::string_view(payload.data(), payload.size()));
+  publisher_->publish(std::string_view(payload.data(), payload.size()));
 }
 
 void WsTopicStream::let_go() {
   subscriptions_.leave_all();
-  publisher_.release();
+  if (publisher_) publisher_->release();
 }
 
 void WsTopicStream::cut_off() {

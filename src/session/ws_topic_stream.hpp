@@ -5,6 +5,7 @@
 // first one).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
-  [[nodiscard]] bool input_held() const override { return publisher_.holding(); }
+  [[nodiscard]] bool input_held() const override { return publisher_ && publisher_->holding(); }
   void on_close_sent() override { subscriptions_.stop(); }
   void let_go() override;
   void cut_off() override;
@@ -36,8 +37,9 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
 
   const std::string topic_;
   Subscriptions subscriptions_;
-  TopicPublisher publisher_;
-  bool may_publish_ = false;  // the authorizer allowed this stream's publishing
+  // Made when the authorizer first allows this stream to publish: most
+  // topic streams only read, and an idle one should not carry a publisher.
+  std::unique_ptr<TopicPublisher> publisher_;
 };
 
 }  // namespace sluice::session
