@@ -10,6 +10,7 @@
 #include "server/server_impl.hpp"
 #include "server/ws_routes.hpp"
 #include "session/config_limits.hpp"
+#include "session/publish_metrics.hpp"
 
 namespace sluice::server {
 
@@ -51,11 +52,12 @@ unsigned loop_count(const Config& config) {
 Server::Impl::Impl(const Config& c)
     : config(c),
       pool(session::pool_config(config.pool)),
-      book(pool, session::hub_limits(config.hub), hub::make_epoch()) {}
+      book(pool, session::hub_limits(config.hub), hub::make_epoch()),
+      registry(loop_count(config)) {}
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
-  const WorkerShared shared{s.config, s.pool, s.book, s.open_connections, s.hooks, s.ws_routes};
+  const WorkerShared shared{s.config, s.pool, s.book, s.registry, s.ops, s.open_connections, s.hooks, s.ws_routes};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
 }
 
@@ -103,6 +105,7 @@ void Server::stop() {
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
                               std::string_view key) {
   const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
+  impl_->registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
   return {public_status(r.status), r.id, r.subscribers};
 }
 

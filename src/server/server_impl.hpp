@@ -1,5 +1,6 @@
 // Owns: Server::Impl, what a Server holds behind its public header: the
-// config, the pool, the topic book, the application's hooks, the extra
+// config, the pool, the topic book, the loops' metrics and what the
+// operator routes read of them, the application's hooks, the extra
 // WebSocket endpoints, and one Worker per loop.
 #pragma once
 
@@ -10,6 +11,8 @@
 
 #include "buf/pool.hpp"
 #include "hub/topic_book.hpp"
+#include "metrics/registry.hpp"
+#include "server/ops_view.hpp"
 #include "server/worker.hpp"
 #include "session/app_hooks.hpp"
 #include "session/services.hpp"
@@ -23,6 +26,8 @@ struct Server::Impl {
   Config config;
   buf::Pool pool;
   hub::TopicBook book;
+  metrics::Registry registry;  // one cell set per loop, summed at scrape
+  OpsView ops{config, registry, pool, book};
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;
   std::atomic<std::int64_t> open_connections{0};

@@ -22,6 +22,8 @@ void SseStream::open(std::span<const std::string> topics, std::optional<Policy> 
     return outlet_.close_now(conn::CloseReason::io_error);
   }
   ++services_.counters().streams;
+  services_.metrics().connections_of(metrics::Transport::http).dec();
+  services_.metrics().connections_of(metrics::Transport::sse).inc();
   counted_ = true;
   services_.heartbeat().add(this);
   for (const std::string& topic : topics) {
@@ -39,7 +41,11 @@ void SseStream::beat(const buf::FrameRef& frame) {
 void SseStream::on_closed() {
   subscriptions_.leave_all();
   services_.heartbeat().remove(this);
-  if (counted_) --services_.counters().streams;
+  if (counted_) {
+    --services_.counters().streams;
+    services_.metrics().connections_of(metrics::Transport::sse).dec();
+    services_.metrics().connections_of(metrics::Transport::http).inc();
+  }
   counted_ = false;
 }
 
