@@ -59,6 +59,10 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
   const WorkerShared shared{s.config, s.pool, s.book, s.registry, s.ops, s.open_connections, s.hooks, s.ws_routes};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
+  if (s.config.ops.dashboard != 0) {
+    s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
+                               [&s] { s.system_feed.tick(); });
+  }
 }
 
 Server::~Server() {

@@ -13,6 +13,7 @@
 #include "hub/topic_book.hpp"
 #include "metrics/registry.hpp"
 #include "server/ops_view.hpp"
+#include "server/system_feed.hpp"
 #include "server/worker.hpp"
 #include "session/app_hooks.hpp"
 #include "session/services.hpp"
@@ -28,6 +29,7 @@ struct Server::Impl {
   hub::TopicBook book;
   metrics::Registry registry;  // one cell set per loop, summed at scrape
   OpsView ops{config, registry, pool, book};
+  SystemFeed system_feed{config, registry, ops, book};
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;
   std::atomic<std::int64_t> open_connections{0};

@@ -55,9 +55,10 @@ class HttpRequestPhase final : public Phase {
                     const AuthOutcome& verdict = AuthOutcome::allow());
   std::string_view cors_origin(const proto::http1::Request& request) const;
 
-  // ops_routes.cpp: GET /metrics and GET /dashboard; false when `request`
+  // ops_routes.cpp: GET /metrics, GET /dashboard and its events; false when `request`
   // is for neither.
   bool route_ops(const proto::http1::Request& request);
+  void follow_system_topic(const proto::http1::Request& request);
 
   Session& session_;
   LoopServices& services_;

@@ -6,9 +6,12 @@
 #include <string>
 
 #include "dashboard/asset.hpp"
+#include "dashboard/system_topic.hpp"
 #include "metrics/exposition.hpp"
 #include "session/http_request.hpp"
 #include "session/services.hpp"
+#include "session/session.hpp"
+#include "session/sse_stream.hpp"
 
 namespace sluice::session {
 
@@ -17,6 +20,8 @@ namespace {
 using proto::http1::Method;
 
 constexpr std::string_view kDashboardPath = "/dashboard";
+// Where the page follows the system topic (its EventSource's default).
+constexpr std::string_view kDashboardEventsPath = "/dashboard/events";
 
 }  // namespace
 
@@ -24,9 +29,14 @@ bool HttpRequestPhase::route_ops(const proto::http1::Request& request) {
   const server::OpsConfig& ops = services_.config().ops;
   const bool metrics = ops.metrics != 0 && request.path == ops.metrics_path;
   const bool dashboard = ops.dashboard != 0 && request.path == kDashboardPath;
-  if (!metrics && !dashboard) return false;
+  const bool events = ops.dashboard != 0 && request.path == kDashboardEventsPath;
+  if (!metrics && !dashboard && !events) return false;
   if (request.method != Method::get) {
     method_not_allowed("GET");
+    return true;
+  }
+  if (events) {
+    follow_system_topic(request);
     return true;
   }
   if (metrics) {
@@ -48,6 +58,22 @@ bool HttpRequestPhase::route_ops(const proto::http1::Request& request) {
   }
   respond({.status = 200, .content_type = page.content_type, .body = page.bytes, .extra_headers = extra});
   return true;
+}
+
+// An SSE stream of the system topic. Asked of the authorizer like any
+// subscription. A dashboard that falls behind loses the oldest snapshots,
+// never the stream: the next snapshot carries every total again.
+void HttpRequestPhase::follow_system_topic(const proto::http1::Request& request) {
+  const std::string topic(dashboard::kSystemTopic);
+  if (const AuthOutcome outcome = session_.peer().authorize(server::Action::subscribe, topic, request);
+      !outcome.allowed()) {
+    return deny(outcome);
+  }
+  auto stream = std::make_unique<SseStream>(session_, services_);
+  SseStream& sse = *stream;
+  handed_over_ = true;
+  session_.become(std::move(stream));
+  sse.open(std::span<const std::string>(&topic, 1), Policy::drop_oldest, {}, cors_origin(request));
 }
 
 }  // namespace sluice::session
