@@ -23,7 +23,7 @@ metrics::ServerGauges OpsView::gauges() const {
           .pool_min_free_blocks = pool.min_free_blocks,
           .pool_data_refusals = pool.data_refusals,
           .pool_control_refusals = pool.control_refusals,
-          .log_lines_dropped = 0};
+          .log_lines_dropped = logger_.dropped()};
 }
 
 void OpsView::write_metrics(std::string& out) const { metrics::write_exposition(registry_, gauges(), out); }

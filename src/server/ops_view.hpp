@@ -8,6 +8,7 @@
 
 #include "buf/pool.hpp"
 #include "hub/topic_book.hpp"
+#include "log/logger.hpp"
 #include "metrics/registry.hpp"
 #include "metrics/scrape.hpp"
 #include "session/ops_pages.hpp"
@@ -17,8 +18,9 @@ namespace sluice::server {
 
 class OpsView final : public session::OpsPages {
  public:
-  OpsView(const Config& config, const metrics::Registry& registry, const buf::Pool& pool, const hub::TopicBook& book)
-      : config_(config), registry_(registry), pool_(pool), book_(book) {}
+  OpsView(const Config& config, const metrics::Registry& registry, const buf::Pool& pool, const hub::TopicBook& book,
+          const log::Logger& logger)
+      : config_(config), registry_(registry), pool_(pool), book_(book), logger_(logger) {}
 
   void write_metrics(std::string& out) const override;
   // What the server knows outside its loops, now.
@@ -29,6 +31,7 @@ class OpsView final : public session::OpsPages {
   const metrics::Registry& registry_;
   const buf::Pool& pool_;
   const hub::TopicBook& book_;
+  const log::Logger& logger_;
 };
 
 }  // namespace sluice::server

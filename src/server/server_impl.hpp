@@ -11,6 +11,8 @@
 
 #include "buf/pool.hpp"
 #include "hub/topic_book.hpp"
+#include "log/logger.hpp"
+#include "log/output.hpp"
 #include "metrics/registry.hpp"
 #include "server/ops_view.hpp"
 #include "server/system_feed.hpp"
@@ -27,8 +29,10 @@ struct Server::Impl {
   Config config;
   buf::Pool pool;
   hub::TopicBook book;
+  log::Output log_output{2};  // standard error, never blocking a loop
+  log::Logger logger;         // log.level, log.format, log.access, log.max_line
   metrics::Registry registry;  // one cell set per loop, summed at scrape
-  OpsView ops{config, registry, pool, book};
+  OpsView ops{config, registry, pool, book, logger};
   SystemFeed system_feed{config, registry, ops, book};
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;

@@ -35,8 +35,8 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       open_connections_(shared.open_connections),
       hub_(shared.book, index),
       metrics_(shared.registry.loop(index)),
-      services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, *this, *this, shared.hooks,
-                 shared.ws_routes}),
+      services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
+                 shared.hooks, shared.ws_routes}),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));

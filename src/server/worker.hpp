@@ -35,6 +35,7 @@ struct WorkerShared {
   hub::TopicBook& book;
   metrics::Registry& registry;  // loop i writes only registry.loop(i)
   const session::OpsPages& ops;
+  log::Logger* logger;
   // Connections across every loop, so that max_connections caps the
   // server, not each loop.
   std::atomic<std::int64_t>& open_connections;

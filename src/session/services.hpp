@@ -17,6 +17,7 @@
 #include "conn/connection.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
+#include "log/logger.hpp"
 #include "metrics/loop_metrics.hpp"
 #include "proto/http1.hpp"
 #include "session/app_hooks.hpp"
@@ -62,6 +63,7 @@ struct LoopParts {
   LoopCounters& counters;
   metrics::LoopMetrics& metrics;  // this loop's cells, summed at scrape
   const OpsPages& ops;            // what the operator routes show
+  log::Logger* logger;            // null: nothing is logged
   SessionOwner& owner;
   FramePoster& poster;  // ConnectionRefs hand this loop frames through it
   const AppHooks& hooks;
@@ -83,6 +85,9 @@ class LoopServices {
   [[nodiscard]] LoopCounters& counters() { return parts_.counters; }
   [[nodiscard]] metrics::LoopMetrics& metrics() { return parts_.metrics; }
   [[nodiscard]] const OpsPages& ops() const { return parts_.ops; }
+  [[nodiscard]] log::Logger* logger() const { return parts_.logger; }
+  // A line per request is written (log.access): the client's address is needed.
+  [[nodiscard]] bool logs_access() const { return parts_.logger != nullptr && parts_.logger->access(); }
   [[nodiscard]] SessionOwner& owner() { return parts_.owner; }
   [[nodiscard]] FramePoster& poster() { return parts_.poster; }
   [[nodiscard]] const AppHooks& hooks() const { return parts_.hooks; }
