@@ -205,10 +205,10 @@ std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std:
     return std::optional<std::string>();
   }
   if (key == "admin.listen") {
-    io::Endpoint endpoint;
-    if (!value.empty() && !io::parse_endpoint(value, endpoint)) {
-      return std::optional<std::string>("config key 'admin.listen' must be HOST:PORT or empty (got '" +
-                                        std::string(value) + "')");
+    // Refused rather than ignored: an operator who asks for the admin API
+    // must not believe it is there.
+    if (!value.empty()) {
+      return std::optional<std::string>("config key 'admin.listen' must be empty: this sluiced has no admin API yet");
     }
     ops.admin_listen = std::string(value);
     return std::optional<std::string>();
@@ -333,7 +333,7 @@ std::string describe_settings() {
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a WebSocket; empty: any\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
-  out += "admin.listen = \"\"  # HOST:PORT of the admin API (keep it on loopback); empty: none\n";
+  out += "admin.listen = \"\"  # reserved for the admin API; must be empty\n";
   out += "log.level = \"info\"  # debug, info, warn, error\n";
   out += "log.format = \"logfmt\"  # logfmt, json\n";
   for (const IntSetting& s : kIntSettings) {
