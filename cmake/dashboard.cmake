@@ -11,5 +11,5 @@ add_custom_command(
   VERBATIM)
 file(GLOB dashboard_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/dashboard/*.cpp)
 add_library(sluice_dashboard STATIC ${dashboard_srcs} ${dashboard_page_cpp})
-target_include_directories(sluice_dashboard PUBLIC ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(sluice_dashboard PUBLIC sluice_metrics PRIVATE nlohmann_json::nlohmann_json)
+target_include_directories(sluice_dashboard PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
+target_link_libraries(sluice_dashboard PUBLIC sluice_metrics PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)

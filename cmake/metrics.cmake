@@ -4,7 +4,7 @@
 # all use it.
 file(GLOB metrics_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/metrics/*.cpp)
 add_library(sluice_metrics STATIC ${metrics_srcs})
-target_include_directories(sluice_metrics PUBLIC ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(sluice_metrics PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
 target_link_libraries(sluice_metrics PUBLIC Threads::Threads)
 
 # The suggested alerting rules load in Prometheus, and each fires on series

@@ -92,6 +92,22 @@ struct WsConfig {
   std::vector<std::string> subprotocols;     // offered, most preferred first
 };
 
+// What sluiced shows the people who run it: the metrics and dashboard
+// routes, the admin listener and the log.
+struct OpsConfig {
+  std::int64_t metrics = 1;               // serve GET /metrics
+  std::string metrics_path = "/metrics";  // where Prometheus scrapes
+  std::int64_t dashboard = 1;             // serve GET /dashboard and publish the $sys snapshots
+  std::int64_t sys_interval_ms = 1000;    // one $sys snapshot this often
+  std::int64_t sys_max_topics = 20;       // busiest topics in a snapshot
+  std::string admin_listen;               // HOST:PORT of the admin API; empty: none
+  std::int64_t admin_max_topics = 1000;   // topics listed in one admin reply
+  std::string log_level = "info";         // debug, info, warn, error
+  std::string log_format = "logfmt";      // logfmt, json
+  std::int64_t log_access = 0;            // one line per request
+  std::int64_t log_max_line = 2048;       // bytes per log line
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
@@ -110,6 +126,7 @@ struct Config {
   TopicLimits hub;
   PolicyConfig policy;
   WsConfig ws;
+  OpsConfig ops;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

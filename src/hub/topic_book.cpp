@@ -45,7 +45,9 @@ TopicRecord* TopicBook::find(std::string_view name) const {
 TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status) {
   status = HubStatus::ok;
   if (TopicRecord* existing = find(name)) return existing;
-  if (!proto::valid_topic_name(name, limits_.max_topic_name)) {
+  const bool server_topic =
+      name.starts_with(kServerTopicMark) && proto::valid_topic_name(name.substr(1), limits_.max_topic_name);
+  if (!server_topic && !proto::valid_topic_name(name, limits_.max_topic_name)) {
     status = HubStatus::bad_topic;
     return nullptr;
   }
@@ -63,6 +65,30 @@ TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status)
 }
 
 PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch) {
+  if (name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
+  return publish_any(name, message, scratch);
+}
+
+PublishResult TopicBook::publish_server(std::string_view name, const Message& message) {
+  if (!name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
+  return publish_any(name, message, nullptr);
+}
+
+void TopicBook::sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const {
+  const std::shared_lock lock(topics_mutex_);
+  for (TopicRecord* record : topics_in_order_) {
+    std::size_t subscribers = 0;
+    std::uint64_t published = 0;
+    {
+      const std::lock_guard record_lock(record->mutex);
+      subscribers = record->subscribers;
+      published = record->next_id - 1;
+    }
+    fn(record->name, subscribers, published);
+  }
+}
+
+PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
   // What the server's notices look like on the wire is the server's alone:
   // an SSE event named sluice-*, a /ws/{topic} message that opens with

@@ -13,6 +13,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -32,6 +33,10 @@ inline constexpr unsigned kMaxLoops = 64;
 // Events each topic keeps at least, whatever history.max_events says: the
 // loops read fan-out from the history, so it must span a loop's slowest tick.
 inline constexpr std::size_t kMinKeptEvents = 64;
+
+// The first character of the server's own topic names: outside the client
+// alphabet (proto/topic_name.hpp).
+inline constexpr char kServerTopicMark = '$';
 
 struct TopicRecord {
   TopicRecord(std::string_view topic, const HubLimits& limits);
@@ -80,6 +85,13 @@ class TopicBook {
   // without one, the book lends one of its own for the call.
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
                                       FrameScratch* scratch = nullptr);
+  // Any thread: the server's own topics, named kServerTopicMark + a valid
+  // name ("$sys"). publish() refuses those names, so no client can write
+  // there; a client may follow one (a subscription can name it).
+  [[nodiscard]] PublishResult publish_server(std::string_view topic, const Message& message);
+  // Any thread: fn(name, subscribers, events published) for every topic,
+  // each read under its topic's lock, held only for the read.
+  void sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const;
   // Any thread. Records are never removed, so the pointer stays valid.
   [[nodiscard]] TopicRecord* find_or_create(std::string_view topic, HubStatus& status);
   // Any thread; nullptr when there is no such topic.
@@ -103,6 +115,7 @@ class TopicBook {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
+  [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,

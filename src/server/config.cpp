@@ -123,6 +123,17 @@ const IntSetting kIntSettings[] = {
                                                      "/ws acks left unread before its input is paused"),
     int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
                                                           "reconnect delay sent to a subscriber cut off as slow"),
+    int_setting<&C::ops, &OpsConfig::metrics>("metrics.enabled", 0, 1, "serve the Prometheus metrics"),
+    int_setting<&C::ops, &OpsConfig::dashboard>("dashboard.enabled", 0, 1,
+                                                "serve GET /dashboard and publish $sys snapshots"),
+    int_setting<&C::ops, &OpsConfig::sys_interval_ms>("dashboard.interval_ms", 100, 60000,
+                                                      "one $sys snapshot this often"),
+    int_setting<&C::ops, &OpsConfig::sys_max_topics>("dashboard.max_topics", 0, 1000,
+                                                     "busiest topics in a $sys snapshot"),
+    int_setting<&C::ops, &OpsConfig::admin_max_topics>("admin.max_topics", 1, 100000,
+                                                       "topics listed in one admin reply"),
+    int_setting<&C::ops, &OpsConfig::log_access>("log.access", 0, 1, "one log line per request"),
+    int_setting<&C::ops, &OpsConfig::log_max_line>("log.max_line", 256, 4095, "bytes per log line"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
@@ -169,6 +180,41 @@ std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::strin
     policy.fallback = *parsed;
   } else {
     policy.rules.push_back({std::string(key.substr(kTopicRulePrefix.size())), *parsed});
+  }
+  return std::nullopt;
+}
+
+// The ops keys that are words, not numbers. Returns nullopt when `key` is
+// none of them, else the outcome (an error line, or nullopt inside).
+std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std::string_view key,
+                                                            std::string_view value) {
+  const auto one_of = [&](std::string& field, std::initializer_list<std::string_view> names,
+                          std::string_view list) -> std::optional<std::string> {
+    if (std::find(names.begin(), names.end(), value) == names.end()) {
+      return "config key '" + std::string(key) + "' must be one of " + std::string(list) + " (got '" +
+             std::string(value) + "')";
+    }
+    field = std::string(value);
+    return std::nullopt;
+  };
+  if (key == "log.level") return one_of(ops.log_level, {"debug", "info", "warn", "error"}, "debug, info, warn, error");
+  if (key == "log.format") return one_of(ops.log_format, {"logfmt", "json"}, "logfmt, json");
+  if (key == "metrics.path") {
+    if (!value.starts_with('/') || value.size() > 128 || value.find_first_of("?# ") != std::string_view::npos) {
+      return std::optional<std::string>("config key 'metrics.path' must be a path starting with / (got '" +
+                                        std::string(value) + "')");
+    }
+    ops.metrics_path = std::string(value);
+    return std::optional<std::string>();
+  }
+  if (key == "admin.listen") {
+    // Refused rather than ignored: an operator who asks for the admin API
+    // must not believe it is there.
+    if (!value.empty()) {
+      return std::optional<std::string>("config key 'admin.listen' must be empty: this sluiced has no admin API yet");
+    }
+    ops.admin_listen = std::string(value);
+    return std::optional<std::string>();
   }
   return std::nullopt;
 }
@@ -221,6 +267,7 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     return std::nullopt;
   }
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
+  if (auto ops = apply_ops_setting(config.ops, key, value)) return *ops;
   if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
     auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
     list = split_list(value);
@@ -288,6 +335,10 @@ std::string describe_settings() {
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a WebSocket; empty: any\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
+  out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
+  out += "admin.listen = \"\"  # reserved for the admin API; must be empty\n";
+  out += "log.level = \"info\"  # debug, info, warn, error\n";
+  out += "log.format = \"logfmt\"  # logfmt, json\n";
   for (const IntSetting& s : kIntSettings) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),

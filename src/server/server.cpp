@@ -10,6 +10,7 @@
 #include "server/server_impl.hpp"
 #include "server/ws_routes.hpp"
 #include "session/config_limits.hpp"
+#include "session/publish_metrics.hpp"
 
 namespace sluice::server {
 
@@ -42,6 +43,18 @@ PublishStatus public_status(hub::HubStatus status) {
 
 }  // namespace
 
+namespace {
+
+log::LogConfig log_config(const OpsConfig& ops) {
+  // The words were checked when the keys were set.
+  return {.level = log::parse_level(ops.log_level).value_or(log::Level::info),
+          .format = log::parse_format(ops.log_format).value_or(log::Format::logfmt),
+          .max_line = static_cast<std::size_t>(ops.log_max_line),
+          .access = ops.log_access != 0};
+}
+
+}  // namespace
+
 unsigned loop_count(const Config& config) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const auto wanted = config.threads == 0 ? cores : static_cast<unsigned>(config.threads);
@@ -51,12 +64,19 @@ unsigned loop_count(const Config& config) {
 Server::Impl::Impl(const Config& c)
     : config(c),
       pool(session::pool_config(config.pool)),
-      book(pool, session::hub_limits(config.hub), hub::make_epoch()) {}
+      book(pool, session::hub_limits(config.hub), hub::make_epoch()),
+      logger(log_config(config.ops), log_output),
+      registry(loop_count(config)) {}
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
-  const WorkerShared shared{s.config, s.pool, s.book, s.open_connections, s.hooks, s.ws_routes};
+  const WorkerShared shared{s.config, s.pool,  s.book,  s.registry, s.ops, &s.logger, s.open_connections,
+                            s.hooks,  s.ws_routes};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
+  if (s.config.ops.dashboard != 0) {
+    s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
+                               [&s] { s.system_feed.tick(); });
+  }
 }
 
 Server::~Server() {
@@ -103,6 +123,7 @@ void Server::stop() {
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
                               std::string_view key) {
   const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
+  impl_->registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
   return {public_status(r.status), r.id, r.subscribers};
 }
 

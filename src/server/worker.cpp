@@ -34,7 +34,9 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
     : config_(shared.config),
       open_connections_(shared.open_connections),
       hub_(shared.book, index),
-      services_({shared.config, shared.pool, loop_, hub_, counters_, *this, *this, shared.hooks, shared.ws_routes}),
+      metrics_(shared.registry.loop(index)),
+      services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
+                 shared.hooks, shared.ws_routes}),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));
@@ -69,6 +71,7 @@ void Worker::accept_all() {
     if (fd == -EINTR || fd == -ECONNABORTED) continue;
     if (fd < 0) return;  // EAGAIN, or out of fds: the listener stays readable
     ++counters_.accepted;
+    metrics_.connections_accepted.add();
     if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
       refuse(fd);
@@ -82,8 +85,10 @@ void Worker::admit(int fd) {
   io::set_nodelay(fd, true);
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
+  metrics_.connections_of(metrics::Transport::http).inc();
   auto session = std::make_unique<session::Session>(services_, std::make_unique<transport::PlainTcp>(fd), next_id_);
   if (session->start() != 0) {
+    metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
     return;  // the session's transport closes fd
   }
@@ -95,6 +100,7 @@ void Worker::refuse(int fd) {
   // Past max_connections a client is told so at once rather than left in the
   // backlog; the reply fits any fresh socket buffer, so one send suffices.
   ++counters_.refused_full;
+  metrics_.connections_refused.add();
   const std::string_view reply = session::kTooManyConnections;
   [[maybe_unused]] const auto n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   ::close(fd);
@@ -111,6 +117,9 @@ void Worker::run_deferred() {
     const std::size_t i = it->second;
     slot_by_id_.erase(it);
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    // A stream that ended went back to being counted as http (see the
+    // streams' on_closed), so every connection leaves from there.
+    metrics_.connections_of(metrics::Transport::http).dec();
     if (i + 1 != sessions_.size()) {
       std::swap(sessions_[i], sessions_.back());
       slot_by_id_[sessions_[i]->id()] = i;
@@ -153,7 +162,10 @@ void Worker::drain_inboxes() {
   Command command;
   while (command_inbox_.try_pop(command)) {
     const auto it = slot_by_id_.find(command.id);
-    if (it == slot_by_id_.end() || !sessions_[it->second]->post(std::move(command.frame))) ++counters_.sends_to_closed;
+    if (it == slot_by_id_.end() || !sessions_[it->second]->post(std::move(command.frame))) {
+      ++counters_.sends_to_closed;
+      metrics_.sends_to_closed.add();
+    }
   }
   if (room_made_.exchange(false, std::memory_order_acq_rel)) services_.held_publishers().retry();
 }

@@ -17,6 +17,7 @@
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
 #include "io/mpsc_queue.hpp"
+#include "metrics/registry.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
@@ -32,6 +33,9 @@ struct WorkerShared {
   const Config& config;
   buf::Pool& pool;
   hub::TopicBook& book;
+  metrics::Registry& registry;  // loop i writes only registry.loop(i)
+  const session::OpsPages& ops;
+  log::Logger* logger;
   // Connections across every loop, so that max_connections caps the
   // server, not each loop.
   std::atomic<std::int64_t>& open_connections;
@@ -97,6 +101,7 @@ class Worker final : public io::Handler,
   io::Loop loop_;
   hub::Hub hub_;
   session::LoopCounters counters_;
+  metrics::LoopMetrics& metrics_;
   session::LoopServices services_;
   int listen_fd_ = -1;
   std::vector<std::unique_ptr<session::Session>> sessions_;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "buf/fixed_sink.hpp"
+#include "log/access.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 
@@ -50,12 +51,16 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
       return false;
     case ParseStatus::error:
       fail(result.http_status);
+      log_access({}, {}, {}, 0);
       return false;
     case ParseStatus::complete:
       break;
   }
   served_any_ = true;
-  route(parser_.request());
+  answered_status_ = 0;
+  const proto::http1::Request& request = parser_.request();
+  route(request);
+  log_access(request.method_text, request.target, request.header("User-Agent"), request.body.size());
   used += result.consumed;
   parser_.reset();
   request_started_ = session_.loop().now();
@@ -68,6 +73,7 @@ void HttpRequestPhase::method_not_allowed(std::string_view allow) {
 }
 
 void HttpRequestPhase::respond(Response response) {
+  answered_status_ = response.status;
   response.keep_alive = keep_alive_;
   if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);
   if (!keep_alive_) session_.close_after_flush(conn::CloseReason::peer);
@@ -88,6 +94,27 @@ bool HttpRequestPhase::queue_response(const Response& response) {
   buf::FrameRef frame = sink.failed() ? make_response(services_.pool(), response)
                                       : buf::make_frame(services_.pool(), buf::Lane::control, sink.text());
   return frame && session_.send_control(std::move(frame)) == conn::EnqueueStatus::ok;
+}
+
+// A request that opened a stream got no reply of ours: its status is the
+// stream's (101 for a WebSocket, 200 for SSE). The target is redacted by
+// the logger; the body is never passed, only its length.
+void HttpRequestPhase::log_access(std::string_view method, std::string_view target, std::string_view user_agent,
+                                  std::size_t body_bytes) {
+  if (!services_.logs_access()) return;
+  const bool ws_upgrade = handed_over_ && answered_status_ == 0 && !target.starts_with("/sse") &&
+                          !target.starts_with("/dashboard/events");
+  const int status = answered_status_ != 0 ? answered_status_ : (ws_upgrade ? 101 : 200);
+  const std::string_view transport = !handed_over_ || answered_status_ != 0 ? "http" : (ws_upgrade ? "ws" : "sse");
+  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(session_.loop().now() - request_started_);
+  log::log_access(*services_.logger(), {.method = method,
+                                        .target = target,
+                                        .status = status,
+                                        .transport = transport,
+                                        .peer = session_.peer().address(),
+                                        .user_agent = user_agent,
+                                        .body_bytes = body_bytes,
+                                        .duration_us = static_cast<std::uint64_t>(elapsed.count())});
 }
 
 void HttpRequestPhase::fail(int status) {

@@ -41,6 +41,9 @@ class HttpRequestPhase final : public Phase {
   // The authorizer's refusal: its status and reason, and the connection
   // closes (a client refused once gets no second try on it).
   void deny(const AuthOutcome& outcome);
+  // The access log's line for the request just answered (log.access).
+  void log_access(std::string_view method, std::string_view target, std::string_view user_agent,
+                  std::size_t body_bytes);
 
   // http_routes.cpp
   void route(const proto::http1::Request& request);
@@ -55,6 +58,11 @@ class HttpRequestPhase final : public Phase {
                     const AuthOutcome& verdict = AuthOutcome::allow());
   std::string_view cors_origin(const proto::http1::Request& request) const;
 
+  // ops_routes.cpp: GET /metrics, GET /dashboard and its events; false when `request`
+  // is for neither.
+  bool route_ops(const proto::http1::Request& request);
+  void follow_system_topic(const proto::http1::Request& request);
+
   Session& session_;
   LoopServices& services_;
   proto::http1::RequestParser parser_;
@@ -63,6 +71,7 @@ class HttpRequestPhase final : public Phase {
   bool partial_ = false;     // part of a request is buffered
   bool handed_over_ = false;  // a request opened a stream: this phase is done
   io::Loop::Clock::time_point request_started_;
+  int answered_status_ = 0;  // the status of this request's reply, once sent
 };
 
 }  // namespace sluice::session

@@ -10,6 +10,7 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
+#include "session/publish_metrics.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
@@ -54,6 +55,7 @@ void HttpRequestPhase::route(const Request& request) {
     if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET");
     return respond({.status = 200, .body = "ok\n"});
   }
+  if (route_ops(request)) return;
   if (path == kSsePrefix || path.starts_with("/sse/")) {
     if (request.method != Method::get) return method_not_allowed("GET");
     return start_sse(request, path.substr(std::min(path.size(), kSsePrefix.size() + 1)));
@@ -101,6 +103,7 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   }
   hub::Hub& hub = services_.hub();
   const hub::PublishResult result = hub.publish(topic, {request.body, event, key});
+  count_publish(services_.metrics(), result.status);
   if (result.status != hub::HubStatus::ok) return refuse(result.status);
   char id_text[hub::kMaxIdText];
   const std::size_t id_length = hub.format_id(result.id, id_text);

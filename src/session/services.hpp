@@ -17,6 +17,8 @@
 #include "conn/connection.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
+#include "log/logger.hpp"
+#include "metrics/loop_metrics.hpp"
 #include "proto/http1.hpp"
 #include "session/app_hooks.hpp"
 #include "session/auth_gate.hpp"
@@ -24,6 +26,7 @@
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
 #include "session/hub_answers.hpp"
+#include "session/ops_pages.hpp"
 #include "session/sse_heartbeat.hpp"
 #include "session/ws_stream.hpp"
 #include "sluice/config.hpp"
@@ -58,6 +61,9 @@ struct LoopParts {
   io::Loop& loop;
   hub::Hub& hub;
   LoopCounters& counters;
+  metrics::LoopMetrics& metrics;  // this loop's cells, summed at scrape
+  const OpsPages& ops;            // what the operator routes show
+  log::Logger* logger;            // null: nothing is logged
   SessionOwner& owner;
   FramePoster& poster;  // ConnectionRefs hand this loop frames through it
   const AppHooks& hooks;
@@ -77,6 +83,11 @@ class LoopServices {
   [[nodiscard]] io::Loop& loop() { return parts_.loop; }
   [[nodiscard]] hub::Hub& hub() { return parts_.hub; }
   [[nodiscard]] LoopCounters& counters() { return parts_.counters; }
+  [[nodiscard]] metrics::LoopMetrics& metrics() { return parts_.metrics; }
+  [[nodiscard]] const OpsPages& ops() const { return parts_.ops; }
+  [[nodiscard]] log::Logger* logger() const { return parts_.logger; }
+  // A line per request is written (log.access): the client's address is needed.
+  [[nodiscard]] bool logs_access() const { return parts_.logger != nullptr && parts_.logger->access(); }
   [[nodiscard]] SessionOwner& owner() { return parts_.owner; }
   [[nodiscard]] FramePoster& poster() { return parts_.poster; }
   [[nodiscard]] const AppHooks& hooks() const { return parts_.hooks; }

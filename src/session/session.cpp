@@ -5,11 +5,11 @@
 
 namespace sluice::session {
 
-// The client's address is shown to the authorizer only: without one it is
-// not looked up.
+// The client's address is shown to the authorizer and the access log only:
+// without either it is not looked up.
 Session::Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id)
     : Session(services, std::move(transport), id,
-              services.auth_gate().installed() ? transport->peer_address() : std::string()) {}
+              services.auth_gate().installed() || services.logs_access() ? transport->peer_address() : std::string()) {}
 
 Session::Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id,
                  std::string address)

@@ -22,6 +22,8 @@ void SseStream::open(std::span<const std::string> topics, std::optional<Policy> 
     return outlet_.close_now(conn::CloseReason::io_error);
   }
   ++services_.counters().streams;
+  services_.metrics().connections_of(metrics::Transport::http).dec();
+  services_.metrics().connections_of(metrics::Transport::sse).inc();
   counted_ = true;
   services_.heartbeat().add(this);
   // Ids count per topic and do not name theirs, so one Last-Event-ID
@@ -45,7 +47,11 @@ void SseStream::beat(const buf::FrameRef& frame) {
 void SseStream::on_closed() {
   subscriptions_.leave_all();
   services_.heartbeat().remove(this);
-  if (counted_) --services_.counters().streams;
+  if (counted_) {
+    --services_.counters().streams;
+    services_.metrics().connections_of(metrics::Transport::sse).dec();
+    services_.metrics().connections_of(metrics::Transport::http).inc();
+  }
   counted_ = false;
 }
 

@@ -44,6 +44,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
     topics_[cookie].clear();
     return {JoinStatus::refused, result.status};
   }
+  services_.metrics().subscribers.inc();
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
   return {JoinStatus::ok, hub::HubStatus::ok, result.newest};
 }
@@ -58,13 +59,16 @@ bool Subscriptions::leave(std::string_view topic) {
   const auto slot = std::find(topics_.begin(), topics_.end(), topic);
   if (topic.empty() || slot == topics_.end()) return false;
   services_.hub().unsubscribe(topic, this);
+  services_.metrics().subscribers.dec();
   slot->clear();
   return true;
 }
 
 void Subscriptions::leave_all() {
   for (const std::string& topic : topics_) {
-    if (!topic.empty()) services_.hub().unsubscribe(topic, this);
+    if (topic.empty()) continue;
+    services_.hub().unsubscribe(topic, this);
+    services_.metrics().subscribers.dec();
   }
   topics_.clear();
   policies_.clear();
@@ -85,12 +89,15 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
   const delivery::FrameTag tag = delivery::FrameTag::event(delivery.cookie, delivery.id, delivery.key);
   switch (delivery::enqueue_with_policy(outlet_.queue(), policy, frame, tag, drops_.data())) {
     case delivery::Verdict::queued:
+      services_.metrics().delivered_to(transport()).add();
+      [[fallthrough]];
     case delivery::Verdict::dropped:
       // Only the lossy policies record drops, in any of this stream's topics.
       drops_pending_ = drops_pending_ || policy != Policy::fifo;
       return outlet_.want_flush();
     case delivery::Verdict::cut_off:
       ++services_.counters().slow_disconnects;
+      services_.metrics().slow_consumer_cutoffs[static_cast<std::size_t>(policy)].add();
       if (policy == Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
       return owner_.cut_off();
   }
@@ -102,6 +109,7 @@ bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
   if (!frame) return false;  // no run (big events, or no blocks for one): one by one
   const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
   if (!delivery::enqueue_run(outlet_.queue(), policies_[run.cookie], frame, tag)) return false;
+  services_.metrics().delivered_to(transport()).add(run.last_id - run.first_id + 1);
   outlet_.want_flush();
   return true;
 }
@@ -146,10 +154,18 @@ bool Subscriptions::queue_drop_notices() {
     owner_.append_notice(builder, "dropped", std::string_view(fields, static_cast<std::size_t>(n)));
     dropped += d.count;
   }
+  metrics::LoopMetrics& m = services_.metrics();
   if (dropped == 0) return true;
   buf::FrameRef notice = builder.finish();
   if (!notice || outlet_.send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
   services_.counters().events_dropped += dropped;
+  for (std::size_t i = 0; i < drops_.size(); ++i) {
+    if (policies_[i] == Policy::latest) {
+      m.events_conflated.add(drops_[i].count);
+    } else {
+      m.events_dropped[static_cast<std::size_t>(policies_[i])].add(drops_[i].count);
+    }
+  }
   std::fill(drops_.begin(), drops_.end(), delivery::DropRecord{});
   return true;
 }

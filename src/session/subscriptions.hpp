@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/loop_metrics.hpp"
 #include "buf/frame.hpp"
 #include "conn/outlet.hpp"
 #include "delivery/policy.hpp"
@@ -86,6 +87,11 @@ class Subscriptions final : public hub::Subscriber {
   LoopServices& services_;
   conn::Outlet& outlet_;
   Owner& owner_;
+  // Where this stream's deliveries are counted.
+  [[nodiscard]] metrics::Transport transport() const {
+    return form_ == hub::WireForm::sse ? metrics::Transport::sse : metrics::Transport::ws;
+  }
+
   const hub::WireForm form_;
   std::vector<std::string> topics_;
   std::vector<Policy> policies_;

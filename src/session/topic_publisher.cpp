@@ -1,3 +1,4 @@
+#include "session/publish_metrics.hpp"
 #include "session/topic_publisher.hpp"
 
 #include "hub/hub.hpp"
@@ -20,11 +21,13 @@ TopicPublisher::~TopicPublisher() { release(); }
 
 void TopicPublisher::publish(std::string_view data) {
   const hub::PublishResult r = publish_or_wait(data);
+  if (!retry_later(r.status)) count_publish(services_.metrics(), r.status);
   if (r.status == hub::HubStatus::ok) return;
   if (!retry_later(r.status)) return owner_.publish_refused(r.status);
   held_.assign(data);
   holding_ = true;
   ++services_.counters().publishes_held;
+  services_.metrics().publishes_held.add();
   services_.held_publishers().hold(this);
 }
 
@@ -32,6 +35,7 @@ void TopicPublisher::retry() {
   if (outlet_.ended() || !holding_) return;
   const hub::PublishResult r = publish_or_wait(held_);
   if (retry_later(r.status)) return services_.held_publishers().hold(this);
+  count_publish(services_.metrics(), r.status);
   holding_ = false;
   if (r.status != hub::HubStatus::ok) return owner_.publish_refused(r.status);
   outlet_.resume_input();

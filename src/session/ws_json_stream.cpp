@@ -1,3 +1,4 @@
+#include "session/publish_metrics.hpp"
 #include "session/ws_json_stream.hpp"
 
 #include <algorithm>
@@ -128,6 +129,7 @@ void WsJsonStream::publish(const wsjson::Request& request) {
   }
   hub::Hub& hub = services().hub();
   const hub::PublishResult r = hub.publish(request.topic, {request.data, request.event, request.key});
+  count_publish(services().metrics(), r.status);
   if (r.status != hub::HubStatus::ok) return refuse(request.req, services().answer(r.status).text);
   char id_text[hub::kMaxIdText];
   send_ack({request.req, true, std::string_view(id_text, hub.format_id(r.id, id_text)), {}, {}});

@@ -15,11 +15,15 @@ WsStream::WsStream(const WsSetup& setup)
       last_ping_(setup.outlet.loop().now()) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;
+  services_.metrics().connections_of(metrics::Transport::http).dec();
+  services_.metrics().connections_of(metrics::Transport::ws).inc();
 }
 
 void WsStream::on_closed() {
   let_go();
   --services_.counters().streams;
+  services_.metrics().connections_of(metrics::Transport::ws).dec();
+  services_.metrics().connections_of(metrics::Transport::http).inc();
 }
 
 void WsStream::on_input(std::string& input) {
@@ -47,6 +51,7 @@ void WsStream::on_input(std::string& input) {
         break;
       case DecodeStatus::error:
         ++services_.counters().protocol_errors;
+        services_.metrics().protocol_errors.add();
         end(r.close_code, r.error, conn::CloseReason::protocol);
         break;
     }

@@ -1,0 +1,31 @@
+#include "server/ops_view.hpp"
+
+namespace sluice::server {
+
+namespace {
+
+// The project's version, as CMake names it (SLUICE_VERSION is defined for
+// the server library).
+constexpr std::string_view kVersion = SLUICE_VERSION;
+
+}  // namespace
+
+metrics::ServerGauges OpsView::gauges() const {
+  const buf::PoolStats pool = pool_.stats();
+  return {.version = kVersion,
+          .topics = book_.topic_count(),
+          .topics_limit = config_.hub.max_topics,
+          .connections_limit = static_cast<std::uint64_t>(config_.max_connections),
+          .pool_blocks = pool.block_count,
+          .pool_block_size = pool.block_size,
+          .pool_reserve = pool.reserve,
+          .pool_free_blocks = pool.free_blocks,
+          .pool_min_free_blocks = pool.min_free_blocks,
+          .pool_data_refusals = pool.data_refusals,
+          .pool_control_refusals = pool.control_refusals,
+          .log_lines_dropped = logger_.dropped()};
+}
+
+void OpsView::write_metrics(std::string& out) const { metrics::write_exposition(registry_, gauges(), out); }
+
+}  // namespace sluice::server

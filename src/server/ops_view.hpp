@@ -1,0 +1,37 @@
+// Owns: OpsView, the server's side of the operator routes: it reads the
+// loops' metric cells, the pool and the topic book, and writes what
+// GET /metrics and the $sys snapshots show. It only reads: a scrape sums
+// every loop's cells with relaxed loads and no loop ever waits for it.
+#pragma once
+
+#include <string>
+
+#include "buf/pool.hpp"
+#include "hub/topic_book.hpp"
+#include "log/logger.hpp"
+#include "metrics/registry.hpp"
+#include "metrics/scrape.hpp"
+#include "session/ops_pages.hpp"
+#include "sluice/config.hpp"
+
+namespace sluice::server {
+
+class OpsView final : public session::OpsPages {
+ public:
+  OpsView(const Config& config, const metrics::Registry& registry, const buf::Pool& pool, const hub::TopicBook& book,
+          const log::Logger& logger)
+      : config_(config), registry_(registry), pool_(pool), book_(book), logger_(logger) {}
+
+  void write_metrics(std::string& out) const override;
+  // What the server knows outside its loops, now.
+  [[nodiscard]] metrics::ServerGauges gauges() const;
+
+ private:
+  const Config& config_;
+  const metrics::Registry& registry_;
+  const buf::Pool& pool_;
+  const hub::TopicBook& book_;
+  const log::Logger& logger_;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,27 @@
+// Owns: count_publish(), how a publish's outcome shows in the loop's
+// metrics: an accepted event is counted as published, a refusal the
+// publisher may retry (503) by its reason. Other refusals (a bad name, a
+// reserved event) are the client's mistake and show in its reply alone.
+#pragma once
+
+#include "hub/hub_types.hpp"
+#include "metrics/loop_metrics.hpp"
+
+namespace sluice::session {
+
+inline void count_publish(metrics::LoopMetrics& m, hub::HubStatus status) {
+  switch (status) {
+    case hub::HubStatus::ok:
+      return m.events_published.add();
+    case hub::HubStatus::no_memory:
+      return m.refused(metrics::Refusal::no_memory).add();
+    case hub::HubStatus::busy:
+      return m.refused(metrics::Refusal::busy).add();
+    case hub::HubStatus::too_many_topics:
+      return m.refused(metrics::Refusal::too_many_topics).add();
+    default:
+      return;
+  }
+}
+
+}  // namespace sluice::session

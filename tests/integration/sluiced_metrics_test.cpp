@@ -1,0 +1,156 @@
+// GET /metrics on the real sluiced: what its loops counted while serving a
+// real subscriber and publisher is what the exposition says, promtool
+// accepts the exposition, and a real Prometheus scraping sluiced stores the
+// same numbers.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "child_process.hpp"
+#include "prometheus.hpp"
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::uint16_t port_from_banner(const std::string& output) {
+  const auto colon = output.rfind(':', output.find('\n'));
+  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
+}
+
+// Every sample line of an exposition, by its name and labels as written.
+std::map<std::string, double> samples(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    out[line.substr(0, space)] = std::stod(line.substr(space + 1));
+  }
+  return out;
+}
+
+class SluicedProcess {
+ public:
+  explicit SluicedProcess(std::vector<std::string> extra = {}) {
+    // No dashboard: its system topic would be one more topic in the counts.
+    std::vector<std::string> argv = {env_path("SLUICED"), "--listen",          "127.0.0.1:0", "--threads",
+                                     "2",                 "--set",             "dashboard.enabled=0"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process_ = std::make_unique<ChildProcess>(argv);
+    if (process_->read_until_contains("\n", 10s)) port_ = port_from_banner(process_->output());
+  }
+  ~SluicedProcess() {
+    process_->signal(SIGTERM);
+    process_->wait(10s);
+  }
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] const std::string& output() const { return process_->output(); }
+
+ private:
+  std::unique_ptr<ChildProcess> process_;
+  std::uint16_t port_ = 0;
+};
+
+TEST(SluicedMetrics, CountsWhatWasServedAndPassesPromtool) {
+  SluicedProcess sluiced;
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+
+  SseSubscriber subscriber(sluiced.port(), "/sse/news");
+  ASSERT_TRUE(subscriber.opened());
+  constexpr int kEvents = 250;
+  TestClient publisher(sluiced.port());
+  for (int i = 0; i < kEvents; ++i) ASSERT_EQ(publish(publisher, "/pub/news", "e" + std::to_string(i)), 200);
+  ASSERT_TRUE(subscriber.wait_for(kEvents));
+
+  const HttpReply reply = http_request(sluiced.port(), "GET", "/metrics");
+  ASSERT_EQ(reply.status, 200);
+  EXPECT_NE(reply.head.find("text/plain; version=0.0.4"), std::string::npos) << reply.head;
+  auto s = samples(reply.body);
+  EXPECT_EQ(s["sluice_events_published_total"], kEvents);
+  EXPECT_EQ(s["sluice_events_delivered_total{transport=\"sse\"}"], kEvents);
+  EXPECT_EQ(s["sluice_connections{transport=\"sse\"}"], 1);
+  EXPECT_EQ(s["sluice_subscribers"], 1);
+  EXPECT_EQ(s["sluice_topics"], 1);
+  EXPECT_EQ(s["sluice_loops"], 2);
+  EXPECT_GE(s["sluice_connections_accepted_total"], 3);
+  EXPECT_EQ(s["sluice_pool_blocks"], 16384);
+
+  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_sluiced_metrics.prom";
+  std::ofstream(path) << reply.body;
+  ChildProcess promtool({"sh", "-c", "promtool check metrics < " + path});
+  EXPECT_EQ(promtool.wait(30s), 0) << (promtool.read_to_end(5s), promtool.output());
+  std::remove(path.c_str());
+}
+
+TEST(SluicedMetrics, CountsRefusalsByReasonAndStreamsEnding) {
+  SluicedProcess sluiced({"--set", "topics.max=1"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  {
+    SseSubscriber subscriber(sluiced.port(), "/sse/a");
+    ASSERT_TRUE(subscriber.opened());
+    EXPECT_EQ(http_request(sluiced.port(), "POST", "/pub/b", "x").status, 503);
+  }
+  // The stream's end is seen by its loop after the client went: wait for it.
+  std::map<std::string, double> s;
+  for (int i = 0; i < 200; ++i) {
+    s = samples(http_request(sluiced.port(), "GET", "/metrics").body);
+    if (s["sluice_connections{transport=\"sse\"}"] == 0) break;
+    ::usleep(20000);
+  }
+  EXPECT_EQ(s["sluice_connections{transport=\"sse\"}"], 0);
+  EXPECT_EQ(s["sluice_subscribers"], 0);
+  EXPECT_EQ(s["sluice_publish_refusals_total{reason=\"too_many_topics\"}"], 1);
+  EXPECT_EQ(s["sluice_events_published_total"], 0);
+}
+
+TEST(SluicedMetrics, PathAndSwitchAreConfigurable) {
+  SluicedProcess sluiced({"--set", "metrics.path=/internal/metrics"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  EXPECT_EQ(http_request(sluiced.port(), "GET", "/metrics").status, 404);
+  EXPECT_EQ(http_request(sluiced.port(), "GET", "/internal/metrics").status, 200);
+  EXPECT_EQ(http_request(sluiced.port(), "POST", "/internal/metrics", "x").status, 405);
+
+  SluicedProcess off({"--set", "metrics.enabled=0"});
+  ASSERT_NE(off.port(), 0) << off.output();
+  EXPECT_EQ(http_request(off.port(), "GET", "/metrics").status, 404);
+}
+
+TEST(SluicedMetrics, AnAdminListenerIsRefusedUntilThereIsOne) {
+  ChildProcess sluiced({env_path("SLUICED"), "--set", "admin.listen=127.0.0.1:9090"});
+  EXPECT_EQ(sluiced.wait(10s), 2);
+  sluiced.read_to_end(5s);
+  EXPECT_NE(sluiced.output().find("'admin.listen' must be empty"), std::string::npos) << sluiced.output();
+}
+
+TEST(SluicedMetrics, RealPrometheusScrapesSluiced) {
+  SluicedProcess sluiced;
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  constexpr int kEvents = 137;
+  TestClient publisher(sluiced.port());
+  for (int i = 0; i < kEvents; ++i) ASSERT_EQ(publish(publisher, "/pub/prices", "p" + std::to_string(i)), 200);
+
+  Prometheus prometheus(sluiced.port(), "/metrics", 1s);
+  ASSERT_TRUE(prometheus.started()) << prometheus.log();
+  ASSERT_TRUE(prometheus.wait_target_up(60s)) << prometheus.last_error() << "\n" << prometheus.log();
+  EXPECT_EQ(prometheus.wait_for_value("sluice_events_published_total", kEvents, 30s), kEvents)
+      << prometheus.last_error();
+  EXPECT_EQ(prometheus.wait_for_value("sluice_topics", 1, 30s), 1) << prometheus.last_error();
+
+  // A later scrape carries what was published since.
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(publish(publisher, "/pub/prices", "q"), 200);
+  EXPECT_EQ(prometheus.wait_for_value("sluice_events_published_total", kEvents + 5, 30s), kEvents + 5)
+      << prometheus.last_error();
+}
+
+}  // namespace
+}  // namespace sluice::test
