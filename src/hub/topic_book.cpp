@@ -21,8 +21,13 @@ std::uint64_t conflation_key(std::string_view key) {
 
 }  // namespace
 
+// The server's own topics ($sys) carry snapshots that the next one makes
+// stale: they keep only what fan-out needs, so that a dashboard left open
+// holds a few pool blocks, not a full history's worth.
 TopicRecord::TopicRecord(std::string_view topic, const HubLimits& limits)
-    : name(topic), history(std::max(limits.history_events, kMinKeptEvents), limits.history_bytes) {}
+    : name(topic),
+      history(topic.starts_with(kServerTopicMark) ? kMinKeptEvents : std::max(limits.history_events, kMinKeptEvents),
+              limits.history_bytes) {}
 
 TopicBook::TopicBook(buf::Pool& pool, const HubLimits& limits, std::string epoch)
     : pool_(pool), limits_(limits), epoch_(std::move(epoch)) {}
