@@ -261,5 +261,81 @@ TEST(SluicedAuthStart, AuthModeJwtAllowsAnyAddress) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+// One Origin allow-list for SSE, POST and WebSocket; with auth on, no `*`.
+class SluicedOrigins : public testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NE(sluiced.port(), 0) << sluiced.output(); }
+  void TearDown() override { EXPECT_EQ(sluiced.stop(), 0) << sluiced.output(); }
+
+  SluicedProcess sluiced{jwt_settings({"ws.allowed_origins=https://app.example"})};
+  std::string token = pyjwt(kNewsReader);
+};
+
+TEST_F(SluicedOrigins, ACrossOriginTextPlainPostFromAnotherSiteIs403) {
+  // What a page on another site can make a browser send with the visitor's
+  // cookie, without a preflight.
+  const CurlReply reply = curl_http({"-X", "POST", "-H", "Origin: https://evil.example", "-H",
+                                     "Content-Type: text/plain", "--cookie", "sluice_token=" + token, "--data", "x",
+                                     sluiced.base() + "/pub/news"});
+  EXPECT_EQ(reply.status(), 403) << reply.text;
+  EXPECT_TRUE(reply.has("origin not allowed")) << reply.text;
+}
+
+TEST_F(SluicedOrigins, AnSseStreamFromAnotherSiteIs403) {
+  const CurlReply reply = curl_http({"-H", "Origin: https://evil.example", "--cookie", "sluice_token=" + token,
+                                     sluiced.base() + "/sse/news"});
+  EXPECT_EQ(reply.status(), 403) << reply.text;
+}
+
+TEST_F(SluicedOrigins, AWebSocketFromAnotherSiteIs403) {
+  WsTestClient client(static_cast<std::uint16_t>(sluiced.port()));
+  EXPECT_EQ(client.upgrade({.path = "/ws/news",
+                            .origin = "https://evil.example",
+                            .extra_headers = "Cookie: sluice_token=" + token + "\r\n"})
+                .status,
+            403);
+}
+
+TEST_F(SluicedOrigins, ThePreflightIsAnsweredForAListedOriginAndRefusedOtherwise) {
+  const CurlReply listed = curl_http({"-X", "OPTIONS", "-H", "Origin: https://app.example", "-H",
+                                      "Access-Control-Request-Method: POST", sluiced.base() + "/pub/news"});
+  EXPECT_EQ(listed.status(), 204) << listed.text;
+  EXPECT_TRUE(listed.has("Access-Control-Allow-Origin: https://app.example\r\n")) << listed.text;
+  EXPECT_TRUE(listed.has("Access-Control-Allow-Headers: Authorization")) << listed.text;
+  EXPECT_FALSE(listed.has("Access-Control-Allow-Origin: *")) << listed.text;
+  const CurlReply other = curl_http({"-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H",
+                                     "Access-Control-Request-Method: POST", sluiced.base() + "/pub/news"});
+  EXPECT_EQ(other.status(), 403) << other.text;
+}
+
+TEST_F(SluicedOrigins, AListedOriginReadsAndPublishesWithItsCookieAndNeverSeesStar) {
+  ChildProcess reader({"curl", "-sNi", "-H", "Origin: https://app.example", "--cookie", "sluice_token=" + token,
+                       sluiced.base() + "/sse/news"});
+  ASSERT_TRUE(reader.read_until_contains("retry:", 10s)) << reader.output();
+  EXPECT_NE(reader.output().find("Access-Control-Allow-Origin: https://app.example\r\n"), std::string::npos);
+  EXPECT_NE(reader.output().find("Access-Control-Allow-Credentials: true\r\n"), std::string::npos);
+  const CurlReply published = curl_http({"-X", "POST", "-H", "Origin: https://app.example", "--cookie",
+                                         "sluice_token=" + token, "--data", "hi", sluiced.base() + "/pub/news"});
+  EXPECT_EQ(published.status(), 200) << published.text;
+  EXPECT_TRUE(published.has("Access-Control-Allow-Origin: https://app.example\r\n")) << published.text;
+  EXPECT_TRUE(reader.read_until_contains("data: hi", 10s)) << reader.output();
+  const CurlReply no_origin = curl_http({"-H", "Authorization: Bearer " + token, "-m", "1", sluiced.base() + "/sse/news"});
+  EXPECT_FALSE(no_origin.has("Access-Control-Allow-Origin")) << no_origin.text;
+}
+
+TEST(SluicedOriginsWithoutAList, WithAuthOnOnlyTheServersOwnOriginPasses) {
+  SluicedProcess sluiced(jwt_settings());
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string auth = "Authorization: Bearer " + pyjwt(kNewsReader);
+  EXPECT_EQ(curl_http({"-X", "POST", "-H", auth, "-H", "Origin: https://evil.example", "--data", "x",
+                       sluiced.base() + "/pub/news"})
+                .status(),
+            403);
+  const std::string own = "Origin: http://127.0.0.1:" + std::to_string(sluiced.port());
+  EXPECT_EQ(curl_http({"-X", "POST", "-H", auth, "-H", own, "--data", "x", sluiced.base() + "/pub/news"}).status(),
+            200);
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 }  // namespace
 }  // namespace sluice::test
