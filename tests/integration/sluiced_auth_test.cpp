@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,19 @@ TEST_F(SluicedAuth, AWsSubscribeNotGrantedIsAFailedAckAndTheConnectionGoesOn) {
   ack = client.read_message();
   ASSERT_TRUE(ack);
   EXPECT_EQ(ack->payload.rfind(R"({"op":"ack","req":2,"ok":true)", 0), 0u) << ack->payload;
+}
+
+TEST_F(SluicedAuth, NodeWsWithABearerTokenSubscribesAndWithoutOneIsClosed4401) {
+  const std::filesystem::path peers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+  ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / "ws"))
+      << "the peers' npm packages are missing: run make peers (npm ci --prefix tests/peers)";
+  ChildProcess node({"node", (peers / "ws_token.mjs").string(), std::to_string(sluiced.port()), pyjwt(kNewsReader)});
+  node.read_to_end(60s);
+  EXPECT_EQ(node.wait(5s), 0) << node.output();
+  EXPECT_NE(node.output().find("ws_token: bearer subscribe ok, ungranted 403 ack, own event received, no token "
+                               "closed 4401"),
+            std::string::npos)
+      << node.output();
 }
 
 TEST(SluicedAuthLimits, OverThePublishRateIs429WithRetryAfter) {
