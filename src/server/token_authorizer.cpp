@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "auth/decision.hpp"
@@ -22,9 +23,10 @@ namespace {
 
 constexpr std::string_view kRealm = "sluice";
 
-// What a connection's data holds once its request presented a good token.
-struct TokenHolder {
-  auth::Identity identity;
+// What a connection's data holds from its first request on: the identity
+// its latest request's token proved, if any.
+struct ConnectionAuth {
+  std::optional<auth::Identity> identity;
 };
 
 // "IP:PORT" as the server shows it -> the part rate limits count by.
@@ -72,8 +74,8 @@ class TokenAuthorizer {
     const auth::PeerAddress address = address_of(request.peer);
     if (request.action == Action::connect) return connect(request, address);
     const auto kind = request.action == Action::subscribe ? auth::Action::subscribe : auth::Action::publish;
-    const auto* holder = static_cast<const TokenHolder*>(request.user.get());
-    const auth::Identity* identity = holder != nullptr ? &holder->identity : nullptr;
+    const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
+    const auth::Identity* identity = held != nullptr && held->identity ? &*held->identity : nullptr;
     // A WebSocket lives past its token's expiry: what it asks later is
     // judged by the token as it is then.
     if (identity != nullptr && identity->expires &&
@@ -90,26 +92,33 @@ class TokenAuthorizer {
  private:
   // Every request: its token (if any) is verified and what it grants kept
   // in the connection's data, replacing what an earlier request on the
-  // same connection left there.
+  // same connection left there. Only a connection's first request counts
+  // against the connect limits: a kept-alive client's later requests are
+  // not new connections (each publish counts against the publish limits).
   AuthDecision connect(const AuthRequest& request, const auth::PeerAddress& address) {
-    request.user.reset();
+    const bool first = request.user == nullptr;
+    auto held = std::make_shared<ConnectionAuth>();
+    request.user = held;
     std::vector<proto::http1::Header> headers;
     headers.reserve(request.headers.fields().size());
     for (const HeaderField& f : request.headers.fields()) headers.push_back({f.name, f.value});
     const auth::FoundToken found = auth::find_token(headers, request.query, lookup_);
+    auth::Decision refused;
     if (found.error != nullptr) {
-      (void)limit(auth::RateKind::connect, address, {});
-      return to_hook(auth::Decision::invalid_token(found.error));
+      refused = auth::Decision::invalid_token(found.error);
+    } else if (found.source != auth::TokenSource::none) {
+      auth::VerifiedToken verified = verifier_.verify(found.token, std::chrono::system_clock::now());
+      if (verified.check.ok()) {
+        held->identity = std::move(verified.identity);
+      } else {
+        refused = auth::Decision::invalid_token(std::move(verified.check.reason));
+      }
     }
-    if (found.source == auth::TokenSource::none) return limit(auth::RateKind::connect, address, {});
-    auth::VerifiedToken verified = verifier_.verify(found.token, std::chrono::system_clock::now());
-    if (!verified.check.ok()) {
-      (void)limit(auth::RateKind::connect, address, {});
-      return to_hook(auth::Decision::invalid_token(std::move(verified.check.reason)));
+    if (first) {
+      AuthDecision limited = limit(auth::RateKind::connect, address, held->identity ? held->identity->subject : "");
+      if (!limited.allowed()) return limited;
     }
-    AuthDecision limited = limit(auth::RateKind::connect, address, verified.identity.subject);
-    if (limited.allowed()) request.user = std::make_shared<TokenHolder>(TokenHolder{std::move(verified.identity)});
-    return limited;
+    return to_hook(refused);
   }
 
   AuthDecision limit(auth::RateKind kind, const auth::PeerAddress& address, std::string_view subject) {

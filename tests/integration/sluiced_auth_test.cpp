@@ -205,6 +205,28 @@ TEST(SluicedAuthLimits, OverThePublishRateIs429WithRetryAfter) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+TEST(SluicedAuthLimits, TheConnectLimitCountsConnectionsNotTheRequestsOnOne) {
+  SluicedProcess sluiced(jwt_settings({"auth.rate.connect_per_ip=1", "auth.rate.connect_per_ip_burst=1"}));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string auth = "Authorization: Bearer " + pyjwt(kNewsReader);
+  const std::string url = sluiced.base() + "/pub/news";
+  // Five publishes on one kept-alive connection: one connect.
+  std::vector<std::string> args = {"-X", "POST", "-H", auth, "--data", "0", url};
+  for (int i = 1; i < 5; ++i) args.insert(args.end(), {"--next", "-i", "-X", "POST", "-H", auth, "--data", "x", url});
+  const CurlReply kept = curl_http(args);
+  std::size_t ok = 0;
+  for (std::size_t at = kept.text.find("HTTP/1.1 200"); at != std::string::npos;
+       at = kept.text.find("HTTP/1.1 200", at + 1)) {
+    ++ok;
+  }
+  EXPECT_EQ(ok, 5u) << kept.text;
+  // A second connection within the second is over the limit.
+  const CurlReply second = curl_http({"-X", "POST", "-H", auth, "--data", "y", url});
+  EXPECT_EQ(second.status(), 429) << second.text;
+  EXPECT_TRUE(second.has("auth.rate.connect_per_ip")) << second.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 TEST(SluicedAuthLimits, OverTheSubscribeRateAWebSocketIsClosed4429) {
   SluicedProcess sluiced(jwt_settings({"auth.rate.subscribe_per_ip=1", "auth.rate.subscribe_per_ip_burst=1"}));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
