@@ -60,6 +60,9 @@ class AuthDecision {
  public:
   // The longest reason kept; a longer one is cut.
   static constexpr std::size_t kMaxReason = 100;
+  // The longest challenge kept: room for a realm, an error code and a
+  // whole kMaxReason description.
+  static constexpr std::size_t kMaxChallenge = 256;
 
   [[nodiscard]] static AuthDecision allow() { return AuthDecision(); }
   // A refusal: 401 (who are you?), 403 (not allowed), 429 (too many) or
@@ -72,7 +75,7 @@ class AuthDecision {
 
   // With a 401, the WWW-Authenticate value an HTTP refusal carries (say
   // `Bearer realm="app", error="invalid_token"`); "Bearer" when none is
-  // given. Kept to printable ASCII and kMaxReason bytes like the reason.
+  // given. Kept to printable ASCII like the reason, and kMaxChallenge bytes.
   AuthDecision& with_challenge(std::string_view challenge);
 
   [[nodiscard]] bool allowed() const { return status_ == 0; }

@@ -108,6 +108,47 @@ struct OpsConfig {
   std::int64_t log_max_line = 2048;       // bytes per log line
 };
 
+// Who may connect, subscribe and publish (docs/SECURITY.md). Read by
+// sluiced, which builds its authorizer from it; an embedding application
+// installs its own with Server::authorize.
+enum class AuthMode : std::uint8_t {
+  none,  // no checks, and sluiced listens on loopback only
+  open,  // no checks, on any address: the operator said so
+  jwt,   // JSON Web Tokens grant topics; anonymous_* open some to anyone
+};
+
+// Token buckets per client address and per token subject (0: no limit).
+struct AuthRateConfig {
+  std::int64_t connect_per_ip = 50, connect_per_ip_burst = 100;
+  std::int64_t connect_per_identity = 20, connect_per_identity_burst = 40;
+  std::int64_t subscribe_per_ip = 200, subscribe_per_ip_burst = 400;
+  std::int64_t subscribe_per_identity = 100, subscribe_per_identity_burst = 200;
+  std::int64_t publish_per_ip = 10000, publish_per_ip_burst = 20000;
+  std::int64_t publish_per_identity = 10000, publish_per_identity_burst = 20000;
+  std::int64_t table_entries = 65536;  // buckets, 16 bytes each
+};
+
+struct AuthConfig {
+  AuthMode mode = AuthMode::none;
+  std::string jwt_secret;           // HS256, at least 32 bytes
+  std::string jwt_public_key_file;  // PEM: RS256, ES256/384/512 or EdDSA by key type
+  std::string jwks_file;            // {"keys":[...]}, each key naming its alg
+  std::int64_t max_keys = 64;
+  std::int64_t max_token_bytes = 8192;
+  std::int64_t max_claims = 64;
+  std::int64_t max_patterns = 64;
+  std::int64_t clock_skew_ms = 30000;
+  std::int64_t require_exp = 1;
+  std::string audience;
+  std::string issuer;
+  std::string claim = "sluice";
+  std::string cookie_name = "sluice_token";  // empty: cookies are not read
+  std::int64_t query_token = 1;              // ?token= accepted
+  std::vector<std::string> anonymous_subscribe;
+  std::vector<std::string> anonymous_publish;
+  AuthRateConfig rate;
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
@@ -127,6 +168,7 @@ struct Config {
   PolicyConfig policy;
   WsConfig ws;
   OpsConfig ops;
+  AuthConfig auth;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

@@ -105,8 +105,8 @@ class Server {
   //     connection closes;
   //   a WebSocket refused at its upgrade: the upgrade is answered 101 (a
   //     browser cannot read a refused upgrade's status, but can read a
-  //     close reason), then closed with 1008 (1013, try again later, for a
-  //     503) and "STATUS reason"; it never opened for the application:
+  //     close reason), then closed with 4000 + the status (4401, 4403,
+  //     4429; 1013, try again later, for a 503) and "STATUS reason"; it never opened for the application:
   //     neither on_open nor on_close is called;
   //   a topic stream refused at its first message: closed the same way
   //     (it had opened: on_close follows);

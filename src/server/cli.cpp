@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "server/auth_setup.hpp"
 #include "server/cli.hpp"
 #include "sluice/config.hpp"
 #include "sluice/server.hpp"
@@ -79,6 +80,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   if (auto error = sluice::server::validate(config)) return fail(*error);
 
   sluice::server::Server server(config);
+  if (auto error = setup_auth(config, server)) return fail(*error);
   if (prepare) prepare(server);
   if (const int rc = server.bind(); rc != 0) {
     return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));

@@ -13,6 +13,7 @@
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
 #include "proto/topic_name.hpp"
+#include "server/auth_config.hpp"
 #include "session/config_limits.hpp"
 
 namespace sluice::server {
@@ -268,6 +269,7 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   }
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
   if (auto ops = apply_ops_setting(config.ops, key, value)) return *ops;
+  if (std::optional<std::string> error; apply_auth_setting(config, key, value, error)) return error;
   if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
     auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
     list = split_list(value);
@@ -333,7 +335,7 @@ std::string describe_settings() {
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
-  out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a WebSocket; empty: any\n";
+  out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any (with auth.mode=jwt, cross-origin requests are refused)\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
   out += "admin.listen = \"\"  # reserved for the admin API; must be empty\n";
@@ -346,6 +348,7 @@ std::string describe_settings() {
                   static_cast<long long>(s.min), static_cast<long long>(s.max));
     out += line;
   }
+  out += describe_auth_settings();
   return out;
 }
 

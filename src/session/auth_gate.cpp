@@ -22,10 +22,17 @@ AuthOutcome AuthOutcome::of(const server::AuthDecision& decision) {
 AuthOutcome AuthOutcome::failed() { return AuthOutcome(500, "authorization failed", 0, {}); }
 
 proto::ws::CloseCode AuthOutcome::close_code() const {
-  // 1013 is "try again later" (registered after RFC 6455).
-  constexpr auto kTryAgainLater = static_cast<proto::ws::CloseCode>(1013);
-  if (http_status_ == 500) return proto::ws::CloseCode::internal_error;
-  return http_status_ == 503 ? kTryAgainLater : proto::ws::CloseCode::policy_violation;
+  // 4000-4999 is the range RFC 6455 leaves to applications: 4000 + the HTTP
+  // status lets a browser, which cannot read a refused upgrade's status,
+  // tell "who are you?" (4401) from "not allowed" (4403) and "too many"
+  // (4429). 1013 is "try again later" (registered after RFC 6455).
+  switch (http_status_) {
+    case 401:
+    case 403:
+    case 429: return static_cast<proto::ws::CloseCode>(4000 + http_status_);
+    case 503: return static_cast<proto::ws::CloseCode>(1013);
+    default: return proto::ws::CloseCode::internal_error;
+  }
 }
 
 AuthGate::AuthGate(const server::Authorizer& authorizer, LoopCounters& counters)

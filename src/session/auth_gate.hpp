@@ -41,7 +41,8 @@ class AuthOutcome {
   [[nodiscard]] bool allowed() const { return http_status_ == 0; }
   // 401, 403, 429, 503, or 500 when the authorizer failed.
   [[nodiscard]] int http_status() const { return http_status_; }
-  // 1008; 1013 (try again later) for a 503; 1011 when the authorizer failed.
+  // 4401, 4403 or 4429 (4000 + the status); 1013 (try again later) for a
+  // 503; 1011 when the authorizer failed.
   [[nodiscard]] proto::ws::CloseCode close_code() const;
   // The reason alone (an HTTP reply's body).
   [[nodiscard]] std::string_view reason() const { return std::string_view(text_).substr(reason_at_); }

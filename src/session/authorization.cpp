@@ -19,8 +19,8 @@ bool same_name(std::string_view a, std::string_view b) {
 // close reason and a JSON string: printable ASCII alone cannot break any of
 // them (no CR or LF to start a header of its own), nor split a character
 // when a close reason is cut to fit its frame.
-std::string one_line(std::string_view text) {
-  text = text.substr(0, AuthDecision::kMaxReason);
+std::string one_line(std::string_view text, std::size_t max = AuthDecision::kMaxReason) {
+  text = text.substr(0, max);
   std::string line(text.size(), '?');
   std::ranges::transform(text, line.begin(), [](char c) { return c >= 0x20 && c < 0x7f ? c : '?'; });
   return line;
@@ -47,7 +47,7 @@ AuthDecision AuthDecision::deny(int status, std::string_view reason, std::uint32
 }
 
 AuthDecision& AuthDecision::with_challenge(std::string_view challenge) {
-  if (status_ == 401) challenge_ = one_line(challenge);
+  if (status_ == 401) challenge_ = one_line(challenge, kMaxChallenge);
   return *this;
 }
 

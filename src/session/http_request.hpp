@@ -11,6 +11,7 @@
 #include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
+#include "session/origin_check.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
 
@@ -56,6 +57,7 @@ class HttpRequestPhase final : public Phase {
   template <typename MakeStream>
   WsStream* upgrade(const proto::http1::Request& request, MakeStream make,
                     const AuthOutcome& verdict = AuthOutcome::allow());
+  OriginRule origin_rule() const;
   std::string_view cors_origin(const proto::http1::Request& request) const;
 
   // ops_routes.cpp: GET /metrics, GET /dashboard and its events; false when `request`

@@ -10,6 +10,7 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
+#include "session/origin_check.hpp"
 #include "session/publish_metrics.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
@@ -49,6 +50,15 @@ void HttpRequestPhase::route(const Request& request) {
   keep_alive_ = request.keep_alive;
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return deny(outcome);
+  }
+  const OriginVerdict origin = judge_origin(request.header("Origin"), request.header("Host"), origin_rule());
+  if (origin == OriginVerdict::refused) {
+    keep_alive_ = false;
+    return respond({.status = 403, .body = "origin not allowed (ws.allowed_origins)\n"});
+  }
+  if (request.method == Method::options) {
+    char cors[1024];
+    return respond({.status = 204, .extra_headers = cors_headers(cors_origin(request), true, cors)});
   }
   const std::string_view path = request.path;
   if (path == "/healthz") {
@@ -119,7 +129,11 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   const auto [count_end, ec] = std::to_chars(count, count + sizeof count, result.subscribers);
   out.append(count, static_cast<std::size_t>(count_end - count));
   out.append("}\n");
-  respond({.status = 200, .content_type = "application/json", .body = out.text()});
+  char cors[1024];
+  respond({.status = 200,
+           .content_type = "application/json",
+           .body = out.text(),
+           .extra_headers = cors_headers(cors_origin(request), false, cors)});
 }
 
 void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {
@@ -166,13 +180,16 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   sse.open(topics, requested, last_id, cors_origin(request));
 }
 
-// Streams are for any origin unless ws.allowed_origins names some; then
-// only those get the header a browser needs to read the stream.
+OriginRule HttpRequestPhase::origin_rule() const {
+  return {services_.allowed_origins(), services_.auth_gate().installed()};
+}
+
+// What a page on an allowed origin needs to read a stream or a publish's
+// reply (origin_check.hpp).
 std::string_view HttpRequestPhase::cors_origin(const Request& request) const {
-  const auto allowed = services_.allowed_origins();
-  if (allowed.empty()) return "*";
   const std::string_view origin = request.header("Origin");
-  return std::find(allowed.begin(), allowed.end(), origin) != allowed.end() ? origin : std::string_view();
+  const OriginRule rule = origin_rule();
+  return allow_origin_value(judge_origin(origin, request.header("Host"), rule), origin, rule);
 }
 
 void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view raw_topic) {
@@ -216,8 +233,8 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
 // Returns the stream, or null when the handshake failed.
 template <typename MakeStream>
 WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, const AuthOutcome& verdict) {
-  const proto::ws::HandshakeOptions options{services_.subprotocols(), services_.allowed_origins(),
-                                            services_.config().ws.deflate != 0};
+  // The Origin was judged with every other route's (route()).
+  const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
   const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
   if (result.http_status != 101) {
     keep_alive_ = false;

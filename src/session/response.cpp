@@ -51,7 +51,7 @@ buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_vie
   if (!allow_origin.empty()) {
     builder.append("Access-Control-Allow-Origin: ");
     builder.append(allow_origin);
-    builder.append(allow_origin == "*" ? "\r\n" : "\r\nVary: Origin\r\n");
+    builder.append(allow_origin == "*" ? "\r\n" : "\r\nVary: Origin\r\nAccess-Control-Allow-Credentials: true\r\n");
   }
   builder.append("\r\n");
   builder.append(retry, static_cast<std::size_t>(n));

@@ -192,7 +192,7 @@ TEST(AuthorizationRefusals, ARefusedWebSocketNeverOpensForTheApplication) {
   {
     WsTestClient refused(server.port());
     ASSERT_EQ(refused.upgrade({.path = "/ws/secret", .extra_headers = "Authorization: Bearer good\r\n"}).status, 101);
-    EXPECT_EQ(refused.read_close(), 1008);
+    EXPECT_EQ(refused.read_close(), 4403);
   }
   WsTestClient allowed(server.port());
   ASSERT_EQ(allowed.upgrade({.path = "/ws/news", .extra_headers = "Authorization: Bearer good\r\n"}).status, 101);

@@ -60,7 +60,7 @@ TEST_F(AuthGateTest, ARefusalIsCountedAndWordedForEachProtocol) {
   EXPECT_EQ(outcome.reason(), "slow down");
   EXPECT_EQ(outcome.text(), "429 slow down");
   EXPECT_EQ(outcome.retry_after(), 3u);
-  EXPECT_EQ(outcome.close_code(), proto::ws::CloseCode::policy_violation);
+  EXPECT_EQ(static_cast<int>(outcome.close_code()), 4429);
   EXPECT_EQ(counters.denied.load(), 1u);
 }
 

@@ -54,5 +54,13 @@ TEST(Headers, FindTheFirstValueWhateverTheCase) {
   EXPECT_EQ(Headers().get("Host"), "");
 }
 
+TEST(AuthDecision, AChallengeHasRoomForAWholeReasonAndIsCutAtItsOwnLimit) {
+  const std::string described = "Bearer realm=\"sluice\", error=\"invalid_token\", error_description=\"" +
+                                std::string(AuthDecision::kMaxReason, 'r') + "\"";
+  EXPECT_EQ(AuthDecision::deny(401, "x").with_challenge(described).challenge(), described);
+  EXPECT_EQ(AuthDecision::deny(401, "x").with_challenge(std::string(1000, 'c')).challenge().size(),
+            AuthDecision::kMaxChallenge);
+}
+
 }  // namespace
 }  // namespace sluice::server

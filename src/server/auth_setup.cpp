@@ -1,0 +1,36 @@
+#include "server/auth_setup.hpp"
+
+#include <arpa/inet.h>
+
+#include "io/socket.hpp"
+#include "server/token_authorizer.hpp"
+
+namespace sluice::server {
+
+bool loopback_host(std::string_view host) {
+  if (host == "localhost") return true;
+  in_addr v4{};
+  return ::inet_pton(AF_INET, std::string(host).c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+std::optional<std::string> setup_auth(const Config& config, Server& server) {
+  switch (config.auth.mode) {
+    case AuthMode::none: {
+      io::Endpoint endpoint;
+      if (io::parse_endpoint(config.listen, endpoint) && loopback_host(endpoint.host)) return std::nullopt;
+      return "config key 'listen' is " + config.listen +
+             ", not a loopback address, and auth.mode is none: set auth.mode=jwt (tokens) or auth.mode=open "
+             "(anyone may publish and read)";
+    }
+    case AuthMode::open: return std::nullopt;
+    case AuthMode::jwt: {
+      Authorizer authorizer;
+      if (auto error = make_token_authorizer(config, authorizer)) return error;
+      server.authorize(std::move(authorizer));
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::server

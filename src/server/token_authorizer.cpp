@@ -1,0 +1,183 @@
+#include "server/token_authorizer.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "auth/decision.hpp"
+#include "auth/grants.hpp"
+#include "auth/jwt_verifier.hpp"
+#include "auth/key_ring.hpp"
+#include "auth/peer_address.hpp"
+#include "auth/rate_limiter.hpp"
+#include "auth/token_source.hpp"
+
+namespace sluice::server {
+
+namespace {
+
+constexpr std::string_view kRealm = "sluice";
+
+// What a connection's data holds from its first request on: the identity
+// its latest request's token proved, if any.
+struct ConnectionAuth {
+  std::optional<auth::Identity> identity;
+};
+
+// "IP:PORT" as the server shows it -> the part rate limits count by.
+auth::PeerAddress address_of(std::string_view peer) {
+  const std::string host(peer.substr(0, peer.rfind(':')));
+  sockaddr_in v4{};
+  v4.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, host.c_str(), &v4.sin_addr) != 1) return {};
+  return auth::peer_address(reinterpret_cast<const sockaddr*>(&v4), sizeof v4);
+}
+
+AuthDecision to_hook(const auth::Decision& d) {
+  if (d.allowed()) return AuthDecision::allow();
+  AuthDecision out = AuthDecision::deny(auth::http_status(d.verdict), d.reason, d.retry_after_s);
+  if (d.verdict == auth::Verdict::unauthenticated) out.with_challenge(auth::www_authenticate(d, kRealm));
+  return out;
+}
+
+auth::RateRule rule(std::int64_t per_second, std::int64_t burst) {
+  return {static_cast<std::uint32_t>(per_second), static_cast<std::uint32_t>(burst)};
+}
+
+auth::RateConfig rate_config(const AuthRateConfig& r) {
+  auth::RateConfig out;
+  out.connect_per_address = rule(r.connect_per_ip, r.connect_per_ip_burst);
+  out.connect_per_identity = rule(r.connect_per_identity, r.connect_per_identity_burst);
+  out.subscribe_per_address = rule(r.subscribe_per_ip, r.subscribe_per_ip_burst);
+  out.subscribe_per_identity = rule(r.subscribe_per_identity, r.subscribe_per_identity_burst);
+  out.publish_per_address = rule(r.publish_per_ip, r.publish_per_ip_burst);
+  out.publish_per_identity = rule(r.publish_per_identity, r.publish_per_identity_burst);
+  out.table_entries = static_cast<std::size_t>(r.table_entries);
+  return out;
+}
+
+class TokenAuthorizer {
+ public:
+  TokenAuthorizer(const AuthConfig& config, auth::JwtVerifier verifier, auth::AnonymousGrants anonymous)
+      : verifier_(std::move(verifier)),
+        anonymous_(std::move(anonymous)),
+        cookie_name_(config.cookie_name),
+        lookup_{cookie_name_, config.query_token != 0},
+        limiter_(rate_config(config.rate)) {}
+
+  AuthDecision operator()(const AuthRequest& request) {
+    const auth::PeerAddress address = address_of(request.peer);
+    if (request.action == Action::connect) return connect(request, address);
+    const auto kind = request.action == Action::subscribe ? auth::Action::subscribe : auth::Action::publish;
+    const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
+    const auth::Identity* identity = held != nullptr && held->identity ? &*held->identity : nullptr;
+    // A WebSocket lives past its token's expiry: what it asks later is
+    // judged by the token as it is then.
+    if (identity != nullptr && identity->expires &&
+        std::chrono::system_clock::now() > *identity->expires + verifier_.rules().clock_skew) {
+      return to_hook(auth::Decision::invalid_token("token expired"));
+    }
+    if (auth::Decision d = auth::decide_topic(identity, anonymous_, kind, request.topic); !d.allowed()) {
+      return to_hook(d);
+    }
+    return limit(kind == auth::Action::subscribe ? auth::RateKind::subscribe : auth::RateKind::publish, address,
+                 identity != nullptr ? identity->subject : std::string_view());
+  }
+
+ private:
+  // Every request: its token (if any) is verified and what it grants kept
+  // in the connection's data, replacing what an earlier request on the
+  // same connection left there. Only a connection's first request counts
+  // against the connect limits: a kept-alive client's later requests are
+  // not new connections (each publish counts against the publish limits).
+  AuthDecision connect(const AuthRequest& request, const auth::PeerAddress& address) {
+    const bool first = request.user == nullptr;
+    auto held = std::make_shared<ConnectionAuth>();
+    request.user = held;
+    std::vector<proto::http1::Header> headers;
+    headers.reserve(request.headers.fields().size());
+    for (const HeaderField& f : request.headers.fields()) headers.push_back({f.name, f.value});
+    const auth::FoundToken found = auth::find_token(headers, request.query, lookup_);
+    auth::Decision refused;
+    if (found.error != nullptr) {
+      refused = auth::Decision::invalid_token(found.error);
+    } else if (found.source != auth::TokenSource::none) {
+      auth::VerifiedToken verified = verifier_.verify(found.token, std::chrono::system_clock::now());
+      if (verified.check.ok()) {
+        held->identity = std::move(verified.identity);
+      } else {
+        refused = auth::Decision::invalid_token(std::move(verified.check.reason));
+      }
+    }
+    if (first) {
+      AuthDecision limited = limit(auth::RateKind::connect, address, held->identity ? held->identity->subject : "");
+      if (!limited.allowed()) return limited;
+    }
+    return to_hook(refused);
+  }
+
+  AuthDecision limit(auth::RateKind kind, const auth::PeerAddress& address, std::string_view subject) {
+    // One limiter for every loop: a client's limit is the same whichever
+    // loop the kernel handed its connection to. The lock is taken per
+    // request, subscribe and publish, never per event.
+    auth::RateCheck check;
+    {
+      const std::lock_guard lock(mutex_);
+      check = limiter_.check(kind, address, subject, auth::RateLimiter::Clock::now());
+    }
+    return check.allowed ? AuthDecision::allow() : to_hook(auth::rate_decision(check));
+  }
+
+  const auth::JwtVerifier verifier_;
+  const auth::AnonymousGrants anonymous_;
+  const std::string cookie_name_;
+  const auth::TokenLookup lookup_;
+  std::mutex mutex_;
+  auth::RateLimiter limiter_;
+};
+
+std::optional<std::string> patterns(const std::vector<std::string>& list, std::string_view key,
+                                    const Config& config, auth::TopicPatterns& out) {
+  return auth::TopicPatterns::from_config(list, key, static_cast<std::size_t>(config.auth.max_patterns),
+                                          config.hub.max_topic_name, out);
+}
+
+}  // namespace
+
+std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out) {
+  const AuthConfig& a = config.auth;
+  auth::KeyRing keys;
+  const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
+                                 static_cast<std::size_t>(a.max_keys)};
+  if (auto error = keys.load(sources)) return error;
+  if (keys.empty()) {
+    return std::string("config key 'auth.mode' is jwt but no key is set: give auth.jwt_secret, "
+                       "auth.jwt_public_key_file or auth.jwks_file");
+  }
+  auth::JwtRules rules;
+  rules.max_token_bytes = static_cast<std::size_t>(a.max_token_bytes);
+  rules.max_claims = static_cast<std::size_t>(a.max_claims);
+  rules.max_patterns = static_cast<std::size_t>(a.max_patterns);
+  rules.clock_skew = std::chrono::milliseconds(a.clock_skew_ms);
+  rules.require_exp = a.require_exp != 0;
+  rules.audience = a.audience;
+  rules.issuer = a.issuer;
+  rules.claim = a.claim;
+  rules.max_topic_name = config.hub.max_topic_name;
+  auth::AnonymousGrants anonymous;
+  if (auto error = patterns(a.anonymous_subscribe, "auth.anonymous_subscribe", config, anonymous.subscribe)) {
+    return error;
+  }
+  if (auto error = patterns(a.anonymous_publish, "auth.anonymous_publish", config, anonymous.publish)) return error;
+  auto authorizer =
+      std::make_shared<TokenAuthorizer>(a, auth::JwtVerifier(std::move(keys), std::move(rules)), std::move(anonymous));
+  out = [authorizer](const AuthRequest& request) { return (*authorizer)(request); };
+  return std::nullopt;
+}
+
+}  // namespace sluice::server

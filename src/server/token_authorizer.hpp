@@ -1,0 +1,22 @@
+// Owns: the authorizer sluiced installs with auth.mode=jwt, built from
+// AuthConfig with the token library (src/auth): a request's token is
+// verified once, when it arrives (Action::connect), and what it grants is
+// kept in the connection's data; each subscribe and publish is then judged
+// against those grants and the anonymous ones, and counted against the
+// rate limits. Nothing here runs per event.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sluice/authorization.hpp"
+#include "sluice/config.hpp"
+
+namespace sluice::server {
+
+// Builds the authorizer `config.auth` describes. Returns one line naming
+// the config key at fault (a short secret, an unreadable key file, a bad
+// pattern), or nullopt.
+[[nodiscard]] std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out);
+
+}  // namespace sluice::server

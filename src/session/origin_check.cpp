@@ -1,0 +1,57 @@
+#include "session/origin_check.hpp"
+
+#include <algorithm>
+
+namespace sluice::session {
+
+namespace {
+
+bool same_text(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return std::ranges::equal(a, b, [&](char x, char y) { return lower(x) == lower(y); });
+}
+
+// "https://example.com:8443" -> "example.com:8443"; "" for "null" or no scheme.
+std::string_view authority_of(std::string_view origin) {
+  const std::size_t scheme_end = origin.find("://");
+  return scheme_end == std::string_view::npos ? std::string_view() : origin.substr(scheme_end + 3);
+}
+
+}  // namespace
+
+OriginVerdict judge_origin(std::string_view origin, std::string_view host, const OriginRule& rule) {
+  if (origin.empty()) return OriginVerdict::none;
+  const std::string_view authority = authority_of(origin);
+  if (!authority.empty() && !host.empty() && same_text(authority, host)) return OriginVerdict::same;
+  if (rule.allowed.empty()) return rule.authorizing ? OriginVerdict::refused : OriginVerdict::listed;
+  const bool on_list =
+      std::ranges::any_of(rule.allowed, [&](std::string_view allowed) { return same_text(allowed, origin); });
+  return on_list ? OriginVerdict::listed : OriginVerdict::refused;
+}
+
+std::string_view allow_origin_value(OriginVerdict verdict, std::string_view origin, const OriginRule& rule) {
+  if (verdict == OriginVerdict::refused) return {};
+  if (rule.allowed.empty() && !rule.authorizing) return "*";
+  return verdict == OriginVerdict::none ? std::string_view() : origin;
+}
+
+std::string_view cors_headers(std::string_view allow_origin, bool preflight, std::span<char> out) {
+  if (allow_origin.empty()) return {};
+  std::size_t used = 0;
+  bool fits = true;
+  const auto append = [&](std::string_view text) {
+    fits = fits && used + text.size() <= out.size();
+    if (fits) used = static_cast<std::size_t>(std::ranges::copy(text, out.begin() + used).out - out.begin());
+  };
+  append("Access-Control-Allow-Origin: ");
+  append(allow_origin);
+  append(allow_origin == "*" ? "\r\n" : "\r\nVary: Origin\r\nAccess-Control-Allow-Credentials: true\r\n");
+  if (preflight) {
+    append("Access-Control-Allow-Methods: GET, POST\r\n"
+           "Access-Control-Allow-Headers: Authorization, Content-Type, Last-Event-ID\r\n"
+           "Access-Control-Max-Age: 600\r\n");
+  }
+  return fits ? std::string_view(out.data(), used) : std::string_view();
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,53 @@
+// Owns: the one Origin allow-list (ws.allowed_origins) as every route
+// applies it: SSE streams, POST publishes and WebSocket upgrades alike, and
+// the CORS answers that go with it (a stream's or a publish's
+// Access-Control-Allow-Origin, the OPTIONS preflight).
+//
+// What it protects against: a page on another site using a visitor's
+// browser, and the cookie that browser holds, to read a stream or publish
+// (cross-site request forgery: a `text/plain` POST needs no preflight, so
+// CORS alone would not stop it; nor would it stop a WebSocket). Browsers
+// always send Origin on such requests, so a request whose Origin is
+// neither the server's own (it names the Host) nor on the list is refused
+// with 403. A request without Origin is not from a page on another site
+// (browsers send one), and any other client could claim any Origin.
+//
+// The list empty means any origin while no authorizer is installed (as
+// before auth existed: streams answer `*`), and only the server's own when
+// one is: with credentials in play, `*` is never sent.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace sluice::session {
+
+enum class OriginVerdict : std::uint8_t {
+  none,       // no Origin header: not a cross-site browser request
+  same,       // the Origin names the Host the request was sent to
+  listed,     // on the allow-list, or any origin while the list is empty and no authorizer is installed
+  refused,    // 403
+};
+
+struct OriginRule {
+  std::span<const std::string_view> allowed;  // ws.allowed_origins
+  bool authorizing = false;                   // an authorizer is installed
+};
+
+[[nodiscard]] OriginVerdict judge_origin(std::string_view origin, std::string_view host, const OriginRule& rule);
+
+// Access-Control-Allow-Origin's value for an allowed request: "*" while
+// the list is empty and no authorizer is installed, else the request's own
+// Origin (empty: send none).
+[[nodiscard]] std::string_view allow_origin_value(OriginVerdict verdict, std::string_view origin,
+                                                  const OriginRule& rule);
+
+// The CORS header lines for an allowed request, each ending in CRLF, written
+// into `out`: Access-Control-Allow-Origin (with Vary and, for one named
+// origin, Allow-Credentials, so a page may send its cookie), and for a
+// preflight the methods, request headers and how long to remember them.
+// Empty when `allow_origin` is, or when they do not fit.
+[[nodiscard]] std::string_view cors_headers(std::string_view allow_origin, bool preflight, std::span<char> out);
+
+}  // namespace sluice::session
