@@ -120,6 +120,9 @@ const IntSetting kIntSettings[] = {
                                                      "/ws acks left unread before its input is paused"),
     int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
                                                           "reconnect delay sent to a subscriber cut off as slow"),
+    int_setting<&C::policy, &PolicyConfig::latest_window_frames>(
+        "policy.latest_window_frames", 0, 1024,
+        "latest: frames between sluice and a slow reader's application, kernel queues included (0: no bound)"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
