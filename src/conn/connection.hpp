@@ -44,6 +44,8 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   // Hands the bytes still buffered to on_input() again, then reads on.
   void resume_input() override;
   bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) override;
+  // The gate bound_unread() put on this connection, or null.
+  [[nodiscard]] const LatencyGate* latency_gate() const { return gate_.get(); }
 
   // Output is done and our side is shut; waiting for the peer's EOF so that
   // unread request bytes do not turn the close into a reset that could

@@ -110,9 +110,10 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   check_interval_ = progress ? Clock::duration(kFirstCheck) : std::min<Clock::duration>(2 * check_interval_, kMaxCheck);
   Clock::time_point still{};
   if (outstanding_data() == 0 || !oldest_unconsumed(still)) {
-    // Everything read. Within the grace period of its writing, while the
-    // allowance was what stopped more: the reader keeps up.
-    if (allowance_bound && (!was_behind || now - oldest <= settings_.grace)) {
+    // Everything read, some of it since the last look, within the grace
+    // period of its writing, while the allowance was what stopped more:
+    // the reader keeps up.
+    if (allowance_bound && progress && (!was_behind || now - oldest <= settings_.grace)) {
       grown_ = std::min(2 * std::max(grown_, floor), settings_.max_allowance);
     }
   } else if (now - still > settings_.grace) {
