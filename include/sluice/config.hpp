@@ -68,6 +68,9 @@ struct PolicyConfig {
   unsigned allowed = (1u << kPolicyCount) - 1;  // bit per Policy
   std::vector<Rule> rules;
   std::int64_t slow_retry_ms = 5000;  // `retry:` sent to a subscriber cut off as slow
+  // Under `latest`: data frames let past sluice's own queue that the reader's
+  // application may not have read yet, kernel queues included (0: no bound).
+  std::int64_t latest_window_frames = 1;
 
   [[nodiscard]] Policy for_topic(std::string_view topic) const;
   [[nodiscard]] bool allows(Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }

@@ -21,6 +21,7 @@ struct Counters {
   Count sends_to_closed{};   // ConnectionRef frames whose connection had gone
   Count publishes_held{};    // WebSocket messages held until the hub had room
   Count denied{};            // requests, subscriptions and publishes the authorizer refused
+  Count latest_unbounded{};  // latest streams whose reader's backlog the kernel could not tell: no window
 
   // Calls fn(name, s.counter...) for every counter, in the order above, of
   // every struct given, in step: a loop's atomic counts and a snapshot can
@@ -36,6 +37,7 @@ struct Counters {
     fn("sends_to_closed", self.sends_to_closed...);
     fn("publishes_held", self.publishes_held...);
     fn("denied", self.denied...);
+    fn("latest_unbounded", self.latest_unbounded...);
   }
 };
 using ServerStats = Counters<std::uint64_t>;

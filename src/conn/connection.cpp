@@ -37,6 +37,7 @@ void Connection::close_now(CloseReason reason) {
   if (closed()) return;
   loop().forget(this);
   loop().unwatch(transport_->fd());
+  gate_.reset();  // before the socket it reads
   transport_.reset();  // closes the socket
   writer_.target = nullptr;
   set_closed();
@@ -98,16 +99,32 @@ void Connection::resume_input() {
   read_available();
 }
 
+bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) {
+  if (gate_tried_ || closed()) return gate_ != nullptr;
+  gate_tried_ = true;
+  gate_ = LatencyGate::make(transport_->fd(), settings, checks, *this, std::move(probe), loop().now());
+  return gate_ != nullptr;
+}
+
 void Connection::flush() {
   if (closed()) return;
+  // A closing connection's last frames never wait: the close follows them.
+  const bool gated = gate_ != nullptr && !closing();
+  const DataAllowance allowance = gated ? gate_->plan(loop().now(), queue()) : DataAllowance{};
+  set_data_held(gated && gate_->holding());
   before_flush();
-  const FlushResult result = queue().flush(writer_);
+  const std::size_t data_before = queue().data_bytes();
+  const FlushResult result = queue().flush(writer_, allowance);
+  if (gated) gate_->flushed(loop().now(), result, data_before - queue().data_bytes());
   if (result.bytes > 0) last_activity_ = loop().now();
   switch (result.status) {
     case FlushStatus::error:
       return close_now(CloseReason::io_error);
     case FlushStatus::blocked:
       return set_write_interest(true);
+    case FlushStatus::held:
+      // The gate has this flushed again when the reader may have room.
+      return set_write_interest(false);
     case FlushStatus::drained:
       set_write_interest(false);
       if (closing() && !lingering_) return start_linger();

@@ -1,6 +1,7 @@
 // Owns: Connection, one accepted connection on one loop: reading its
 // transport into a bounded input buffer, flushing its outlet's queue once
-// per tick, and closing (gracefully, after the queue drains, or at once).
+// per tick (through its latency gate, once a stream asked for one), and
+// closing (gracefully, after the queue drains, or at once).
 //
 // The bytes move through a transport::Transport (plain TCP, later TLS); what
 // they mean is up to the class that derives from this one and implements
@@ -13,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "conn/latency_gate.hpp"
 #include "conn/out_queue.hpp"
 #include "conn/outlet.hpp"
 #include "conn/writer.hpp"
@@ -41,6 +43,9 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   void close_now(CloseReason reason) override;
   // Hands the bytes still buffered to on_input() again, then reads on.
   void resume_input() override;
+  bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) override;
+  // The gate bound_unread() put on this connection, or null.
+  [[nodiscard]] const LatencyGate* latency_gate() const { return gate_.get(); }
 
   // Output is done and our side is shut; waiting for the peer's EOF so that
   // unread request bytes do not turn the close into a reset that could
@@ -80,6 +85,8 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
 
   std::unique_ptr<transport::Transport> transport_;
   TransportWriter writer_;
+  std::unique_ptr<LatencyGate> gate_;
+  bool gate_tried_ = false;
   ConnectionLimits limits_;
   std::string input_;
   io::Loop::Clock::time_point last_activity_;

@@ -1,6 +1,7 @@
 // Flushing is gather, write, consume. gather() lays the queue out as iovecs
 // in the order the bytes must reach the wire: the rest of the frame in
-// flight, the control lane, the data lane. consume() walks the same order
+// flight, the control lane, the data lane as far as the flush's allowance
+// goes. consume() walks the same order
 // by the number of bytes the writer took, releasing every frame it passes
 // and leaving the frame it stops inside in flight. Only a frame with bytes
 // on the wire is in flight, so a frame that has not started can still be
@@ -30,6 +31,7 @@ struct OutQueue::Batch {
   struct iovec* iov;
   int count = 0;
   std::size_t bytes = 0;
+  DataAllowance rest;  // what the allowance leaves for the data frames after this batch
 
   // Adds one iovec per non-empty block from `block` on, the first starting
   // `offset` bytes in. Returns false when the iovecs ran out first.
@@ -75,13 +77,21 @@ bool OutQueue::append_control(std::string_view bytes) {
   return !control_.empty() && control_.at(control_.size() - 1).frame.append_unshared(bytes);
 }
 
-FlushResult OutQueue::flush(Writer& writer) {
+FlushResult OutQueue::flush(Writer& writer, DataAllowance allowance) {
   FlushResult result{FlushStatus::drained};
   struct iovec iov[kMaxIov];
   while (!empty()) {
-    const Batch batch = gather(iov);
+    const Batch batch = gather(iov, allowance);
+    allowance = batch.rest;
     if (batch.bytes == 0) {
-      result.frames_completed += consume(0, writer);
+      const std::size_t completed = consume(0, writer);
+      // Nothing to write and no empty frame to complete: what is left
+      // waits for a larger allowance.
+      if (completed == 0) {
+        result.status = FlushStatus::held;
+        return result;
+      }
+      result.frames_completed += completed;
       continue;
     }
     const long wrote = writer.writev(iov, batch.count);
@@ -143,14 +153,25 @@ std::size_t OutQueue::control_bytes_ahead() const {
   return bytes;
 }
 
-OutQueue::Batch OutQueue::gather(struct iovec* iov) const {
+OutQueue::Batch OutQueue::gather(struct iovec* iov, DataAllowance allowance) const {
   Batch batch{iov};
+  batch.rest = allowance;
   if (in_flight_ && !batch.add(current_block_, current_offset_)) return batch;
   for (std::size_t i = 0; i < control_.size(); ++i) {
     if (!batch.add(control_.at(i).frame.first_block(), 0)) return batch;
   }
   for (std::size_t i = 0; i < data_.size(); ++i) {
-    if (!batch.add(data_.at(i).frame.first_block(), 0)) return batch;
+    const std::size_t size = data_.at(i).frame.size();
+    if (size > batch.rest.bytes && !batch.rest.one_frame) return batch;
+    const int before = batch.count;
+    const bool whole = batch.add(data_.at(i).frame.first_block(), 0);
+    // Charged whole once it has bytes in this batch: cut short by the
+    // iovecs, it goes on in flight and is not charged again.
+    if (whole || batch.count > before) {
+      batch.rest.bytes = size > batch.rest.bytes ? 0 : batch.rest.bytes - size;
+      batch.rest.one_frame = false;
+    }
+    if (!whole) return batch;
   }
   return batch;
 }

@@ -41,6 +41,17 @@ enum class FlushStatus : std::uint8_t {
   drained,  // nothing is left
   blocked,  // the socket is full (short write or -EAGAIN): arm EPOLLOUT
   error,    // the writer failed; `error` holds the errno value
+  held,     // everything the allowance let through was written; data frames wait
+};
+
+// How much of the data lane one flush may start: whole frames, in order,
+// adding up to at most `bytes`; with `one_frame`, the first one goes even
+// when it alone is larger (a frame bigger than the allowance still flows).
+// The rest of a frame in flight and control frames are never held back.
+// The default holds nothing back.
+struct DataAllowance {
+  std::size_t bytes = SIZE_MAX;
+  bool one_frame = true;
 };
 
 struct FlushResult {
@@ -92,8 +103,9 @@ class OutQueue {
   // negative return (the queue keeps its frames; clear() it). Each frame is
   // released as soon as its last byte is taken; a frame cut in the middle
   // stays in flight and is resumed by the next flush. Empty frames complete
-  // without a writev. Returns drained when the queue is empty.
-  [[nodiscard]] FlushResult flush(Writer& writer);
+  // without a writev. Returns drained when the queue is empty, held when
+  // only data frames past `allowance` are left.
+  [[nodiscard]] FlushResult flush(Writer& writer, DataAllowance allowance = {});
 
   // Drops the oldest data frame that has not started on the wire and
   // returns its label, or nullopt when there is none.
@@ -132,7 +144,7 @@ class OutQueue {
  private:
   struct Batch;
 
-  [[nodiscard]] Batch gather(struct iovec* iov) const;
+  [[nodiscard]] Batch gather(struct iovec* iov, DataAllowance allowance) const;
   std::size_t consume(std::size_t written, Writer& writer);
   bool start_next(std::size_t written, Writer& writer);
   std::size_t advance(std::size_t written);

@@ -17,6 +17,9 @@
 
 namespace sluice::conn {
 
+class GateChecks;
+struct LatencyGateSettings;
+
 enum class CloseReason : std::uint8_t { peer, protocol, slow_consumer, timeout, shutdown, io_error };
 
 class Outlet {
@@ -55,6 +58,22 @@ class Outlet {
   // reading goes on.
   virtual void resume_input() = 0;
 
+  // Bounds the data between this outlet and its reader's application
+  // (conn/latency_gate.hpp); `probe` is the stream's frame the client
+  // ignores. False, changing nothing, when the transport cannot estimate
+  // what its reader has not read: data then flows as without a bound.
+  // Later calls answer as the first did.
+  virtual bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) {
+    (void)settings;
+    (void)checks;
+    (void)probe;
+    return false;
+  }
+  // The flush under way (or the last one) holds data back for a reader
+  // that has not read what it was given: what a stream adds (a notice of
+  // what `latest` replaced meanwhile) may wait with that data.
+  [[nodiscard]] bool data_held() const { return data_held_; }
+
   [[nodiscard]] io::Loop& loop() { return loop_; }
 
  protected:
@@ -65,6 +84,7 @@ class Outlet {
 
   void set_closing() { closing_ = true; }
   void set_closed() { closed_ = true; }
+  void set_data_held(bool held) { data_held_ = held; }
 
  private:
   io::Loop& loop_;
@@ -72,6 +92,7 @@ class Outlet {
   OutQueue queue_;
   bool closed_ = false;
   bool closing_ = false;
+  bool data_held_ = false;
 };
 
 }  // namespace sluice::conn

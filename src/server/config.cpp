@@ -135,6 +135,9 @@ const IntSetting kIntSettings[] = {
                                                        "topics listed in one admin reply"),
     int_setting<&C::ops, &OpsConfig::log_access>("log.access", 0, 1, "one log line per request"),
     int_setting<&C::ops, &OpsConfig::log_max_line>("log.max_line", 256, 4095, "bytes per log line"),
+    int_setting<&C::policy, &PolicyConfig::latest_window_frames>(
+        "policy.latest_window_frames", 0, 1024,
+        "latest: frames between sluice and a slow reader's application, kernel queues included (0: no bound)"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";

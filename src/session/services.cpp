@@ -12,7 +12,8 @@ LoopServices::LoopServices(const LoopParts& parts)
       allowed_origins_(parts.config.ws.allowed_origins.begin(), parts.config.ws.allowed_origins.end()),
       auth_gate_(parts.hooks.authorize, parts.counters),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
-      answers_(parts.config.hub.max_topic_name) {}
+      answers_(parts.config.hub.max_topic_name),
+      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {}
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {
   for (const WsRoute& route : parts_.ws_routes) {

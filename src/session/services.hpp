@@ -26,6 +26,7 @@
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
 #include "session/hub_answers.hpp"
+#include "session/latest_window.hpp"
 #include "session/ops_pages.hpp"
 #include "session/sse_heartbeat.hpp"
 #include "session/ws_stream.hpp"
@@ -94,6 +95,7 @@ class LoopServices {
   [[nodiscard]] AuthGate& auth_gate() { return auth_gate_; }
   [[nodiscard]] SseHeartbeat& heartbeat() { return heartbeat_; }
   [[nodiscard]] HeldPublishers& held_publishers() { return held_publishers_; }
+  [[nodiscard]] LatestWindow& latest_window() { return latest_window_; }
   // What a client is told when the hub refuses it.
   [[nodiscard]] HubAnswer answer(hub::HubStatus status) const { return answers_(status); }
   // The WebSocket handshake's options, as views of the config's lists.
@@ -112,6 +114,7 @@ class LoopServices {
   SseHeartbeat heartbeat_;
   HeldPublishers held_publishers_;
   HubAnswers answers_;
+  LatestWindow latest_window_;
 };
 
 }  // namespace sluice::session

@@ -38,6 +38,10 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   *slot = std::string(topic);
   policies_[cookie] = requested.value_or(services_.config().policy.for_topic(topic));
   drops_[cookie] = {};
+  if (policies_[cookie] == Policy::latest) {
+    const bool sse = form_ == hub::WireForm::sse;
+    services_.latest_window().bound(outlet_, sse ? LatestWindow::Probe::sse : LatestWindow::Probe::ws);
+  }
   hub::Hub& hub = services_.hub();
   const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_);
   if (result.status != hub::HubStatus::ok) {
@@ -123,7 +127,10 @@ void Subscriptions::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_
 
 void Subscriptions::before_flush() {
   if (stopped_) return;  // nothing may follow a WebSocket close frame
-  if (drops_pending_) drops_pending_ = !queue_drop_notices();
+  // While the reader's window holds data back, what `latest` replaced is
+  // told with the frame that replaced it: a notice per flush would fill
+  // the very buffers the window keeps shallow.
+  if (drops_pending_ && !outlet_.data_held()) drops_pending_ = !queue_drop_notices();
 }
 
 void Subscriptions::on_drained() {

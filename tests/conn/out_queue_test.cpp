@@ -129,6 +129,72 @@ TEST_F(OutQueueTest, SendsEverythingInOneCallWhenTheWriterTakesAll) {
   EXPECT_TRUE(pool_full());
 }
 
+// A flush's data allowance (the latency gate's): whole data frames, in
+// order, up to its bytes; control frames and a frame in flight always go.
+
+TEST_F(OutQueueTest, AnAllowanceStopsAtTheFirstFrameItCannotTakeWhole) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 100);
+  data(q, 2, 100);
+  control(q, 0, 30);
+  const FlushResult r = q.flush(writer, {.bytes = 250, .one_frame = false});
+  EXPECT_EQ(r.status, FlushStatus::held);
+  EXPECT_EQ(r.bytes, 230u);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'D', 0}, {'D', 1}}));
+  EXPECT_EQ(q.pending_data(), 1u);
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'D', 0}, {'D', 1}, {'D', 2}}));
+}
+
+TEST_F(OutQueueTest, OneFrameGoesWholeHoweverSmallTheAllowance) {
+  OutQueue q;
+  data(q, 0, 300);
+  data(q, 1, 10);
+  const FlushResult r = q.flush(writer, {.bytes = 10, .one_frame = true});
+  EXPECT_EQ(r.status, FlushStatus::held);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}}));
+}
+
+TEST_F(OutQueueTest, ANilAllowanceStillSendsControlFrames) {
+  OutQueue q;
+  data(q, 0, 50);
+  control(q, 0, 20);
+  control(q, 1, 20);
+  const FlushResult r = q.flush(writer, {.bytes = 0, .one_frame = false});
+  EXPECT_EQ(r.status, FlushStatus::held);
+  EXPECT_EQ(r.frames_completed, 2u);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'C', 0}, {'C', 1}}));
+  // Held, and nothing to write: no system call at all.
+  const std::size_t calls = writer.calls;
+  EXPECT_EQ(q.flush(writer, {.bytes = 0, .one_frame = false}).status, FlushStatus::held);
+  EXPECT_EQ(writer.calls, calls);
+}
+
+TEST_F(OutQueueTest, AFrameInFlightIsNeverHeld) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 100);
+  writer.script = {40};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  const FlushResult r = q.flush(writer, {.bytes = 0, .one_frame = false});
+  EXPECT_EQ(r.status, FlushStatus::held);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}}));
+}
+
+TEST_F(OutQueueTest, AnAllowanceSpansTheWritesOfOneFlush) {
+  OutQueue q({.max_bytes = 1 << 20, .max_frames = 4096, .max_control_frames = 16});
+  // More frames than one writev takes (IOV_MAX iovecs), so the allowance
+  // runs over several calls.
+  constexpr int kFrames = 3000;
+  for (int id = 0; id < kFrames; ++id) data(q, id, 20);
+  const FlushResult r = q.flush(writer, {.bytes = 2500 * 20, .one_frame = false});
+  EXPECT_EQ(r.status, FlushStatus::held);
+  EXPECT_GT(r.calls, 1u);
+  EXPECT_EQ(r.frames_completed, 2500u);
+  EXPECT_EQ(q.pending_data(), 500u);
+}
+
 TEST_F(OutQueueTest, ResumesAfterACutAtEveryByte) {
   // Cuts land in headers, mid-block, on block edges (64, 128) and exactly
   // on frame edges (100, 170).

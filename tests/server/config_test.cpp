@@ -36,6 +36,19 @@ TEST(Config, OutOfRangeValuesNameTheKeyAndTheRange) {
   EXPECT_EQ(c.heartbeat_ms, Config{}.heartbeat_ms);
 }
 
+TEST(Config, TheLatestWindowIsAFrameCountUpTo1024) {
+  Config c;
+  EXPECT_EQ(c.policy.latest_window_frames, 1);
+  EXPECT_EQ(apply_setting(c, "policy.latest_window_frames", "0"), std::nullopt);  // no window
+  EXPECT_EQ(c.policy.latest_window_frames, 0);
+  EXPECT_EQ(apply_setting(c, "policy.latest_window_frames", "4"), std::nullopt);
+  EXPECT_EQ(c.policy.latest_window_frames, 4);
+  const auto error = apply_setting(c, "policy.latest_window_frames", "1025");
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "config key 'policy.latest_window_frames' must be an integer between 0 and 1024 (got '1025')");
+  EXPECT_EQ(c.policy.latest_window_frames, 4);
+}
+
 TEST(Config, CrossKeyRules) {
   Config c;
   c.pool.block_size = 64;

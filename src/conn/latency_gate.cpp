@@ -1,0 +1,166 @@
+#include "conn/latency_gate.hpp"
+
+#include <algorithm>
+
+#include "conn/gate_checks.hpp"
+
+namespace sluice::conn {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kFirstCheck{1};
+constexpr milliseconds kMaxCheck{16};
+constexpr milliseconds kFirstProbeGap{5};
+constexpr milliseconds kMaxProbeGap{160};
+
+}  // namespace
+
+std::unique_ptr<LatencyGate> LatencyGate::make(int fd, const LatencyGateSettings& settings, GateChecks& checks,
+                                               io::Deferred& flusher, buf::FrameRef probe, Clock::time_point now) {
+  if (!probe) return nullptr;
+  std::unique_ptr<LatencyGate> gate(new LatencyGate(fd, settings, checks, flusher, std::move(probe)));
+  // The first sample is also the first look at the reader's window, taken
+  // before any data of ours can have narrowed it.
+  if (!gate->backlog_.sample(now)) return nullptr;
+  gate->last_sample_ = now;
+  return gate;
+}
+
+LatencyGate::LatencyGate(int fd, const LatencyGateSettings& settings, GateChecks& checks, io::Deferred& flusher,
+                         buf::FrameRef probe)
+    : backlog_(fd),
+      settings_(settings),
+      checks_(checks),
+      flusher_(flusher),
+      probe_(std::move(probe)),
+      check_interval_(kFirstCheck),
+      probe_gap_(kFirstProbeGap) {
+  settings_.window_frames = std::max<std::size_t>(settings_.window_frames, 1);
+}
+
+LatencyGate::~LatencyGate() { checks_.cancel(*this); }
+
+DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
+  holding_ = false;
+  const std::size_t pending = queue.data_bytes();
+  const std::size_t frames = queue.data_frames();
+  if (failed_ || pending == 0 || frames == 0) return {};
+  const std::size_t floor = settings_.window_frames * std::max<std::size_t>(pending / frames, 1);
+  // What was written since the last look counts as unread: while all of
+  // it and everything waiting still fit, the kernel need not be asked,
+  // except once per grace period (a reader that stopped must be seen).
+  const bool fits = outstanding_data() + pending <= std::max(floor, grown_);
+  if (fits && now - last_sample_ < settings_.grace) return {};
+  if (!sample(now, floor, !fits)) return {};
+  const std::size_t allowance = std::max(floor, grown_);
+  const std::size_t outstanding = outstanding_data();
+  const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
+  holding_ = pending > room && !(outstanding == 0 && frames == 1);
+  if (holding_) maybe_probe(now, queue);
+  return {room, outstanding == 0};
+}
+
+void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std::size_t data_written) {
+  if (failed_) return;
+  if (result.bytes > 0) {
+    written_ += result.bytes;
+    unsampled_ += result.bytes;
+    add_mark(now);
+  }
+  if (data_written > 0) {
+    // New data: a probe may follow it as soon as all of it is acknowledged.
+    next_probe_ = now;
+    probe_gap_ = kFirstProbeGap;
+    control_since_data_ = 0;
+  }
+  // Control frames written with the data may have gone before it; counting
+  // them as after it only makes the reader look further behind.
+  control_since_data_ += result.bytes - std::min(result.bytes, data_written);
+  if (result.status == FlushStatus::held) {
+    checks_.schedule(*this, std::max(now, last_sample_ + check_interval_));
+  } else {
+    checks_.cancel(*this);
+  }
+}
+
+bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowance_bound) {
+  const std::optional<Backlog> backlog = backlog_.sample(now);
+  if (!backlog) {
+    failed_ = true;
+    checks_.cancel(*this);
+    return false;
+  }
+  // When the oldest byte unread at the last look was written.
+  Clock::time_point oldest{};
+  const bool was_behind = oldest_unconsumed(oldest);
+  last_sample_ = now;
+  unconsumed_ = backlog->total();
+  unsampled_ = 0;
+  in_flight_ = backlog->in_flight;
+  unread_ = backlog->unread;
+  const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
+  const bool progress = consumed > consumed_;
+  if (progress) {
+    consumed_ = consumed;
+    next_probe_ = now;
+    probe_gap_ = kFirstProbeGap;
+  }
+  check_interval_ = progress ? Clock::duration(kFirstCheck) : std::min<Clock::duration>(2 * check_interval_, kMaxCheck);
+  Clock::time_point still{};
+  if (outstanding_data() == 0 || !oldest_unconsumed(still)) {
+    // Everything read, some of it since the last look, within the grace
+    // period of its writing, while the allowance was what stopped more:
+    // the reader keeps up.
+    if (allowance_bound && progress && (!was_behind || now - oldest <= settings_.grace)) {
+      grown_ = std::min(2 * std::max(grown_, floor), settings_.max_allowance);
+    }
+  } else if (now - still > settings_.grace) {
+    grown_ = 0;
+  }
+  return true;
+}
+
+void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
+  // A probe helps only when no ACK is pending at the reader (all we sent is
+  // acknowledged) and something sits unread there.
+  if (unread_ == 0 || in_flight_ != 0 || now < next_probe_) return;
+  if (queue.push_control(probe_) != EnqueueStatus::ok) return;
+  next_probe_ = now + probe_gap_;
+  probe_gap_ = std::min<Clock::duration>(2 * probe_gap_, kMaxProbeGap);
+}
+
+void LatencyGate::add_mark(Clock::time_point now) {
+  if (marks_count_ > 0) {
+    Mark& newest = marks_[(marks_head_ + marks_count_ - 1) % kMarks];
+    // Same tick, or no room: the newest mark covers these bytes too, which
+    // makes them look older than they are, never younger.
+    if (newest.time == now || marks_count_ == kMarks) {
+      newest.end = written_;
+      return;
+    }
+  }
+  marks_[(marks_head_ + marks_count_) % kMarks] = {written_, now};
+  ++marks_count_;
+}
+
+bool LatencyGate::oldest_unconsumed(Clock::time_point& written) {
+  while (marks_count_ > 0 && marks_[marks_head_].end <= consumed_) {
+    marks_head_ = (marks_head_ + 1) % kMarks;
+    --marks_count_;
+  }
+  if (marks_count_ == 0) return false;
+  written = marks_[marks_head_].time;
+  return true;
+}
+
+// Bytes are read in order: unread bytes up to the number of control bytes
+// written after the last data (probes, heartbeats) mean every data byte was
+// read. A reader that leaves the last probe unread is not behind.
+std::size_t LatencyGate::outstanding_data() const {
+  const std::size_t unread = unconsumed_ + unsampled_;
+  return unread > control_since_data_ ? unread - control_since_data_ : 0;
+}
+
+}  // namespace sluice::conn

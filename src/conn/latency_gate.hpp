@@ -1,0 +1,141 @@
+// Owns: LatencyGate, which bounds how much of one connection's data sits
+// between sluice and the reader's application, kernel queues included, so
+// that a reader slower than its events reads fresh ones: the rest waits in
+// sluice's queue, where `latest` replaces it.
+//
+// Before each flush the gate says how many data bytes may start (plan()),
+// from what it knows of the reader's backlog (PeerBacklog):
+// - A reader may have `window_frames` frames (of the size now waiting)
+//   outstanding. A reader that read everything it was given within the
+//   grace period, while the allowance was what stopped more, keeps up: its
+//   allowance doubles (up to max_allowance), so a fast reader soon takes
+//   whole drains and the gate stops asking the kernel while what it wrote
+//   since its last look still fits. A reader with bytes unread for longer
+//   than the grace period is behind: its allowance falls back to
+//   window_frames frames at once.
+// - Whenever the reader has read everything, one whole frame may go, so a
+//   frame larger than the allowance still flows.
+// - Control frames are never held back.
+// The kernel is asked (one getsockopt, sometimes an ioctl) only when the
+// bytes written since the last look might pass the allowance, and at least
+// once per grace period while data flows: a reader that keeps up costs
+// next to nothing per flush and nothing per event.
+//
+// While data is held the kernel says nothing when the reader reads, so the
+// gate has its connection flushed again (GateChecks), 1 ms after the reader
+// last moved and up to 16 ms apart while it does not. A read shows only in
+// an ACK, and a read sends none unless an ACK was pending: when everything
+// sent is acknowledged but not read, the gate queues a probe, a frame the
+// client ignores (an SSE blank line, a WebSocket ping), so that the
+// reader's next read has an ACK pending and its kernel answers at once
+// with the window it has now. Probes back off from 5 ms to 160 ms apart
+// while the reader reads nothing.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
+#include "conn/peer_backlog.hpp"
+#include "io/loop.hpp"
+
+namespace sluice::conn {
+
+class GateChecks;
+
+struct LatencyGateSettings {
+  // Frames a reader that does not keep up may have between sluice and its
+  // application, kernel queues included; at least 1.
+  std::size_t window_frames = 2;
+  // A reader that has had bytes unread longer than this does not keep up.
+  std::chrono::milliseconds grace{20};
+  // The most a reader that keeps up may have outstanding.
+  std::size_t max_allowance = 256 << 10;
+};
+
+class LatencyGate {
+ public:
+  using Clock = io::Loop::Clock;
+
+  // A gate on socket `fd`, whose connection flushes through `flusher`; the
+  // probe is queued as a control frame. nullptr when the kernel does not
+  // tell enough about `fd` to estimate its reader's backlog: the caller
+  // then flushes as it would without one.
+  [[nodiscard]] static std::unique_ptr<LatencyGate> make(int fd, const LatencyGateSettings& settings,
+                                                         GateChecks& checks, io::Deferred& flusher,
+                                                         buf::FrameRef probe, Clock::time_point now);
+  ~LatencyGate();
+  LatencyGate(const LatencyGate&) = delete;
+  LatencyGate& operator=(const LatencyGate&) = delete;
+
+  // Called before each flush of `queue`: what the flush may write. May
+  // queue a probe in the control lane. Never allocates.
+  [[nodiscard]] DataAllowance plan(Clock::time_point now, OutQueue& queue);
+  // Called after that flush, with its result and the data bytes it wrote.
+  void flushed(Clock::time_point now, const FlushResult& result, std::size_t data_written);
+
+  // The last plan() let less than all of the waiting data go.
+  [[nodiscard]] bool holding() const { return holding_; }
+  // A sample failed after the gate started (the socket went bad): the gate
+  // holds nothing back any more.
+  [[nodiscard]] bool failed() const { return failed_; }
+  // What a reader may have outstanding beyond window_frames frames (0
+  // until it has shown that it keeps up).
+  [[nodiscard]] std::size_t grown_allowance() const { return grown_; }
+  [[nodiscard]] io::Deferred& flusher() { return flusher_; }
+
+ private:
+  friend class GateChecks;
+  static constexpr std::size_t kNoSlot = SIZE_MAX;
+  static constexpr std::size_t kMarks = 16;
+
+  // Bytes up to stream offset `end` were written at `time`.
+  struct Mark {
+    std::uint64_t end;
+    Clock::time_point time;
+  };
+
+  LatencyGate(int fd, const LatencyGateSettings& settings, GateChecks& checks, io::Deferred& flusher,
+              buf::FrameRef probe);
+  bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
+  void maybe_probe(Clock::time_point now, OutQueue& queue);
+  void add_mark(Clock::time_point now);
+  // When the oldest byte the reader has not consumed was written; drops
+  // the marks it has consumed. False when it has consumed every byte.
+  bool oldest_unconsumed(Clock::time_point& written);
+  // Data bytes the reader may not have consumed yet.
+  [[nodiscard]] std::size_t outstanding_data() const;
+
+  PeerBacklog backlog_;
+  LatencyGateSettings settings_;
+  GateChecks& checks_;
+  io::Deferred& flusher_;
+  buf::FrameRef probe_;
+  std::size_t check_slot_ = kNoSlot;  // GateChecks' index, while a check is due
+
+  std::uint64_t written_ = 0;           // bytes written through this gate's flushes
+  std::uint64_t consumed_ = 0;          // of those, read by the reader at the last sample
+  std::size_t unconsumed_ = 0;          // the backlog at the last sample
+  std::size_t unsampled_ = 0;           // bytes written since the last sample
+  std::size_t control_since_data_ = 0;  // control bytes written after the last data
+  std::size_t in_flight_ = 0;           // unacknowledged or unsent at the last sample
+  std::size_t unread_ = 0;              // acknowledged but unread at the last sample
+  std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
+  bool holding_ = false;
+  bool failed_ = false;
+
+  Clock::time_point last_sample_{};
+  Clock::duration check_interval_;
+  Clock::time_point next_probe_{};
+  Clock::duration probe_gap_;
+
+  std::array<Mark, kMarks> marks_{};
+  std::size_t marks_head_ = 0;
+  std::size_t marks_count_ = 0;
+};
+
+}  // namespace sluice::conn

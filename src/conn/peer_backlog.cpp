@@ -1,0 +1,56 @@
+#include "conn/peer_backlog.hpp"
+
+#ifdef __linux__
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#endif
+
+#include <cstddef>
+
+namespace sluice::conn {
+
+#ifdef __linux__
+
+std::optional<Backlog> PeerBacklog::sample(Clock::time_point now) {
+  if (fd_ < 0) return std::nullopt;
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
+  // An older kernel fills a shorter struct, without the peer's window.
+  if (length < offsetof(tcp_info, tcpi_snd_wnd) + sizeof info.tcpi_snd_wnd) return std::nullopt;
+  KernelFacts facts{0, info.tcpi_snd_wnd};
+  // Nothing in flight and nothing unsent means SIOCOUTQ would answer 0:
+  // the common look at a held reader costs one system call, not two.
+  if (info.tcpi_unacked != 0 || info.tcpi_notsent_bytes != 0) {
+    int queued = 0;
+    if (::ioctl(fd_, SIOCOUTQ, &queued) != 0) return std::nullopt;
+    facts.send_queue = queued > 0 ? static_cast<std::size_t>(queued) : 0;
+  }
+  return estimate(facts, now);
+}
+
+#else
+
+std::optional<Backlog> PeerBacklog::sample(Clock::time_point) { return std::nullopt; }
+
+#endif
+
+Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
+  remember_window(facts.peer_window, now);
+  return {facts.send_queue, largest_window() - facts.peer_window};
+}
+
+void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {
+  if (now >= period_end_) {
+    // A whole period with no sample at all forgets both.
+    previous_max_ = now - period_end_ < kWindowMemory ? current_max_ : 0;
+    current_max_ = 0;
+    period_end_ = now + kWindowMemory;
+  }
+  if (window > current_max_) current_max_ = window;
+}
+
+}  // namespace sluice::conn

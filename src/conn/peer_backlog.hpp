@@ -1,0 +1,81 @@
+// Owns: PeerBacklog, an estimate of how many of the bytes written to a TCP
+// socket the peer's application has not read yet, from what Linux tells
+// about the connection.
+//
+// Three kernel queues hold those bytes. Two are ours and exact: bytes not
+// yet sent, and bytes sent but not yet acknowledged (SIOCOUTQ counts both).
+// The third is the peer's receive buffer: bytes its kernel acknowledged and
+// its application has not read. Nothing reports them directly, but they
+// show in the window the peer advertises, which is the room left in that
+// buffer: the estimate is the largest window it advertised lately minus the
+// window it advertises now (TCP_INFO's tcpi_snd_wnd, Linux 5.4 and later).
+//
+// What bounds the estimate's accuracy:
+// - A peer advertises a window only in an ACK, and a read alone sends one
+//   only when it empties a buffer that had an ACK pending, or when it
+//   doubles a nearly closed window. Until the next ACK, bytes already read
+//   still count: the estimate errs towards "not read yet" (LatencyGate
+//   sends a probe to get that ACK).
+// - With window scaling the window moves in steps of 2^scale bytes, and a
+//   large buffer may keep offering the same window while its first
+//   kilobytes wait in it: with a large buffer the estimate errs towards
+//   "read". A small buffer (a device's 4-6 KiB) is exact to the byte.
+// - The largest window grows as the peer's buffer autotunes upwards; one
+//   not seen again within two memory periods is forgotten, so that a
+//   buffer the peer shrank cannot count as unread for ever.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace sluice::conn {
+
+struct Backlog {
+  std::size_t in_flight = 0;  // written and not yet acknowledged by the peer, unsent bytes included
+  std::size_t unread = 0;     // acknowledged, and by the peer's window not yet read by its application
+  [[nodiscard]] std::size_t total() const { return in_flight + unread; }
+};
+
+// What one look at the kernel gave.
+struct KernelFacts {
+  std::size_t send_queue = 0;    // SIOCOUTQ: unsent + unacknowledged bytes
+  std::uint32_t peer_window = 0;  // the window the peer advertised last
+};
+
+class PeerBacklog {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // How long a largest window is remembered without being seen again: the
+  // estimate forgets it after one to two of these.
+  static constexpr std::chrono::milliseconds kWindowMemory{1000};
+
+  // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
+  // (tests feed estimate() instead).
+  explicit PeerBacklog(int fd) : fd_(fd) {}
+
+  // The backlog now, from one getsockopt (and one ioctl while bytes are
+  // unacknowledged or unsent). nullopt when the kernel does not tell what
+  // the estimate needs: not a TCP socket, not Linux, or a TCP_INFO without
+  // the peer's window.
+  [[nodiscard]] std::optional<Backlog> sample(Clock::time_point now);
+
+  // The arithmetic of sample(), given what the kernel said at `now`.
+  [[nodiscard]] Backlog estimate(const KernelFacts& facts, Clock::time_point now);
+
+  // The largest window the estimate holds now (0 before the first sample).
+  [[nodiscard]] std::uint32_t largest_window() const {
+    return current_max_ > previous_max_ ? current_max_ : previous_max_;
+  }
+
+ private:
+  void remember_window(std::uint32_t window, Clock::time_point now);
+
+  int fd_;
+  std::uint32_t current_max_ = 0;   // largest window seen in this memory period
+  std::uint32_t previous_max_ = 0;  // in the one before
+  Clock::time_point period_end_{};
+};
+
+}  // namespace sluice::conn

@@ -1,0 +1,44 @@
+#include "session/latest_window.hpp"
+
+#include <atomic>
+#include <cstdio>
+
+#include "proto/ws_encoder.hpp"
+
+namespace sluice::session {
+
+namespace {
+std::atomic<bool> g_unbounded_reported{false};
+}  // namespace
+
+LatestWindow::LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters)
+    : pool_(pool), counters_(counters), checks_(loop) {
+  settings_.window_frames = window_frames > 0 ? static_cast<std::size_t>(window_frames) : 0;
+}
+
+void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
+  if (!enabled() || outlet.bound_unread(settings_, checks_, probe_frame(probe))) return;
+  report_unbounded();
+}
+
+// SSE: a blank line between events dispatches nothing. WebSocket: an empty
+// ping, which the client answers with a pong and its application never sees.
+const buf::FrameRef& LatestWindow::probe_frame(Probe probe) {
+  buf::FrameRef& frame = probe == Probe::sse ? sse_probe_ : ws_probe_;
+  if (!frame) {
+    frame = probe == Probe::sse ? buf::make_frame(pool_, buf::Lane::control, "\n")
+                                : proto::ws::make_ping_frame(pool_, {});
+  }
+  return frame;
+}
+
+void LatestWindow::report_unbounded() {
+  ++counters_.latest_unbounded;
+  if (g_unbounded_reported.exchange(true)) return;
+  std::fprintf(stderr,
+               "sluiced: the kernel does not tell what a reader has not read on this connection (TCP_INFO with "
+               "the peer's window, SIOCOUTQ); its latest subscriptions go without policy.latest_window_frames "
+               "(counted in latest_unbounded)\n");
+}
+
+}  // namespace sluice::session

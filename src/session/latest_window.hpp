@@ -1,0 +1,53 @@
+// Owns: LatestWindow, what one loop needs to bound the frames between
+// sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
+// the configured window, the loop's GateChecks, the probe frames (one per
+// protocol, shared by every stream, made on first use), and the report
+// when the kernel cannot estimate a reader's backlog (another OS, a
+// transport with no socket of its own): a counter, and one line on stderr
+// the first time in the process.
+//
+// Under `latest` a frame replaced in sluice's queue costs nothing, but one
+// already in a kernel queue cannot be replaced: without the bound, a slow
+// reader behind a 4 KiB receive buffer and sluice's own unsent bytes reads
+// frames a second old, though each is the newest sluice had when it wrote.
+#pragma once
+
+#include <cstdint>
+
+#include "buf/pool.hpp"
+#include "conn/gate_checks.hpp"
+#include "conn/latency_gate.hpp"
+#include "conn/outlet.hpp"
+#include "io/loop.hpp"
+#include "session/counters.hpp"
+
+namespace sluice::session {
+
+class LatestWindow {
+ public:
+  enum class Probe : std::uint8_t { sse, ws };
+
+  // `window_frames` 0: no bound.
+  LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters);
+  LatestWindow(const LatestWindow&) = delete;
+  LatestWindow& operator=(const LatestWindow&) = delete;
+
+  [[nodiscard]] bool enabled() const { return settings_.window_frames > 0; }
+  // Bounds `outlet` (once per outlet; later calls change nothing). When it
+  // cannot be, the stream delivers as it would without the bound, and that
+  // is counted (latest_unbounded) and said once.
+  void bound(conn::Outlet& outlet, Probe probe);
+
+ private:
+  const buf::FrameRef& probe_frame(Probe probe);
+  void report_unbounded();
+
+  conn::LatencyGateSettings settings_;
+  buf::Pool& pool_;
+  LoopCounters& counters_;
+  conn::GateChecks checks_;
+  buf::FrameRef sse_probe_;
+  buf::FrameRef ws_probe_;
+};
+
+}  // namespace sluice::session

@@ -1,0 +1,215 @@
+// PeerBacklog: the estimate's arithmetic from given kernel figures, then
+// against a real kernel (loopback TCP, a reader that does not read and one
+// that drains, and sockets the estimate cannot read).
+#include "conn/peer_backlog.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "io/socket.hpp"
+
+namespace sluice::conn {
+namespace {
+
+using Clock = PeerBacklog::Clock;
+using namespace std::chrono_literals;
+
+constexpr auto kPatience = 10s;  // a bound against a hang, not a timing
+
+// A connected loopback pair; the reader's receive buffer is set before the
+// connection is made, so the window it offers is small and unscaled.
+struct TcpPair {
+  explicit TcpPair(int reader_buffer) {
+    const int listener = io::listen_tcp({"127.0.0.1", 0}, {});
+    EXPECT_GE(listener, 0);
+    reader = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (reader_buffer > 0) {
+      EXPECT_EQ(io::set_receive_buffer(reader, reader_buffer), 0);
+    }
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(io::local_port(listener));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(reader, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    pollfd pending{listener, POLLIN, 0};
+    EXPECT_EQ(::poll(&pending, 1, 10000), 1);
+    sender = io::accept_nonblocking(listener);
+    EXPECT_GE(sender, 0);
+    io::set_nodelay(sender, true);
+    ::close(listener);
+  }
+  ~TcpPair() {
+    if (sender >= 0) ::close(sender);
+    if (reader >= 0) ::close(reader);
+  }
+  // Bytes waiting in the reader's receive buffer: the truth the estimate is after.
+  [[nodiscard]] std::size_t unread_at_reader() const {
+    int queued = 0;
+    EXPECT_EQ(::ioctl(reader, SIOCINQ, &queued), 0);
+    return static_cast<std::size_t>(queued);
+  }
+  int sender = -1;
+  int reader = -1;
+};
+
+std::size_t write_some(int fd, std::size_t bytes) {
+  const std::string chunk(bytes, 'x');
+  const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+// Samples until `done` holds; the last sample.
+template <class Done>
+Backlog sample_until(PeerBacklog& backlog, Done done) {
+  Backlog last;
+  for (const auto deadline = Clock::now() + kPatience; Clock::now() < deadline;) {
+    const std::optional<Backlog> b = backlog.sample(Clock::now());
+    EXPECT_TRUE(b.has_value());
+    if (!b) return last;
+    last = *b;
+    if (done(last)) return last;
+    std::this_thread::sleep_for(1ms);
+  }
+  ADD_FAILURE() << "the estimate never settled: in flight " << last.in_flight << ", unread " << last.unread;
+  return last;
+}
+
+// The arithmetic, from what the kernel would have said.
+
+TEST(PeerBacklogEstimate, SendQueueIsInFlightAndAFullWindowMeansNothingUnread) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  const Backlog b = backlog.estimate({.send_queue = 1500, .peer_window = 4096}, t0);
+  EXPECT_EQ(b.in_flight, 1500u);
+  EXPECT_EQ(b.unread, 0u);
+  EXPECT_EQ(b.total(), 1500u);
+  EXPECT_EQ(backlog.largest_window(), 4096u);
+}
+
+TEST(PeerBacklogEstimate, AWindowNarrowerThanTheLargestIsUnreadBytes) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0);
+  const Backlog b = backlog.estimate({.send_queue = 200, .peer_window = 1024}, t0 + 10ms);
+  EXPECT_EQ(b.unread, 3072u);
+  EXPECT_EQ(b.total(), 3272u);
+  // The reader read: its window opened again.
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + 20ms).total(), 0u);
+}
+
+TEST(PeerBacklogEstimate, AWiderWindowRaisesTheLargest) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 65536}, t0 + 1ms).unread, 0u);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 60000}, t0 + 2ms).unread, 5536u);
+}
+
+TEST(PeerBacklogEstimate, ALargestWindowNotSeenAgainForTwoPeriodsIsForgotten) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  const auto period = PeerBacklog::kWindowMemory;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 8192}, t0);
+  // Next period: the old largest still counts.
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + period + 1ms).unread, 4096u);
+  // The one after: only what was seen in the last period counts.
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + 2 * period + 2ms).unread, 0u);
+  EXPECT_EQ(backlog.largest_window(), 4096u);
+}
+
+TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 8192}, t0);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 2048}, t0 + 5 * PeerBacklog::kWindowMemory).unread, 0u);
+}
+
+TEST(PeerBacklogEstimate, NoSocketNoSample) {
+  PeerBacklog backlog(-1);
+  EXPECT_FALSE(backlog.sample(Clock::now()).has_value());
+}
+
+// Against the kernel.
+
+TEST(PeerBacklog, CountsWhatAReaderThatDoesNotReadHoldsToTheByte) {
+  TcpPair pair(4096);
+  PeerBacklog backlog(pair.sender);
+  const std::optional<Backlog> idle = backlog.sample(Clock::now());
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_EQ(idle->total(), 0u);
+  const std::uint32_t window = backlog.largest_window();
+  ASSERT_GE(window, 2048u);
+  // Within the window the reader first offered, every byte it was sent and
+  // acknowledged shows, once its ACK (perhaps delayed) has come.
+  ASSERT_EQ(write_some(pair.sender, 1024), 1024u);
+  ASSERT_EQ(write_some(pair.sender, 1024), 1024u);
+  const Backlog settled = sample_until(backlog, [](const Backlog& b) { return b.in_flight == 0; });
+  EXPECT_EQ(settled.unread, 2048u);
+  EXPECT_EQ(pair.unread_at_reader(), 2048u);
+}
+
+TEST(PeerBacklog, GrowsToTheReceiveBufferWhenTheReaderStops) {
+  TcpPair pair(4096);
+  PeerBacklog backlog(pair.sender);
+  ASSERT_TRUE(backlog.sample(Clock::now()).has_value());
+  std::size_t written = 0;
+  for (int i = 0; i < 64; ++i) written += write_some(pair.sender, 1024);
+  ASSERT_GT(written, 16384u);
+  // The window closes: everything the reader holds counts as unread, the
+  // rest waits unsent on our side, and nothing written is left out but
+  // what the window grew by beyond the one first offered.
+  const Backlog full = sample_until(backlog, [&](const Backlog& b) {
+    return b.unread == backlog.largest_window() && b.in_flight + b.unread + 4096 >= written;
+  });
+  EXPECT_GE(full.unread, 2048u);
+  EXPECT_LE(full.total(), written);
+  EXPECT_GE(full.unread + 4096, pair.unread_at_reader());
+}
+
+TEST(PeerBacklog, FallsBackToNothingWhenTheReaderDrains) {
+  TcpPair pair(0);  // the kernel's default, autotuned buffer
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    char buffer[65536];
+    const timeval tick{0, 10000};
+    ::setsockopt(pair.reader, SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof tick);
+    while (!stop.load()) (void)::recv(pair.reader, buffer, sizeof buffer, 0);
+  });
+  PeerBacklog backlog(pair.sender);
+  ASSERT_TRUE(backlog.sample(Clock::now()).has_value());
+  std::size_t written = 0;
+  for (int i = 0; i < 200; ++i) {
+    written += write_some(pair.sender, 16384);
+    (void)backlog.sample(Clock::now());
+  }
+  EXPECT_GT(written, 0u);
+  const Backlog drained = sample_until(backlog, [](const Backlog& b) { return b.total() == 0; });
+  EXPECT_EQ(drained.total(), 0u);
+  stop = true;
+  reader.join();
+}
+
+TEST(PeerBacklog, SaysNothingOfASocketThatIsNotTcp) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  PeerBacklog backlog(fds[0]);
+  EXPECT_FALSE(backlog.sample(Clock::now()).has_value());
+  ::close(fds[0]);
+  ::close(fds[1]);
+  PeerBacklog closed(fds[0]);
+  EXPECT_FALSE(closed.sample(Clock::now()).has_value());
+}
+
+}  // namespace
+}  // namespace sluice::conn

@@ -1,0 +1,218 @@
+// policy.latest_window_frames through real sockets and a real server: a
+// `latest` reader with a small receive buffer stops reading while frames
+// are published. What sluice lets into the kernel for it, measured in the
+// kernel itself (SIOCOUTQ on the server's socket, found in this process,
+// plus FIONREAD on the reader's), stays within the window; when the reader
+// reads again it gets the frames of the window, then the newest published,
+// and a notice of exactly the frames `latest` replaced in between. SSE and
+// WebSocket; and with the window off, today's deep kernel queue.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "test_client.hpp"
+#include "ws_test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+constexpr std::size_t kBody = 1000;
+constexpr int kPublished = 200;
+
+server::Config latest_config(std::int64_t window_frames) {
+  server::Config config;
+  config.threads = 1;  // a publish is answered after its event was handed to the subscriber
+  config.linger_timeout_ms = 500;
+  config.policy.fallback = Policy::latest;
+  config.policy.latest_window_frames = window_frames;
+  return config;
+}
+
+// A body that says its own number: "000042" then filler.
+std::string body(int n) {
+  char head[16];
+  std::snprintf(head, sizeof head, "%06d", n);
+  return std::string(head) + std::string(kBody - 6, 'p');
+}
+
+std::uint64_t json_number(const std::string& json, const std::string& field) {
+  const auto at = json.find("\"" + field + "\":");
+  return at == std::string::npos ? 0 : std::strtoull(json.c_str() + at + field.size() + 3, nullptr, 10);
+}
+
+std::uint16_t port_of(const sockaddr_storage& address) {
+  return ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port);
+}
+
+// The server's end of the reader's connection: the socket of this process
+// whose peer is the reader's local address.
+int server_side_of(int reader_fd) {
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  if (::getsockname(reader_fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) return -1;
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (fds == nullptr) return -1;
+  int found = -1;
+  while (const dirent* entry = ::readdir(fds)) {
+    const int fd = std::atoi(entry->d_name);
+    if (fd <= 2 || fd == reader_fd) continue;
+    sockaddr_storage peer{};
+    length = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) == 0 && peer.ss_family == AF_INET &&
+        port_of(peer) == port_of(local)) {
+      found = fd;
+      break;
+    }
+  }
+  ::closedir(fds);
+  return found;
+}
+
+// Bytes written by sluice for this connection that its reader has not read:
+// the server socket's send queue (unsent and unacknowledged) and what waits
+// in the reader's receive buffer.
+std::size_t in_kernel(int server_fd, int reader_fd) {
+  int unsent = 0;
+  int unread = 0;
+  EXPECT_EQ(::ioctl(server_fd, SIOCOUTQ, &unsent), 0);
+  EXPECT_EQ(::ioctl(reader_fd, FIONREAD, &unread), 0);
+  return static_cast<std::size_t>(unsent) + static_cast<std::size_t>(unread);
+}
+
+// What a reader got once it read again: the frames' numbers, in order, and
+// the loss it was told of.
+struct Resumed {
+  std::vector<int> numbers;
+  std::uint64_t reported_lost = 0;
+  [[nodiscard]] bool complete() const {
+    return !numbers.empty() && numbers.back() == kPublished &&
+           numbers.size() + reported_lost == static_cast<std::size_t>(kPublished);
+  }
+};
+
+// Publishes frames 1..kPublished; after each, the bytes in the kernel for
+// the reader. Returns the most seen.
+std::size_t publish_all(std::uint16_t port, int server_fd, int reader_fd, const char* path) {
+  TestClient publisher(port);
+  std::size_t most = 0;
+  for (int n = 1; n <= kPublished; ++n) {
+    EXPECT_EQ(publish(publisher, path, body(n)), 200);
+    most = std::max(most, in_kernel(server_fd, reader_fd));
+  }
+  return most;
+}
+
+// Each frame as it leaves: 1,000 bytes of data, its id and framing (SSE)
+// or its header (WebSocket); a notice and the probes ride along.
+constexpr std::size_t kFrameOnWire = kBody + 64;
+constexpr std::size_t kAlong = 512;
+// What the estimate cannot see: a receive buffer offers less window than
+// it has room (the kernel's rcv_ssthresh), so the first bytes waiting in it
+// leave the window whole; and while a fresh connection's first segments
+// arrive, the window it offers grows, which the estimate takes for room
+// the reader made. With a 4 KiB buffer that is up to two of these frames,
+// on top of the window (a slower build, under the sanitizers, shows both).
+constexpr std::size_t kBlindFrames = 2;
+
+void expect_window_then_newest(const Resumed& got, std::size_t window) {
+  ASSERT_TRUE(got.complete()) << "read " << got.numbers.size() << ", told " << got.reported_lost;
+  EXPECT_TRUE(std::is_sorted(got.numbers.begin(), got.numbers.end()));
+  // The few frames let into the kernel while the reader did not read, then
+  // the newest: never the backlog of a deep kernel queue.
+  ASSERT_LE(got.numbers.size(), window + kBlindFrames + 1);
+  EXPECT_EQ(got.numbers.back(), kPublished);
+}
+
+Resumed read_sse(SseSubscriber& reader) {
+  Resumed got;
+  reader.client().read_until([&](const std::string&) {
+    reader.parse_buffered();
+    got = {};
+    for (const auto& e : reader.events()) {
+      if (e.type == "sluice-dropped") {
+        got.reported_lost += json_number(e.data, "dropped");
+      } else {
+        got.numbers.push_back(std::atoi(e.data.substr(0, 6).c_str()));
+      }
+    }
+    return got.complete();
+  });
+  return got;
+}
+
+TEST(LatestWindow, AStalledSseReaderHoldsTheWindowInTheKernelAndThenReadsTheNewest) {
+  RunningServer server(latest_config(2));
+  SseSubscriber reader(server.port(), "/sse/feed", 4096);
+  ASSERT_TRUE(reader.opened());
+  const int server_fd = server_side_of(reader.client().fd());
+  ASSERT_GE(server_fd, 0);
+  const std::size_t most = publish_all(server.port(), server_fd, reader.client().fd(), "/pub/feed");
+  EXPECT_LE(most, (2 + kBlindFrames) * kFrameOnWire + kAlong);
+  const Resumed got = read_sse(reader);
+  expect_window_then_newest(got, 2);
+  EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
+  EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
+TEST(LatestWindow, OneFrameIsAWindowToo) {
+  RunningServer server(latest_config(1));
+  SseSubscriber reader(server.port(), "/sse/feed", 4096);
+  ASSERT_TRUE(reader.opened());
+  const int server_fd = server_side_of(reader.client().fd());
+  ASSERT_GE(server_fd, 0);
+  const std::size_t most = publish_all(server.port(), server_fd, reader.client().fd(), "/pub/feed");
+  EXPECT_LE(most, (1 + kBlindFrames) * kFrameOnWire + kAlong);
+  expect_window_then_newest(read_sse(reader), 1);
+}
+
+TEST(LatestWindow, AStalledWebSocketReaderHoldsTheWindowInTheKernelAndThenReadsTheNewest) {
+  RunningServer server(latest_config(2));
+  ws::WsTestClient reader(server.port(), 4096);
+  ASSERT_TRUE(reader.open("/ws/feed"));
+  const int server_fd = server_side_of(reader.socket().fd());
+  ASSERT_GE(server_fd, 0);
+  const std::size_t most = publish_all(server.port(), server_fd, reader.socket().fd(), "/pub/feed");
+  EXPECT_LE(most, (2 + kBlindFrames) * kFrameOnWire + kAlong);
+  Resumed got;
+  while (!got.complete()) {
+    const std::optional<ws::ServerFrame> frame = reader.read_frame();
+    ASSERT_TRUE(frame.has_value()) << "read " << got.numbers.size() << ", told " << got.reported_lost;
+    if (frame->opcode != 0x1 && frame->opcode != 0x2) continue;  // the window's pings
+    if (frame->payload.starts_with("{\"sluice\":")) {
+      got.reported_lost += json_number(frame->payload, "dropped");
+    } else {
+      got.numbers.push_back(std::atoi(frame->payload.substr(0, 6).c_str()));
+    }
+  }
+  expect_window_then_newest(got, 2);
+  EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
+}
+
+TEST(LatestWindow, WithTheWindowOffTheKernelHoldsWhatItTakes) {
+  server::Config config = latest_config(0);
+  config.tcp_notsent_lowat = 64 * 1024;
+  RunningServer server(config);
+  SseSubscriber reader(server.port(), "/sse/feed", 4096);
+  ASSERT_TRUE(reader.opened());
+  const int server_fd = server_side_of(reader.client().fd());
+  ASSERT_GE(server_fd, 0);
+  // Without a window, everything the kernel takes goes in; the reader then
+  // reads the oldest first.
+  EXPECT_GT(publish_all(server.port(), server_fd, reader.client().fd(), "/pub/feed"), 8 * kFrameOnWire);
+  ASSERT_TRUE(reader.wait_for(1));
+  EXPECT_EQ(std::atoi(reader.events().front().data.substr(0, 6).c_str()), 1);
+}
+
+}  // namespace
+}  // namespace sluice::test
