@@ -120,6 +120,9 @@ const IntSetting kIntSettings[] = {
                                                      "/ws acks left unread before its input is paused"),
     int_setting<&C::policy, &PolicyConfig::slow_retry_ms>("policy.slow_retry_ms", 0, 24 * kHour,
                                                           "reconnect delay sent to a subscriber cut off as slow"),
+    int_setting<&C::tls, &TlsConfig::handshake_timeout_ms>("tls.handshake_timeout_ms", 100, kHour,
+                                                           "a TLS handshake must be complete by then (closed past it)"),
+    int_setting<&C::tls, &TlsConfig::min_version>("tls.min_version", 12, 13, "oldest TLS version: 12 (1.2) or 13 (1.3)"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
@@ -218,6 +221,13 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     return std::nullopt;
   }
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
+  if (key == "tls.cert_file" || key == "tls.key_file" || key == "tls.chain_file") {
+    auto& path = key == "tls.cert_file" ? config.tls.cert_file
+                 : key == "tls.key_file" ? config.tls.key_file
+                                         : config.tls.chain_file;
+    path = std::string(value);
+    return std::nullopt;
+  }
   if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
     auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
     list = split_list(value);
@@ -251,6 +261,10 @@ std::optional<std::string> load_config_file(Config& config, const std::string& p
 }
 
 std::optional<std::string> validate(const Config& config) {
+  const TlsConfig& tls = config.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty() || (!tls.chain_file.empty() && tls.cert_file.empty())) {
+    return "config keys 'tls.cert_file' and 'tls.key_file' must be set together (and 'tls.chain_file' only with them)";
+  }
   const PoolConfig& pool = config.pool;
   if (const char* error = buf::Pool::validate(session::pool_config(pool))) {
     return std::string("config key 'pool': ") + error;
@@ -285,6 +299,9 @@ std::string describe_settings() {
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a WebSocket; empty: any\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
+  out += "tls.cert_file = \"\"  # PEM certificate (intermediates may follow); set with tls.key_file to serve TLS\n";
+  out += "tls.key_file = \"\"  # PEM private key of tls.cert_file\n";
+  out += "tls.chain_file = \"\"  # PEM intermediates sent after the certificate; empty: none\n";
   for (const IntSetting& s : kIntSettings) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),
