@@ -17,7 +17,7 @@ Session::Session(LoopServices& services, std::unique_ptr<transport::Transport>&&
       services_(services),
       peer_(services, std::make_shared<ConnectionState>(services.poster(), services.pool(), id), std::move(address)),
       phase_(std::make_unique<HttpRequestPhase>(*this)),
-      opened_(services.loop().now()) {}
+      opened_(io::Loop::Clock::now()) {}
 
 Session::~Session() = default;
 

@@ -59,8 +59,11 @@ class Session final : public conn::Connection {
   LoopServices& services_;
   Peer peer_;
   std::unique_ptr<Phase> phase_;
-  std::unique_ptr<Phase> replaced_;
-  io::Loop::Clock::time_point opened_;  // accepted: the TLS handshake deadline counts from here  // the phase become() took over from, until its call returns
+  std::unique_ptr<Phase> replaced_;  // the phase become() took over from, until its call returns
+  // Accepted: the TLS handshake deadline counts from here. The clock is
+  // read, not the loop's tick time, which is older for a connection
+  // accepted before the loop's first tick.
+  io::Loop::Clock::time_point opened_;
 };
 
 }  // namespace sluice::session
