@@ -152,6 +152,17 @@ struct AuthConfig {
   AuthRateConfig rate;
 };
 
+// TLS on the listening port. No certificate: plain TCP.
+struct TlsConfig {
+  std::string cert_file;   // PEM: the certificate (intermediates may follow); empty: no TLS
+  std::string key_file;    // PEM: its private key
+  std::string chain_file;  // PEM: intermediates sent after the certificate; empty: none
+  std::int64_t handshake_timeout_ms = 5000;  // a TLS handshake must be complete by then, or the connection closes
+  std::int64_t min_version = 12;             // 12: TLS 1.2 and 1.3; 13: TLS 1.3 only
+
+  [[nodiscard]] bool enabled() const { return !cert_file.empty(); }
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
@@ -172,6 +183,7 @@ struct Config {
   WsConfig ws;
   OpsConfig ops;
   AuthConfig auth;
+  TlsConfig tls;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

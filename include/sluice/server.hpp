@@ -21,8 +21,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/authorization.hpp"
 #include "sluice/config.hpp"
@@ -76,6 +78,25 @@ class Server {
                         std::string_view key = {});
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
+
+  // Reloading what may change while serving. reload() reads the TLS
+  // certificate and key again (connections accepted from then on get the
+  // new ones; open connections keep theirs and are not dropped), then runs
+  // each step added with on_reload(), in order. Any thread. Returns one
+  // line per failure; whatever failed goes on with its old value.
+  std::vector<std::string> reload();
+  // Async-signal-safe (sluiced calls it on SIGHUP): loop 0 runs reload() at
+  // its next tick and hands the failures to on_reloaded. The caller does
+  // no work itself: it writes to an eventfd loop 0 watches.
+  void request_reload();
+  // A step of every reload: returns an error line, or nullopt. Set before run().
+  void on_reload(std::function<std::optional<std::string>()> step);
+  // Called on loop 0 when a request_reload() has run, with its failures
+  // (none: everything was read again). Set before run().
+  void on_reloaded(std::function<void(const std::vector<std::string>& failures)> fn);
+  // Why bind() failed when an errno does not say it (a TLS certificate or
+  // key that cannot be loaded: one line naming the key and the path).
+  [[nodiscard]] const std::string& bind_error() const;
 
   // The hooks; set them before run(). Each is called on the connection's
   // loop (see the top of this file). An exception out of on_open closes

@@ -49,7 +49,10 @@ void Connection::on_ready(std::uint32_t events) {
   if (closed()) return;
   if (events & io::kError) return close_now(CloseReason::io_error);
   if (events & (io::kReadable | io::kHangup)) read_available();
-  if (!closed() && (events & io::kWritable)) want_flush();
+  if (closed() || (events & io::kWritable) == 0) return;
+  // A TLS handshake (or a read) that had to send first goes on now.
+  if (transport_->read_wants_writable()) read_available();
+  if (!closed()) want_flush();
 }
 
 void Connection::read_available() {
@@ -78,7 +81,8 @@ void Connection::read_available() {
       continue;
     }
     if (n == 0) return lingering_ ? close_now(close_reason_) : on_peer_eof();
-    if (n != -EAGAIN) close_now(CloseReason::io_error);
+    if (n != -EAGAIN) return close_now(CloseReason::io_error);
+    if (transport_->read_wants_writable()) set_write_interest(true);
     return;
   }
 }
@@ -113,6 +117,12 @@ void Connection::flush() {
   const DataAllowance allowance = gated ? gate_->plan(loop().now(), queue()) : DataAllowance{};
   set_data_held(gated && gate_->holding());
   before_flush();
+  // A record the transport took whole but could not send goes first, even
+  // when nothing else is queued.
+  if (transport_->holds_output() && queue().empty()) {
+    const long sent = transport_->writev(nullptr, 0);
+    if (sent < 0 && sent != -EAGAIN) return close_now(CloseReason::io_error);
+  }
   const std::size_t data_before = queue().data_bytes();
   const FlushResult result = queue().flush(writer_, allowance);
   if (gated) gate_->flushed(loop().now(), result, data_before - queue().data_bytes());
@@ -126,6 +136,9 @@ void Connection::flush() {
       // The gate has this flushed again when the reader may have room.
       return set_write_interest(false);
     case FlushStatus::drained:
+      // The queue let go of every byte, but the transport may still hold
+      // some of them (or wait to send a handshake message): not done yet.
+      if (transport_waits_for_writable()) return set_write_interest(true);
       set_write_interest(false);
       if (closing() && !lingering_) return start_linger();
       if (!closing()) on_drained();
@@ -138,6 +151,10 @@ void Connection::start_linger() {
   last_activity_ = loop().now();
   if (transport_->shutdown_write() != 0) return close_now(close_reason_);
   read_available();
+}
+
+bool Connection::transport_waits_for_writable() const {
+  return transport_->holds_output() || transport_->read_wants_writable();
 }
 
 void Connection::set_write_interest(bool on) {

@@ -52,6 +52,8 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   // destroy the response (the owner's sweep ends a linger that lasts).
   [[nodiscard]] bool lingering() const { return lingering_; }
   [[nodiscard]] io::Loop::Clock::time_point last_activity() const { return last_activity_; }
+  // The transport is still setting up (a TLS handshake): no input yet.
+  [[nodiscard]] bool transport_handshaking() const { return transport_ && transport_->handshaking(); }
 
  protected:
   // Called after new bytes arrived. Consume from the front of `input`
@@ -81,6 +83,7 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   void read_available();
   void flush();
   void set_write_interest(bool on);
+  [[nodiscard]] bool transport_waits_for_writable() const;
   void start_linger();
 
   std::unique_ptr<transport::Transport> transport_;

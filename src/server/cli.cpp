@@ -18,13 +18,28 @@ extern "C" void on_stop_signal(int) {
   if (g_server != nullptr) g_server->stop();
 }
 
+// Only asks: the reload itself runs on loop 0 (Server::request_reload).
+extern "C" void on_reload_signal(int) {
+  if (g_server != nullptr) g_server->request_reload();
+}
+
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  action.sa_handler = on_reload_signal;
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGHUP, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+}
+
+// One line per reload, so an operator (and a test) can tell it happened.
+void report_reload(const std::vector<std::string>& failures) {
+  if (failures.empty()) std::printf("sluiced: reloaded\n");
+  for (const std::string& failure : failures) std::printf("sluiced: reload failed, kept the old value: %s\n", failure.c_str());
+  std::fflush(stdout);
 }
 
 int fail(const std::string& message) {
@@ -82,7 +97,9 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   sluice::server::Server server(config);
   if (auto error = setup_auth(config, server)) return fail(*error);
   if (prepare) prepare(server);
+  server.on_reloaded(report_reload);
   if (const int rc = server.bind(); rc != 0) {
+    if (!server.bind_error().empty()) return fail(server.bind_error());
     return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));
   }
   g_server = &server;

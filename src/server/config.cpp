@@ -138,6 +138,9 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::policy, &PolicyConfig::latest_window_frames>(
         "policy.latest_window_frames", 0, 1024,
         "latest: frames between sluice and a slow reader's application, kernel queues included (0: no bound)"),
+    int_setting<&C::tls, &TlsConfig::handshake_timeout_ms>("tls.handshake_timeout_ms", 100, kHour,
+                                                           "a TLS handshake must be complete by then (closed past it)"),
+    int_setting<&C::tls, &TlsConfig::min_version>("tls.min_version", 12, 13, "oldest TLS version: 12 (1.2) or 13 (1.3)"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
@@ -273,6 +276,13 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
   if (auto ops = apply_ops_setting(config.ops, key, value)) return *ops;
   if (std::optional<std::string> error; apply_auth_setting(config, key, value, error)) return error;
+  if (key == "tls.cert_file" || key == "tls.key_file" || key == "tls.chain_file") {
+    auto& path = key == "tls.cert_file" ? config.tls.cert_file
+                 : key == "tls.key_file" ? config.tls.key_file
+                                         : config.tls.chain_file;
+    path = std::string(value);
+    return std::nullopt;
+  }
   if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
     auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
     list = split_list(value);
@@ -306,6 +316,10 @@ std::optional<std::string> load_config_file(Config& config, const std::string& p
 }
 
 std::optional<std::string> validate(const Config& config) {
+  const TlsConfig& tls = config.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty() || (!tls.chain_file.empty() && tls.cert_file.empty())) {
+    return "config keys 'tls.cert_file' and 'tls.key_file' must be set together (and 'tls.chain_file' only with them)";
+  }
   const PoolConfig& pool = config.pool;
   if (const char* error = buf::Pool::validate(session::pool_config(pool))) {
     return std::string("config key 'pool': ") + error;
@@ -344,6 +358,9 @@ std::string describe_settings() {
   out += "admin.listen = \"\"  # reserved for the admin API; must be empty\n";
   out += "log.level = \"info\"  # debug, info, warn, error\n";
   out += "log.format = \"logfmt\"  # logfmt, json\n";
+  out += "tls.cert_file = \"\"  # PEM certificate (intermediates may follow); set with tls.key_file to serve TLS\n";
+  out += "tls.key_file = \"\"  # PEM private key of tls.cert_file\n";
+  out += "tls.chain_file = \"\"  # PEM intermediates sent after the certificate; empty: none\n";
   for (const IntSetting& s : kIntSettings) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),

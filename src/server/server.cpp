@@ -66,12 +66,14 @@ Server::Impl::Impl(const Config& c)
       pool(session::pool_config(config.pool)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),
       logger(log_config(config.ops), log_output),
-      registry(loop_count(config)) {}
+      registry(loop_count(config)),
+      tls(make_tls_reloader(config)),
+      reload_trigger([this] { run_requested_reload(*this); }) {}
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
-  const WorkerShared shared{s.config, s.pool,  s.book,  s.registry, s.ops, &s.logger, s.open_connections,
-                            s.hooks,  s.ws_routes};
+  const WorkerShared shared{s.config,           s.pool,  s.book,      s.registry,  s.ops, &s.logger,
+                            s.open_connections, s.hooks, s.ws_routes, s.tls.get()};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
   if (s.config.ops.dashboard != 0) {
     s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
@@ -90,6 +92,7 @@ int Server::bind() {
   Impl& s = *impl_;
   io::Endpoint endpoint;
   if (!io::parse_endpoint(s.config.listen, endpoint)) return -EINVAL;
+  if (!load_tls(s)) return -EINVAL;
   const io::ListenOptions options{.reuse_port = s.workers.size() > 1};
   for (std::size_t i = 0; i < s.workers.size(); ++i) {
     const int fd = io::listen_tcp(endpoint, options);
@@ -112,7 +115,10 @@ void Server::run() {
   for (std::size_t i = 1; i < s.workers.size(); ++i) {
     threads.emplace_back([&s, i] { s.workers[i]->run(s.listen_fds[i]); });
   }
+  // Loop 0 runs on this thread, so its loop may be touched here.
+  s.reload_trigger.watch(s.workers[0]->loop());
   s.workers[0]->run(s.listen_fds[0]);
+  s.reload_trigger.unwatch();
   for (auto& t : threads) t.join();
 }
 

@@ -1,7 +1,8 @@
 // Owns: Server::Impl, what a Server holds behind its public header: the
 // config, the pool, the topic book, the loops' metrics and what the
 // operator routes read of them, the application's hooks, the extra
-// WebSocket endpoints, and one Worker per loop.
+// WebSocket endpoints, one Worker per loop, the TLS context and what a
+// reload runs.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "metrics/registry.hpp"
 #include "server/ops_view.hpp"
 #include "server/system_feed.hpp"
+#include "server/reload_trigger.hpp"
 #include "server/worker.hpp"
 #include "session/app_hooks.hpp"
 #include "session/services.hpp"
@@ -40,6 +42,23 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<int> listen_fds;
   std::uint16_t port = 0;
+  // TLS (null: plain TCP) and reloading; src/server/server_reload.cpp.
+  std::unique_ptr<transport::TlsReloader> tls;
+  std::vector<std::function<std::optional<std::string>()>> reload_steps;
+  std::function<void(const std::vector<std::string>&)> on_reloaded;
+  ReloadTrigger reload_trigger;
+  std::string bind_error;
 };
+
+// The TLS context every loop takes for new connections; null when
+// config.tls names no certificate.
+[[nodiscard]] std::unique_ptr<transport::TlsReloader> make_tls_reloader(const Config& config);
+// Loads the TLS certificate and key for the first time; false with
+// `impl.bind_error` set when they cannot be loaded.
+[[nodiscard]] bool load_tls(Server::Impl& impl);
+// Reads the TLS files again and runs every reload step; the failures.
+[[nodiscard]] std::vector<std::string> reload_now(Server::Impl& impl);
+// What a request_reload() runs on loop 0: reload_now(), then on_reloaded.
+void run_requested_reload(Server::Impl& impl);
 
 }  // namespace sluice::server

@@ -9,6 +9,7 @@
 #include "io/socket.hpp"
 #include "session/response.hpp"
 #include "transport/plain_tcp.hpp"
+#include "transport/tls_transport.hpp"
 
 namespace sluice::server {
 
@@ -18,7 +19,8 @@ namespace {
 // within a fraction of itself, never more than every 10 ms.
 std::chrono::milliseconds sweep_period(const Config& c) {
   const std::int64_t shortest = std::min(
-      {c.handshake_timeout_ms, c.idle_timeout_ms, c.linger_timeout_ms, c.ws.ping_interval_ms, c.ws.pong_timeout_ms});
+      {c.handshake_timeout_ms, c.idle_timeout_ms, c.linger_timeout_ms, c.ws.ping_interval_ms, c.ws.pong_timeout_ms,
+       c.tls.handshake_timeout_ms});
   return std::chrono::milliseconds(std::clamp<std::int64_t>(shortest / 4, 10, 1000));
 }
 
@@ -32,6 +34,7 @@ constexpr std::size_t kCommandInbox = 65536;
 
 Worker::Worker(const WorkerShared& shared, unsigned index)
     : config_(shared.config),
+      tls_(shared.tls),
       open_connections_(shared.open_connections),
       hub_(shared.book, index),
       metrics_(shared.registry.loop(index)),
@@ -86,7 +89,7 @@ void Worker::admit(int fd) {
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
   metrics_.connections_of(metrics::Transport::http).inc();
-  auto session = std::make_unique<session::Session>(services_, std::make_unique<transport::PlainTcp>(fd), next_id_);
+  auto session = std::make_unique<session::Session>(services_, make_transport(fd), next_id_);
   if (session->start() != 0) {
     metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
@@ -96,11 +99,23 @@ void Worker::admit(int fd) {
   sessions_.push_back(std::move(session));
 }
 
+// A TLS connection takes the context current now: one reloaded later
+// serves the connections accepted after it.
+std::unique_ptr<transport::Transport> Worker::make_transport(int fd) const {
+  if (tls_ != nullptr) return std::make_unique<transport::TlsTransport>(tls_->current(), fd);
+  return std::make_unique<transport::PlainTcp>(fd);
+}
+
 void Worker::refuse(int fd) {
   // Past max_connections a client is told so at once rather than left in the
   // backlog; the reply fits any fresh socket buffer, so one send suffices.
+  // A TLS client could not read a plain reply: it is only closed.
   ++counters_.refused_full;
   metrics_.connections_refused.add();
+  if (tls_ != nullptr) {
+    ::close(fd);
+    return;
+  }
   const std::string_view reply = session::kTooManyConnections;
   [[maybe_unused]] const auto n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   ::close(fd);

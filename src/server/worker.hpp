@@ -25,6 +25,7 @@
 #include "session/session.hpp"
 #include "sluice/config.hpp"
 #include "sluice/server.hpp"
+#include "transport/tls_reloader.hpp"
 
 namespace sluice::server {
 
@@ -41,6 +42,8 @@ struct WorkerShared {
   std::atomic<std::int64_t>& open_connections;
   const session::AppHooks& hooks;
   const std::vector<session::WsRoute>& ws_routes;
+  // The TLS context for new connections; null when the port speaks plain TCP.
+  const transport::TlsReloader* tls = nullptr;
 };
 
 class Worker final : public io::Handler,
@@ -91,12 +94,14 @@ class Worker final : public io::Handler,
   void accept_all();
   void admit(int fd);
   void refuse(int fd);
+  [[nodiscard]] std::unique_ptr<transport::Transport> make_transport(int fd) const;
   void sweep();
   void drain_on_shutdown();
   void signal();
   void drain_inboxes();
 
   const Config& config_;
+  const transport::TlsReloader* tls_;
   std::atomic<std::int64_t>& open_connections_;
   io::Loop loop_;
   hub::Hub hub_;

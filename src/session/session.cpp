@@ -16,7 +16,8 @@ Session::Session(LoopServices& services, std::unique_ptr<transport::Transport>&&
     : Connection(services.loop(), std::move(transport), services.connection_limits()),
       services_(services),
       peer_(services, std::make_shared<ConnectionState>(services.poster(), services.pool(), id), std::move(address)),
-      phase_(std::make_unique<HttpRequestPhase>(*this)) {}
+      phase_(std::make_unique<HttpRequestPhase>(*this)),
+      opened_(io::Loop::Clock::now()) {}
 
 Session::~Session() = default;
 
@@ -49,6 +50,14 @@ void Session::tick(io::Loop::Clock::time_point now) {
     // A peer that neither reads our last bytes nor closes is not waited for.
     const auto lingered = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_activity()).count();
     if (lingered > services_.config().linger_timeout_ms) close_now(conn::CloseReason::timeout);
+    return;
+  }
+  // A handshake that never completes holds a connection slot: it has the
+  // same kind of deadline as a request that never completes, and no reply
+  // (there is no channel to send one on yet).
+  if (transport_handshaking()) {
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - opened_).count();
+    if (waited > services_.config().tls.handshake_timeout_ms) close_now(conn::CloseReason::timeout);
     return;
   }
   phase_->tick(now);

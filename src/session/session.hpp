@@ -32,8 +32,8 @@ class Session final : public conn::Connection {
   [[nodiscard]] LoopServices& services() { return services_; }
   [[nodiscard]] Peer& peer() { return peer_; }
 
-  // The owner's sweep: a linger that lasts too long, then the phase's own
-  // timeouts.
+  // The owner's sweep: a TLS handshake or a linger that lasts too long,
+  // then the phase's own timeouts.
   void tick(io::Loop::Clock::time_point now);
   // The server is stopping: the phase says goodbye, then the queue flushes
   // and the connection closes.
@@ -60,6 +60,10 @@ class Session final : public conn::Connection {
   Peer peer_;
   std::unique_ptr<Phase> phase_;
   std::unique_ptr<Phase> replaced_;  // the phase become() took over from, until its call returns
+  // Accepted: the TLS handshake deadline counts from here. The clock is
+  // read, not the loop's tick time, which is older for a connection
+  // accepted before the loop's first tick.
+  io::Loop::Clock::time_point opened_;
 };
 
 }  // namespace sluice::session

@@ -26,10 +26,12 @@ long PlainTcp::read(char* out, std::size_t room) {
 
 int PlainTcp::shutdown_write() { return ::shutdown(fd_, SHUT_WR) == 0 ? 0 : -errno; }
 
-std::string PlainTcp::peer_address() const {
+std::string PlainTcp::peer_address() const { return peer_address_of(fd_); }
+
+std::string peer_address_of(int fd) {
   sockaddr_storage address{};
   socklen_t length = sizeof address;
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) return {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return {};
   char host[INET6_ADDRSTRLEN] = {};
   char text[INET6_ADDRSTRLEN + 16];
   if (address.ss_family == AF_INET) {

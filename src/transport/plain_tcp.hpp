@@ -27,4 +27,8 @@ class PlainTcp final : public Transport {
   conn::SocketWriter writer_;
 };
 
+// The address of the peer connected to `fd`, "IP:PORT" ("[IPv6]:PORT");
+// empty when unknown.
+[[nodiscard]] std::string peer_address_of(int fd);
+
 }  // namespace sluice::transport

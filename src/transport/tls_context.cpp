@@ -143,6 +143,10 @@ TlsContext make_server_context(const TlsServerFiles& files, const TlsServerOptio
     return {};
   }
   if (!set_common(ctx, error) || !load_server_files(ctx, files, error)) return {};
+  if (options.tls13_only && SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) != 1) {
+    error = take_openssl_error("tls.min_version");
+    return {};
+  }
   // Resumption by stateless tickets only: a session cache would be a
   // server-side table that every new client adds to.
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);

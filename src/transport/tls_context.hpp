@@ -47,6 +47,9 @@ struct TlsServerOptions {
   // the handshake with a no_application_protocol alert; one that sends no
   // ALPN at all gets HTTP/1.1.
   bool offer_h2 = true;
+  // Refuse TLS 1.2 (tls.min_version = 13): a client that offers only 1.2
+  // gets a protocol_version alert.
+  bool tls13_only = false;
 };
 
 // Builds a server context: TLS 1.2 and 1.3 only, ECDHE with AEAD ciphers

@@ -1,7 +1,13 @@
 // Owns: Transport, the byte stream under one connection. A connection reads
 // its peer's bytes and writes its queued frames only through this, so the
-// same connection and the same streams run over plain TCP and, later, over
-// TLS: a transport moves bytes and never knows what they mean.
+// same connection and the same streams run over plain TCP and over TLS: a
+// transport moves bytes and never knows what they mean.
+//
+// A transport with a handshake or records of its own (TLS) may need the
+// socket in the other direction than the caller asked for: a read that
+// must first send a handshake message, or a record taken whole but sent
+// only in part. It says so through read_wants_writable() and
+// holds_output(), and the owner waits for writability for it.
 //
 // All calls happen on the thread of the loop that owns the connection.
 #pragma once
@@ -37,6 +43,16 @@ class Transport {
 
   // The peer's address, "IP:PORT" ("[IPv6]:PORT"); empty when unknown.
   [[nodiscard]] virtual std::string peer_address() const = 0;
+
+  // The connection is still being set up (a TLS handshake): no request can
+  // arrive yet, and the owner's handshake deadline applies.
+  [[nodiscard]] virtual bool handshaking() const { return false; }
+  // The last read() returned -EAGAIN because the transport must send first:
+  // call read() again once the socket is writable.
+  [[nodiscard]] virtual bool read_wants_writable() const { return false; }
+  // Bytes already counted as taken have not all reached the socket yet: call
+  // writev() again (with no iovecs if nothing else is to go) once writable.
+  [[nodiscard]] virtual bool holds_output() const { return false; }
 };
 
 }  // namespace sluice::transport

@@ -62,6 +62,30 @@ TEST(Config, CrossKeyRules) {
   EXPECT_NE(validate(c)->find("'send.budget_bytes'"), std::string::npos);
 }
 
+TEST(Config, TlsKeysReachTheirFieldsAndComeInPairs) {
+  Config c;
+  EXPECT_FALSE(c.tls.enabled());
+  EXPECT_EQ(apply_setting(c, "tls.cert_file", "/etc/sluice/cert.pem"), std::nullopt);
+  EXPECT_NE(validate(c)->find("'tls.cert_file' and 'tls.key_file' must be set together"), std::string::npos);
+  EXPECT_EQ(apply_setting(c, "tls.key_file", "/etc/sluice/key.pem"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "tls.chain_file", "/etc/sluice/chain.pem"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "tls.handshake_timeout_ms", "2500"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "tls.min_version", "13"), std::nullopt);
+  EXPECT_EQ(validate(c), std::nullopt);
+  EXPECT_TRUE(c.tls.enabled());
+  EXPECT_EQ(c.tls.key_file, "/etc/sluice/key.pem");
+  EXPECT_EQ(c.tls.chain_file, "/etc/sluice/chain.pem");
+  EXPECT_EQ(c.tls.handshake_timeout_ms, 2500);
+  EXPECT_EQ(c.tls.min_version, 13);
+  EXPECT_EQ(*apply_setting(c, "tls.min_version", "11"),
+            "config key 'tls.min_version' must be an integer between 12 and 13 (got '11')");
+  EXPECT_TRUE(apply_setting(c, "tls.handshake_timeout_ms", "99"));
+
+  Config chain_alone;
+  EXPECT_EQ(apply_setting(chain_alone, "tls.chain_file", "/etc/sluice/chain.pem"), std::nullopt);
+  EXPECT_TRUE(validate(chain_alone));
+}
+
 TEST(Config, TomlTablesNameTheKeys) {
   const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_config_test.toml";
   std::ofstream(path) << "listen = \"127.0.0.1:9999\"\nmax_connections = 5\n[pool]\nblock_size = 2048\n"

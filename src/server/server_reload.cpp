@@ -1,0 +1,63 @@
+// Server's reload path: TLS loaded at bind(), and read again with every
+// other reload step on request (SIGHUP in sluiced). The request only
+// touches an eventfd; the reading happens on loop 0.
+#include <utility>
+
+#include "server/server_impl.hpp"
+
+namespace sluice::server {
+
+namespace {
+
+transport::TlsServerFiles tls_files(const TlsConfig& tls) { return {tls.cert_file, tls.key_file, tls.chain_file}; }
+
+}  // namespace
+
+std::unique_ptr<transport::TlsReloader> make_tls_reloader(const Config& config) {
+  if (!config.tls.enabled()) return nullptr;
+  // HTTP/1.1 only: a client offering h2 and http/1.1 is answered with
+  // http/1.1, one offering only h2 gets a no_application_protocol alert.
+  const transport::TlsServerOptions options{.offer_h2 = false, .tls13_only = config.tls.min_version >= 13};
+  return std::make_unique<transport::TlsReloader>(tls_files(config.tls), options);
+}
+
+bool load_tls(Server::Impl& impl) {
+  if (!impl.tls || impl.tls->generation() > 0) return true;
+  if (auto error = impl.tls->reload()) {
+    impl.bind_error = *error;
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> reload_now(Server::Impl& s) {
+  std::vector<std::string> failures;
+  if (s.tls) {
+    if (auto error = s.tls->reload()) failures.push_back(std::move(*error));
+  }
+  for (const auto& step : s.reload_steps) {
+    if (auto error = step()) failures.push_back(std::move(*error));
+  }
+  return failures;
+}
+
+void run_requested_reload(Server::Impl& s) {
+  const std::vector<std::string> failures = reload_now(s);
+  if (s.on_reloaded) s.on_reloaded(failures);
+}
+
+std::vector<std::string> Server::reload() { return reload_now(*impl_); }
+
+void Server::request_reload() { impl_->reload_trigger.fire(); }
+
+void Server::on_reload(std::function<std::optional<std::string>()> step) {
+  impl_->reload_steps.push_back(std::move(step));
+}
+
+void Server::on_reloaded(std::function<void(const std::vector<std::string>&)> fn) {
+  impl_->on_reloaded = std::move(fn);
+}
+
+const std::string& Server::bind_error() const { return impl_->bind_error; }
+
+}  // namespace sluice::server

@@ -1,0 +1,52 @@
+#include "transport/tls_transport.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "transport/plain_tcp.hpp"
+
+namespace sluice::transport {
+
+TlsTransport::TlsTransport(const TlsContext& context, int fd) : fd_(fd), stream_(context, fd) {}
+
+TlsTransport::~TlsTransport() { ::close(fd_); }
+
+long TlsTransport::status_to_result(TlsStatus status) {
+  read_wants_writable_ = status == TlsStatus::want_write;
+  switch (status) {
+    case TlsStatus::ok:
+      return 1;
+    case TlsStatus::want_read:
+    case TlsStatus::want_write:
+      return -EAGAIN;
+    case TlsStatus::eof:
+      return 0;
+    case TlsStatus::failed:
+      break;
+  }
+  return stream_.failed_on_socket() ? -ECONNRESET : -EPROTO;
+}
+
+long TlsTransport::read(char* out, std::size_t room) {
+  if (!stream_.valid()) return -EPROTO;
+  if (!stream_.established()) {
+    if (const long done = status_to_result(stream_.handshake()); done != 1) return done;
+  }
+  std::size_t got = 0;
+  const long result = status_to_result(stream_.read({out, room}, got));
+  return result == 1 ? static_cast<long>(got) : result;
+}
+
+int TlsTransport::shutdown_write() {
+  // A close_notify the socket has no room for is not waited for: the
+  // queue has drained, so the socket is all but empty, and the peer sees
+  // the end of the stream either way.
+  (void)stream_.shutdown();
+  return ::shutdown(fd_, SHUT_WR) == 0 ? 0 : -errno;
+}
+
+std::string TlsTransport::peer_address() const { return peer_address_of(fd_); }
+
+}  // namespace sluice::transport

@@ -1,0 +1,54 @@
+// Owns: TlsTransport, the Transport of a connection accepted on a TLS
+// port: the socket (closed when the transport goes) and the TlsStream over
+// it. The connection above reads and writes exactly as over plain TCP; the
+// handshake is moved on by the reads, and a flush's gather list becomes
+// full records (TlsStream::writev), so batching survives encryption.
+//
+// What it protects against: a client that opens a connection and never
+// finishes its handshake holds one connection slot (max_connections) and
+// the SSL object's few KiB until the owner's deadline
+// (tls.handshake_timeout_ms) closes it; a client that speaks anything but
+// TLS fails the handshake at its first bytes and is closed.
+#pragma once
+
+#include "transport/tls_stream.hpp"
+#include "transport/transport.hpp"
+
+namespace sluice::transport {
+
+class TlsTransport final : public Transport {
+ public:
+  // Takes `fd` (non-blocking, accepted) and closes it when destroyed. An
+  // empty `context` makes a transport whose first read fails.
+  TlsTransport(const TlsContext& context, int fd);
+  ~TlsTransport() override;
+  TlsTransport(const TlsTransport&) = delete;
+  TlsTransport& operator=(const TlsTransport&) = delete;
+
+  [[nodiscard]] int fd() const override { return fd_; }
+  // Moves the handshake on first; then decrypts. -EPROTO for a TLS failure
+  // (a client that is not speaking TLS, a malformed record), 0 at the
+  // peer's end (close_notify or a bare EOF).
+  [[nodiscard]] long read(char* out, std::size_t room) override;
+  // TlsStream::writev: whole records of the gathered frames.
+  [[nodiscard]] long writev(const struct iovec* iov, int count) override { return stream_.writev(iov, count); }
+  // close_notify (when the socket takes it), then shutdown(SHUT_WR).
+  int shutdown_write() override;
+  [[nodiscard]] std::string peer_address() const override;
+
+  [[nodiscard]] bool handshaking() const override { return !stream_.established(); }
+  [[nodiscard]] bool read_wants_writable() const override { return read_wants_writable_; }
+  [[nodiscard]] bool holds_output() const override { return stream_.holds_output(); }
+
+  // The stream, for the figures (records and system calls) and the SSL object.
+  [[nodiscard]] const TlsStream& stream() const { return stream_; }
+
+ private:
+  long status_to_result(TlsStatus status);
+
+  int fd_;
+  TlsStream stream_;
+  bool read_wants_writable_ = false;
+};
+
+}  // namespace sluice::transport

@@ -1,0 +1,127 @@
+// TlsTransport, the Transport of a connection on sluiced's TLS port,
+// against a client made of OpenSSL calls alone: reads move the handshake
+// on and then carry the request, a flush of many small frames leaves as
+// full records, TLS 1.3 only refuses a TLS 1.2 client, plain HTTP fails
+// the first read, and shutdown_write() sends close_notify.
+#include "transport/tls_transport.hpp"
+
+#include <gtest/gtest.h>
+#include <openssl/ssl.h>
+#include <openssl/tls1.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "test_certs.hpp"
+#include "tls_peer.hpp"
+
+namespace sluice::transport::test {
+namespace {
+
+class TlsTransportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok()) << certs_.error();
+    cert_ = certs_.server("localhost");
+    ASSERT_FALSE(cert_.cert_file.empty()) << certs_.error();
+  }
+  TlsContext context(bool tls13_only = false) {
+    std::string error;
+    TlsContext made = make_server_context({cert_.cert_file, cert_.key_file, ""},
+                                          {.offer_h2 = false, .tls13_only = tls13_only}, error);
+    EXPECT_TRUE(made) << error;
+    return made;
+  }
+  ClientOptions verified() { return {.ca_file = certs_.ca_file(), .alpn = {"h2", "http/1.1"}}; }
+
+  sluice::test::TestCerts certs_;
+  sluice::test::ServerCert cert_;
+};
+
+// Reads from `server` until `want` bytes came, or a failure (returned).
+long read_request(TlsTransport& server, OpenSslClient& client, std::string& got, std::size_t want, int client_fd) {
+  long last = 0;
+  pump(
+      [&] {
+        client.connect_step();
+        char chunk[4096];
+        last = server.read(chunk, sizeof chunk);
+        if (last > 0) got.append(chunk, static_cast<std::size_t>(last));
+        return got.size() >= want || (last < 0 && last != -EAGAIN) || last == 0;
+      },
+      {server.fd(), client_fd});
+  return last;
+}
+
+TEST_F(TlsTransportTest, ReadsDriveTheHandshakeThenCarryTheRequestAndAFlushLeavesAsFullRecords) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  OpenSslClient client(pair.client, verified());
+  EXPECT_TRUE(server.handshaking());
+  // Only reads: the transport answers the client's hello from read().
+  bool connected = false;
+  ASSERT_TRUE(pump(
+      [&] {
+        connected = connected || client.connect_step();
+        char chunk[64];
+        const long n = server.read(chunk, sizeof chunk);
+        return (connected && !server.handshaking()) || client.failed() || (n < 0 && n != -EAGAIN);
+      },
+      {server.fd(), pair.client}));
+  ASSERT_TRUE(connected) << client.error() << " / " << server.stream().error();
+  EXPECT_FALSE(server.handshaking());
+  ASSERT_TRUE(client.write_all("GET /sse/a HTTP/1.1\r\n\r\n"));
+  std::string request;
+  read_request(server, client, request, 23, pair.client);
+  EXPECT_EQ(request, "GET /sse/a HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(client.alpn(), "http/1.1");  // h2 is not offered until sluiced serves it
+
+  // 1,000 events of 64 bytes, in two flushes of 500 iovecs each.
+  const std::string event(64, 'e');
+  std::vector<iovec> iov(500, iovec{const_cast<char*>(event.data()), event.size()});
+  long taken = 0;
+  for (int half = 0; half < 2; ++half) taken += server.writev(iov.data(), static_cast<int>(iov.size()));
+  EXPECT_EQ(taken, 64000);
+  EXPECT_FALSE(server.holds_output());
+  EXPECT_EQ(server.stream().records_written(), 4u);  // each flush of 32,000 bytes: 16,384 + 15,616
+  ASSERT_TRUE(pump([&] { return !client.read_available() || client.received().size() >= 64000; }, {pair.client}));
+  EXPECT_EQ(client.received(), std::string(64000, 'e'));
+
+  EXPECT_EQ(server.shutdown_write(), 0);
+  ASSERT_TRUE(pump([&] { return !client.read_available(); }, {pair.client}));
+  EXPECT_TRUE(client.eof());
+}
+
+TEST_F(TlsTransportTest, Tls13OnlyRefusesATls12Client) {
+  TcpPair pair;
+  TlsTransport server(context(true), ::dup(pair.server));
+  ClientOptions options = verified();
+  options.max_version = TLS1_2_VERSION;
+  OpenSslClient client(pair.client, options);
+  std::string got;
+  EXPECT_EQ(read_request(server, client, got, 1, pair.client), -EPROTO);
+  EXPECT_NE(server.stream().error().find("unsupported protocol"), std::string::npos) << server.stream().error();
+}
+
+TEST_F(TlsTransportTest, PlainHttpFailsTheFirstReadWithoutAReply) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(pair.client, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+  long result = -EAGAIN;
+  pump(
+      [&] {
+        char chunk[256];
+        result = server.read(chunk, sizeof chunk);
+        return result != -EAGAIN;
+      },
+      {server.fd()});
+  EXPECT_EQ(result, -EPROTO);
+  EXPECT_TRUE(server.handshaking());
+}
+
+}  // namespace
+}  // namespace sluice::transport::test
