@@ -25,6 +25,7 @@ PublishStatus public_status(hub::HubStatus status) {
     case hub::HubStatus::bad_event:
       return PublishStatus::bad_event;
     case hub::HubStatus::too_many_topics:
+    case hub::HubStatus::too_many_created:  // the application's own publishes have no allowance
       return PublishStatus::too_many_topics;
     case hub::HubStatus::too_many_subscribers:
       return PublishStatus::too_many_subscribers;

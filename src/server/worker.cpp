@@ -126,9 +126,11 @@ SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
   return SendStatus::ok;
 }
 
-void Worker::topic_changed(hub::TopicRecord* record) {
-  if (!topic_inbox_.try_push(std::move(record))) topics_overflowed_.store(true, std::memory_order_release);
+bool Worker::topic_changed(hub::TopicRecord* record) {
+  const bool queued = topic_inbox_.try_push(std::move(record));
+  if (!queued) topics_overflowed_.store(true, std::memory_order_release);
   signal();
+  return queued;
 }
 
 void Worker::room_made() {

@@ -63,7 +63,7 @@ class Worker final : public io::Handler,
   // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
   [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
   // Any thread (the topic book): `record` has events this loop must deliver.
-  void topic_changed(hub::TopicRecord* record) override;
+  bool topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
   void room_made() override;
 

@@ -11,8 +11,9 @@ using proto::ws::CloseCode;
 WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
       topic_(std::move(topic)),
-      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate())),
-      publisher_(setup.services, setup.outlet, *this, topic_) {}
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate()),
+                     setup.peer.topic_allowance()),
+      publisher_(setup.services, setup.outlet, *this, topic_, setup.peer.topic_allowance()) {}
 
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
