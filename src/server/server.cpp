@@ -56,7 +56,7 @@ Server::Impl::Impl(const Config& c)
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
-  const WorkerShared shared{s.config, s.pool, s.book, s.open_connections, s.hooks, s.ws_routes};
+  const WorkerShared shared{s.config, s.pool, s.book, s.open_connections, s.address_limit, s.hooks, s.ws_routes};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
 }
 

@@ -33,6 +33,7 @@ constexpr std::size_t kCommandInbox = 65536;
 Worker::Worker(const WorkerShared& shared, unsigned index)
     : config_(shared.config),
       open_connections_(shared.open_connections),
+      address_limit_(shared.address_limit),
       hub_(shared.book, index),
       services_({shared.config, shared.pool, loop_, hub_, counters_, *this, *this, shared.hooks, shared.ws_routes}),
       topic_inbox_(kTopicInbox),
@@ -48,6 +49,7 @@ Worker::~Worker() {
   loop_.forget(this);
   loop_.forget(&inbox_task_);
   sessions_.clear();
+  for (const auto& [id, address] : address_by_id_) address_limit_.leave(address);
   if (listen_fd_ >= 0) loop_.unwatch(listen_fd_);
 }
 
@@ -71,7 +73,8 @@ void Worker::accept_all() {
     ++counters_.accepted;
     if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
-      refuse(fd);
+      ++counters_.refused_full;
+      refuse(fd, session::kTooManyConnections);
     } else {
       admit(fd);
     }
@@ -79,23 +82,29 @@ void Worker::accept_all() {
 }
 
 void Worker::admit(int fd) {
+  AddressLimit::Key address;
+  const bool counted = AddressLimit::key_of(fd, address);
+  if (counted && !address_limit_.enter(address)) {
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    return refuse(fd, session::kTooManyFromAddress);
+  }
   io::set_nodelay(fd, true);
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
   auto session = std::make_unique<session::Session>(services_, std::make_unique<transport::PlainTcp>(fd), next_id_);
   if (session->start() != 0) {
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    if (counted) address_limit_.leave(address);
     return;  // the session's transport closes fd
   }
+  if (counted) address_by_id_.emplace(next_id_, address);
   slot_by_id_.emplace(next_id_++, sessions_.size());
   sessions_.push_back(std::move(session));
 }
 
-void Worker::refuse(int fd) {
-  // Past max_connections a client is told so at once rather than left in the
-  // backlog; the reply fits any fresh socket buffer, so one send suffices.
-  ++counters_.refused_full;
-  const std::string_view reply = session::kTooManyConnections;
+void Worker::refuse(int fd, std::string_view reply) {
+  // Past a connection limit a client is told so at once rather than left in
+  // the backlog; the reply fits any fresh socket buffer, so one send suffices.
   [[maybe_unused]] const auto n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   ::close(fd);
 }
@@ -111,6 +120,10 @@ void Worker::run_deferred() {
     const std::size_t i = it->second;
     slot_by_id_.erase(it);
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    if (const auto a = address_by_id_.find(session->id()); a != address_by_id_.end()) {
+      address_limit_.leave(a->second);
+      address_by_id_.erase(a);
+    }
     if (i + 1 != sessions_.size()) {
       std::swap(sessions_[i], sessions_.back());
       slot_by_id_[sessions_[i]->id()] = i;

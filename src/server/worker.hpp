@@ -17,6 +17,7 @@
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
 #include "io/mpsc_queue.hpp"
+#include "server/address_limit.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
@@ -35,6 +36,7 @@ struct WorkerShared {
   // Connections across every loop, so that max_connections caps the
   // server, not each loop.
   std::atomic<std::int64_t>& open_connections;
+  AddressLimit& address_limit;  // limits.per_ip_connections, across every loop
   const session::AppHooks& hooks;
   const std::vector<session::WsRoute>& ws_routes;
 };
@@ -86,7 +88,7 @@ class Worker final : public io::Handler,
   void run_deferred() override;                  // reaps retired sessions
   void accept_all();
   void admit(int fd);
-  void refuse(int fd);
+  void refuse(int fd, std::string_view reply);
   void sweep();
   void drain_on_shutdown();
   void signal();
@@ -94,6 +96,7 @@ class Worker final : public io::Handler,
 
   const Config& config_;
   std::atomic<std::int64_t>& open_connections_;
+  AddressLimit& address_limit_;
   io::Loop loop_;
   hub::Hub hub_;
   session::LoopCounters counters_;
@@ -101,6 +104,7 @@ class Worker final : public io::Handler,
   int listen_fd_ = -1;
   std::vector<std::unique_ptr<session::Session>> sessions_;
   std::unordered_map<std::uint64_t, std::size_t> slot_by_id_;  // where each id is in sessions_
+  std::unordered_map<std::uint64_t, AddressLimit::Key> address_by_id_;  // what each counts in address_limit_
   std::vector<session::Session*> retired_;
   std::uint64_t next_id_ = 1;
 
