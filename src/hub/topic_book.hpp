@@ -95,8 +95,6 @@ class TopicWatcher {
   ~TopicWatcher() = default;
 };
 
-class TopicBook;
-
 // A pinned record: it is not freed while this lives. Move-only.
 class TopicRef {
  public:
