@@ -53,6 +53,10 @@ struct TopicLimits {
   std::size_t max_subscribers_per_topic = 100000;
   std::size_t history_events = 1000;    // per topic, for replay
   std::size_t history_bytes = 1 << 20;  // per topic
+  // A topic nobody follows is freed once its newest event is this old (at
+  // once when it has none), when a new topic needs its place.
+  std::int64_t history_ttl_ms = 60000;
+  std::size_t max_created_per_connection = 1000;  // new topics one connection may bring into being
 };
 
 // Which slow-consumer policy a subscription gets: the first rule whose
@@ -173,6 +177,7 @@ struct Config {
   std::int64_t heartbeat_ms = 15000;          // SSE comment line on idle streams
   std::int64_t sse_retry_ms = 2000;           // `retry:` sent when a stream opens
   std::int64_t max_topics_per_connection = 64;
+  std::int64_t per_ip_connections = 1024;     // open connections from one address
   std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
   std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
   HttpLimits http;

@@ -48,38 +48,45 @@ Hub::~Hub() {
   }
 }
 
-HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, WireForm form) {
-  return join(topic, subscriber, cookie, nullptr, form).status;
+HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, WireForm form,
+                         TopicAllowance* allowance) {
+  return join(topic, subscriber, cookie, nullptr, form, allowance).status;
 }
 
 ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                  std::string_view last_id, WireForm form) {
-  return join(topic, subscriber, cookie, last_id.empty() ? nullptr : &last_id, form);
+                                  std::string_view last_id, WireForm form, TopicAllowance* allowance) {
+  return join(topic, subscriber, cookie, last_id.empty() ? nullptr : &last_id, form, allowance);
 }
 
 // Under the topic's lock: this loop is marked as following the topic, the
 // subscriber is counted, and the replay is copied out. Events published
 // after the lock are this subscriber's live stream; the ones before it that
 // this loop has yet to drain are skipped for it (first_seq), so that none
-// arrives twice.
+// arrives twice. The record stays pinned until the replay is handed over.
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                       const std::string_view* last_id, WireForm form) {
+                       const std::string_view* last_id, WireForm form, TopicAllowance* allowance) {
   HubStatus status;
-  TopicRecord* record = book_.find_or_create(topic, status);
-  if (record == nullptr) return {status};
-  auto& local = locals_[record];
-  if (!local) local = std::make_unique<Local>(record);
+  const TopicRef ref = book_.acquire(topic, status, allowance);
+  if (!ref) return {status};
+  TopicRecord* record = ref.get();
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
   batch_.clear();
+  Local* local = nullptr;
   {
     const std::lock_guard lock(record->mutex);
     if (record->subscribers >= book_.limits().max_subscribers_per_topic) return {HubStatus::too_many_subscribers};
+    auto& slot = locals_[record];
+    if (!slot) slot = std::make_unique<Local>(record);
+    local = slot.get();
     newest = record->next_id - 1;
     if (!local->followed()) {
       local->delivered = newest;
       record->delivered[loop_].store(newest, std::memory_order_release);
       record->loop_mask |= std::uint64_t{1} << loop_;
+      // A flag left set while the loop did not follow the topic (its
+      // inbox was full) would keep the book from telling it of news.
+      record->pending[loop_].store(false, std::memory_order_release);
     }
     ++record->subscribers;
     if (form != WireForm::sse) ++record->form_subscribers[ws_index(form)];
@@ -128,14 +135,20 @@ void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uin
   }
 }
 
-void Hub::wait_for_room(std::string_view topic) {
-  if (TopicRecord* record = book_.find(topic)) book_.wait_for_room(*record, loop_);
-}
+void Hub::wait_for_room(std::string_view topic) { book_.wait_for_room(topic, loop_); }
 
+// The inbox entry holds the record until the last line: `queued` counts it.
 void Hub::drain(TopicRecord* record) {
   // Cleared before reading, so an event published from here on tells the
   // loop again.
   record->pending[loop_].store(false, std::memory_order_release);
+  deliver_news(record);
+  record->queued.fetch_sub(1, std::memory_order_release);
+}
+
+// Only a record this loop follows is read: one it does not may already be
+// freed (a drain_pending() entry whose last subscriber left meanwhile).
+void Hub::deliver_news(TopicRecord* record) {
   const auto it = locals_.find(record);
   if (it == locals_.end() || !it->second->followed()) return;
   Local& local = *it->second;
@@ -156,12 +169,32 @@ void Hub::drain(TopicRecord* record) {
     book_.wake_waiting_publishers(*record);
   }
   batch_.clear();
+  let_go_if_unfollowed(record);
 }
 
+// Listed first: a delivery may subscribe (adding entries) or let go of a
+// topic (removing one), which would upset a walk over the map itself.
 void Hub::drain_pending() {
+  pending_.clear();
   for (auto& [record, local] : locals_) {
-    if (local->record->pending[loop_].load(std::memory_order_acquire)) drain(local->record);
+    if (local->record->pending[loop_].load(std::memory_order_acquire)) pending_.push_back(local->record);
   }
+  for (TopicRecord* record : pending_) {
+    if (!locals_.contains(record)) continue;
+    record->pending[loop_].store(false, std::memory_order_release);
+    deliver_news(record);
+  }
+  pending_.clear();
+}
+
+// The entry goes before the loop's bit: once the bit is clear the book may
+// free the record, and nothing on this loop names it any more.
+void Hub::let_go_if_unfollowed(TopicRecord* record) {
+  const auto it = locals_.find(record);
+  if (it == locals_.end() || it->second->delivering || it->second->followed()) return;
+  locals_.erase(it);
+  const std::lock_guard lock(record->mutex);
+  record->loop_mask &= ~(std::uint64_t{1} << loop_);
 }
 
 // Subscriber by subscriber, each taking the whole batch in id order: one
@@ -219,10 +252,12 @@ void Hub::report_loss(Local& local, std::uint64_t first, std::uint64_t last) {
   }
 }
 
+// The record is read only when this loop follows it (an entry in locals_);
+// the name is checked too, should the address be a topic made since.
 void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   TopicRecord* record = book_.find(topic);
   const auto it = record == nullptr ? locals_.end() : locals_.find(record);
-  if (it == locals_.end()) return;
+  if (it == locals_.end() || it->second->record->name != topic) return;
   Local& local = *it->second;
   auto pos = std::find_if(local.subscribers.begin(), local.subscribers.end(),
                           [subscriber](const Local::Entry& e) { return e.subscriber == subscriber; });
@@ -234,10 +269,12 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   } else {
     local.subscribers.erase(pos);
   }
-  const std::lock_guard lock(record->mutex);
-  --record->subscribers;
-  if (form != WireForm::sse) --record->form_subscribers[ws_index(form)];
-  if (!local.followed()) record->loop_mask &= ~(std::uint64_t{1} << loop_);
+  {
+    const std::lock_guard lock(record->mutex);
+    --record->subscribers;
+    if (form != WireForm::sse) --record->form_subscribers[ws_index(form)];
+  }
+  let_go_if_unfollowed(record);
 }
 
 std::size_t Hub::subscriber_count(std::string_view topic) const {

@@ -8,6 +8,11 @@
 // during a delivery is recorded and applied when it ends.
 //
 // Everything here runs on the loop's thread; publish() forwards to the book.
+//
+// The loop keeps an entry for a topic only while it follows it: the entry
+// goes (and then the loop's bit in the record) when its last local
+// subscriber leaves, never during a delivery, so that the book may free a
+// topic nobody follows (see TopicBook).
 #pragma once
 
 #include <array>
@@ -40,28 +45,32 @@ class Hub {
   // it subscribed.
   // `form` is the wire form the subscriber takes: the WebSocket forms in
   // use are built by the publisher, with the event.
+  // A new topic is charged to `allowance`, when given.
   [[nodiscard]] HubStatus subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie = 0,
-                                    WireForm form = WireForm::sse);
+                                    WireForm form = WireForm::sse, TopicAllowance* allowance = nullptr);
   // Subscribes, then at once hands `subscriber` every kept event after
   // `last_id` in order; the live stream continues after the last of them,
   // with no event missing between the two and none twice. An empty
   // `last_id` is none: a subscribe() that answers ReplayResult::newest.
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                             std::string_view last_id, WireForm form = WireForm::sse);
+                                             std::string_view last_id, WireForm form = WireForm::sse,
+                                             TopicAllowance* allowance = nullptr);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 
   // Publishes from this loop's thread, building with the loop's scratch.
   // (Any thread may publish through the book itself.)
-  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message) {
-    return book_.publish(topic, message, &scratch_);
+  [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
+                                      TopicAllowance* allowance = nullptr) {
+    return book_.publish(topic, message, &scratch_, allowance);
   }
   // After publish() said `busy`: this loop's watcher hears room_made() once
   // a loop has delivered more of `topic`. The caller retries its publish
   // after this call, so that a delivery in between is not missed.
   void wait_for_room(std::string_view topic);
 
-  // Delivers the events of `record` this loop has not delivered yet.
+  // Delivers the events of `record` this loop has not delivered yet: for
+  // each record the book put in the loop's inbox (TopicWatcher), once.
   void drain(TopicRecord* record);
   // Drains every topic this loop follows that has news (after the loop's
   // inbox of topics overflowed and some news may not be in it).
@@ -77,7 +86,9 @@ class Hub {
   struct Local;
 
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                    const std::string_view* last_id, WireForm form);
+                    const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
+  void deliver_news(TopicRecord* record);
+  void let_go_if_unfollowed(TopicRecord* record);
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);
@@ -86,6 +97,7 @@ class Hub {
   TopicBook& book_;
   unsigned loop_;
   std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
+  std::vector<TopicRecord*> pending_;  // drain_pending()'s list, reused
   std::vector<KeptEvent> batch_;     // events being delivered, reused
   std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
   std::vector<std::array<char, kMaxIdText>> ids_;  // their ids as text

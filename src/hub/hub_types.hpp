@@ -18,6 +18,15 @@ struct HubLimits {
   std::size_t max_subscribers_per_topic = 100000;
   std::size_t history_events = 1000;    // per topic, for replay
   std::size_t history_bytes = 1 << 20;  // per topic
+  // A topic with no subscriber and no publisher at work may be freed once
+  // its newest event is this old (at once when it kept none).
+  std::int64_t history_ttl_ms = 60000;
+};
+
+// How many more topics one connection may bring into being: a client that
+// names a new topic in every request would otherwise fill topics.max alone.
+struct TopicAllowance {
+  std::size_t left;
 };
 
 // The forms of the server's notices, which no publish may take: the event
@@ -39,6 +48,7 @@ enum class HubStatus : std::uint8_t {
   reserved_event,       // event name starting "sluice-": the server's SSE notices
   reserved_data,        // data starting {"sluice": the server's /ws/{topic} notices
   too_many_topics,      // max_topics reached
+  too_many_created,     // the connection's TopicAllowance is spent
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
   busy,                 // a loop has yet to deliver the event the history would drop: retry

@@ -24,8 +24,9 @@ std::uint64_t conflation_key(std::string_view key) {
 // The server's own topics ($sys) carry snapshots that the next one makes
 // stale: they keep only what fan-out needs, so that a dashboard left open
 // holds a few pool blocks, not a full history's worth.
-TopicRecord::TopicRecord(std::string_view topic, const HubLimits& limits)
+TopicRecord::TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id)
     : name(topic),
+      next_id(first_id),
       history(topic.starts_with(kServerTopicMark) ? kMinKeptEvents : std::max(limits.history_events, kMinKeptEvents),
               limits.history_bytes) {}
 
@@ -47,38 +48,109 @@ TopicRecord* TopicBook::find(std::string_view name) const {
   return it == topics_.end() ? nullptr : it->second.get();
 }
 
-TopicRecord* TopicBook::find_or_create(std::string_view name, HubStatus& status) {
+// A pin is taken only under the book's lock, so once reclaim_idle() (which
+// holds it exclusively) has found a record unpinned and unlinked it, no new
+// pin can appear.
+TopicRef TopicBook::acquire(std::string_view name, HubStatus& status, TopicAllowance* allowance) {
   status = HubStatus::ok;
-  if (TopicRecord* existing = find(name)) return existing;
+  {
+    const std::shared_lock lock(topics_mutex_);
+    if (const auto it = topics_.find(name); it != topics_.end()) {
+      it->second->pins.fetch_add(1, std::memory_order_relaxed);
+      return TopicRef(it->second.get());
+    }
+  }
   const bool server_topic =
       name.starts_with(kServerTopicMark) && proto::valid_topic_name(name.substr(1), limits_.max_topic_name);
   if (!server_topic && !proto::valid_topic_name(name, limits_.max_topic_name)) {
     status = HubStatus::bad_topic;
+    return {};
+  }
+  return TopicRef(create(name, status, allowance));
+}
+
+// Returns the record pinned, or nullptr with `status` saying why.
+TopicRecord* TopicBook::create(std::string_view name, HubStatus& status, TopicAllowance* allowance) {
+  const std::unique_lock lock(topics_mutex_);
+  if (const auto it = topics_.find(name); it != topics_.end()) {  // another thread won
+    it->second->pins.fetch_add(1, std::memory_order_relaxed);
+    return it->second.get();
+  }
+  if (allowance != nullptr && allowance->left == 0) {
+    status = HubStatus::too_many_created;
     return nullptr;
   }
-  const std::unique_lock lock(topics_mutex_);
-  if (auto it = topics_.find(name); it != topics_.end()) return it->second.get();  // another thread won
+  if (topics_.size() >= limits_.max_topics) reclaim_idle();
   if (topics_.size() >= limits_.max_topics) {
     status = HubStatus::too_many_topics;
     return nullptr;
   }
-  auto record = std::make_unique<TopicRecord>(name, limits_);
+  auto record = std::make_unique<TopicRecord>(name, limits_, first_id_);
   TopicRecord* raw = record.get();
+  raw->pins.store(1, std::memory_order_relaxed);
+  raw->order_index = topics_in_order_.size();
   topics_.emplace(raw->name, std::move(record));
   topics_in_order_.push_back(raw);
+  if (allowance != nullptr) --allowance->left;
   return raw;
 }
 
-PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch) {
+// Under the book's exclusive lock. The record's own lock is only tried: a
+// publisher takes a topic's lock before the book's (evict_in_turn), so
+// waiting for it here could deadlock; a topic whose lock is held is in use
+// anyway.
+bool TopicBook::reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const {
+  if (record.pins.load(std::memory_order_acquire) != 0 || record.queued.load(std::memory_order_acquire) != 0) {
+    return false;
+  }
+  const std::unique_lock lock(record.mutex, std::try_to_lock);
+  if (!lock.owns_lock() || record.subscribers != 0 || record.loop_mask != 0) return false;
+  if (record.history.empty()) return true;
+  return now - record.last_publish >= std::chrono::milliseconds(limits_.history_ttl_ms);
+}
+
+// Called at topics.max, under the book's exclusive lock. Looks at a bounded
+// number of topics from where the last call stopped, so a client knocking
+// at a full book costs a bounded scan, and frees every idle one it finds.
+void TopicBook::reclaim_idle() {
+  constexpr std::size_t kScan = 1024;
+  const auto now = std::chrono::steady_clock::now();
+  const std::size_t look = std::min(kScan, topics_in_order_.size());
+  for (std::size_t step = 0; step < look && !topics_in_order_.empty(); ++step) {
+    if (reclaim_cursor_ >= topics_in_order_.size()) reclaim_cursor_ = 0;
+    TopicRecord& record = *topics_in_order_[reclaim_cursor_];
+    if (reclaimable(record, now)) {
+      unlink(record);  // the last topic moved into this place: looked at next
+    } else {
+      ++reclaim_cursor_;
+    }
+  }
+}
+
+// Under the book's exclusive lock, with nothing holding the record: its
+// history goes back to the pool with it. Later topics start past its ids.
+void TopicBook::unlink(TopicRecord& record) {
+  first_id_ = std::max(first_id_, record.next_id);
+  TopicRecord* last = topics_in_order_.back();
+  topics_in_order_[record.order_index] = last;
+  last->order_index = record.order_index;
+  topics_in_order_.pop_back();
+  reclaimed_.fetch_add(1, std::memory_order_relaxed);
+  topics_.erase(topics_.find(std::string_view(record.name)));
+}
+
+PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch,
+                                 TopicAllowance* allowance) {
   if (name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
-  return publish_any(name, message, scratch);
+  return publish_any(name, message, scratch, allowance);
 }
 
 PublishResult TopicBook::publish_server(std::string_view name, const Message& message) {
   if (!name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
-  return publish_any(name, message, nullptr);
+  return publish_any(name, message, nullptr, nullptr);
 }
 
+// Under the book's shared lock, so no topic is reclaimed while it is read.
 void TopicBook::sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const {
   const std::shared_lock lock(topics_mutex_);
   for (TopicRecord* record : topics_in_order_) {
@@ -93,7 +165,8 @@ void TopicBook::sample_topics(const std::function<void(std::string_view, std::si
   }
 }
 
-PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch) {
+PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch,
+                                     TopicAllowance* allowance) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
   // What the server's notices look like on the wire is the server's alone:
   // an SSE event named sluice-*, a /ws/{topic} message that opens with
@@ -102,8 +175,9 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
   if (message.event.starts_with(kReservedEventPrefix)) return {HubStatus::reserved_event};
   if (message.data.starts_with(kReservedDataPrefix)) return {HubStatus::reserved_data};
   HubStatus status;
-  TopicRecord* record = find_or_create(name, status);
-  if (record == nullptr) return {status};
+  const TopicRef ref = acquire(name, status, allowance);
+  if (!ref) return {status};
+  TopicRecord* record = ref.get();
   std::uint64_t mask = 0;
   PublishResult result{HubStatus::ok};
   {
@@ -122,6 +196,7 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     event.seq = result.id;
     event.key = conflation_key(message.key);
     record->history.push(std::move(event));
+    record->last_publish = std::chrono::steady_clock::now();
     result.subscribers = record->subscribers;
     mask = record->loop_mask;
   }
@@ -211,9 +286,13 @@ bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes, bool e
 // Both sides use a read-modify-write of waiting_publishers, so they are
 // ordered: if the deliverer's exchange comes first, it released the
 // delivery the publisher's retry then sees; if the publisher's bit comes
-// first, the exchange finds it and wakes that loop.
-void TopicBook::wait_for_room(TopicRecord& record, unsigned loop) {
-  record.waiting_publishers.fetch_or(std::uint64_t{1} << loop, std::memory_order_acq_rel);
+// first, the exchange finds it and wakes that loop. (wait_for_room() sets
+// the bit under the book's lock, so the record cannot be freed meanwhile.)
+void TopicBook::wait_for_room(std::string_view name, unsigned loop) {
+  const std::shared_lock lock(topics_mutex_);
+  if (const auto it = topics_.find(name); it != topics_.end()) {
+    it->second->waiting_publishers.fetch_or(std::uint64_t{1} << loop, std::memory_order_acq_rel);
+  }
 }
 
 void TopicBook::wake_waiting_publishers(TopicRecord& record) {
@@ -229,9 +308,11 @@ void TopicBook::notify_loops(TopicRecord& record, std::uint64_t mask) {
     const auto loop = static_cast<unsigned>(std::countr_zero(mask));
     mask &= mask - 1;
     // Told once until drained: a busy topic costs one wake-up per loop tick,
-    // not one per event.
+    // not one per event. Counted in `queued` before the push, so the count
+    // never dips below the entries a loop may still pop.
     if (!record.pending[loop].exchange(true, std::memory_order_acq_rel) && watchers_[loop] != nullptr) {
-      watchers_[loop]->topic_changed(&record);
+      record.queued.fetch_add(1, std::memory_order_relaxed);
+      if (!watchers_[loop]->topic_changed(&record)) record.queued.fetch_sub(1, std::memory_order_relaxed);
     }
   }
 }

@@ -8,10 +8,32 @@
 // delivered yet straight from the history, in id order, so no per-event
 // queue between threads can overflow, and a loop that falls further behind
 // than the history reaches knows exactly which ids it missed.
+//
+// Reclaiming a topic. A topic nobody follows is freed when a new one needs
+// its place (at topics.max), once its newest event is history.ttl_ms old or
+// it kept none. Three kinds of holder may still have the record's address,
+// and each is counted on the record, so that the book frees it only when
+// all three counts are zero, checked under the book's exclusive lock:
+//  - a publisher or a subscribe on any thread, between the lookup and its
+//    last touch: a TopicRef pins the record, and only a lookup under the
+//    book's lock hands one out, so no new pin appears once it is unlinked;
+//  - a loop that follows the topic: its bit in loop_mask and its count in
+//    `subscribers` (a loop forgets its entry for the record before it
+//    clears its bit);
+//  - a loop's inbox entry saying the topic has news: counted in `queued`
+//    from the push until the loop has drained it.
+// No loop is asked to acknowledge anything, so an idle loop delays
+// nothing; a loop never reads a record it does not hold by one of these.
+//
+// Ids never repeat within an epoch: a topic made again after it was freed
+// starts past every id any freed topic gave, so a client resuming from an
+// id of the old topic is told "too-old" (a reset notice), never handed the
+// new topic's events as if nothing came between.
 #pragma once
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +42,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "buf/pool.hpp"
@@ -39,11 +62,17 @@ inline constexpr std::size_t kMinKeptEvents = 64;
 inline constexpr char kServerTopicMark = '$';
 
 struct TopicRecord {
-  TopicRecord(std::string_view topic, const HubLimits& limits);
+  TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id);
 
   const std::string name;
+  // Holders of the address that keep the record from being freed (see
+  // the banner): TopicRefs, and inbox entries not yet drained.
+  std::atomic<std::uint32_t> pins{0};
+  std::atomic<std::uint32_t> queued{0};
+  std::size_t order_index = 0;  // its place in the book's topics_in_order_ (book's lock)
   std::mutex mutex;  // guards the fields below it
-  std::uint64_t next_id = 1;
+  std::uint64_t next_id;
+  std::chrono::steady_clock::time_point last_publish{};
   History history;
   std::uint64_t loop_mask = 0;          // loops with subscribers
   std::size_t subscribers = 0;          // across every loop
@@ -61,12 +90,35 @@ struct TopicRecord {
 // from the publishing thread, at most once until the loop drains the topic.
 class TopicWatcher {
  public:
-  virtual void topic_changed(TopicRecord* record) = 0;
+  // Returns whether the record went into the loop's inbox; if so the loop
+  // calls Hub::drain(record) for it, whatever else it drains meanwhile.
+  [[nodiscard]] virtual bool topic_changed(TopicRecord* record) = 0;
   // A loop delivered events of a topic this loop's publishers wait on.
   virtual void room_made() = 0;
 
  protected:
   ~TopicWatcher() = default;
+};
+
+// A pinned record: it is not freed while this lives. Move-only.
+class TopicRef {
+ public:
+  TopicRef() = default;
+  explicit TopicRef(TopicRecord* record) : record_(record) {}
+  TopicRef(TopicRef&& other) noexcept : record_(std::exchange(other.record_, nullptr)) {}
+  TopicRef& operator=(TopicRef&& other) noexcept {
+    std::swap(record_, other.record_);
+    return *this;
+  }
+  ~TopicRef() {
+    if (record_ != nullptr) record_->pins.fetch_sub(1, std::memory_order_release);
+  }
+  [[nodiscard]] TopicRecord* get() const { return record_; }
+  TopicRecord* operator->() const { return record_; }
+  explicit operator bool() const { return record_ != nullptr; }
+
+ private:
+  TopicRecord* record_ = nullptr;
 };
 
 class TopicBook {
@@ -83,8 +135,10 @@ class TopicBook {
   // Any thread. Never allocates once the topic exists. The WebSocket forms
   // in use are built with `scratch`, the caller's (a loop passes its own);
   // without one, the book lends one of its own for the call.
+  // A new topic is charged to `allowance` when there is one
+  // (too_many_created when it is spent).
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
-                                      FrameScratch* scratch = nullptr);
+                                      FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr);
   // Any thread: the server's own topics, named kServerTopicMark + a valid
   // name ("$sys"). publish() refuses those names, so no client can write
   // there; a client may follow one (a subscription can name it).
@@ -92,13 +146,17 @@ class TopicBook {
   // Any thread: fn(name, subscribers, events published) for every topic,
   // each read under its topic's lock, held only for the read.
   void sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const;
-  // Any thread. Records are never removed, so the pointer stays valid.
-  [[nodiscard]] TopicRecord* find_or_create(std::string_view topic, HubStatus& status);
-  // Any thread; nullptr when there is no such topic.
+  // Any thread: the topic, made if need be (charged to `allowance`, if
+  // any), pinned while the TopicRef lives. At topics.max, idle topics are
+  // reclaimed to make room.
+  [[nodiscard]] TopicRef acquire(std::string_view topic, HubStatus& status, TopicAllowance* allowance = nullptr);
+  // Any thread; nullptr when there is no such topic. The address is only
+  // safe to follow for a caller that holds the record some other way (a
+  // loop that follows the topic); anyone else must acquire() it.
   [[nodiscard]] TopicRecord* find(std::string_view topic) const;
-  // Loop `loop` holds a publisher of `record` that was refused as busy; it
+  // Loop `loop` holds a publisher of `topic` that was refused as busy; it
   // is told by room_made() once any loop has delivered more of the topic.
-  void wait_for_room(TopicRecord& record, unsigned loop);
+  void wait_for_room(std::string_view topic, unsigned loop);
   // Called by a loop after it delivered events of `record`.
   void wake_waiting_publishers(TopicRecord& record);
 
@@ -108,6 +166,8 @@ class TopicBook {
   // Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
   std::size_t format_id(std::uint64_t seq, char* out) const;
   [[nodiscard]] std::size_t topic_count() const;
+  // Topics freed so far (they made room for new ones).
+  [[nodiscard]] std::uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
 
  private:
   struct NameHash {
@@ -115,7 +175,8 @@ class TopicBook {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
-  [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch);
+  [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
+                                          TopicAllowance* allowance);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
@@ -124,14 +185,23 @@ class TopicBook {
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
   [[nodiscard]] bool evict_in_turn(TopicRecord& self);
+  TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
+  [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
+  void reclaim_idle();
+  void unlink(TopicRecord& record);
 
   buf::Pool& pool_;
   HubLimits limits_;
   std::string epoch_;
   mutable std::shared_mutex topics_mutex_;
   std::unordered_map<std::string, std::unique_ptr<TopicRecord>, NameHash, std::equal_to<>> topics_;
-  std::vector<TopicRecord*> topics_in_order_;  // topics are never removed, so indexes are stable
+  std::vector<TopicRecord*> topics_in_order_;  // for evict_in_turn and reclaim_idle
   std::atomic<std::size_t> evict_cursor_{0};
+  std::size_t reclaim_cursor_ = 0;  // the book's lock
+  // The first id of a topic made from now on: past every id a freed topic
+  // gave (the book's lock).
+  std::uint64_t first_id_ = 1;
+  std::atomic<std::uint64_t> reclaimed_{0};
   std::array<TopicWatcher*, kMaxLoops> watchers_{};
   ScratchPool scratch_pool_;  // for publishers that bring no scratch of their own
 };

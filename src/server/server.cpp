@@ -26,6 +26,7 @@ PublishStatus public_status(hub::HubStatus status) {
     case hub::HubStatus::bad_event:
       return PublishStatus::bad_event;
     case hub::HubStatus::too_many_topics:
+    case hub::HubStatus::too_many_created:  // the application's own publishes have no allowance
       return PublishStatus::too_many_topics;
     case hub::HubStatus::too_many_subscribers:
       return PublishStatus::too_many_subscribers;
@@ -72,8 +73,8 @@ Server::Impl::Impl(const Config& c)
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
-  const WorkerShared shared{s.config,           s.pool,  s.book,      s.registry,  s.ops, &s.logger,
-                            s.open_connections, s.hooks, s.ws_routes, s.tls.get()};
+  const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
+                            s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get()};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
   if (s.config.ops.dashboard != 0) {
     s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buf/pool.hpp"
+#include "server/address_limit.hpp"
 #include "hub/topic_book.hpp"
 #include "log/logger.hpp"
 #include "log/output.hpp"
@@ -39,6 +40,7 @@ struct Server::Impl {
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;
   std::atomic<std::int64_t> open_connections{0};
+  AddressLimit address_limit{config.per_ip_connections};
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<int> listen_fds;
   std::uint16_t port = 0;

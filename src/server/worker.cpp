@@ -36,6 +36,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
     : config_(shared.config),
       tls_(shared.tls),
       open_connections_(shared.open_connections),
+      address_limit_(shared.address_limit),
       hub_(shared.book, index),
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
@@ -53,6 +54,7 @@ Worker::~Worker() {
   loop_.forget(this);
   loop_.forget(&inbox_task_);
   sessions_.clear();
+  for (const auto& [id, address] : address_by_id_) address_limit_.leave(address);
   if (listen_fd_ >= 0) loop_.unwatch(listen_fd_);
 }
 
@@ -77,7 +79,8 @@ void Worker::accept_all() {
     metrics_.connections_accepted.add();
     if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
-      refuse(fd);
+      ++counters_.refused_full;
+      refuse(fd, session::kTooManyConnections);
     } else {
       admit(fd);
     }
@@ -85,6 +88,12 @@ void Worker::accept_all() {
 }
 
 void Worker::admit(int fd) {
+  AddressLimit::Key address;
+  const bool counted = AddressLimit::key_of(fd, address);
+  if (counted && !address_limit_.enter(address)) {
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    return refuse(fd, session::kTooManyFromAddress);
+  }
   io::set_nodelay(fd, true);
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
@@ -93,8 +102,10 @@ void Worker::admit(int fd) {
   if (session->start() != 0) {
     metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    if (counted) address_limit_.leave(address);
     return;  // the session's transport closes fd
   }
+  if (counted) address_by_id_.emplace(next_id_, address);
   slot_by_id_.emplace(next_id_++, sessions_.size());
   sessions_.push_back(std::move(session));
 }
@@ -106,18 +117,12 @@ std::unique_ptr<transport::Transport> Worker::make_transport(int fd) const {
   return std::make_unique<transport::PlainTcp>(fd);
 }
 
-void Worker::refuse(int fd) {
-  // Past max_connections a client is told so at once rather than left in the
-  // backlog; the reply fits any fresh socket buffer, so one send suffices.
+void Worker::refuse(int fd, std::string_view reply) {
+  // Past a connection limit a client is told so at once rather than left in
+  // the backlog; the reply fits any fresh socket buffer, so one send suffices.
   // A TLS client could not read a plain reply: it is only closed.
-  ++counters_.refused_full;
   metrics_.connections_refused.add();
-  if (tls_ != nullptr) {
-    ::close(fd);
-    return;
-  }
-  const std::string_view reply = session::kTooManyConnections;
-  [[maybe_unused]] const auto n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  if (tls_ == nullptr) (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
   ::close(fd);
 }
 
@@ -135,6 +140,10 @@ void Worker::run_deferred() {
     // A stream that ended went back to being counted as http (see the
     // streams' on_closed), so every connection leaves from there.
     metrics_.connections_of(metrics::Transport::http).dec();
+    if (const auto a = address_by_id_.find(session->id()); a != address_by_id_.end()) {
+      address_limit_.leave(a->second);
+      address_by_id_.erase(a);
+    }
     if (i + 1 != sessions_.size()) {
       std::swap(sessions_[i], sessions_.back());
       slot_by_id_[sessions_[i]->id()] = i;
@@ -150,9 +159,11 @@ SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
   return SendStatus::ok;
 }
 
-void Worker::topic_changed(hub::TopicRecord* record) {
-  if (!topic_inbox_.try_push(std::move(record))) topics_overflowed_.store(true, std::memory_order_release);
+bool Worker::topic_changed(hub::TopicRecord* record) {
+  const bool queued = topic_inbox_.try_push(std::move(record));
+  if (!queued) topics_overflowed_.store(true, std::memory_order_release);
   signal();
+  return queued;
 }
 
 void Worker::room_made() {

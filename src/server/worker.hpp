@@ -18,6 +18,7 @@
 #include "io/loop.hpp"
 #include "io/mpsc_queue.hpp"
 #include "metrics/registry.hpp"
+#include "server/address_limit.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
@@ -40,6 +41,7 @@ struct WorkerShared {
   // Connections across every loop, so that max_connections caps the
   // server, not each loop.
   std::atomic<std::int64_t>& open_connections;
+  AddressLimit& address_limit;  // limits.per_ip_connections, across every loop
   const session::AppHooks& hooks;
   const std::vector<session::WsRoute>& ws_routes;
   // The TLS context for new connections; null when the port speaks plain TCP.
@@ -70,7 +72,7 @@ class Worker final : public io::Handler,
   // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
   [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
   // Any thread (the topic book): `record` has events this loop must deliver.
-  void topic_changed(hub::TopicRecord* record) override;
+  bool topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
   void room_made() override;
 
@@ -93,7 +95,7 @@ class Worker final : public io::Handler,
   void run_deferred() override;                  // reaps retired sessions
   void accept_all();
   void admit(int fd);
-  void refuse(int fd);
+  void refuse(int fd, std::string_view reply);
   [[nodiscard]] std::unique_ptr<transport::Transport> make_transport(int fd) const;
   void sweep();
   void drain_on_shutdown();
@@ -103,6 +105,7 @@ class Worker final : public io::Handler,
   const Config& config_;
   const transport::TlsReloader* tls_;
   std::atomic<std::int64_t>& open_connections_;
+  AddressLimit& address_limit_;
   io::Loop loop_;
   hub::Hub hub_;
   session::LoopCounters counters_;
@@ -111,6 +114,7 @@ class Worker final : public io::Handler,
   int listen_fd_ = -1;
   std::vector<std::unique_ptr<session::Session>> sessions_;
   std::unordered_map<std::uint64_t, std::size_t> slot_by_id_;  // where each id is in sessions_
+  std::unordered_map<std::uint64_t, AddressLimit::Key> address_by_id_;  // what each counts in address_limit_
   std::vector<session::Session*> retired_;
   std::uint64_t next_id_ = 1;
 

@@ -55,7 +55,8 @@ hub::HubLimits hub_limits(const server::TopicLimits& l) {
           .max_topic_name = l.max_topic_name,
           .max_subscribers_per_topic = l.max_subscribers_per_topic,
           .history_events = l.history_events,
-          .history_bytes = l.history_bytes};
+          .history_bytes = l.history_bytes,
+          .history_ttl_ms = l.history_ttl_ms};
 }
 
 }  // namespace sluice::session

@@ -112,7 +112,7 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
     return respond({.status = 400, .body = "bad key: at most 255 bytes, %-escapes well formed\n"});
   }
   hub::Hub& hub = services_.hub();
-  const hub::PublishResult result = hub.publish(topic, {request.body, event, key});
+  const hub::PublishResult result = hub.publish(topic, {request.body, event, key}, &session_.peer().topic_allowance());
   count_publish(services_.metrics(), result.status);
   if (result.status != hub::HubStatus::ok) return refuse(result.status);
   char id_text[hub::kMaxIdText];
@@ -173,7 +173,7 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
       return deny(outcome);
     }
   }
-  auto stream = std::make_unique<SseStream>(session_, services_);
+  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer().topic_allowance());
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));

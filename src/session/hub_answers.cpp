@@ -20,6 +20,8 @@ HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
     case hub::HubStatus::too_many_topics:
     case hub::HubStatus::too_many_subscribers:
       return {503, "topic limit reached", {}};
+    case hub::HubStatus::too_many_created:
+      return {429, "this connection made too many new topics (topics.max_created_per_connection)", {}};
     case hub::HubStatus::no_memory:
       return {503, "out of buffer memory, retry", "1"};
     case hub::HubStatus::busy:

@@ -5,7 +5,10 @@
 namespace sluice::session {
 
 Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address)
-    : services_(services), state_(std::move(state)), address_(std::move(address)) {}
+    : services_(services),
+      state_(std::move(state)),
+      address_(std::move(address)),
+      topic_allowance_{services.config().hub.max_created_per_connection} {}
 
 Peer::~Peer() { state_->closed.store(true, std::memory_order_release); }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
 #include "session/connection_state.hpp"
@@ -48,12 +49,16 @@ class Peer {
 
   [[nodiscard]] const std::shared_ptr<ConnectionState>& state() const { return state_; }
   [[nodiscard]] const std::string& address() const { return address_; }
+  // The topics this client may still bring into being, whichever phase or
+  // stream names them (topics.max_created_per_connection).
+  [[nodiscard]] hub::TopicAllowance& topic_allowance() { return topic_allowance_; }
 
  private:
   LoopServices& services_;
   std::shared_ptr<ConnectionState> state_;
   std::string address_;
   KeptRequest upgrade_request_;
+  hub::TopicAllowance topic_allowance_;
   bool opened_ = false;
 };
 

@@ -23,6 +23,10 @@ struct Response {
 inline constexpr std::string_view kTooManyConnections =
     "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 20\r\nConnection: close\r\n"
     "Retry-After: 1\r\n\r\ntoo many connections";
+// The same past limits.per_ip_connections from one address.
+inline constexpr std::string_view kTooManyFromAddress =
+    "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 66\r\nConnection: close\r\n"
+    "Retry-After: 1\r\n\r\ntoo many connections from this address (limits.per_ip_connections)";
 
 // Writes the whole response, head and body, into `sink`.
 void write_response(buf::Sink& sink, const Response& response);

@@ -8,8 +8,8 @@
 
 namespace sluice::session {
 
-SseStream::SseStream(conn::Outlet& outlet, LoopServices& services)
-    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::WireForm::sse) {}
+SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance)
+    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::WireForm::sse, allowance) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 

@@ -21,7 +21,8 @@ class LoopServices;
 
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
-  SseStream(conn::Outlet& outlet, LoopServices& services);
+  // Topics the stream makes are charged to `allowance` (the client's).
+  SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance);
   ~SseStream() override;
 
   // Sends the stream head (with Access-Control-Allow-Origin when

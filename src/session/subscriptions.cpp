@@ -13,8 +13,9 @@
 
 namespace sluice::session {
 
-Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form)
-    : services_(services), outlet_(outlet), owner_(owner), form_(form) {}
+Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form,
+                             hub::TopicAllowance& allowance)
+    : services_(services), outlet_(outlet), owner_(owner), form_(form), allowance_(allowance) {}
 
 Subscriptions::~Subscriptions() { leave_all(); }
 
@@ -43,7 +44,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
     services_.latest_window().bound(outlet_, sse ? LatestWindow::Probe::sse : LatestWindow::Probe::ws);
   }
   hub::Hub& hub = services_.hub();
-  const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_);
+  const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_, &allowance_);
   if (result.status != hub::HubStatus::ok) {
     topics_[cookie].clear();
     return {JoinStatus::refused, result.status};

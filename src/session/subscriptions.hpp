@@ -52,8 +52,10 @@ class Subscriptions final : public hub::Subscriber {
     std::uint64_t newest = 0;  // ok: the topic's newest id when it was joined
   };
 
-  // `form` is the wire form this stream takes.
-  Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form);
+  // `form` is the wire form this stream takes; the topics it makes are
+  // charged to `allowance` (the client's).
+  Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner& owner, hub::WireForm form,
+                hub::TopicAllowance& allowance);
   ~Subscriptions();
   Subscriptions(const Subscriptions&) = delete;
   Subscriptions& operator=(const Subscriptions&) = delete;
@@ -93,6 +95,7 @@ class Subscriptions final : public hub::Subscriber {
   }
 
   const hub::WireForm form_;
+  hub::TopicAllowance& allowance_;
   std::vector<std::string> topics_;
   std::vector<Policy> policies_;
   std::vector<delivery::DropRecord> drops_;

@@ -14,8 +14,9 @@ bool retry_later(hub::HubStatus status) {
 
 }  // namespace
 
-TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic)
-    : services_(services), outlet_(outlet), owner_(owner), topic_(std::move(topic)) {}
+TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
+                               hub::TopicAllowance& allowance)
+    : services_(services), outlet_(outlet), owner_(owner), topic_(std::move(topic)), allowance_(allowance) {}
 
 TopicPublisher::~TopicPublisher() { release(); }
 
@@ -51,10 +52,10 @@ void TopicPublisher::release() {
 // and the request would otherwise wake nobody.
 hub::PublishResult TopicPublisher::publish_or_wait(std::string_view data) {
   hub::Hub& hub = services_.hub();
-  const hub::PublishResult r = hub.publish(topic_, {data, {}, {}});
+  const hub::PublishResult r = hub.publish(topic_, {data, {}, {}}, &allowance_);
   if (r.status != hub::HubStatus::busy) return r;
   hub.wait_for_room(topic_);
-  return hub.publish(topic_, {data, {}, {}});
+  return hub.publish(topic_, {data, {}, {}}, &allowance_);
 }
 
 }  // namespace sluice::session

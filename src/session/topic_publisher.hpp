@@ -26,7 +26,9 @@ class TopicPublisher {
     ~Owner() = default;
   };
 
-  TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic);
+  // A topic it makes is charged to `allowance` (the client's).
+  TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
+                 hub::TopicAllowance& allowance);
   ~TopicPublisher();
   TopicPublisher(const TopicPublisher&) = delete;
   TopicPublisher& operator=(const TopicPublisher&) = delete;
@@ -47,6 +49,7 @@ class TopicPublisher {
   conn::Outlet& outlet_;
   Owner& owner_;
   const std::string topic_;
+  hub::TopicAllowance& allowance_;
   std::string held_;
   bool holding_ = false;
 };

@@ -48,7 +48,8 @@ wsjson::Limits limits_from(const server::Config& config) {
 
 WsJsonStream::WsJsonStream(const WsSetup& setup)
     : WsStream(setup),
-      subscriptions_(setup.services, setup.outlet, *this, hub::ws_envelope_form(deflate())),
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_envelope_form(deflate()),
+                     setup.peer.topic_allowance()),
       limits_(limits_from(setup.services.config())),
       max_replies_(reply_bound(setup.services.config(), setup.outlet.queue().limits().max_control_frames)) {}
 
@@ -128,7 +129,8 @@ void WsJsonStream::publish(const wsjson::Request& request) {
     return refuse(request.req, a.text());
   }
   hub::Hub& hub = services().hub();
-  const hub::PublishResult r = hub.publish(request.topic, {request.data, request.event, request.key});
+  const hub::PublishResult r =
+      hub.publish(request.topic, {request.data, request.event, request.key}, &peer().topic_allowance());
   count_publish(services().metrics(), r.status);
   if (r.status != hub::HubStatus::ok) return refuse(request.req, services().answer(r.status).text);
   char id_text[hub::kMaxIdText];

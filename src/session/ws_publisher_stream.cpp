@@ -1,11 +1,13 @@
 #include "session/ws_publisher_stream.hpp"
 
+#include "session/peer.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
 
 WsPublisherStream::WsPublisherStream(const WsSetup& setup, std::string topic)
-    : WsStream(setup), publisher_(setup.services, setup.outlet, *this, std::move(topic)) {}
+    : WsStream(setup),
+      publisher_(setup.services, setup.outlet, *this, std::move(topic), setup.peer.topic_allowance()) {}
 
 void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
   publisher_.publish(std::string_view(payload.data(), payload.size()));

@@ -11,7 +11,8 @@ using proto::ws::CloseCode;
 WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
       topic_(std::move(topic)),
-      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate())) {}
+      subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate()),
+                     setup.peer.topic_allowance()) {}
 
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
@@ -30,7 +31,7 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
     const AuthOutcome outcome = peer().authorize(server::Action::publish, topic_);
     if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
     TopicPublisher::Owner& owner = *this;  // a private base, reachable here
-    publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_);
+    publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_, peer().topic_allowance());
   }
   publisher_->publish(std::string_view(payload.data(), payload.size()));
 }

@@ -47,7 +47,10 @@ struct RunTaker : Collector {
 struct Watcher : TopicWatcher {
   std::vector<TopicRecord*> changed;
   int rooms = 0;
-  void topic_changed(TopicRecord* record) override { changed.push_back(record); }
+  bool topic_changed(TopicRecord* record) override {
+    changed.push_back(record);
+    return true;
+  }
   void room_made() override { ++rooms; }
 };
 
@@ -418,9 +421,10 @@ TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
   TopicBook book(pool, {.history_events = 100000, .history_bytes = 64 << 20}, "ep");
   struct Loop : TopicWatcher {
     explicit Loop(TopicBook& b, unsigned i) : hub(b, i) {}
-    void topic_changed(TopicRecord* r) override {
+    bool topic_changed(TopicRecord* r) override {
       const std::lock_guard lock(mutex);
       changed.push_back(r);
+      return true;
     }
     void room_made() override {}
     Hub hub;

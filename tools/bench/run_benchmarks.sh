@@ -36,8 +36,9 @@ sol="taskset -c 0 $build/bench/sol-server $listen"
 # For tens of thousands of connections sluiced must be allowed them
 # (max_connections, 10,000 by default), and its pool must hold a block per
 # connection (pool.block_count >= max_connections + pool.reserve): 100,352
-# blocks of 4 KiB, 392 MiB, faulted in at start.
-many_servers=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1 --set max_connections=100000 --set pool.block_count=100352"
+# blocks of 4 KiB, 392 MiB, faulted in at start. Every client connects from
+# loopback, one address, so limits.per_ip_connections (1,024) is raised too.
+many_servers=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1 --set max_connections=100000 --set pool.block_count=100352 --set limits.per_ip_connections=100000"
               "${ws_servers[@]:2}")
 
 # A scenario in which one server fails (beast-peer drops a subscriber
