@@ -69,7 +69,7 @@ void HttpRequestPhase::follow_system_topic(const proto::http1::Request& request)
       !outcome.allowed()) {
     return deny(outcome);
   }
-  auto stream = std::make_unique<SseStream>(session_, services_);
+  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer().topic_allowance());
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));
