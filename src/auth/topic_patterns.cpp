@@ -9,6 +9,13 @@ bool TopicPatterns::add(std::string_view pattern, std::size_t max_name) {
     any_ = true;
     return true;
   }
+  // A server topic ("$sys") is granted only by its exact name.
+  if (pattern.starts_with(proto::kServerTopicMark)) {
+    if (!proto::valid_topic_name(pattern.substr(1), max_name)) return false;
+    entries_.push_back({static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(pattern.size()), false});
+    text_ += pattern;
+    return true;
+  }
   const bool prefix = pattern.size() > 2 && pattern.ends_with(".*");
   // The name part keeps no '*': "a*", "*.b" and "a.*.c" are refused here.
   const std::string_view name = prefix ? pattern.substr(0, pattern.size() - 2) : pattern;
@@ -20,7 +27,8 @@ bool TopicPatterns::add(std::string_view pattern, std::size_t max_name) {
 }
 
 bool TopicPatterns::matches(std::string_view topic) const noexcept {
-  if (any_) return true;
+  // "*" means every client topic; the server's own are named one by one.
+  if (any_ && !topic.starts_with(proto::kServerTopicMark)) return true;
   const std::string_view text = text_;
   for (const Entry& e : entries_) {
     const std::string_view kept = text.substr(e.offset, e.length);

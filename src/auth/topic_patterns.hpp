@@ -5,8 +5,10 @@
 // A pattern is a topic name (matches only itself), a topic name followed by
 // ".*" (matches every topic that starts with that name and a dot, at any
 // depth: "prices.*" matches "prices.eur" and "prices.eur.spot" but not
-// "prices" or "pricesx"), or "*" alone (every topic). No other use of '*' is
-// accepted, so a pattern never means more than it looks like.
+// "prices" or "pricesx"), or "*" alone (every client topic). No other use of
+// '*' is accepted, so a pattern never means more than it looks like. The
+// server's own topics ("$sys", "$metrics": the operator's figures) match
+// only a pattern that names them exactly.
 //
 // The patterns are kept back to back in one string with an index beside it,
 // so matching walks one contiguous array and allocates nothing.

@@ -49,6 +49,7 @@
 #include "hub/event_frames.hpp"
 #include "hub/history.hpp"
 #include "hub/hub_types.hpp"
+#include "proto/topic_name.hpp"
 
 namespace sluice::hub {
 
@@ -57,9 +58,7 @@ inline constexpr unsigned kMaxLoops = 64;
 // loops read fan-out from the history, so it must span a loop's slowest tick.
 inline constexpr std::size_t kMinKeptEvents = 64;
 
-// The first character of the server's own topic names: outside the client
-// alphabet (proto/topic_name.hpp).
-inline constexpr char kServerTopicMark = '$';
+using proto::kServerTopicMark;
 
 struct TopicRecord {
   TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id);

@@ -14,6 +14,11 @@ namespace sluice::proto {
 inline constexpr std::size_t kTopicNameCeiling = 1024;
 
 // 1..max_length characters from [A-Za-z0-9_.:-].
+// The first character of the server's own topic names ("$sys"): outside
+// the alphabet, so no client name can be one, and no pattern that grants
+// client topics ("*", "prices.*") covers one.
+inline constexpr char kServerTopicMark = '$';
+
 [[nodiscard]] bool valid_topic_name(std::string_view name, std::size_t max_length);
 
 }  // namespace sluice::proto

@@ -23,15 +23,25 @@ extern "C" void on_reload_signal(int) {
   if (g_server != nullptr) g_server->request_reload();
 }
 
-void install_signal_handlers() {
+// First thing at start: a reload asked for before the server is up (a
+// `systemctl reload` racing the start) finds nothing to reload and is
+// ignored, rather than ending the process as SIGHUP does by default.
+void install_reload_handler() {
+  struct sigaction action {};
+  action.sa_handler = on_reload_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGHUP, &action, nullptr);
+}
+
+// Once the server is up: SIGINT and SIGTERM drain it (before that they end
+// the process, which has nothing to drain yet).
+void install_stop_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  action.sa_handler = on_reload_signal;
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGHUP, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -52,6 +62,7 @@ int fail(const std::string& message) {
 namespace sluice::server {
 
 int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepare) {
+  install_reload_handler();
   CLI::App app{"sluiced: real-time push over Server-Sent Events, with bounded memory and latency"};
   std::string listen;
   std::string config_path;
@@ -103,7 +114,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
     return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));
   }
   g_server = &server;
-  install_signal_handlers();
+  install_stop_handlers();
   std::printf("sluiced (%zu loops) listening on %s:%u\n", server.loops(),
               config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
   std::fflush(stdout);

@@ -143,7 +143,9 @@ void HttpRequestPhase::deny(const AuthOutcome& outcome) {
   char body[160];
   const int n = std::snprintf(body, sizeof body, "%.*s\n", static_cast<int>(outcome.reason().size()),
                               outcome.reason().data());
-  char headers[200];
+  // Room for the longest challenge an authorizer may give: a cut header
+  // would lose its CRLF and run into the body.
+  char headers[sizeof "WWW-Authenticate: \r\n" + server::AuthDecision::kMaxChallenge];
   int h = 0;
   if (outcome.retry_after() > 0) {
     h = std::snprintf(headers, sizeof headers, "Retry-After: %u\r\n", outcome.retry_after());

@@ -181,7 +181,7 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
 }
 
 OriginRule HttpRequestPhase::origin_rule() const {
-  return {services_.allowed_origins(), services_.auth_gate().installed()};
+  return {services_.allowed_origins(), services_.auth_gate().installed(), services_.config().tls.enabled()};
 }
 
 // What a page on an allowed origin needs to read a stream or a publish's

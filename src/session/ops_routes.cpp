@@ -22,6 +22,8 @@ using proto::http1::Method;
 constexpr std::string_view kDashboardPath = "/dashboard";
 // Where the page follows the system topic (its EventSource's default).
 constexpr std::string_view kDashboardEventsPath = "/dashboard/events";
+// The name the authorizer is asked to grant before a scrape.
+constexpr std::string_view kMetricsTopic = "$metrics";
 
 }  // namespace
 
@@ -40,6 +42,14 @@ bool HttpRequestPhase::route_ops(const proto::http1::Request& request) {
     return true;
   }
   if (metrics) {
+    // Who may read the operator's figures is the authorizer's to say, asked
+    // as a subscription to a server topic, which no "*" grant covers: a
+    // scraper's token (or auth.anonymous_subscribe) names "$metrics".
+    const AuthOutcome outcome = session_.peer().authorize(server::Action::subscribe, kMetricsTopic, request);
+    if (!outcome.allowed()) {
+      deny(outcome);
+      return true;
+    }
     // Allocated here, once per scrape, never on a loop's event path.
     std::string text;
     text.reserve(16384);

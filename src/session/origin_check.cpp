@@ -11,17 +11,23 @@ bool same_text(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [&](char x, char y) { return lower(x) == lower(y); });
 }
 
-// "https://example.com:8443" -> "example.com:8443"; "" for "null" or no scheme.
-std::string_view authority_of(std::string_view origin) {
-  const std::size_t scheme_end = origin.find("://");
-  return scheme_end == std::string_view::npos ? std::string_view() : origin.substr(scheme_end + 3);
+// "https://example.com:8443" -> "example.com:8443" when the scheme is
+// `scheme`; "" for another scheme, "null" or none. The scheme counts: a
+// page served over plain http from the same host (which anyone on the path
+// can rewrite) is not the same origin as the TLS listener it calls.
+std::string_view authority_of(std::string_view origin, std::string_view scheme) {
+  if (origin.size() <= scheme.size() + 3 || !same_text(origin.substr(0, scheme.size()), scheme) ||
+      origin.substr(scheme.size(), 3) != "://") {
+    return {};
+  }
+  return origin.substr(scheme.size() + 3);
 }
 
 }  // namespace
 
 OriginVerdict judge_origin(std::string_view origin, std::string_view host, const OriginRule& rule) {
   if (origin.empty()) return OriginVerdict::none;
-  const std::string_view authority = authority_of(origin);
+  const std::string_view authority = authority_of(origin, rule.secure ? "https" : "http");
   if (!authority.empty() && !host.empty() && same_text(authority, host)) return OriginVerdict::same;
   if (rule.allowed.empty()) return rule.authorizing ? OriginVerdict::refused : OriginVerdict::listed;
   const bool on_list =

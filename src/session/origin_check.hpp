@@ -33,6 +33,7 @@ enum class OriginVerdict : std::uint8_t {
 struct OriginRule {
   std::span<const std::string_view> allowed;  // ws.allowed_origins
   bool authorizing = false;                   // an authorizer is installed
+  bool secure = false;                        // the listener speaks TLS
 };
 
 [[nodiscard]] OriginVerdict judge_origin(std::string_view origin, std::string_view host, const OriginRule& rule);

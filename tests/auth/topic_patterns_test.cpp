@@ -36,11 +36,25 @@ TEST(TopicPatterns, PrefixMatchesEveryDepthBelowTheDot) {
   EXPECT_FALSE(p.matches("x.prices.eur"));
 }
 
-TEST(TopicPatterns, StarAloneMatchesAnything) {
+TEST(TopicPatterns, StarAloneMatchesEveryClientTopic) {
   const TopicPatterns p = compiled({"*"});
   EXPECT_TRUE(p.matches("news"));
   EXPECT_TRUE(p.matches("a.b.c"));
   EXPECT_EQ(p.size(), 1u);
+}
+
+// "*" is what a public-read setup grants anyone: it must not hand out the
+// operator's figures with it.
+TEST(TopicPatterns, ServerTopicsMatchOnlyTheirExactName) {
+  const TopicPatterns star = compiled({"*"});
+  EXPECT_FALSE(star.matches("$sys"));
+  EXPECT_FALSE(star.matches("$metrics"));
+  const TopicPatterns named = compiled({"$sys"});
+  EXPECT_TRUE(named.matches("$sys"));
+  EXPECT_FALSE(named.matches("$metrics"));
+  EXPECT_FALSE(named.matches("sys"));
+  TopicPatterns p;
+  for (std::string_view bad : {"$", "$*", "$sys.*", "$a b", "$$sys"}) EXPECT_FALSE(p.add(bad, 128)) << bad;
 }
 
 TEST(TopicPatterns, EmptyMatchesNothing) {

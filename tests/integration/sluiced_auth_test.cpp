@@ -93,6 +93,23 @@ TEST_F(SluicedAuth, NoTokenIs401WithABearerChallenge) {
   EXPECT_EQ(sse.status(), 401) << sse.text;
 }
 
+// The operator's figures are server topics: a token must name them, and
+// "*" (what a public-read setup grants anyone) does not.
+TEST_F(SluicedAuth, MetricsAndTheSystemTopicNeedATokenThatNamesThem) {
+  EXPECT_EQ(curl_http({sluiced.base() + "/metrics"}).status(), 401);
+  const std::string everything =
+      pyjwt(R"({"sub":"bob","exp":600,"sluice":{"subscribe":["*"],"publish":["*"]}})");
+  const std::string bearer = "Authorization: Bearer ";
+  const CurlReply star = curl_http({"-H", bearer + everything, sluiced.base() + "/metrics"});
+  EXPECT_EQ(star.status(), 403) << star.text;
+  const CurlReply star_sys = curl_http({"-H", bearer + everything, sluiced.base() + "/dashboard/events"});
+  EXPECT_EQ(star_sys.status(), 403) << star_sys.text;
+  const std::string scraper = pyjwt(R"({"sub":"prometheus","exp":600,"sluice":{"subscribe":["$metrics"]}})");
+  const CurlReply scrape = curl_http({"-H", bearer + scraper, sluiced.base() + "/metrics"});
+  EXPECT_EQ(scrape.status(), 200) << scrape.text;
+  EXPECT_TRUE(scrape.has("sluice_")) << scrape.text;
+}
+
 TEST_F(SluicedAuth, AnonymousPatternsOpenTopicsWithoutAToken) {
   ChildProcess reader({"curl", "-sN", sluiced.base() + "/sse/public.weather"});
   EXPECT_TRUE(reader.read_until_contains("retry:", 10s)) << reader.output();

@@ -20,6 +20,15 @@ TEST(OriginCheck, TheServersOwnOriginIsAlwaysAllowed) {
   EXPECT_EQ(judge_origin("http://push.example:8081", "push.example:8080", {kList, true}), OriginVerdict::refused);
 }
 
+// A page on the plain-http side of the same host could be anyone's (it
+// travels unencrypted): it is not the TLS listener's own origin.
+TEST(OriginCheck, TheSameHostOverAnotherSchemeIsNotTheSameOrigin) {
+  EXPECT_EQ(judge_origin("https://push.example", "push.example", {{}, true, true}), OriginVerdict::same);
+  EXPECT_EQ(judge_origin("http://push.example", "push.example", {{}, true, true}), OriginVerdict::refused);
+  EXPECT_EQ(judge_origin("https://push.example", "push.example", {{}, true, false}), OriginVerdict::refused);
+  EXPECT_EQ(judge_origin("ws://push.example", "push.example", {{}, true, false}), OriginVerdict::refused);
+}
+
 TEST(OriginCheck, WithAListOnlyItsOriginsPass) {
   EXPECT_EQ(judge_origin("https://APP.example", "h:1", {kList, false}), OriginVerdict::listed);
   EXPECT_EQ(judge_origin("https://evil.example", "h:1", {kList, false}), OriginVerdict::refused);
