@@ -96,7 +96,7 @@ class Worker final : public io::Handler,
   void accept_all();
   void admit(int fd);
   void refuse(int fd, std::string_view reply);
-  [[nodiscard]] std::unique_ptr<transport::Transport> make_transport(int fd) const;
+  [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd) const;
   void sweep();
   void drain_on_shutdown();
   void signal();

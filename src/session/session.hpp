@@ -25,7 +25,7 @@ class LoopServices;
 class Session final : public conn::Connection {
  public:
   // `id` is the owner's name for the connection (ConnectionRef).
-  Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id);
+  Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id);
   ~Session() override;
 
   [[nodiscard]] std::uint64_t id() const { return peer_.state()->id; }
@@ -48,7 +48,7 @@ class Session final : public conn::Connection {
 
  private:
   // `address` is the client's, asked of the transport while it is still ours.
-  Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id,
+  Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id,
           std::string address);
 
   void on_input(std::string& input) override;
