@@ -11,7 +11,10 @@ namespace sluice::io::lwip {
 
 TcpConnection::TcpConnection(tcp_pcb* pcb, Handler& handler, const TcpConnectionLimits& limits,
                              const TcpConnectionMemory& memory)
-    : pcb_(pcb), handler_(handler), out_(limits.queue), hold_(memory.held, pcb->snd_lbb),
+    : pcb_(pcb), handler_(handler),
+      out_(memory.queue.data.empty() || memory.queue.control.empty() ? conn::OutQueue(limits.queue)
+                                                                      : conn::OutQueue(limits.queue, memory.queue)),
+      hold_(memory.held, pcb->snd_lbb),
       writer_(pcb, limits.writer, &hold_, memory.scratch), input_(memory.input) {
   tcp_arg(pcb_, this);
   tcp_recv(pcb_, &on_recv);
