@@ -189,9 +189,14 @@ void PushServer::cut_off(PushConnection& c) {
   end(c);
 }
 
+// Unread input is dropped first: a stack that closes with bytes not yet
+// consumed (lwIP) resets the connection, and the answer queued for the
+// peer would be lost with it.
 void PushServer::end(PushConnection& c) {
   c.phase_ = PushConnection::Phase::closing;
-  c.link_->close();  // may report closed() before it returns
+  Link& link = *c.link_;
+  while (!link.input().empty()) link.consume(link.input().size());
+  link.close();  // may report closed() before it returns
 }
 
 buf::FrameRef PushServer::encode(PushConnection::Phase form, std::string_view data, std::uint64_t id) {

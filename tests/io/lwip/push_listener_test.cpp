@@ -227,5 +227,165 @@ TEST_F(PushListenerTest, SseAndWebSocketSubscribersGetAThousandEventsInOrder) {
   EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);  // copied by lwIP: every block back
 }
 
+// NuttX's default buffer pool, 40 blocks of 196 bytes, 8 of them kept for
+// control traffic. One SSE subscriber stops reading while the application
+// keeps publishing 400-byte events (three blocks each) to it: its window
+// closes, its queue fills, and data takes every block it may. Meanwhile a
+// second client's WebSocket handshake and ping, and a third's SSE
+// handshake, are answered from the reserve. When the first reads again,
+// its stream has every event it did not lose, in order, and a notice for
+// each run it lost: nothing froze and nothing went missing unannounced.
+TEST_F(PushListenerTest, InAFortyBlockPoolBulkDataNeverStarvesAnotherClientsHandshakeOrPing) {
+  start({.block_count = 40, .block_size = 196, .reserve = 8, .prefault = false});
+  std::unique_ptr<RawPeer> bulk = subscribe_sse("bulk");
+  net.run_for(1000);
+  bulk->set_reading(false);
+
+  std::uint64_t published = 0;
+  const auto publish_bulk = [&] {
+    for (int i = 0; i < 4; ++i) (void)server->publish("bulk", event_data(++published, 380));
+    server->flush();
+  };
+  // Saturated: the pool refuses data, the subscriber's queue is full, and
+  // its window is shut.
+  ASSERT_TRUE(net.run_until([&] {
+    publish_bulk();
+    return pool->stats().data_refusals > 0 && deepest_queue() >= 8;
+  }, 20000));
+  EXPECT_LE(pool->free_blocks(), pool->stats().reserve + 2);
+
+  // A WebSocket handshake, then a ping, while publishing goes on.
+  const std::uint32_t asked_at = LwipNet::now_ms();
+  int steps = 0;
+  std::unique_ptr<RawPeer> ctl = connect_and_send(ws_request("ctl"));
+  ASSERT_TRUE(net.run_until([&] {
+    publish_bulk();
+    ++steps;
+    return ctl->received().find("\r\n\r\n") != std::string::npos;
+  }, 20000));
+  const std::uint32_t handshake_ms = LwipNet::now_ms() - asked_at;
+  const int handshake_steps = steps;
+  EXPECT_GE(deepest_queue(), 8u) << "the bulk subscriber was no longer saturated";
+  EXPECT_NE(ctl->received().find(kWsAccept), std::string::npos) << ctl->received();
+
+  const std::uint32_t pinged_at = LwipNet::now_ms();
+  steps = 0;
+  ctl->send(masked(proto::ws::Opcode::ping, "are you there"));
+  ASSERT_TRUE(net.run_until([&] {
+    publish_bulk();
+    ++steps;
+    return !parse_ws(ctl->received()).pongs.empty();
+  }, 20000));
+  EXPECT_EQ(parse_ws(ctl->received()).pongs.front(), "are you there");
+  const std::uint32_t pong_ms = LwipNet::now_ms() - pinged_at;
+  const int pong_steps = steps;
+  EXPECT_GE(deepest_queue(), 8u) << "the bulk subscriber was no longer saturated";
+
+  std::unique_ptr<RawPeer> watcher = connect_and_send(sse_request("ctl"));
+  ASSERT_TRUE(net.run_until([&] {
+    publish_bulk();
+    return watcher->received().size() >= kSseHead.size();
+  }, 20000));
+  EXPECT_EQ(watcher->received(), kSseHead);
+  EXPECT_GT(pool->stats().data_refusals, 0u);  // still saturated all along
+  EXPECT_EQ(pool->stats().control_refusals, 0u);
+  std::printf("40 x 196 B pool, reserve 8, one subscriber saturated (%llu events published, %llu data refusals, "
+              "min %zu blocks free): WebSocket handshake answered in %u ms of lwIP time (%d steps), ping answered "
+              "in %u ms (%d steps)\n",
+              static_cast<unsigned long long>(published),
+              static_cast<unsigned long long>(pool->stats().data_refusals), pool->stats().min_free_blocks,
+              handshake_ms, handshake_steps, pong_ms, pong_steps);
+
+  // The bulk subscriber reads again: the rest of its stream arrives, and
+  // the notices of what it lost.
+  bulk->set_reading(true);
+  const std::uint64_t last = published;
+  const auto announced_in = [](const SseStream& got) {
+    std::uint64_t announced = 0;
+    for (const std::string& notice : got.notices) {
+      EXPECT_EQ(notice.rfind("sluice-dropped {\"topic\":\"bulk\",\"dropped\":", 0), 0u) << notice;
+      announced += std::stoull(notice.substr(notice.find("\"dropped\":") + 10));
+    }
+    return announced;
+  };
+  ASSERT_TRUE(net.run_until([&] {
+    server->flush();
+    const SseStream got = parse_sse(bulk->received());
+    return got.ids.size() + announced_in(got) >= last;
+  }, 20000));
+  const SseStream got = parse_sse(bulk->received());
+  for (std::size_t i = 1; i < got.ids.size(); ++i) ASSERT_LT(got.ids[i - 1], got.ids[i]);
+  EXPECT_EQ(got.ids.size() + announced_in(got), last) << "every event arrived or was announced lost";
+  EXPECT_GT(announced_in(got), 0u);
+  EXPECT_GT(announced_in(got), 0u);
+}
+
+// Every slot taken: the next connection is refused with a reset at once,
+// and those already served go on.
+TEST_F(PushListenerTest, AConnectionPastTheLastSlotIsRefused) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
+  std::vector<std::unique_ptr<RawPeer>> peers;
+  for (int i = 0; i < 4; ++i) peers.push_back(subscribe_sse("t"));
+  std::unique_ptr<RawPeer> extra = RawPeer::connect(net);
+  ASSERT_TRUE(net.run_until([&] { return extra->failed(); }));
+  EXPECT_EQ(listener->refused(), 1u);
+  EXPECT_EQ(server->publish("t", "still here").queued, 4u);
+  server->flush();
+  ASSERT_TRUE(net.run_until([&] { return parse_sse(peers[3]->received()).data.size() == 1; }));
+}
+
+// Answers a client gets instead of a stream, each ending its connection.
+TEST_F(PushListenerTest, BadRequestsGetAStatusAndAClose) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
+  const struct {
+    std::string request;
+    std::string status_line;
+  } cases[] = {
+      {"GET /other HTTP/1.1\r\nHost: d\r\n\r\n", "HTTP/1.1 404 Not Found\r\n"},
+      {"POST /sse/t HTTP/1.1\r\nHost: d\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 405 Method Not Allowed\r\n"},
+      {"GET /sse/no%20spaces HTTP/1.1\r\nHost: d\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n"},
+      {"GET /sse/t HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n"},  // no Host
+      {"GET /ws/t HTTP/1.1\r\nHost: d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+       "Sec-WebSocket-Key: " + std::string(kWsKey) + "\r\nSec-WebSocket-Version: 8\r\n\r\n",
+       "HTTP/1.1 426 Upgrade Required\r\n"},
+      {"GET /sse/t HTTP/1.1\r\nHost: d\r\nX-Pad: " + std::string(600, 'p') + "\r\n\r\n",
+       "HTTP/1.1 431 Request Header Fields Too Large\r\n"},
+  };
+  for (const auto& c : cases) {
+    std::unique_ptr<RawPeer> peer = connect_and_send(c.request);
+    ASSERT_TRUE(net.run_until([&] { return peer->peer_closed(); })) << c.request;
+    EXPECT_EQ(peer->received().rfind(c.status_line, 0), 0u) << peer->received();
+  }
+  EXPECT_EQ(server->connections(), 0u);
+  EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);
+}
+
+// What a WebSocket subscriber may send: pings (answered), its close
+// (answered, then the connection ends); a data message is refused.
+TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
+  std::unique_ptr<RawPeer> ws = subscribe_ws("t");
+  ws->send(masked(proto::ws::Opcode::ping, "1") + masked(proto::ws::Opcode::ping, "2"));
+  ASSERT_TRUE(net.run_until([&] { return parse_ws(ws->received()).pongs.size() == 2; }));
+  EXPECT_EQ(server->publish("t", "event").queued, 1u);
+  server->flush();
+  const proto::ws::ClosePayload bye = [] {
+    proto::ws::ClosePayload p;
+    EXPECT_TRUE(proto::ws::make_close_payload(proto::ws::CloseCode::going_away, "", p));
+    return p;
+  }();
+  ws->send(masked(proto::ws::Opcode::close, std::string_view(bye.bytes.data(), bye.size)));
+  ASSERT_TRUE(net.run_until([&] { return ws->peer_closed(); }));
+  const WsStream got = parse_ws(ws->received());
+  EXPECT_EQ(got.messages, std::vector<std::string>{"event"});
+  EXPECT_TRUE(got.closed);
+  ASSERT_TRUE(net.run_until([&] { return server->connections() == 0; }));
+
+  std::unique_ptr<RawPeer> talker = subscribe_ws("t");
+  talker->send(masked(proto::ws::Opcode::text, "hello"));
+  ASSERT_TRUE(net.run_until([&] { return talker->peer_closed(); }));
+  EXPECT_TRUE(parse_ws(talker->received()).closed);
+}
+
 }  // namespace
 }  // namespace sluice::io::lwip
