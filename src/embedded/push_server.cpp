@@ -137,7 +137,7 @@ void PushServer::deliver(PushConnection& c, const buf::FrameRef& frame, std::uin
   const std::uint64_t lost_before = c.drops_.count;
   const delivery::Verdict verdict = delivery::enqueue_with_policy(
       c.link_->out(), config_.policy, frame, delivery::FrameTag::event(0, id, 0), &c.drops_);
-  report.dropped += c.drops_.count - lost_before;
+  report.dropped += static_cast<std::size_t>(c.drops_.count - lost_before);
   switch (verdict) {
     case delivery::Verdict::queued:
       ++report.queued;
