@@ -51,6 +51,7 @@ class PushConnection {
   PushConnection* next_ = nullptr;  // the server's list of open connections
   Phase phase_ = Phase::idle;
   std::uint8_t topic_size_ = 0;
+  std::uint8_t request_polls_ = 0;  // polls seen in the request phase
   char topic_[kMaxTopicBytes] = {};
   delivery::DropRecord drops_;
   // A subscriber socket takes control frames only: a data message would

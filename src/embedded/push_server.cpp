@@ -49,6 +49,7 @@ void PushServer::opened(PushConnection& c, Link& link) {
   c.link_ = &link;
   c.phase_ = PushConnection::Phase::request;
   c.topic_size_ = 0;
+  c.request_polls_ = 0;
   c.drops_ = {};
   c.decoder_ = proto::ws::Decoder({.max_message_size = 0});
   c.next_ = head_;
@@ -65,6 +66,11 @@ void PushServer::closed(PushConnection& c) {
   c.next_ = nullptr;
   c.link_ = nullptr;
   c.phase_ = PushConnection::Phase::idle;
+}
+
+void PushServer::poll(PushConnection& c) {
+  if (c.phase_ != PushConnection::Phase::request) return;
+  if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
 }
 
 void PushServer::input(PushConnection& c) {

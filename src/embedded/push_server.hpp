@@ -43,6 +43,11 @@ struct PushConfig {
   std::span<const std::string_view> allowed_origins;
   // Header lines a request may have; more is answered 431.
   std::size_t max_headers = 16;
+  // Polls (the link's timer; lwIP's tcp_poll, every second by default) a
+  // connection may take to send its whole request head; then 408 and
+  // close. A client that connects and never finishes would hold its slot
+  // for good otherwise.
+  std::uint8_t request_polls = 10;
 };
 
 struct PublishReport {
@@ -69,6 +74,9 @@ class PushServer {
   // The link is gone (closed, reset, or dropped by the stack): the
   // connection is idle again and may serve the next one.
   void closed(PushConnection& connection);
+  // The link's timer fired: ends a request phase that has taken more
+  // than PushConfig::request_polls of them.
+  void poll(PushConnection& connection);
 
   // Queues `data` as the next event of `topic` for every subscriber of it.
   // Never allocates; never blocks. The bytes go out at flush() or as the

@@ -155,5 +155,16 @@ TEST_F(PushServerTest, ARequestHeadMayArriveOneByteAtATime) {
   EXPECT_EQ(link.wire().rfind("HTTP/1.1 101", 0), 0u);
 }
 
+TEST_F(PushServerTest, ARequestHeadNotCompleteAfterItsPollsIsAnswered408) {
+  PushServer server(pool, {.request_polls = 3});
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/t HTTP/1.1\r\n");
+  for (int i = 0; i < 3; ++i) server.poll(connection);
+  EXPECT_EQ(connection.phase(), PushConnection::Phase::request);
+  server.poll(connection);
+  EXPECT_TRUE(link.closed());
+  EXPECT_EQ(link.wire().rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << link.wire();
+}
+
 }  // namespace
 }  // namespace sluice::embedded

@@ -15,6 +15,8 @@ void PushSlot::open(tcp_pcb* pcb, PushListener& listener) {
 
 void PushSlot::on_input(TcpConnection&) { listener_->server_.input(core_); }
 
+void PushSlot::on_poll(TcpConnection&) { listener_->server_.poll(core_); }
+
 void PushSlot::on_closed(TcpConnection&, err_t) {
   if (core_.phase() != embedded::PushConnection::Phase::idle) listener_->server_.closed(core_);
 }

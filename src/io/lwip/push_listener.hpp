@@ -53,6 +53,7 @@ class PushSlot final : public embedded::Link, public TcpConnection::Handler {
   // TcpConnection::Handler
   void on_input(TcpConnection& connection) override;
   void on_closed(TcpConnection& connection, err_t reason) override;
+  void on_poll(TcpConnection& connection) override;
 
   [[nodiscard]] bool free() const { return !tcp_ || tcp_->finished(); }
   [[nodiscard]] const embedded::PushConnection& core() const { return core_; }

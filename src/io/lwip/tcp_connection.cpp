@@ -113,7 +113,9 @@ err_t TcpConnection::on_sent(void* arg, tcp_pcb*, u16_t len) {
 }
 
 err_t TcpConnection::on_poll(void* arg, tcp_pcb*) {
-  static_cast<TcpConnection*>(arg)->flush();
+  auto* self = static_cast<TcpConnection*>(arg);
+  self->flush();
+  if (!self->finished_) self->handler_.on_poll(*self);
   return ERR_OK;
 }
 

@@ -53,6 +53,9 @@ class TcpConnection {
     // and done. Nothing reaches lwIP through it afterwards; it may be
     // destroyed once this returns.
     virtual void on_closed(TcpConnection& connection, err_t reason) = 0;
+    // lwIP's poll timer fired (every poll_interval ticks), after the
+    // connection retried its flush: the place for the handler's deadlines.
+    virtual void on_poll(TcpConnection& connection) { (void)connection; }
   };
 
   // Takes over `pcb`, an accepted or connected one, and its callbacks.

@@ -360,6 +360,18 @@ TEST_F(PushListenerTest, BadRequestsGetAStatusAndAClose) {
   EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);
 }
 
+// A client that never finishes its request head is answered 408 and let
+// go after the request deadline (ten polls of lwIP's timer).
+TEST_F(PushListenerTest, ARequestThatNeverCompletesIsAnswered408) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
+  std::unique_ptr<RawPeer> slow = connect_and_send("GET /sse/t HTTP/1.1\r\nHost: d\r\n");
+  const std::uint32_t started = LwipNet::now_ms();
+  ASSERT_TRUE(net.run_until([&] { return slow->peer_closed(); }));
+  EXPECT_EQ(slow->received().rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << slow->received();
+  EXPECT_GE(LwipNet::now_ms() - started, 10u * 1000u);
+  EXPECT_EQ(server->connections(), 0u);
+}
+
 // What a WebSocket subscriber may send: pings (answered), its close
 // (answered, then the connection ends); a data message is refused.
 TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
