@@ -45,7 +45,7 @@ void PushServer::on_request(PushConnection& c) {
       return;
     case proto::http1::ParseStatus::complete:
       route(c, parser_.request());
-      if (c.phase_ == PushConnection::Phase::idle) return;  // the link closed at once
+      if (!c.subscribed()) return;  // refused: end() has dropped the input already
       link.consume(result.consumed);
       if (c.phase_ == PushConnection::Phase::websocket && !link.input().empty()) on_websocket_input(c);
       link.flush();

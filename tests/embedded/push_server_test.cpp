@@ -155,6 +155,22 @@ TEST_F(PushServerTest, ARequestHeadMayArriveOneByteAtATime) {
   EXPECT_EQ(link.wire().rfind("HTTP/1.1 101", 0), 0u);
 }
 
+// The answer waits in the queue while the peer reads nothing; the
+// connection ends once it has gone.
+TEST_F(PushServerTest, ARefusedRequestIsAnsweredThoughThePeerIsSlowToRead) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.set_room(0);
+  link.receive("GET /nowhere HTTP/1.1\r\nHost: d\r\n\r\nGET /sse/t HTTP/1.1\r\n");
+  EXPECT_EQ(connection.phase(), PushConnection::Phase::closing);
+  EXPECT_TRUE(link.input().empty());
+  link.set_room(SIZE_MAX);
+  link.flush();
+  EXPECT_TRUE(link.closed());
+  EXPECT_EQ(link.wire().rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << link.wire();
+  EXPECT_EQ(pool.free_blocks(), 64u);
+}
+
 TEST_F(PushServerTest, ARequestHeadNotCompleteAfterItsPollsIsAnswered408) {
   PushServer server(pool, {.request_polls = 3});
   MemoryLink link(server, connection);
