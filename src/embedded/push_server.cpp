@@ -160,7 +160,7 @@ void PushServer::deliver(PushConnection& c, const buf::FrameRef& frame, std::uin
 // Queues a notice of the events `c` lost, ahead of its next event. A full
 // queue or pool keeps the record for the next try.
 bool PushServer::tell_drops(PushConnection& c) {
-  char fields[160];
+  char fields[192];  // the longest: a 32-byte topic, three 20-digit numbers, the longest policy name
   const std::size_t n = drop_fields(c, config_.policy, fields, sizeof fields);
   buf::FrameBuilder builder(pool_, buf::Lane::data);
   if (c.phase_ == PushConnection::Phase::sse) {

@@ -96,8 +96,8 @@ class PushServer {
   // request_phase.cpp
   void on_request(PushConnection& c);
   void route(PushConnection& c, const proto::http1::Request& request);
-  bool subscribe_sse(PushConnection& c, std::string_view topic);
-  bool subscribe_websocket(PushConnection& c, const proto::http1::Request& request, std::string_view topic);
+  bool subscribe_sse(PushConnection& c);
+  bool subscribe_websocket(PushConnection& c, const proto::http1::Request& request);
   void refuse(PushConnection& c, int status, std::string_view reason);
 
   // websocket_input.cpp

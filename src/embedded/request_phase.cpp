@@ -69,12 +69,12 @@ void PushServer::route(PushConnection& c, const proto::http1::Request& request) 
     refuse(c, 400, "a topic is 1 to 32 characters of A-Z a-z 0-9 _ . : -");
     return;
   }
-  if (!(sse ? subscribe_sse(c, topic) : subscribe_websocket(c, request, topic))) return;
+  if (!(sse ? subscribe_sse(c) : subscribe_websocket(c, request))) return;
   topic.copy(c.topic_, topic.size());
   c.topic_size_ = static_cast<std::uint8_t>(topic.size());
 }
 
-bool PushServer::subscribe_sse(PushConnection& c, std::string_view) {
+bool PushServer::subscribe_sse(PushConnection& c) {
   buf::FrameRef head = buf::make_frame(pool_, buf::Lane::control, kSseHead);
   if (!head || c.link_->out().push_control(std::move(head)) != conn::EnqueueStatus::ok) {
     end(c);  // not even the reserve has a block: nothing can be said
@@ -86,7 +86,7 @@ bool PushServer::subscribe_sse(PushConnection& c, std::string_view) {
 
 // permessage-deflate is declined: its window would cost more RAM than a
 // whole connection here.
-bool PushServer::subscribe_websocket(PushConnection& c, const proto::http1::Request& request, std::string_view) {
+bool PushServer::subscribe_websocket(PushConnection& c, const proto::http1::Request& request) {
   const proto::ws::HandshakeRequest handshake{
       .method = request.method_text,
       .version_minor = request.version_minor,
