@@ -10,6 +10,9 @@ FrameRing::FrameRing(std::size_t initial, std::size_t max)
     : initial_(std::clamp<std::size_t>(initial, 1, std::max<std::size_t>(max, 1))),
       max_(std::max<std::size_t>(max, 1)) {}
 
+FrameRing::FrameRing(std::span<QueuedFrame> slots)
+    : slots_(slots.data()), initial_(slots.size()), capacity_(slots.size()), max_(slots.size()) {}
+
 void FrameRing::push(QueuedFrame&& entry) {
   assert(size_ < max_);
   if (size_ == capacity_) grow();
@@ -42,7 +45,8 @@ void FrameRing::grow() {
   const std::size_t capacity = capacity_ == 0 ? initial_ : std::min(capacity_ * 2, max_);
   auto slots = std::make_unique<QueuedFrame[]>(capacity);
   for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(at(i));
-  slots_ = std::move(slots);
+  owned_ = std::move(slots);
+  slots_ = owned_.get();
   capacity_ = capacity;
   head_ = 0;
 }

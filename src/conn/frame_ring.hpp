@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "buf/frame.hpp"
 
@@ -28,10 +29,13 @@ namespace detail {
 // A FIFO in a ring that takes `initial` slots at its first push and doubles
 // up to `max` slots, so a connection that never queued anything holds no
 // slots, an idle one a few, and a busy one stops allocating once it has
-// seen its deepest queue.
+// seen its deepest queue. Or, on a device with no heap after start-up, a
+// ring in the caller's memory, whose size is its max.
 class FrameRing {
  public:
   FrameRing(std::size_t initial, std::size_t max);
+  // `slots` is the caller's, kept alive as long as the ring (at least one).
+  explicit FrameRing(std::span<QueuedFrame> slots);
 
   // Appends; the caller checks first that size() < max().
   void push(QueuedFrame&& entry);
@@ -56,7 +60,8 @@ class FrameRing {
     return at >= capacity_ ? at - capacity_ : at;
   }
 
-  std::unique_ptr<QueuedFrame[]> slots_;
+  std::unique_ptr<QueuedFrame[]> owned_;  // empty when the slots are the caller's
+  QueuedFrame* slots_ = nullptr;
   std::size_t initial_;
   std::size_t capacity_ = 0;
   std::size_t max_;

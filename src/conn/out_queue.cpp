@@ -52,6 +52,12 @@ OutQueue::OutQueue(const OutQueueLimits& limits)
     : limits_(limits), control_(kInitialControlSlots, limits.max_control_frames),
       data_(kInitialDataSlots, limits.max_frames) {}
 
+OutQueue::OutQueue(const OutQueueLimits& limits, const OutQueueMemory& memory)
+    : limits_(limits), control_(memory.control), data_(memory.data) {
+  limits_.max_control_frames = std::min(limits_.max_control_frames, memory.control.size());
+  limits_.max_frames = std::min(limits_.max_frames, memory.data.size());
+}
+
 EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
   const std::size_t frames = data_frames();
   const bool over = frames >= limits_.max_frames || data_bytes_ + frame.size() > limits_.max_bytes;

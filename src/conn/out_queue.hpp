@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "buf/frame.hpp"
@@ -35,6 +36,13 @@ struct OutQueueLimits {
   std::size_t max_bytes = 1 << 20;  // data bytes not yet written
   std::size_t max_frames = 4096;    // data frames not yet fully written
   std::size_t max_control_frames = 16;
+};
+
+// Ring slots in the caller's memory, for a device with no heap after
+// start-up: one per frame a lane can hold. Neither may be empty.
+struct OutQueueMemory {
+  std::span<QueuedFrame> control;
+  std::span<QueuedFrame> data;
 };
 
 enum class FlushStatus : std::uint8_t {
@@ -66,6 +74,10 @@ struct FlushResult {
 class OutQueue {
  public:
   explicit OutQueue(const OutQueueLimits& limits = {});
+  // Never allocates: the lanes live in `memory`, which the caller keeps
+  // alive as long as the queue, and hold at most as many frames as it has
+  // slots (the limits' frame counts are cut down to them).
+  OutQueue(const OutQueueLimits& limits, const OutQueueMemory& memory);
 
   // Appends a reference to `frame` to the data lane. Takes one reference;
   // released the moment the kernel has all of its bytes (or by

@@ -598,5 +598,31 @@ TEST_F(OutQueueTest, RandomPushesDropsAndCutsKeepTheStreamExact) {
   EXPECT_TRUE(pool_full());
 }
 
+// A device's queue: its rings are the caller's slots, so the lanes hold no
+// more frames than there are slots, whatever the limits say, and the ring
+// wraps around in place.
+TEST_F(OutQueueTest, InCallerMemoryTheLanesHoldAsManyFramesAsTheSlots) {
+  QueuedFrame control_slots[2];
+  QueuedFrame data_slots[3];
+  OutQueue q({.max_frames = 100, .max_control_frames = 100}, {control_slots, data_slots});
+  EXPECT_EQ(q.limits().max_frames, 3u);
+  EXPECT_EQ(q.limits().max_control_frames, 2u);
+  int id = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 3; ++i) data(q, ++id, 80);
+    EXPECT_EQ(q.push_data(frame('D', 99, 80)), EnqueueStatus::over_budget);
+    control(q, id, 20);
+    control(q, id + 50, 20);
+    EXPECT_EQ(q.push_control(frame('C', 98, 20)), EnqueueStatus::full);
+    EXPECT_EQ(drain(q).status, FlushStatus::drained);
+  }
+  const std::vector<Piece> got = pieces_of(writer.stream);
+  ASSERT_EQ(got.size(), 20u);
+  EXPECT_EQ(got[0], (Piece{'C', 3}));  // control first, each round
+  EXPECT_EQ(got[2], (Piece{'D', 1}));
+  EXPECT_EQ(got[19], (Piece{'D', 12}));
+  EXPECT_TRUE(pool_full());
+}
+
 }  // namespace
 }  // namespace sluice::conn

@@ -11,7 +11,10 @@ namespace sluice::io::lwip {
 
 TcpConnection::TcpConnection(tcp_pcb* pcb, Handler& handler, const TcpConnectionLimits& limits,
                              const TcpConnectionMemory& memory)
-    : pcb_(pcb), handler_(handler), out_(limits.queue), hold_(memory.held, pcb->snd_lbb),
+    : pcb_(pcb), handler_(handler),
+      out_(memory.queue.data.empty() || memory.queue.control.empty() ? conn::OutQueue(limits.queue)
+                                                                      : conn::OutQueue(limits.queue, memory.queue)),
+      hold_(memory.held, pcb->snd_lbb),
       writer_(pcb, limits.writer, &hold_, memory.scratch), input_(memory.input) {
   tcp_arg(pcb_, this);
   tcp_recv(pcb_, &on_recv);
@@ -110,7 +113,9 @@ err_t TcpConnection::on_sent(void* arg, tcp_pcb*, u16_t len) {
 }
 
 err_t TcpConnection::on_poll(void* arg, tcp_pcb*) {
-  static_cast<TcpConnection*>(arg)->flush();
+  auto* self = static_cast<TcpConnection*>(arg);
+  self->flush();
+  if (!self->finished_) self->handler_.on_poll(*self);
   return ERR_OK;
 }
 

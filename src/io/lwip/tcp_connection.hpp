@@ -8,7 +8,8 @@
 // acknowledges and no faster, and tcp_poll retries a flush or a close that
 // lwIP refused for want of memory. Everything runs in lwIP's context (the
 // single loop of a NO_SYS=1 build, or with lwIP's core lock held); nothing
-// blocks, and nothing allocates but the OutQueue's ring as it grows.
+// blocks, and nothing allocates but the OutQueue's ring as it grows (and
+// not even that when the caller hands in the ring's slots).
 #pragma once
 
 #include <lwip/tcp.h>
@@ -36,6 +37,9 @@ struct TcpConnectionMemory {
   std::span<char> input;           // received bytes not yet consumed
   std::span<AckHold::Slot> held;   // frames lwIP reads until acknowledged; not empty when writer.copy is false
   std::span<char> scratch;         // TcpWriter's gathering buffer; one per loop will do
+  // The queue's ring slots, for a device with no heap after start-up; empty
+  // spans: the queue grows its rings from the heap as it needs them.
+  conn::OutQueueMemory queue;
 };
 
 class TcpConnection {
@@ -49,6 +53,9 @@ class TcpConnection {
     // and done. Nothing reaches lwIP through it afterwards; it may be
     // destroyed once this returns.
     virtual void on_closed(TcpConnection& connection, err_t reason) = 0;
+    // lwIP's poll timer fired (every poll_interval ticks), after the
+    // connection retried its flush: the place for the handler's deadlines.
+    virtual void on_poll(TcpConnection& connection) { (void)connection; }
   };
 
   // Takes over `pcb`, an accepted or connected one, and its callbacks.
@@ -59,6 +66,7 @@ class TcpConnection {
   TcpConnection& operator=(const TcpConnection&) = delete;
 
   [[nodiscard]] conn::OutQueue& out() { return out_; }
+  [[nodiscard]] const conn::OutQueue& out() const { return out_; }
 
   // Hands lwIP what the queue holds, as far as it has room, then sends it.
   void flush();

@@ -1,0 +1,62 @@
+// Owns: PushConnection, what the single-loop push server keeps for one
+// connection: its phase, the one topic it follows, the events it lost
+// since it was last told, and the decoder for what a WebSocket subscriber
+// sends (pings and its close).
+//
+// The application makes every PushConnection at start-up (a static array
+// will do) and the server reuses them, so a new connection costs no heap:
+// an object is the same few hundred bytes whatever the traffic. The
+// request is parsed by one parser the whole server shares (see
+// request_phase.cpp), so nothing of the parser is kept per connection.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "delivery/drop_record.hpp"
+#include "proto/ws_decoder.hpp"
+
+namespace sluice::embedded {
+
+class Link;
+
+// The longest topic name a connection can follow.
+inline constexpr std::size_t kMaxTopicBytes = 32;
+
+class PushConnection {
+ public:
+  enum class Phase : std::uint8_t {
+    idle,       // no connection
+    request,    // waiting for the request head
+    sse,        // an SSE subscriber
+    websocket,  // a WebSocket subscriber
+    closing,    // the last bytes are going out, then the link closes
+  };
+
+  PushConnection() = default;
+  PushConnection(const PushConnection&) = delete;
+  PushConnection& operator=(const PushConnection&) = delete;
+
+  [[nodiscard]] Phase phase() const { return phase_; }
+  [[nodiscard]] std::string_view topic() const { return {topic_, topic_size_}; }
+  [[nodiscard]] bool subscribed() const { return phase_ == Phase::sse || phase_ == Phase::websocket; }
+  // Events lost and not yet reported to the subscriber.
+  [[nodiscard]] const delivery::DropRecord& unreported_drops() const { return drops_; }
+
+ private:
+  friend class PushServer;
+
+  Link* link_ = nullptr;
+  PushConnection* next_ = nullptr;  // the server's list of open connections
+  Phase phase_ = Phase::idle;
+  std::uint8_t topic_size_ = 0;
+  std::uint8_t request_polls_ = 0;  // polls seen in the request phase
+  char topic_[kMaxTopicBytes] = {};
+  delivery::DropRecord drops_;
+  // A subscriber socket takes control frames only: a data message would
+  // need a buffer, and is refused (1009) rather than given one.
+  proto::ws::Decoder decoder_{{.max_message_size = 0}};
+};
+
+}  // namespace sluice::embedded

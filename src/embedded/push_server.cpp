@@ -1,0 +1,218 @@
+// Publishing walks the list of open connections once per event; a device
+// serves tens of them, where a scan costs less than the table that would
+// replace it. A connection may end while the list is walked (a cut-off, a
+// link that closes at once), so every walk takes the next one first.
+#include "embedded/push_server.hpp"
+
+#include <charconv>
+
+#include "buf/frame.hpp"
+#include "delivery/frame_tag.hpp"
+#include "delivery/policy.hpp"
+#include "proto/sse.hpp"
+#include "proto/ws_encoder.hpp"
+
+namespace sluice::embedded {
+
+namespace {
+
+constexpr std::size_t kIdText = 21;  // the digits of a 64-bit id
+
+std::string_view id_text(std::uint64_t id, char (&out)[kIdText]) {
+  return {out, static_cast<std::size_t>(std::to_chars(out, out + kIdText, id).ptr - out)};
+}
+
+// The JSON fields of a drop notice, as the server's streams write them.
+std::size_t drop_fields(const PushConnection& c, Policy policy, char* out, std::size_t capacity) {
+  const delivery::DropRecord& d = c.unreported_drops();
+  char count[kIdText], first[kIdText], last[kIdText];
+  const std::string_view parts[] = {"\"topic\":\"", c.topic(), "\",\"dropped\":", id_text(d.count, count),
+                                    ",\"first_id\":\"", id_text(d.first_id, first), "\",\"last_id\":\"",
+                                    id_text(d.last_id, last), "\",\"policy\":\"", delivery::policy_name(policy),
+                                    "\""};
+  std::size_t n = 0;
+  for (std::string_view part : parts) {
+    if (n + part.size() > capacity) return 0;
+    part.copy(out + n, part.size());
+    n += part.size();
+  }
+  return n;
+}
+
+}  // namespace
+
+PushServer::PushServer(buf::Pool& pool, const PushConfig& config)
+    : pool_(pool), config_(config),
+      parser_({.max_request_line = 256, .max_header_bytes = 2048, .max_headers = config.max_headers, .max_body = 0}) {}
+
+void PushServer::opened(PushConnection& c, Link& link) {
+  c.link_ = &link;
+  c.phase_ = PushConnection::Phase::request;
+  c.topic_size_ = 0;
+  c.request_polls_ = 0;
+  c.drops_ = {};
+  c.decoder_ = proto::ws::Decoder({.max_message_size = 0});
+  c.next_ = head_;
+  head_ = &c;
+}
+
+void PushServer::closed(PushConnection& c) {
+  for (PushConnection** at = &head_; *at != nullptr; at = &(*at)->next_) {
+    if (*at == &c) {
+      *at = c.next_;
+      break;
+    }
+  }
+  c.next_ = nullptr;
+  c.link_ = nullptr;
+  c.phase_ = PushConnection::Phase::idle;
+}
+
+void PushServer::poll(PushConnection& c) {
+  if (c.phase_ != PushConnection::Phase::request) return;
+  if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
+}
+
+void PushServer::input(PushConnection& c) {
+  switch (c.phase_) {
+    case PushConnection::Phase::request:
+      on_request(c);
+      return;
+    case PushConnection::Phase::websocket:
+      on_websocket_input(c);
+      return;
+    case PushConnection::Phase::sse:
+    case PushConnection::Phase::closing:
+      // Nothing more is read from an SSE client: its bytes are dropped so
+      // the window stays open, and its FIN ends the stream.
+      c.link_->consume(c.link_->input().size());
+      if (c.link_->input_closed() && c.phase_ == PushConnection::Phase::sse) end(c);
+      return;
+    case PushConnection::Phase::idle:
+      return;
+  }
+}
+
+PublishReport PushServer::publish(std::string_view topic, std::string_view data) {
+  PublishReport report{.id = ++last_id_};
+  buf::FrameRef sse;
+  buf::FrameRef ws;
+  for (PushConnection* c = head_; c != nullptr;) {
+    PushConnection* next = c->next_;
+    if (c->subscribed() && c->topic() == topic) {
+      ++report.subscribers;
+      buf::FrameRef& frame = c->phase_ == PushConnection::Phase::sse ? sse : ws;
+      if (!frame) frame = encode(c->phase_, data, report.id);
+      deliver(*c, frame, report.id, report);
+    }
+    c = next;
+  }
+  return report;
+}
+
+void PushServer::flush() {
+  for (PushConnection* c = head_; c != nullptr;) {
+    PushConnection* next = c->next_;
+    if (c->subscribed() && !c->drops_.empty()) (void)tell_drops(*c);
+    c->link_->flush();
+    c = next;
+  }
+}
+
+std::size_t PushServer::connections() const {
+  std::size_t n = 0;
+  for (const PushConnection* c = head_; c != nullptr; c = c->next_) ++n;
+  return n;
+}
+
+std::size_t PushServer::subscribers(std::string_view topic) const {
+  std::size_t n = 0;
+  for (const PushConnection* c = head_; c != nullptr; c = c->next_) n += c->subscribed() && c->topic() == topic;
+  return n;
+}
+
+// An event the pool had no block for is lost to every subscriber, and
+// each is told, as for any other drop.
+void PushServer::deliver(PushConnection& c, const buf::FrameRef& frame, std::uint64_t id, PublishReport& report) {
+  if (!frame) {
+    c.drops_.add(id);
+    ++report.dropped;
+    return;
+  }
+  if (!c.drops_.empty()) (void)tell_drops(c);
+  const std::uint64_t lost_before = c.drops_.count;
+  const delivery::Verdict verdict = delivery::enqueue_with_policy(
+      c.link_->out(), config_.policy, frame, delivery::FrameTag::event(0, id, 0), &c.drops_);
+  report.dropped += static_cast<std::size_t>(c.drops_.count - lost_before);
+  switch (verdict) {
+    case delivery::Verdict::queued:
+      ++report.queued;
+      return;
+    case delivery::Verdict::dropped:
+      return;
+    case delivery::Verdict::cut_off:
+      ++report.cut_off;
+      cut_off(c);
+      return;
+  }
+}
+
+// Queues a notice of the events `c` lost, ahead of its next event. A full
+// queue or pool keeps the record for the next try.
+bool PushServer::tell_drops(PushConnection& c) {
+  char fields[192];  // the longest: a 32-byte topic, three 20-digit numbers, the longest policy name
+  const std::size_t n = drop_fields(c, config_.policy, fields, sizeof fields);
+  buf::FrameBuilder builder(pool_, buf::Lane::data);
+  if (c.phase_ == PushConnection::Phase::sse) {
+    builder.append("event: sluice-dropped\ndata: {");
+    builder.append(std::string_view(fields, n));
+    builder.append("}\n\n");
+  } else {
+    char text[sizeof fields + 24];
+    constexpr std::string_view kOpening = "{\"sluice\":\"dropped\",";
+    kOpening.copy(text, kOpening.size());
+    std::string_view(fields, n).copy(text + kOpening.size(), n);
+    text[kOpening.size() + n] = '}';
+    (void)proto::ws::encode_frame(proto::ws::Opcode::text, true, false,
+                                  std::span<const char>(text, kOpening.size() + n + 1), builder);
+  }
+  buf::FrameRef notice = builder.finish();
+  if (!notice || c.link_->out().push_data(std::move(notice), delivery::FrameTag::notice(0).label()) !=
+                     conn::EnqueueStatus::ok) {
+    return false;
+  }
+  c.drops_ = {};
+  return true;
+}
+
+void PushServer::cut_off(PushConnection& c) {
+  if (c.phase_ == PushConnection::Phase::websocket) {
+    end_websocket(c, proto::ws::CloseCode::policy_violation, "slow consumer, resume from the last id");
+    return;
+  }
+  buf::FrameRef hint = buf::make_frame(pool_, buf::Lane::control, ": slow consumer, resume from the last id\n\n");
+  if (hint) (void)c.link_->out().push_control(std::move(hint));
+  end(c);
+}
+
+// Unread input is dropped first: a stack that closes with bytes not yet
+// consumed (lwIP) resets the connection, and the answer queued for the
+// peer would be lost with it.
+void PushServer::end(PushConnection& c) {
+  c.phase_ = PushConnection::Phase::closing;
+  Link& link = *c.link_;
+  while (!link.input().empty()) link.consume(link.input().size());
+  link.close();  // may report closed() before it returns
+}
+
+buf::FrameRef PushServer::encode(PushConnection::Phase form, std::string_view data, std::uint64_t id) {
+  if (form == PushConnection::Phase::websocket) {
+    return proto::ws::make_message_frame(pool_, buf::Lane::data, proto::ws::Opcode::text, data);
+  }
+  char text[kIdText];
+  buf::FrameBuilder builder(pool_, buf::Lane::data);
+  if (proto::sse::encode({.id = id_text(id, text), .data = data}, builder) != proto::sse::EncodeStatus::ok) return {};
+  return builder.finish();
+}
+
+}  // namespace sluice::embedded

@@ -1,0 +1,138 @@
+// The request phase: the head arrives, is parsed, and the connection
+// becomes an SSE or a WebSocket subscriber, or is answered with an error
+// and closed.
+//
+// One parser serves the whole server. The link keeps every unconsumed
+// byte of the head in its input buffer, so each time more arrives the
+// shared parser, reset, parses the head again from its first byte: a head
+// is at most the input buffer (a few hundred bytes), parsing it again
+// costs less than a parser's state and header table kept per connection,
+// and a head that does not fit the buffer is answered 431. The request's
+// views point into the link's input, so it is consumed only once the
+// answer is queued.
+#include <charconv>
+
+#include "buf/frame.hpp"
+#include "embedded/push_server.hpp"
+#include "proto/topic_name.hpp"
+#include "proto/ws_handshake.hpp"
+
+namespace sluice::embedded {
+
+namespace {
+
+constexpr std::string_view kSsePrefix = "/sse/";
+constexpr std::string_view kWsPrefix = "/ws/";
+constexpr std::string_view kSseHead =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
+
+}  // namespace
+
+void PushServer::on_request(PushConnection& c) {
+  Link& link = *c.link_;
+  parser_.reset();
+  const proto::http1::ParseResult result = parser_.parse(link.input());
+  switch (result.status) {
+    case proto::http1::ParseStatus::need_more:
+      if (link.input().size() >= link.input_capacity()) {
+        refuse(c, 431, "the request head is larger than this device takes");
+      } else if (link.input_closed()) {
+        end(c);  // half a request, then the peer's FIN: nobody to answer
+      }
+      return;
+    case proto::http1::ParseStatus::error:
+      refuse(c, result.http_status, result.reason);
+      return;
+    case proto::http1::ParseStatus::complete:
+      route(c, parser_.request());
+      if (!c.subscribed()) return;  // refused: end() has dropped the input already
+      link.consume(result.consumed);
+      if (c.phase_ == PushConnection::Phase::websocket && !link.input().empty()) on_websocket_input(c);
+      link.flush();
+      return;
+  }
+}
+
+void PushServer::route(PushConnection& c, const proto::http1::Request& request) {
+  const bool sse = request.path.starts_with(kSsePrefix);
+  const bool ws = request.path.starts_with(kWsPrefix);
+  if (!sse && !ws) {
+    refuse(c, 404, "this device serves /sse/{topic} and /ws/{topic}");
+    return;
+  }
+  if (request.method != proto::http1::Method::get) {
+    refuse(c, 405, "subscriptions are GET requests");
+    return;
+  }
+  const std::string_view topic = request.path.substr(sse ? kSsePrefix.size() : kWsPrefix.size());
+  if (!proto::valid_topic_name(topic, kMaxTopicBytes)) {
+    refuse(c, 400, "a topic is 1 to 32 characters of A-Z a-z 0-9 _ . : -");
+    return;
+  }
+  if (!(sse ? subscribe_sse(c) : subscribe_websocket(c, request))) return;
+  topic.copy(c.topic_, topic.size());
+  c.topic_size_ = static_cast<std::uint8_t>(topic.size());
+}
+
+bool PushServer::subscribe_sse(PushConnection& c) {
+  buf::FrameRef head = buf::make_frame(pool_, buf::Lane::control, kSseHead);
+  if (!head || c.link_->out().push_control(std::move(head)) != conn::EnqueueStatus::ok) {
+    end(c);  // not even the reserve has a block: nothing can be said
+    return false;
+  }
+  c.phase_ = PushConnection::Phase::sse;
+  return true;
+}
+
+// permessage-deflate is declined: its window would cost more RAM than a
+// whole connection here.
+bool PushServer::subscribe_websocket(PushConnection& c, const proto::http1::Request& request) {
+  const proto::ws::HandshakeRequest handshake{
+      .method = request.method_text,
+      .version_minor = request.version_minor,
+      .upgrade = request.header("Upgrade"),
+      .connection = request.header("Connection"),
+      .key = request.header("Sec-WebSocket-Key"),
+      .version = request.header("Sec-WebSocket-Version"),
+      .protocols = request.header("Sec-WebSocket-Protocol"),
+      .extensions = request.header("Sec-WebSocket-Extensions"),
+      .origin = request.header("Origin"),
+  };
+  const proto::ws::HandshakeResult result =
+      proto::ws::check_handshake(handshake, {.allowed_origins = config_.allowed_origins, .deflate_enabled = false});
+  buf::FrameBuilder builder(pool_, buf::Lane::control);
+  const bool written = proto::ws::write_handshake_response(result, builder);
+  buf::FrameRef answer = builder.finish();
+  if (!written || !answer || c.link_->out().push_control(std::move(answer)) != conn::EnqueueStatus::ok) {
+    end(c);
+    return false;
+  }
+  if (result.http_status != 101) {
+    end(c);
+    return false;
+  }
+  c.phase_ = PushConnection::Phase::websocket;
+  return true;
+}
+
+void PushServer::refuse(PushConnection& c, int status, std::string_view reason) {
+  char number[12];
+  const auto digits = [&](std::size_t n) {
+    return std::string_view(number, static_cast<std::size_t>(std::to_chars(number, number + sizeof number, n).ptr - number));
+  };
+  buf::FrameBuilder builder(pool_, buf::Lane::control);
+  builder.append("HTTP/1.1 ");
+  builder.append(digits(static_cast<std::size_t>(status)));
+  builder.append(" ");
+  builder.append(proto::http1::status_reason(status));
+  builder.append("\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ");
+  builder.append(digits(reason.size() + 1));
+  builder.append("\r\n\r\n");
+  builder.append(reason);
+  builder.append("\n");
+  buf::FrameRef answer = builder.finish();
+  if (answer) (void)c.link_->out().push_control(std::move(answer));
+  end(c);
+}
+
+}  // namespace sluice::embedded
