@@ -59,15 +59,15 @@ Minted mint(const std::string& sub, std::vector<std::string> subscribe, std::vec
 std::string bearer(const Minted& m) { return "Authorization: Bearer " + m.token + "\r\n"; }
 
 std::vector<std::string> settings(std::int64_t skew_ms) {
-  return {"auth.mode=jwt", "auth.jwt_secret=" + kSecret, "auth.clock_skew_ms=" + std::to_string(skew_ms),
-          "threads=1"};
+  return {"auth.mode=jwt", "auth.jwt_secret=" + kSecret, "auth.clock_skew_ms=" + std::to_string(skew_ms), "threads=1"};
 }
 
 // Reads past events until the server's close frame.
 std::optional<ServerFrame> read_close_frame(WsTestClient& client, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     std::optional<ServerFrame> frame = client.read_frame(left);
     if (!frame) return std::nullopt;
     if (frame->opcode == ws::kClose) return frame;
@@ -134,8 +134,9 @@ TEST_F(SluicedTokenExpiry, WebSocketsThatReadAndPublishAreClosed4401AtTheirToken
     EXPECT_LT(closed_at, short_lived.exp + kCloseBound);
   }
   // The reader's token is good for a minute: it still gets events.
-  const CurlReply published = curl_http({"-X", "POST", "-H", "Authorization: Bearer " + mint("p", {}, {"news"}, 60s).token,
-                                         "--data", "later", sluiced.base() + "/pub/news"});
+  const CurlReply published =
+      curl_http({"-X", "POST", "-H", "Authorization: Bearer " + mint("p", {}, {"news"}, 60s).token, "--data", "later",
+                 sluiced.base() + "/pub/news"});
   EXPECT_EQ(published.status(), 200) << published.text;
   EXPECT_EQ(next_message(reader), "later");
 }
@@ -167,7 +168,7 @@ TEST_F(SluicedTokenExpiry, ARefreshWithNarrowerGrantsRevokesTheTopicNoLongerGran
 // refused, the request answered, and the connection closed.
 TEST_F(SluicedTokenExpiry, ARefreshThatFailsIsAnsweredAndTheConnectionClosed) {
   struct Case {
-    Minted opened_with;
+    std::optional<Minted> opened_with;  // none: no token
     std::string refresh_token;
     int close_code;
     std::string reason;
@@ -175,12 +176,18 @@ TEST_F(SluicedTokenExpiry, ARefreshThatFailsIsAnsweredAndTheConnectionClosed) {
   const std::vector<Case> cases = {
       {mint("alice", {"news"}, {}, 60s), mint("mallory", {"news", "prices"}, {}, 60s).token, 4403,
        "403 the token's subject is not the connection's"},
-      {mint("alice", {"news"}, {}, 60s), mint("alice", {"*"}, {}, 60s, "another-secret-0123456789abcdefghij").token, 4401,
-       "401 signature does not verify"},
+      {mint("alice", {"news"}, {}, 60s), mint("alice", {"*"}, {}, 60s, "another-secret-0123456789abcdefghij").token,
+       4401, "401 signature does not verify"},
+      {std::nullopt, mint("alice", {"news"}, {}, 60s).token, 4403,
+       "403 the connection was opened without a token; a refresh cannot add one"},
   };
   for (const Case& c : cases) {
     WsTestClient client(port());
-    open_json(client, c.opened_with, {"news"});
+    if (c.opened_with) {
+      open_json(client, *c.opened_with, {"news"});
+    } else {
+      ASSERT_EQ(client.upgrade({.path = "/ws"}).status, 101);
+    }
     client.send({.payload = R"({"op":"refresh","token":")" + c.refresh_token + R"(","req":1})"});
     EXPECT_EQ(next_message(client), R"({"op":"ack","req":1,"ok":false,"error":")" + c.reason + R"("})");
     const std::optional<ServerFrame> close = read_close_frame(client, 10s);
@@ -197,7 +204,8 @@ TEST(SluicedTokenExpirySse, AnSseStreamEndsWhenItsTokenExpiresPlusTheSkew) {
   SluicedProcess sluiced(settings(1000));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   const Minted token = mint("alice", {"news"}, {}, 1s);
-  ChildProcess reader({"curl", "-sN", "-m", "20", "--cookie", "sluice_token=" + token.token, sluiced.base() + "/sse/news"});
+  ChildProcess reader(
+      {"curl", "-sN", "-m", "20", "--cookie", "sluice_token=" + token.token, sluiced.base() + "/sse/news"});
   ASSERT_TRUE(reader.read_until_contains("retry:", 10s)) << reader.output();
   EXPECT_TRUE(reader.read_to_end(10s)) << reader.output();
   const auto ended_at = system_clock::now();
@@ -217,11 +225,10 @@ TEST_F(SluicedTokenExpiry, PythonWebsocketsRefreshesInTimeAndOutlivesTheConnecti
   const Minted first = mint("alice", {"news"}, {}, 2s);
   const Minted refreshed = mint("alice", {"news"}, {}, 60s);
   const Minted publisher = mint("p", {}, {"news"}, 60s);
-  ChildProcess python({"/usr/bin/python3", (peers / "ws_refresh.py").string(), std::to_string(sluiced.port()),
-                       first.token, refreshed.token, publisher.token,
-                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          first.exp.time_since_epoch())
-                                          .count())});
+  ChildProcess python(
+      {"/usr/bin/python3", (peers / "ws_refresh.py").string(), std::to_string(sluiced.port()), first.token,
+       refreshed.token, publisher.token,
+       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(first.exp.time_since_epoch()).count())});
   python.read_to_end(30s);
   EXPECT_EQ(python.wait(5s), 0) << python.output();
   EXPECT_NE(python.output().find("ws_refresh.py: unrefreshed closed 4401 '401 token expired' at exp, refreshed "
