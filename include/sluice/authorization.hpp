@@ -1,12 +1,15 @@
 // Owns: what the application's authorizer is asked (AuthRequest: the
 // action, the request, its headers, the client's address, the
-// connection's data) and what it answers (AuthDecision: allow, or a
-// refusal with 401, 403, 429 or 503 and a reason). Server::authorize (server.hpp)
-// says when it is asked and how a refusal reaches the client.
+// connection's data) and what it answers (AuthDecision: allow, until when
+// the credentials hold, or a refusal with 401, 403, 429 or 503 and a
+// reason). Server::authorize (server.hpp) says when it is asked and how a
+// refusal or an expiry reaches the client.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +24,7 @@ enum class Action : std::uint8_t {
   subscribe,  // a stream joins `topic`: GET /sse, a WebSocket on /ws/{topic}, a /ws subscribe
   publish,    // a client publishes to `topic`: POST /pub/{topic}, a WebSocket on /pub/{topic},
               // the first message of a WebSocket on /ws/{topic}, a /ws publish
+  refresh,    // a /ws client presents new credentials (`token`) on its open connection
 };
 
 // One header field of a request, as sent.
@@ -53,7 +57,11 @@ struct AuthRequest {
   std::string_view topic;   // decoded, as the client named it (the hub checks the name after); empty for connect
   std::string_view peer;    // the client's address, "IP:PORT" ("[IPv6]:PORT")
   Headers headers;          // Authorization, Cookie, Origin... (for a WebSocket, its upgrade request's)
-  UserData& user;           // the connection's data: read it, or set it (connect is the place)
+  UserData& user;           // the connection's data: read it, or set it (connect and refresh are the places)
+  std::string_view token = {};  // refresh: the credentials the client sent in the stream; empty otherwise
+  // subscribe: the stream already follows `topic` and asks again because
+  // its credentials changed (after a refresh); not a new subscription.
+  bool held = false;
 };
 
 class AuthDecision {
@@ -77,12 +85,19 @@ class AuthDecision {
   // `Bearer realm="app", error="invalid_token"`); "Bearer" when none is
   // given. Kept to printable ASCII like the reason, and kMaxChallenge bytes.
   AuthDecision& with_challenge(std::string_view challenge);
+  // With an allow of connect or refresh: the credentials it rests on stop
+  // being valid at `when` (a token's exp, plus the clock skew allowed). A
+  // stream opened on them ends then unless a refresh moves it: a WebSocket
+  // is closed 4401 "401 token expired", an SSE stream ends. Ignored on a
+  // refusal and on the other actions.
+  AuthDecision& until(std::chrono::system_clock::time_point when);
 
   [[nodiscard]] bool allowed() const { return status_ == 0; }
   [[nodiscard]] int status() const { return status_; }  // 0 when allowed
   [[nodiscard]] const std::string& reason() const { return reason_; }
   [[nodiscard]] std::uint32_t retry_after() const { return retry_after_; }
   [[nodiscard]] const std::string& challenge() const { return challenge_; }
+  [[nodiscard]] const std::optional<std::chrono::system_clock::time_point>& expires() const { return expires_; }
 
  private:
   AuthDecision() = default;
@@ -91,6 +106,7 @@ class AuthDecision {
   std::string reason_;
   std::uint32_t retry_after_ = 0;
   std::string challenge_;
+  std::optional<std::chrono::system_clock::time_point> expires_;
 };
 
 // Allows or refuses what a client asks (authorization.hpp).

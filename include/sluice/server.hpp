@@ -114,7 +114,11 @@ class Server {
   //   publish    every POST /pub/{topic}; a WebSocket on /pub/{topic},
   //              before the upgrade is answered; the first message of a
   //              WebSocket on /ws/{topic} (once for the stream's life);
-  //              every /ws publish.
+  //              every /ws publish;
+  //   refresh    a /ws {"op":"refresh"} with its `token`: the place to
+  //              verify new credentials and replace `request.user`; then
+  //              subscribe (`held` true) for each topic the stream follows,
+  //              and a topic refused is left with a `revoked` notice.
   // A WebSocket's later checks are shown its upgrade request (method, path,
   // query, headers: a copy of at most http.max_header_bytes is kept with
   // the connection while an authorizer is installed).
@@ -132,7 +136,13 @@ class Server {
   //   a topic stream refused at its first message: closed the same way
   //     (it had opened: on_close follows);
   //   a /ws subscribe or publish: a failed ack with "STATUS reason"; the
-  //     connection and its other subscriptions go on.
+  //     connection and its other subscriptions go on;
+  //   a /ws refresh: a failed ack, then the connection is closed the same
+  //     way as a refused upgrade.
+  // An allow of connect or refresh may say until when the credentials hold
+  // (AuthDecision::until): a stream opened on them ends then unless a
+  // refresh moves it (a WebSocket closed 4401 "401 token expired", an SSE
+  // stream ended), checked by the loop's sweep and on each WebSocket read.
   // An exception out of `fn` is a refusal too, as the server's own failure:
   // 500, close 1011 or "500 authorization failed", and the loop goes on; the
   // exception's text is never sent.
@@ -143,7 +153,8 @@ class Server {
   // data, a cache). Every check is made where the connection can wait, so
   // an authorizer that answers later can take the same places. What was
   // allowed is not asked again: a subscription or a topic stream's
-  // publishing, once allowed, lasts for the stream's life.
+  // publishing, once allowed, lasts for the stream's life, or until its
+  // credentials expire or a refresh no longer grants it.
   void authorize(Authorizer fn);
 
   [[nodiscard]] ServerStats stats() const;

@@ -180,8 +180,16 @@ ReadResult check_request(const Found (&found)[request_member::count], Request& o
     out.op = Op::unsubscribe;
   } else if (op == "publish") {
     out.op = Op::publish;
+  } else if (op == "refresh") {
+    out.op = Op::refresh;
   } else {
     return error(Error::unknown_op, "unknown op");
+  }
+  // An empty token is no token: a refresh that carries none has nothing
+  // to be judged by.
+  if (out.op == Op::refresh) {
+    const bool token = found[request_member::token].present && !found[request_member::token].text.empty();
+    return token ? ReadResult{} : error(Error::missing, "a refresh needs \"token\"");
   }
   if (!found[request_member::topic].present) return error(Error::missing, "a request needs \"topic\"");
   if (out.op == Op::publish && !found[request_member::data].present) {
@@ -258,6 +266,7 @@ std::string_view op_name(Op op) {
     case Op::subscribe: return "subscribe";
     case Op::unsubscribe: return "unsubscribe";
     case Op::publish: return "publish";
+    case Op::refresh: return "refresh";
   }
   return "subscribe";
 }

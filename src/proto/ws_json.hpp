@@ -1,5 +1,5 @@
 // Owns: sluice's /ws JSON protocol as data, and its readers. A client
-// sends requests (subscribe, unsubscribe, publish); the server sends
+// sends requests (subscribe, unsubscribe, publish, refresh); the server sends
 // events, acks and notices. ws_json_writer.hpp writes every one of them;
 // docs/WEBSOCKET.md describes the protocol for its users.
 //
@@ -48,7 +48,7 @@ enum class Error : std::uint8_t {
   wrong_type,        // a member the protocol knows has a value of the wrong type
   bad_req,           // `req` is not a short scalar (see Req)
   missing,           // a member the message needs is absent
-  unknown_op,        // a request whose op is none of subscribe, unsubscribe, publish
+  unknown_op,        // a request whose op is none of subscribe, unsubscribe, publish, refresh
   bad_base64,        // an event's data_b64 is not base64
 };
 
@@ -88,22 +88,24 @@ class Req {
   std::uint8_t size_ = 0;
 };
 
-enum class Op : std::uint8_t { subscribe, unsubscribe, publish };
+// refresh: the connection's credentials are replaced by `token` (a client
+// renews its token before it expires); it names no topic.
+enum class Op : std::uint8_t { subscribe, unsubscribe, publish, refresh };
 
-// "subscribe", "unsubscribe" or "publish".
+// "subscribe", "unsubscribe", "publish" or "refresh".
 [[nodiscard]] std::string_view op_name(Op op);
 
 // A client's request. Views into the message or the reader's buffer; an
 // absent member reads as empty, which means "not given".
 struct Request {
   Op op = Op::subscribe;
-  std::string_view topic;   // every op (present, may be empty: the server judges the name)
+  std::string_view topic;   // every op but refresh (present, may be empty: the server judges the name)
   std::string_view data;    // publish (required, a string; may be empty)
   std::string_view event;   // publish: the event name
   std::string_view key;     // publish: what the `latest` policy conflates by
   std::string_view since;   // subscribe: resume after this id
   std::string_view policy;  // subscribe: a slow-consumer policy among those offered
-  std::string_view token;   // any op: credentials for the server's authorization hook
+  std::string_view token;   // refresh (required, not empty): the new credentials; any other op: shown to the hook
   Req req;
 };
 

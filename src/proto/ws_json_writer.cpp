@@ -81,12 +81,14 @@ bool write_reset(buf::Sink& out, Style style, const Reset& notice) {
 
 bool write_request(buf::Sink& out, const Request& request) {
   bool ok = out.append("{\"op\":\"") && out.append(op_name(request.op)) && out.append("\"") &&
-            member(out, "topic", request.topic);
+            (request.op == Op::refresh ? optional_member(out, "topic", request.topic)
+                                       : member(out, "topic", request.topic));
   switch (request.op) {
     case Op::subscribe:
       ok = optional_member(out, "since", request.since) && optional_member(out, "policy", request.policy) && ok;
       break;
     case Op::unsubscribe:
+    case Op::refresh:
       break;
     case Op::publish:
       ok = member(out, "data", request.data) && optional_member(out, "event", request.event) &&

@@ -75,7 +75,8 @@ struct Reset {
 // A client's request: {"op":OP,"topic":T, ...,"token":K,"req":R}, with
 // "since" and "policy" for a subscribe, "data", "event" and "key" for a
 // publish ("data" always, the others when not empty), "token" when not
-// empty and "req" when present.
+// empty and "req" when present. A refresh names its topic only when it
+// has one (it needs none).
 [[nodiscard]] bool write_request(buf::Sink& out, const Request& request);
 
 }  // namespace sluice::proto::wsjson

@@ -73,11 +73,12 @@ class TokenAuthorizer {
   AuthDecision operator()(const AuthRequest& request) {
     const auth::PeerAddress address = address_of(request.peer);
     if (request.action == Action::connect) return connect(request, address);
+    if (request.action == Action::refresh) return refresh(request, address);
     const auto kind = request.action == Action::subscribe ? auth::Action::subscribe : auth::Action::publish;
     const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
     const auth::Identity* identity = held != nullptr && held->identity ? &*held->identity : nullptr;
-    // A WebSocket lives past its token's expiry: what it asks later is
-    // judged by the token as it is then.
+    // A WebSocket lives past its token's expiry until the sweep closes it:
+    // what it asks meanwhile is judged by the token as it is then.
     if (identity != nullptr && identity->expires &&
         std::chrono::system_clock::now() > *identity->expires + verifier_.rules().clock_skew) {
       return to_hook(auth::Decision::invalid_token("token expired"));
@@ -85,6 +86,9 @@ class TokenAuthorizer {
     if (auth::Decision d = auth::decide_topic(identity, anonymous_, kind, request.topic); !d.allowed()) {
       return to_hook(d);
     }
+    // A topic a stream already follows, asked again after a refresh, is
+    // not a new subscription.
+    if (request.held) return AuthDecision::allow();
     return limit(kind == auth::Action::subscribe ? auth::RateKind::subscribe : auth::RateKind::publish, address,
                  identity != nullptr ? identity->subject : std::string_view());
   }
@@ -118,7 +122,42 @@ class TokenAuthorizer {
       AuthDecision limited = limit(auth::RateKind::connect, address, held->identity ? held->identity->subject : "");
       if (!limited.allowed()) return limited;
     }
-    return to_hook(refused);
+    return valid_until(to_hook(refused), held->identity);
+  }
+
+  // A /ws client's new token, verified like the first. It must name the
+  // same subject: an open connection keeps the identity it was opened
+  // with, so a token of someone else's cannot take over a connection (its
+  // subscriptions, its rate-limit account, what the application's on_open
+  // was told) and a connection opened without a token cannot gain one. A
+  // refresh counts against the connect limits: each costs a signature
+  // check, as a new connection's token does.
+  AuthDecision refresh(const AuthRequest& request, const auth::PeerAddress& address) {
+    const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
+    if (held == nullptr || !held->identity) {
+      return to_hook(auth::Decision::forbid("the connection was opened without a token; a refresh cannot add one"));
+    }
+    if (AuthDecision limited = limit(auth::RateKind::connect, address, held->identity->subject); !limited.allowed()) {
+      return limited;
+    }
+    auth::VerifiedToken verified = verifier_.verify(request.token, std::chrono::system_clock::now());
+    if (!verified.check.ok()) return to_hook(auth::Decision::invalid_token(std::move(verified.check.reason)));
+    if (verified.identity.subject != held->identity->subject) {
+      return to_hook(auth::Decision::forbid("the token's subject is not the connection's"));
+    }
+    // A new object, not the old one changed: a ConnectionRef on another
+    // thread may still hold the old one.
+    auto next = std::make_shared<ConnectionAuth>();
+    next->identity = std::move(verified.identity);
+    request.user = next;
+    return valid_until(AuthDecision::allow(), next->identity);
+  }
+
+  // The moment the sweep ends a stream opened on `identity`'s token: its
+  // exp with the same slack the token was accepted with.
+  AuthDecision valid_until(AuthDecision decision, const std::optional<auth::Identity>& identity) const {
+    if (identity && identity->expires) decision.until(*identity->expires + verifier_.rules().clock_skew);
+    return decision;
   }
 
   AuthDecision limit(auth::RateKind kind, const auth::PeerAddress& address, std::string_view subject) {

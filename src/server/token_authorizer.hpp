@@ -1,7 +1,9 @@
 // Owns: the authorizer sluiced installs with auth.mode=jwt, built from
 // AuthConfig with the token library (src/auth): a request's token is
 // verified once, when it arrives (Action::connect), and what it grants is
-// kept in the connection's data; each subscribe and publish is then judged
+// kept in the connection's data, with its exp as the time the stream it
+// opens ends; a /ws refresh (Action::refresh) replaces them with a new
+// token of the same subject; each subscribe and publish is then judged
 // against those grants and the anonymous ones, and counted against the
 // rate limits. Nothing here runs per event.
 #pragma once

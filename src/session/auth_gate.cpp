@@ -15,7 +15,11 @@ AuthOutcome::AuthOutcome(int status, std::string_view reason, std::uint32_t retr
 }
 
 AuthOutcome AuthOutcome::of(const server::AuthDecision& decision) {
-  if (decision.allowed()) return allow();
+  if (decision.allowed()) {
+    AuthOutcome allowed;
+    allowed.expires_ = decision.expires();
+    return allowed;
+  }
   return AuthOutcome(decision.status(), decision.reason(), decision.retry_after(), decision.challenge());
 }
 
@@ -49,7 +53,7 @@ AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const
 }
 
 AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const RequestView& request,
-                            std::string_view peer, std::atomic<server::UserData>& user) {
+                            std::string_view peer, std::atomic<server::UserData>& user, StreamAsk ask) {
   if (!authorizer_) return AuthOutcome::allow();
   server::UserData data = user.load();
   const server::UserData before = data;
@@ -59,7 +63,7 @@ AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const
   // client is refused rather than let through.
   try {
     const server::AuthRequest asked{action, request.method, request.path, request.query, topic, peer,
-                                    request.headers, data};
+                                    request.headers, data, ask.token, ask.held};
     outcome = AuthOutcome::of(authorizer_(asked));
   } catch (...) {
     outcome = AuthOutcome::failed();

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +54,8 @@ class AuthOutcome {
   [[nodiscard]] std::uint32_t retry_after() const { return retry_after_; }
   // WWW-Authenticate's value, for a 401 (empty otherwise).
   [[nodiscard]] std::string_view challenge() const { return challenge_; }
+  // Allowed until then (AuthDecision::until); none when it did not say.
+  [[nodiscard]] const std::optional<std::chrono::system_clock::time_point>& expires() const { return expires_; }
 
  private:
   AuthOutcome() = default;
@@ -62,6 +66,13 @@ class AuthOutcome {
   std::size_t reason_at_ = 0;
   std::uint32_t retry_after_ = 0;
   std::string challenge_;
+  std::optional<std::chrono::system_clock::time_point> expires_;
+};
+
+// What a stream adds to a check it makes on its own open connection.
+struct StreamAsk {
+  std::string_view token;  // a /ws refresh: the new credentials
+  bool held = false;       // a topic the stream follows, asked again after a refresh
 };
 
 class AuthGate {
@@ -81,7 +92,7 @@ class AuthGate {
                                   const proto::http1::Request& request, std::string_view peer,
                                   std::atomic<server::UserData>& user);
   [[nodiscard]] AuthOutcome check(server::Action action, std::string_view topic, const RequestView& request,
-                                  std::string_view peer, std::atomic<server::UserData>& user);
+                                  std::string_view peer, std::atomic<server::UserData>& user, StreamAsk ask = {});
 
  private:
   const server::Authorizer& authorizer_;

@@ -51,4 +51,9 @@ AuthDecision& AuthDecision::with_challenge(std::string_view challenge) {
   return *this;
 }
 
+AuthDecision& AuthDecision::until(std::chrono::system_clock::time_point when) {
+  if (status_ == 0) expires_ = when;
+  return *this;
+}
+
 }  // namespace sluice::server

@@ -177,7 +177,7 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
       return deny(outcome);
     }
   }
-  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer().topic_allowance());
+  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer());
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));

@@ -79,7 +79,7 @@ void HttpRequestPhase::follow_system_topic(const proto::http1::Request& request)
       !outcome.allowed()) {
     return deny(outcome);
   }
-  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer().topic_allowance());
+  auto stream = std::make_unique<SseStream>(session_, services_, session_.peer());
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));

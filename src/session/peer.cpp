@@ -13,11 +13,36 @@ Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::
 Peer::~Peer() { state_->closed.store(true, std::memory_order_release); }
 
 AuthOutcome Peer::authorize(server::Action action, std::string_view topic, const proto::http1::Request& request) {
-  return services_.auth_gate().check(action, topic, request, address_, state_->user);
+  AuthOutcome outcome = services_.auth_gate().check(action, topic, request, address_, state_->user);
+  // Each request presents its credentials again: a stream it opens lives
+  // by this request's.
+  if (action == server::Action::connect) expire_at(outcome);
+  return outcome;
 }
 
 AuthOutcome Peer::authorize(server::Action action, std::string_view topic) {
   return services_.auth_gate().check(action, topic, upgrade_request_.view(), address_, state_->user);
+}
+
+AuthOutcome Peer::refresh(std::string_view token) {
+  AuthOutcome outcome = services_.auth_gate().check(server::Action::refresh, {}, upgrade_request_.view(), address_,
+                                                    state_->user, {.token = token});
+  if (outcome.allowed()) expire_at(outcome);
+  return outcome;
+}
+
+AuthOutcome Peer::recheck(std::string_view topic) {
+  return services_.auth_gate().check(server::Action::subscribe, topic, upgrade_request_.view(), address_,
+                                     state_->user, {.held = true});
+}
+
+// The authorizer speaks wall-clock time (a token's exp); the deadline is
+// kept on the loop's steady clock, which a clock step cannot move.
+void Peer::expire_at(const AuthOutcome& outcome) {
+  valid_until_.reset();
+  if (!outcome.allowed() || !outcome.expires()) return;
+  const auto left = *outcome.expires() - std::chrono::system_clock::now();
+  valid_until_ = io::Loop::Clock::now() + std::chrono::duration_cast<io::Loop::Clock::duration>(left);
 }
 
 bool Peer::opened(const proto::http1::Request& request) {

@@ -3,13 +3,17 @@
 #include <cstdio>
 
 #include "hub/hub.hpp"
+#include "session/peer.hpp"
 #include "session/response.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
 
-SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance)
-    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::WireForm::sse, allowance) {}
+SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer)
+    : outlet_(outlet),
+      services_(services),
+      peer_(peer),
+      subscriptions_(services, outlet, *this, hub::WireForm::sse, peer.topic_allowance()) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
@@ -42,6 +46,17 @@ void SseStream::open(std::span<const std::string> topics, std::optional<Policy> 
 
 void SseStream::beat(const buf::FrameRef& frame) {
   if (!outlet_.closing()) (void)outlet_.send_control(frame);  // a full control lane already has bytes going out
+}
+
+// The stream's notices (sluice-dropped, sluice-reset) speak of one topic's
+// events; an expiry ends the whole stream, which SSE says with a comment
+// like its other ends. No event joins the queue after it; those already
+// queued (published while the token was good) still go out, then the end.
+void SseStream::tick(io::Loop::Clock::time_point now) {
+  if (!outlet_.ended() && peer_.credentials_expired(now)) {
+    subscriptions_.leave_all();
+    refuse("token expired: reconnect with a fresh token");
+  }
 }
 
 void SseStream::on_closed() {

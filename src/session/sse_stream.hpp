@@ -2,7 +2,9 @@
 // stream (GET /sse): the stream head, its topics' events in SSE form,
 // notices as `sluice-*` events, heartbeats, and how it ends when the client
 // is too slow (a longer `retry:` and the end of the stream, so that it
-// resumes from its last id).
+// resumes from its last id) or when the token it was opened with expires
+// (a comment saying so, and the end: an EventSource cannot send a new
+// token on an open stream, so it reconnects with a fresh one).
 #pragma once
 
 #include <optional>
@@ -18,11 +20,13 @@
 namespace sluice::session {
 
 class LoopServices;
+class Peer;
 
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
-  // Topics the stream makes are charged to `allowance` (the client's).
-  SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance);
+  // Topics the stream makes are charged to the client's allowance; the
+  // stream ends when the client's credentials expire.
+  SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer);
   ~SseStream() override;
 
   // Sends the stream head (with Access-Control-Allow-Origin when
@@ -37,7 +41,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void beat(const buf::FrameRef& frame);
 
   void on_input(std::string& input) override { input.clear(); }  // a stream's client has nothing more to say
-  void tick(io::Loop::Clock::time_point) override {}
+  void tick(io::Loop::Clock::time_point now) override;
   void before_flush() override { subscriptions_.before_flush(); }
   void on_drained() override { subscriptions_.on_drained(); }
   void on_closed() override;
@@ -45,10 +49,12 @@ class SseStream final : public Phase, private Subscriptions::Owner {
  private:
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void cut_off() override;
+  // Ends the stream after what is queued, with a comment saying why.
   void refuse(std::string_view why);
 
   conn::Outlet& outlet_;
   LoopServices& services_;
+  const Peer& peer_;
   Subscriptions subscriptions_;
   bool counted_ = false;
 };

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,9 @@ class Subscriptions final : public hub::Subscriber {
   void tell_reset(std::string_view topic, const char* reason, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
+  // The topics followed, by slot; a slot left is an empty name. Valid
+  // until the next join.
+  [[nodiscard]] std::span<const std::string> topics() const { return topics_; }
   void leave_all();
   // Nothing more may be queued (a WebSocket close went out): deliveries
   // and notices stop.

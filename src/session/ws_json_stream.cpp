@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "buf/fixed_sink.hpp"
+#include "buf/string_sink.hpp"
 #include "hub/event_id.hpp"
 #include "hub/hub.hpp"
+#include "proto/json_string.hpp"
 #include "proto/ws_json_writer.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
@@ -95,6 +97,8 @@ void WsJsonStream::answer(const wsjson::Request& request) {
       return send_ack({request.req, true, {}, {}, {}});
     case wsjson::Op::publish:
       return publish(request);
+    case wsjson::Op::refresh:
+      return refresh(request);
   }
 }
 
@@ -135,6 +139,50 @@ void WsJsonStream::publish(const wsjson::Request& request) {
   if (r.status != hub::HubStatus::ok) return refuse(request.req, services().answer(r.status).text);
   char id_text[hub::kMaxIdText];
   send_ack({request.req, true, std::string_view(id_text, hub.format_id(r.id, id_text)), {}, {}});
+}
+
+void WsJsonStream::refresh(const wsjson::Request& request) {
+  const AuthOutcome a = peer().refresh(request.token);
+  if (!a.allowed()) {
+    // The request is answered, then the connection ends the way a refused
+    // upgrade would (4401, 4403, 4429): its old credentials are not kept
+    // as a fallback, so a client never has to guess which ones it is on.
+    refuse(request.req, a.text());
+    return end(a.close_code(), a.text(), conn::CloseReason::protocol);
+  }
+  send_ack({request.req, true, {}, {}, {}});
+  revoke_ungranted();
+}
+
+// All the notices in one control frame, behind the refresh's ack: a
+// connection following topics.max_per_connection topics does not fill the
+// control lane with them. Events of a revoked topic queued before the
+// refresh may still follow, as after an unsubscribe.
+void WsJsonStream::revoke_ungranted() {
+  buf::FrameBuilder notices(services().pool(), buf::Lane::control);
+  std::string fields;
+  bool revoked = false;
+  bool told = true;
+  const std::span<const std::string> topics = subscriptions_.topics();
+  for (const std::string& topic : topics) {
+    if (topic.empty()) continue;
+    const AuthOutcome a = peer().recheck(topic);
+    if (a.allowed()) continue;
+    fields.clear();
+    buf::StringSink out(fields);
+    out.append("\"topic\":");
+    (void)proto::json::write_string(out, topic);  // a StringSink never refuses
+    out.append(",\"reason\":");
+    (void)proto::json::write_string(out, a.text());
+    told = append_notice(notices, "revoked", fields) && told;
+    revoked = true;
+    (void)subscriptions_.leave(topic);  // empties the slot in place: `topics` stays valid
+  }
+  if (!revoked) return;
+  buf::FrameRef frame = told ? notices.finish() : buf::FrameRef();
+  if (frame && outlet().send_control(std::move(frame)) == conn::EnqueueStatus::ok) return;
+  // The client must not go on believing it still follows those topics.
+  end(proto::ws::CloseCode::internal_error, "no room for a reply", conn::CloseReason::protocol);
 }
 
 // An ack rides in the room left in the block of the control frame before

@@ -1,8 +1,14 @@
 // Owns: WsJsonStream, a WebSocket on GET /ws speaking sluice's JSON
 // protocol (docs/WEBSOCKET.md): the client subscribes (with `since` to
-// resume), unsubscribes and publishes with one JSON object per text
-// message, each answered by an ack; events arrive as {"op":"event",...}
-// envelopes and notices as {"op":KIND,...}.
+// resume), unsubscribes, publishes and refreshes its token with one JSON
+// object per text message, each answered by an ack; events arrive as
+// {"op":"event",...} envelopes and notices as {"op":KIND,...}.
+//
+// A refresh replaces the connection's credentials (Peer::refresh): one the
+// authorizer refuses closes the connection with its code and reason, after
+// the failed ack; one it allows moves the expiry, and each topic followed
+// is asked again, so grants a new token narrows end at once (a `revoked`
+// notice per topic) instead of lasting for the connection's life.
 //
 // Requests are read and acks written by the bounded codec in proto/
 // (ws_json.hpp): one pass, no recursion, a fixed amount of stack whatever
@@ -44,6 +50,10 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   void answer(const proto::wsjson::Request& request);
   void subscribe(const proto::wsjson::Request& request);
   void publish(const proto::wsjson::Request& request);
+  void refresh(const proto::wsjson::Request& request);
+  // Leaves every topic the refreshed credentials no longer grant, and
+  // tells the client which and why.
+  void revoke_ungranted();
   // Queues `ack` in the control lane; a connection whose ack cannot be
   // queued is closed (1011) rather than left without its answer.
   void send_ack(const proto::wsjson::Ack& ack);

@@ -1,5 +1,6 @@
 #include "session/ws_stream.hpp"
 
+#include "session/peer.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
@@ -27,6 +28,10 @@ void WsStream::on_closed() {
 }
 
 void WsStream::on_input(std::string& input) {
+  // Nothing read after the credentials expired is acted on, however long
+  // until the sweep would have noticed: a publisher stops at its token's
+  // exp, not up to a sweep later.
+  if (!outlet_.ended() && peer_.credentials_expired(outlet_.loop().now())) expire();
   if (held_ && !input_held()) held_ = false;  // resumed: a later hold is timed afresh
   std::size_t used = 0;
   bool completed = false;
@@ -80,6 +85,8 @@ void WsStream::on_ping(std::span<const char> payload) {
 
 void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
+  // Whatever the stream is doing, a publisher held for room included.
+  if (peer_.credentials_expired(now)) return expire();
   if (input_held()) {
     if (!held_) held_since_ = now;
     held_ = true;
@@ -130,6 +137,12 @@ void WsStream::cut_off() { end(CloseCode::policy_violation, "slow consumer", con
 void WsStream::end(CloseCode code, std::string_view reason, conn::CloseReason why) {
   send_close(code, reason);
   outlet_.close_after_flush(why);
+}
+
+// 4000 + 401, as a refusal of the same token at the upgrade would be: the
+// client fetches a fresh token and reconnects (resuming by id).
+void WsStream::expire() {
+  end(static_cast<CloseCode>(4401), "401 token expired", conn::CloseReason::protocol);
 }
 
 void WsStream::send_close(CloseCode code, std::string_view reason) {

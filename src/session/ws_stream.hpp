@@ -1,9 +1,10 @@
 // Owns: WsStream, what every WebSocket stream shares once the upgrade is
 // done: decoding the client's frames (fragments, masking, UTF-8,
 // permessage-deflate, limits), answering pings, pinging a quiet client and
-// closing one whose pong does not come, the close handshake, and frames
-// the application sends through a ConnectionRef. A stream type derived
-// from it says what a client's message means and how a notice looks.
+// closing one whose pong does not come, closing one whose credentials
+// expired (4401), the close handshake, and frames the application sends
+// through a ConnectionRef. A stream type derived from it says what a
+// client's message means and how a notice looks.
 #pragma once
 
 #include <span>
@@ -77,6 +78,9 @@ class WsStream : public Phase {
 
   // Queues a close frame (once) and closes after the flush.
   void end(proto::ws::CloseCode code, std::string_view reason, conn::CloseReason why);
+  // The credentials the stream rests on expired unrefreshed: 4401 "401
+  // token expired".
+  void expire();
   // Queues a close frame once; later calls do nothing.
   void send_close(proto::ws::CloseCode code, std::string_view reason);
   // One text message in `lane`; dropped quietly when the pool or lane is full.

@@ -2,10 +2,12 @@
 // (action, method, path, topic, headers, the peer's address, the
 // connection's data) and how each kind of refusal reaches the client: an
 // HTTP status with the reason, a failed /ws ack, a WebSocket closed with
-// 4000 + the status. It is asked per request, subscription and publish, never per event.
+// 4000 + the status; credentials that expire (until) and a /ws refresh. It
+// is asked per request, subscription and publish, never per event.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -235,6 +237,73 @@ TEST(Authorization, ARequestRefusedAtConnectGetsTheStatusAndRetryAfter) {
   EXPECT_EQ(reply.body, "slow down\n");
   EXPECT_NE(reply.head.find("Retry-After: 2\r\n"), std::string::npos) << reply.head;
   EXPECT_EQ(server.server().stats().denied, 1u);
+}
+
+// An application's own credentials that expire: until() on connect ends
+// the stream then (4401), a refresh is shown its token and may move the
+// end, and each topic the refreshed stream follows is asked again (held).
+TEST(Authorization, UntilEndsAStreamAndARefreshIsShownItsTokenAndMovesTheEnd) {
+  struct Asked {
+    Action action;
+    std::string topic, token;
+    bool held;
+  };
+  std::mutex mutex;
+  std::vector<Asked> asked;
+  const auto first_end = std::chrono::system_clock::now() + 800ms;
+  RunningServer server(AuthorizationTest::one_loop(), [&](server::Server& s) {
+    s.authorize([&](const AuthRequest& r) {
+      {
+        const std::lock_guard lock(mutex);
+        asked.push_back({r.action, std::string(r.topic), std::string(r.token), r.held});
+      }
+      if (r.action == Action::connect) return AuthDecision::allow().until(first_end);
+      if (r.action == Action::refresh) {
+        if (r.token != "fresh") return AuthDecision::deny(401, "bad token");
+        return AuthDecision::allow().until(std::chrono::system_clock::now() + 60s);
+      }
+      return r.held && r.topic == "gone" ? AuthDecision::deny(403, "no longer") : AuthDecision::allow();
+    });
+  });
+  WsTestClient kept(server.port());
+  ASSERT_EQ(kept.upgrade({.path = "/ws"}).status, 101);
+  WsTestClient left(server.port());
+  ASSERT_EQ(left.upgrade({.path = "/ws/news"}).status, 101);
+  for (const char* topic : {"news", "gone"}) {
+    kept.send({.payload = std::string(R"({"op":"subscribe","topic":")") + topic + R"("})"});
+    const std::optional<ws::ServerFrame> ack = kept.read_message();
+    ASSERT_TRUE(ack && ack->payload.starts_with(R"({"op":"ack","req":null,"ok":true)"));
+  }
+  kept.send({.payload = R"({"op":"refresh","token":"fresh","req":1})"});
+  std::optional<ws::ServerFrame> reply = kept.read_message();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->payload, R"({"op":"ack","req":1,"ok":true})");
+  reply = kept.read_message();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->payload, R"({"op":"revoked","topic":"gone","reason":"403 no longer"})");
+
+  const std::optional<ws::ServerFrame> close = left.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 4401);
+  EXPECT_EQ(close->payload.substr(2), "401 token expired");
+  EXPECT_GE(std::chrono::system_clock::now(), first_end - 20ms);
+  // Past the first end, the refreshed connection still gets news, and
+  // nothing of the topic it lost.
+  ASSERT_EQ(server.server().publish("gone", "lost").status, server::PublishStatus::ok);
+  ASSERT_EQ(server.server().publish("news", "still here").status, server::PublishStatus::ok);
+  reply = kept.read_message();
+  ASSERT_TRUE(reply);
+  EXPECT_NE(reply->payload.find(R"("topic":"news")"), std::string::npos) << reply->payload;
+
+  const std::lock_guard lock(mutex);
+  std::vector<std::string> held;
+  for (const Asked& a : asked) {
+    if (a.action == Action::refresh) {
+      EXPECT_EQ(a.token, "fresh");
+    }
+    if (a.held) held.push_back(a.topic);
+  }
+  EXPECT_EQ(held, (std::vector<std::string>{"news", "gone"}));
 }
 
 TEST(Authorization, AStatusOtherThan401Or403Or429IsSentAs403) {

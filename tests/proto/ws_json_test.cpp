@@ -65,6 +65,13 @@ TEST(WsJsonRequest, ReadsEachOp) {
   read(R"({"op":"publish","topic":"t","data":""})", r);  // empty data is an empty event
   ASSERT_TRUE(r.result.ok());
   EXPECT_EQ(r.request.data, "");
+
+  read(R"({"op":"refresh","token":"h.p.s","req":9})", r);  // names no topic
+  ASSERT_TRUE(r.result.ok()) << r.result.reason;
+  EXPECT_EQ(r.request.op, Op::refresh);
+  EXPECT_EQ(r.request.token, "h.p.s");
+  EXPECT_EQ(r.request.topic, "");
+  EXPECT_EQ(r.request.req.text(), "9");
 }
 
 TEST(WsJsonRequest, ReqIsKeptAsWritten) {
@@ -240,6 +247,14 @@ TEST(WsJsonRequest, WhatEachOpNeeds) {
   Read r;
   read(R"({"op":"publish","topic":"t"})", r);
   EXPECT_STREQ(r.result.reason, "a publish needs \"data\"");
+  // A refresh is judged by its token alone, so it needs one that says something.
+  for (const char* no_token : {R"({"op":"refresh","req":3})", R"({"op":"refresh","token":"","req":3})"}) {
+    read(no_token, r);
+    EXPECT_EQ(r.result.error, Error::missing) << no_token;
+    EXPECT_STREQ(r.result.reason, "a refresh needs \"token\"");
+    EXPECT_EQ(r.request.req.text(), "3");
+  }
+  EXPECT_EQ(error_of(R"({"op":"refresh","token":7})"), Error::wrong_type);
 }
 
 TEST(WsJsonRequest, BrokenJsonComesBeforeTheProtocolsRules) {

@@ -101,6 +101,8 @@ TEST(WsJsonWriter, Requests) {
   EXPECT_EQ(request_text(unsub), R"({"op":"unsubscribe","topic":"t","token":"tk"})");
   Request empty{.op = Op::publish, .topic = "t"};
   EXPECT_EQ(request_text(empty), R"({"op":"publish","topic":"t","data":""})");
+  Request refresh{.op = Op::refresh, .token = "a.b.c", .req = Req(8)};
+  EXPECT_EQ(request_text(refresh), R"({"op":"refresh","token":"a.b.c","req":8})");
 }
 
 std::string every_byte() {
@@ -176,7 +178,8 @@ TEST(WsJsonWriter, RequestsRoundTrip) {
         Request{.op = Op::unsubscribe, .topic = kAwkward, .req = req_from("true")},
         Request{.op = Op::publish, .topic = "t", .data = kAwkward, .event = kAwkward, .key = "k",
                 .req = req_from("\"r\"")},
-        Request{.op = Op::publish, .topic = "t", .data = ""}}) {
+        Request{.op = Op::publish, .topic = "t", .data = ""},
+        Request{.op = Op::refresh, .token = kAwkward, .req = Req(6)}}) {
     const std::string text = request_text(request);
     std::vector<char> scratch(text.size());
     Request back;
