@@ -179,13 +179,14 @@ void Worker::run_deferred() {
 }
 
 SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
+  if (!frame) return SendStatus::invalid;  // an empty command is a close (close_later)
   if (!command_inbox_.try_push(Command{id, std::move(frame)})) return SendStatus::busy;
   signal();
   return SendStatus::ok;
 }
 
 bool Worker::close_later(std::uint64_t id) {
-  if (!command_inbox_.try_push(Command{id, {}, true})) return false;
+  if (!command_inbox_.try_push(Command{id, {}})) return false;
   signal();
   return true;
 }
@@ -219,7 +220,7 @@ void Worker::drain_inboxes() {
   Command command;
   while (command_inbox_.try_pop(command)) {
     const auto it = slot_by_id_.find(command.id);
-    if (command.close) {
+    if (!command.frame) {
       if (it != slot_by_id_.end() && !sessions_[it->second]->ended()) sessions_[it->second]->shutdown();
       continue;
     }

@@ -89,10 +89,11 @@ class Worker final : public io::Handler,
   void room_made() override;
 
  private:
+  // A frame for connection `id`; without one (a ConnectionRef never posts
+  // an empty frame), the admin API's close of it.
   struct Command {
     std::uint64_t id = 0;
     buf::FrameRef frame;
-    bool close = false;  // no frame: the admin API closes the connection
   };
   // The admin listener's readiness, on loop 0 only.
   struct AdminAccept final : io::Handler {

@@ -10,7 +10,10 @@
 // refused: it comes from a web page, and a page the operator happens to
 // have open must not be able to drain the node through the operator's
 // browser (a plain cross-site POST needs no preflight).
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "session/http_request.hpp"
