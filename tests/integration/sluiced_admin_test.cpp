@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -230,6 +231,26 @@ TEST(SluicedAdmin, DrainTellsEveryClientRefusesNewOnesAndExits) {
   EXPECT_EQ(node.process().wait(10s), 0) << node.process().output();
   node.process().read_to_end(5s);
   EXPECT_NE(node.process().output().find("sluiced stopped"), std::string::npos) << node.process().output();
+}
+
+// The admin listener's connections count in max_connections but get in
+// past it, 16 more: an operator can still reach a full node to drain it.
+TEST(SluicedAdmin, AFullNodeStillLetsTheOperatorInSixteenMore) {
+  AdminNode node({"dashboard.enabled=0", "max_connections=2"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  SseSubscriber first(node.port(), "/sse/a");
+  SseSubscriber second(node.port(), "/sse/b");
+  ASSERT_TRUE(first.opened() && second.opened());
+  EXPECT_EQ(http_request(node.port(), "GET", "/healthz").status, 503);
+  std::vector<std::unique_ptr<TestClient>> operators;
+  for (int i = 0; i < 16; ++i) {
+    operators.push_back(std::make_unique<TestClient>(node.admin_port()));
+    operators.back()->send("GET /admin/topics HTTP/1.1\r\nHost: sluice\r\n\r\n");
+    ASSERT_EQ(read_reply(*operators.back()).status, 200) << i;
+  }
+  TestClient one_more(node.admin_port());
+  one_more.send("GET /admin/topics HTTP/1.1\r\nHost: sluice\r\n\r\n");
+  EXPECT_EQ(read_reply(one_more).status, 503);
 }
 
 TEST(SluicedAdmin, WithTokensOnlyAGrantOfAdminReadsAndActs) {
