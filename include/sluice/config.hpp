@@ -107,8 +107,10 @@ struct OpsConfig {
   std::int64_t dashboard = 1;             // serve GET /dashboard and publish the $sys snapshots
   std::int64_t sys_interval_ms = 1000;    // one $sys snapshot this often
   std::int64_t sys_max_topics = 20;       // busiest topics in a snapshot
-  std::string admin_listen;               // HOST:PORT of the admin API; empty: none
-  std::int64_t admin_max_topics = 1000;   // topics listed in one admin reply
+  std::string admin_listen;               // HOST:PORT of the admin API's own listener; empty: none
+  std::int64_t admin_max_topics = 1000;   // topics listed in one admin reply at most (?limit=)
+  std::int64_t admin_history_events = 100;  // kept events shown in one topic's admin reply
+  std::int64_t admin_drain_timeout_ms = 30000;  // POST /admin/drain: exit by then, clients gone or not
   std::string log_level = "info";         // debug, info, warn, error
   std::string log_format = "logfmt";      // logfmt, json
   std::int64_t log_access = 0;            // one line per request

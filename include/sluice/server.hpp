@@ -64,6 +64,8 @@ class Server {
   [[nodiscard]] int bind();
   // The bound port (useful with port 0).
   [[nodiscard]] std::uint16_t port() const;
+  // The admin API's bound port (config.ops.admin_listen); 0 when there is none.
+  [[nodiscard]] std::uint16_t admin_port() const;
   [[nodiscard]] std::size_t loops() const;
 
   // Serves until stop(): loop 0 on the calling thread, the others on
@@ -72,6 +74,11 @@ class Server {
   void run();
   // Safe from any thread and from a signal handler.
   void stop();
+  // stop(), but the connections get up to `grace` (rather than the linger
+  // timeout) to take their goodbye and close: SSE streams a `retry:` hint,
+  // WebSockets a 1001 close. The listeners stop listening at once, so new
+  // clients are refused. POST /admin/drain calls it. Any thread.
+  void drain(std::chrono::milliseconds grace);
 
   // Thread-safe. Returns the event's id, or why it was refused.
   PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,7 @@ namespace sluice::hub {
 struct KeptEvent {
   std::uint64_t seq = 0;
   std::uint64_t key = 0;   // conflation key
+  std::chrono::steady_clock::time_point published{};  // for the admin API's ages and rates
   buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
   std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published

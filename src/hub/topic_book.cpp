@@ -165,6 +165,29 @@ void TopicBook::sample_topics(const std::function<void(std::string_view, std::si
   }
 }
 
+void TopicBook::inspect_topics(const std::function<void(const TopicView&)>& fn) const {
+  const std::shared_lock lock(topics_mutex_);
+  for (TopicRecord* record : topics_in_order_) {
+    const std::lock_guard record_lock(record->mutex);
+    fn(view_of(*record));
+  }
+}
+
+bool TopicBook::inspect_topic(std::string_view topic, const std::function<void(const TopicView&)>& fn) const {
+  // The book's shared lock keeps the record from being unlinked and freed
+  // while it is read, without pinning it (a pin would be a write).
+  const std::shared_lock lock(topics_mutex_);
+  const auto it = topics_.find(topic);
+  if (it == topics_.end()) return false;
+  const std::lock_guard record_lock(it->second->mutex);
+  fn(view_of(*it->second));
+  return true;
+}
+
+TopicView TopicBook::view_of(const TopicRecord& record) {
+  return {record.name, record.subscribers, record.next_id - 1, record.last_publish, record.history};
+}
+
 PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch,
                                      TopicAllowance* allowance) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
@@ -195,8 +218,9 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     result.id = record->next_id++;
     event.seq = result.id;
     event.key = conflation_key(message.key);
+    event.published = std::chrono::steady_clock::now();
+    record->last_publish = event.published;
     record->history.push(std::move(event));
-    record->last_publish = std::chrono::steady_clock::now();
     result.subscribers = record->subscribers;
     mask = record->loop_mask;
   }

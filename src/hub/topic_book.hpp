@@ -99,6 +99,16 @@ class TopicWatcher {
   ~TopicWatcher() = default;
 };
 
+// One topic as the admin API reads it: valid only during the call it is
+// handed to, under the topic's lock.
+struct TopicView {
+  std::string_view name;
+  std::size_t subscribers = 0;
+  std::uint64_t published = 0;  // events published to it, kept or not
+  std::chrono::steady_clock::time_point last_publish{};  // epoch when none
+  const History& history;
+};
+
 // A pinned record: it is not freed while this lives. Move-only.
 class TopicRef {
  public:
@@ -145,6 +155,12 @@ class TopicBook {
   // Any thread: fn(name, subscribers, events published) for every topic,
   // each read under its topic's lock, held only for the read.
   void sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const;
+  // Any thread: fn(view) for every topic, or for `topic` alone (false when
+  // there is no such topic; it is never made). Each is read under its
+  // topic's lock, held for the call, as sample_topics() does: `fn` copies
+  // what it needs and returns (no allocation, no formatting under it).
+  void inspect_topics(const std::function<void(const TopicView&)>& fn) const;
+  bool inspect_topic(std::string_view topic, const std::function<void(const TopicView&)>& fn) const;
   // Any thread: the topic, made if need be (charged to `allowance`, if
   // any), pinned while the TopicRef lives. At topics.max, idle topics are
   // reclaimed to make room.
@@ -174,6 +190,7 @@ class TopicBook {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
+  [[nodiscard]] static TopicView view_of(const TopicRecord& record);
   [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
                                           TopicAllowance* allowance);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message,

@@ -15,6 +15,7 @@ void log_access(Logger& logger, const AccessRecord& record) {
       .field("status", record.status)
       .field("transport", record.transport)
       .field("peer", record.peer)
+      .field("conn", record.connection)
       .field("user_agent", record.user_agent)
       .field("body_bytes", record.body_bytes)
       .field("duration_us", record.duration_us);

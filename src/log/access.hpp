@@ -1,7 +1,10 @@
 // Owns: the access log, one line per request when log.access is on:
 //
 //   level=info ts=... msg=access method=GET target="/sse/news?token=[redacted]" status=200
-//     transport=sse peer=127.0.0.1:51522 user_agent=curl/7.88.1 body_bytes=0 duration_us=41
+//     transport=sse peer=127.0.0.1:51522 conn=7 user_agent=curl/7.88.1 body_bytes=0 duration_us=41
+//
+// conn is the server's id of the connection (ConnectionRef::id), the name
+// the admin API closes it by.
 //
 // The record carries the body's length, never the body; the target goes
 // through redact_target(), and no header but User-Agent is written.
@@ -20,6 +23,7 @@ struct AccessRecord {
   int status = 0;           // 101 for a WebSocket, 200 for a stream that opened
   std::string_view transport;  // http, sse, ws
   std::string_view peer;       // address:port
+  std::uint64_t connection = 0;  // the connection's id
   std::string_view user_agent;
   std::uint64_t body_bytes = 0;   // the request body's length
   std::uint64_t duration_us = 0;  // from the request's first byte to its reply

@@ -14,6 +14,17 @@ bool loopback_host(std::string_view host) {
 }
 
 std::optional<std::string> setup_auth(const Config& config, Server& server) {
+  // The admin API closes connections and drains the node: off loopback it
+  // answers only to tokens that grant "$admin", whatever auth.mode allows
+  // on the public listener.
+  if (const std::string& admin = config.ops.admin_listen; !admin.empty() && config.auth.mode != AuthMode::jwt) {
+    io::Endpoint endpoint;
+    if (!io::parse_endpoint(admin, endpoint) || !loopback_host(endpoint.host)) {
+      return "config key 'admin.listen' is " + admin +
+             ", not a loopback address, and auth.mode is not jwt: listen on loopback (127.0.0.1:PORT) or set "
+             "auth.mode=jwt (a token granting $admin)";
+    }
+  }
   switch (config.auth.mode) {
     case AuthMode::none: {
       io::Endpoint endpoint;

@@ -17,8 +17,8 @@ namespace sluice::server {
 // True for 127.0.0.0/8 and "localhost".
 [[nodiscard]] bool loopback_host(std::string_view host);
 
-// Refuses a non-loopback listen without auth, then installs what
-// auth.mode asks for. Returns one line naming the setting at fault, or
+// Refuses a non-loopback listen without auth (and a non-loopback
+// admin.listen without tokens), then installs what auth.mode asks for. Returns one line naming the setting at fault, or
 // nullopt.
 [[nodiscard]] std::optional<std::string> setup_auth(const Config& config, Server& server);
 

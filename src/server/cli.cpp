@@ -117,6 +117,11 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   install_stop_handlers();
   std::printf("sluiced (%zu loops) listening on %s:%u\n", server.loops(),
               config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
+  if (server.admin_port() != 0) {
+    const std::string& admin = config.ops.admin_listen;
+    std::printf("sluiced admin API on %s:%u\n", admin.substr(0, admin.rfind(':')).c_str(),
+                static_cast<unsigned>(server.admin_port()));
+  }
   std::fflush(stdout);
   server.run();
   g_server = nullptr;

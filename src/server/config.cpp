@@ -138,7 +138,11 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::ops, &OpsConfig::sys_max_topics>("dashboard.max_topics", 0, 1000,
                                                      "busiest topics in a $sys snapshot"),
     int_setting<&C::ops, &OpsConfig::admin_max_topics>("admin.max_topics", 1, 100000,
-                                                       "topics listed in one admin reply"),
+                                                       "topics listed in one admin reply at most"),
+    int_setting<&C::ops, &OpsConfig::admin_history_events>("admin.history_events", 1, 10000,
+                                                           "newest kept events listed in one topic's admin reply"),
+    int_setting<&C::ops, &OpsConfig::admin_drain_timeout_ms>("admin.drain_timeout_ms", 0, kHour,
+                                                             "a drain exits by then, its clients gone or not"),
     int_setting<&C::ops, &OpsConfig::log_access>("log.access", 0, 1, "one log line per request"),
     int_setting<&C::ops, &OpsConfig::log_max_line>("log.max_line", 256, 4095, "bytes per log line"),
     int_setting<&C::policy, &PolicyConfig::latest_window_frames>(
@@ -221,10 +225,11 @@ std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std:
     return std::optional<std::string>();
   }
   if (key == "admin.listen") {
-    // Refused rather than ignored: an operator who asks for the admin API
-    // must not believe it is there.
-    if (!value.empty()) {
-      return std::optional<std::string>("config key 'admin.listen' must be empty: this sluiced has no admin API yet");
+    io::Endpoint endpoint;
+    if (!value.empty() && !io::parse_endpoint(value, endpoint)) {
+      return std::optional<std::string>(
+          "config key 'admin.listen' must be empty or HOST:PORT with a port between 0 and 65535 (got '" +
+          std::string(value) + "')");
     }
     ops.admin_listen = std::string(value);
     return std::optional<std::string>();
@@ -361,7 +366,7 @@ std::string describe_settings() {
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any origin may read, none may publish (with auth.mode=jwt: the server's own only)\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
-  out += "admin.listen = \"\"  # reserved for the admin API; must be empty\n";
+  out += "admin.listen = \"\"  # HOST:PORT of the admin API's own listener; empty: no admin API (not loopback: needs auth.mode=jwt)\n";
   out += "log.level = \"info\"  # debug, info, warn, error\n";
   out += "log.format = \"logfmt\"  # logfmt, json\n";
   out += "tls.cert_file = \"\"  # PEM certificate (intermediates may follow); set with tls.key_file to serve TLS\n";

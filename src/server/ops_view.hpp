@@ -23,6 +23,9 @@ class OpsView final : public session::OpsPages {
       : config_(config), registry_(registry), pool_(pool), book_(book), logger_(logger) {}
 
   void write_metrics(std::string& out) const override;
+  [[nodiscard]] session::AdminDesk* admin() const override { return admin_; }
+  // Before serving: the admin API's desk (none: no admin listener).
+  void set_admin(session::AdminDesk* desk) { admin_ = desk; }
   // What the server knows outside its loops, now.
   [[nodiscard]] metrics::ServerGauges gauges() const;
 
@@ -32,6 +35,7 @@ class OpsView final : public session::OpsPages {
   const buf::Pool& pool_;
   const hub::TopicBook& book_;
   const log::Logger& logger_;
+  session::AdminDesk* admin_ = nullptr;
 };
 
 }  // namespace sluice::server

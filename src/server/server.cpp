@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <thread>
 
 #include "hub/event_id.hpp"
@@ -76,6 +77,7 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
                             s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get()};
   for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
+  if (!s.config.ops.admin_listen.empty()) s.ops.set_admin(&s.admin);
   if (s.config.ops.dashboard != 0) {
     s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
                                [&s] { s.system_feed.tick(); });
@@ -85,9 +87,29 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
 Server::~Server() {
   impl_->workers.clear();
   for (int fd : impl_->listen_fds) ::close(fd);
+  if (impl_->admin_fd >= 0) ::close(impl_->admin_fd);
 }
 
 Server::Impl& impl_of(Server& server) { return *server.impl_; }
+
+namespace {
+
+// The admin API's own listener, one socket, served by loop 0.
+int bind_admin(Server::Impl& s) {
+  if (s.config.ops.admin_listen.empty()) return 0;
+  io::Endpoint endpoint;
+  if (!io::parse_endpoint(s.config.ops.admin_listen, endpoint)) return -EINVAL;
+  const int fd = io::listen_tcp(endpoint, io::ListenOptions{});
+  if (fd < 0) {
+    s.bind_error = "cannot listen on admin.listen " + s.config.ops.admin_listen + ": " + std::strerror(-fd);
+    return fd;
+  }
+  s.admin_fd = fd;
+  s.admin_port = io::local_port(fd);
+  return 0;
+}
+
+}  // namespace
 
 int Server::bind() {
   Impl& s = *impl_;
@@ -102,10 +124,12 @@ int Server::bind() {
     // Port 0 picks a port for the first socket; the others share it.
     if (i == 0) endpoint.port = s.port = io::local_port(fd);
   }
-  return 0;
+  return bind_admin(s);
 }
 
 std::uint16_t Server::port() const { return impl_->port; }
+
+std::uint16_t Server::admin_port() const { return impl_->admin_port; }
 
 std::size_t Server::loops() const { return impl_->workers.size(); }
 
@@ -118,13 +142,17 @@ void Server::run() {
   }
   // Loop 0 runs on this thread, so its loop may be touched here.
   s.reload_trigger.watch(s.workers[0]->loop());
-  s.workers[0]->run(s.listen_fds[0]);
+  s.workers[0]->run(s.listen_fds[0], s.admin_fd);
   s.reload_trigger.unwatch();
   for (auto& t : threads) t.join();
 }
 
 void Server::stop() {
   for (const auto& worker : impl_->workers) worker->stop();
+}
+
+void Server::drain(std::chrono::milliseconds grace) {
+  for (const auto& worker : impl_->workers) worker->drain(grace);
 }
 
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,

@@ -1,6 +1,6 @@
 // Owns: Server::Impl, what a Server holds behind its public header: the
 // config, the pool, the topic book, the loops' metrics and what the
-// operator routes read of them, the application's hooks, the extra
+// operator routes read of them, the admin API's desk and listener, the application's hooks, the extra
 // WebSocket endpoints, one Worker per loop, the TLS context and what a
 // reload runs.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "buf/pool.hpp"
 #include "server/address_limit.hpp"
+#include "server/admin_view.hpp"
 #include "hub/topic_book.hpp"
 #include "log/logger.hpp"
 #include "log/output.hpp"
@@ -44,6 +45,9 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<int> listen_fds;
   std::uint16_t port = 0;
+  AdminView admin{config, book, workers};
+  int admin_fd = -1;  // the admin listener (admin.listen), served by loop 0
+  std::uint16_t admin_port = 0;
   // TLS (null: plain TCP) and reloading; src/server/server_reload.cpp.
   std::unique_ptr<transport::TlsReloader> tls;
   std::vector<std::function<std::optional<std::string>()>> reload_steps;

@@ -41,6 +41,8 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
                  shared.hooks, shared.ws_routes}),
+      next_id_(index + 1),
+      id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));
@@ -56,12 +58,15 @@ Worker::~Worker() {
   sessions_.clear();
   for (const auto& [id, address] : address_by_id_) address_limit_.leave(address);
   if (listen_fd_ >= 0) loop_.unwatch(listen_fd_);
+  if (admin_fd_ >= 0) loop_.unwatch(admin_fd_);
 }
 
-void Worker::run(int listen_fd) {
+void Worker::run(int listen_fd, int admin_fd) {
   owner_.store(std::this_thread::get_id());
   listen_fd_ = listen_fd;
   loop_.watch(listen_fd_, io::kReadable, this);
+  admin_fd_ = admin_fd;
+  if (admin_fd_ >= 0) loop_.watch(admin_fd_, io::kReadable, &admin_accept_);
   accept_all();
   drain_inboxes();  // what was published before the loop started
   loop_.run();
@@ -87,7 +92,26 @@ void Worker::accept_all() {
   }
 }
 
-void Worker::admit(int fd) {
+// Connections on the admin listener count in max_connections but are let
+// in past it, up to kAdminRoom more: an operator can still reach a full
+// node, to drain it.
+constexpr std::int64_t kAdminRoom = 16;
+
+void Worker::accept_admin() {
+  for (;;) {
+    const int fd = io::accept_nonblocking(admin_fd_);
+    if (fd == -EINTR || fd == -ECONNABORTED) continue;
+    if (fd < 0) return;
+    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections + kAdminRoom) {
+      open_connections_.fetch_sub(1, std::memory_order_relaxed);
+      refuse(fd, session::kTooManyConnections);
+    } else {
+      admit(fd, session::Door::admin);
+    }
+  }
+}
+
+void Worker::admit(int fd, session::Door door) {
   AddressLimit::Key address;
   const bool counted = AddressLimit::key_of(fd, address);
   if (counted && !address_limit_.enter(address)) {
@@ -98,7 +122,7 @@ void Worker::admit(int fd) {
   io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
   if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
   metrics_.connections_of(metrics::Transport::http).inc();
-  auto session = std::make_unique<session::Session>(services_, make_transport(fd), next_id_);
+  auto session = std::make_unique<session::Session>(services_, make_transport(fd), next_id_, door);
   if (session->start() != 0) {
     metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
@@ -106,7 +130,8 @@ void Worker::admit(int fd) {
     return;  // the session's transport closes fd
   }
   if (counted) address_by_id_.emplace(next_id_, address);
-  slot_by_id_.emplace(next_id_++, sessions_.size());
+  slot_by_id_.emplace(next_id_, sessions_.size());
+  next_id_ += id_step_;
   sessions_.push_back(std::move(session));
 }
 
@@ -154,9 +179,16 @@ void Worker::run_deferred() {
 }
 
 SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
+  if (!frame) return SendStatus::invalid;  // an empty command is a close (close_later)
   if (!command_inbox_.try_push(Command{id, std::move(frame)})) return SendStatus::busy;
   signal();
   return SendStatus::ok;
+}
+
+bool Worker::close_later(std::uint64_t id) {
+  if (!command_inbox_.try_push(Command{id, {}})) return false;
+  signal();
+  return true;
 }
 
 bool Worker::topic_changed(hub::TopicRecord* record) {
@@ -188,6 +220,10 @@ void Worker::drain_inboxes() {
   Command command;
   while (command_inbox_.try_pop(command)) {
     const auto it = slot_by_id_.find(command.id);
+    if (!command.frame) {
+      if (it != slot_by_id_.end() && !sessions_[it->second]->ended()) sessions_[it->second]->shutdown();
+      continue;
+    }
     if (it == slot_by_id_.end() || !sessions_[it->second]->post(std::move(command.frame))) {
       ++counters_.sends_to_closed;
       metrics_.sends_to_closed.add();
@@ -207,14 +243,25 @@ void Worker::sweep() {
 }
 
 void Worker::drain_on_shutdown() {
+  // Not listening any more: a client that connects now is refused at once
+  // (and one in the backlog is reset) rather than accepted by nobody. The
+  // descriptors stay open until the server closes them.
   loop_.unwatch(listen_fd_);
+  (void)::shutdown(listen_fd_, SHUT_RD);
   listen_fd_ = -1;
+  if (admin_fd_ >= 0) {
+    loop_.unwatch(admin_fd_);
+    (void)::shutdown(admin_fd_, SHUT_RD);
+    admin_fd_ = -1;
+  }
   // What was published before stop() but not yet handed to this loop's
   // subscribers goes into their queues first: the flushes begun below are
   // each connection's last.
   drain_inboxes();
   for (const auto& session : sessions_) session->shutdown();
-  const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(config_.linger_timeout_ms + 100);
+  const std::int64_t grace = grace_ms_.load(std::memory_order_relaxed);
+  const auto deadline =
+      io::Loop::Clock::now() + std::chrono::milliseconds(grace >= 0 ? grace : config_.linger_timeout_ms + 100);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
   // A peer still lingering is closed now rather than destroyed with the
   // worker, so that its streams let go of their topics and the

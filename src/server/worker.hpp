@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <thread>
@@ -60,26 +61,45 @@ class Worker final : public io::Handler,
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Serves `listen_fd` (non-blocking, listening) until stop(). Then stops
-  // accepting, lets every session flush and close (bounded by the linger
-  // timeout), and returns.
-  void run(int listen_fd);
+  // Serves `listen_fd` (non-blocking, listening) and, when given,
+  // `admin_fd` (the admin API's listener) until stop(). Then stops
+  // listening (a new client is refused, not left in the backlog), lets
+  // every session flush and close (bounded by the linger timeout, or the
+  // drain's), and returns.
+  void run(int listen_fd, int admin_fd = -1);
   void stop() { loop_.stop(); }
+  // stop(), giving the sessions up to `grace` to close (POST /admin/drain).
+  // Any thread.
+  void drain(std::chrono::milliseconds grace) {
+    grace_ms_.store(grace.count(), std::memory_order_relaxed);
+    loop_.stop();
+  }
 
   [[nodiscard]] io::Loop& loop() { return loop_; }
   [[nodiscard]] const session::LoopCounters& counters() const { return counters_; }
 
   // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
   [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
+  // Any thread (the admin API): connection `id`, if this loop still has
+  // it, says goodbye and closes. False when the inbox is full.
+  [[nodiscard]] bool close_later(std::uint64_t id);
   // Any thread (the topic book): `record` has events this loop must deliver.
   bool topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
   void room_made() override;
 
  private:
+  // A frame for connection `id`; without one (a ConnectionRef never posts
+  // an empty frame), the admin API's close of it.
   struct Command {
     std::uint64_t id = 0;
     buf::FrameRef frame;
+  };
+  // The admin listener's readiness, on loop 0 only.
+  struct AdminAccept final : io::Handler {
+    explicit AdminAccept(Worker& w) : worker(w) {}
+    void on_ready(std::uint32_t) override { worker.accept_admin(); }
+    Worker& worker;
   };
   struct InboxTask final : io::Deferred {
     explicit InboxTask(Worker& w) : worker(w) {}
@@ -94,7 +114,8 @@ class Worker final : public io::Handler,
   void on_ready(std::uint32_t events) override;  // the listener
   void run_deferred() override;                  // reaps retired sessions
   void accept_all();
-  void admit(int fd);
+  void accept_admin();
+  void admit(int fd, session::Door door = session::Door::public_port);
   void refuse(int fd, std::string_view reply);
   [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd) const;
   void sweep();
@@ -112,11 +133,17 @@ class Worker final : public io::Handler,
   metrics::LoopMetrics& metrics_;
   session::LoopServices services_;
   int listen_fd_ = -1;
+  int admin_fd_ = -1;
+  AdminAccept admin_accept_{*this};
+  std::atomic<std::int64_t> grace_ms_{-1};  // a drain's, else the linger timeout's
   std::vector<std::unique_ptr<session::Session>> sessions_;
   std::unordered_map<std::uint64_t, std::size_t> slot_by_id_;  // where each id is in sessions_
   std::unordered_map<std::uint64_t, AddressLimit::Key> address_by_id_;  // what each counts in address_limit_
   std::vector<session::Session*> retired_;
-  std::uint64_t next_id_ = 1;
+  // Ids are unique across the server's loops: loop i of n gives i+1,
+  // i+1+n, ... (ConnectionRef::id, the access log's conn=, the admin API).
+  std::uint64_t next_id_;
+  const std::uint64_t id_step_;
 
   // Cross-thread: topics with news and frames for connections. A full
   // topic inbox sets `topics_overflowed_` and the loop checks every topic.

@@ -112,6 +112,7 @@ void HttpRequestPhase::log_access(std::string_view method, std::string_view targ
                                         .status = status,
                                         .transport = transport,
                                         .peer = session_.peer().address(),
+                                        .connection = session_.id(),
                                         .user_agent = user_agent,
                                         .body_bytes = body_bytes,
                                         .duration_us = static_cast<std::uint64_t>(elapsed.count())});

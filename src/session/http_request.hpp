@@ -17,6 +17,7 @@
 
 namespace sluice::session {
 
+class AdminDesk;
 class LoopServices;
 class Session;
 class WsStream;
@@ -65,6 +66,10 @@ class HttpRequestPhase final : public Phase {
   // is for neither.
   bool route_ops(const proto::http1::Request& request);
   void follow_system_topic(const proto::http1::Request& request);
+  // admin_routes.cpp: every request that came in on the admin listener.
+  void route_admin(const proto::http1::Request& request);
+  void admin_topics(const proto::http1::Request& request, const AdminDesk& desk);
+  void admin_topic(std::string_view raw_topic, const AdminDesk& desk);
 
   Session& session_;
   LoopServices& services_;

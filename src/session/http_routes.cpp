@@ -51,6 +51,7 @@ void HttpRequestPhase::route(const Request& request) {
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return deny(outcome);
   }
+  if (session_.door() == Door::admin) return route_admin(request);
   const OriginVerdict origin = judge_origin(request.header("Origin"), request.header("Host"), origin_rule());
   if (origin == OriginVerdict::refused) {
     keep_alive_ = false;

@@ -1,10 +1,13 @@
 // Owns: OpsPages, what the operator routes of the public listener
-// (GET /metrics, GET /dashboard) read of the whole server. The server
-// implements it; a session reaches the other loops only through it, and
-// only by reading (a scrape sums every loop's cells without a lock).
+// (GET /metrics, GET /dashboard) and of the admin listener read of the
+// whole server. The server implements it; a session reaches the other
+// loops only through it: by reading (a scrape sums every loop's cells
+// without a lock), or, from the admin listener, through the AdminDesk.
 #pragma once
 
 #include <string>
+
+#include "session/admin_desk.hpp"
 
 namespace sluice::session {
 
@@ -12,6 +15,8 @@ class OpsPages {
  public:
   // Appends the Prometheus text exposition of every loop's metrics.
   virtual void write_metrics(std::string& out) const = 0;
+  // The admin API's desk; null when the server has no admin listener.
+  [[nodiscard]] virtual AdminDesk* admin() const = 0;
 
  protected:
   ~OpsPages() = default;

@@ -22,13 +22,19 @@ namespace sluice::session {
 
 class LoopServices;
 
+// Where a connection came in: the public listener, or the admin API's own
+// (whose requests reach the admin routes and nothing else).
+enum class Door : std::uint8_t { public_port, admin };
+
 class Session final : public conn::Connection {
  public:
   // `id` is the owner's name for the connection (ConnectionRef).
-  Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id);
+  Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id,
+          Door door = Door::public_port);
   ~Session() override;
 
   [[nodiscard]] std::uint64_t id() const { return peer_.state()->id; }
+  [[nodiscard]] Door door() const { return door_; }
   [[nodiscard]] LoopServices& services() { return services_; }
   [[nodiscard]] Peer& peer() { return peer_; }
 
@@ -48,7 +54,7 @@ class Session final : public conn::Connection {
 
  private:
   // `address` is the client's, asked of the transport while it is still ours.
-  Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id,
+  Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id, Door door,
           std::string address);
 
   void on_input(std::string& input) override;
@@ -57,6 +63,7 @@ class Session final : public conn::Connection {
   void on_drained() override { phase_->on_drained(); }
 
   LoopServices& services_;
+  const Door door_;
   Peer peer_;
   std::unique_ptr<Phase> phase_;
   std::unique_ptr<Phase> replaced_;  // the phase become() took over from, until its call returns

@@ -4,6 +4,7 @@
 
 #include "hub/hub.hpp"
 #include "session/peer.hpp"
+#include "proto/random_bytes.hpp"
 #include "session/response.hpp"
 #include "session/services.hpp"
 
@@ -57,6 +58,21 @@ void SseStream::tick(io::Loop::Clock::time_point now) {
     subscriptions_.leave_all();
     refuse("token expired: reconnect with a fresh token");
   }
+// A client told to reconnect does so elsewhere, once the node is out of
+// its load balancer. Each stream is given its own delay, spread over
+// sse.retry_ms .. 2 x sse.retry_ms, so that a node's thousands of clients
+// do not all arrive at the others in the same instant.
+void SseStream::shutdown() {
+  std::uint32_t spread = 0;
+  if (!proto::random_bytes(std::span(reinterpret_cast<unsigned char*>(&spread), sizeof spread))) spread = 0;
+  const auto base = static_cast<std::uint64_t>(services_.config().sse_retry_ms);
+  const std::uint64_t retry = base + (base == 0 ? 0 : spread % (base + 1));
+  char text[96];
+  const int n = std::snprintf(text, sizeof text, ": server going away, reconnect\nretry: %llu\n\n",
+                              static_cast<unsigned long long>(retry));
+  buf::FrameRef hint =
+      buf::make_frame(services_.pool(), buf::Lane::control, std::string_view(text, static_cast<std::size_t>(n)));
+  if (hint) (void)outlet_.send_control(std::move(hint));
 }
 
 void SseStream::on_closed() {

@@ -71,6 +71,43 @@ TEST_F(Lifecycle, PublishingToThousandsOfNamesLeavesRoomOnceTheirHistoryHasExpir
   EXPECT_EQ(book.publish("fresh", {"x"}).status, HubStatus::ok);
 }
 
+// What the admin API reads: a topic's figures and its kept events with
+// their publish times, without ever making a topic it is asked about.
+TEST_F(Lifecycle, InspectingReadsTheKeptEventsInPublishOrderAndMakesNoTopic) {
+  Collector c;
+  ASSERT_EQ(hub.subscribe("news", &c), HubStatus::ok);
+  const auto before = std::chrono::steady_clock::now();
+  ASSERT_EQ(book.publish("news", {"one"}).status, HubStatus::ok);
+  ASSERT_EQ(book.publish("news", {"two"}).status, HubStatus::ok);
+  std::size_t subscribers = 0;
+  std::vector<std::uint64_t> seqs;
+  std::vector<std::chrono::steady_clock::time_point> times;
+  EXPECT_TRUE(book.inspect_topic("news", [&](const TopicView& view) {
+    subscribers = view.subscribers;
+    EXPECT_EQ(view.published, 2u);
+    EXPECT_GE(view.last_publish, before);
+    for (std::size_t i = 0; i < view.history.size(); ++i) {
+      seqs.push_back(view.history.at(i).seq);
+      times.push_back(view.history.at(i).published);
+    }
+  }));
+  EXPECT_EQ(subscribers, 1u);
+  ASSERT_EQ(seqs.size(), 2u);
+  EXPECT_LT(seqs[0], seqs[1]);
+  EXPECT_GE(times[0], before);
+  EXPECT_LE(times[0], times[1]);
+
+  const std::size_t topics = book.topic_count();
+  EXPECT_FALSE(book.inspect_topic("missing", [](const TopicView&) { ADD_FAILURE() << "no such topic"; }));
+  EXPECT_EQ(book.topic_count(), topics);
+  std::vector<std::string> names;
+  book.inspect_topics([&](const TopicView& view) { names.emplace_back(view.name); });
+  EXPECT_EQ(names, std::vector<std::string>{"news"});
+  pump();
+  EXPECT_EQ(c.ids.size(), 2u);
+  hub.unsubscribe("news", &c);
+}
+
 TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
   Collector c[3];
   for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok);

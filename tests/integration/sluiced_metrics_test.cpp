@@ -106,13 +106,6 @@ TEST(SluicedMetrics, PathAndSwitchAreConfigurable) {
   EXPECT_EQ(http_request(off.port(), "GET", "/metrics").status, 404);
 }
 
-TEST(SluicedMetrics, AnAdminListenerIsRefusedUntilThereIsOne) {
-  ChildProcess sluiced({env_path("SLUICED"), "--set", "admin.listen=127.0.0.1:9090"});
-  EXPECT_EQ(sluiced.wait(10s), 2);
-  sluiced.read_to_end(5s);
-  EXPECT_NE(sluiced.output().find("'admin.listen' must be empty"), std::string::npos) << sluiced.output();
-}
-
 TEST(SluicedMetrics, RealPrometheusScrapesSluiced) {
   SluicedProcess sluiced = sluiced_with();
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();

@@ -15,6 +15,7 @@ AccessRecord a_request() {
           .status = 200,
           .transport = "sse",
           .peer = "127.0.0.1:51522",
+          .connection = 7,
           .user_agent = "curl/7.88.1",
           .body_bytes = 0,
           .duration_us = 41};
@@ -34,6 +35,7 @@ TEST(LogAccess, OneLinePerRequestWithTheTargetRedacted) {
   EXPECT_EQ(json["status"], 200);
   EXPECT_EQ(json["transport"], "sse");
   EXPECT_EQ(json["peer"], "127.0.0.1:51522");
+  EXPECT_EQ(json["conn"], 7);
   EXPECT_EQ(json["user_agent"], "curl/7.88.1");
   EXPECT_EQ(json["duration_us"], 41);
 }

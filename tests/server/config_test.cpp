@@ -49,6 +49,27 @@ TEST(Config, TheLatestWindowIsAFrameCountUpTo1024) {
   EXPECT_EQ(c.policy.latest_window_frames, 4);
 }
 
+TEST(Config, TheAdminKeysHaveTheirShapesAndRanges) {
+  Config c;
+  EXPECT_TRUE(c.ops.admin_listen.empty());  // no admin API unless asked for
+  EXPECT_EQ(apply_setting(c, "admin.listen", "127.0.0.1:9090"), std::nullopt);
+  EXPECT_EQ(c.ops.admin_listen, "127.0.0.1:9090");
+  const auto malformed = apply_setting(c, "admin.listen", "127.0.0.1:99999");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(*malformed,
+            "config key 'admin.listen' must be empty or HOST:PORT with a port between 0 and 65535 (got "
+            "'127.0.0.1:99999')");
+  EXPECT_EQ(c.ops.admin_listen, "127.0.0.1:9090");
+  EXPECT_EQ(apply_setting(c, "admin.listen", ""), std::nullopt);
+  EXPECT_TRUE(c.ops.admin_listen.empty());
+  EXPECT_EQ(c.ops.admin_drain_timeout_ms, 30000);
+  EXPECT_EQ(apply_setting(c, "admin.drain_timeout_ms", "0"), std::nullopt);
+  EXPECT_TRUE(apply_setting(c, "admin.drain_timeout_ms", "3600001"));
+  EXPECT_EQ(c.ops.admin_history_events, 100);
+  EXPECT_TRUE(apply_setting(c, "admin.history_events", "0"));
+  EXPECT_TRUE(apply_setting(c, "admin.max_topics", "0"));
+}
+
 TEST(Config, CrossKeyRules) {
   Config c;
   c.pool.block_size = 64;

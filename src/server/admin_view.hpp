@@ -1,0 +1,35 @@
+// Owns: AdminView, the server's side of the admin API: it reads the topic
+// book (each topic under its own lock, briefly, as the $sys snapshots do)
+// and writes the JSON the admin routes send, and it hands closes and a
+// drain to the loops that own the connections. It holds no state of its
+// own between requests.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hub/topic_book.hpp"
+#include "server/worker.hpp"
+#include "session/admin_desk.hpp"
+#include "sluice/config.hpp"
+
+namespace sluice::server {
+
+class AdminView final : public session::AdminDesk {
+ public:
+  AdminView(const Config& config, const hub::TopicBook& book, const std::vector<std::unique_ptr<Worker>>& workers)
+      : config_(config), book_(book), workers_(workers) {}
+
+  void write_topics(std::string& out, std::size_t limit, std::string_view after) const override;
+  [[nodiscard]] bool write_topic(std::string& out, std::string_view topic) const override;
+  [[nodiscard]] bool close_connection(std::uint64_t id) override;
+  void drain() override;
+
+ private:
+  const Config& config_;
+  const hub::TopicBook& book_;
+  const std::vector<std::unique_ptr<Worker>>& workers_;
+};
+
+}  // namespace sluice::server

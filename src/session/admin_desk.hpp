@@ -1,0 +1,42 @@
+// Owns: AdminDesk, what the admin API (the routes of the admin listener)
+// reads and does across the whole server: list topics, show one topic's
+// kept events, close one connection, drain the node. The server implements
+// it; a session on the admin listener reaches the other loops only through
+// it. Reads take each topic's lock briefly, as the $sys snapshots do;
+// actions are handed to the loops that own what they act on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sluice::session {
+
+class AdminDesk {
+ public:
+  // Appends {"topics":[...],"listed":N,"total":T,"next":...} to `out`:
+  // at most `limit` topics whose names sort after `after` (empty: from the
+  // first), in name order, with their subscribers, events published, events
+  // kept, publish rate and the age of their newest event. "next" is the
+  // cursor for the following page (the last name listed), null when the
+  // listing is complete.
+  virtual void write_topics(std::string& out, std::size_t limit, std::string_view after) const = 0;
+  // Appends one topic's figures and its newest kept events (id, age, size;
+  // never the data) to `out`; false, appending nothing, when there is no
+  // such topic.
+  [[nodiscard]] virtual bool write_topic(std::string& out, std::string_view topic) const = 0;
+  // Asks the loop that owns connection `id` to close it (a goodbye in its
+  // protocol first, as at a shutdown). False when `id` can name no
+  // connection of this server; a connection already gone is not an error.
+  [[nodiscard]] virtual bool close_connection(std::uint64_t id) = 0;
+  // Stops accepting, ends every connection with a goodbye in its protocol,
+  // and lets the server's run() return once they are gone or after
+  // admin.drain_timeout_ms. Any thread.
+  virtual void drain() = 0;
+
+ protected:
+  ~AdminDesk() = default;
+};
+
+}  // namespace sluice::session
