@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "hub/hub.hpp"
-#include "session/peer.hpp"
 #include "proto/random_bytes.hpp"
+#include "session/peer.hpp"
 #include "session/response.hpp"
 #include "session/services.hpp"
 
