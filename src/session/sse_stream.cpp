@@ -3,27 +3,31 @@
 #include <cstdio>
 
 #include "hub/hub.hpp"
-#include "session/response.hpp"
 #include "session/services.hpp"
 
 namespace sluice::session {
 
-SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance)
-    : outlet_(outlet), services_(services), subscriptions_(services, outlet, *this, hub::WireForm::sse, allowance) {}
+SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, hub::TopicAllowance& allowance,
+                     SseCarrier carrier)
+    : outlet_(outlet),
+      services_(services),
+      subscriptions_(services, outlet, *this, hub::WireForm::sse, allowance),
+      carrier_(carrier) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
-void SseStream::open(std::span<const std::string> topics, std::optional<Policy> requested,
-                     std::string_view last_id, std::string_view allow_origin) {
+void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
+                     std::string_view last_id) {
   // The head goes first: a replay may fill the send budget and cut the
   // stream off, and the client must still see a well-formed stream end.
-  buf::FrameRef head = make_sse_head(services_.pool(), services_.config().sse_retry_ms, allow_origin);
   if (!head || outlet_.send_control(std::move(head)) != conn::EnqueueStatus::ok) {
     return outlet_.close_now(conn::CloseReason::io_error);
   }
   ++services_.counters().streams;
-  services_.metrics().connections_of(metrics::Transport::http).dec();
-  services_.metrics().connections_of(metrics::Transport::sse).inc();
+  if (carrier_ == SseCarrier::connection) {
+    services_.metrics().connections_of(metrics::Transport::http).dec();
+    services_.metrics().connections_of(metrics::Transport::sse).inc();
+  }
   counted_ = true;
   services_.heartbeat().add(this);
   // Ids count per topic and do not name theirs, so one Last-Event-ID
@@ -49,8 +53,10 @@ void SseStream::on_closed() {
   services_.heartbeat().remove(this);
   if (counted_) {
     --services_.counters().streams;
-    services_.metrics().connections_of(metrics::Transport::sse).dec();
-    services_.metrics().connections_of(metrics::Transport::http).inc();
+    if (carrier_ == SseCarrier::connection) {
+      services_.metrics().connections_of(metrics::Transport::sse).dec();
+      services_.metrics().connections_of(metrics::Transport::http).inc();
+    }
   }
   counted_ = false;
 }
