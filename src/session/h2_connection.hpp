@@ -58,6 +58,7 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
     bool posting = false;  // a checked POST /pub: `body` is its body so far
     bool answered = false;
     std::string topic, event, key, allow_origin, body;
+    std::string logged_target, logged_agent;  // for the access log's line (log.access)
     ~Exchange();
   };
 
@@ -74,7 +75,11 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
 
   // h2_routes.cpp
-  void route(std::int32_t stream, const proto::http1::Request& request);
+  void route(std::int32_t stream, const proto::http1::Request& request, bool end_stream);
+  // The access log's line for a request (log.access); the target is
+  // redacted by the logger, the body never passed, only its length.
+  void log_request(std::string_view method, std::string_view target, std::string_view user_agent, int status,
+                   std::string_view transport, std::size_t body_bytes);
   void open_sse(std::int32_t stream, const proto::http1::Request& request, std::string_view path_topic);
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
@@ -94,6 +99,7 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   std::vector<proto::http1::Header> fields_;  // the request being routed, as HTTP/1.1 reads it
   std::size_t body_bytes_ = 0;                // POST bodies held across the streams
   io::Loop::Clock::time_point quiet_since_;   // the last time a stream was open
+  int answered_status_ = 0;                   // the status of the reply to the request being routed
   bool served_any_ = false;                   // a request has arrived
   bool ending_ = false;                       // the engine is ending the session (GOAWAY)
 };

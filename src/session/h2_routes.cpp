@@ -10,6 +10,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "session/h2_connection.hpp"
+#include "log/access.hpp"
 #include "session/h2_request.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
@@ -58,12 +59,39 @@ std::size_t add_header_lines(std::string_view lines, std::span<transport::H2Head
 void H2Connection::on_request(const transport::H2Request& h2request) {
   served_any_ = true;
   quiet_since_ = session_.loop().now();
-  if (h2request.method == "CONNECT") {
-    return reply(h2request.stream,
-                 {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
-  }
+  answered_status_ = 0;
   const Request request = as_http1_request(h2request, fields_);
-  const std::int32_t stream = h2request.stream;
+  route(h2request.stream, request, h2request.end_stream);
+  if (!services_.logs_access()) return;
+  // A stream that opened is logged as opened (200); a POST when its reply
+  // goes (finish_post).
+  Exchange* exchange = find(h2request.stream);
+  if (answered_status_ == 0 && exchange != nullptr && exchange->posting) {
+    exchange->logged_target = request.target;
+    exchange->logged_agent = request.header("User-Agent");
+    return;
+  }
+  const bool stream = answered_status_ == 0 && exchange != nullptr && exchange->sse;
+  log_request(request.method_text, request.target, request.header("User-Agent"),
+              stream ? 200 : answered_status_, stream ? "sse" : "http", 0);
+}
+
+void H2Connection::log_request(std::string_view method, std::string_view target, std::string_view user_agent,
+                               int status, std::string_view transport, std::size_t body_bytes) {
+  log::log_access(*services_.logger(), {.method = method,
+                                        .target = target,
+                                        .status = status,
+                                        .transport = transport,
+                                        .peer = session_.peer().address(),
+                                        .user_agent = user_agent,
+                                        .body_bytes = body_bytes,
+                                        .duration_us = 0});
+}
+
+void H2Connection::route(std::int32_t stream, const Request& request, bool end_stream) {
+  if (request.method_text == "CONNECT") {
+    return reply(stream, {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
+  }
   ReplyText text;
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));
@@ -89,7 +117,7 @@ void H2Connection::on_request(const transport::H2Request& h2request) {
   }
   if (path.starts_with(kPublishPrefix)) {
     if (request.method != Method::post) return reply(stream, method_not_allowed("Allow: POST\r\n"));
-    return begin_post(stream, request, path.substr(kPublishPrefix.size()), h2request.end_stream);
+    return begin_post(stream, request, path.substr(kPublishPrefix.size()), end_stream);
   }
   reply(stream, {.status = 404, .body = "no such resource\n"});
 }
@@ -174,6 +202,9 @@ void H2Connection::finish_post(Exchange& post) {
   ReplyText text;
   const PublishTarget target{post.topic, post.event, post.key};
   const Response answer = publish_event(services_, session_.peer(), target, post.body, post.allow_origin, text);
+  if (!post.logged_target.empty()) {
+    log_request("POST", post.logged_target, post.logged_agent, answer.status, "http", post.body.size());
+  }
   body_bytes_ -= post.body.size();
   std::string().swap(post.body);
   post.posting = false;
@@ -181,6 +212,7 @@ void H2Connection::finish_post(Exchange& post) {
 }
 
 void H2Connection::reply(std::int32_t stream, const Response& response) {
+  answered_status_ = response.status;
   std::array<transport::H2Header, 12> headers;
   std::size_t n = 0;
   headers[n++] = {"server", "sluice"};

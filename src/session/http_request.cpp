@@ -7,9 +7,9 @@
 #include "log/access.hpp"
 #include "session/h2_connection.hpp"
 #include "session/services.hpp"
-#include "transport/h2_preface.hpp"
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
+#include "transport/h2_preface.hpp"
 
 namespace sluice::session {
 
