@@ -169,6 +169,19 @@ struct TlsConfig {
   [[nodiscard]] bool enabled() const { return !cert_file.empty(); }
 };
 
+// HTTP/2 on the listening port: by ALPN over TLS, by prior knowledge (h2c)
+// in clear text. Each limit bounds what one connection can make the server
+// hold or do.
+struct H2Config {
+  std::int64_t enabled = 1;                    // 0: HTTP/1.1 only (ALPN offers only http/1.1)
+  std::int64_t max_concurrent_streams = 100;   // streams open at once (RST_STREAM(REFUSED_STREAM) past it)
+  std::int64_t max_header_list_bytes = 16384;  // a request's header list (431 past it)
+  std::int64_t stream_window = 65535;          // bytes a client may send on one stream before it is read
+  std::int64_t connection_window = 1 << 20;    // the same across all streams of a connection
+  std::int64_t max_frames_per_second = 1000;   // frames carrying no request or body (GOAWAY past it)
+  std::int64_t max_session_bytes = 1 << 20;    // the HTTP/2 library's memory per connection (GOAWAY past it)
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
@@ -191,6 +204,7 @@ struct Config {
   OpsConfig ops;
   AuthConfig auth;
   TlsConfig tls;
+  H2Config h2;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

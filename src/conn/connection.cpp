@@ -12,7 +12,8 @@ constexpr std::size_t kReadChunk = 16384;
 
 Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
                        const ConnectionLimits& limits)
-    : Outlet(loop, limits.send, *this),
+    : OwnedQueue(limits.send),
+      Outlet(loop, owned_queue, *this),
       transport_(std::move(transport)),
       limits_(limits),
       last_activity_(loop.now()) {
@@ -124,7 +125,7 @@ void Connection::flush() {
     if (sent < 0 && sent != -EAGAIN) return close_now(CloseReason::io_error);
   }
   const std::size_t data_before = queue().data_bytes();
-  const FlushResult result = queue().flush(writer_, allowance);
+  const FlushResult result = write_queued(writer_, allowance);
   if (gated) gate_->flushed(loop().now(), result, data_before - queue().data_bytes());
   if (result.bytes > 0) last_activity_ = loop().now();
   switch (result.status) {

@@ -31,7 +31,16 @@ struct ConnectionLimits {
   std::size_t receive_turn = 128 << 10;
 };
 
-class Connection : public io::Handler, public io::Deferred, public Outlet {
+namespace detail {
+// The connection's queue, as a base constructed before the Outlet that
+// refers to it.
+struct OwnedQueue {
+  explicit OwnedQueue(const OutQueueLimits& limits) : owned_queue(limits) {}
+  OutQueue owned_queue;
+};
+}  // namespace detail
+
+class Connection : private detail::OwnedQueue, public io::Handler, public io::Deferred, public Outlet {
  public:
   Connection(io::Loop& loop, std::unique_ptr<Transport> transport, const ConnectionLimits& limits);
   virtual ~Connection();
@@ -54,6 +63,8 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   [[nodiscard]] io::Loop::Clock::time_point last_activity() const { return last_activity_; }
   // The transport is still setting up (a TLS handshake): no input yet.
   [[nodiscard]] bool transport_handshaking() const { return transport_ && transport_->handshaking(); }
+  // The transport's handshake chose HTTP/2 (TLS with ALPN h2).
+  [[nodiscard]] bool transport_chose_h2() const { return transport_ && transport_->chose_h2(); }
 
  protected:
   // Called after new bytes arrived. Consume from the front of `input`
@@ -70,6 +81,10 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   // Called when a flush left the queue empty: a protocol that stopped
   // consuming input to bound its replies may go on (see resume_input()).
   virtual void on_drained() {}
+  // Writes what is queued through `writer`: the queue's own frames unless
+  // the protocol frames its output itself (HTTP/2 gathers its streams'
+  // queues into frames of its own).
+  virtual FlushResult write_queued(Writer& writer, DataAllowance allowance) { return queue().flush(writer, allowance); }
 
  private:
   // The OutQueue writes through this; it hands the bytes to the transport.

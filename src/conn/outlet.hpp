@@ -77,9 +77,11 @@ class Outlet {
   [[nodiscard]] io::Loop& loop() { return loop_; }
 
  protected:
-  // `flusher` is the deferred work that flushes `queue()`.
-  Outlet(io::Loop& loop, const OutQueueLimits& limits, io::Deferred& flusher)
-      : loop_(loop), flusher_(flusher), queue_(limits) {}
+  // `queue` (which must outlive the outlet) is where the stream's frames
+  // wait; `flusher` is the deferred work that flushes it. A connection
+  // owns its queue; an HTTP/2 stream's queue is the engine's, which frames
+  // what it holds as the stream's DATA.
+  Outlet(io::Loop& loop, OutQueue& queue, io::Deferred& flusher) : loop_(loop), flusher_(flusher), queue_(queue) {}
   ~Outlet() = default;
 
   void set_closing() { closing_ = true; }
@@ -89,7 +91,7 @@ class Outlet {
  private:
   io::Loop& loop_;
   io::Deferred& flusher_;
-  OutQueue queue_;
+  OutQueue& queue_;
   bool closed_ = false;
   bool closing_ = false;
   bool data_held_ = false;

@@ -53,6 +53,9 @@ class Transport {
   // Bytes already counted as taken have not all reached the socket yet: call
   // writev() again (with no iovecs if nothing else is to go) once writable.
   [[nodiscard]] virtual bool holds_output() const { return false; }
+  // The handshake chose HTTP/2 (ALPN h2): the peer's first bytes are its
+  // connection preface.
+  [[nodiscard]] virtual bool chose_h2() const { return false; }
 };
 
 }  // namespace sluice::conn

@@ -151,6 +151,19 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::tls, &TlsConfig::handshake_timeout_ms>("tls.handshake_timeout_ms", 100, kHour,
                                                            "a TLS handshake must be complete by then (closed past it)"),
     int_setting<&C::tls, &TlsConfig::min_version>("tls.min_version", 12, 13, "oldest TLS version: 12 (1.2) or 13 (1.3)"),
+    int_setting<&C::h2, &H2Config::enabled>("h2.enabled", 0, 1, "serve HTTP/2 (ALPN h2 over TLS, h2c by prior knowledge)"),
+    int_setting<&C::h2, &H2Config::max_concurrent_streams>("h2.max_concurrent_streams", 1, 10000,
+                                                           "HTTP/2 streams open at once (refused past it)"),
+    int_setting<&C::h2, &H2Config::max_header_list_bytes>("h2.max_header_list_bytes", 256, kMiB,
+                                                          "HTTP/2 request header list (431 past it)"),
+    int_setting<&C::h2, &H2Config::stream_window>("h2.stream_window", kKiB, 16 * kMiB,
+                                                  "bytes a client may send on one stream before it is read"),
+    int_setting<&C::h2, &H2Config::connection_window>("h2.connection_window", 64 * kKiB, 1024 * kMiB,
+                                                      "the same across all streams of a connection"),
+    int_setting<&C::h2, &H2Config::max_frames_per_second>("h2.max_frames_per_second", 10, 1'000'000,
+                                                          "control frames a client may send per second (GOAWAY past it)"),
+    int_setting<&C::h2, &H2Config::max_session_bytes>("h2.max_session_bytes", 64 * kKiB, 64 * kMiB,
+                                                      "HTTP/2 library memory per connection (GOAWAY past it)"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";

@@ -15,9 +15,11 @@ transport::TlsServerFiles tls_files(const TlsConfig& tls) { return {tls.cert_fil
 
 std::unique_ptr<transport::TlsReloader> make_tls_reloader(const Config& config) {
   if (!config.tls.enabled()) return nullptr;
-  // HTTP/1.1 only: a client offering h2 and http/1.1 is answered with
-  // http/1.1, one offering only h2 gets a no_application_protocol alert.
-  const transport::TlsServerOptions options{.offer_h2 = false, .tls13_only = config.tls.min_version >= 13};
+  // ALPN: h2 then http/1.1; with h2.enabled = 0 a client offering both is
+  // answered with http/1.1, one offering only h2 gets a
+  // no_application_protocol alert.
+  const transport::TlsServerOptions options{.offer_h2 = config.h2.enabled != 0,
+                                            .tls13_only = config.tls.min_version >= 13};
   return std::make_unique<transport::TlsReloader>(tls_files(config.tls), options);
 }
 

@@ -29,6 +29,15 @@ static_assert(kTopics.max_topics == kTopicsInternal.max_topics &&
               kTopics.history_events == kTopicsInternal.history_events &&
               kTopics.history_bytes == kTopicsInternal.history_bytes);
 
+constexpr server::H2Config kH2;
+constexpr transport::H2Limits kH2Internal;
+static_assert(kH2.max_concurrent_streams == kH2Internal.max_concurrent_streams &&
+              kH2.max_header_list_bytes == kH2Internal.max_header_list_bytes &&
+              kH2.stream_window == kH2Internal.stream_window &&
+              kH2.connection_window == kH2Internal.connection_window &&
+              kH2.max_frames_per_second == kH2Internal.max_frames_per_second &&
+              kH2.max_session_bytes == static_cast<std::int64_t>(kH2Internal.max_session_bytes));
+
 }  // namespace
 
 proto::http1::Limits http_limits(const server::HttpLimits& l) {
@@ -57,6 +66,25 @@ hub::HubLimits hub_limits(const server::TopicLimits& l) {
           .history_events = l.history_events,
           .history_bytes = l.history_bytes,
           .history_ttl_ms = l.history_ttl_ms};
+}
+
+}  // namespace sluice::session
+
+namespace sluice::session {
+
+transport::H2Limits h2_limits(const server::Config& c) {
+  const server::H2Config& h2 = c.h2;
+  return {.max_concurrent_streams = static_cast<std::uint32_t>(h2.max_concurrent_streams),
+          .max_header_list_bytes = static_cast<std::uint32_t>(h2.max_header_list_bytes),
+          .max_headers = static_cast<std::uint32_t>(c.http.max_headers),
+          .max_frames_per_second = static_cast<std::uint32_t>(h2.max_frames_per_second),
+          .max_body = c.http.max_body,
+          .stream_window = static_cast<std::uint32_t>(h2.stream_window),
+          .connection_window = static_cast<std::uint32_t>(h2.connection_window),
+          .max_session_bytes = static_cast<std::size_t>(h2.max_session_bytes),
+          .stream_send = connection_limits(c.connection).send,
+          // sluiced carries WebSocket over HTTP/1.1 only.
+          .extended_connect = false};
 }
 
 }  // namespace sluice::session

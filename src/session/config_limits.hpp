@@ -9,6 +9,7 @@
 #include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
 #include "sluice/config.hpp"
+#include "transport/h2_types.hpp"
 
 namespace sluice::session {
 
@@ -16,5 +17,9 @@ namespace sluice::session {
 [[nodiscard]] buf::PoolConfig pool_config(const server::PoolConfig& config);
 [[nodiscard]] conn::ConnectionLimits connection_limits(const server::ConnectionLimits& limits);
 [[nodiscard]] hub::HubLimits hub_limits(const server::TopicLimits& limits);
+// The HTTP/2 engine's limits: the h2.* keys, the request limits it shares
+// with HTTP/1.1 (http.max_headers, http.max_body) and each stream's send
+// budget (send.*).
+[[nodiscard]] transport::H2Limits h2_limits(const server::Config& config);
 
 }  // namespace sluice::session

@@ -5,8 +5,11 @@
 
 #include "buf/fixed_sink.hpp"
 #include "log/access.hpp"
+#include "session/h2_connection.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
+#include "session/shared_routes.hpp"
+#include "transport/h2_preface.hpp"
 
 namespace sluice::session {
 
@@ -19,6 +22,18 @@ HttpRequestPhase::HttpRequestPhase(Session& session)
       request_started_(session.loop().now()) {}
 
 void HttpRequestPhase::on_input(std::string& input) {
+  if (!served_any_) {
+    switch (h2_preface(input)) {
+      case transport::PrefaceMatch::h2:
+        handed_over_ = true;
+        session_.become(std::make_unique<H2Connection>(session_));
+        return;  // the session hands the bytes, preface first, to the new phase
+      case transport::PrefaceMatch::need_more:
+        return;  // under the request timeout, like a partial request
+      case transport::PrefaceMatch::http1:
+        break;
+    }
+  }
   if (!partial_) request_started_ = session_.loop().now();
   // Requests are parsed in place and the bytes they used are erased once:
   // erasing each from the front would move the whole pipelined rest.
@@ -28,6 +43,17 @@ void HttpRequestPhase::on_input(std::string& input) {
   }
   input.erase(0, used);
   partial_ = !handed_over_ && !input.empty();
+}
+
+// Before its first request a connection may turn out to speak HTTP/2: TLS
+// chose it by ALPN, or a clear-text client opens with the HTTP/2 preface
+// (h2c by prior knowledge). A prefix of the preface waits for more bytes
+// under the request timeout, like a partial request.
+transport::PrefaceMatch HttpRequestPhase::h2_preface(std::string_view input) const {
+  if (services_.config().h2.enabled == 0) return transport::PrefaceMatch::http1;
+  if (session_.transport_chose_h2()) return transport::PrefaceMatch::h2;
+  if (services_.config().tls.enabled()) return transport::PrefaceMatch::http1;
+  return transport::match_h2_preface(input);
 }
 
 bool HttpRequestPhase::replies_full() const {
@@ -72,8 +98,10 @@ void HttpRequestPhase::method_not_allowed(std::string_view allow) {
   respond({.status = 405, .body = "method not allowed\n", .extra_headers = header});
 }
 
+// A reply that refuses the client (keep_alive false) ends its connection.
 void HttpRequestPhase::respond(Response response) {
   answered_status_ = response.status;
+  keep_alive_ = keep_alive_ && response.keep_alive;
   response.keep_alive = keep_alive_;
   if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);
   if (!keep_alive_) session_.close_after_flush(conn::CloseReason::peer);
@@ -119,44 +147,18 @@ void HttpRequestPhase::log_access(std::string_view method, std::string_view targ
 }
 
 void HttpRequestPhase::fail(int status) {
-  keep_alive_ = false;
-  char body[64];
-  const int n = std::snprintf(body, sizeof body, "%d %s\n", status, proto::http1::status_reason(status));
-  respond({.status = status, .body = std::string_view(body, static_cast<std::size_t>(n))});
+  ReplyText text;
+  respond(malformed(status, text));
 }
 
 void HttpRequestPhase::refuse(hub::HubStatus status) {
-  const HubAnswer answer = services_.answer(status);
-  char body[256];
-  const int n = std::snprintf(body, sizeof body, "%.*s\n", static_cast<int>(answer.text.size()), answer.text.data());
-  char retry[32] = "";
-  if (!answer.retry_after.empty()) {
-    std::snprintf(retry, sizeof retry, "Retry-After: %.*s\r\n", static_cast<int>(answer.retry_after.size()),
-                  answer.retry_after.data());
-  }
-  respond({.status = answer.http_status,
-           .body = std::string_view(body, std::min(static_cast<std::size_t>(n), sizeof body - 1)),
-           .extra_headers = retry});
+  ReplyText text;
+  respond(hub_refusal(services_.answer(status), text));
 }
 
 void HttpRequestPhase::deny(const AuthOutcome& outcome) {
-  keep_alive_ = false;
-  char body[160];
-  const int n = std::snprintf(body, sizeof body, "%.*s\n", static_cast<int>(outcome.reason().size()),
-                              outcome.reason().data());
-  // Room for the longest challenge an authorizer may give: a cut header
-  // would lose its CRLF and run into the body.
-  char headers[sizeof "WWW-Authenticate: \r\n" + server::AuthDecision::kMaxChallenge];
-  int h = 0;
-  if (outcome.retry_after() > 0) {
-    h = std::snprintf(headers, sizeof headers, "Retry-After: %u\r\n", outcome.retry_after());
-  } else if (!outcome.challenge().empty()) {
-    h = std::snprintf(headers, sizeof headers, "WWW-Authenticate: %.*s\r\n",
-                      static_cast<int>(outcome.challenge().size()), outcome.challenge().data());
-  }
-  respond({.status = outcome.http_status(),
-           .body = std::string_view(body, std::min(static_cast<std::size_t>(n), sizeof body - 1)),
-           .extra_headers = std::string_view(headers, std::min(static_cast<std::size_t>(h), sizeof headers - 1))});
+  ReplyText text;
+  respond(denial(outcome, text));
 }
 
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {

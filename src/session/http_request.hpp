@@ -14,6 +14,7 @@
 #include "session/origin_check.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
+#include "transport/h2_preface.hpp"
 
 namespace sluice::session {
 
@@ -32,6 +33,7 @@ class HttpRequestPhase final : public Phase {
 
  private:
   // http_request.cpp
+  [[nodiscard]] transport::PrefaceMatch h2_preface(std::string_view input) const;
   bool replies_full() const;
   bool handle_one(std::string_view input, std::size_t& used);
   void respond(Response response);

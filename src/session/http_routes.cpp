@@ -11,9 +11,9 @@
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
 #include "session/origin_check.hpp"
-#include "session/publish_metrics.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
+#include "session/shared_routes.hpp"
 #include "session/session.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_json_stream.hpp"
@@ -52,14 +52,9 @@ void HttpRequestPhase::route(const Request& request) {
     return deny(outcome);
   }
   if (session_.door() == Door::admin) return route_admin(request);
-  const OriginVerdict origin = judge_origin(request.header("Origin"), request.header("Host"), origin_rule());
-  if (origin == OriginVerdict::refused) {
+  if (auto refusal = origin_refusal(services_, request, writes(request))) {
     keep_alive_ = false;
-    return respond({.status = 403, .body = "origin not allowed (ws.allowed_origins)\n"});
-  }
-  if (origin == OriginVerdict::open && writes(request)) {
-    keep_alive_ = false;
-    return respond({.status = 403, .body = "a page on another origin may not publish: list it in ws.allowed_origins\n"});
+    return respond(*refusal);
   }
   if (request.method == Method::options) {
     char cors[1024];
@@ -99,90 +94,26 @@ void HttpRequestPhase::route(const Request& request) {
 }
 
 void HttpRequestPhase::publish(const Request& request, std::string_view raw_topic) {
-  char topic_buf[1024];
-  char event_buf[256];
-  char key_buf[256];
-  const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
-  if (const AuthOutcome outcome = session_.peer().authorize(Action::publish, topic, request); !outcome.allowed()) {
-    return deny(outcome);
+  ReplyText text;
+  PublishTarget target;
+  if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
+    return respond(*refusal);
   }
-  const std::string_view raw_event = query_value(request.query, "event");
-  const std::string_view raw_key = query_value(request.query, "key");
-  const std::string_view event = decode_into(raw_event, event_buf, sizeof event_buf);
-  const std::string_view key = decode_into(raw_key, key_buf, sizeof key_buf);
-  // A name that does not decode (too long, a broken %-escape) is refused,
-  // never published as if it had not been given.
-  if (event.empty() && !raw_event.empty()) return refuse(hub::HubStatus::bad_event);
-  if (key.empty() && !raw_key.empty()) {
-    return respond({.status = 400, .body = "bad key: at most 255 bytes, %-escapes well formed\n"});
-  }
-  hub::Hub& hub = services_.hub();
-  const hub::PublishResult result = hub.publish(topic, {request.body, event, key}, &session_.peer().topic_allowance());
-  count_publish(services_.metrics(), result.status);
-  if (result.status != hub::HubStatus::ok) return refuse(result.status);
-  char id_text[hub::kMaxIdText];
-  const std::size_t id_length = hub.format_id(result.id, id_text);
-  // Appended, not printf-formatted: this runs once per published event.
-  char json[1300];
-  buf::FixedSink out(json, sizeof json);
-  out.append("{\"topic\":\"");
-  out.append(topic);
-  out.append("\",\"id\":\"");
-  out.append(id_text, id_length);
-  out.append("\",\"subscribers\":");
-  char count[24];
-  const auto [count_end, ec] = std::to_chars(count, count + sizeof count, result.subscribers);
-  out.append(count, static_cast<std::size_t>(count_end - count));
-  out.append("}\n");
-  char cors[1024];
-  respond({.status = 200,
-           .content_type = "application/json",
-           .body = out.text(),
-           .extra_headers = cors_headers(cors_origin(request), false, cors)});
+  respond(publish_event(services_, session_.peer(), target, request.body, cors_origin(request), text));
 }
 
 void HttpRequestPhase::start_sse(const Request& request, std::string_view path_topic) {
-  const auto& config = services_.config();
-  std::optional<Policy> requested;
-  if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
-    requested = delivery::parse_policy(name);
-    if (!requested || !config.policy.allows(*requested)) {
-      return respond({.status = 400, .body = "policy not offered here\n"});
-    }
-  }
-  // Browsers send Last-Event-ID only when they reconnect; a first
-  // connection that wants to resume says ?lastEventId=.
-  char id_buf[hub::kMaxIdText * 2];
-  std::string_view last_id = request.header("Last-Event-ID");
-  if (last_id.empty()) last_id = decode_into(query_value(request.query, "lastEventId"), id_buf, sizeof id_buf);
-
-  std::vector<std::string> topics;
-  char topic_buf[1024];
-  if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, topic_buf, sizeof topic_buf));
-  proto::url::QueryIterator it(request.query);
-  std::string_view key;
-  std::string_view value;
-  while (it.next(key, value)) {
-    if (key == "topic") topics.emplace_back(decode_into(value, topic_buf, sizeof topic_buf));
-  }
-  if (topics.empty()) return respond({.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"});
-  const std::size_t max_name = config.hub.max_topic_name;
-  if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection) ||
-      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return proto::valid_topic_name(t, max_name); })) {
-    return fail(400);
-  }
-  // Every topic is allowed before the head goes out: a refusal is then a
-  // plain HTTP status, which EventSource reports and does not retry.
-  for (const std::string& topic : topics) {
-    if (const AuthOutcome outcome = session_.peer().authorize(Action::subscribe, topic, request); !outcome.allowed()) {
-      return deny(outcome);
-    }
+  ReplyText text;
+  SseOpening opening;
+  if (auto refusal = check_sse(services_, session_.peer(), request, path_topic, text, opening)) {
+    return respond(*refusal);
   }
   auto stream = std::make_unique<SseStream>(session_, services_, session_.peer());
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));
-  sse.open(topics, requested, last_id, cors_origin(request));
+  sse.open(make_sse_head(services_.pool(), services_.config().sse_retry_ms, cors_origin(request)), opening.topics,
+           opening.requested, opening.last_id);
 }
 
 // A request that can publish or act: a POST, or a WebSocket upgrade on any
@@ -194,16 +125,10 @@ bool HttpRequestPhase::writes(const Request& request) const {
   return !request.path.starts_with("/ws/") || services_.ws_route(request.path) != nullptr;
 }
 
-OriginRule HttpRequestPhase::origin_rule() const {
-  return {services_.allowed_origins(), services_.auth_gate().installed(), services_.config().tls.enabled()};
-}
+OriginRule HttpRequestPhase::origin_rule() const { return session::origin_rule(services_); }
 
-// What a page on an allowed origin needs to read a stream or a publish's
-// reply (origin_check.hpp).
 std::string_view HttpRequestPhase::cors_origin(const Request& request) const {
-  const std::string_view origin = request.header("Origin");
-  const OriginRule rule = origin_rule();
-  return allow_origin_value(judge_origin(origin, request.header("Host"), rule), origin, rule);
+  return session::cors_origin(services_, request);
 }
 
 void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view raw_topic) {

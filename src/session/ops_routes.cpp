@@ -83,7 +83,8 @@ void HttpRequestPhase::follow_system_topic(const proto::http1::Request& request)
   SseStream& sse = *stream;
   handed_over_ = true;
   session_.become(std::move(stream));
-  sse.open(std::span<const std::string>(&topic, 1), Policy::drop_oldest, {}, cors_origin(request));
+  sse.open(make_sse_head(services_.pool(), services_.config().sse_retry_ms, cors_origin(request)),
+           std::span<const std::string>(&topic, 1), Policy::drop_oldest, {});
 }
 
 }  // namespace sluice::session

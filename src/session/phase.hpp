@@ -10,6 +10,8 @@
 #include <string>
 
 #include "buf/frame.hpp"
+#include "conn/out_queue.hpp"
+#include "conn/writer.hpp"
 #include "io/loop.hpp"
 
 namespace sluice::session {
@@ -31,6 +33,11 @@ class Phase {
   virtual void before_flush() {}
   // A flush left the queue empty.
   virtual void on_drained() {}
+  // The flush itself: the connection's queue through `writer`, unless the
+  // phase frames its output itself (HTTP/2).
+  virtual conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) {
+    return queue.flush(writer, allowance);
+  }
   // The owner's sweep: timeouts, pings, pong deadlines.
   virtual void tick(io::Loop::Clock::time_point now) = 0;
   // The server is stopping: say goodbye in the protocol's own way (the

@@ -41,6 +41,12 @@ buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
   return builder.finish();
 }
 
+buf::FrameRef make_sse_preamble(buf::Pool& pool, long long retry_ms) {
+  char retry[64];
+  const int n = std::snprintf(retry, sizeof retry, "retry: %lld\n\n", retry_ms);
+  return buf::make_frame(pool, buf::Lane::control, std::string_view(retry, static_cast<std::size_t>(n)));
+}
+
 buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_view allow_origin) {
   char retry[64];
   const int n = std::snprintf(retry, sizeof retry, "retry: %lld\n\n", retry_ms);

@@ -39,5 +39,8 @@ void write_response(buf::Sink& sink, const Response& response);
 // `allow_origin` is sent as Access-Control-Allow-Origin, so that a page
 // from another origin may open the stream with EventSource.
 [[nodiscard]] buf::FrameRef make_sse_head(buf::Pool& pool, long long retry_ms, std::string_view allow_origin);
+// What an event stream over HTTP/2 sends first in its body: its `retry:`
+// (the head is the response's HEADERS frame).
+[[nodiscard]] buf::FrameRef make_sse_preamble(buf::Pool& pool, long long retry_ms);
 
 }  // namespace sluice::session

@@ -8,6 +8,7 @@ LoopServices::LoopServices(const LoopParts& parts)
     : parts_(parts),
       http_limits_(session::http_limits(parts.config.http)),
       connection_limits_(session::connection_limits(parts.config.connection)),
+      h2_limits_(session::h2_limits(parts.config)),
       subprotocols_(parts.config.ws.subprotocols.begin(), parts.config.ws.subprotocols.end()),
       allowed_origins_(parts.config.ws.allowed_origins.begin(), parts.config.ws.allowed_origins.end()),
       auth_gate_(parts.hooks.authorize, parts.counters),

@@ -31,6 +31,7 @@
 #include "session/sse_heartbeat.hpp"
 #include "session/ws_stream.hpp"
 #include "sluice/config.hpp"
+#include "transport/h2_types.hpp"
 
 namespace sluice::session {
 
@@ -80,6 +81,7 @@ class LoopServices {
   [[nodiscard]] const server::Config& config() const { return parts_.config; }
   [[nodiscard]] const proto::http1::Limits& http_limits() const { return http_limits_; }
   [[nodiscard]] const conn::ConnectionLimits& connection_limits() const { return connection_limits_; }
+  [[nodiscard]] const transport::H2Limits& h2_limits() const { return h2_limits_; }
   [[nodiscard]] buf::Pool& pool() { return parts_.pool; }
   [[nodiscard]] io::Loop& loop() { return parts_.loop; }
   [[nodiscard]] hub::Hub& hub() { return parts_.hub; }
@@ -108,6 +110,7 @@ class LoopServices {
   LoopParts parts_;
   proto::http1::Limits http_limits_;
   conn::ConnectionLimits connection_limits_;
+  transport::H2Limits h2_limits_;
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> allowed_origins_;
   AuthGate auth_gate_;

@@ -61,6 +61,9 @@ class Session final : public conn::Connection {
   void on_closed(conn::CloseReason reason) override;
   void before_flush() override { phase_->before_flush(); }
   void on_drained() override { phase_->on_drained(); }
+  conn::FlushResult write_queued(conn::Writer& writer, conn::DataAllowance allowance) override {
+    return phase_->write_queued(writer, queue(), allowance);
+  }
 
   LoopServices& services_;
   const Door door_;

@@ -10,25 +10,27 @@
 
 namespace sluice::session {
 
-SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer)
+SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier)
     : outlet_(outlet),
       services_(services),
       peer_(peer),
-      subscriptions_(services, outlet, *this, hub::WireForm::sse, peer.topic_allowance()) {}
+      subscriptions_(services, outlet, *this, hub::WireForm::sse, peer.topic_allowance()),
+      carrier_(carrier) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
-void SseStream::open(std::span<const std::string> topics, std::optional<Policy> requested,
-                     std::string_view last_id, std::string_view allow_origin) {
+void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
+                     std::string_view last_id) {
   // The head goes first: a replay may fill the send budget and cut the
   // stream off, and the client must still see a well-formed stream end.
-  buf::FrameRef head = make_sse_head(services_.pool(), services_.config().sse_retry_ms, allow_origin);
   if (!head || outlet_.send_control(std::move(head)) != conn::EnqueueStatus::ok) {
     return outlet_.close_now(conn::CloseReason::io_error);
   }
   ++services_.counters().streams;
-  services_.metrics().connections_of(metrics::Transport::http).dec();
-  services_.metrics().connections_of(metrics::Transport::sse).inc();
+  if (carrier_ == SseCarrier::connection) {
+    services_.metrics().connections_of(metrics::Transport::http).dec();
+    services_.metrics().connections_of(metrics::Transport::sse).inc();
+  }
   counted_ = true;
   services_.heartbeat().add(this);
   // Ids count per topic and do not name theirs, so one Last-Event-ID
@@ -80,8 +82,10 @@ void SseStream::on_closed() {
   services_.heartbeat().remove(this);
   if (counted_) {
     --services_.counters().streams;
-    services_.metrics().connections_of(metrics::Transport::sse).dec();
-    services_.metrics().connections_of(metrics::Transport::http).inc();
+    if (carrier_ == SseCarrier::connection) {
+      services_.metrics().connections_of(metrics::Transport::sse).dec();
+      services_.metrics().connections_of(metrics::Transport::http).inc();
+    }
   }
   counted_ = false;
 }

@@ -7,6 +7,7 @@
 // token on an open stream, so it reconnects with a fresh one).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,20 +23,26 @@ namespace sluice::session {
 class LoopServices;
 class Peer;
 
+// What carries the stream: a whole HTTP/1.1 connection (which is counted
+// as an SSE connection while the stream lasts), or one HTTP/2 stream among
+// others on its connection.
+enum class SseCarrier : std::uint8_t { connection, h2_stream };
+
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
   // Topics the stream makes are charged to the client's allowance; the
   // stream ends when the client's credentials expire.
-  SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer);
+  SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier = SseCarrier::connection);
   ~SseStream() override;
 
-  // Sends the stream head (with Access-Control-Allow-Origin when
-  // `allow_origin` is not empty), then joins `topics`, replaying what came
-  // after `last_id` (a stream of several topics is told, per topic, that
-  // one id cannot resume it). A topic that cannot be joined ends
-  // the stream with a comment saying why.
-  void open(std::span<const std::string> topics, std::optional<Policy> requested, std::string_view last_id,
-            std::string_view allow_origin);
+  // Sends `head` (the carrier's: an HTTP/1.1 response head and the first
+  // `retry:`, or over HTTP/2, whose response headers are HEADERS, the
+  // `retry:` alone), then joins `topics`, replaying what came after
+  // `last_id` (a stream of several topics is told, per topic, that one id
+  // cannot resume it). A topic that cannot be joined ends the stream with
+  // a comment saying why.
+  void open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
+            std::string_view last_id);
 
   // The loop's heartbeat, one frame shared by every stream.
   void beat(const buf::FrameRef& frame);
@@ -59,6 +66,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   LoopServices& services_;
   const Peer& peer_;
   Subscriptions subscriptions_;
+  const SseCarrier carrier_;
   bool counted_ = false;
 };
 

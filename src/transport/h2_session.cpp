@@ -66,7 +66,7 @@ bool H2Session::start() {
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits_.max_concurrent_streams},
       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, limits_.stream_window},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits_.max_header_list_bytes},
-      {NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1},
+      {NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, limits_.extended_connect ? 1u : 0u},
       {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
   };
   return nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) == 0 &&

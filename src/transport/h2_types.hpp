@@ -43,6 +43,11 @@ struct H2Limits {
   // whose flow-control window is closed holds its queue, and its
   // slow-consumer policy acts on it like on a slow TCP subscriber.
   conn::OutQueueLimits stream_send;
+  // Announce SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441): clients may open
+  // WebSocket streams by extended CONNECT. An owner that does not carry
+  // them leaves it off, so that a browser keeps its WebSockets on HTTP/1.1
+  // rather than trying them here.
+  bool extended_connect = true;
 };
 
 struct H2Header {

@@ -39,6 +39,9 @@ class TlsTransport final : public conn::Transport {
   [[nodiscard]] bool handshaking() const override { return !stream_.established(); }
   [[nodiscard]] bool read_wants_writable() const override { return read_wants_writable_; }
   [[nodiscard]] bool holds_output() const override { return stream_.holds_output(); }
+  [[nodiscard]] bool chose_h2() const override {
+    return stream_.established() && stream_.protocol() == AppProtocol::h2;
+  }
 
   // The stream, for the figures (records and system calls) and the SSL object.
   [[nodiscard]] const TlsStream& stream() const { return stream_; }

@@ -221,7 +221,7 @@ TEST(SluicedTokenExpirySse, AnSseStreamEndsWhenItsTokenExpiresPlusTheSkew) {
 // expire is closed 4401, and one that refreshed before exp still gets
 // events after that close (tests/peers/ws_refresh.py).
 TEST_F(SluicedTokenExpiry, PythonWebsocketsRefreshesInTimeAndOutlivesTheConnectionThatDidNot) {
-  const std::filesystem::path peers = std::filesystem::path(SLUICE_PEERS_DIR);
+  const std::filesystem::path peers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
   const Minted first = mint("alice", {"news"}, {}, 2s);
   const Minted refreshed = mint("alice", {"news"}, {}, 60s);
   const Minted publisher = mint("p", {}, {"news"}, 60s);

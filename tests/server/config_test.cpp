@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include "session/config_limits.hpp"
+
 namespace sluice::server {
 namespace {
 
@@ -105,6 +107,39 @@ TEST(Config, TlsKeysReachTheirFieldsAndComeInPairs) {
   Config chain_alone;
   EXPECT_EQ(apply_setting(chain_alone, "tls.chain_file", "/etc/sluice/chain.pem"), std::nullopt);
   EXPECT_TRUE(validate(chain_alone));
+}
+
+TEST(Config, H2KeysReachTheEngineLimitsAndNameTheirRange) {
+  Config c;
+  EXPECT_EQ(c.h2.enabled, 1);
+  for (const auto& [key, value] : {std::pair{"h2.enabled", "0"}, {"h2.max_concurrent_streams", "20"},
+                                   {"h2.max_header_list_bytes", "4096"}, {"h2.stream_window", "1024"},
+                                   {"h2.connection_window", "65536"}, {"h2.max_frames_per_second", "50"},
+                                   {"h2.max_session_bytes", "131072"}}) {
+    EXPECT_EQ(apply_setting(c, key, value), std::nullopt) << key;
+  }
+  c.http.max_body = 5000;
+  const transport::H2Limits limits = session::h2_limits(c);
+  EXPECT_EQ(c.h2.enabled, 0);
+  EXPECT_EQ(limits.max_concurrent_streams, 20u);
+  EXPECT_EQ(limits.max_header_list_bytes, 4096u);
+  EXPECT_EQ(limits.stream_window, 1024u);
+  EXPECT_EQ(limits.connection_window, 65536u);
+  EXPECT_EQ(limits.max_frames_per_second, 50u);
+  EXPECT_EQ(limits.max_session_bytes, 131072u);
+  EXPECT_EQ(limits.max_body, 5000u);
+  EXPECT_EQ(limits.stream_send.max_bytes, c.connection.send.max_bytes);
+  EXPECT_FALSE(limits.extended_connect);
+  EXPECT_EQ(*apply_setting(c, "h2.max_concurrent_streams", "0"),
+            "config key 'h2.max_concurrent_streams' must be an integer between 1 and 10000 (got '0')");
+  EXPECT_EQ(*apply_setting(c, "h2.stream_window", "1023"),
+            "config key 'h2.stream_window' must be an integer between 1024 and 16777216 (got '1023')");
+  EXPECT_EQ(*apply_setting(c, "h2.max_frames_per_second", "9"),
+            "config key 'h2.max_frames_per_second' must be an integer between 10 and 1000000 (got '9')");
+  EXPECT_EQ(*apply_setting(c, "h2.enabled", "2"), "config key 'h2.enabled' must be an integer between 0 and 1 (got '2')");
+  EXPECT_TRUE(apply_setting(c, "h2.max_header_list_bytes", "255"));
+  EXPECT_TRUE(apply_setting(c, "h2.connection_window", "65535"));
+  EXPECT_TRUE(apply_setting(c, "h2.max_session_bytes", "67108865"));
 }
 
 TEST(Config, TomlTablesNameTheKeys) {

@@ -1,0 +1,162 @@
+#include "session/h2_connection.hpp"
+
+#include "session/services.hpp"
+#include "session/session.hpp"
+#include "session/sse_stream.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+long long since_ms(io::Loop::Clock::time_point now, io::Loop::Clock::time_point then) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now - then).count();
+}
+
+}  // namespace
+
+H2Connection::Exchange::~Exchange() = default;
+
+H2Connection::H2Connection(Session& session)
+    : session_(session),
+      services_(session.services()),
+      h2_(std::make_unique<transport::H2Session>(*this, services_.h2_limits())),
+      quiet_since_(session.loop().now()) {
+  session_.want_flush();  // the server's SETTINGS go out first
+}
+
+// The streams let go of their topics before the engine goes; the engine's
+// goodbye to each stream (on_close) then finds nothing left to do.
+H2Connection::~H2Connection() {
+  on_closed();
+  h2_.reset();
+}
+
+void H2Connection::on_input(std::string& input) {
+  if (ending_ || !h2_) {
+    input.clear();
+    return;
+  }
+  const transport::H2Status status = h2_->receive(input, session_.loop().now());
+  input.clear();
+  after_engine(status);
+}
+
+void H2Connection::after_engine(transport::H2Status status) {
+  retired_.clear();
+  if (status == transport::H2Status::failed) return session_.close_now(conn::CloseReason::protocol);
+  // A GOAWAY is queued (a flood, a protocol error, the peer's own GOAWAY):
+  // it goes out, then the connection closes (write_queued()).
+  if (status == transport::H2Status::closing) ending_ = true;
+  if (ending_ || h2_->wants_write()) session_.want_flush();
+}
+
+conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueue& queue,
+                                             conn::DataAllowance allowance) {
+  // The connection's own queue holds nothing once it speaks HTTP/2; were a
+  // reply of the request phase still there, it would go first.
+  if (!queue.empty()) {
+    const conn::FlushResult before = queue.flush(writer, allowance);
+    if (before.status != conn::FlushStatus::drained) return before;
+  }
+  if (!h2_) return {conn::FlushStatus::drained};
+  const conn::FlushResult result = h2_->flush(writer);
+  retired_.clear();
+  if (result.status == conn::FlushStatus::drained && (h2_->done() || (ending_ && !h2_->wants_write()))) {
+    session_.close_after_flush(conn::CloseReason::protocol);
+  }
+  return result;
+}
+
+void H2Connection::before_flush() {
+  for (const auto& [id, exchange] : exchanges_) {
+    if (exchange->sse) exchange->sse->before_flush();
+  }
+}
+
+// The connection wrote all it could; a stream whose own queue is empty may
+// send what waited for room (a notice of drops).
+void H2Connection::on_drained() {
+  for (const auto& [id, exchange] : exchanges_) {
+    if (exchange->sse && exchange->outlet->queue().empty()) exchange->sse->on_drained();
+  }
+}
+
+void H2Connection::tick(io::Loop::Clock::time_point now) {
+  if (!h2_) return;
+  const auto& config = services_.config();
+  for (const auto& [id, exchange] : exchanges_) {
+    H2StreamOutlet* outlet = exchange->outlet.get();
+    // A stream that was to end (a slow consumer cut off) behind a window
+    // its client keeps shut is not waited for.
+    if (outlet != nullptr && outlet->closing() && !outlet->closed() &&
+        since_ms(now, outlet->closing_since()) > config.linger_timeout_ms) {
+      outlet->close_now(conn::CloseReason::timeout);
+    }
+  }
+  if (!exchanges_.empty()) {
+    quiet_since_ = now;
+    return;
+  }
+  // A connection with no stream open is held only this long: the request
+  // timeout until its first request, the keep-alive timeout after.
+  const long long limit = served_any_ ? config.idle_timeout_ms : config.handshake_timeout_ms;
+  if (!ending_ && since_ms(now, quiet_since_) > limit) {
+    h2_->shutdown();
+    ending_ = true;
+    session_.want_flush();
+  }
+}
+
+// The server is stopping: GOAWAY, and every stream ends once what is
+// queued for it has gone.
+void H2Connection::shutdown() {
+  if (!h2_) return;
+  h2_->shutdown();
+  ending_ = true;
+  for (const auto& [id, exchange] : exchanges_) {
+    if (exchange->outlet) exchange->outlet->close_after_flush(conn::CloseReason::shutdown);
+  }
+}
+
+void H2Connection::on_closed() {
+  for (const auto& [id, exchange] : exchanges_) {
+    if (exchange->outlet) exchange->outlet->gone();
+    if (exchange->sse) exchange->sse->on_closed();
+  }
+  exchanges_.clear();
+  body_bytes_ = 0;
+}
+
+void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
+  const auto it = exchanges_.find(stream);
+  if (it == exchanges_.end()) return;
+  Exchange& exchange = *it->second;
+  if (exchange.outlet) exchange.outlet->gone();
+  if (exchange.sse) exchange.sse->on_closed();
+  body_bytes_ -= exchange.body.size();
+  // Destroyed once the engine call under way has returned.
+  retired_.push_back(std::move(it->second));
+  exchanges_.erase(it);
+}
+
+void H2Connection::stream_output(std::int32_t stream) {
+  h2_->wake(stream);
+  session_.want_flush();
+}
+
+void H2Connection::end_stream(std::int32_t stream) {
+  h2_->finish(stream);
+  session_.want_flush();
+}
+
+void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
+  h2_->reset(stream, error_code);
+  session_.want_flush();
+}
+
+H2Connection::Exchange* H2Connection::find(std::int32_t stream) {
+  const auto it = exchanges_.find(stream);
+  return it == exchanges_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace sluice::session

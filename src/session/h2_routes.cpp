@@ -1,0 +1,240 @@
+// What each path does over HTTP/2: the same routes as over HTTP/1.1
+// (http_routes.cpp), through the same checks and answers
+// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams. A
+// WebSocket needs HTTP/1.1 here (501 for CONNECT); the operator pages
+// (/metrics, /dashboard) are served over HTTP/1.1 only and answer 404.
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include <nghttp2/nghttp2.h>
+
+#include "session/h2_connection.hpp"
+#include "log/access.hpp"
+#include "session/h2_request.hpp"
+#include "session/services.hpp"
+#include "session/session.hpp"
+#include "session/shared_routes.hpp"
+#include "session/sse_stream.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+using proto::http1::Method;
+using proto::http1::Request;
+using server::Action;
+
+constexpr std::string_view kSsePrefix = "/sse";
+constexpr std::string_view kPublishPrefix = "/pub/";
+
+Response method_not_allowed(std::string_view allow_line) {
+  return {.status = 405, .body = "method not allowed\n", .extra_headers = allow_line};
+}
+
+// Header lines ("Name: value\r\n") as HTTP/2 fields, names lower-cased into
+// `names`. Returns the fields added after `n`.
+std::size_t add_header_lines(std::string_view lines, std::span<transport::H2Header> out, std::size_t n,
+                             std::span<char> names) {
+  std::size_t used = 0;
+  while (!lines.empty() && n < out.size()) {
+    const std::size_t end = std::min(lines.find("\r\n"), lines.size());
+    const std::string_view line = lines.substr(0, end);
+    lines.remove_prefix(std::min(end + 2, lines.size()));
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos || used + colon > names.size()) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    char* name = names.data() + used;
+    std::transform(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(colon), name,
+                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+    out[n++] = {std::string_view(name, colon), value};
+    used += colon;
+  }
+  return n;
+}
+
+}  // namespace
+
+void H2Connection::on_request(const transport::H2Request& h2request) {
+  served_any_ = true;
+  quiet_since_ = session_.loop().now();
+  answered_status_ = 0;
+  const Request request = as_http1_request(h2request, fields_);
+  route(h2request.stream, request, h2request.end_stream);
+  if (!services_.logs_access()) return;
+  // A stream that opened is logged as opened (200); a POST when its reply
+  // goes (finish_post).
+  Exchange* exchange = find(h2request.stream);
+  if (answered_status_ == 0 && exchange != nullptr && exchange->posting) {
+    exchange->logged_target = request.target;
+    exchange->logged_agent = request.header("User-Agent");
+    return;
+  }
+  const bool stream = answered_status_ == 0 && exchange != nullptr && exchange->sse;
+  log_request(request.method_text, request.target, request.header("User-Agent"),
+              stream ? 200 : answered_status_, stream ? "sse" : "http", 0);
+}
+
+void H2Connection::log_request(std::string_view method, std::string_view target, std::string_view user_agent,
+                               int status, std::string_view transport, std::size_t body_bytes) {
+  log::log_access(*services_.logger(), {.method = method,
+                                        .target = target,
+                                        .status = status,
+                                        .transport = transport,
+                                        .peer = session_.peer().address(),
+                                        .user_agent = user_agent,
+                                        .body_bytes = body_bytes,
+                                        .duration_us = 0});
+}
+
+void H2Connection::route(std::int32_t stream, const Request& request, bool end_stream) {
+  if (request.method_text == "CONNECT") {
+    return reply(stream, {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
+  }
+  ReplyText text;
+  if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
+    return reply(stream, denial(outcome, text));
+  }
+  if (auto refusal = origin_refusal(services_, request, request.method == Method::post)) {
+    return reply(stream, *refusal);
+  }
+  if (request.method == Method::options) {
+    return reply(stream, {.status = 204, .extra_headers = cors_headers(cors_origin(services_, request), true,
+                                                                         text.headers)});
+  }
+  const std::string_view path = request.path;
+  if (path == "/healthz") {
+    if (request.method != Method::get && request.method != Method::head) {
+      return reply(stream, method_not_allowed("Allow: GET\r\n"));
+    }
+    return reply(stream, {.status = 200, .body = "ok\n"});
+  }
+  if (path == kSsePrefix || path.starts_with("/sse/")) {
+    if (request.method != Method::get) return reply(stream, method_not_allowed("Allow: GET\r\n"));
+    return open_sse(stream, request, path.substr(std::min(path.size(), kSsePrefix.size() + 1)));
+  }
+  if (path.starts_with(kPublishPrefix)) {
+    if (request.method != Method::post) return reply(stream, method_not_allowed("Allow: POST\r\n"));
+    return begin_post(stream, request, path.substr(kPublishPrefix.size()), end_stream);
+  }
+  reply(stream, {.status = 404, .body = "no such resource\n"});
+}
+
+void H2Connection::open_sse(std::int32_t stream, const Request& request, std::string_view path_topic) {
+  ReplyText text;
+  SseOpening opening;
+  if (auto refusal = check_sse(services_, session_.peer(), request, path_topic, text, opening)) {
+    return reply(stream, *refusal);
+  }
+  conn::OutQueue* queue = h2_->queue(stream);
+  if (queue == nullptr) return;
+  const std::string_view allow_origin = cors_origin(services_, request);
+  std::array<transport::H2Header, 6> headers{{{"content-type", "text/event-stream"},
+                                              {"cache-control", "no-cache"},
+                                              {"server", "sluice"}}};
+  std::size_t n = 3;
+  if (!allow_origin.empty()) {
+    headers[n++] = {"access-control-allow-origin", allow_origin};
+    if (allow_origin != "*") {
+      headers[n++] = {"vary", "Origin"};
+      headers[n++] = {"access-control-allow-credentials", "true"};
+    }
+  }
+  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) return;
+  auto exchange = std::make_unique<Exchange>();
+  exchange->id = stream;
+  exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
+  exchange->sse = std::make_unique<SseStream>(*exchange->outlet, services_, session_.peer(),
+                                              SseCarrier::h2_stream);
+  SseStream& sse = *exchange->sse;
+  exchanges_.emplace(stream, std::move(exchange));
+  sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), opening.topics, opening.requested,
+           opening.last_id);
+  session_.want_flush();
+}
+
+// The publish is checked (names, the authorizer) when its headers arrive
+// and made when its body is whole; the body is held meanwhile, counted
+// against the connection's receive budget across all its streams.
+void H2Connection::begin_post(std::int32_t stream, const Request& request, std::string_view raw_topic,
+                              bool end_stream) {
+  ReplyText text;
+  PublishTarget target;
+  if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
+    return reply(stream, *refusal);
+  }
+  auto exchange = std::make_unique<Exchange>();
+  exchange->id = stream;
+  exchange->posting = true;
+  exchange->topic = target.topic;
+  exchange->event = target.event;
+  exchange->key = target.key;
+  exchange->allow_origin = cors_origin(services_, request);
+  Exchange& post = *exchange;
+  exchanges_.emplace(stream, std::move(exchange));
+  if (end_stream) finish_post(post);
+}
+
+void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
+  Exchange* exchange = find(stream);
+  h2_->consume(stream, bytes.size());
+  if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
+  if (body_bytes_ + bytes.size() > services_.connection_limits().receive_budget) {
+    body_bytes_ -= exchange->body.size();
+    std::string().swap(exchange->body);
+    exchange->posting = false;
+    return reply(stream, {.status = 503,
+                          .body = "request bodies on this connection over receive.budget_bytes, retry\n",
+                          .extra_headers = "Retry-After: 1\r\n"});
+  }
+  exchange->body.append(bytes);
+  body_bytes_ += bytes.size();
+}
+
+void H2Connection::on_end(std::int32_t stream) {
+  Exchange* exchange = find(stream);
+  if (exchange != nullptr && exchange->posting) finish_post(*exchange);
+}
+
+void H2Connection::finish_post(Exchange& post) {
+  ReplyText text;
+  const PublishTarget target{post.topic, post.event, post.key};
+  const Response answer = publish_event(services_, session_.peer(), target, post.body, post.allow_origin, text);
+  if (!post.logged_target.empty()) {
+    log_request("POST", post.logged_target, post.logged_agent, answer.status, "http", post.body.size());
+  }
+  body_bytes_ -= post.body.size();
+  std::string().swap(post.body);
+  post.posting = false;
+  reply(post.id, answer);
+}
+
+void H2Connection::reply(std::int32_t stream, const Response& response) {
+  answered_status_ = response.status;
+  std::array<transport::H2Header, 12> headers;
+  std::size_t n = 0;
+  headers[n++] = {"server", "sluice"};
+  char length[24];
+  const bool body = !response.body.empty();
+  if (body) {
+    headers[n++] = {"content-type", response.content_type};
+    const auto [end, ec] = std::to_chars(length, length + sizeof length, response.body.size());
+    headers[n++] = {"content-length", std::string_view(length, static_cast<std::size_t>(end - length))};
+  }
+  char names[512];
+  n = add_header_lines(response.extra_headers, headers, n, names);
+  if (!h2_->respond(stream, response.status, std::span(headers.data(), n), body)) return;
+  if (body) {
+    conn::OutQueue* queue = h2_->queue(stream);
+    buf::FrameRef frame = buf::make_frame(services_.pool(), buf::Lane::control, response.body);
+    if (queue == nullptr || !frame || queue->push_control(std::move(frame)) != conn::EnqueueStatus::ok) {
+      h2_->reset(stream, NGHTTP2_INTERNAL_ERROR);
+    } else {
+      h2_->finish(stream);
+    }
+  }
+  session_.want_flush();
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,61 @@
+// Owns: H2StreamOutlet, the outlet of one HTTP/2 stream that a stream type
+// (an SSE stream) writes to as it would to a whole connection. Its queue is
+// the engine's queue for the stream, whose bytes leave as the stream's DATA
+// frames; "flush" tells the engine the stream has bytes and has the
+// connection flush; "close after flush" ends the stream (END_STREAM once
+// its queue has drained), "close now" resets it.
+//
+// A stream whose flow-control window the client keeps shut holds its bytes
+// in this queue, where its subscriber's policy acts on them as on a slow
+// TCP subscriber; the connection and its other streams go on. A stream that
+// was to end and cannot (its window stays shut) is reset by the connection
+// at the linger deadline (closing_since()).
+#pragma once
+
+#include <cstdint>
+
+#include "conn/outlet.hpp"
+#include "io/loop.hpp"
+
+namespace sluice::session {
+
+// What an HTTP/2 stream's outlet asks of the connection carrying it.
+class H2StreamCarrier {
+ public:
+  // Bytes were queued on `stream`: make DATA frames of them.
+  virtual void stream_output(std::int32_t stream) = 0;
+  // END_STREAM once the stream's queue has drained.
+  virtual void end_stream(std::int32_t stream) = 0;
+  // RST_STREAM with `error_code`.
+  virtual void reset_stream(std::int32_t stream, std::uint32_t error_code) = 0;
+
+ protected:
+  ~H2StreamCarrier() = default;
+};
+
+class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
+ public:
+  // `queue` is the engine's queue for `stream`; it must not be touched
+  // once the engine has closed the stream (gone()).
+  H2StreamOutlet(io::Loop& loop, conn::OutQueue& queue, H2StreamCarrier& carrier, std::int32_t stream);
+  ~H2StreamOutlet();
+
+  void close_after_flush(conn::CloseReason reason) override;
+  void close_now(conn::CloseReason reason) override;
+  // An SSE stream reads nothing; a stream has no input buffer of its own.
+  void resume_input() override {}
+
+  // The engine closed the stream: nothing more is queued or sent.
+  void gone();
+  // When close_after_flush() was called (meaningful while closing()).
+  [[nodiscard]] io::Loop::Clock::time_point closing_since() const { return closing_since_; }
+
+ private:
+  void run_deferred() override;
+
+  H2StreamCarrier& carrier_;
+  const std::int32_t stream_;
+  io::Loop::Clock::time_point closing_since_{};
+};
+
+}  // namespace sluice::session

@@ -1,0 +1,162 @@
+#include "session/shared_routes.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "buf/fixed_sink.hpp"
+#include "proto/topic_name.hpp"
+#include "session/peer.hpp"
+#include "session/publish_metrics.hpp"
+#include "session/request_target.hpp"
+#include "session/services.hpp"
+
+namespace sluice::session {
+
+namespace {
+
+using server::Action;
+
+std::string_view clipped(const char* text, int n, std::size_t capacity) {
+  return std::string_view(text, std::min(static_cast<std::size_t>(std::max(n, 0)), capacity - 1));
+}
+
+}  // namespace
+
+OriginRule origin_rule(LoopServices& services) {
+  return {services.allowed_origins(), services.auth_gate().installed(), services.config().tls.enabled()};
+}
+
+std::optional<Response> origin_refusal(LoopServices& services, const proto::http1::Request& request, bool writes) {
+  const OriginVerdict verdict = judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services));
+  if (verdict == OriginVerdict::refused) {
+    return Response{.status = 403, .body = "origin not allowed (ws.allowed_origins)\n"};
+  }
+  if (verdict == OriginVerdict::open && writes) {
+    return Response{.status = 403, .body = "a page on another origin may not publish: list it in ws.allowed_origins\n"};
+  }
+  return std::nullopt;
+}
+
+std::string_view cors_origin(LoopServices& services, const proto::http1::Request& request) {
+  const std::string_view origin = request.header("Origin");
+  const OriginRule rule = origin_rule(services);
+  return allow_origin_value(judge_origin(origin, request.header("Host"), rule), origin, rule);
+}
+
+Response denial(const AuthOutcome& outcome, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%.*s\n", static_cast<int>(outcome.reason().size()),
+                              outcome.reason().data());
+  int h = 0;
+  if (outcome.retry_after() > 0) {
+    h = std::snprintf(text.headers, sizeof text.headers, "Retry-After: %u\r\n", outcome.retry_after());
+  } else if (!outcome.challenge().empty()) {
+    h = std::snprintf(text.headers, sizeof text.headers, "WWW-Authenticate: %.*s\r\n",
+                      static_cast<int>(outcome.challenge().size()), outcome.challenge().data());
+  }
+  return {.status = outcome.http_status(),
+          .body = clipped(text.body, n, sizeof text.body),
+          .keep_alive = false,
+          .extra_headers = clipped(text.headers, h, sizeof text.headers)};
+}
+
+Response hub_refusal(const HubAnswer& answer, ReplyText& text) {
+  const int n =
+      std::snprintf(text.body, sizeof text.body, "%.*s\n", static_cast<int>(answer.text.size()), answer.text.data());
+  int h = 0;
+  if (!answer.retry_after.empty()) {
+    h = std::snprintf(text.headers, sizeof text.headers, "Retry-After: %.*s\r\n",
+                      static_cast<int>(answer.retry_after.size()), answer.retry_after.data());
+  }
+  return {.status = answer.http_status,
+          .body = clipped(text.body, n, sizeof text.body),
+          .extra_headers = clipped(text.headers, h, sizeof text.headers)};
+}
+
+Response malformed(int status, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%d %s\n", status, proto::http1::status_reason(status));
+  return {.status = status, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+}
+
+std::optional<Response> check_publish(LoopServices& services, Peer& peer, const proto::http1::Request& request,
+                                      std::string_view raw_topic, ReplyText& text, PublishTarget& target) {
+  target.topic = decode_into(raw_topic, text.topic, sizeof text.topic);
+  if (const AuthOutcome outcome = peer.authorize(Action::publish, target.topic, request); !outcome.allowed()) {
+    return denial(outcome, text);
+  }
+  const std::string_view raw_event = query_value(request.query, "event");
+  const std::string_view raw_key = query_value(request.query, "key");
+  target.event = decode_into(raw_event, text.event, sizeof text.event);
+  target.key = decode_into(raw_key, text.key, sizeof text.key);
+  // A name that does not decode (too long, a broken %-escape) is refused,
+  // never published as if it had not been given.
+  if (target.event.empty() && !raw_event.empty()) return hub_refusal(services.answer(hub::HubStatus::bad_event), text);
+  if (target.key.empty() && !raw_key.empty()) {
+    return Response{.status = 400, .body = "bad key: at most 255 bytes, %-escapes well formed\n"};
+  }
+  return std::nullopt;
+}
+
+Response publish_event(LoopServices& services, Peer& peer, const PublishTarget& target, std::string_view body,
+                       std::string_view allow_origin, ReplyText& text) {
+  hub::Hub& hub = services.hub();
+  const hub::PublishResult result = hub.publish(target.topic, {body, target.event, target.key}, &peer.topic_allowance());
+  count_publish(services.metrics(), result.status);
+  if (result.status != hub::HubStatus::ok) return hub_refusal(services.answer(result.status), text);
+  char id_text[hub::kMaxIdText];
+  const std::size_t id_length = hub.format_id(result.id, id_text);
+  // Appended, not printf-formatted: this runs once per published event.
+  buf::FixedSink out(text.body, sizeof text.body);
+  out.append("{\"topic\":\"");
+  out.append(target.topic);
+  out.append("\",\"id\":\"");
+  out.append(id_text, id_length);
+  out.append("\",\"subscribers\":");
+  char count[24];
+  const auto [count_end, ec] = std::to_chars(count, count + sizeof count, result.subscribers);
+  out.append(count, static_cast<std::size_t>(count_end - count));
+  out.append("}\n");
+  return {.status = 200,
+          .content_type = "application/json",
+          .body = out.text(),
+          .extra_headers = cors_headers(allow_origin, false, text.headers)};
+}
+
+std::optional<Response> check_sse(LoopServices& services, Peer& peer, const proto::http1::Request& request,
+                                  std::string_view path_topic, ReplyText& text, SseOpening& opening) {
+  const auto& config = services.config();
+  if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
+    opening.requested = delivery::parse_policy(name);
+    if (!opening.requested || !config.policy.allows(*opening.requested)) {
+      return Response{.status = 400, .body = "policy not offered here\n"};
+    }
+  }
+  // Browsers send Last-Event-ID only when they reconnect; a first
+  // connection that wants to resume says ?lastEventId=.
+  opening.last_id = request.header("Last-Event-ID");
+  if (opening.last_id.empty()) {
+    opening.last_id = decode_into(query_value(request.query, "lastEventId"), text.last_id, sizeof text.last_id);
+  }
+  std::vector<std::string>& topics = opening.topics;
+  if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, text.topic, sizeof text.topic));
+  proto::url::QueryIterator it(request.query);
+  std::string_view key;
+  std::string_view value;
+  while (it.next(key, value)) {
+    if (key == "topic") topics.emplace_back(decode_into(value, text.topic, sizeof text.topic));
+  }
+  if (topics.empty()) return Response{.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"};
+  const std::size_t max_name = config.hub.max_topic_name;
+  if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection) ||
+      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return proto::valid_topic_name(t, max_name); })) {
+    return malformed(400, text);
+  }
+  for (const std::string& topic : topics) {
+    if (const AuthOutcome outcome = peer.authorize(Action::subscribe, topic, request); !outcome.allowed()) {
+      return denial(outcome, text);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::session

@@ -1,0 +1,94 @@
+// Owns: what the HTTP/1.1 request phase and the HTTP/2 connection decide
+// alike about a request: the Origin rule and the CORS origin it grants,
+// the replies for a refusal (the authorizer's, the hub's, a malformed
+// request), checking and making a publish (POST /pub/{topic}), and reading
+// what an SSE stream asks for (GET /sse). Each answer is a Response, which
+// each transport frames in its own way; nothing here writes to a
+// connection.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "delivery/policy.hpp"
+#include "hub/event_id.hpp"
+#include "proto/http1.hpp"
+#include "session/auth_gate.hpp"
+#include "session/hub_answers.hpp"
+#include "session/origin_check.hpp"
+#include "session/response.hpp"
+#include "sluice/authorization.hpp"
+
+namespace sluice::session {
+
+class LoopServices;
+class Peer;
+
+// The text a reply points into, kept by the caller until the reply is sent.
+struct ReplyText {
+  char body[1400];
+  // Room for the longest challenge an authorizer may give (a cut header
+  // would lose its CRLF and run into the body), or the CORS lines.
+  char headers[sizeof "WWW-Authenticate: \r\n" + server::AuthDecision::kMaxChallenge + 1024];
+  char topic[1024];
+  char event[256];
+  char key[256];
+  char last_id[hub::kMaxIdText * 2];
+};
+
+[[nodiscard]] OriginRule origin_rule(LoopServices& services);
+// 403 for a request from an origin the rule refuses, or for one that
+// `writes` (publishes or acts) from an origin that may only read
+// (origin_check.hpp); nothing when it may go on.
+[[nodiscard]] std::optional<Response> origin_refusal(LoopServices& services, const proto::http1::Request& request,
+                                                     bool writes);
+// What a page on an allowed origin needs to read a stream or a publish's
+// reply (origin_check.hpp): Access-Control-Allow-Origin's value, or empty.
+[[nodiscard]] std::string_view cors_origin(LoopServices& services, const proto::http1::Request& request);
+
+// The authorizer's refusal: its status, reason and Retry-After or
+// WWW-Authenticate. keep_alive is false: over HTTP/1.1 a client refused
+// once gets no second try on its connection.
+[[nodiscard]] Response denial(const AuthOutcome& outcome, ReplyText& text);
+// The hub's refusal, as an HTTP reply (with Retry-After when it has one).
+[[nodiscard]] Response hub_refusal(const HubAnswer& answer, ReplyText& text);
+// "STATUS Reason" for a request that cannot be served; keep_alive false.
+[[nodiscard]] Response malformed(int status, ReplyText& text);
+
+// What a checked publish publishes to: views into a ReplyText.
+struct PublishTarget {
+  std::string_view topic;
+  std::string_view event;  // ?event=
+  std::string_view key;    // ?key=
+};
+
+// Decodes POST /pub/{topic}'s names and asks the authorizer. Returns the
+// refusal, or nullopt with `target` set.
+[[nodiscard]] std::optional<Response> check_publish(LoopServices& services, Peer& peer,
+                                                    const proto::http1::Request& request,
+                                                    std::string_view raw_topic, ReplyText& text,
+                                                    PublishTarget& target);
+// Publishes `body` to a checked target: the JSON reply ({"topic", "id",
+// "subscribers"}), or the hub's refusal.
+[[nodiscard]] Response publish_event(LoopServices& services, Peer& peer, const PublishTarget& target,
+                                     std::string_view body, std::string_view allow_origin, ReplyText& text);
+
+// What GET /sse asks for, once checked.
+struct SseOpening {
+  std::vector<std::string> topics;
+  std::optional<Policy> requested;  // ?policy=
+  std::string_view last_id;         // Last-Event-ID, or ?lastEventId=
+};
+
+// Reads the topics (/sse/{topic} and ?topic=), the policy and the id to
+// resume from, and asks the authorizer about every topic before anything
+// is sent: a refusal is then a plain HTTP status, which EventSource
+// reports and does not retry. Returns the refusal, or nullopt with
+// `opening` set.
+[[nodiscard]] std::optional<Response> check_sse(LoopServices& services, Peer& peer,
+                                                const proto::http1::Request& request, std::string_view path_topic,
+                                                ReplyText& text, SseOpening& opening);
+
+}  // namespace sluice::session

@@ -1,0 +1,287 @@
+// sluiced over HTTP/2, with real peers: curl by prior knowledge (h2c) and
+// over TLS by ALPN, Node's built-in http2 client with 20 event streams on
+// one session, headless Chromium opening 20 EventSources to one origin over
+// TLS, and nghttp2's client API for what a slow or hostile client does (a
+// window kept shut, rapid reset, a SETTINGS flood). Certificates are made by
+// the openssl command in a temporary directory for each test (TestCerts).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "child_process.hpp"
+#include "h2_test_client.hpp"
+#include "sluiced_process.hpp"
+#include "test_certs.hpp"
+
+namespace sluice::test {
+namespace {
+
+using transport::test::H2ClientOptions;
+using transport::test::H2TestClient;
+
+const std::filesystem::path kPeers = SLUICE_SOURCE_DIR "/tests/peers";
+
+std::vector<std::string> with_tls(const ServerCert& cert, std::vector<std::string> settings = {}) {
+  settings.push_back("tls.cert_file=" + cert.cert_file);
+  settings.push_back("tls.key_file=" + cert.key_file);
+  return settings;
+}
+
+std::string https(const SluicedProcess& sluiced, const std::string& path) {
+  return "https://127.0.0.1:" + std::to_string(sluiced.port()) + path;
+}
+
+// Runs a command to its end: its exit code and output.
+struct Ran {
+  int code;
+  std::string output;
+};
+Ran run(const std::vector<std::string>& argv) {
+  ChildProcess child(argv);
+  child.read_to_end(30s);
+  const int code = child.wait(5s);
+  return {code, child.output()};
+}
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+class SluicedH2Tls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok()) << certs_.error();
+    cert_ = certs_.server("h2");
+    ASSERT_FALSE(cert_.cert_file.empty()) << certs_.error();
+  }
+
+  TestCerts certs_;
+  ServerCert cert_;
+};
+
+TEST(SluicedH2, CurlWithPriorKnowledgeSubscribesAndPublishes) {
+  SluicedProcess sluiced({});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  ChildProcess sub({"curl", "-sS", "-i", "-N", "--max-time", "20", "--http2-prior-knowledge",
+                    sluiced.base() + "/sse/news"});
+  ASSERT_TRUE(sub.read_until_contains("retry: ", 10s)) << sub.output();
+  EXPECT_TRUE(has(sub.output(), "HTTP/2 200")) << sub.output();
+  EXPECT_TRUE(has(sub.output(), "content-type: text/event-stream")) << sub.output();
+  const CurlReply pub = curl_http({"--http2-prior-knowledge", "-d", "over h2c", sluiced.base() + "/pub/news"});
+  EXPECT_TRUE(pub.has("HTTP/2 200")) << pub.text;
+  EXPECT_TRUE(pub.has("\"subscribers\":1")) << pub.text;
+  EXPECT_TRUE(sub.read_until_contains("data: over h2c\n\n", 10s)) << sub.output();
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST_F(SluicedH2Tls, CurlTakesH2ByAlpnForStreamsAndPublishes) {
+  SluicedProcess sluiced(with_tls(cert_));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  ChildProcess sub({"curl", "-sS", "-i", "-N", "--max-time", "20", "--http2", "--cacert", certs_.ca_file(),
+                    https(sluiced, "/sse/secure")});
+  ASSERT_TRUE(sub.read_until_contains("retry: ", 10s)) << sub.output();
+  EXPECT_TRUE(has(sub.output(), "HTTP/2 200")) << sub.output();
+  const CurlReply pub =
+      curl_http({"--http2", "--cacert", certs_.ca_file(), "-d", "over h2 and tls", https(sluiced, "/pub/secure")});
+  EXPECT_TRUE(pub.has("HTTP/2 200")) << pub.text;
+  EXPECT_TRUE(pub.has("\"subscribers\":1")) << pub.text;
+  EXPECT_TRUE(sub.read_until_contains("data: over h2 and tls\n\n", 10s)) << sub.output();
+  // A client that offers only HTTP/1.1 is still served HTTP/1.1.
+  const CurlReply old = curl_http({"--http1.1", "--cacert", certs_.ca_file(), https(sluiced, "/healthz")});
+  EXPECT_TRUE(old.has("HTTP/1.1 200")) << old.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST_F(SluicedH2Tls, WithH2DisabledAlpnAnswersHttp11) {
+  SluicedProcess sluiced(with_tls(cert_, {"h2.enabled=0"}));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const CurlReply reply = curl_http({"--http2", "--cacert", certs_.ca_file(), https(sluiced, "/healthz")});
+  EXPECT_TRUE(reply.has("HTTP/1.1 200")) << reply.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST(SluicedH2, NodeHttp2RunsTwentyStreamsAndPublishesOnOneSession) {
+  ASSERT_TRUE(std::filesystem::exists("/usr/bin/node") || std::filesystem::exists("/usr/local/bin/node"));
+  SluicedProcess sluiced({});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const Ran peer = run({"node", (kPeers / "h2_sse_streams.mjs").string(), sluiced.base(), "20"});
+  EXPECT_EQ(peer.code, 0) << peer.output;
+  EXPECT_TRUE(has(peer.output, "20 streams on one session got their event, publishes saw 5,5,5,5 subscribers"))
+      << peer.output;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST_F(SluicedH2Tls, NodeHttp2RunsTwentyStreamsOverTls) {
+  SluicedProcess sluiced(with_tls(cert_));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const Ran peer = run({"node", (kPeers / "h2_sse_streams.mjs").string(), https(sluiced, ""), "20", certs_.ca_file()});
+  EXPECT_EQ(peer.code, 0) << peer.output;
+  EXPECT_TRUE(has(peer.output, "20 streams on one session got their event")) << peer.output;
+  EXPECT_TRUE(has(peer.output, "protocol h2")) << peer.output;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST_F(SluicedH2Tls, ChromiumOpensTwentyEventSourcesToOneOriginAndEveryOneReceives) {
+  ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "playwright-core"))
+      << "the peers' npm packages are missing: run make peers";
+  SluicedProcess sluiced(with_tls(cert_));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const Ran browser = run({"node", (kPeers / "chromium_h2_streams.mjs").string(), std::to_string(sluiced.port()),
+                           cert_.cert_file, "20"});
+  EXPECT_EQ(browser.code, 0) << browser.output;
+  EXPECT_TRUE(has(browser.output, "20 EventSource streams to one origin all received")) << browser.output;
+  EXPECT_TRUE(has(browser.output, "protocol h2")) << browser.output;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+// Routes other than streams and publishes answer as over HTTP/1.1, or with
+// a clear status.
+TEST(SluicedH2, OtherRoutesAnswerClearly) {
+  SluicedProcess sluiced({"ws.allowed_origins=https://app.example", "timeouts.linger_ms=100"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(client.ok());
+  const auto health = client.request("GET", "/healthz");
+  const auto missing = client.request("GET", "/nowhere");
+  const auto put_sse = client.request("PUT", "/sse/x", {}, "body");
+  const auto get_pub = client.request("GET", "/pub/x");
+  const auto no_topic = client.request("GET", "/sse");
+  const auto bad_policy = client.request("GET", "/sse/x?policy=nonsense");
+  const auto foreign = client.request("GET", "/sse/x", {{"origin", "https://evil.example"}});
+  ASSERT_TRUE(client.pump([&] {
+    for (auto id : {health, missing, put_sse, get_pub, no_topic, bad_policy, foreign}) {
+      if (!client.stream(id).closed) return false;
+    }
+    return true;
+  }));
+  EXPECT_EQ(client.stream(health).status, 200);
+  EXPECT_EQ(client.stream(health).body, "ok\n");
+  EXPECT_EQ(client.stream(missing).status, 404);
+  EXPECT_EQ(client.stream(put_sse).status, 405);
+  EXPECT_EQ(client.stream(get_pub).status, 405);
+  EXPECT_EQ(client.stream(no_topic).status, 400);
+  EXPECT_EQ(client.stream(bad_policy).status, 400);
+  EXPECT_EQ(client.stream(foreign).status, 403);
+  EXPECT_EQ(client.stream(foreign).body, "origin not allowed (ws.allowed_origins)\n");
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+// The access log has a line per HTTP/2 request as per HTTP/1.1 one, with
+// its token redacted and its body never written.
+TEST(SluicedH2, AccessLinesCoverStreamsAndPublishesAndNeverABody) {
+  SluicedProcess sluiced({"log.access=1", "threads=1", "timeouts.linger_ms=100"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(client.ok());
+  const auto stream = client.request("GET", "/sse/logged?token=TOKEN-H2-5e1d");
+  ASSERT_TRUE(client.pump([&] { return has(client.stream(stream).body, "retry: "); }));
+  const auto post = client.request("POST", "/pub/logged", {{"user-agent", "h2-agent"}}, "BODY-SECRET-H2-77");
+  const auto missing = client.request("GET", "/nowhere");
+  ASSERT_TRUE(client.pump([&] { return client.stream(post).closed && client.stream(missing).closed; }));
+  EXPECT_EQ(client.stream(post).status, 200);
+  EXPECT_EQ(sluiced.stop(), 0);
+  const std::string log = sluiced.output();
+  EXPECT_TRUE(has(log, "transport=sse")) << log;
+  EXPECT_TRUE(has(log, "status=404")) << log;
+  EXPECT_TRUE(has(log, "h2-agent")) << log;
+  EXPECT_FALSE(has(log, "TOKEN-H2-5e1d")) << log;
+  EXPECT_FALSE(has(log, "BODY-SECRET-H2-77")) << log;
+}
+
+// A stream whose client keeps its window shut is a slow consumer under its
+// policy (fifo: cut off at its send budget, then reset at the linger
+// deadline since its end cannot get through); the stream beside it on the
+// same connection receives every event.
+TEST(SluicedH2, AShutWindowIsASlowConsumerAndTheOtherStreamGoesOn) {
+  SluicedProcess sluiced({"send.budget_bytes=8192", "timeouts.linger_ms=200"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()), H2ClientOptions{.initial_window = 1024,
+                                                                                   .auto_window = false});
+  ASSERT_TRUE(client.ok());
+  const auto shut = client.request("GET", "/sse/flow");
+  const auto open = client.request("GET", "/sse/flow");
+  ASSERT_TRUE(client.pump([&] {
+    return has(client.stream(shut).body, "retry: ") && has(client.stream(open).body, "retry: ");
+  }));
+  client.consume(open, client.stream(open).body.size());
+  // Published on the same connection (its POSTs are streams of their own),
+  // in batches the open stream's queue holds, each read before the next:
+  // the shut stream's queue grows by every batch.
+  constexpr int kBatches = 10;
+  constexpr int kBatch = 20;
+  const std::string payload(100, 'x');
+  std::size_t consumed = client.stream(open).body.size();
+  for (int b = 0; b < kBatches; ++b) {
+    for (int i = 1; i <= kBatch; ++i) {
+      client.request("POST", "/pub/flow", {}, payload + "-" + std::to_string(b * kBatch + i));
+    }
+    const std::string last = "data: " + payload + "-" + std::to_string((b + 1) * kBatch) + "\n\n";
+    ASSERT_TRUE(client.pump([&] {
+      const std::string& body = client.stream(open).body;
+      if (body.size() > consumed) {
+        client.consume(open, body.size() - consumed);
+        consumed = body.size();
+      }
+      return has(body, last);
+    })) << "batch " << b << ": the open stream has " << client.stream(open).body.size() << " bytes";
+  }
+  EXPECT_TRUE(client.pump([&] { return client.stream(shut).closed; })) << "the shut stream was never ended";
+  EXPECT_TRUE(has(client.stream(shut).body, "retry: ")) << client.stream(shut).body;
+  EXPECT_EQ(client.stream(shut).error_code, static_cast<std::uint32_t>(NGHTTP2_CANCEL));
+  EXPECT_FALSE(client.goaway());
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+// A subscriber on its own connection, to show that a flood costs it nothing.
+struct Bystander {
+  explicit Bystander(const SluicedProcess& sluiced)
+      : base(sluiced.base()),
+        sub({"curl", "-sS", "-N", "--max-time", "30", "--http2-prior-knowledge", sluiced.base() + "/sse/calm"}) {
+    EXPECT_TRUE(sub.read_until_contains("retry: ", 10s)) << sub.output();
+  }
+  bool still_served() {
+    const CurlReply pub = curl_http({"--http2-prior-knowledge", "-d", "after the flood", base + "/pub/calm"});
+    return pub.has("\"subscribers\":1") && sub.read_until_contains("data: after the flood\n\n", 10s);
+  }
+  std::string base;
+  ChildProcess sub;
+};
+
+// CVE-2023-44487: open a stream, reset it at once, again and again.
+TEST(SluicedH2, RapidResetGetsGoawayAndOthersKeepReceiving) {
+  SluicedProcess sluiced({"h2.max_frames_per_second=100", "timeouts.linger_ms=100"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  Bystander bystander(sluiced);
+  H2TestClient flooder(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(flooder.ok());
+  for (int i = 0; i < 1000 && !flooder.eof(); ++i) {
+    const std::int32_t id = flooder.request("GET", "/sse/reset");
+    flooder.flush();
+    nghttp2_submit_rst_stream(flooder.session(), NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    flooder.flush();
+  }
+  EXPECT_TRUE(flooder.pump([&] { return flooder.eof(); })) << "the server did not close the connection";
+  EXPECT_TRUE(flooder.goaway());
+  EXPECT_EQ(flooder.goaway_code(), static_cast<std::uint32_t>(NGHTTP2_ENHANCE_YOUR_CALM));
+  EXPECT_TRUE(bystander.still_served()) << bystander.sub.output();
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST(SluicedH2, SettingsFloodGetsGoawayAndOthersKeepReceiving) {
+  SluicedProcess sluiced({"h2.max_frames_per_second=100", "timeouts.linger_ms=100"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  Bystander bystander(sluiced);
+  H2TestClient flooder(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(flooder.ok());
+  for (int i = 0; i < 1000 && !flooder.eof(); ++i) {
+    nghttp2_submit_settings(flooder.session(), NGHTTP2_FLAG_NONE, nullptr, 0);
+    if (i % 50 == 0) flooder.flush();
+  }
+  EXPECT_TRUE(flooder.pump([&] { return flooder.eof(); })) << "the server did not close the connection";
+  EXPECT_TRUE(flooder.goaway());
+  EXPECT_EQ(flooder.goaway_code(), static_cast<std::uint32_t>(NGHTTP2_ENHANCE_YOUR_CALM));
+  EXPECT_TRUE(bystander.still_served()) << bystander.sub.output();
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+}  // namespace
+}  // namespace sluice::test
