@@ -10,7 +10,7 @@ namespace {
 constexpr std::size_t kReadChunk = 16384;
 }
 
-Connection::Connection(io::Loop& loop, std::unique_ptr<transport::Transport> transport,
+Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
                        const ConnectionLimits& limits)
     : Outlet(loop, limits.send, *this),
       transport_(std::move(transport)),

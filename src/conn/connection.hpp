@@ -3,7 +3,7 @@
 // per tick (through its latency gate, once a stream asked for one), and
 // closing (gracefully, after the queue drains, or at once).
 //
-// The bytes move through a transport::Transport (plain TCP, later TLS); what
+// The bytes move through a Transport (plain TCP or TLS); what
 // they mean is up to the class that derives from this one and implements
 // on_input() and on_closed(). All calls happen on the owning loop's thread.
 // A closed connection stays allocated until its owner reaps it at the end
@@ -19,7 +19,7 @@
 #include "conn/outlet.hpp"
 #include "conn/writer.hpp"
 #include "io/loop.hpp"
-#include "transport/transport.hpp"
+#include "conn/transport.hpp"
 
 namespace sluice::conn {
 
@@ -33,7 +33,7 @@ struct ConnectionLimits {
 
 class Connection : public io::Handler, public io::Deferred, public Outlet {
  public:
-  Connection(io::Loop& loop, std::unique_ptr<transport::Transport> transport, const ConnectionLimits& limits);
+  Connection(io::Loop& loop, std::unique_ptr<Transport> transport, const ConnectionLimits& limits);
   virtual ~Connection();
 
   // Registers with the loop; returns 0 or -errno.
@@ -75,7 +75,7 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   // The OutQueue writes through this; it hands the bytes to the transport.
   struct TransportWriter final : Writer {
     long writev(const struct iovec* iov, int count) override { return target->writev(iov, count); }
-    transport::Transport* target = nullptr;
+    Transport* target = nullptr;
   };
 
   void on_ready(std::uint32_t events) override;
@@ -86,7 +86,7 @@ class Connection : public io::Handler, public io::Deferred, public Outlet {
   [[nodiscard]] bool transport_waits_for_writable() const;
   void start_linger();
 
-  std::unique_ptr<transport::Transport> transport_;
+  std::unique_ptr<Transport> transport_;
   TransportWriter writer_;
   std::unique_ptr<LatencyGate> gate_;
   bool gate_tried_ = false;

@@ -363,7 +363,7 @@ std::string describe_settings() {
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
-  out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any (with auth.mode=jwt, cross-origin requests are refused)\n";
+  out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any origin may read, none may publish (with auth.mode=jwt: the server's own only)\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
   out += "admin.listen = \"\"  # HOST:PORT of the admin API's own listener; empty: no admin API (not loopback: needs auth.mode=jwt)\n";

@@ -137,7 +137,7 @@ void Worker::admit(int fd, session::Door door) {
 
 // A TLS connection takes the context current now: one reloaded later
 // serves the connections accepted after it.
-std::unique_ptr<transport::Transport> Worker::make_transport(int fd) const {
+std::unique_ptr<conn::Transport> Worker::make_transport(int fd) const {
   if (tls_ != nullptr) return std::make_unique<transport::TlsTransport>(tls_->current(), fd);
   return std::make_unique<transport::PlainTcp>(fd);
 }

@@ -117,7 +117,7 @@ class Worker final : public io::Handler,
   void accept_admin();
   void admit(int fd, session::Door door = session::Door::public_port);
   void refuse(int fd, std::string_view reply);
-  [[nodiscard]] std::unique_ptr<transport::Transport> make_transport(int fd) const;
+  [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd) const;
   void sweep();
   void drain_on_shutdown();
   void signal();

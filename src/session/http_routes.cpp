@@ -57,6 +57,10 @@ void HttpRequestPhase::route(const Request& request) {
     keep_alive_ = false;
     return respond({.status = 403, .body = "origin not allowed (ws.allowed_origins)\n"});
   }
+  if (origin == OriginVerdict::open && writes(request)) {
+    keep_alive_ = false;
+    return respond({.status = 403, .body = "a page on another origin may not publish: list it in ws.allowed_origins\n"});
+  }
   if (request.method == Method::options) {
     char cors[1024];
     return respond({.status = 204, .extra_headers = cors_headers(cors_origin(request), true, cors)});
@@ -179,6 +183,15 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   handed_over_ = true;
   session_.become(std::move(stream));
   sse.open(topics, requested, last_id, cors_origin(request));
+}
+
+// A request that can publish or act: a POST, or a WebSocket upgrade on any
+// route but a topic's read-only /ws/{topic} (an application's own WebSocket
+// routes act on what they are sent).
+bool HttpRequestPhase::writes(const Request& request) const {
+  if (request.method == Method::post) return true;
+  if (request.header("Upgrade").empty()) return false;
+  return !request.path.starts_with("/ws/") || services_.ws_route(request.path) != nullptr;
 }
 
 OriginRule HttpRequestPhase::origin_rule() const {

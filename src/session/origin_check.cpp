@@ -29,7 +29,7 @@ OriginVerdict judge_origin(std::string_view origin, std::string_view host, const
   if (origin.empty()) return OriginVerdict::none;
   const std::string_view authority = authority_of(origin, rule.secure ? "https" : "http");
   if (!authority.empty() && !host.empty() && same_text(authority, host)) return OriginVerdict::same;
-  if (rule.allowed.empty()) return rule.authorizing ? OriginVerdict::refused : OriginVerdict::listed;
+  if (rule.allowed.empty()) return rule.authorizing ? OriginVerdict::refused : OriginVerdict::open;
   const bool on_list =
       std::ranges::any_of(rule.allowed, [&](std::string_view allowed) { return same_text(allowed, origin); });
   return on_list ? OriginVerdict::listed : OriginVerdict::refused;

@@ -12,9 +12,12 @@
 // with 403. A request without Origin is not from a page on another site
 // (browsers send one), and any other client could claim any Origin.
 //
-// The list empty means any origin while no authorizer is installed (as
-// before auth existed: streams answer `*`), and only the server's own when
-// one is: with credentials in play, `*` is never sent.
+// The list empty means any origin may read while no authorizer is
+// installed (streams answer `*`), but not write: a page on another site
+// could otherwise publish through the browser of someone running sluiced
+// on their own machine, where the loopback-only default is the only door.
+// With an authorizer, the empty list means the server's own origin only:
+// with credentials in play, `*` is never sent.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +29,8 @@ namespace sluice::session {
 enum class OriginVerdict : std::uint8_t {
   none,       // no Origin header: not a cross-site browser request
   same,       // the Origin names the Host the request was sent to
-  listed,     // on the allow-list, or any origin while the list is empty and no authorizer is installed
+  listed,     // on the allow-list
+  open,       // another origin while the list is empty and no authorizer is installed: it may read, not write
   refused,    // 403
 };
 

@@ -7,12 +7,12 @@ namespace sluice::session {
 
 // The client's address is shown to the authorizer and the access log only:
 // without either it is not looked up.
-Session::Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id,
+Session::Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id,
                  Door door)
     : Session(services, std::move(transport), id, door,
               services.auth_gate().installed() || services.logs_access() ? transport->peer_address() : std::string()) {}
 
-Session::Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id,
+Session::Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id,
                  Door door, std::string address)
     : Connection(services.loop(), std::move(transport), services.connection_limits()),
       services_(services),

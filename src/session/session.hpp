@@ -29,7 +29,7 @@ enum class Door : std::uint8_t { public_port, admin };
 class Session final : public conn::Connection {
  public:
   // `id` is the owner's name for the connection (ConnectionRef).
-  Session(LoopServices& services, std::unique_ptr<transport::Transport> transport, std::uint64_t id,
+  Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id,
           Door door = Door::public_port);
   ~Session() override;
 
@@ -54,7 +54,7 @@ class Session final : public conn::Connection {
 
  private:
   // `address` is the client's, asked of the transport while it is still ours.
-  Session(LoopServices& services, std::unique_ptr<transport::Transport>&& transport, std::uint64_t id, Door door,
+  Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id, Door door,
           std::string address);
 
   void on_input(std::string& input) override;

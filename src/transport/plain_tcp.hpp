@@ -3,11 +3,11 @@
 #pragma once
 
 #include "conn/writer.hpp"
-#include "transport/transport.hpp"
+#include "conn/transport.hpp"
 
 namespace sluice::transport {
 
-class PlainTcp final : public Transport {
+class PlainTcp final : public conn::Transport {
  public:
   // Takes `fd` (non-blocking) and closes it when destroyed.
   explicit PlainTcp(int fd);

@@ -12,11 +12,11 @@
 #pragma once
 
 #include "transport/tls_stream.hpp"
-#include "transport/transport.hpp"
+#include "conn/transport.hpp"
 
 namespace sluice::transport {
 
-class TlsTransport final : public Transport {
+class TlsTransport final : public conn::Transport {
  public:
   // Takes `fd` (non-blocking, accepted) and closes it when destroyed. An
   // empty `context` makes a transport whose first read fails.

@@ -22,7 +22,7 @@ using test::keys;
 using test::pem_of;
 
 const std::filesystem::path kPeer =
-    std::filesystem::path(__FILE__).parent_path().parent_path() / "peers" / "jwt_peer.py";
+    std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers" / "jwt_peer.py";
 const std::string kPython = "/usr/bin/python3";  // the one Debian's python3-jwt is installed for
 const std::string kSecret = "a secret both sides share, over 32 bytes";
 

@@ -4,12 +4,8 @@
 // batches, and the fallback on a socket it cannot read.
 #include "conn/latency_gate.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <linux/sockios.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +17,7 @@
 #include "conn/connection.hpp"
 #include "conn/gate_checks.hpp"
 #include "io/socket.hpp"
+#include "loopback_pair.hpp"
 #include "transport/plain_tcp.hpp"
 
 namespace sluice::conn {
@@ -42,33 +39,13 @@ class QuietConnection final : public Connection {
 
 // A reader on loopback with a small receive buffer, so that its window is
 // exact to the byte, and the server side of it in a Connection.
-struct GatedPair {
-  explicit GatedPair(std::chrono::milliseconds grace, int reader_buffer = 4096) {
-    const int listener = io::listen_tcp({"127.0.0.1", 0}, {});
-    EXPECT_GE(listener, 0);
-    reader = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (reader_buffer > 0) {
-      EXPECT_EQ(io::set_receive_buffer(reader, reader_buffer), 0);
-    }
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(io::local_port(listener));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(reader, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
-    pollfd pending{listener, POLLIN, 0};
-    EXPECT_EQ(::poll(&pending, 1, 10000), 1);
-    const int server_fd = io::accept_nonblocking(listener);
-    ::close(listener);
-    io::set_nodelay(server_fd, true);
-    connection = std::make_unique<QuietConnection>(loop, std::make_unique<transport::PlainTcp>(server_fd),
+struct GatedPair : test::LoopbackPair {
+  explicit GatedPair(std::chrono::milliseconds grace, int reader_buffer = 4096) : LoopbackPair(reader_buffer) {
+    connection = std::make_unique<QuietConnection>(loop, std::make_unique<transport::PlainTcp>(release_sender()),
                                                    ConnectionLimits{});
     EXPECT_EQ(connection->start(), 0);
     EXPECT_TRUE(connection->bound_unread({.window_frames = 1, .grace = grace}, checks,
                                                 buf::make_frame(pool, buf::Lane::control, "\n")));
-  }
-  ~GatedPair() {
-    connection.reset();
-    ::close(reader);
   }
   void send(std::size_t size, char fill) {
     ASSERT_EQ(connection->send_data(buf::make_frame(pool, buf::Lane::data, std::string(size, fill))),
@@ -83,11 +60,6 @@ struct GatedPair {
     }
     return done();
   }
-  [[nodiscard]] std::size_t waiting_at_reader() const {
-    int queued = 0;
-    EXPECT_EQ(::ioctl(reader, SIOCINQ, &queued), 0);
-    return static_cast<std::size_t>(queued);
-  }
   // Reads what is there, without the probes' blank lines.
   std::string read_frames() {
     std::string got;
@@ -101,31 +73,30 @@ struct GatedPair {
   buf::Pool pool{{.block_count = 4096, .block_size = 4096, .reserve = 16}};
   io::Loop loop;
   GateChecks checks{loop};
-  int reader = -1;
   std::unique_ptr<QuietConnection> connection;
 };
 
 TEST(LatencyGate, LetsOneFrameReachAReaderThatDoesNotRead) {
   GatedPair pair(5ms);
   for (char c = 'a'; c < 'a' + 10; ++c) pair.send(1000, c);
-  ASSERT_TRUE(pair.run_until([&] { return pair.waiting_at_reader() >= 1000 && pair.gate().holding(); }));
+  ASSERT_TRUE(pair.run_until([&] { return pair.unread_at_reader() >= 1000 && pair.gate().holding(); }));
   // However often it looks again, nothing more goes.
   for (int i = 0; i < 50; ++i) pair.loop.run_once(1);
   EXPECT_EQ(pair.connection->queue().pending_data(), 9u);  // held in sluice's queue
-  EXPECT_LE(pair.waiting_at_reader(), 1000u + 16);     // one frame, and perhaps probes
-  EXPECT_GE(pair.waiting_at_reader(), 1000u);
+  EXPECT_LE(pair.unread_at_reader(), 1000u + 16);     // one frame, and perhaps probes
+  EXPECT_GE(pair.unread_at_reader(), 1000u);
 }
 
 TEST(LatencyGate, SendsTheNextFrameOnceTheReaderHasReadTheLast) {
   GatedPair pair(5ms);
   for (char c = 'a'; c < 'a' + 4; ++c) pair.send(1000, c);
-  ASSERT_TRUE(pair.run_until([&] { return pair.waiting_at_reader() >= 1000; }));
+  ASSERT_TRUE(pair.run_until([&] { return pair.unread_at_reader() >= 1000; }));
   // The reader reads well after its kernel acknowledged the frame, so that
   // only the gate's probe can make it tell.
   ASSERT_TRUE(pair.run_until([&] { return pair.gate().holding(); }));
   for (int i = 0; i < 20; ++i) pair.loop.run_once(1);
   EXPECT_EQ(pair.read_frames(), std::string(1000, 'a'));
-  ASSERT_TRUE(pair.run_until([&] { return pair.waiting_at_reader() >= 1000; }));
+  ASSERT_TRUE(pair.run_until([&] { return pair.unread_at_reader() >= 1000; }));
   EXPECT_EQ(pair.read_frames(), std::string(1000, 'b'));
   EXPECT_EQ(pair.connection->queue().pending_data(), 2u);
 }

@@ -3,12 +3,8 @@
 // that drains, and sockets the estimate cannot read).
 #include "conn/peer_backlog.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <linux/sockios.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +14,7 @@
 #include <thread>
 
 #include "io/socket.hpp"
+#include "loopback_pair.hpp"
 
 namespace sluice::conn {
 namespace {
@@ -27,41 +24,7 @@ using namespace std::chrono_literals;
 
 constexpr auto kPatience = 10s;  // a bound against a hang, not a timing
 
-// A connected loopback pair; the reader's receive buffer is set before the
-// connection is made, so the window it offers is small and unscaled.
-struct TcpPair {
-  explicit TcpPair(int reader_buffer) {
-    const int listener = io::listen_tcp({"127.0.0.1", 0}, {});
-    EXPECT_GE(listener, 0);
-    reader = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (reader_buffer > 0) {
-      EXPECT_EQ(io::set_receive_buffer(reader, reader_buffer), 0);
-    }
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(io::local_port(listener));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(reader, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
-    pollfd pending{listener, POLLIN, 0};
-    EXPECT_EQ(::poll(&pending, 1, 10000), 1);
-    sender = io::accept_nonblocking(listener);
-    EXPECT_GE(sender, 0);
-    io::set_nodelay(sender, true);
-    ::close(listener);
-  }
-  ~TcpPair() {
-    if (sender >= 0) ::close(sender);
-    if (reader >= 0) ::close(reader);
-  }
-  // Bytes waiting in the reader's receive buffer: the truth the estimate is after.
-  [[nodiscard]] std::size_t unread_at_reader() const {
-    int queued = 0;
-    EXPECT_EQ(::ioctl(reader, SIOCINQ, &queued), 0);
-    return static_cast<std::size_t>(queued);
-  }
-  int sender = -1;
-  int reader = -1;
-};
+using TcpPair = test::LoopbackPair;
 
 std::size_t write_some(int fd, std::size_t bytes) {
   const std::string chunk(bytes, 'x');

@@ -11,7 +11,7 @@ namespace sluice::dashboard {
 namespace {
 
 const std::filesystem::path kPage =
-    std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "dashboard" / "dashboard.html";
+    std::filesystem::path(SLUICE_SOURCE_DIR) / "src" / "dashboard" / "dashboard.html";
 
 std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -22,7 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+const std::filesystem::path kPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
 
 test::TestHttpServer::Reply serve_page(std::string_view path) {
   if (path != "/dashboard") return {.status = 404, .body = "not found\n"};

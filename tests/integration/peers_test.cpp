@@ -18,7 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // Found from this file, so the tests need no environment beyond SLUICED.
-const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+const std::filesystem::path kPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
 
 // A small send budget and a short retry make a pipelined burst cut an SSE
 // stream off and the client come back soon (tests/peers/lib/resume.mjs).

@@ -196,7 +196,7 @@ TEST_F(SluicedAuth, AWsSubscribeNotGrantedIsAFailedAckAndTheConnectionGoesOn) {
 }
 
 TEST_F(SluicedAuth, NodeWsWithABearerTokenSubscribesAndWithoutOneIsClosed4401) {
-  const std::filesystem::path peers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+  const std::filesystem::path peers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
   ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / "ws"))
       << "the peers' npm packages are missing: run make peers (npm ci --prefix tests/peers)";
   ChildProcess node({"node", (peers / "ws_token.mjs").string(), std::to_string(sluiced.port()), pyjwt(kNewsReader)});

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child_process.hpp"
+#include "sluiced_process.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -71,17 +72,12 @@ TEST(SluicedCli, MalformedConfigFileNamesTheLine) {
   EXPECT_NE(sluiced.output().find(path + ":2:"), std::string::npos) << sluiced.output();
 }
 
-std::uint16_t port_from_banner(const std::string& output) {
-  const auto colon = output.rfind(':', output.find('\n'));
-  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
-}
-
 TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
   const std::string path = temp_path("sluice_good.toml");
   std::ofstream(path) << "[sse]\nheartbeat_ms = 15000\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
-  const std::uint16_t port = port_from_banner(sluiced.output());
+  const std::uint16_t port = listening_port(sluiced.output());
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
 
   ChildProcess curl_sub({"curl", "-sN", base + "/sse/news"});

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "child_process.hpp"
+#include "sluiced_process.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -18,32 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::filesystem::path kPeers = SLUICE_PEERS_DIR;
-
-std::uint16_t port_from_banner(const std::string& output) {
-  const auto colon = output.rfind(':', output.find('\n'));
-  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
-}
-
-class SluicedProcess {
- public:
-  explicit SluicedProcess(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {env_path("SLUICED"), "--listen", "127.0.0.1:0", "--threads", "2"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    process_ = std::make_unique<ChildProcess>(argv);
-    if (process_->read_until_contains("\n", 10s)) port_ = port_from_banner(process_->output());
-  }
-  ~SluicedProcess() {
-    process_->signal(SIGTERM);
-    process_->wait(10s);
-  }
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-  [[nodiscard]] const std::string& output() const { return process_->output(); }
-
- private:
-  std::unique_ptr<ChildProcess> process_;
-  std::uint16_t port_ = 0;
-};
+const std::filesystem::path kPeers = SLUICE_SOURCE_DIR "/tests/peers";
 
 // The line after "label: " in the driver's output.
 std::string reported(const std::string& output, const std::string& label) {
@@ -53,7 +29,7 @@ std::string reported(const std::string& output, const std::string& label) {
 }
 
 TEST(SluicedDashboard, ServesThePageAndItsEventsAndOnlySluicedFeedsThem) {
-  SluicedProcess sluiced({"--set", "dashboard.interval_ms=100"});
+  SluicedProcess sluiced({"threads=2", "dashboard.interval_ms=100"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
 
   const HttpReply page = http_request(sluiced.port(), "GET", "/dashboard");
@@ -90,7 +66,7 @@ TEST(SluicedDashboard, ServesThePageAndItsEventsAndOnlySluicedFeedsThem) {
 }
 
 TEST(SluicedDashboard, SwitchedOffServesNothing) {
-  SluicedProcess sluiced({"--set", "dashboard.enabled=0"});
+  SluicedProcess sluiced({"threads=2", "dashboard.enabled=0"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   EXPECT_EQ(http_request(sluiced.port(), "GET", "/dashboard").status, 404);
   EXPECT_EQ(http_request(sluiced.port(), "GET", "/dashboard/events").status, 404);
@@ -99,7 +75,7 @@ TEST(SluicedDashboard, SwitchedOffServesNothing) {
 TEST(SluicedDashboard, ChromiumShowsTheFiguresChangeAfterAPublish) {
   ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "playwright-core"))
       << "the peers' npm packages are missing: run make test (npm ci --prefix tests/peers)";
-  SluicedProcess sluiced({"--set", "dashboard.interval_ms=250"});
+  SluicedProcess sluiced({"threads=2", "dashboard.interval_ms=250"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   SseSubscriber reader(sluiced.port(), "/sse/prices");
   ASSERT_TRUE(reader.opened());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "child_process.hpp"
+#include "sluiced_process.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -13,17 +14,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::uint16_t port_from_banner(const std::string& output) {
-  const auto colon = output.rfind(':', output.find('\n'));
-  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
-}
-
 std::string run_and_log(const std::vector<std::string>& settings, const std::string& expect_in_log) {
   std::vector<std::string> argv = {env_path("SLUICED"), "--listen", "127.0.0.1:0", "--threads", "1"};
   for (const std::string& s : settings) argv.insert(argv.end(), {"--set", s});
   ChildProcess sluiced(argv);
   EXPECT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
-  const std::uint16_t port = port_from_banner(sluiced.output());
+  const std::uint16_t port = listening_port(sluiced.output());
 
   {
     SseSubscriber subscriber(port, "/sse/news?token=TOKEN-SSE-51f3&policy=fifo");

@@ -14,17 +14,13 @@
 
 #include "child_process.hpp"
 #include "prometheus.hpp"
+#include "sluiced_process.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::uint16_t port_from_banner(const std::string& output) {
-  const auto colon = output.rfind(':', output.find('\n'));
-  return static_cast<std::uint16_t>(std::stoi(output.substr(colon + 1)));
-}
 
 // Every sample line of an exposition, by its name and labels as written.
 std::map<std::string, double> samples(const std::string& text) {
@@ -39,30 +35,15 @@ std::map<std::string, double> samples(const std::string& text) {
   return out;
 }
 
-class SluicedProcess {
- public:
-  explicit SluicedProcess(std::vector<std::string> extra = {}) {
-    // No dashboard: its system topic would be one more topic in the counts.
-    std::vector<std::string> argv = {env_path("SLUICED"), "--listen",          "127.0.0.1:0", "--threads",
-                                     "2",                 "--set",             "dashboard.enabled=0"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    process_ = std::make_unique<ChildProcess>(argv);
-    if (process_->read_until_contains("\n", 10s)) port_ = port_from_banner(process_->output());
-  }
-  ~SluicedProcess() {
-    process_->signal(SIGTERM);
-    process_->wait(10s);
-  }
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-  [[nodiscard]] const std::string& output() const { return process_->output(); }
-
- private:
-  std::unique_ptr<ChildProcess> process_;
-  std::uint16_t port_ = 0;
-};
+// Two loops, so the counts are sums over loops; no dashboard, whose system
+// topic would be one more topic in them.
+SluicedProcess sluiced_with(std::vector<std::string> settings = {}) {
+  settings.insert(settings.begin(), {"threads=2", "dashboard.enabled=0"});
+  return SluicedProcess(settings);
+}
 
 TEST(SluicedMetrics, CountsWhatWasServedAndPassesPromtool) {
-  SluicedProcess sluiced;
+  SluicedProcess sluiced = sluiced_with();
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
 
   SseSubscriber subscriber(sluiced.port(), "/sse/news");
@@ -93,7 +74,7 @@ TEST(SluicedMetrics, CountsWhatWasServedAndPassesPromtool) {
 }
 
 TEST(SluicedMetrics, CountsRefusalsByReasonAndStreamsEnding) {
-  SluicedProcess sluiced({"--set", "topics.max=1"});
+  SluicedProcess sluiced = sluiced_with({"topics.max=1"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   {
     SseSubscriber subscriber(sluiced.port(), "/sse/a");
@@ -114,19 +95,19 @@ TEST(SluicedMetrics, CountsRefusalsByReasonAndStreamsEnding) {
 }
 
 TEST(SluicedMetrics, PathAndSwitchAreConfigurable) {
-  SluicedProcess sluiced({"--set", "metrics.path=/internal/metrics"});
+  SluicedProcess sluiced = sluiced_with({"metrics.path=/internal/metrics"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   EXPECT_EQ(http_request(sluiced.port(), "GET", "/metrics").status, 404);
   EXPECT_EQ(http_request(sluiced.port(), "GET", "/internal/metrics").status, 200);
   EXPECT_EQ(http_request(sluiced.port(), "POST", "/internal/metrics", "x").status, 405);
 
-  SluicedProcess off({"--set", "metrics.enabled=0"});
+  SluicedProcess off = sluiced_with({"metrics.enabled=0"});
   ASSERT_NE(off.port(), 0) << off.output();
   EXPECT_EQ(http_request(off.port(), "GET", "/metrics").status, 404);
 }
 
 TEST(SluicedMetrics, RealPrometheusScrapesSluiced) {
-  SluicedProcess sluiced;
+  SluicedProcess sluiced = sluiced_with();
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   constexpr int kEvents = 137;
   TestClient publisher(sluiced.port());

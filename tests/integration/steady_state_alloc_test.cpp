@@ -57,15 +57,10 @@ TEST(SteadyState, PublishingAndDeliveringAllocatesNothing) {
     for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
     return ok;
   };
-  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(round());  // warm-up: rings and buffers reach their size
-
-  const std::uint64_t before = allocations();
-  bool all_delivered = true;
-  for (int i = 0; i < kRounds; ++i) all_delivered = round() && all_delivered;
-  const std::uint64_t during = allocations() - before;
-
-  EXPECT_TRUE(all_delivered);
-  EXPECT_EQ(during, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events to "
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events to "
                         << subs.size() << " subscribers";
 }
 
@@ -103,15 +98,10 @@ TEST(SteadyState, PublishingOverWsJsonAndDeliveringToWebSocketsAllocatesNothing)
     for (auto& sub : subs) ok = count_markers(sub->socket().fd(), '#', '!', kBatch) && ok;
     return ok;
   };
-  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(round());  // warm-up
-
-  const std::uint64_t before = allocations();
-  bool all_delivered = true;
-  for (int i = 0; i < kRounds; ++i) all_delivered = round() && all_delivered;
-  const std::uint64_t during = allocations() - before;
-
-  EXPECT_TRUE(all_delivered);
-  EXPECT_EQ(during, 0u) << "heap allocations while publishing " << kBatch * kRounds << " /ws requests to "
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds << " /ws requests to "
                         << subs.size() << " WebSocket subscribers";
 }
 

@@ -110,15 +110,10 @@ TEST(TlsSteadyState, PublishingAndDeliveringOverTlsAllocatesNothingOfOurs) {
     for (auto& sub : subs) ok = sub->count_markers('\n', '\n', kBatch) && ok;
     return ok;
   };
-  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(round());  // warm-up
-
-  const std::uint64_t before = allocations();
-  bool all_delivered = true;
-  for (int i = 0; i < kRounds; ++i) all_delivered = round() && all_delivered;
-  const std::uint64_t during = allocations() - before;
-
-  EXPECT_TRUE(all_delivered);
-  EXPECT_EQ(during, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events over TLS to "
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events over TLS to "
                         << subs.size() << " subscribers";
 }
 

@@ -25,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+const std::filesystem::path kPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
 
 std::vector<std::string> sluiced_argv(const ServerCert& cert, const std::vector<std::string>& settings) {
   std::vector<std::string> args = {env_path("SLUICED"), "--listen", "127.0.0.1:0", "--threads", "1",

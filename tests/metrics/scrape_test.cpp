@@ -123,7 +123,7 @@ TEST(MetricsScrape, PromtoolRefusesABrokenExposition) {
 // the exposition has: a renamed family cannot leave an alert that never fires.
 TEST(MetricsScrape, TheAlertRulesNameOnlyExposedMetrics) {
   const std::filesystem::path rules =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "ops" / "sluice.rules.yml";
+      std::filesystem::path(SLUICE_SOURCE_DIR) / "docs" / "ops" / "sluice.rules.yml";
   std::ifstream in(rules);
   ASSERT_TRUE(in) << rules;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

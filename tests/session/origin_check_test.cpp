@@ -35,14 +35,14 @@ TEST(OriginCheck, WithAListOnlyItsOriginsPass) {
   EXPECT_EQ(judge_origin("null", "h:1", {kList, false}), OriginVerdict::refused);
 }
 
-TEST(OriginCheck, AnEmptyListIsAnyOriginWithoutAuthAndNoneWithIt) {
-  EXPECT_EQ(judge_origin("https://evil.example", "h:1", {{}, false}), OriginVerdict::listed);
+TEST(OriginCheck, AnEmptyListOpensReadingToAnyOriginWithoutAuthAndNothingWithIt) {
+  EXPECT_EQ(judge_origin("https://evil.example", "h:1", {{}, false}), OriginVerdict::open);
   EXPECT_EQ(judge_origin("https://evil.example", "h:1", {{}, true}), OriginVerdict::refused);
 }
 
 TEST(OriginCheck, StarOnlyWithoutAListAndWithoutAuth) {
   EXPECT_EQ(allow_origin_value(OriginVerdict::none, "", {{}, false}), "*");
-  EXPECT_EQ(allow_origin_value(OriginVerdict::listed, "https://a", {{}, false}), "*");
+  EXPECT_EQ(allow_origin_value(OriginVerdict::open, "https://a", {{}, false}), "*");
   EXPECT_EQ(allow_origin_value(OriginVerdict::none, "", {{}, true}), "");
   EXPECT_EQ(allow_origin_value(OriginVerdict::same, "http://h:1", {{}, true}), "http://h:1");
   EXPECT_EQ(allow_origin_value(OriginVerdict::listed, "https://app.example", {kList, true}), "https://app.example");

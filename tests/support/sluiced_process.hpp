@@ -1,9 +1,11 @@
 // Owns: SluicedProcess, the real sluiced binary started by a test with
-// --set settings on a free loopback port, and curl_http(), one curl run
-// whose status line, headers and body the test reads.
+// --set settings on a free loopback port; listening_port(), the port its
+// first line names; and curl_http(), one curl run whose status line,
+// headers and body the test reads.
 #pragma once
 
 #include <csignal>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,18 +15,23 @@ namespace sluice::test {
 
 using namespace std::chrono_literals;
 
+// The port in sluiced's first line ("... listening on ADDRESS:PORT"); 0 when
+// the line says something else (it did not start).
+inline std::uint16_t listening_port(const std::string& output) {
+  const std::size_t end = output.find('\n');
+  if (output.substr(0, end).find("listening on") == std::string::npos) return 0;
+  return static_cast<std::uint16_t>(std::stoi(output.substr(output.rfind(':', end) + 1)));
+}
+
 class SluicedProcess {
  public:
   explicit SluicedProcess(const std::vector<std::string>& settings, const std::string& listen = "127.0.0.1:0")
       : process_(argv(settings, listen)) {
-    if (!process_.read_until_contains("\n", 10s)) return;
-    const std::string& banner = process_.output();
-    const std::size_t colon = banner.rfind(':', banner.find('\n'));
-    if (banner.find("listening on") != std::string::npos) port_ = std::stoi(banner.substr(colon + 1));
+    if (process_.read_until_contains("\n", 10s)) port_ = listening_port(process_.output());
   }
 
   // 0 when it did not start.
-  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] std::uint16_t port() const { return port_; }
   [[nodiscard]] std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Stops it as an operator would: 0 when it drained and exited cleanly.
   int stop() {
@@ -44,7 +51,7 @@ class SluicedProcess {
   }
 
   ChildProcess process_;
-  int port_ = 0;
+  std::uint16_t port_ = 0;
 };
 
 struct CurlReply {

@@ -16,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using sluice::test::ChildProcess;
 
-const std::filesystem::path kPeers = std::filesystem::path(__FILE__).parent_path().parent_path() / "peers";
+const std::filesystem::path kPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
 
 std::string base(const H2TestServer& server, bool tls) {
   return std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(server.port());

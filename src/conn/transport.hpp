@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <string>
 
-namespace sluice::transport {
+namespace sluice::conn {
 
 class Transport {
  public:
@@ -55,4 +55,4 @@ class Transport {
   [[nodiscard]] virtual bool holds_output() const { return false; }
 };
 
-}  // namespace sluice::transport
+}  // namespace sluice::conn

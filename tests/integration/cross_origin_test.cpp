@@ -1,0 +1,64 @@
+// Pages on other origins against a server with no auth and no
+// ws.allowed_origins (the loopback default): they may read a stream, but a
+// publish, a /ws connection or a publisher upgrade from them is refused, so
+// a web page cannot publish through the browser of someone running sluiced
+// on their own machine.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+constexpr std::string_view kForeign = "Origin: https://evil.example\r\n";
+
+std::string upgrade(std::string_view path, std::string_view origin) {
+  return "GET " + std::string(path) +
+         " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
+         std::string(origin) + "\r\n";
+}
+
+int status_of(std::uint16_t port, const std::string& request) {
+  TestClient client(port);
+  client.send(request);
+  if (!client.read_until_contains("\r\n")) return 0;
+  const std::string& reply = client.buffer();
+  return reply.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(reply.substr(9, 3)) : 0;
+}
+
+TEST(CrossOrigin, APageOnAnotherOriginMayReadAStreamButNotPublish) {
+  RunningServer server;
+
+  TestClient reader(server.port());
+  reader.send("GET /sse/news HTTP/1.1\r\nHost: x\r\n" + std::string(kForeign) + "\r\n");
+  ASSERT_TRUE(reader.read_until_contains("\r\n\r\n"));
+  EXPECT_EQ(reader.buffer().rfind("HTTP/1.1 200", 0), 0u) << reader.buffer();
+  EXPECT_NE(reader.buffer().find("Access-Control-Allow-Origin: *\r\n"), std::string::npos) << reader.buffer();
+
+  TestClient publisher(server.port());
+  publisher.send("POST /pub/news HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n" + std::string(kForeign) +
+                 "Content-Length: 5\r\n\r\nforge");
+  const HttpReply refused = read_reply(publisher);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_NE(refused.body.find("ws.allowed_origins"), std::string::npos) << refused.body;
+
+  // Nothing reached the reader; a publish with no Origin (not a page) does.
+  TestClient local(server.port());
+  EXPECT_EQ(publish(local, "/pub/news", "real"), 200);
+  ASSERT_TRUE(reader.read_until_contains("data: real\n"));
+  EXPECT_EQ(reader.buffer().find("forge"), std::string::npos);
+}
+
+TEST(CrossOrigin, WebSocketsFromAnotherOriginMaySubscribeToATopicOnly) {
+  RunningServer server;
+  EXPECT_EQ(status_of(server.port(), upgrade("/ws/news", kForeign)), 101);
+  EXPECT_EQ(status_of(server.port(), upgrade("/ws", kForeign)), 403);
+  EXPECT_EQ(status_of(server.port(), upgrade("/pub/news", kForeign)), 403);
+  EXPECT_EQ(status_of(server.port(), upgrade("/ws", "")), 101);
+}
+
+}  // namespace
+}  // namespace sluice::test
