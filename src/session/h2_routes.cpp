@@ -108,7 +108,8 @@ void H2Connection::route(std::int32_t stream, const Request& request, bool end_s
     if (request.method != Method::get && request.method != Method::head) {
       return reply(stream, method_not_allowed("Allow: GET\r\n"));
     }
-    return reply(stream, {.status = 200, .body = "ok\n"});
+    // HEAD: the status alone (HTTP/2 has no body to skip).
+    return reply(stream, {.status = 200, .body = request.method == Method::head ? "" : "ok\n"});
   }
   if (path == kSsePrefix || path.starts_with("/sse/")) {
     if (request.method != Method::get) return reply(stream, method_not_allowed("Allow: GET\r\n"));

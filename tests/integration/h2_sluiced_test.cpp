@@ -141,6 +141,7 @@ TEST(SluicedH2, OtherRoutesAnswerClearly) {
   H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
   ASSERT_TRUE(client.ok());
   const auto health = client.request("GET", "/healthz");
+  const auto head = client.request("HEAD", "/healthz");
   const auto missing = client.request("GET", "/nowhere");
   const auto put_sse = client.request("PUT", "/sse/x", {}, "body");
   const auto get_pub = client.request("GET", "/pub/x");
@@ -148,13 +149,15 @@ TEST(SluicedH2, OtherRoutesAnswerClearly) {
   const auto bad_policy = client.request("GET", "/sse/x?policy=nonsense");
   const auto foreign = client.request("GET", "/sse/x", {{"origin", "https://evil.example"}});
   ASSERT_TRUE(client.pump([&] {
-    for (auto id : {health, missing, put_sse, get_pub, no_topic, bad_policy, foreign}) {
+    for (auto id : {health, head, missing, put_sse, get_pub, no_topic, bad_policy, foreign}) {
       if (!client.stream(id).closed) return false;
     }
     return true;
   }));
   EXPECT_EQ(client.stream(health).status, 200);
   EXPECT_EQ(client.stream(health).body, "ok\n");
+  EXPECT_EQ(client.stream(head).status, 200);
+  EXPECT_TRUE(client.stream(head).body.empty());
   EXPECT_EQ(client.stream(missing).status, 404);
   EXPECT_EQ(client.stream(put_sse).status, 405);
   EXPECT_EQ(client.stream(get_pub).status, 405);
