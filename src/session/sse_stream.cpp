@@ -60,6 +60,8 @@ void SseStream::tick(io::Loop::Clock::time_point now) {
     subscriptions_.leave_all();
     refuse("token expired: reconnect with a fresh token");
   }
+}
+
 // A client told to reconnect does so elsewhere, once the node is out of
 // its load balancer. Each stream is given its own delay, spread over
 // sse.retry_ms .. 2 x sse.retry_ms, so that a node's thousands of clients
