@@ -167,6 +167,27 @@ struct TlsConfig {
   [[nodiscard]] bool enabled() const { return !cert_file.empty(); }
 };
 
+// Several nodes sharing their topics through Redis Streams
+// (docs/BROKER.md). No url: no broker, the node is the single-process
+// server it always was.
+struct BrokerSettings {
+  std::vector<std::string> urls;  // redis://ADDRESS[:PORT], in shard order
+  std::string prefix = "sluice:";  // a topic's stream is PREFIX + TOPIC
+  std::int64_t max_len = 0;        // MAXLEN ~ of every stream; 0: history.max_events
+  std::int64_t connect_timeout_ms = 1000;
+  std::int64_t request_timeout_ms = 2000;
+  std::int64_t max_pending = 1024;              // per connection
+  std::int64_t max_pending_bytes = 8 << 20;     // per connection
+  std::int64_t max_reply_bytes = 64 << 20;      // per connection
+  std::int64_t reconnect_min_ms = 100;
+  std::int64_t reconnect_max_ms = 5000;
+  std::int64_t read_max_topics = 10000;  // per reader
+  std::int64_t read_count = 100;
+  std::int64_t read_block_ms = 1000;
+
+  [[nodiscard]] bool enabled() const { return !urls.empty(); }
+};
+
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
@@ -189,6 +210,7 @@ struct Config {
   OpsConfig ops;
   AuthConfig auth;
   TlsConfig tls;
+  BrokerSettings broker;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

@@ -8,6 +8,7 @@
 #include "hub/event_id.hpp"
 #include "io/socket.hpp"
 #include "server/server_impl.hpp"
+#include "server/broker_config.hpp"
 #include "server/ws_routes.hpp"
 #include "session/config_limits.hpp"
 #include "session/publish_metrics.hpp"
@@ -73,9 +74,14 @@ Server::Impl::Impl(const Config& c)
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
+  if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
   const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
-                            s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get()};
-  for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
+                            s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
+                            s.broker_config.get(), &s.broker_node};
+  for (unsigned i = 0; i < loop_count(s.config); ++i) {
+    s.workers.push_back(std::make_unique<Worker>(shared, i));
+    if (LoopBroker* broker = s.workers.back()->broker()) s.broker_node.add_loop(*broker);
+  }
   if (s.config.ops.dashboard != 0) {
     s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
                                [&s] { s.system_feed.tick(); });

@@ -111,6 +111,9 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   if (key.empty() && !raw_key.empty()) {
     return respond({.status = 400, .body = "bad key: at most 255 bytes, %-escapes well formed\n"});
   }
+  if (BrokerPublishes* publishes = services_.broker_publishes()) {
+    return publish_to_broker(*publishes, request, topic, {request.body, event, key});
+  }
   hub::Hub& hub = services_.hub();
   const hub::PublishResult result = hub.publish(topic, {request.body, event, key}, &session_.peer().topic_allowance());
   count_publish(services_.metrics(), result.status);
