@@ -26,11 +26,23 @@ void LoopBroker::request_check(std::string_view topic) {
 void LoopBroker::run_checks() {
   {
     const std::lock_guard lock(checks_mutex_);
-    if (checks_.empty()) return;
     running_.swap(checks_);
+    sending_.swap(forwarded_);
   }
   for (const std::string& topic : running_) check(topic);
   running_.clear();
+  for (const Forwarded& f : sending_) (void)broker_->publish(f.topic, {f.data, f.event, f.key}, *this, 0);
+  sending_.clear();
+}
+
+bool LoopBroker::forward(std::string_view topic, const broker::EventFields& event, std::size_t max) {
+  {
+    const std::lock_guard lock(checks_mutex_);
+    if (forwarded_.size() >= max) return false;
+    forwarded_.push_back({std::string(topic), std::string(event.data), std::string(event.event), std::string(event.key)});
+  }
+  wake_();
+  return true;
 }
 
 // Makes this loop's reading of `topic` match whether the node follows it

@@ -33,7 +33,7 @@
 
 namespace sluice::server {
 
-class LoopBroker final : private broker::StreamSink {
+class LoopBroker final : private broker::StreamSink, private broker::PublishHandler {
  public:
   // `wake` makes the loop call run_checks() soon, from any thread.
   LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
@@ -49,6 +49,10 @@ class LoopBroker final : private broker::StreamSink {
   void run_checks();
   // The loop: a loop delivered events of a topic this reader holds.
   void room_made();
+  // Any thread (Server::publish): an event this loop publishes at its next
+  // turn. False when `max` events wait already. Nobody hears Redis's
+  // answer: the caller learnt only that the event was handed over.
+  [[nodiscard]] bool forward(std::string_view topic, const broker::EventFields& event, std::size_t max);
 
  private:
   struct NameHash {
@@ -57,7 +61,12 @@ class LoopBroker final : private broker::StreamSink {
   };
   using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
 
+  struct Forwarded {
+    std::string topic, data, event, key;
+  };
+
   void check(const std::string& topic);
+  void on_published(std::uint64_t, broker::PublishStatus, broker::StreamId, std::string_view) override {}
   void on_started(std::string_view topic, broker::StreamId position) override;
   broker::Take on_event(std::string_view topic, const broker::StreamEntry& entry) override;
   void on_gap(std::string_view topic, broker::StreamId first, broker::StreamId last) override;
@@ -74,6 +83,8 @@ class LoopBroker final : private broker::StreamSink {
   std::mutex checks_mutex_;
   NameSet checks_;    // asked for by any loop (at most one entry per topic)
   NameSet running_;   // the batch being checked, reused
+  std::vector<Forwarded> forwarded_;  // Server::publish's events, under checks_mutex_
+  std::vector<Forwarded> sending_;    // the batch being published, reused
 };
 
 // The node's TopicFollower: routes each change to the topic's reader loop.

@@ -135,6 +135,18 @@ void Server::stop() {
 
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
                               std::string_view key) {
+  Impl& s = *impl_;
+  if (s.broker_config) {
+    // Handed to the topic's reader loop, which sends it to Redis: the id
+    // is Redis's, given later, so none is returned here.
+    const hub::HubStatus checked = hub::check_publishable(topic, {data, event, key}, s.config.hub.max_topic_name);
+    if (checked != hub::HubStatus::ok) return {public_status(checked)};
+    LoopBroker& reader = *s.workers[s.broker_node.reader_loop(topic)]->broker();
+    if (!reader.forward(topic, {data, event, key}, s.broker_config->link.max_pending)) {
+      return {public_status(hub::HubStatus::busy)};
+    }
+    return {PublishStatus::ok, 0, s.book.follow_state(topic).subscribers};
+  }
   const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
   impl_->registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
   return {public_status(r.status), r.id, r.subscribers};
