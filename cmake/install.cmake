@@ -21,7 +21,7 @@ set_target_properties(sluice_client PROPERTIES EXPORT_NAME client)
 set_target_properties(sluice_transport PROPERTIES EXPORT_NAME transport)
 
 install(TARGETS sluice_core sluice sluice_server sluice_client sluice_transport sluice_metrics sluice_dashboard
-                sluice_log EXPORT sluiceTargets
+                sluice_log sluice_broker EXPORT sluiceTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sluice DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev

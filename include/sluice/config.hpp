@@ -180,6 +180,25 @@ struct H2Config {
   std::int64_t connection_window = 1 << 20;    // the same across all streams of a connection
   std::int64_t max_frames_per_second = 1000;   // frames carrying no request or body (GOAWAY past it)
   std::int64_t max_session_bytes = 1 << 20;    // the HTTP/2 library's memory per connection (GOAWAY past it)
+// Several nodes sharing their topics through Redis Streams
+// (docs/BROKER.md). No url: no broker, the node is the single-process
+// server it always was.
+struct BrokerSettings {
+  std::vector<std::string> urls;  // redis://ADDRESS[:PORT], in shard order
+  std::string prefix = "sluice:";  // a topic's stream is PREFIX + TOPIC
+  std::int64_t max_len = 0;        // MAXLEN ~ of every stream; 0: history.max_events
+  std::int64_t connect_timeout_ms = 1000;
+  std::int64_t request_timeout_ms = 2000;
+  std::int64_t max_pending = 1024;              // per connection
+  std::int64_t max_pending_bytes = 8 << 20;     // per connection
+  std::int64_t max_reply_bytes = 64 << 20;      // per connection
+  std::int64_t reconnect_min_ms = 100;
+  std::int64_t reconnect_max_ms = 5000;
+  std::int64_t read_max_topics = 10000;  // per reader
+  std::int64_t read_count = 100;
+  std::int64_t read_block_ms = 1000;
+
+  [[nodiscard]] bool enabled() const { return !urls.empty(); }
 };
 
 struct Config {
@@ -205,6 +224,7 @@ struct Config {
   AuthConfig auth;
   TlsConfig tls;
   H2Config h2;
+  BrokerSettings broker;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

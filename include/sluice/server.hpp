@@ -47,7 +47,7 @@ enum class PublishStatus : std::uint8_t {
 
 struct PublishResult {
   PublishStatus status = PublishStatus::ok;
-  std::uint64_t id = 0;         // the event's sequence in its topic (ok only)
+  std::uint64_t id = 0;         // the event's sequence in its topic (ok only; 0 with a broker: Redis gives it later)
   std::size_t subscribers = 0;  // subscribers of the topic when it was published
 };
 
@@ -80,7 +80,10 @@ class Server {
   // clients are refused. POST /admin/drain calls it. Any thread.
   void drain(std::chrono::milliseconds grace);
 
-  // Thread-safe. Returns the event's id, or why it was refused.
+  // Thread-safe. Returns the event's id, or why it was refused. With a
+  // broker (broker.url) the event is handed to a loop that sends it to
+  // Redis: ok means handed over (id 0), busy that broker.max_pending events
+  // wait already; Redis's own refusal is not reported back.
   PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
                         std::string_view key = {});
   // Calls `fn` every `period` on loop 0's thread; set before run().

@@ -24,6 +24,18 @@ std::size_t format_event_id(std::string_view epoch, std::uint64_t seq, char* out
   return static_cast<std::size_t>(end - out);
 }
 
+std::size_t format_stream_event_id(std::uint64_t epoch_ms, std::uint64_t seq, char* out) {
+  char text[16];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, epoch_ms, 36);
+  return format_event_id(std::string_view(text, static_cast<std::size_t>(end - text)), seq, out);
+}
+
+bool same_stream_epoch(std::string_view epoch, std::uint64_t epoch_ms) {
+  char text[16];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, epoch_ms, 36);
+  return epoch == std::string_view(text, static_cast<std::size_t>(end - text));
+}
+
 ParsedId parse_event_id(std::string_view text) {
   const auto colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return {};

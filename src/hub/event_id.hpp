@@ -19,6 +19,12 @@ inline constexpr std::size_t kMaxIdText = 40;
 // Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
 std::size_t format_event_id(std::string_view epoch, std::uint64_t seq, char* out);
 
+// The same for a topic read from a broker: EPOCH is the millisecond its
+// stream was created, written in base 36 as make_epoch() writes its own.
+std::size_t format_stream_event_id(std::uint64_t epoch_ms, std::uint64_t seq, char* out);
+// Whether `epoch` (the text of an id) names the stream of `epoch_ms`.
+[[nodiscard]] bool same_stream_epoch(std::string_view epoch, std::uint64_t epoch_ms);
+
 struct ParsedId {
   std::string_view epoch;
   std::uint64_t seq = 0;

@@ -19,6 +19,9 @@ struct KeptEvent {
   std::uint64_t seq = 0;
   std::uint64_t key = 0;   // conflation key
   std::chrono::steady_clock::time_point published{};  // for the admin API's ages and rates
+  // The epoch its id is written with: 0 for the server run's own, else the
+  // millisecond its topic's Redis Stream was created (a broker's topics).
+  std::uint64_t epoch = 0;
   buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
   std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published

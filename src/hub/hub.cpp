@@ -21,6 +21,7 @@ struct Hub::Local {
 
   TopicRecord* record;
   std::uint64_t delivered = 0;  // the last seq this loop handed over
+  std::uint64_t resets = 0;     // the record's resets this loop has acted on
   std::vector<Entry> subscribers;
   bool delivering = false;
   bool has_holes = false;  // unsubscribed during a delivery: compact after it
@@ -79,8 +80,12 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     auto& slot = locals_[record];
     if (!slot) slot = std::make_unique<Local>(record);
     local = slot.get();
-    newest = record->next_id - 1;
+    // A broker's topic not read yet has no newest event on this node: the
+    // subscriber is owed whatever the reader finds after where it starts.
+    newest = follower_ != nullptr && record->stream_epoch == 0 ? 0 : record->next_id - 1;
     if (!local->followed()) {
+      if (record->loop_mask == 0 && follower_ != nullptr) follower_->following_changed(record->name);
+      local->resets = record->resets;
       local->delivered = newest;
       record->delivered[loop_].store(newest, std::memory_order_release);
       record->loop_mask |= std::uint64_t{1} << loop_;
@@ -99,7 +104,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   local->subscribers.push_back({subscriber, cookie, newest + 1, form});
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];
-    EventFrames frames(book_.pool(), scratch_, record->name, std::string_view(id, format_id(event.seq, id)), event.sse,
+    EventFrames frames(book_.pool(), scratch_, record->name, std::string_view(id, book_.format_id(event, id)), event.sse,
                        event.payload, event.ws.data());
     subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
   }
@@ -113,7 +118,9 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
 const char* Hub::check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const {
   const ParsedId id = parse_event_id(last_id);
   if (!id.ok) return "malformed-id";
-  if (id.epoch != book_.epoch()) return "other-epoch";
+  const bool same_epoch = record.stream_epoch != 0 ? same_stream_epoch(id.epoch, record.stream_epoch)
+                                                  : id.epoch == book_.epoch();
+  if (!same_epoch) return "other-epoch";
   const std::uint64_t newest = record.next_id - 1;
   if (id.seq > newest) return "unknown-id";
   // Replay reaches back history.max_events, even though more may be kept.
@@ -154,15 +161,30 @@ void Hub::deliver_news(TopicRecord* record) {
   Local& local = *it->second;
   std::uint64_t lost_first = 0;
   batch_.clear();
+  const char* reset = nullptr;
+  bool rebased = false;
   {
     const std::lock_guard lock(record->mutex);
+    if (local.resets != record->resets) {  // only ever with a broker
+      local.resets = record->resets;
+      local.delivered = record->reset_base;
+      reset = record->reset_reason;
+      rebased = true;
+    }
     collect_after(*record, local.delivered, lost_first);
   }
+  if (rebased) rebase(local, reset);
   // Publishers wait for a lagging loop and the pool never takes back an
   // undelivered event, so this is a safety net: should the history ever not
   // reach back, the subscribers hear exactly which ids they lost.
   if (lost_first != 0) report_loss(local, lost_first, batch_.front().seq - 1);
-  deliver_batch(local);
+  // A broker's reader may find a hole mid-batch (entries trimmed before it
+  // read them): those subscribers hear which ids they lost, in place.
+  if (follower_ != nullptr) {
+    deliver_with_holes(local);
+  } else {
+    deliver_batch(local);
+  }
   if (!batch_.empty()) {
     local.delivered = batch_.back().seq;
     record->delivered[loop_].store(local.delivered, std::memory_order_release);
@@ -195,6 +217,7 @@ void Hub::let_go_if_unfollowed(TopicRecord* record) {
   locals_.erase(it);
   const std::lock_guard lock(record->mutex);
   record->loop_mask &= ~(std::uint64_t{1} << loop_);
+  if (record->loop_mask == 0 && follower_ != nullptr) follower_->following_changed(record->name);
 }
 
 // Subscriber by subscriber, each taking the whole batch in id order: one
@@ -211,7 +234,7 @@ void Hub::deliver_batch(Local& local) {
   for (std::size_t e = 0; e < batch_.size(); ++e) {
     const KeptEvent& event = batch_[e];
     frames_.emplace_back(book_.pool(), scratch_, record.name,
-                         std::string_view(ids_[e].data(), format_id(event.seq, ids_[e].data())), event.sse,
+                         std::string_view(ids_[e].data(), book_.format_id(event, ids_[e].data())), event.sse,
                          event.payload, event.ws.data());
   }
   EventRuns runs(book_.pool(), frames_);
@@ -241,6 +264,33 @@ void Hub::deliver_batch(Local& local) {
   if (local.has_holes) {
     std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
     local.has_holes = false;
+  }
+}
+
+// After a broker's reset (or the reader's first position): ids continue
+// from local.delivered, and every subscriber is owed what comes next.
+void Hub::rebase(Local& local, const char* reason) {
+  local.record->delivered[loop_].store(local.delivered, std::memory_order_release);
+  for (Local::Entry& entry : local.subscribers) {
+    if (entry.subscriber == nullptr) continue;
+    entry.first_seq = local.delivered + 1;
+    if (reason != nullptr) entry.subscriber->reset(entry.cookie, reason);
+  }
+}
+
+// Splits the batch at each hole in its ids, reporting the hole between
+// the runs it delivers.
+void Hub::deliver_with_holes(Local& local) {
+  std::size_t begin = 0;
+  for (std::size_t e = 1; e <= batch_.size(); ++e) {
+    if (e < batch_.size() && batch_[e].seq == batch_[e - 1].seq + 1) continue;
+    if (begin == 0 && e == batch_.size()) return deliver_batch(local);
+    held_.assign(batch_.begin() + static_cast<std::ptrdiff_t>(begin), batch_.begin() + static_cast<std::ptrdiff_t>(e));
+    held_.swap(batch_);
+    deliver_batch(local);
+    held_.swap(batch_);
+    if (e < batch_.size()) report_loss(local, batch_[e - 1].seq + 1, batch_[e].seq - 1);
+    begin = e;
   }
 }
 

@@ -76,8 +76,16 @@ class Hub {
   // inbox of topics overflowed and some news may not be in it).
   void drain_pending();
 
+  // Before serving, with a broker: told as the node starts and stops
+  // following each topic.
+  void set_follower(TopicFollower* follower) { follower_ = follower; }
+
   [[nodiscard]] std::size_t topic_count() const { return book_.topic_count(); }
   [[nodiscard]] std::size_t subscriber_count(std::string_view topic) const;
+  // Subscribers of `topic` on every loop of this node.
+  [[nodiscard]] std::size_t node_subscribers(std::string_view topic) const {
+    return book_.follow_state(topic).subscribers;
+  }
   [[nodiscard]] const std::string& epoch() const { return book_.epoch(); }
   [[nodiscard]] const HubLimits& limits() const { return book_.limits(); }
   std::size_t format_id(std::uint64_t seq, char* out) const { return book_.format_id(seq, out); }
@@ -93,12 +101,16 @@ class Hub {
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
+  void rebase(Local& local, const char* reason);
+  void deliver_with_holes(Local& local);
 
   TopicBook& book_;
   unsigned loop_;
+  TopicFollower* follower_ = nullptr;
   std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
   std::vector<TopicRecord*> pending_;  // drain_pending()'s list, reused
   std::vector<KeptEvent> batch_;     // events being delivered, reused
+  std::vector<KeptEvent> held_;      // the rest of a batch split at a hole, reused
   std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
   std::vector<std::array<char, kMaxIdText>> ids_;  // their ids as text
   FrameScratch scratch_;             // builds this loop's WebSocket forms

@@ -54,6 +54,11 @@ enum class HubStatus : std::uint8_t {
   busy,                 // a loop has yet to deliver the event the history would drop: retry
 };
 
+// What the book checks of a publish before taking it, for a publish that
+// goes elsewhere (a broker): ok, bad_topic, bad_event, reserved_event or
+// reserved_data.
+[[nodiscard]] HubStatus check_publishable(std::string_view topic, const Message& message, std::size_t max_topic_name);
+
 struct PublishResult {
   HubStatus status;
   std::uint64_t id = 0;
@@ -93,6 +98,18 @@ struct RunDelivery {
   EventRuns& runs;
 };
 
+// Told when the node starts following a topic (its first loop with a
+// subscriber) and when it stops (its last): a broker reads only what the
+// node follows. Called from any loop's thread, under the topic's lock, so
+// it must only take note (and must not touch the book).
+class TopicFollower {
+ public:
+  virtual void following_changed(std::string_view topic) = 0;
+
+ protected:
+  ~TopicFollower() = default;
+};
+
 class Subscriber {
  public:
   virtual void deliver(const Delivery& delivery) = 0;
@@ -103,6 +120,9 @@ class Subscriber {
   // Events first..last of the topic were published but are gone before this
   // subscriber's loop could hand them over (its loop fell that far behind).
   virtual void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) = 0;
+  // What comes next does not continue what came before (a broker's stream
+  // was replaced or lost): `reason` says why, and ids start afresh.
+  virtual void reset(std::uint32_t /*cookie*/, const char* /*reason*/) {}
 
  protected:
   ~Subscriber() = default;

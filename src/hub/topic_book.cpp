@@ -37,6 +37,11 @@ TopicBook::~TopicBook() = default;
 
 std::size_t TopicBook::format_id(std::uint64_t seq, char* out) const { return format_event_id(epoch_, seq, out); }
 
+std::size_t TopicBook::format_id(const KeptEvent& event, char* out) const {
+  return event.epoch == 0 ? format_event_id(epoch_, event.seq, out)
+                          : format_stream_event_id(event.epoch, event.seq, out);
+}
+
 std::size_t TopicBook::topic_count() const {
   const std::shared_lock lock(topics_mutex_);
   return topics_.size();
@@ -139,6 +144,14 @@ void TopicBook::unlink(TopicRecord& record) {
   topics_.erase(topics_.find(std::string_view(record.name)));
 }
 
+HubStatus check_publishable(std::string_view topic, const Message& message, std::size_t max_topic_name) {
+  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return HubStatus::bad_event;
+  if (message.event.starts_with(kReservedEventPrefix)) return HubStatus::reserved_event;
+  if (message.data.starts_with(kReservedDataPrefix)) return HubStatus::reserved_data;
+  if (!proto::valid_topic_name(topic, max_topic_name)) return HubStatus::bad_topic;
+  return HubStatus::ok;
+}
+
 PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch,
                                  TopicAllowance* allowance) {
   if (name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
@@ -208,7 +221,7 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     KeptEvent event;
     // When the pool is short of blocks, kept history gives way: replay is a
     // convenience, the live event is the point.
-    while (!encode(*record, record->next_id, message, scratch, event)) {
+    while (!encode(*record, 0, record->next_id, message, scratch, event)) {
       if (!evict_in_turn(*record)) return {HubStatus::no_memory};
     }
     // Backpressure: a loop that has not delivered the oldest kept event yet
@@ -226,6 +239,111 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
   }
   notify_loops(*record, mask);
   return result;
+}
+
+TopicRef TopicBook::find_pinned(std::string_view name) const {
+  const std::shared_lock lock(topics_mutex_);
+  const auto it = topics_.find(name);
+  if (it == topics_.end()) return {};
+  it->second->pins.fetch_add(1, std::memory_order_relaxed);
+  return TopicRef(it->second.get());
+}
+
+// Under the topic's lock. The old stream's events go at once, delivered or
+// not: they are of a stream that no longer continues, and every subscriber
+// is told so before the new stream's first event.
+void TopicBook::cut_history(TopicRecord& record, const char* reason) {
+  while (record.history.evict_oldest()) {
+  }
+  record.reset_base = 0;
+  record.next_id = 1;
+  record.reset_reason = reason;
+  ++record.resets;
+}
+
+TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, std::uint64_t seq,
+                                    const Message& message, FrameScratch* scratch) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return Append::accepted;
+  TopicRecord* record = ref.get();
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record->mutex);
+    if (record->adopting) {
+      if (epoch <= record->stream_epoch) return Append::accepted;  // the lost stream's, read late
+      record->stream_epoch = epoch;
+      record->adopting = false;
+      record->next_id = seq;
+    } else if (record->stream_epoch == 0) {
+      record->stream_epoch = epoch;
+      if (record->history.empty()) record->next_id = seq;
+    } else if (epoch < record->stream_epoch) {
+      return Append::accepted;
+    } else if (epoch > record->stream_epoch) {
+      cut_history(*record, "stream-replaced");
+      record->stream_epoch = epoch;
+      record->next_id = seq;
+      record->reset_base = seq - 1;
+    }
+    if (seq < record->next_id) return Append::accepted;  // another loop's reader brought it
+    KeptEvent event;
+    while (!encode(*record, epoch, seq, message, scratch, event)) {
+      if (!evict_in_turn(*record)) return Append::hold;
+    }
+    if (a_loop_lags(*record, event.bytes(), false)) return Append::hold;
+    event.key = conflation_key(message.key);
+    record->next_id = seq + 1;
+    record->history.push(std::move(event));
+    record->last_publish = std::chrono::steady_clock::now();
+    mask = record->loop_mask;
+  }
+  notify_loops(*record, mask);
+  return Append::accepted;
+}
+
+void TopicBook::stream_started(std::string_view name, std::uint64_t epoch, std::uint64_t seq) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref || epoch == 0) return;
+  TopicRecord* record = ref.get();
+  const std::lock_guard lock(record->mutex);
+  if (record->stream_epoch == 0 || (record->adopting && epoch > record->stream_epoch)) {
+    record->stream_epoch = epoch;
+    record->adopting = false;
+  }
+  // Nothing kept yet: the topic begins where the reader does. Kept events
+  // stay, and a reader that starts further on leaves a hole the loops
+  // report as lost.
+  if (record->stream_epoch == epoch && record->history.empty() && record->next_id != seq + 1) {
+    // A rebase no subscriber is told of: whoever joined before the reader
+    // found its place is owed what comes after it.
+    record->next_id = seq + 1;
+    record->reset_base = seq;
+    record->reset_reason = nullptr;
+    ++record->resets;
+  }
+}
+
+TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return {};
+  const std::lock_guard lock(ref->mutex);
+  const bool read = ref->stream_epoch != 0 && !ref->adopting;
+  return {ref->loop_mask != 0, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
+}
+
+void TopicBook::stream_reset(std::string_view name, const char* reason) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return;
+  TopicRecord* record = ref.get();
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record->mutex);
+    if (record->adopting) return;  // told already, by another loop's reader
+    cut_history(*record, reason);
+    record->adopting = true;
+    mask = record->loop_mask;
+  }
+  notify_loops(*record, mask);
 }
 
 // Only an event every loop has delivered may give way.
@@ -258,10 +376,13 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // The SSE form every SSE subscriber shares, and the payload (one byte of
 // event-name length, the name, the data) from which a loop builds the
 // WebSocket forms and a replay rebuilds any form.
-bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Message& message, FrameScratch* scratch,
-                       KeptEvent& out) {
+bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
+                       FrameScratch* scratch, KeptEvent& out) {
   char id_text[kMaxIdText];
-  const proto::sse::Event sse{std::string_view(id_text, format_id(id, id_text)), message.event, message.data};
+  out.epoch = epoch;
+  out.seq = id;
+  const std::size_t id_length = format_id(out, id_text);
+  const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
   buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
   if (proto::sse::encode(sse, sse_builder) != proto::sse::EncodeStatus::ok) return false;
   out.sse = sse_builder.finish();
@@ -275,7 +396,7 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t id, const Messag
   const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
                                         [](std::size_t n) { return n != 0; });
   if (!forms_in_use) return true;
-  const std::string_view id_view(id_text, format_id(id, id_text));
+  const std::string_view id_view(id_text, id_length);
   if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
   ScratchPool::Lease lent = scratch_pool_.lend();
   return encode_ws_forms(record, id_view, *lent, out);

@@ -83,6 +83,18 @@ struct TopicRecord {
   // Loops holding a publisher that was told `busy`: the loop that delivers
   // next wakes them, so a held publisher waits for room, not for a timer.
   std::atomic<std::uint64_t> waiting_publishers{0};
+  // With a broker, the topic's events are its Redis Stream's (append()):
+  // stream_epoch is that stream's epoch, 0 until a reader has found where
+  // it stands. A reset (the stream replaced or lost) empties the history,
+  // counts in `resets`, and the next stream's events follow `reset_base`;
+  // each loop tells its subscribers `reset_reason` when it sees the count
+  // move. `adopting`: after a reset, the next epoch met is taken as the new
+  // stream's without a second reset.
+  std::uint64_t stream_epoch = 0;
+  bool adopting = false;
+  std::uint64_t resets = 0;
+  std::uint64_t reset_base = 0;
+  const char* reset_reason = nullptr;
 };
 
 // A loop that must be told when a topic it follows has new events. Called
@@ -152,6 +164,32 @@ class TopicBook {
   // name ("$sys"). publish() refuses those names, so no client can write
   // there; a client may follow one (a subscription can name it).
   [[nodiscard]] PublishResult publish_server(std::string_view topic, const Message& message);
+  // What a broker's reader found, on the loop that reads the topic. The
+  // topic exists (a loop follows it) or the call does nothing.
+  enum class Append : std::uint8_t { accepted, hold };
+  // Event `seq` of the topic's stream `epoch`: appended under that id when
+  // it is the next one (a later one leaves a hole its loops report as lost;
+  // an earlier one, or one of an older stream, was appended already by
+  // another loop's reader and is passed over). `hold`: a loop has yet to
+  // deliver what it would push out; nothing was appended.
+  [[nodiscard]] Append append(std::string_view topic, std::uint64_t epoch, std::uint64_t seq, const Message& message,
+                              FrameScratch* scratch);
+  // The reader reads the topic after event `seq` of stream `epoch` (0: the
+  // stream does not exist yet).
+  void stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
+  // What comes next does not continue what came before: the history is
+  // emptied and every loop tells its subscribers `reason` (a literal).
+  void stream_reset(std::string_view topic, const char* reason);
+  // Where a broker's reader of the topic stands in the book: whether any
+  // loop follows it, and the last event kept of stream `epoch` (0: none
+  // read yet).
+  struct FollowState {
+    bool followed = false;
+    std::uint64_t epoch = 0;
+    std::uint64_t last = 0;
+    std::size_t subscribers = 0;  // across every loop of this node
+  };
+  [[nodiscard]] FollowState follow_state(std::string_view topic) const;
   // Any thread: fn(name, subscribers, events published) for every topic,
   // each read under its topic's lock, held only for the read.
   void sample_topics(const std::function<void(std::string_view, std::size_t, std::uint64_t)>& fn) const;
@@ -180,6 +218,8 @@ class TopicBook {
   [[nodiscard]] buf::Pool& pool() { return pool_; }
   // Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
   std::size_t format_id(std::uint64_t seq, char* out) const;
+  // The id of a kept event, in the epoch it was kept with.
+  std::size_t format_id(const KeptEvent& event, char* out) const;
   [[nodiscard]] std::size_t topic_count() const;
   // Topics freed so far (they made room for new ones).
   [[nodiscard]] std::uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
@@ -193,7 +233,7 @@ class TopicBook {
   [[nodiscard]] static TopicView view_of(const TopicRecord& record);
   [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
                                           TopicAllowance* allowance);
-  [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t id, const Message& message,
+  [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
                                      KeptEvent& out);
@@ -202,6 +242,8 @@ class TopicBook {
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
   [[nodiscard]] bool evict_in_turn(TopicRecord& self);
   TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
+  [[nodiscard]] TopicRef find_pinned(std::string_view name) const;
+  static void cut_history(TopicRecord& record, const char* reason);
   [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
   void reclaim_idle();
   void unlink(TopicRecord& record);

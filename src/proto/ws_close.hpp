@@ -20,6 +20,7 @@ enum class CloseCode : std::uint16_t {
   message_too_big = 1009,
   mandatory_extension = 1010,
   internal_error = 1011,
+  try_again_later = 1013,  // IANA-registered: a condition of the server's that should pass
 };
 
 // True when `code` may be carried by a close frame: 1000-1003, 1007-1014

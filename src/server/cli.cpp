@@ -68,9 +68,12 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   std::string config_path;
   std::vector<std::string> settings;
   std::string threads;
+  std::string broker;
   bool help_config = false;
   app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
   app.add_option("--threads", threads, "event loops, one thread each (default: one per core)");
+  app.add_option("--broker", broker,
+                 "redis://HOST:PORT[,...]: share topics with other nodes through Redis (broker.url)");
   app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
   app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
   app.add_flag("--help-config", help_config, "list every config key with its default and range");
@@ -102,6 +105,9 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   }
   if (!threads.empty()) {
     if (auto error = sluice::server::apply_setting(config, "threads", threads)) return fail(*error);
+  }
+  if (!broker.empty()) {
+    if (auto error = sluice::server::apply_setting(config, "broker.url", broker)) return fail(*error);
   }
   if (auto error = sluice::server::validate(config)) return fail(*error);
 

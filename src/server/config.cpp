@@ -14,6 +14,7 @@
 #include "io/socket.hpp"
 #include "proto/topic_name.hpp"
 #include "server/auth_config.hpp"
+#include "server/broker_config.hpp"
 #include "session/config_limits.hpp"
 
 namespace sluice::server {
@@ -164,6 +165,28 @@ const IntSetting kIntSettings[] = {
                                                           "control frames a client may send per second (GOAWAY past it)"),
     int_setting<&C::h2, &H2Config::max_session_bytes>("h2.max_session_bytes", 64 * kKiB, 64 * kMiB,
                                                       "HTTP/2 library memory per connection (GOAWAY past it)"),
+    int_setting<&C::broker, &BrokerSettings::max_len>("broker.max_len", 0, 10'000'000,
+                                                      "MAXLEN ~ of every topic's stream (0: history.max_events)"),
+    int_setting<&C::broker, &BrokerSettings::connect_timeout_ms>("broker.connect_timeout_ms", 10, 60000,
+                                                                 "connect and PING to Redis within this"),
+    int_setting<&C::broker, &BrokerSettings::request_timeout_ms>(
+        "broker.request_timeout_ms", 10, 60000, "a Redis request unanswered by then closes its connection"),
+    int_setting<&C::broker, &BrokerSettings::max_pending>("broker.max_pending", 1, 65536,
+                                                          "requests waiting per Redis connection (503 past it)"),
+    int_setting<&C::broker, &BrokerSettings::max_pending_bytes>(
+        "broker.max_pending_bytes", 4 * kKiB, 1024 * kMiB, "command bytes waiting per Redis connection (503 past it)"),
+    int_setting<&C::broker, &BrokerSettings::max_reply_bytes>("broker.max_reply_bytes", 64 * kKiB, 1024 * kMiB,
+                                                              "one Redis answer, built"),
+    int_setting<&C::broker, &BrokerSettings::reconnect_min_ms>("broker.reconnect_min_ms", 1, 60000,
+                                                               "first back-off before reconnecting to Redis"),
+    int_setting<&C::broker, &BrokerSettings::reconnect_max_ms>("broker.reconnect_max_ms", 1, 60000,
+                                                               "longest back-off before reconnecting to Redis"),
+    int_setting<&C::broker, &BrokerSettings::read_max_topics>("broker.read_max_topics", 1, 16'777'215,
+                                                              "topics one loop reads from one Redis"),
+    int_setting<&C::broker, &BrokerSettings::read_count>("broker.read_count", 1, 10000,
+                                                         "entries per topic per XREAD"),
+    int_setting<&C::broker, &BrokerSettings::read_block_ms>("broker.read_block_ms", 1, 60000,
+                                                            "how long Redis holds an XREAD with nothing new"),
 };
 
 constexpr std::string_view kPolicyNames = "fifo, drop-oldest, drop-newest, latest, disconnect";
@@ -300,6 +323,7 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   if (const IntSetting* s = find_int_setting(key)) return apply_int(config, *s, value);
   if (auto ops = apply_ops_setting(config.ops, key, value)) return *ops;
   if (std::optional<std::string> error; apply_auth_setting(config, key, value, error)) return error;
+  if (std::optional<std::string> error; apply_broker_setting(config.broker, key, value, error)) return error;
   if (key == "tls.cert_file" || key == "tls.key_file" || key == "tls.chain_file") {
     auto& path = key == "tls.cert_file" ? config.tls.cert_file
                  : key == "tls.key_file" ? config.tls.key_file
@@ -367,7 +391,7 @@ std::optional<std::string> validate(const Config& config) {
            std::to_string(config.max_connections + static_cast<std::int64_t>(pool.reserve)) +
            ") so that every connection can have one block";
   }
-  return std::nullopt;
+  return check_broker(config);
 }
 
 std::string describe_settings() {
@@ -393,6 +417,7 @@ std::string describe_settings() {
     out += line;
   }
   out += describe_auth_settings();
+  out += describe_broker_settings();
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "hub/event_id.hpp"
 #include "io/socket.hpp"
 #include "server/server_impl.hpp"
+#include "server/broker_config.hpp"
 #include "server/ws_routes.hpp"
 #include "session/config_limits.hpp"
 #include "session/publish_metrics.hpp"
@@ -74,9 +75,14 @@ Server::Impl::Impl(const Config& c)
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
+  if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
   const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
-                            s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get()};
-  for (unsigned i = 0; i < loop_count(s.config); ++i) s.workers.push_back(std::make_unique<Worker>(shared, i));
+                            s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
+                            s.broker_config.get(), &s.broker_node};
+  for (unsigned i = 0; i < loop_count(s.config); ++i) {
+    s.workers.push_back(std::make_unique<Worker>(shared, i));
+    if (LoopBroker* broker = s.workers.back()->broker()) s.broker_node.add_loop(*broker);
+  }
   if (!s.config.ops.admin_listen.empty()) s.ops.set_admin(&s.admin);
   if (s.config.ops.dashboard != 0) {
     s.workers[0]->loop().every(std::chrono::milliseconds(s.config.ops.sys_interval_ms),
@@ -157,6 +163,18 @@ void Server::drain(std::chrono::milliseconds grace) {
 
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
                               std::string_view key) {
+  Impl& s = *impl_;
+  if (s.broker_config) {
+    // Handed to the topic's reader loop, which sends it to Redis: the id
+    // is Redis's, given later, so none is returned here.
+    const hub::HubStatus checked = hub::check_publishable(topic, {data, event, key}, s.config.hub.max_topic_name);
+    if (checked != hub::HubStatus::ok) return {public_status(checked)};
+    LoopBroker& reader = *s.workers[s.broker_node.reader_loop(topic)]->broker();
+    if (!reader.forward(topic, {data, event, key}, s.broker_config->link.max_pending)) {
+      return {public_status(hub::HubStatus::busy)};
+    }
+    return {PublishStatus::ok, 0, s.book.follow_state(topic).subscribers};
+  }
   const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
   impl_->registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
   return {public_status(r.status), r.id, r.subscribers};

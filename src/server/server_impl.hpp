@@ -13,6 +13,7 @@
 #include "buf/pool.hpp"
 #include "server/address_limit.hpp"
 #include "server/admin_view.hpp"
+#include "server/loop_broker.hpp"
 #include "hub/topic_book.hpp"
 #include "log/logger.hpp"
 #include "log/output.hpp"
@@ -54,6 +55,10 @@ struct Server::Impl {
   std::function<void(const std::vector<std::string>&)> on_reloaded;
   ReloadTrigger reload_trigger;
   std::string bind_error;
+  // With broker.url: every loop's broker is built from this, and the node
+  // tells each topic's reader loop when it starts and stops following it.
+  std::unique_ptr<broker::BrokerConfig> broker_config;
+  BrokerNode broker_node;
 };
 
 // The TLS context every loop takes for new connections; null when

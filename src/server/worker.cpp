@@ -38,9 +38,12 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       open_connections_(shared.open_connections),
       address_limit_(shared.address_limit),
       hub_(shared.book, index),
+      broker_(shared.broker_config == nullptr
+                  ? nullptr
+                  : std::make_unique<LoopBroker>(loop_, *shared.broker_config, shared.book, index, [this] { signal(); })),
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
-                 shared.hooks, shared.ws_routes}),
+                 shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr}),
       next_id_(index + 1),
       id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),
@@ -50,11 +53,15 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
   loop_.every(sweep_period(config_), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
   shared.book.set_watcher(index, this);
+  if (broker_) hub_.set_follower(shared.broker_node);
 }
 
 Worker::~Worker() {
   loop_.forget(this);
   loop_.forget(&inbox_task_);
+  // The other loops' brokers may be gone already: the sessions' last
+  // unsubscribes tell no one.
+  hub_.set_follower(nullptr);
   sessions_.clear();
   for (const auto& [id, address] : address_by_id_) address_limit_.leave(address);
   if (listen_fd_ >= 0) loop_.unwatch(listen_fd_);
@@ -229,7 +236,11 @@ void Worker::drain_inboxes() {
       metrics_.sends_to_closed.add();
     }
   }
-  if (room_made_.exchange(false, std::memory_order_acq_rel)) services_.held_publishers().retry();
+  if (room_made_.exchange(false, std::memory_order_acq_rel)) {
+    services_.held_publishers().retry();
+    if (broker_) broker_->room_made();
+  }
+  if (broker_) broker_->run_checks();
 }
 
 void Worker::sweep() {

@@ -20,6 +20,7 @@
 #include "io/mpsc_queue.hpp"
 #include "metrics/registry.hpp"
 #include "server/address_limit.hpp"
+#include "server/loop_broker.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
@@ -47,6 +48,10 @@ struct WorkerShared {
   const std::vector<session::WsRoute>& ws_routes;
   // The TLS context for new connections; null when the port speaks plain TCP.
   const transport::TlsReloader* tls = nullptr;
+  // With a broker (broker.url): what each loop's broker is built from, and
+  // the node's router of follow changes to each topic's reader loop.
+  const broker::BrokerConfig* broker_config = nullptr;
+  BrokerNode* broker_node = nullptr;
 };
 
 class Worker final : public io::Handler,
@@ -77,6 +82,8 @@ class Worker final : public io::Handler,
 
   [[nodiscard]] io::Loop& loop() { return loop_; }
   [[nodiscard]] const session::LoopCounters& counters() const { return counters_; }
+  // Null without a broker.
+  [[nodiscard]] LoopBroker* broker() { return broker_.get(); }
 
   // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
   [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
@@ -129,6 +136,7 @@ class Worker final : public io::Handler,
   AddressLimit& address_limit_;
   io::Loop loop_;
   hub::Hub hub_;
+  std::unique_ptr<LoopBroker> broker_;  // before services_, which hands its publishes to sessions
   session::LoopCounters counters_;
   metrics::LoopMetrics& metrics_;
   session::LoopServices services_;

@@ -165,6 +165,12 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
     return reply(stream, *refusal);
   }
+  // A node with a broker publishes through Redis and answers when Redis
+  // has; that wait is built for HTTP/1.1 requests only so far. Publishing
+  // here to the local hub would give the event an id no other node knows.
+  if (services_.broker_publishes() != nullptr) {
+    return reply(stream, {.status = 501, .body = "with a broker, publish over HTTP/1.1 or WebSocket\n"});
+  }
   auto exchange = std::make_unique<Exchange>();
   exchange->id = stream;
   exchange->posting = true;

@@ -21,6 +21,10 @@ HttpRequestPhase::HttpRequestPhase(Session& session)
       parser_(services_.http_limits()),
       request_started_(session.loop().now()) {}
 
+HttpRequestPhase::~HttpRequestPhase() {
+  if (awaiting_publish_) services_.broker_publishes()->cancel(publish_ticket_);
+}
+
 void HttpRequestPhase::on_input(std::string& input) {
   if (!served_any_) {
     switch (h2_preface(input)) {
@@ -38,7 +42,7 @@ void HttpRequestPhase::on_input(std::string& input) {
   // Requests are parsed in place and the bytes they used are erased once:
   // erasing each from the front would move the whole pipelined rest.
   std::size_t used = 0;
-  while (!session_.ended() && !handed_over_ && !replies_full() &&
+  while (!session_.ended() && !handed_over_ && !awaiting_publish_ && !replies_full() &&
          handle_one(std::string_view(input).substr(used), used)) {
   }
   input.erase(0, used);
@@ -162,6 +166,8 @@ void HttpRequestPhase::deny(const AuthOutcome& outcome) {
 }
 
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {
+  // The broker bounds the wait (broker.request_timeout_ms).
+  if (awaiting_publish_) return;
   const auto& config = services_.config();
   const auto since = [now](io::Loop::Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();

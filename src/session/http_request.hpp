@@ -11,6 +11,7 @@
 #include "hub/hub_types.hpp"
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
+#include "session/broker_publishes.hpp"
 #include "session/origin_check.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
@@ -23,9 +24,10 @@ class LoopServices;
 class Session;
 class WsStream;
 
-class HttpRequestPhase final : public Phase {
+class HttpRequestPhase final : public Phase, private PublishWaiter {
  public:
   explicit HttpRequestPhase(Session& session);
+  ~HttpRequestPhase() override;
 
   void on_input(std::string& input) override;
   void on_drained() override;
@@ -52,6 +54,11 @@ class HttpRequestPhase final : public Phase {
   // http_routes.cpp
   void route(const proto::http1::Request& request);
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
+  // broker_publish.cpp: with a broker the request waits for Redis's answer
+  // and reads no further request meanwhile (replies stay in order).
+  void publish_to_broker(BrokerPublishes& publishes, const proto::http1::Request& request, std::string_view topic,
+                         const hub::Message& message);
+  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void upgrade_topic(const proto::http1::Request& request, std::string_view raw_topic);
   void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);
@@ -82,6 +89,12 @@ class HttpRequestPhase final : public Phase {
   bool handed_over_ = false;  // a request opened a stream: this phase is done
   io::Loop::Clock::time_point request_started_;
   int answered_status_ = 0;  // the status of this request's reply, once sent
+  // A publish waiting for the broker's answer: its ticket, the topic and
+  // the CORS origin its reply names (kept, reused: the request is gone).
+  bool awaiting_publish_ = false;
+  std::uint32_t publish_ticket_ = 0;
+  std::string publish_topic_;
+  std::string publish_origin_;
 };
 
 }  // namespace sluice::session

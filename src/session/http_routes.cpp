@@ -99,6 +99,9 @@ void HttpRequestPhase::publish(const Request& request, std::string_view raw_topi
   if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
     return respond(*refusal);
   }
+  if (BrokerPublishes* publishes = services_.broker_publishes()) {
+    return publish_to_broker(*publishes, request, target.topic, {request.body, target.event, target.key});
+  }
   respond(publish_event(services_, session_.peer(), target, request.body, cors_origin(request), text));
 }
 

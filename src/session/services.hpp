@@ -22,6 +22,7 @@
 #include "proto/http1.hpp"
 #include "session/app_hooks.hpp"
 #include "session/auth_gate.hpp"
+#include "session/broker_publishes.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
@@ -70,6 +71,7 @@ struct LoopParts {
   FramePoster& poster;  // ConnectionRefs hand this loop frames through it
   const AppHooks& hooks;
   const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
+  BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
 };
 
 class LoopServices {
@@ -98,6 +100,9 @@ class LoopServices {
   [[nodiscard]] SseHeartbeat& heartbeat() { return heartbeat_; }
   [[nodiscard]] HeldPublishers& held_publishers() { return held_publishers_; }
   [[nodiscard]] LatestWindow& latest_window() { return latest_window_; }
+  // With a broker (broker.url), every publish goes to Redis through this
+  // and is answered from Redis's answer; null without one.
+  [[nodiscard]] BrokerPublishes* broker_publishes() { return parts_.broker_publishes; }
   // What a client is told when the hub refuses it.
   [[nodiscard]] HubAnswer answer(hub::HubStatus status) const { return answers_(status); }
   // The WebSocket handshake's options, as views of the config's lists.

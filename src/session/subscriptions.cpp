@@ -180,6 +180,11 @@ bool Subscriptions::queue_drop_notices() {
 
 // The client is told, before any live event, that it cannot have what it
 // missed: the notice goes in the data lane, in order with the events.
+void Subscriptions::reset(std::uint32_t cookie, const char* reason) {
+  if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
+  send_reset_notice(cookie, reason, {});
+}
+
 void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {
   std::string fields;
   buf::StringSink out(fields);

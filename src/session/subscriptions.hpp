@@ -85,6 +85,7 @@ class Subscriptions final : public hub::Subscriber {
   void deliver(const hub::Delivery& delivery) override;
   bool deliver_run(const hub::RunDelivery& run) override;
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
+  void reset(std::uint32_t cookie, const char* reason) override;
 
  private:
   bool queue_drop_notices();

@@ -21,6 +21,7 @@ TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Own
 TopicPublisher::~TopicPublisher() { release(); }
 
 void TopicPublisher::publish(std::string_view data) {
+  if (BrokerPublishes* publishes = services_.broker_publishes()) return publish_to_broker(*publishes, data);
   const hub::PublishResult r = publish_or_wait(data);
   if (!retry_later(r.status)) count_publish(services_.metrics(), r.status);
   if (r.status == hub::HubStatus::ok) return;
@@ -32,8 +33,32 @@ void TopicPublisher::publish(std::string_view data) {
   services_.held_publishers().hold(this);
 }
 
+void TopicPublisher::publish_to_broker(BrokerPublishes& publishes, std::string_view data) {
+  const hub::Message message{data, {}, {}};
+  if (const hub::HubStatus checked = hub::check_publishable(topic_, message, services_.hub().limits().max_topic_name);
+      checked != hub::HubStatus::ok) {
+    count_publish(services_.metrics(), checked);
+    return owner_.publish_refused(checked);
+  }
+  const broker::PublishStatus status = publishes.publish(topic_, {data, {}, {}}, *this, ticket_);
+  if (status != broker::PublishStatus::ok) return published(status, {}, {});
+  awaiting_broker_ = true;
+  holding_ = true;
+}
+
+void TopicPublisher::published(broker::PublishStatus status, broker::StreamId, std::string_view) {
+  awaiting_broker_ = false;
+  holding_ = false;
+  if (status != broker::PublishStatus::ok) {
+    count_publish(services_.metrics(), hub::HubStatus::busy);
+    return owner_.publish_failed(broker_refusal(status).text);
+  }
+  count_publish(services_.metrics(), hub::HubStatus::ok);
+  if (!outlet_.ended()) outlet_.resume_input();
+}
+
 void TopicPublisher::retry() {
-  if (outlet_.ended() || !holding_) return;
+  if (outlet_.ended() || !holding_ || awaiting_broker_) return;
   const hub::PublishResult r = publish_or_wait(held_);
   if (retry_later(r.status)) return services_.held_publishers().hold(this);
   count_publish(services_.metrics(), r.status);
@@ -43,7 +68,12 @@ void TopicPublisher::retry() {
 }
 
 void TopicPublisher::release() {
-  if (holding_) services_.held_publishers().release(this);
+  if (awaiting_broker_) {
+    services_.broker_publishes()->cancel(ticket_);
+  } else if (holding_) {
+    services_.held_publishers().release(this);
+  }
+  awaiting_broker_ = false;
   holding_ = false;
 }
 

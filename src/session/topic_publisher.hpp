@@ -3,6 +3,9 @@
 // is held: the stream reads nothing more meanwhile, so the publisher's own
 // TCP window slows it down and nothing it sent is lost; the loop retries it
 // (HeldPublishers) and the stream reads on once it is taken.
+// With a broker the message goes to Redis and the stream reads nothing more
+// until Redis has answered: one message in flight per publisher, so its
+// messages reach the stream in the order it sent them.
 #pragma once
 
 #include <string>
@@ -10,17 +13,21 @@
 
 #include "conn/outlet.hpp"
 #include "hub/hub_types.hpp"
+#include "session/broker_publishes.hpp"
 
 namespace sluice::session {
 
 class LoopServices;
 
-class TopicPublisher {
+class TopicPublisher final : private PublishWaiter {
  public:
   class Owner {
    public:
     // The hub refused the message for good (a bad topic, the topic limit).
     virtual void publish_refused(hub::HubStatus status) = 0;
+    // The broker could not take the message (Redis unreachable, busy, or
+    // no answer in time): `reason` is one line.
+    virtual void publish_failed(std::string_view reason) = 0;
 
    protected:
     ~Owner() = default;
@@ -44,6 +51,8 @@ class TopicPublisher {
 
  private:
   [[nodiscard]] hub::PublishResult publish_or_wait(std::string_view data);
+  void publish_to_broker(BrokerPublishes& publishes, std::string_view data);
+  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
 
   LoopServices& services_;
   conn::Outlet& outlet_;
@@ -52,6 +61,8 @@ class TopicPublisher {
   hub::TopicAllowance& allowance_;
   std::string held_;
   bool holding_ = false;
+  bool awaiting_broker_ = false;  // a message is with the broker; holding_ too
+  std::uint32_t ticket_ = 0;
 };
 
 }  // namespace sluice::session

@@ -55,6 +55,10 @@ WsJsonStream::WsJsonStream(const WsSetup& setup)
       limits_(limits_from(setup.services.config())),
       max_replies_(reply_bound(setup.services.config(), setup.outlet.queue().limits().max_control_frames)) {}
 
+WsJsonStream::~WsJsonStream() {
+  if (awaiting_publish_) services().broker_publishes()->cancel(publish_ticket_);
+}
+
 void WsJsonStream::on_drained() {
   subscriptions_.on_drained();
   if (!paused_) return;
@@ -133,6 +137,20 @@ void WsJsonStream::publish(const wsjson::Request& request) {
     return refuse(request.req, a.text());
   }
   hub::Hub& hub = services().hub();
+  if (BrokerPublishes* publishes = services().broker_publishes()) {
+    const hub::Message message{request.data, request.event, request.key};
+    const hub::HubStatus checked = hub::check_publishable(request.topic, message, hub.limits().max_topic_name);
+    if (checked != hub::HubStatus::ok) {
+      count_publish(services().metrics(), checked);
+      return refuse(request.req, services().answer(checked).text);
+    }
+    publish_req_ = request.req;
+    const broker::PublishStatus status =
+        publishes->publish(request.topic, {request.data, request.event, request.key}, *this, publish_ticket_);
+    if (status != broker::PublishStatus::ok) return published(status, {}, {});
+    awaiting_publish_ = true;
+    return;
+  }
   const hub::PublishResult r =
       hub.publish(request.topic, {request.data, request.event, request.key}, &peer().topic_allowance());
   count_publish(services().metrics(), r.status);
@@ -183,6 +201,21 @@ void WsJsonStream::revoke_ungranted() {
   if (frame && outlet().send_control(std::move(frame)) == conn::EnqueueStatus::ok) return;
   // The client must not go on believing it still follows those topics.
   end(proto::ws::CloseCode::internal_error, "no room for a reply", conn::CloseReason::protocol);
+}
+
+void WsJsonStream::published(broker::PublishStatus status, broker::StreamId id, std::string_view) {
+  const bool was_waiting = awaiting_publish_;
+  awaiting_publish_ = false;
+  if (status != broker::PublishStatus::ok) {
+    count_publish(services().metrics(), hub::HubStatus::busy);
+    refuse(publish_req_, broker_refusal(status).text);
+  } else {
+    count_publish(services().metrics(), hub::HubStatus::ok);
+    char id_text[broker::kMaxEventIdText];
+    send_ack({publish_req_, true, std::string_view(id_text, broker::format_event_id(id, id_text)), {}, {}});
+  }
+  // The requests behind this one were left unread: on with them.
+  if (was_waiting && !outlet().ended() && !input_held()) outlet().resume_input();
 }
 
 // An ack rides in the room left in the block of the control frame before

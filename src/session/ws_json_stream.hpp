@@ -23,22 +23,27 @@
 
 #include "proto/ws_json.hpp"
 #include "proto/ws_json_writer.hpp"
+#include "session/broker_publishes.hpp"
 #include "session/subscriptions.hpp"
 #include "session/ws_stream.hpp"
 
 namespace sluice::session {
 
-class WsJsonStream final : public WsStream, private Subscriptions::Owner {
+class WsJsonStream final : public WsStream, private Subscriptions::Owner, private PublishWaiter {
  public:
   explicit WsJsonStream(const WsSetup& setup);
+  ~WsJsonStream() override;
 
   void before_flush() override { subscriptions_.before_flush(); }
   void on_drained() override;
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
-  [[nodiscard]] bool input_held() const override { return outlet().queue().control_frames() >= max_replies_; }
-  [[nodiscard]] bool held_by_peer() const override { return input_held(); }
+  // With a broker, one publish at a time waits for Redis's answer (its ack
+  // carries the id) and no request is read meanwhile: acks stay in order.
+  [[nodiscard]] bool input_held() const override { return awaiting_publish_ || replies_unread(); }
+  [[nodiscard]] bool held_by_peer() const override { return replies_unread(); }
+  [[nodiscard]] bool replies_unread() const { return outlet().queue().control_frames() >= max_replies_; }
   void on_close_sent() override { subscriptions_.stop(); }
   void let_go() override { subscriptions_.leave_all(); }
   void cut_off() override;
@@ -54,6 +59,7 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   // Leaves every topic the refreshed credentials no longer grant, and
   // tells the client which and why.
   void revoke_ungranted();
+  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
   // Queues `ack` in the control lane; a connection whose ack cannot be
   // queued is closed (1011) rather than left without its answer.
   void send_ack(const proto::wsjson::Ack& ack);
@@ -63,6 +69,9 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner {
   proto::wsjson::Limits limits_;
   std::size_t max_replies_;
   bool paused_ = false;  // input_held() stopped the input: a drain resumes it
+  bool awaiting_publish_ = false;
+  std::uint32_t publish_ticket_ = 0;
+  proto::wsjson::Req publish_req_;  // the waiting publish's req, for its ack
 };
 
 }  // namespace sluice::session

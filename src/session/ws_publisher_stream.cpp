@@ -17,4 +17,10 @@ void WsPublisherStream::publish_refused(hub::HubStatus status) {
   end(proto::ws::CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
 }
 
+// 1013 (try again later): the message was not taken, and a publisher that
+// reconnects later may well be.
+void WsPublisherStream::publish_failed(std::string_view reason) {
+  end(proto::ws::CloseCode::try_again_later, reason, conn::CloseReason::protocol);
+}
+
 }  // namespace sluice::session

@@ -19,6 +19,7 @@ class WsPublisherStream final : public WsStream, private TopicPublisher::Owner {
   [[nodiscard]] bool input_held() const override { return publisher_.holding(); }
   void let_go() override { publisher_.release(); }
   void publish_refused(hub::HubStatus status) override;
+  void publish_failed(std::string_view reason) override;
 
   TopicPublisher publisher_;
 };

@@ -54,4 +54,10 @@ void WsTopicStream::publish_refused(hub::HubStatus status) {
   end(CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
 }
 
+// 1013 (try again later): the message was not taken, and a publisher that
+// reconnects later may well be.
+void WsTopicStream::publish_failed(std::string_view reason) {
+  end(CloseCode::try_again_later, reason, conn::CloseReason::protocol);
+}
+
 }  // namespace sluice::session

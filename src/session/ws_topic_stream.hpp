@@ -34,6 +34,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void publish_refused(hub::HubStatus status) override;
+  void publish_failed(std::string_view reason) override;
 
   const std::string topic_;
   Subscriptions subscriptions_;

@@ -472,3 +472,105 @@ TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
 
 }  // namespace
 }  // namespace sluice::hub
+
+namespace sluice::hub {
+namespace {
+
+// A broker's topic: its events come from the reader (append) under the ids
+// of the topic's stream, and the hub tells the node when it starts and
+// stops following the topic.
+struct Follower : TopicFollower {
+  std::vector<std::string> changes;
+  void following_changed(std::string_view topic) override { changes.emplace_back(topic); }
+};
+
+struct ResetCollector : Collector {
+  std::vector<std::string> resets;
+  void reset(std::uint32_t, const char* reason) override { resets.emplace_back(reason); }
+};
+
+// 1796131742915 in base 36.
+constexpr std::uint64_t kEpoch = 1796131742915;
+constexpr std::uint64_t kLaterEpoch = kEpoch + 5000;
+
+struct StreamTopicTest : HubTest {
+  StreamTopicTest() { hub.set_follower(&follower); }
+  TopicBook::Append append(std::uint64_t epoch, std::uint64_t seq, std::string_view data) {
+    const TopicBook::Append a = book.append("t", epoch, seq, {data}, nullptr);
+    pump();
+    return a;
+  }
+  Follower follower;
+};
+
+TEST_F(StreamTopicTest, TheFirstAndLastSubscriberOfTheNodeAreTold) {
+  Collector a, b;
+  ASSERT_EQ(hub.subscribe("t", &a), HubStatus::ok);
+  ASSERT_EQ(hub.subscribe("t", &b), HubStatus::ok);
+  EXPECT_EQ(follower.changes, (std::vector<std::string>{"t"}));
+  hub.unsubscribe("t", &a);
+  EXPECT_EQ(follower.changes.size(), 1u);
+  hub.unsubscribe("t", &b);
+  EXPECT_EQ(follower.changes, (std::vector<std::string>{"t", "t"}));
+  EXPECT_FALSE(book.follow_state("t").followed);
+}
+
+TEST_F(StreamTopicTest, EventsKeepTheStreamsIdsAndEachIsTakenOnce) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  book.stream_started("t", kEpoch, 41);
+  EXPECT_EQ(append(kEpoch, 42, "a"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 43, "b"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 43, "b again"), TopicBook::Append::accepted);  // another reader's copy
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{42, 43}));
+  EXPECT_EQ(text(c.frames[0]), "id: mx4qgqmb:42\ndata: a\n\n");
+  const TopicBook::FollowState state = book.follow_state("t");
+  EXPECT_EQ(state.epoch, kEpoch);
+  EXPECT_EQ(state.last, 43u);
+  EXPECT_TRUE(c.resets.empty());
+  EXPECT_TRUE(c.losses.empty());
+
+  // A client that saw 42 resumes here by the stream's id.
+  Collector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:42");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{43}));
+  Collector other;
+  EXPECT_STREQ(hub.subscribe_after("t", &other, 0, "ep:42").reset, "other-epoch");
+}
+
+TEST_F(StreamTopicTest, AHoleIsToldAsLostBetweenTheEventsAroundIt) {
+  Collector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  book.stream_started("t", kEpoch, 0);
+  (void)book.append("t", kEpoch, 1, {"1"}, nullptr);
+  (void)book.append("t", kEpoch, 5, {"5"}, nullptr);  // 2..4 trimmed before they were read
+  (void)book.append("t", kEpoch, 6, {"6"}, nullptr);
+  pump();
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 5, 6}));
+  ASSERT_EQ(c.losses.size(), 1u);
+  EXPECT_EQ(c.losses[0], (std::pair<std::uint64_t, std::uint64_t>{2, 4}));
+}
+
+TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "old");
+  book.stream_reset("t", "stream-lost");
+  pump();
+  ASSERT_EQ(c.resets, (std::vector<std::string>{"stream-lost"}));
+  EXPECT_EQ(append(kEpoch, 9, "late copy of the lost stream"), TopicBook::Append::accepted);
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{8, 1}));
+  EXPECT_EQ(c.resets.size(), 1u);
+  EXPECT_EQ(book.follow_state("t").epoch, kLaterEpoch);
+
+  // A stream replaced under a reader (a later epoch without a reset first).
+  append(kLaterEpoch + 1, 1, "newer");
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost", "stream-replaced"}));
+  EXPECT_EQ(c.ids.back(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice::hub

@@ -41,6 +41,12 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "send.budget_bytes=100"}, "'send.budget_bytes' must be at least pool.block_size"},
       {{"--set", "pool.block_count=1000", "--set", "pool.reserve=10"}, "'pool.block_count' must be at least"},
       {{"--bogus-flag"}, "--bogus-flag"},
+      {{"--broker", "http://127.0.0.1:6379"}, "config key broker.url 'http://127.0.0.1:6379'"},
+      {{"--set", "broker.url=redis://127.0.0.1:99999"}, "config key broker.url 'redis://127.0.0.1:99999'"},
+      {{"--set", "broker.read_count=0"}, "'broker.read_count' must be an integer between 1 and 10000"},
+      {{"--set", "broker.prefix="}, "'broker.prefix' must be 1 to 64 bytes"},
+      {{"--broker", "redis://127.0.0.1:6379", "--set", "broker.max_pending_bytes=4096"},
+       "'broker.max_pending_bytes' must be at least"},
   };
   for (const BadStart& c : cases) {
     std::vector<std::string> argv = {env_path("SLUICED")};

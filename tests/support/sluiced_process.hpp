@@ -38,6 +38,11 @@ class SluicedProcess {
     process_.signal(SIGTERM);
     return process_.wait(10s);
   }
+  // kill -9: no drain, no goodbye; waits for the exit.
+  void kill() {
+    process_.signal(SIGKILL);
+    (void)process_.wait(10s);
+  }
   std::string output() {
     process_.read_to_end(1s);
     return process_.output();

@@ -1,0 +1,114 @@
+#include "server/loop_broker.hpp"
+
+#include "broker/shard_map.hpp"
+
+namespace sluice::server {
+
+LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
+                       std::function<void()> wake)
+    : book_(book),
+      index_(index),
+      wake_(std::move(wake)),
+      broker_(broker::make_redis_broker(loop, config, *this)),
+      publishes_(std::make_unique<session::BrokerPublishes>(*broker_)) {}
+
+LoopBroker::~LoopBroker() = default;
+
+void LoopBroker::request_check(std::string_view topic) {
+  {
+    const std::lock_guard lock(checks_mutex_);
+    if (checks_.find(topic) != checks_.end()) return;
+    checks_.emplace(topic);
+  }
+  wake_();
+}
+
+void LoopBroker::run_checks() {
+  {
+    const std::lock_guard lock(checks_mutex_);
+    running_.swap(checks_);
+    sending_.swap(forwarded_);
+  }
+  for (const std::string& topic : running_) check(topic);
+  running_.clear();
+  for (const Forwarded& f : sending_) (void)broker_->publish(f.topic, {f.data, f.event, f.key}, *this, 0);
+  sending_.clear();
+}
+
+bool LoopBroker::forward(std::string_view topic, const broker::EventFields& event, std::size_t max) {
+  {
+    const std::lock_guard lock(checks_mutex_);
+    if (forwarded_.size() >= max) return false;
+    forwarded_.push_back({std::string(topic), std::string(event.data), std::string(event.event), std::string(event.key)});
+  }
+  wake_();
+  return true;
+}
+
+// Makes this loop's reading of `topic` match whether the node follows it
+// now. A topic followed again keeps its history: it is read on from the
+// last event kept, checked against the stream first (a stream replaced in
+// the meantime is a reset, a trimmed stretch a gap, both told).
+void LoopBroker::check(const std::string& topic) {
+  const hub::TopicBook::FollowState state = book_.follow_state(topic);
+  const auto it = reading_.find(topic);
+  if (state.followed == (it != reading_.end())) return;
+  if (!state.followed) {
+    broker_->unfollow(topic);
+    reading_.erase(it);
+    return;
+  }
+  const broker::FollowStatus status = state.epoch != 0 && state.last != 0
+                                          ? broker_->follow_from(topic, {state.epoch, state.last})
+                                          : broker_->follow(topic);
+  if (status == broker::FollowStatus::full) {
+    // The subscribers would wait for events that never come: they are told.
+    book_.stream_reset(topic, "broker-full");
+    return;
+  }
+  reading_.insert(topic);
+}
+
+void LoopBroker::room_made() {
+  for (const std::string& topic : held_) broker_->resume(topic);
+  held_.clear();
+}
+
+void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
+  book_.stream_started(topic, position.epoch, position.seq);
+}
+
+// On `hold` the book is asked to wake this loop once a loop has delivered,
+// then the event is tried once more: a delivery between the first try and
+// the request would otherwise wake nobody.
+broker::Take LoopBroker::on_event(std::string_view topic, const broker::StreamEntry& entry) {
+  const hub::Message message{entry.data, entry.event, entry.key};
+  if (book_.append(topic, entry.id.epoch, entry.id.seq, message, nullptr) == hub::TopicBook::Append::accepted) {
+    return broker::Take::accepted;
+  }
+  book_.wait_for_room(topic, index_);
+  if (book_.append(topic, entry.id.epoch, entry.id.seq, message, nullptr) == hub::TopicBook::Append::accepted) {
+    return broker::Take::accepted;
+  }
+  held_.emplace_back(topic);
+  return broker::Take::hold;
+}
+
+// The entry after the hole comes next with its own id; the loops tell
+// their subscribers which ids are missing when they deliver it.
+void LoopBroker::on_gap(std::string_view, broker::StreamId, broker::StreamId) {}
+
+void LoopBroker::on_reset(std::string_view topic, const char* reason) { book_.stream_reset(topic, reason); }
+
+void LoopBroker::on_refused(std::string_view topic, std::string_view) {
+  if (const auto it = reading_.find(topic); it != reading_.end()) reading_.erase(it);
+  book_.stream_reset(topic, "stream-refused");
+}
+
+void BrokerNode::following_changed(std::string_view topic) { loops_[reader_loop(topic)]->request_check(topic); }
+
+unsigned BrokerNode::reader_loop(std::string_view topic) const {
+  return static_cast<unsigned>(broker::shard_of(topic, loops_.size()));
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,102 @@
+// Owns: LoopBroker, one loop's side of the Redis broker: its Broker (its
+// connections to every Redis instance), the publishes its sessions wait
+// on, and the reading of the topics this loop is the reader of; and
+// BrokerNode, which tells each topic's reader loop when the node starts or
+// stops following it.
+//
+// A topic is read by one loop of the node only, shard_of(topic, loops):
+// the reader appends what it reads to the topic's history in the shared
+// TopicBook under the id it came with, and every loop with subscribers
+// delivers from there as it does for a local publish. Which loop follows a
+// topic changes on any loop; the reader loop is asked to look (a set of
+// names to check, under a mutex) and makes its reading match the book's
+// state at that moment, so requests that cross need no order.
+//
+// A topic the history has no room for (a loop has yet to deliver what the
+// event would push out) is held: the reader leaves it out of its reads
+// until a loop has delivered more, and Redis keeps the backlog.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "broker/broker.hpp"
+#include "hub/topic_book.hpp"
+#include "io/loop.hpp"
+#include "session/broker_publishes.hpp"
+
+namespace sluice::server {
+
+class LoopBroker final : private broker::StreamSink, private broker::PublishHandler {
+ public:
+  // `wake` makes the loop call run_checks() soon, from any thread.
+  LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
+             std::function<void()> wake);
+  ~LoopBroker();
+  LoopBroker(const LoopBroker&) = delete;
+  LoopBroker& operator=(const LoopBroker&) = delete;
+
+  [[nodiscard]] session::BrokerPublishes& publishes() { return *publishes_; }
+  // Any thread: whether this loop should read `topic` may have changed.
+  void request_check(std::string_view topic);
+  // The loop: acts on the requested checks.
+  void run_checks();
+  // The loop: a loop delivered events of a topic this reader holds.
+  void room_made();
+  // Any thread (Server::publish): an event this loop publishes at its next
+  // turn. False when `max` events wait already. Nobody hears Redis's
+  // answer: the caller learnt only that the event was handed over.
+  [[nodiscard]] bool forward(std::string_view topic, const broker::EventFields& event, std::size_t max);
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+
+  struct Forwarded {
+    std::string topic, data, event, key;
+  };
+
+  void check(const std::string& topic);
+  void on_published(std::uint64_t, broker::PublishStatus, broker::StreamId, std::string_view) override {}
+  void on_started(std::string_view topic, broker::StreamId position) override;
+  broker::Take on_event(std::string_view topic, const broker::StreamEntry& entry) override;
+  void on_gap(std::string_view topic, broker::StreamId first, broker::StreamId last) override;
+  void on_reset(std::string_view topic, const char* reason) override;
+  void on_refused(std::string_view topic, std::string_view why) override;
+
+  hub::TopicBook& book_;
+  const unsigned index_;
+  std::function<void()> wake_;
+  std::unique_ptr<broker::Broker> broker_;
+  std::unique_ptr<session::BrokerPublishes> publishes_;
+  NameSet reading_;                 // the topics this loop follows in Redis
+  std::vector<std::string> held_;  // topics held for room, resumed on room_made()
+  std::mutex checks_mutex_;
+  NameSet checks_;    // asked for by any loop (at most one entry per topic)
+  NameSet running_;   // the batch being checked, reused
+  std::vector<Forwarded> forwarded_;  // Server::publish's events, under checks_mutex_
+  std::vector<Forwarded> sending_;    // the batch being published, reused
+};
+
+// The node's TopicFollower: routes each change to the topic's reader loop.
+class BrokerNode final : public hub::TopicFollower {
+ public:
+  // Before serving: the loops' brokers, by loop index.
+  void add_loop(LoopBroker& loop) { loops_.push_back(&loop); }
+  void following_changed(std::string_view topic) override;
+  [[nodiscard]] unsigned reader_loop(std::string_view topic) const;
+
+ private:
+  std::vector<LoopBroker*> loops_;
+};
+
+}  // namespace sluice::server
