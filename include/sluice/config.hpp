@@ -180,6 +180,8 @@ struct H2Config {
   std::int64_t connection_window = 1 << 20;    // the same across all streams of a connection
   std::int64_t max_frames_per_second = 1000;   // frames carrying no request or body (GOAWAY past it)
   std::int64_t max_session_bytes = 1 << 20;    // the HTTP/2 library's memory per connection (GOAWAY past it)
+};
+
 // Several nodes sharing their topics through Redis Streams
 // (docs/BROKER.md). No url: no broker, the node is the single-process
 // server it always was.
