@@ -2,7 +2,7 @@
 # packages (scripts/deps.sh), configures with a CMake preset and builds.
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps peers test-release test-debug test-concurrency test-tsan test-cortex-m clean
+.PHONY: run test build deps peers test-release test-debug test-concurrency test-tsan test-cortex-m check-headers clean
 
 run: deps
 	cmake --preset release >/dev/null
@@ -35,6 +35,11 @@ test-tsan: peers
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
+
+# Every header compiles on its own (include what you use, no hidden order).
+check-headers:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target check_headers
 
 # The portable core built for a Cortex-M4 and its unit tests run on QEMU's
 # MPS2-AN386 board (tests/cortex_m/README.md).

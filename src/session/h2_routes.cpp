@@ -25,8 +25,6 @@ using proto::http1::Method;
 using proto::http1::Request;
 using server::Action;
 
-constexpr std::string_view kSsePrefix = "/sse";
-constexpr std::string_view kPublishPrefix = "/pub/";
 
 Response method_not_allowed(std::string_view allow_line) {
   return {.status = 405, .body = "method not allowed\n", .extra_headers = allow_line};

@@ -28,8 +28,6 @@ using proto::http1::Method;
 using proto::http1::Request;
 using server::Action;
 
-constexpr std::string_view kSsePrefix = "/sse";
-constexpr std::string_view kPublishPrefix = "/pub/";
 constexpr std::string_view kWsPrefix = "/ws";
 
 proto::ws::HandshakeRequest handshake_request(const Request& r) {

@@ -26,6 +26,10 @@ namespace sluice::session {
 class LoopServices;
 class Peer;
 
+// The routes both transports serve: GET /sse and /sse/{topic}, POST /pub/{topic}.
+inline constexpr std::string_view kSsePrefix = "/sse";
+inline constexpr std::string_view kPublishPrefix = "/pub/";
+
 // The text a reply points into, kept by the caller until the reply is sent.
 struct ReplyText {
   char body[1400];

@@ -126,16 +126,11 @@ TEST(H2SteadyState, DeliveringToHttp2SseStreamsAllocatesNothing) {
     }
     return walker.read_events(static_cast<std::size_t>(kBatch) * kStreams);
   };
-  for (int i = 0; i < kRounds; ++i) ASSERT_TRUE(round());  // warm-up: rings and buffers reach their size
-
-  const std::uint64_t before = allocations();
-  bool all_delivered = true;
-  for (int i = 0; i < kRounds; ++i) all_delivered = round() && all_delivered;
-  const std::uint64_t during = allocations() - before;
-
-  EXPECT_TRUE(all_delivered);
-  EXPECT_EQ(during, 0u) << "heap allocations while delivering " << kBatch * kRounds << " events to " << kStreams
-                        << " SSE streams on one HTTP/2 connection";
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while delivering " << kBatch * kRounds << " events to "
+                                 << kStreams << " SSE streams on one HTTP/2 connection";
 }
 
 }  // namespace
