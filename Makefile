@@ -28,8 +28,8 @@ test-debug: peers
 # (the whole suite under TSan is `make test-tsan`).
 test-concurrency:
 	cmake --preset tsan >/dev/null
-	cmake --build --preset tsan -j $(JOBS) --target io_tests hub_tests integration_tests metrics_tests log_tests
-	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|Concurrency|WsPublisher|MetricsCells|MetricsRegistry|LogOutput)\.'
+	cmake --build --preset tsan -j $(JOBS) --target io_tests hub_tests threads_tests metrics_tests log_tests
+	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|threads\.Concurrency|threads\.WsPublisher|MetricsCells|MetricsRegistry|LogOutput)\.'
 
 test-tsan: peers
 	cmake --preset tsan >/dev/null
