@@ -46,16 +46,9 @@ Ran run(const std::vector<std::string>& argv) {
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
-class SluicedH2Tls : public ::testing::Test {
+class SluicedH2Tls : public ServerCertTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(certs_.ok()) << certs_.error();
-    cert_ = certs_.server("h2");
-    ASSERT_FALSE(cert_.cert_file.empty()) << certs_.error();
-  }
-
-  TestCerts certs_;
-  ServerCert cert_;
+  SluicedH2Tls() : ServerCertTest("h2") {}
 };
 
 TEST(SluicedH2, CurlWithPriorKnowledgeSubscribesAndPublishes) {

@@ -108,16 +108,9 @@ std::optional<std::string> read_until_closed(int fd, std::chrono::milliseconds l
   return std::nullopt;
 }
 
-class TlsServing : public ::testing::Test {
+class TlsServing : public ServerCertTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(certs_.ok()) << certs_.error();
-    cert_ = certs_.server("first");
-    ASSERT_FALSE(cert_.cert_file.empty()) << certs_.error();
-  }
-
-  TestCerts certs_;
-  ServerCert cert_;
+  TlsServing() : ServerCertTest("first") {}
 };
 
 TEST_F(TlsServing, CurlSubscribesAndPublishesOverHttps) {

@@ -4,7 +4,10 @@
 // directly or through an intermediate. Nothing of it is ever committed.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice::test {
@@ -51,6 +54,24 @@ class TestCerts {
   std::string dir_;
   std::string error_;
   int serial_ = 1000;
+};
+
+// A test whose server speaks TLS: a CA, and one certificate it signs,
+// named `name`, made before each test.
+class ServerCertTest : public ::testing::Test {
+ protected:
+  explicit ServerCertTest(std::string name) : name_(std::move(name)) {}
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok()) << certs_.error();
+    cert_ = certs_.server(name_);
+    ASSERT_FALSE(cert_.cert_file.empty()) << certs_.error();
+  }
+
+  TestCerts certs_;
+  ServerCert cert_;
+
+ private:
+  std::string name_;
 };
 
 }  // namespace sluice::test
