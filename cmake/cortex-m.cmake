@@ -19,13 +19,13 @@ list(FILTER portable_sources EXCLUDE REGEX "/(pool_mmap|ws_deflate|random_bytes_
 add_library(sluice_portable STATIC ${portable_sources})
 target_include_directories(sluice_portable PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
 
-# The lwIP backend (io/lwip/) compiled for the target against lwIP's own
+# The lwIP backend (embedded/lwip/) compiled for the target against lwIP's own
 # headers (Debian's lwIP 2.1 sources of them) and a small device's options
 # (cmake/cortex-m/lwip/): for its flash and its per-connection RAM. There
 # is no lwIP library for the target here, so it is compiled, not linked;
 # a board's build links it with its own lwIP.
 set(SLUICE_LWIP_INCLUDE_DIR /usr/include/lwip CACHE PATH "lwIP's headers (the directory holding lwip/tcp.h)")
-file(GLOB lwip_backend_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/io/lwip/*.cpp)
+file(GLOB lwip_backend_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/embedded/lwip/*.cpp)
 add_library(sluice_lwip_m OBJECT ${lwip_backend_sources} ${PROJECT_SOURCE_DIR}/cmake/cortex-m/lwip_type_sizes.cpp)
 target_include_directories(sluice_lwip_m PRIVATE ${PROJECT_SOURCE_DIR}/cmake/cortex-m/lwip)
 target_include_directories(sluice_lwip_m SYSTEM PRIVATE ${SLUICE_LWIP_INCLUDE_DIR})

@@ -1,7 +1,7 @@
-# The lwIP backend (src/io/lwip/: an OutQueue drained with tcp_write, input
+# The lwIP backend (src/embedded/lwip/: an OutQueue drained with tcp_write, input
 # through tcp_recv) and its tests against a real lwIP: Debian's liblwip
 # (lwIP 2.1, pkg-config "lwip"), its TCP talking to itself inside the test
-# process (tests/io/lwip/lwip_net.hpp).
+# process (tests/embedded/lwip/lwip_net.hpp).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LWIP REQUIRED IMPORTED_TARGET lwip)
 
@@ -13,7 +13,7 @@ add_library(sluice_embedded STATIC ${embedded_srcs})
 target_link_libraries(sluice_embedded PUBLIC sluice)
 target_compile_options(sluice_embedded PRIVATE -fno-exceptions -fno-rtti)
 
-file(GLOB lwip_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/io/lwip/*.cpp)
+file(GLOB lwip_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/embedded/lwip/*.cpp)
 add_library(sluice_lwip STATIC ${lwip_srcs})
 target_link_libraries(sluice_lwip PUBLIC sluice_embedded PkgConfig::LWIP)
 # It runs where lwIP does, on a microcontroller: no exceptions, no RTTI.
@@ -21,7 +21,7 @@ target_compile_options(sluice_lwip PRIVATE -fno-exceptions -fno-rtti)
 
 find_package(GTest REQUIRED)
 include(GoogleTest)
-file(GLOB lwip_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/io/lwip/*.cpp)
+file(GLOB lwip_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/embedded/lwip/*.cpp)
 add_executable(lwip_tests ${lwip_test_srcs})
 target_link_libraries(lwip_tests PRIVATE sluice_lwip sluice_test_support GTest::gtest_main)
 gtest_discover_tests(lwip_tests DISCOVERY_MODE PRE_TEST)

@@ -4,7 +4,7 @@
 // RAM one connection of the embedded push server holds (its TcpConnection,
 // queue ring, input buffer and the server's PushConnection); the pool, the
 // writer's shared scratch buffer and lwIP's own pcb are counted apart.
-#include "io/lwip/push_listener.hpp"
+#include "embedded/lwip/push_listener.hpp"
 
 #define SLUICE_SIZE_OF(name, ...) \
   extern "C" {                    \
@@ -13,9 +13,9 @@
 
 SLUICE_SIZE_OF(embedded_PushConnection, sluice::embedded::PushConnection)
 SLUICE_SIZE_OF(embedded_PushServer, sluice::embedded::PushServer)
-SLUICE_SIZE_OF(io_lwip_TcpConnection, sluice::io::lwip::TcpConnection)
-SLUICE_SIZE_OF(io_lwip_PushSlot_per_connection, sluice::io::lwip::PushSlot)
+SLUICE_SIZE_OF(io_lwip_TcpConnection, sluice::embedded::lwip::TcpConnection)
+SLUICE_SIZE_OF(io_lwip_PushSlot_per_connection, sluice::embedded::lwip::PushSlot)
 SLUICE_SIZE_OF(lwip_tcp_pcb, struct tcp_pcb)
 
 // A connection on a small device fits in 2 KiB, pool excluded.
-static_assert(sizeof(sluice::io::lwip::PushSlot) <= 2048, "a PushSlot must stay within 2 KiB on Cortex-M");
+static_assert(sizeof(sluice::embedded::lwip::PushSlot) <= 2048, "a PushSlot must stay within 2 KiB on Cortex-M");

@@ -3,7 +3,7 @@
 // acknowledged bytes and on a timer). The core never calls the stack: it
 // queues frames in the link's OutQueue, reads the link's input, and asks
 // for a flush or a close; the stack's side moves the bytes when it can.
-// io/lwip/push_listener.hpp is the lwIP side.
+// embedded/lwip/push_listener.hpp is the lwIP side.
 #pragma once
 
 #include <cstddef>

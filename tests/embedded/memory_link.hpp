@@ -2,7 +2,7 @@
 // server writes is appended to wire(), up to `room` bytes per flush (a
 // slow peer), and the test hands it input as a peer would. The core's
 // tests run with it on the host and on the Cortex-M board alike, where no
-// TCP stack exists; tests/io/lwip runs the same server on a real lwIP.
+// TCP stack exists; tests/embedded/lwip runs the same server on a real lwIP.
 #pragma once
 
 #include <cerrno>

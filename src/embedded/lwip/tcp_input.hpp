@@ -16,7 +16,7 @@
 #include <span>
 #include <string_view>
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 class TcpInput {
  public:
@@ -49,4 +49,4 @@ class TcpInput {
   std::size_t waiting_offset_ = 0;  // bytes of waiting_ already moved in
 };
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -3,13 +3,13 @@
 // more of lwIP than it can take and tcp_write's ERR_MEM stays the rare case
 // of lwIP's heap running out, after which the flush stops and is retried on
 // the next tcp_sent or poll.
-#include "io/lwip/tcp_writer.hpp"
+#include "embedded/lwip/tcp_writer.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 namespace {
 
@@ -106,4 +106,4 @@ void TcpWriter::frame_started(const buf::FrameRef& frame) {
   if (!limits_.copy) hold_->started(frame);
 }
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

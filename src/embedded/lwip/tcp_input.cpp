@@ -1,9 +1,9 @@
-#include "io/lwip/tcp_input.hpp"
+#include "embedded/lwip/tcp_input.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 TcpInput::~TcpInput() {
   if (waiting_ != nullptr) pbuf_free(waiting_);
@@ -43,4 +43,4 @@ void TcpInput::move_in() {
   }
 }
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -13,7 +13,7 @@
 
 #include "buf/frame.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 class AckHold {
  public:
@@ -56,4 +56,4 @@ class AckHold {
   std::uint32_t acked_ = 0;        // offset past the last acknowledged byte
 };
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

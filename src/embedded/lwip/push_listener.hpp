@@ -25,9 +25,9 @@
 #include "embedded/link.hpp"
 #include "embedded/push_connection.hpp"
 #include "embedded/push_server.hpp"
-#include "io/lwip/tcp_connection.hpp"
+#include "embedded/lwip/tcp_connection.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 inline constexpr std::size_t kSlotInputBytes = 512;   // the largest request head taken
 inline constexpr std::size_t kSlotControlFrames = 4;  // answer, pong, close, notice
@@ -102,4 +102,4 @@ class PushListener {
   std::uint64_t refused_ = 0;
 };
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -19,12 +19,12 @@
 #include <span>
 #include <string_view>
 
-#include "io/lwip/ack_hold.hpp"
-#include "io/lwip/tcp_input.hpp"
-#include "io/lwip/tcp_writer.hpp"
+#include "embedded/lwip/ack_hold.hpp"
+#include "embedded/lwip/tcp_input.hpp"
+#include "embedded/lwip/tcp_writer.hpp"
 #include "conn/out_queue.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 struct TcpConnectionLimits {
   conn::OutQueueLimits queue;
@@ -109,4 +109,4 @@ class TcpConnection {
   bool finished_ = false;
 };
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -1,4 +1,4 @@
-#include "io/lwip/tcp_connection.hpp"
+#include "embedded/lwip/tcp_connection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "proto/sse.hpp"
 #include "proto/sse_parser.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 namespace {
 
 using test::LwipNet;
@@ -326,4 +326,4 @@ TEST_F(TcpConnectionTest, AResetReleasesEverythingAndSaysSo) {
 }
 
 }  // namespace
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -2,9 +2,9 @@
 // do, and are compared the same way: lwIP's send buffer keeps the frames
 // held at once far fewer than 2^31 bytes apart, and the acknowledged offset
 // never passes the end of the last frame started.
-#include "io/lwip/ack_hold.hpp"
+#include "embedded/lwip/ack_hold.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 namespace {
 bool reached(std::uint32_t acked, std::uint32_t end) { return static_cast<std::int32_t>(acked - end) >= 0; }
@@ -36,4 +36,4 @@ void AckHold::release_all() {
   }
 }
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

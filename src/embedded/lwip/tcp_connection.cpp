@@ -1,13 +1,13 @@
 // Callbacks find their connection through tcp_arg. When the connection
 // lets go of its pcb, arg and callbacks are cleared first, so lwIP can
 // never call into an object that has finished.
-#include "io/lwip/tcp_connection.hpp"
+#include "embedded/lwip/tcp_connection.hpp"
 
 #include <lwip/priv/tcp_priv.h>  // tcp_process_refused_data, which lwIP's own timer calls
 
 #include <algorithm>
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 TcpConnection::TcpConnection(tcp_pcb* pcb, Handler& handler, const TcpConnectionLimits& limits,
                              const TcpConnectionMemory& memory)
@@ -126,4 +126,4 @@ void TcpConnection::on_error(void* arg, err_t err) {
   self->finish(err);
 }
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -1,4 +1,4 @@
-#include "io/lwip/tcp_input.hpp"
+#include "embedded/lwip/tcp_input.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "lwip_net.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 namespace {
 
 pbuf* chain_of(std::string_view a, std::string_view b) {
@@ -54,4 +54,4 @@ TEST_F(TcpInputTest, ConsumingMoreThanThereIsTakesWhatThereIs) {
 }
 
 }  // namespace
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -2,7 +2,7 @@
 // connect with lwIP's own TCP (raw peers on the client's interface), the
 // server runs through PushListener's slots, and every byte crosses lwIP's
 // TCP both ways inside the test process.
-#include "io/lwip/push_listener.hpp"
+#include "embedded/lwip/push_listener.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@
 #include "proto/ws_encoder.hpp"
 #include "raw_peers.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 namespace {
 
 using test::LwipNet;
@@ -400,4 +400,4 @@ TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
 }
 
 }  // namespace
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -34,10 +34,10 @@
 #include <cstdint>
 #include <span>
 
-#include "io/lwip/ack_hold.hpp"
+#include "embedded/lwip/ack_hold.hpp"
 #include "conn/writer.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 struct TcpWriterLimits {
   bool copy = true;  // TCP_WRITE_FLAG_COPY; false needs an AckHold
@@ -88,4 +88,4 @@ class TcpWriter final : public conn::Writer {
   TcpWriterStats stats_;
 };
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -1,4 +1,4 @@
-#include "io/lwip/ack_hold.hpp"
+#include "embedded/lwip/ack_hold.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "buf/pool.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 namespace {
 
 struct AckHoldTest : testing::Test {
@@ -79,4 +79,4 @@ TEST_F(AckHoldTest, AcknowledgementsBeyondTheFramesDoNotReleaseLaterOnes) {
 }
 
 }  // namespace
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip

@@ -1,6 +1,6 @@
-#include "io/lwip/push_listener.hpp"
+#include "embedded/lwip/push_listener.hpp"
 
-namespace sluice::io::lwip {
+namespace sluice::embedded::lwip {
 
 void PushSlot::open(tcp_pcb* pcb, PushListener& listener) {
   listener_ = &listener;
@@ -55,4 +55,4 @@ err_t PushListener::on_accept(void* arg, tcp_pcb* pcb, err_t err) {
   return ERR_ABRT;  // lwIP's rule for a pcb aborted inside its accept callback
 }
 
-}  // namespace sluice::io::lwip
+}  // namespace sluice::embedded::lwip
