@@ -17,12 +17,31 @@ int set_int_option(int fd, int level, int name, int value) {
   return ::setsockopt(fd, level, name, &value, sizeof value) == 0 ? 0 : -errno;
 }
 
-bool to_sockaddr(const Endpoint& where, sockaddr_in& addr) {
-  addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(where.port);
-  const std::string host = where.host == "localhost" ? "127.0.0.1" : where.host;
-  return ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) == 1;
+// An endpoint's address: IPv4 ("127.0.0.1", "localhost") or IPv6 written
+// in brackets ("[::1]", "[::]"), as in a URL.
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  [[nodiscard]] const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
+  [[nodiscard]] int family() const { return storage.ss_family; }
+};
+
+bool to_sockaddr(const Endpoint& where, SocketAddress& out) {
+  out = {};
+  const std::string_view host = where.host;
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    auto& v6 = reinterpret_cast<sockaddr_in6&>(out.storage);
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = htons(where.port);
+    out.length = sizeof v6;
+    return ::inet_pton(AF_INET6, std::string(host.substr(1, host.size() - 2)).c_str(), &v6.sin6_addr) == 1;
+  }
+  auto& v4 = reinterpret_cast<sockaddr_in&>(out.storage);
+  v4.sin_family = AF_INET;
+  v4.sin_port = htons(where.port);
+  out.length = sizeof v4;
+  const std::string text = host == "localhost" ? "127.0.0.1" : std::string(host);
+  return ::inet_pton(AF_INET, text.c_str(), &v4.sin_addr) == 1;
 }
 
 int fail_and_close(int fd) {
@@ -46,13 +65,13 @@ bool parse_endpoint(std::string_view text, Endpoint& out) {
 }
 
 int listen_tcp(const Endpoint& where, const ListenOptions& options) {
-  sockaddr_in addr;
+  SocketAddress addr;
   if (!to_sockaddr(where, addr)) return -EINVAL;
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const int fd = ::socket(addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
   set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
   if (options.reuse_port) set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return fail_and_close(fd);
+  if (::bind(fd, addr.get(), addr.length) != 0) return fail_and_close(fd);
   if (::listen(fd, options.backlog) != 0) return fail_and_close(fd);
   return fd;
 }
@@ -63,19 +82,20 @@ int accept_nonblocking(int listen_fd) {
 }
 
 int connect_tcp(const Endpoint& where) {
-  sockaddr_in addr;
+  SocketAddress addr;
   if (!to_sockaddr(where, addr)) return -EINVAL;
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = ::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return fail_and_close(fd);
+  if (::connect(fd, addr.get(), addr.length) != 0) return fail_and_close(fd);
   return fd;
 }
 
 std::uint16_t local_port(int fd) {
-  sockaddr_in addr{};
+  sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
-  return ntohs(addr.sin_port);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(addr).sin6_port);
+  return ntohs(reinterpret_cast<const sockaddr_in&>(addr).sin_port);
 }
 
 int set_nodelay(int fd, bool on) { return set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, on ? 1 : 0); }

@@ -13,8 +13,9 @@ struct Endpoint {
   std::uint16_t port = 8080;
 };
 
-// Parses "host:port" or ":port" (host defaults to 127.0.0.1). Returns false
-// for a missing or out-of-range port.
+// Parses "host:port" or ":port" (host defaults to 127.0.0.1); an IPv6
+// host is written in brackets ("[::1]:8080"). Returns false for a missing
+// or out-of-range port (the host is checked when it is used).
 [[nodiscard]] bool parse_endpoint(std::string_view text, Endpoint& out);
 
 struct ListenOptions {

@@ -9,6 +9,11 @@ namespace sluice::server {
 
 bool loopback_host(std::string_view host) {
   if (host == "localhost") return true;
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    in6_addr v6{};
+    return ::inet_pton(AF_INET6, std::string(host.substr(1, host.size() - 2)).c_str(), &v6) == 1 &&
+           IN6_IS_ADDR_LOOPBACK(&v6);
+  }
   in_addr v4{};
   return ::inet_pton(AF_INET, std::string(host).c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }

@@ -208,7 +208,7 @@ std::optional<std::string> validate(const Config& config) {
 
 std::string describe_settings() {
   const Config defaults;
-  std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT\n";
+  std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT (an IPv6 host in brackets: [::1]:8080)\n";
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";

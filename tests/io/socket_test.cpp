@@ -44,7 +44,26 @@ TEST(Socket, ListensOnAnEphemeralPortAndAccepts) {
   ::close(listener);
 }
 
-TEST(Socket, RefusesAnAddressItCannotParse) { EXPECT_EQ(listen_tcp({"not-an-ip", 0}, {}), -EINVAL); }
+TEST(Socket, ListensAndConnectsOnIpv6InBrackets) {
+  const int listener = listen_tcp({"[::1]", 0}, {});
+  ASSERT_GE(listener, 0);
+  const std::uint16_t port = local_port(listener);
+  ASSERT_NE(port, 0);
+  const int client = connect_tcp({"[::1]", port});
+  ASSERT_GE(client, 0);
+  // The connection is in the backlog once connect() returned.
+  const int accepted = accept_nonblocking(listener);
+  EXPECT_GE(accepted, 0);
+  if (accepted >= 0) ::close(accepted);
+  ::close(client);
+  ::close(listener);
+}
+
+TEST(Socket, RefusesAnAddressItCannotParse) {
+  EXPECT_EQ(listen_tcp({"not-an-ip", 0}, {}), -EINVAL);
+  EXPECT_EQ(listen_tcp({"::1", 0}, {}), -EINVAL);  // IPv6 needs its brackets
+  EXPECT_EQ(listen_tcp({"[127.0.0.1]", 0}, {}), -EINVAL);
+}
 
 }  // namespace
 }  // namespace sluice::io
