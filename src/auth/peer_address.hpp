@@ -22,4 +22,8 @@ struct PeerAddress {
 // From an accepted socket's peer address. length 0 for other families.
 [[nodiscard]] PeerAddress peer_address(const sockaddr* address, socklen_t size);
 
+// From an address as the server shows it: "IP:PORT" or "[IPv6]:PORT".
+// length 0 when it is neither.
+[[nodiscard]] PeerAddress peer_address(std::string_view shown);
+
 }  // namespace sluice::auth

@@ -77,16 +77,17 @@ std::uint64_t RateLimiter::key_for(RateKind kind, RateScope scope, std::string_v
 
 RateCheck RateLimiter::check(RateKind kind, const PeerAddress& address, std::string_view identity,
                              Clock::time_point now) noexcept {
-  for (const RateScope scope : {RateScope::address, RateScope::identity}) {
-    const std::string_view bytes = scope == RateScope::address ? address.view() : identity;
-    if (bytes.empty()) continue;
-    const std::int64_t wait_ns = table_.take(key_for(kind, scope, bytes), config_.rule(kind, scope), now);
-    if (wait_ns > 0) {
-      const auto seconds = static_cast<std::uint32_t>((wait_ns + kNsPerSecond - 1) / kNsPerSecond);
-      return {false, std::max<std::uint32_t>(seconds, 1), kLimitKeys[static_cast<int>(kind)][static_cast<int>(scope)]};
-    }
-  }
-  return {};
+  if (RateCheck c = check_one(kind, RateScope::address, address.view(), now); !c.allowed) return c;
+  return check_one(kind, RateScope::identity, identity, now);
+}
+
+RateCheck RateLimiter::check_one(RateKind kind, RateScope scope, std::string_view key,
+                                 Clock::time_point now) noexcept {
+  if (key.empty()) return {};
+  const std::int64_t wait_ns = table_.take(key_for(kind, scope, key), config_.rule(kind, scope), now);
+  if (wait_ns <= 0) return {};
+  const auto seconds = static_cast<std::uint32_t>((wait_ns + kNsPerSecond - 1) / kNsPerSecond);
+  return {false, std::max<std::uint32_t>(seconds, 1), kLimitKeys[static_cast<int>(kind)][static_cast<int>(scope)]};
 }
 
 Decision rate_decision(const RateCheck& check) {

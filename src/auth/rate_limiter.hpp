@@ -98,6 +98,12 @@ class RateLimiter {
   // refused for its identity has still spent its address's token.
   [[nodiscard]] RateCheck check(RateKind kind, const PeerAddress& address, std::string_view identity,
                                 Clock::time_point now) noexcept;
+  // Takes a token from one bucket: the address's (`key` = address.view())
+  // or the identity's. Allowed when `key` is empty. Lets a caller spend the
+  // address's token before work that only the identity's needs (checking
+  // a token's signature).
+  [[nodiscard]] RateCheck check_one(RateKind kind, RateScope scope, std::string_view key,
+                                    Clock::time_point now) noexcept;
 
   [[nodiscard]] const RateTable& table() const { return table_; }
 

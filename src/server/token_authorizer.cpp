@@ -1,7 +1,5 @@
 #include "server/token_authorizer.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <chrono>
 #include <memory>
@@ -28,15 +26,6 @@ constexpr std::string_view kRealm = "sluice";
 struct ConnectionAuth {
   std::optional<auth::Identity> identity;
 };
-
-// "IP:PORT" as the server shows it -> the part rate limits count by.
-auth::PeerAddress address_of(std::string_view peer) {
-  const std::string host(peer.substr(0, peer.rfind(':')));
-  sockaddr_in v4{};
-  v4.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, host.c_str(), &v4.sin_addr) != 1) return {};
-  return auth::peer_address(reinterpret_cast<const sockaddr*>(&v4), sizeof v4);
-}
 
 AuthDecision to_hook(const auth::Decision& d) {
   if (d.allowed()) return AuthDecision::allow();
@@ -71,7 +60,7 @@ class TokenAuthorizer {
         limiter_(rate_config(config.rate)) {}
 
   AuthDecision operator()(const AuthRequest& request) {
-    const auth::PeerAddress address = address_of(request.peer);
+    const auth::PeerAddress address = auth::peer_address(request.peer);
     if (request.action == Action::connect) return connect(request, address);
     if (request.action == Action::refresh) return refresh(request, address);
     const auto kind = request.action == Action::subscribe ? auth::Action::subscribe : auth::Action::publish;
@@ -99,8 +88,15 @@ class TokenAuthorizer {
   // same connection left there. Only a connection's first request counts
   // against the connect limits: a kept-alive client's later requests are
   // not new connections (each publish counts against the publish limits).
+  // The address's connect token is spent before the signature is checked:
+  // a client sending connection after connection with forged tokens is
+  // refused once over its limit without costing a verification each.
   AuthDecision connect(const AuthRequest& request, const auth::PeerAddress& address) {
     const bool first = request.user == nullptr;
+    if (first) {
+      AuthDecision limited = limit_one(auth::RateKind::connect, auth::RateScope::address, address.view());
+      if (!limited.allowed()) return limited;
+    }
     auto held = std::make_shared<ConnectionAuth>();
     request.user = held;
     std::vector<proto::http1::Header> headers;
@@ -118,8 +114,8 @@ class TokenAuthorizer {
         refused = auth::Decision::invalid_token(std::move(verified.check.reason));
       }
     }
-    if (first) {
-      AuthDecision limited = limit(auth::RateKind::connect, address, held->identity ? held->identity->subject : "");
+    if (first && held->identity) {
+      AuthDecision limited = limit_one(auth::RateKind::connect, auth::RateScope::identity, held->identity->subject);
       if (!limited.allowed()) return limited;
     }
     return valid_until(to_hook(refused), held->identity);
@@ -158,6 +154,15 @@ class TokenAuthorizer {
   AuthDecision valid_until(AuthDecision decision, const std::optional<auth::Identity>& identity) const {
     if (identity && identity->expires) decision.until(*identity->expires + verifier_.rules().clock_skew);
     return decision;
+  }
+
+  AuthDecision limit_one(auth::RateKind kind, auth::RateScope scope, std::string_view key) {
+    auth::RateCheck check;
+    {
+      const std::lock_guard lock(mutex_);
+      check = limiter_.check_one(kind, scope, key, auth::RateLimiter::Clock::now());
+    }
+    return check.allowed ? AuthDecision::allow() : to_hook(auth::rate_decision(check));
   }
 
   AuthDecision limit(auth::RateKind kind, const auth::PeerAddress& address, std::string_view subject) {

@@ -38,6 +38,16 @@ TEST(PeerAddress, Ipv4MappedIpv6IsTheIpv4Address) {
   EXPECT_EQ(v6("::ffff:203.0.113.7").view(), v4("203.0.113.7").view());
 }
 
+TEST(PeerAddress, FromTheFormTheServerShows) {
+  EXPECT_EQ(peer_address("203.0.113.7:5000").view(), v4("203.0.113.7").view());
+  EXPECT_EQ(peer_address("[2001:db8:1:2::1]:443").view(), v6("2001:db8:1:2::1").view());
+  EXPECT_EQ(peer_address("[::ffff:203.0.113.7]:80").view(), v4("203.0.113.7").view());
+  EXPECT_EQ(peer_address("[::1]:80").length, 8);
+  for (const char* bad : {"", "203.0.113.7", "2001:db8::1", "[2001:db8::1:80", "host:80", "[::1]x:80"}) {
+    EXPECT_EQ(peer_address(std::string_view(bad)).length, 0) << bad;
+  }
+}
+
 TEST(PeerAddress, OtherFamiliesAreUnknown) {
   sockaddr_un u{};
   u.sun_family = AF_UNIX;

@@ -120,6 +120,21 @@ TEST(RateLimiter, KindsHaveSeparateBuckets) {
   EXPECT_STREQ(limiter.check(RateKind::publish, a, "", kT0).limit, "auth.rate.publish_per_ip");
 }
 
+TEST(RateLimiter, OneScopeAtATimeSpendsOnlyThatBucket) {
+  RateLimiter limiter(only_subscribe({1, 1}, {1, 1}));
+  const PeerAddress a = address("10.0.0.1");
+  // The address's token first (before a token's signature is checked)...
+  EXPECT_TRUE(limiter.check_one(RateKind::subscribe, RateScope::address, a.view(), kT0).allowed);
+  const RateCheck again = limiter.check_one(RateKind::subscribe, RateScope::address, a.view(), kT0);
+  EXPECT_FALSE(again.allowed);
+  EXPECT_STREQ(again.limit, "auth.rate.subscribe_per_ip");
+  // ...the identity's after: its bucket was left whole.
+  EXPECT_TRUE(limiter.check_one(RateKind::subscribe, RateScope::identity, "alice", kT0).allowed);
+  EXPECT_FALSE(limiter.check_one(RateKind::subscribe, RateScope::identity, "alice", kT0).allowed);
+  // Nothing to count by: allowed, nothing spent.
+  EXPECT_TRUE(limiter.check_one(RateKind::subscribe, RateScope::identity, "", kT0).allowed);
+}
+
 TEST(RateLimiter, AnAddressAndASubjectWithTheSameBytesDoNotShare) {
   RateLimiter limiter(only_subscribe({1, 1}, {1, 1}));
   const PeerAddress a = address("65.66.67.68");  // the bytes "ABCD"

@@ -244,6 +244,21 @@ TEST(SluicedAuthLimits, TheConnectLimitCountsConnectionsNotTheRequestsOnOne) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+TEST(SluicedAuthLimits, AnIpv6ClientIsCountedByItsAddressToo) {
+  SluicedProcess sluiced(jwt_settings({"auth.rate.connect_per_ip=1", "auth.rate.connect_per_ip_burst=1"}), "[::1]:0");
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string auth = "Authorization: Bearer " + pyjwt(kNewsReader);
+  const std::string url = "http://[::1]:" + std::to_string(sluiced.port()) + "/pub/news";
+  const CurlReply first = curl_http({"-g", "-X", "POST", "-H", auth, "--data", "x", url});
+  EXPECT_EQ(first.status(), 200) << first.text;
+  // A second connection from ::1 within the second, forged token or not:
+  // over the limit, answered before its signature is looked at.
+  const CurlReply second = curl_http({"-g", "-X", "POST", "-H", "Authorization: Bearer not.a.token", "--data", "y", url});
+  EXPECT_EQ(second.status(), 429) << second.text;
+  EXPECT_TRUE(second.has("auth.rate.connect_per_ip")) << second.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 TEST(SluicedAuthLimits, OverTheSubscribeRateAWebSocketIsClosed4429) {
   SluicedProcess sluiced(jwt_settings({"auth.rate.subscribe_per_ip=1", "auth.rate.subscribe_per_ip_burst=1"}));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
@@ -280,6 +295,7 @@ struct BadStart {
 TEST(SluicedAuthStart, WithoutAuthANonLoopbackListenStopsNamingTheSetting) {
   const std::vector<BadStart> cases = {
       {{"--listen", "0.0.0.0:0"}, "config key 'listen' is 0.0.0.0:0, not a loopback address, and auth.mode is none"},
+      {{"--listen", "[::]:0"}, "config key 'listen' is [::]:0, not a loopback address, and auth.mode is none"},
       {{"--set", "auth.mode=jwt"}, "auth.jwt_secret"},
       {{"--set", "auth.mode=jwt", "--set", "auth.jwt_secret=short"}, "'auth.jwt_secret'"},
       {{"--set", "auth.mode=tokens"}, "config key 'auth.mode' must be one of none, open, jwt"},
