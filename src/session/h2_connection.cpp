@@ -71,6 +71,7 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
 void H2Connection::before_flush() {
   exchanges_.for_each([](H2Exchange& exchange) {
     if (exchange.sse) exchange.sse->before_flush();
+    if (exchange.ws) exchange.ws->before_flush();
   });
 }
 
@@ -78,7 +79,9 @@ void H2Connection::before_flush() {
 // send what waited for room (a notice of drops).
 void H2Connection::on_drained() {
   exchanges_.for_each([](H2Exchange& exchange) {
-    if (exchange.sse && exchange.outlet->queue().empty()) exchange.sse->on_drained();
+    if (exchange.outlet == nullptr || !exchange.outlet->queue().empty()) return;
+    if (exchange.sse) exchange.sse->on_drained();
+    if (exchange.ws) exchange.ws->on_drained();
   });
 }
 
@@ -86,6 +89,8 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
   if (!h2_) return;
   const auto& config = services_.config();
   exchanges_.for_each([&](H2Exchange& exchange) {
+    // A WebSocket's pings, pong deadline and credentials.
+    if (exchange.ws && !exchange.outlet->ended()) exchange.ws->tick(now);
     H2StreamOutlet* outlet = exchange.outlet.get();
     // A stream that was to end (a slow consumer cut off) behind a window
     // its client keeps shut is not waited for.
@@ -115,6 +120,7 @@ void H2Connection::shutdown() {
   h2_->shutdown();
   ending_ = true;
   exchanges_.for_each([](H2Exchange& exchange) {
+    if (exchange.ws) exchange.ws->shutdown();  // a close frame (1001) first
     if (exchange.outlet) exchange.outlet->close_after_flush(conn::CloseReason::shutdown);
   });
 }

@@ -4,7 +4,9 @@
 // on its streams. Each GET /sse stream is an SseStream writing to an outlet
 // of its own (H2StreamOutlet), so it has the same semantics as over
 // HTTP/1.1 (authorizer, Origin, replay, its policy on its own queue) and a
-// stream whose window is shut holds only itself. POST /pub/{topic} is
+// stream whose window is shut holds only itself. A WebSocket on
+// /ws/{topic} opened by extended CONNECT is a WsTopicStream on such an
+// outlet (h2_websocket.cpp). POST /pub/{topic} is
 // checked when its headers arrive and published when its body is whole,
 // its body gathered in pool blocks (H2Body) and its state in one of the
 // connection's fixed set of exchanges (H2Exchanges): a steady run of
@@ -66,9 +68,10 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void stream_output(std::int32_t stream) override;
   void end_stream(std::int32_t stream) override;
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
+  void resume_input(std::int32_t stream) override;
 
   // h2_routes.cpp
-  void route(std::int32_t stream, const proto::http1::Request& request, bool end_stream);
+  void route(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol, bool end_stream);
   // The access log's line for a request (log.access); the target is
   // redacted by the logger, the body never passed, only its length.
   void log_request(std::string_view method, std::string_view target, std::string_view user_agent, int status,
@@ -77,6 +80,11 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
   void finish_post(H2Exchange& exchange);
+  // h2_websocket.cpp: an extended CONNECT (`protocol` its :protocol), and
+  // the bytes of an open WebSocket stream.
+  void open_websocket(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol,
+                      bool end_stream);
+  void feed_websocket(H2Exchange& exchange, std::string_view bytes);
   [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
   // Answers `stream` with `response` (its body as DATA) and ends it.
   void reply(std::int32_t stream, const Response& response);

@@ -1,8 +1,9 @@
 // What each path does over HTTP/2: the same routes as over HTTP/1.1
 // (http_routes.cpp), through the same checks and answers
-// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams. A
-// WebSocket needs HTTP/1.1 here (501 for CONNECT); the operator pages
-// (/metrics, /dashboard) are served over HTTP/1.1 only and answer 404.
+// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams, and a
+// WebSocket on /ws/{topic} by extended CONNECT (h2_websocket.cpp); the
+// operator pages (/metrics, /dashboard) are served over HTTP/1.1 only and
+// answer 404.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -16,6 +17,7 @@
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
 #include "session/sse_stream.hpp"
+#include "session/ws_stream.hpp"
 
 namespace sluice::session {
 
@@ -59,7 +61,7 @@ void H2Connection::on_request(const transport::H2Request& h2request) {
   quiet_since_ = session_.loop().now();
   answered_status_ = 0;
   const Request request = as_http1_request(h2request, fields_);
-  route(h2request.stream, request, h2request.end_stream);
+  route(h2request.stream, request, h2request.protocol, h2request.end_stream);
   if (!services_.logs_access()) return;
   // A stream that opened is logged as opened (200); a POST when its reply
   // goes (finish_post).
@@ -69,9 +71,9 @@ void H2Connection::on_request(const transport::H2Request& h2request) {
     exchange->logged_agent.assign(request.header("User-Agent"));
     return;
   }
-  const bool stream = answered_status_ == 0 && exchange != nullptr && exchange->sse;
-  log_request(request.method_text, request.target, request.header("User-Agent"),
-              stream ? 200 : answered_status_, stream ? "sse" : "http", 0);
+  const bool stream = answered_status_ == 0 && exchange != nullptr && (exchange->sse || exchange->ws);
+  log_request(request.method_text, request.target, request.header("User-Agent"), stream ? 200 : answered_status_,
+              !stream ? "http" : exchange->sse ? "sse" : "ws", 0);
 }
 
 void H2Connection::log_request(std::string_view method, std::string_view target, std::string_view user_agent,
@@ -86,10 +88,7 @@ void H2Connection::log_request(std::string_view method, std::string_view target,
                                         .duration_us = 0});
 }
 
-void H2Connection::route(std::int32_t stream, const Request& request, bool end_stream) {
-  if (request.method_text == "CONNECT") {
-    return reply(stream, {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
-  }
+void H2Connection::route(std::int32_t stream, const Request& request, std::string_view protocol, bool end_stream) {
   ReplyText text;
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));
@@ -101,6 +100,7 @@ void H2Connection::route(std::int32_t stream, const Request& request, bool end_s
     return reply(stream, {.status = 204, .extra_headers = cors_headers(cors_origin(services_, request), true,
                                                                          text.headers)});
   }
+  if (request.method_text == "CONNECT") return open_websocket(stream, request, protocol, end_stream);
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) {
@@ -182,6 +182,7 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
 
 void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange != nullptr && exchange->ws) return feed_websocket(*exchange, bytes);
   h2_->consume(stream, bytes.size());
   if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
   const bool over_budget = body_bytes_ + bytes.size() > services_.connection_limits().receive_budget;
@@ -199,7 +200,10 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
 
 void H2Connection::on_end(std::int32_t stream) {
   H2Exchange* exchange = exchanges_.find(stream);
-  if (exchange != nullptr && exchange->posting) finish_post(*exchange);
+  if (exchange == nullptr) return;
+  if (exchange->posting) return finish_post(*exchange);
+  // A WebSocket's client is done sending, as at a TCP half-close.
+  if (exchange->ws && !exchange->ws->on_peer_eof()) exchange->outlet->close_after_flush(conn::CloseReason::peer);
 }
 
 void H2Connection::finish_post(H2Exchange& post) {
