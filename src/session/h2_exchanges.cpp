@@ -1,7 +1,5 @@
 #include "session/h2_exchanges.hpp"
 
-#include <algorithm>
-#include <bit>
 
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
@@ -29,12 +27,11 @@ void H2Exchange::reset() {
   body.clear();
 }
 
+// The table starts small and doubles while the connection's streams grow
+// towards the limit: a connection that keeps a few streams open holds a
+// few entries, not the limit's worth.
 H2Exchanges::H2Exchanges(std::size_t capacity, buf::Pool& pool)
-    : capacity_(capacity), pool_(pool), table_(std::bit_ceil(std::max<std::size_t>(16, capacity * 2))) {
-  slots_.reserve(capacity_);
-  free_.reserve(capacity_);
-  retired_.reserve(capacity_);
-}
+    : capacity_(capacity), pool_(pool), table_(kFirstTableSize) {}
 
 H2Exchanges::~H2Exchanges() = default;
 
@@ -56,12 +53,25 @@ H2Exchange* H2Exchanges::open(std::int32_t id) {
   } else {
     return nullptr;
   }
-  std::size_t at = home(id);
-  while (table_[at].id != 0) at = (at + 1) & (table_.size() - 1);
-  table_[at] = {id, slot};
+  if ((open_ + 1) * 2 > table_.size()) grow_table();
+  insert({id, slot});
   slots_[slot]->id = id;
   ++open_;
   return slots_[slot].get();
+}
+
+void H2Exchanges::insert(Entry entry) {
+  std::size_t at = home(entry.id);
+  while (table_[at].id != 0) at = (at + 1) & (table_.size() - 1);
+  table_[at] = entry;
+}
+
+void H2Exchanges::grow_table() {
+  std::vector<Entry> old(table_.size() * 2);
+  old.swap(table_);
+  for (const Entry& entry : old) {
+    if (entry.id != 0) insert(entry);
+  }
 }
 
 std::size_t H2Exchanges::position(std::int32_t id) const {

@@ -6,8 +6,10 @@
 // a spent one is reused for the next stream with what it had grown (its
 // strings' capacity, its body's way into the pool), so a connection that
 // opens stream after stream allocates nothing once warm. A stream is found
-// by id through an open-addressed table sized once, at twice the limit:
-// a lookup per DATA frame neither allocates nor walks the set.
+// by id through an open-addressed table kept at most half full, which
+// grows (up to twice the limit) only while the number of streams open at
+// once reaches a new high: a lookup per DATA frame neither allocates nor
+// walks the set.
 #pragma once
 
 #include <cstddef>
@@ -84,7 +86,11 @@ class H2Exchanges {
     std::int32_t id = 0;  // 0: empty
     std::uint32_t slot = 0;
   };
+  static constexpr std::size_t kFirstTableSize = 16;
+
   [[nodiscard]] std::size_t home(std::int32_t id) const;
+  void insert(Entry entry);
+  void grow_table();
   // Where `id` is in the table, or table_.size().
   [[nodiscard]] std::size_t position(std::int32_t id) const;
   // Empties the table's entry `hole`.
@@ -95,7 +101,7 @@ class H2Exchanges {
   std::vector<std::unique_ptr<H2Exchange>> slots_;  // made as first needed, up to capacity_
   std::vector<std::uint32_t> free_;                 // slots ready for reuse
   std::vector<std::uint32_t> retired_;              // slots waiting for release_retired()
-  std::vector<Entry> table_;                        // a power of two, at least twice capacity_
+  std::vector<Entry> table_;                        // a power of two, at least twice the open exchanges
   std::size_t open_ = 0;
 };
 
