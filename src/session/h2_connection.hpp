@@ -6,12 +6,11 @@
 // HTTP/1.1 (authorizer, Origin, replay, its policy on its own queue) and a
 // stream whose window is shut holds only itself. A WebSocket on
 // /ws/{topic} opened by extended CONNECT is a WsTopicStream on such an
-// outlet (h2_websocket.cpp). POST /pub/{topic} is
-// checked when its headers arrive and published when its body is whole,
-// its body gathered in pool blocks (H2Body) and its state in one of the
-// connection's fixed set of exchanges (H2Exchanges): a steady run of
-// publishes on one connection allocates nothing.
-// What each path does is in h2_routes.cpp.
+// outlet (h2_websocket.cpp). POST /pub/{topic} is checked when its headers
+// arrive and published when its body is whole, its body gathered in pool
+// blocks (H2Body) and its state in one of the connection's fixed set of
+// exchanges (H2Exchanges): a steady run of publishes on one connection
+// allocates nothing. What each path does is in h2_routes.cpp.
 //
 // Bounds: the engine's (h2.*: streams, header list, windows, flood meter,
 // its memory); each stream's send budget (send.*); request bodies held
@@ -19,9 +18,10 @@
 // past it, or one the pool has no block for, is answered 503), each at
 // most http.max_body (413, from the engine); at most
 // h2.max_concurrent_streams exchanges (one more is refused with
-// RST_STREAM(REFUSED_STREAM)); a stream that should end but whose window
-// stays shut is reset at timeouts.linger_ms; a connection with no open
-// stream for timeouts.idle_ms is sent GOAWAY and closed.
+// RST_STREAM(REFUSED_STREAM)); a WebSocket stream's input not yet decoded
+// at most its window (h2.stream_window); a stream that should end but
+// whose window stays shut is reset at timeouts.linger_ms; a connection
+// with no open stream for timeouts.idle_ms is sent GOAWAY and closed.
 #pragma once
 
 #include <cstdint>
