@@ -2,13 +2,17 @@
 // Byte 0 picks the options (origin allow-list, deflate on or off, the
 // server's window); the rest is split at '\n' into the request fields
 // method, upgrade, connection, key, version, protocols, extensions, origin;
-// the whole rest is also given to negotiate_deflate() on its own.
+// the whole rest is also given to negotiate_deflate() on its own, and the
+// same fields (upgrade read as :protocol) to check_extended_connect(), the
+// handshake of a WebSocket over HTTP/2.
 //
 // Invariants, abort() on violation: the status is one of 101, 400, 403, 426;
 // a 101 carries an accept value that verify_accept() confirms, a chosen
 // subprotocol the server offered, and deflate parameters in range whose
 // response header, read back as an offer, is accepted with the same window
-// sizes; the response writer succeeds and starts with the status line.
+// sizes; the response writer succeeds and starts with the status line. An
+// extended CONNECT is 200, 400, 403 or 426; 200 only for CONNECT with
+// :protocol websocket and version 13, with the same choices.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -86,6 +90,19 @@ void check_result(const HandshakeRequest& request, const HandshakeResult& result
   check_deflate(result.deflate, server_bits);
 }
 
+void check_extended(const HandshakeRequest& fields, const HandshakeOptions& options, int server_bits) {
+  const ExtendedConnectRequest request{fields.method,    fields.upgrade,    fields.version,
+                                       fields.protocols, fields.extensions, fields.origin};
+  const HandshakeResult result = check_extended_connect(request, options);
+  const int s = result.http_status;
+  check(s == 200 || s == 400 || s == 403 || s == 426);
+  check(result.reason != nullptr && result.accept[0] == '\0');
+  if (s != 200) return;
+  check(request.method == "CONNECT" && request.protocol == "websocket");
+  check(result.subprotocol.empty() || result.subprotocol == kSubprotocols[0] || result.subprotocol == kSubprotocols[1]);
+  check_deflate(result.deflate, server_bits);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -102,5 +119,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   request.version_minor = (mode & 0x04) != 0 ? 0 : 1;
   check_result(request, check_handshake(request, options), server_bits);
   check_deflate(negotiate_deflate(text, server_bits), server_bits);
+  check_extended(request, options, server_bits);
   return 0;
 }

@@ -154,6 +154,20 @@ HandshakeResult check_handshake(const HandshakeRequest& request, const Handshake
   return result;
 }
 
+HandshakeResult check_extended_connect(const ExtendedConnectRequest& request, const HandshakeOptions& options) {
+  if (request.method != "CONNECT" || request.protocol != "websocket") {
+    return refuse(400, "a WebSocket over HTTP/2 is :method CONNECT with :protocol websocket");
+  }
+  if (trim(request.version) != "13") return refuse(426, "only Sec-WebSocket-Version 13 is supported");
+  if (!origin_allowed(request.origin, options.allowed_origins)) return refuse(403, "origin not allowed");
+  HandshakeResult result;
+  result.http_status = 200;
+  result.reason = "stream accepted";
+  result.subprotocol = choose_subprotocol(request.protocols, options.subprotocols);
+  if (options.deflate_enabled) result.deflate = negotiate_deflate(request.extensions, options.max_server_window_bits);
+  return result;
+}
+
 bool write_handshake_response(const HandshakeResult& result, buf::Sink& out) {
   return result.http_status == 101 ? write_upgrade(result, out) : write_refusal(result, out);
 }

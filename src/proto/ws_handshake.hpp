@@ -41,7 +41,7 @@ struct HandshakeOptions {
 };
 
 struct HandshakeResult {
-  // 101: upgrade. 400: not a valid upgrade request. 403: origin refused.
+  // 101: upgrade (200: an extended CONNECT accepted). 400: not a valid upgrade request. 403: origin refused.
   // 426: not version 13. 500: OpenSSL could not hash the key.
   int http_status = 400;
   const char* reason = "";        // static text saying why, sent as the error body
@@ -61,6 +61,25 @@ struct HandshakeResult {
 // none is not an error (the application may refuse later).
 // Deflate: negotiate_deflate() over the extension offers when enabled.
 [[nodiscard]] HandshakeResult check_handshake(const HandshakeRequest& request, const HandshakeOptions& options);
+
+// A WebSocket opened on an HTTP/2 stream by extended CONNECT (RFC 8441):
+// no Upgrade, Connection or key (the stream itself is the tunnel), the
+// header values as received.
+struct ExtendedConnectRequest {
+  std::string_view method;    // :method
+  std::string_view protocol;  // :protocol
+  std::string_view version;   // sec-websocket-version
+  std::string_view protocols;
+  std::string_view extensions;
+  std::string_view origin;
+};
+
+// Checks, in order: :method CONNECT with :protocol "websocket" → else 400;
+// sec-websocket-version 13 → else 426; the origin → else 403. Success is
+// 200 (the stream's response status), with the subprotocol and deflate
+// chosen as check_handshake() chooses them; `accept` stays empty.
+[[nodiscard]] HandshakeResult check_extended_connect(const ExtendedConnectRequest& request,
+                                                     const HandshakeOptions& options);
 
 // Writes the response for `result`: for 101 the "HTTP/1.1 101 Switching
 // Protocols" head with Upgrade, Connection, Sec-WebSocket-Accept and, when

@@ -83,8 +83,8 @@ transport::H2Limits h2_limits(const server::Config& c) {
           .connection_window = static_cast<std::uint32_t>(h2.connection_window),
           .max_session_bytes = static_cast<std::size_t>(h2.max_session_bytes),
           .stream_send = connection_limits(c.connection).send,
-          // sluiced carries WebSocket over HTTP/1.1 only.
-          .extended_connect = false};
+          // WebSocket streams on /ws/{topic} by extended CONNECT.
+          .extended_connect = true};
 }
 
 }  // namespace sluice::session

@@ -3,6 +3,7 @@
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/sse_stream.hpp"
+#include "session/ws_stream.hpp"
 
 namespace sluice::session {
 
@@ -14,12 +15,11 @@ long long since_ms(io::Loop::Clock::time_point now, io::Loop::Clock::time_point 
 
 }  // namespace
 
-H2Connection::Exchange::~Exchange() = default;
-
 H2Connection::H2Connection(Session& session)
     : session_(session),
       services_(session.services()),
       h2_(std::make_unique<transport::H2Session>(*this, services_.h2_limits())),
+      exchanges_(services_.h2_limits().max_concurrent_streams, services_.pool()),
       quiet_since_(session.loop().now()) {
   session_.want_flush();  // the server's SETTINGS go out first
 }
@@ -28,6 +28,7 @@ H2Connection::H2Connection(Session& session)
 // goodbye to each stream (on_close) then finds nothing left to do.
 H2Connection::~H2Connection() {
   on_closed();
+  exchanges_.release_retired();
   h2_.reset();
 }
 
@@ -42,7 +43,7 @@ void H2Connection::on_input(std::string& input) {
 }
 
 void H2Connection::after_engine(transport::H2Status status) {
-  retired_.clear();
+  exchanges_.release_retired();
   if (status == transport::H2Status::failed) return session_.close_now(conn::CloseReason::protocol);
   // A GOAWAY is queued (a flood, a protocol error, the peer's own GOAWAY):
   // it goes out, then the connection closes (write_queued()).
@@ -60,7 +61,7 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
   }
   if (!h2_) return {conn::FlushStatus::drained};
   const conn::FlushResult result = h2_->flush(writer);
-  retired_.clear();
+  exchanges_.release_retired();
   if (result.status == conn::FlushStatus::drained && (h2_->done() || (ending_ && !h2_->wants_write()))) {
     session_.close_after_flush(conn::CloseReason::protocol);
   }
@@ -68,31 +69,36 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
 }
 
 void H2Connection::before_flush() {
-  for (const auto& [id, exchange] : exchanges_) {
-    if (exchange->sse) exchange->sse->before_flush();
-  }
+  exchanges_.for_each([](H2Exchange& exchange) {
+    if (exchange.sse) exchange.sse->before_flush();
+    if (exchange.ws) exchange.ws->before_flush();
+  });
 }
 
 // The connection wrote all it could; a stream whose own queue is empty may
 // send what waited for room (a notice of drops).
 void H2Connection::on_drained() {
-  for (const auto& [id, exchange] : exchanges_) {
-    if (exchange->sse && exchange->outlet->queue().empty()) exchange->sse->on_drained();
-  }
+  exchanges_.for_each([](H2Exchange& exchange) {
+    if (exchange.outlet == nullptr || !exchange.outlet->queue().empty()) return;
+    if (exchange.sse) exchange.sse->on_drained();
+    if (exchange.ws) exchange.ws->on_drained();
+  });
 }
 
 void H2Connection::tick(io::Loop::Clock::time_point now) {
   if (!h2_) return;
   const auto& config = services_.config();
-  for (const auto& [id, exchange] : exchanges_) {
-    H2StreamOutlet* outlet = exchange->outlet.get();
+  exchanges_.for_each([&](H2Exchange& exchange) {
+    // A WebSocket's pings, pong deadline and credentials.
+    if (exchange.ws && !exchange.outlet->ended()) exchange.ws->tick(now);
+    H2StreamOutlet* outlet = exchange.outlet.get();
     // A stream that was to end (a slow consumer cut off) behind a window
     // its client keeps shut is not waited for.
     if (outlet != nullptr && outlet->closing() && !outlet->closed() &&
         since_ms(now, outlet->closing_since()) > config.linger_timeout_ms) {
       outlet->close_now(conn::CloseReason::timeout);
     }
-  }
+  });
   if (!exchanges_.empty()) {
     quiet_since_ = now;
     return;
@@ -113,30 +119,25 @@ void H2Connection::shutdown() {
   if (!h2_) return;
   h2_->shutdown();
   ending_ = true;
-  for (const auto& [id, exchange] : exchanges_) {
-    if (exchange->outlet) exchange->outlet->close_after_flush(conn::CloseReason::shutdown);
-  }
+  exchanges_.for_each([](H2Exchange& exchange) {
+    if (exchange.ws) exchange.ws->shutdown();  // a close frame (1001) first
+    if (exchange.outlet) exchange.outlet->close_after_flush(conn::CloseReason::shutdown);
+  });
 }
 
 void H2Connection::on_closed() {
-  for (const auto& [id, exchange] : exchanges_) {
-    if (exchange->outlet) exchange->outlet->gone();
-    if (exchange->sse) exchange->sse->on_closed();
-  }
-  exchanges_.clear();
+  exchanges_.for_each([](H2Exchange& exchange) { let_go(exchange); });
+  exchanges_.retire_all();
   body_bytes_ = 0;
 }
 
 void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
-  const auto it = exchanges_.find(stream);
-  if (it == exchanges_.end()) return;
-  Exchange& exchange = *it->second;
-  if (exchange.outlet) exchange.outlet->gone();
-  if (exchange.sse) exchange.sse->on_closed();
-  body_bytes_ -= exchange.body.size();
-  // Destroyed once the engine call under way has returned.
-  retired_.push_back(std::move(it->second));
-  exchanges_.erase(it);
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange == nullptr) return;
+  let_go(*exchange);
+  body_bytes_ -= exchange->body.size();
+  // Reused once the engine call under way has returned.
+  exchanges_.retire(*exchange);
 }
 
 void H2Connection::stream_output(std::int32_t stream) {
@@ -154,9 +155,12 @@ void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
   session_.want_flush();
 }
 
-H2Connection::Exchange* H2Connection::find(std::int32_t stream) {
-  const auto it = exchanges_.find(stream);
-  return it == exchanges_.end() ? nullptr : it->second.get();
+// The stream is gone: its outlet takes nothing more and its stream lets
+// go of its topics.
+void H2Connection::let_go(H2Exchange& exchange) {
+  if (exchange.outlet) exchange.outlet->gone();
+  if (exchange.sse) exchange.sse->on_closed();
+  if (exchange.ws) exchange.ws->on_closed();
 }
 
 }  // namespace sluice::session

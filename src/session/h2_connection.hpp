@@ -4,26 +4,34 @@
 // on its streams. Each GET /sse stream is an SseStream writing to an outlet
 // of its own (H2StreamOutlet), so it has the same semantics as over
 // HTTP/1.1 (authorizer, Origin, replay, its policy on its own queue) and a
-// stream whose window is shut holds only itself. POST /pub/{topic} is
-// checked when its headers arrive and published when its body is whole.
-// What each path does is in h2_routes.cpp.
+// stream whose window is shut holds only itself. A WebSocket on
+// /ws/{topic} opened by extended CONNECT is a WsTopicStream on such an
+// outlet (h2_websocket.cpp). POST /pub/{topic} is checked when its headers
+// arrive and published when its body is whole, its body gathered in pool
+// blocks (H2Body) and its state in one of the connection's fixed set of
+// exchanges (H2Exchanges): a steady run of publishes on one connection
+// allocates nothing. What each path does is in h2_routes.cpp.
 //
 // Bounds: the engine's (h2.*: streams, header list, windows, flood meter,
 // its memory); each stream's send budget (send.*); request bodies held
 // across the connection's streams at most receive.budget_bytes (a POST
-// past it is answered 503); a stream that should end but whose window
-// stays shut is reset at timeouts.linger_ms; a connection with no open
-// stream for timeouts.idle_ms is sent GOAWAY and closed.
+// past it, or one the pool has no block for, is answered 503), each at
+// most http.max_body (413, from the engine); at most
+// h2.max_concurrent_streams exchanges (one more is refused with
+// RST_STREAM(REFUSED_STREAM)); a WebSocket stream's input not yet decoded
+// at most its window (h2.stream_window); a stream that should end but
+// whose window stays shut is reset at timeouts.linger_ms; a connection
+// with no open stream for timeouts.idle_ms is sent GOAWAY and closed.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "proto/http1.hpp"
+#include "session/h2_exchanges.hpp"
 #include "session/h2_stream_outlet.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
@@ -49,19 +57,6 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
 
  private:
-  // One stream the connection serves: an SSE stream, or a POST whose body
-  // is arriving.
-  struct Exchange {
-    std::int32_t id = 0;
-    std::unique_ptr<H2StreamOutlet> outlet;
-    std::unique_ptr<SseStream> sse;
-    bool posting = false;  // a checked POST /pub: `body` is its body so far
-    bool answered = false;
-    std::string topic, event, key, allow_origin, body;
-    std::string logged_target, logged_agent;  // for the access log's line (log.access)
-    ~Exchange();
-  };
-
   // transport::H2Handler (the engine's events) and H2StreamCarrier (the
   // streams' outlets): public bases, so that the engine and the outlets
   // can be handed this connection, but called only by them.
@@ -73,9 +68,10 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void stream_output(std::int32_t stream) override;
   void end_stream(std::int32_t stream) override;
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
+  void resume_input(std::int32_t stream) override;
 
   // h2_routes.cpp
-  void route(std::int32_t stream, const proto::http1::Request& request, bool end_stream);
+  void route(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol, bool end_stream);
   // The access log's line for a request (log.access); the target is
   // redacted by the logger, the body never passed, only its length.
   void log_request(std::string_view method, std::string_view target, std::string_view user_agent, int status,
@@ -83,19 +79,25 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void open_sse(std::int32_t stream, const proto::http1::Request& request, std::string_view path_topic);
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
-  void finish_post(Exchange& exchange);
+  void finish_post(H2Exchange& exchange);
+  // h2_websocket.cpp: an extended CONNECT (`protocol` its :protocol), and
+  // the bytes of an open WebSocket stream.
+  void open_websocket(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol,
+                      bool end_stream);
+  void feed_websocket(H2Exchange& exchange, std::string_view bytes);
+  [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
   // Answers `stream` with `response` (its body as DATA) and ends it.
   void reply(std::int32_t stream, const Response& response);
 
-  Exchange* find(std::int32_t stream);
   void after_engine(transport::H2Status status);
+  static void let_go(H2Exchange& exchange);
 
   Session& session_;
   LoopServices& services_;
   std::unique_ptr<transport::H2Session> h2_;
-  std::unordered_map<std::int32_t, std::unique_ptr<Exchange>> exchanges_;
-  // Closed exchanges, destroyed once no engine call is under way.
-  std::vector<std::unique_ptr<Exchange>> retired_;
+  // Closed exchanges are reused once no engine call is under way.
+  H2Exchanges exchanges_;
+  std::string joined_;  // a POST body longer than one pool block, made one run of bytes
   std::vector<proto::http1::Header> fields_;  // the request being routed, as HTTP/1.1 reads it
   std::size_t body_bytes_ = 0;                // POST bodies held across the streams
   io::Loop::Clock::time_point quiet_since_;   // the last time a stream was open

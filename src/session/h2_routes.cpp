@@ -1,8 +1,9 @@
 // What each path does over HTTP/2: the same routes as over HTTP/1.1
 // (http_routes.cpp), through the same checks and answers
-// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams. A
-// WebSocket needs HTTP/1.1 here (501 for CONNECT); the operator pages
-// (/metrics, /dashboard) are served over HTTP/1.1 only and answer 404.
+// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams, and a
+// WebSocket on /ws/{topic} by extended CONNECT (h2_websocket.cpp); the
+// operator pages (/metrics, /dashboard) are served over HTTP/1.1 only and
+// answer 404.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -16,6 +17,7 @@
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
 #include "session/sse_stream.hpp"
+#include "session/ws_stream.hpp"
 
 namespace sluice::session {
 
@@ -59,19 +61,19 @@ void H2Connection::on_request(const transport::H2Request& h2request) {
   quiet_since_ = session_.loop().now();
   answered_status_ = 0;
   const Request request = as_http1_request(h2request, fields_);
-  route(h2request.stream, request, h2request.end_stream);
+  route(h2request.stream, request, h2request.protocol, h2request.end_stream);
   if (!services_.logs_access()) return;
   // A stream that opened is logged as opened (200); a POST when its reply
   // goes (finish_post).
-  Exchange* exchange = find(h2request.stream);
+  H2Exchange* exchange = exchanges_.find(h2request.stream);
   if (answered_status_ == 0 && exchange != nullptr && exchange->posting) {
-    exchange->logged_target = request.target;
-    exchange->logged_agent = request.header("User-Agent");
+    exchange->logged_target.assign(request.target);
+    exchange->logged_agent.assign(request.header("User-Agent"));
     return;
   }
-  const bool stream = answered_status_ == 0 && exchange != nullptr && exchange->sse;
-  log_request(request.method_text, request.target, request.header("User-Agent"),
-              stream ? 200 : answered_status_, stream ? "sse" : "http", 0);
+  const bool stream = answered_status_ == 0 && exchange != nullptr && (exchange->sse || exchange->ws);
+  log_request(request.method_text, request.target, request.header("User-Agent"), stream ? 200 : answered_status_,
+              !stream ? "http" : exchange->sse ? "sse" : "ws", 0);
 }
 
 void H2Connection::log_request(std::string_view method, std::string_view target, std::string_view user_agent,
@@ -86,10 +88,7 @@ void H2Connection::log_request(std::string_view method, std::string_view target,
                                         .duration_us = 0});
 }
 
-void H2Connection::route(std::int32_t stream, const Request& request, bool end_stream) {
-  if (request.method_text == "CONNECT") {
-    return reply(stream, {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
-  }
+void H2Connection::route(std::int32_t stream, const Request& request, std::string_view protocol, bool end_stream) {
   ReplyText text;
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));
@@ -101,6 +100,7 @@ void H2Connection::route(std::int32_t stream, const Request& request, bool end_s
     return reply(stream, {.status = 204, .extra_headers = cors_headers(cors_origin(services_, request), true,
                                                                          text.headers)});
   }
+  if (request.method_text == "CONNECT") return open_websocket(stream, request, protocol, end_stream);
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) {
@@ -140,22 +140,22 @@ void H2Connection::open_sse(std::int32_t stream, const Request& request, std::st
       headers[n++] = {"access-control-allow-credentials", "true"};
     }
   }
-  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) return;
-  auto exchange = std::make_unique<Exchange>();
-  exchange->id = stream;
+  H2Exchange* exchange = open_exchange(stream);
+  if (exchange == nullptr) return;
+  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) return exchanges_.retire(*exchange);
   exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
   exchange->sse = std::make_unique<SseStream>(*exchange->outlet, services_, session_.peer(),
                                               SseCarrier::h2_stream);
   SseStream& sse = *exchange->sse;
-  exchanges_.emplace(stream, std::move(exchange));
   sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), opening.topics, opening.requested,
            opening.last_id);
   session_.want_flush();
 }
 
 // The publish is checked (names, the authorizer) when its headers arrive
-// and made when its body is whole; the body is held meanwhile, counted
-// against the connection's receive budget across all its streams.
+// and made when its body is whole; the body is held meanwhile in pool
+// blocks, counted against the connection's receive budget across all its
+// streams.
 void H2Connection::begin_post(std::int32_t stream, const Request& request, std::string_view raw_topic,
                               bool end_stream) {
   ReplyText text;
@@ -169,50 +169,67 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   if (services_.broker_publishes() != nullptr) {
     return reply(stream, {.status = 501, .body = "with a broker, publish over HTTP/1.1 or WebSocket\n"});
   }
-  auto exchange = std::make_unique<Exchange>();
-  exchange->id = stream;
-  exchange->posting = true;
-  exchange->topic = target.topic;
-  exchange->event = target.event;
-  exchange->key = target.key;
-  exchange->allow_origin = cors_origin(services_, request);
-  Exchange& post = *exchange;
-  exchanges_.emplace(stream, std::move(exchange));
-  if (end_stream) finish_post(post);
+  H2Exchange* post = open_exchange(stream);
+  if (post == nullptr) return;
+  // assign() keeps each string's capacity from the exchange's last stream.
+  post->posting = true;
+  post->topic.assign(target.topic);
+  post->event.assign(target.event);
+  post->key.assign(target.key);
+  post->allow_origin.assign(cors_origin(services_, request));
+  if (end_stream) finish_post(*post);
 }
 
 void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
-  Exchange* exchange = find(stream);
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange != nullptr && exchange->ws) return feed_websocket(*exchange, bytes);
   h2_->consume(stream, bytes.size());
   if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
-  if (body_bytes_ + bytes.size() > services_.connection_limits().receive_budget) {
+  const bool over_budget = body_bytes_ + bytes.size() > services_.connection_limits().receive_budget;
+  if (over_budget || !exchange->body.append(bytes)) {
     body_bytes_ -= exchange->body.size();
-    std::string().swap(exchange->body);
+    exchange->body.clear();
     exchange->posting = false;
     return reply(stream, {.status = 503,
-                          .body = "request bodies on this connection over receive.budget_bytes, retry\n",
+                          .body = over_budget ? "request bodies on this connection over receive.budget_bytes, retry\n"
+                                              : "no buffer room for the request body, retry\n",
                           .extra_headers = "Retry-After: 1\r\n"});
   }
-  exchange->body.append(bytes);
   body_bytes_ += bytes.size();
 }
 
 void H2Connection::on_end(std::int32_t stream) {
-  Exchange* exchange = find(stream);
-  if (exchange != nullptr && exchange->posting) finish_post(*exchange);
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange == nullptr) return;
+  if (exchange->posting) return finish_post(*exchange);
+  // A WebSocket's client is done sending, as at a TCP half-close.
+  if (exchange->ws && !exchange->ws->on_peer_eof()) exchange->outlet->close_after_flush(conn::CloseReason::peer);
 }
 
-void H2Connection::finish_post(Exchange& post) {
+void H2Connection::finish_post(H2Exchange& post) {
   ReplyText text;
   const PublishTarget target{post.topic, post.event, post.key};
-  const Response answer = publish_event(services_, session_.peer(), target, post.body, post.allow_origin, text);
+  const Response answer =
+      publish_event(services_, session_.peer(), target, post.body.view(joined_), post.allow_origin, text);
   if (!post.logged_target.empty()) {
     log_request("POST", post.logged_target, post.logged_agent, answer.status, "http", post.body.size());
   }
   body_bytes_ -= post.body.size();
-  std::string().swap(post.body);
+  post.body.clear();
   post.posting = false;
   reply(post.id, answer);
+}
+
+// An exchange for `stream`; when the connection's are all in use (streams
+// that closed in this very read are not reused until it ends), the stream
+// is refused and the client may retry it.
+H2Exchange* H2Connection::open_exchange(std::int32_t stream) {
+  H2Exchange* exchange = exchanges_.open(stream);
+  if (exchange == nullptr) {
+    answered_status_ = 503;
+    reset_stream(stream, NGHTTP2_REFUSED_STREAM);
+  }
+  return exchange;
 }
 
 void H2Connection::reply(std::int32_t stream, const Response& response) {

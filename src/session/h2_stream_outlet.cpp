@@ -2,6 +2,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <utility>
+
 namespace sluice::session {
 
 H2StreamOutlet::H2StreamOutlet(io::Loop& loop, conn::OutQueue& queue, H2StreamCarrier& carrier, std::int32_t stream)
@@ -12,7 +14,14 @@ H2StreamOutlet::~H2StreamOutlet() { loop().forget(this); }
 // Deferred to the end of the tick like a connection's flush, so that many
 // events queued in one tick become DATA frames together.
 void H2StreamOutlet::run_deferred() {
+  if (closed()) return;
+  if (std::exchange(resume_, false)) carrier_.resume_input(stream_);
   if (!closed()) carrier_.stream_output(stream_);
+}
+
+void H2StreamOutlet::resume_input() {
+  resume_ = true;
+  loop().defer(this);
 }
 
 void H2StreamOutlet::close_after_flush(conn::CloseReason) {

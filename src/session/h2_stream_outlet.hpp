@@ -1,5 +1,6 @@
 // Owns: H2StreamOutlet, the outlet of one HTTP/2 stream that a stream type
-// (an SSE stream) writes to as it would to a whole connection. Its queue is
+// (an SSE stream, a WebSocket stream) writes to as it would to a whole
+// connection. Its queue is
 // the engine's queue for the stream, whose bytes leave as the stream's DATA
 // frames; "flush" tells the engine the stream has bytes and has the
 // connection flush; "close after flush" ends the stream (END_STREAM once
@@ -28,6 +29,9 @@ class H2StreamCarrier {
   virtual void end_stream(std::int32_t stream) = 0;
   // RST_STREAM with `error_code`.
   virtual void reset_stream(std::int32_t stream, std::uint32_t error_code) = 0;
+  // The stream may read again what it left buffered (a WebSocket stream
+  // whose held message went out).
+  virtual void resume_input(std::int32_t stream) = 0;
 
  protected:
   ~H2StreamCarrier() = default;
@@ -42,8 +46,9 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
 
   void close_after_flush(conn::CloseReason reason) override;
   void close_now(conn::CloseReason reason) override;
-  // An SSE stream reads nothing; a stream has no input buffer of its own.
-  void resume_input() override {}
+  // Has the carrier hand the stream its buffered input again, at the end
+  // of this tick (not inside the stream's own call).
+  void resume_input() override;
 
   // The engine closed the stream: nothing more is queued or sent.
   void gone();
@@ -56,6 +61,7 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
   H2StreamCarrier& carrier_;
   const std::int32_t stream_;
   io::Loop::Clock::time_point closing_since_{};
+  bool resume_ = false;  // resume_input() was called: the deferred run resumes
 };
 
 }  // namespace sluice::session

@@ -13,18 +13,23 @@ WsStream::WsStream(const WsSetup& setup)
       services_(setup.services),
       peer_(setup.peer),
       decoder_(proto::ws::DecoderLimits{static_cast<std::size_t>(setup.services.config().ws.max_message)}),
+      whole_connection_(setup.whole_connection),
       last_ping_(setup.outlet.loop().now()) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;
-  services_.metrics().connections_of(metrics::Transport::http).dec();
-  services_.metrics().connections_of(metrics::Transport::ws).inc();
+  if (whole_connection_) {
+    services_.metrics().connections_of(metrics::Transport::http).dec();
+    services_.metrics().connections_of(metrics::Transport::ws).inc();
+  }
 }
 
 void WsStream::on_closed() {
   let_go();
   --services_.counters().streams;
-  services_.metrics().connections_of(metrics::Transport::ws).dec();
-  services_.metrics().connections_of(metrics::Transport::http).inc();
+  if (whole_connection_) {
+    services_.metrics().connections_of(metrics::Transport::ws).dec();
+    services_.metrics().connections_of(metrics::Transport::http).inc();
+  }
 }
 
 void WsStream::on_input(std::string& input) {

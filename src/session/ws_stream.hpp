@@ -32,6 +32,9 @@ struct WsSetup {
   LoopServices& services;
   proto::ws::DeflateParams deflate;  // enabled == false when not negotiated
   Peer& peer;
+  // The stream is the whole connection (HTTP/1.1, counted as a WebSocket
+  // connection while it lasts), not one HTTP/2 stream among others.
+  bool whole_connection = true;
 };
 
 class WsStream : public Phase {
@@ -105,6 +108,7 @@ class WsStream : public Phase {
   Peer& peer_;
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
+  const bool whole_connection_;
   io::Loop::Clock::time_point last_ping_;
   bool awaiting_pong_ = false;
   bool held_ = false;  // input_held() at the last tick, since held_since_

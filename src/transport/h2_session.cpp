@@ -17,8 +17,6 @@ namespace {
 
 using detail::H2Stream;
 
-// Spent streams kept for reuse; more are freed.
-constexpr std::size_t kSpareStreams = 8;
 // Response headers besides :status.
 constexpr std::size_t kMaxResponseHeaders = 32;
 // HPACK tables both ways stay at the protocol's default size, whatever the
@@ -303,7 +301,9 @@ void H2Session::release_closed() {
       ++i;
       continue;
     }
-    if (spare_.size() < kSpareStreams) spare_.push_back(std::move(streams_[i]));
+    // As many spent streams are kept as may be open at once, so that a
+    // client keeping its streams busy (a batch of POSTs) reuses them all.
+    if (spare_.size() < limits_.max_concurrent_streams) spare_.push_back(std::move(streams_[i]));
     streams_[i] = std::move(streams_.back());
     streams_.pop_back();
   }

@@ -3,9 +3,9 @@
 // body count, the stream's outgoing queue, and where the queue stands in
 // the DATA frames being written.
 //
-// A session keeps a few spent streams to reuse, so a connection that opens
-// stream after stream (an HTTP/2 publisher) does not allocate a queue and
-// header buffer for each.
+// A session keeps its spent streams to reuse (up to the concurrent-stream
+// limit), so a connection that opens stream after stream (an HTTP/2
+// publisher) does not allocate a queue and header buffer for each.
 #pragma once
 
 #include <cstddef>

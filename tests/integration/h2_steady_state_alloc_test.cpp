@@ -3,8 +3,8 @@
 // DATA frames point into the pool blocks, and one write carries them all.
 // Counted with operator new over the whole process: the server, and the
 // clients, which are raw sockets writing prebuilt frames and walking the
-// server's frames in a stack buffer (nghttp2's own allocations are malloc
-// and are counted by H2OutputTest.TheSteadyStateAllocatesNothing).
+// server's frames in a stack buffer. nghttp2's own allocations come
+// through operator new (H2Memory) and are counted too.
 #include <poll.h>
 #include <sys/socket.h>
 

@@ -194,5 +194,43 @@ TEST(WsHandshake, ClientKeysAreFreshAndAcceptedByTheServerCheck) {
   EXPECT_FALSE(verify_accept(b, result.accept));
 }
 
+// RFC 8441: an extended CONNECT carries no key and no Upgrade; the stream
+// is accepted with 200 and the same choices as an HTTP/1.1 upgrade.
+ExtendedConnectRequest extended_connect() {
+  return {.method = "CONNECT",
+          .protocol = "websocket",
+          .version = "13",
+          .protocols = "chat, superchat",
+          .extensions = "permessage-deflate",
+          .origin = "http://example.com"};
+}
+
+TEST(WsHandshake, AnExtendedConnectIsAcceptedWith200AndTheServersChoices) {
+  const std::string_view protocols[] = {"superchat", "chat"};
+  HandshakeOptions options;
+  options.subprotocols = protocols;
+  const HandshakeResult result = check_extended_connect(extended_connect(), options);
+  EXPECT_EQ(result.http_status, 200);
+  EXPECT_EQ(result.subprotocol, "superchat");
+  EXPECT_TRUE(result.deflate.enabled);
+  EXPECT_STREQ(result.accept, "");
+}
+
+TEST(WsHandshake, AnExtendedConnectThatIsNotAWebSocketOrNotVersion13IsRefused) {
+  ExtendedConnectRequest other = extended_connect();
+  other.protocol = "webtransport";
+  EXPECT_EQ(check_extended_connect(other, {}).http_status, 400);
+  ExtendedConnectRequest plain = extended_connect();
+  plain.protocol = {};
+  EXPECT_EQ(check_extended_connect(plain, {}).http_status, 400);
+  ExtendedConnectRequest old = extended_connect();
+  old.version = "8";
+  EXPECT_EQ(check_extended_connect(old, {}).http_status, 426);
+  const std::string_view allowed[] = {"https://app.example"};
+  HandshakeOptions options;
+  options.allowed_origins = allowed;
+  EXPECT_EQ(check_extended_connect(extended_connect(), options).http_status, 403);
+}
+
 }  // namespace
 }  // namespace sluice::proto::ws

@@ -129,7 +129,7 @@ TEST(Config, H2KeysReachTheEngineLimitsAndNameTheirRange) {
   EXPECT_EQ(limits.max_session_bytes, 131072u);
   EXPECT_EQ(limits.max_body, 5000u);
   EXPECT_EQ(limits.stream_send.max_bytes, c.connection.send.max_bytes);
-  EXPECT_FALSE(limits.extended_connect);
+  EXPECT_TRUE(limits.extended_connect);
   EXPECT_EQ(*apply_setting(c, "h2.max_concurrent_streams", "0"),
             "config key 'h2.max_concurrent_streams' must be an integer between 1 and 10000 (got '0')");
   EXPECT_EQ(*apply_setting(c, "h2.stream_window", "1023"),

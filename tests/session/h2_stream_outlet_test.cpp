@@ -16,7 +16,8 @@ struct RecordingCarrier final : H2StreamCarrier {
   void stream_output(std::int32_t stream) override { woken.push_back(stream); }
   void end_stream(std::int32_t stream) override { ended.push_back(stream); }
   void reset_stream(std::int32_t stream, std::uint32_t code) override { resets.push_back({stream, code}); }
-  std::vector<std::int32_t> woken, ended;
+  void resume_input(std::int32_t stream) override { resumed.push_back(stream); }
+  std::vector<std::int32_t> woken, ended, resumed;
   std::vector<std::pair<std::int32_t, std::uint32_t>> resets;
 };
 
@@ -73,6 +74,21 @@ TEST(H2StreamOutlet, AStreamTheEngineClosedIsNeitherWokenNorReset) {
   outlet.close_now(conn::CloseReason::peer);
   EXPECT_TRUE(f.carrier.woken.empty());
   EXPECT_TRUE(f.carrier.resets.empty());
+}
+
+// A stream resumes its input at the end of the tick, not inside the call
+// that asked (which may be the stream's own reading).
+TEST(H2StreamOutlet, ResumingInputWaitsForTheEndOfTheTick) {
+  Fixture f;
+  H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 7);
+  outlet.resume_input();
+  EXPECT_TRUE(f.carrier.resumed.empty());
+  f.loop.run_once(0);
+  EXPECT_EQ(f.carrier.resumed, std::vector<std::int32_t>{7});
+  outlet.resume_input();
+  outlet.gone();
+  f.loop.run_once(0);
+  EXPECT_EQ(f.carrier.resumed.size(), 1u);  // a stream that is gone reads nothing
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+// Owns: H2Body, a request body as it arrives over HTTP/2, DATA frame after
+// DATA frame, gathered into blocks of the buffer pool rather than the
+// heap: a publisher that posts event after event on one connection takes
+// blocks and gives them back, and allocates nothing. The pool is the
+// process's payload ceiling, so a body is refused (append() false) when
+// the pool's data lane is full, like any other payload.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "buf/pool.hpp"
+
+namespace sluice::session {
+
+class H2Body {
+ public:
+  explicit H2Body(buf::Pool& pool) : pool_(&pool) {}
+  ~H2Body() { clear(); }
+  H2Body(const H2Body&) = delete;
+  H2Body& operator=(const H2Body&) = delete;
+
+  // Adds `bytes`. False when the pool had no block for them: the body
+  // is then incomplete and should be refused and cleared.
+  [[nodiscard]] bool append(std::string_view bytes);
+  [[nodiscard]] std::size_t size() const { return size_; }
+  // The body as one run of bytes: a view into its block when it fits in
+  // one (no copy), else copied into `joined`, whose capacity the caller
+  // keeps for the next body. Valid until the next append() or clear().
+  [[nodiscard]] std::string_view view(std::string& joined) const;
+  // Gives the blocks back to the pool.
+  void clear();
+
+ private:
+  buf::Pool* pool_;
+  buf::Block* head_ = nullptr;
+  buf::Block* tail_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace sluice::session
