@@ -87,6 +87,8 @@ void H2Connection::log_request(std::string_view method, std::string_view target,
 }
 
 void H2Connection::route(std::int32_t stream, const Request& request, bool end_stream) {
+  // :authority, or Host when the client sent that instead (h2_request.cpp).
+  if (auto refusal = host_refusal(services_, request)) return reply(stream, *refusal);
   if (request.method_text == "CONNECT") {
     return reply(stream, {.status = 501, .body = "WebSocket over HTTP/2 is not served here: connect over HTTP/1.1\n"});
   }
