@@ -86,7 +86,7 @@ struct AuthorizationTest : testing::Test {
 };
 
 TEST_F(AuthorizationTest, AnSseSubscriptionIsShownTheRequestAndRefusedWithItsStatus) {
-  const HttpReply refused = request("GET", "/sse/news?x=1", "Cookie: session=7\r\nOrigin: http://x\r\n");
+  const HttpReply refused = request("GET", "/sse/news?x=1", "Cookie: session=7\r\nOrigin: http://127.0.0.1\r\n");
   EXPECT_EQ(refused.status, 401);
   EXPECT_EQ(refused.body, "token required\n");
   EXPECT_NE(refused.head.find("Connection: close"), std::string::npos) << refused.head;
@@ -101,7 +101,7 @@ TEST_F(AuthorizationTest, AnSseSubscriptionIsShownTheRequestAndRefusedWithItsSta
   EXPECT_EQ(seen[1].query, "x=1");
   EXPECT_EQ(seen[1].topic, "news");
   EXPECT_EQ(seen[1].cookie, "session=7");
-  EXPECT_EQ(seen[1].origin, "http://x");  // the server's own: allowed with auth on
+  EXPECT_EQ(seen[1].origin, "http://127.0.0.1");  // the server's own: allowed with auth on
   EXPECT_TRUE(seen[1].peer.starts_with("127.0.0.1:")) << seen[1].peer;
 
   SseSubscriber allowed(running.port(), "/sse/news");  // no token: refused too
