@@ -109,6 +109,7 @@ struct OpsConfig {
   std::int64_t sys_max_topics = 20;       // busiest topics in a snapshot
   std::string admin_listen;               // HOST:PORT of the admin API's own listener; empty: none
   std::int64_t admin_max_topics = 1000;   // topics listed in one admin reply at most (?limit=)
+  std::int64_t admin_max_connections = 1000;  // connections listed in one admin reply at most (?limit=)
   std::int64_t admin_history_events = 100;  // kept events shown in one topic's admin reply
   std::int64_t admin_drain_timeout_ms = 30000;  // POST /admin/drain: exit by then, clients gone or not
   std::string log_level = "info";         // debug, info, warn, error
@@ -217,6 +218,10 @@ struct Config {
   std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
   std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
   HttpLimits http;
+  // http.allowed_hosts: the Host (or :authority) names requests may carry,
+  // `*` for any. Empty: the loopback names when the server listens on
+  // loopback without an authorizer, else any (docs/SECURITY.md).
+  std::vector<std::string> allowed_hosts;
   PoolConfig pool;
   ConnectionLimits connection;
   TopicLimits hub;

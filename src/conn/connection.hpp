@@ -65,6 +65,10 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
   [[nodiscard]] bool transport_handshaking() const { return transport_ && transport_->handshaking(); }
   // The transport's handshake chose HTTP/2 (TLS with ALPN h2).
   [[nodiscard]] bool transport_chose_h2() const { return transport_ && transport_->chose_h2(); }
+  // The client's ADDRESS:PORT, asked of the transport (a system call).
+  [[nodiscard]] std::string transport_peer_address() const {
+    return transport_ ? transport_->peer_address() : std::string();
+  }
 
  protected:
   // Called after new bytes arrived. Consume from the front of `input`

@@ -39,6 +39,8 @@ const char* status_reason(int status) {
       return "Content Too Large";
     case 414:
       return "URI Too Long";
+    case 421:
+      return "Misdirected Request";
     case 426:
       return "Upgrade Required";
     case 429:

@@ -162,8 +162,21 @@ bool AdminView::write_topic(std::string& out, std::string_view topic) const {
 bool AdminView::close_connection(std::uint64_t id) {
   // Loop i of n gives the ids i+1, i+1+n, ... (Worker).
   if (id == 0 || workers_.empty()) return false;
-  return workers_[(id - 1) % workers_.size()]->close_later(id);
+  Worker& owner = *workers_[(id - 1) % workers_.size()];
+  return owner.has_connection(id) && owner.close_later(id);
 }
+
+std::uint64_t AdminView::ask_connections(std::size_t limit, std::uint64_t after) {
+  const std::uint64_t ticket = listing_.begin(limit, after, workers_.size());
+  if (ticket == 0) return 0;
+  // A loop whose inbox is full is not waited for: it lists nothing.
+  for (const auto& worker : workers_) {
+    if (!worker->list_later(ticket)) listing_.loop_done(ticket);
+  }
+  return ticket;
+}
+
+bool AdminView::collect_connections(std::uint64_t ticket, std::string& out) { return listing_.collect(ticket, out); }
 
 void AdminView::drain() {
   const std::chrono::milliseconds grace(config_.ops.admin_drain_timeout_ms);

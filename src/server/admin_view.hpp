@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hub/topic_book.hpp"
+#include "server/connection_listing.hpp"
 #include "server/worker.hpp"
 #include "session/admin_desk.hpp"
 #include "sluice/config.hpp"
@@ -24,12 +25,19 @@ class AdminView final : public session::AdminDesk {
   void write_topics(std::string& out, std::size_t limit, std::string_view after) const override;
   [[nodiscard]] bool write_topic(std::string& out, std::string_view topic) const override;
   [[nodiscard]] bool close_connection(std::uint64_t id) override;
+  [[nodiscard]] std::uint64_t ask_connections(std::size_t limit, std::uint64_t after) override;
+  [[nodiscard]] bool collect_connections(std::uint64_t ticket, std::string& out) override;
+  void abandon_connections(std::uint64_t ticket) override { listing_.abandon(ticket); }
   void drain() override;
+
+  // What the loops add their connections' rows to.
+  [[nodiscard]] ConnectionListing& listing() { return listing_; }
 
  private:
   const Config& config_;
   const hub::TopicBook& book_;
   const std::vector<std::unique_ptr<Worker>>& workers_;
+  ConnectionListing listing_;
 };
 
 }  // namespace sluice::server

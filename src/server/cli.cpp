@@ -2,11 +2,14 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "server/auth_setup.hpp"
 #include "server/cli.hpp"
+#include "server/config_changes.hpp"
 #include "sluice/config.hpp"
 #include "sluice/server.hpp"
 
@@ -50,6 +53,30 @@ void report_reload(const std::vector<std::string>& failures) {
   if (failures.empty()) std::printf("sluiced: reloaded\n");
   for (const std::string& failure : failures) std::printf("sluiced: reload failed, kept the old value: %s\n", failure.c_str());
   std::fflush(stdout);
+}
+
+// A reload step: the config file and --set read again, checked as at
+// start, and each key whose value changed named, since none is applied
+// until a restart. A file that no longer reads or checks is the reload's
+// failure, reported as such.
+std::function<std::optional<std::string>()> name_changed_settings(std::string path, std::vector<std::string> sets,
+                                                                  sluice::server::SettingList started) {
+  return [path = std::move(path), sets = std::move(sets), started = std::move(started)]()
+             -> std::optional<std::string> {
+    sluice::server::SettingList now;
+    if (auto error = sluice::server::read_setting_list(path, sets, now)) return error;
+    sluice::server::Config check;
+    for (const auto& [key, value] : now) {
+      if (auto error = sluice::server::apply_setting(check, key, value)) return error;
+    }
+    if (auto error = sluice::server::validate(check)) return error;
+    const std::vector<std::string> changed = sluice::server::changed_keys(started, now);
+    if (changed.empty()) return std::nullopt;
+    std::string line = "sluiced: reload: read at start only, restart to apply:";
+    for (const std::string& key : changed) line += " " + key;
+    std::printf("%s\n", line.c_str());
+    return std::nullopt;
+  };
 }
 
 int fail(const std::string& message) {
@@ -114,6 +141,9 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   sluice::server::Server server(config);
   if (auto error = setup_auth(config, server)) return fail(*error);
   if (prepare) prepare(server);
+  if (sluice::server::SettingList started; !read_setting_list(config_path, settings, started)) {
+    server.on_reload(name_changed_settings(config_path, settings, std::move(started)));
+  }
   server.on_reloaded(report_reload);
   if (const int rc = server.bind(); rc != 0) {
     if (!server.bind_error().empty()) return fail(server.bind_error());

@@ -18,6 +18,7 @@
 #include "server/broker_config.hpp"
 #include "server/int_settings.hpp"
 #include "session/config_limits.hpp"
+#include "session/host_check.hpp"
 
 namespace sluice::server {
 
@@ -148,6 +149,17 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     list = split_list(value);
     return std::nullopt;
   }
+  if (key == "http.allowed_hosts") {
+    std::vector<std::string> hosts = split_list(value);
+    for (const std::string& host : hosts) {
+      if (!session::valid_host_entry(host)) {
+        return "config key 'http.allowed_hosts' must be a comma list of host names or addresses, each with an "
+               "optional :PORT, or * (got '" + host + "')";
+      }
+    }
+    config.allowed_hosts = std::move(hosts);
+    return std::nullopt;
+  }
   if (key == "policy.default" || key == "policy.allow" ||
       (key.starts_with(kTopicRulePrefix) && key.size() > kTopicRulePrefix.size())) {
     return apply_policy_setting(config.policy, key, value);
@@ -213,6 +225,7 @@ std::string describe_settings() {
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any origin may read, none may publish (with auth.mode=jwt: the server's own only)\n";
+  out += "http.allowed_hosts = \"\"  # comma list of Host names requests may carry (NAME or NAME:PORT), * for any; empty: localhost, 127.0.0.1, [::1] and the listen host when on loopback without auth, else any (421 otherwise)\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";
   out += "metrics.path = \"/metrics\"  # where GET serves the Prometheus metrics\n";
   out += "admin.listen = \"\"  # HOST:PORT of the admin API's own listener; empty: no admin API (not loopback: needs auth.mode=jwt)\n";

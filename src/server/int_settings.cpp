@@ -124,6 +124,8 @@ const IntSetting kIntSettings[] = {
                                                      "busiest topics in a $sys snapshot"),
     int_setting<&C::ops, &OpsConfig::admin_max_topics>("admin.max_topics", 1, 100000,
                                                        "topics listed in one admin reply at most"),
+    int_setting<&C::ops, &OpsConfig::admin_max_connections>("admin.max_connections", 1, 100000,
+                                                            "connections listed in one admin reply at most"),
     int_setting<&C::ops, &OpsConfig::admin_history_events>("admin.history_events", 1, 10000,
                                                            "newest kept events listed in one topic's admin reply"),
     int_setting<&C::ops, &OpsConfig::admin_drain_timeout_ms>("admin.drain_timeout_ms", 0, kHour,

@@ -78,7 +78,7 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
   const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
                             s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
-                            s.broker_config.get(), &s.broker_node};
+                            s.broker_config.get(), &s.broker_node, &s.admin.listing()};
   for (unsigned i = 0; i < loop_count(s.config); ++i) {
     s.workers.push_back(std::make_unique<Worker>(shared, i));
     if (LoopBroker* broker = s.workers.back()->broker()) s.broker_node.add_loop(*broker);

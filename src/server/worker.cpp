@@ -44,6 +44,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
                  shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr}),
+      listing_(shared.listing),
       next_id_(index + 1),
       id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),
@@ -138,6 +139,7 @@ void Worker::admit(int fd, session::Door door) {
   }
   if (counted) address_by_id_.emplace(next_id_, address);
   slot_by_id_.emplace(next_id_, sessions_.size());
+  opened(next_id_);
   next_id_ += id_step_;
   sessions_.push_back(std::move(session));
 }
@@ -168,6 +170,7 @@ void Worker::run_deferred() {
     const auto it = slot_by_id_.find(session->id());
     const std::size_t i = it->second;
     slot_by_id_.erase(it);
+    closed(session->id());
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
     // A stream that ended went back to being counted as http (see the
     // streams' on_closed), so every connection leaves from there.
@@ -226,6 +229,10 @@ void Worker::drain_inboxes() {
   if (topics_overflowed_.exchange(false, std::memory_order_acq_rel)) hub_.drain_pending();
   Command command;
   while (command_inbox_.try_pop(command)) {
+    if (command.listing != 0) {
+      list_connections(command.listing);
+      continue;
+    }
     const auto it = slot_by_id_.find(command.id);
     if (!command.frame) {
       if (it != slot_by_id_.end() && !sessions_[it->second]->ended()) sessions_[it->second]->shutdown();

@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "buf/pool.hpp"
@@ -20,6 +22,7 @@
 #include "io/mpsc_queue.hpp"
 #include "metrics/registry.hpp"
 #include "server/address_limit.hpp"
+#include "server/connection_listing.hpp"
 #include "server/loop_broker.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
@@ -52,6 +55,8 @@ struct WorkerShared {
   // the node's router of follow changes to each topic's reader loop.
   const broker::BrokerConfig* broker_config = nullptr;
   BrokerNode* broker_node = nullptr;
+  // The admin API's listing of connections, which each loop adds to.
+  ConnectionListing* listing = nullptr;
 };
 
 class Worker final : public io::Handler,
@@ -90,6 +95,11 @@ class Worker final : public io::Handler,
   // Any thread (the admin API): connection `id`, if this loop still has
   // it, says goodbye and closes. False when the inbox is full.
   [[nodiscard]] bool close_later(std::uint64_t id);
+  // Any thread (the admin API): whether this loop has connection `id` open.
+  [[nodiscard]] bool has_connection(std::uint64_t id) const;
+  // Any thread (the admin API): this loop adds its connections to listing
+  // `ticket` when it next drains its inbox. False when the inbox is full.
+  [[nodiscard]] bool list_later(std::uint64_t ticket);
   // Any thread (the topic book): `record` has events this loop must deliver.
   bool topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
@@ -97,10 +107,12 @@ class Worker final : public io::Handler,
 
  private:
   // A frame for connection `id`; without one (a ConnectionRef never posts
-  // an empty frame), the admin API's close of it.
+  // an empty frame), the admin API's close of it; with a listing ticket
+  // (and no id), the admin API's listing of every connection.
   struct Command {
     std::uint64_t id = 0;
     buf::FrameRef frame;
+    std::uint64_t listing = 0;
   };
   // The admin listener's readiness, on loop 0 only.
   struct AdminAccept final : io::Handler {
@@ -129,6 +141,10 @@ class Worker final : public io::Handler,
   void drain_on_shutdown();
   void signal();
   void drain_inboxes();
+  // worker_listing.cpp: the admin API's view of this loop's connections.
+  void list_connections(std::uint64_t ticket);
+  void opened(std::uint64_t id);
+  void closed(std::uint64_t id);
 
   const Config& config_;
   const transport::TlsReloader* tls_;
@@ -148,6 +164,11 @@ class Worker final : public io::Handler,
   std::unordered_map<std::uint64_t, std::size_t> slot_by_id_;  // where each id is in sessions_
   std::unordered_map<std::uint64_t, AddressLimit::Key> address_by_id_;  // what each counts in address_limit_
   std::vector<session::Session*> retired_;
+  ConnectionListing* listing_;
+  // The ids open on this loop, for the admin API on another thread; taken
+  // when a connection opens or closes, never per event.
+  mutable std::mutex live_mutex_;
+  std::unordered_set<std::uint64_t> live_ids_;
   // Ids are unique across the server's loops: loop i of n gives i+1,
   // i+1+n, ... (ConnectionRef::id, the access log's conn=, the admin API).
   std::uint64_t next_id_;

@@ -27,9 +27,20 @@ class AdminDesk {
   // such topic.
   [[nodiscard]] virtual bool write_topic(std::string& out, std::string_view topic) const = 0;
   // Asks the loop that owns connection `id` to close it (a goodbye in its
-  // protocol first, as at a shutdown). False when `id` can name no
-  // connection of this server; a connection already gone is not an error.
+  // protocol first, as at a shutdown). False when no connection `id` is
+  // open (or its loop's inbox is full).
   [[nodiscard]] virtual bool close_connection(std::uint64_t id) = 0;
+  // Connections are listed by the loops that own them, so a listing is
+  // asked for and collected later: ask_connections() asks every loop for
+  // its connections with ids above `after` and returns a ticket (0 while
+  // another listing is under way); collect_connections() appends
+  // {"connections":[...],"listed":N,"total":T,"next":...} to `out` once
+  // every loop has answered, at most `limit` connections in id order, each
+  // with its peer, transport, topics, queued bytes and age; false, appending
+  // nothing, until then. A caller that stops waiting abandons its ticket.
+  [[nodiscard]] virtual std::uint64_t ask_connections(std::size_t limit, std::uint64_t after) = 0;
+  [[nodiscard]] virtual bool collect_connections(std::uint64_t ticket, std::string& out) = 0;
+  virtual void abandon_connections(std::uint64_t ticket) = 0;
   // Stops accepting, ends every connection with a goodbye in its protocol,
   // and lets the server's run() return once they are gone or after
   // admin.drain_timeout_ms. Any thread.

@@ -89,6 +89,8 @@ void H2Connection::log_request(std::string_view method, std::string_view target,
 }
 
 void H2Connection::route(std::int32_t stream, const Request& request, std::string_view protocol, bool end_stream) {
+  // :authority, or Host when the client sent that instead (h2_request.cpp).
+  if (auto refusal = host_refusal(services_, request)) return reply(stream, *refusal);
   ReplyText text;
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));

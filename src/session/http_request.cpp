@@ -5,6 +5,7 @@
 
 #include "buf/fixed_sink.hpp"
 #include "log/access.hpp"
+#include "session/admin_desk.hpp"
 #include "session/h2_connection.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
@@ -23,6 +24,9 @@ HttpRequestPhase::HttpRequestPhase(Session& session)
 
 HttpRequestPhase::~HttpRequestPhase() {
   if (awaiting_publish_) services_.broker_publishes()->cancel(publish_ticket_);
+  if (listing_ticket_ != 0 && services_.ops().admin() != nullptr) {
+    services_.ops().admin()->abandon_connections(listing_ticket_);
+  }
 }
 
 void HttpRequestPhase::on_input(std::string& input) {
@@ -42,7 +46,7 @@ void HttpRequestPhase::on_input(std::string& input) {
   // Requests are parsed in place and the bytes they used are erased once:
   // erasing each from the front would move the whole pipelined rest.
   std::size_t used = 0;
-  while (!session_.ended() && !handed_over_ && !awaiting_publish_ && !replies_full() &&
+  while (!session_.ended() && !handed_over_ && !awaiting_publish_ && listing_ticket_ == 0 && !replies_full() &&
          handle_one(std::string_view(input).substr(used), used)) {
   }
   input.erase(0, used);
@@ -168,6 +172,7 @@ void HttpRequestPhase::deny(const AuthOutcome& outcome) {
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {
   // The broker bounds the wait (broker.request_timeout_ms).
   if (awaiting_publish_) return;
+  if (listing_ticket_ != 0) return finish_listing(now);
   const auto& config = services_.config();
   const auto since = [now](io::Loop::Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();

@@ -79,6 +79,9 @@ class HttpRequestPhase final : public Phase, private PublishWaiter {
   void route_admin(const proto::http1::Request& request);
   void admin_topics(const proto::http1::Request& request, const AdminDesk& desk);
   void admin_topic(std::string_view raw_topic, const AdminDesk& desk);
+  void admin_connections(const proto::http1::Request& request, AdminDesk& desk);
+  // The listing's page when every loop has answered, or a 503 past the wait.
+  void finish_listing(io::Loop::Clock::time_point now);
 
   Session& session_;
   LoopServices& services_;
@@ -95,6 +98,10 @@ class HttpRequestPhase final : public Phase, private PublishWaiter {
   std::uint32_t publish_ticket_ = 0;
   std::string publish_topic_;
   std::string publish_origin_;
+  // A connection listing being made by the loops (admin API): its ticket,
+  // 0 when none, and since when it is awaited.
+  std::uint64_t listing_ticket_ = 0;
+  io::Loop::Clock::time_point listing_since_;
 };
 
 }  // namespace sluice::session

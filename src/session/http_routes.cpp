@@ -46,6 +46,7 @@ proto::ws::HandshakeRequest handshake_request(const Request& r) {
 
 void HttpRequestPhase::route(const Request& request) {
   keep_alive_ = request.keep_alive;
+  if (auto refusal = host_refusal(services_, request)) return respond(*refusal);
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return deny(outcome);
   }

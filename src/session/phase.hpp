@@ -7,7 +7,9 @@
 // Every call happens on the thread of the loop that owns the connection.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "buf/frame.hpp"
 #include "conn/out_queue.hpp"
@@ -52,6 +54,13 @@ class Phase {
     (void)frame;
     return false;
   }
+  // What the admin API lists of a connection in this phase: its transport's
+  // name and the topics it follows (a slot left empty is no topic).
+  struct View {
+    std::string_view transport = "http";
+    std::span<const std::string> topics;
+  };
+  [[nodiscard]] virtual View view() const { return {}; }
 
  protected:
   Phase() = default;

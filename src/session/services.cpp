@@ -1,6 +1,8 @@
 #include "session/services.hpp"
 
+#include "io/socket.hpp"
 #include "session/config_limits.hpp"
+#include "session/host_check.hpp"
 
 namespace sluice::session {
 
@@ -14,7 +16,18 @@ LoopServices::LoopServices(const LoopParts& parts)
       auth_gate_(parts.hooks.authorize, parts.counters),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
       answers_(parts.config.hub.max_topic_name),
-      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {}
+      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
+  // The hosts of the public and admin listeners decide the default list.
+  std::vector<std::string> listen_hosts;
+  for (const std::string* listen : {&parts.config.listen, &parts.config.ops.admin_listen}) {
+    if (io::Endpoint endpoint; !listen->empty() && io::parse_endpoint(*listen, endpoint)) {
+      listen_hosts.push_back(endpoint.host);
+    }
+  }
+  const std::vector<std::string_view> listen_views(listen_hosts.begin(), listen_hosts.end());
+  allowed_hosts_ = hosts_in_force(parts.config.allowed_hosts, listen_views, auth_gate_.installed());
+  allowed_host_views_.assign(allowed_hosts_.begin(), allowed_hosts_.end());
+}
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {
   for (const WsRoute& route : parts_.ws_routes) {

@@ -108,6 +108,8 @@ class LoopServices {
   // The WebSocket handshake's options, as views of the config's lists.
   [[nodiscard]] std::span<const std::string_view> subprotocols() const { return subprotocols_; }
   [[nodiscard]] std::span<const std::string_view> allowed_origins() const { return allowed_origins_; }
+  // The Host names requests may carry (host_check.hpp); empty: any.
+  [[nodiscard]] std::span<const std::string_view> allowed_hosts() const { return allowed_host_views_; }
   // The registered WebSocket endpoint at `path`, or null.
   [[nodiscard]] const WsRoute* ws_route(std::string_view path) const;
 
@@ -119,6 +121,8 @@ class LoopServices {
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> allowed_origins_;
   AuthGate auth_gate_;
+  std::vector<std::string> allowed_hosts_;
+  std::vector<std::string_view> allowed_host_views_;
   SseHeartbeat heartbeat_;
   HeldPublishers held_publishers_;
   HubAnswers answers_;

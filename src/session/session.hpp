@@ -37,6 +37,9 @@ class Session final : public conn::Connection {
   [[nodiscard]] Door door() const { return door_; }
   [[nodiscard]] LoopServices& services() { return services_; }
   [[nodiscard]] Peer& peer() { return peer_; }
+  // What the admin API lists: the phase's view, and when the connection opened.
+  [[nodiscard]] Phase::View view() const { return phase_->view(); }
+  [[nodiscard]] io::Loop::Clock::time_point opened() const { return opened_; }
 
   // The owner's sweep: a TLS handshake or a linger that lasts too long,
   // then the phase's own timeouts.
@@ -61,9 +64,8 @@ class Session final : public conn::Connection {
   void on_closed(conn::CloseReason reason) override;
   void before_flush() override { phase_->before_flush(); }
   void on_drained() override { phase_->on_drained(); }
-  conn::FlushResult write_queued(conn::Writer& writer, conn::DataAllowance allowance) override {
-    return phase_->write_queued(writer, queue(), allowance);
-  }
+  // The phase's flush, counted in the loop's histograms.
+  conn::FlushResult write_queued(conn::Writer& writer, conn::DataAllowance allowance) override;
 
   LoopServices& services_;
   const Door door_;

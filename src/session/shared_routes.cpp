@@ -6,6 +6,7 @@
 
 #include "buf/fixed_sink.hpp"
 #include "proto/topic_name.hpp"
+#include "session/host_check.hpp"
 #include "session/peer.hpp"
 #include "session/publish_metrics.hpp"
 #include "session/request_target.hpp"
@@ -22,6 +23,16 @@ std::string_view clipped(const char* text, int n, std::size_t capacity) {
 }
 
 }  // namespace
+
+// 421 Misdirected Request: the request reached a server that does not
+// answer for the name it was sent to, which is what a DNS-rebound page's
+// request is. Not 403: nothing about the client is refused, only the name,
+// and a client that sent the right name to the same address is served.
+std::optional<Response> host_refusal(const LoopServices& services, const proto::http1::Request& request) {
+  if (host_allowed(request.header("Host"), services.allowed_hosts())) return std::nullopt;
+  return Response{.status = 421, .body = "this server does not answer to that Host name (http.allowed_hosts)\n",
+                  .keep_alive = false};
+}
 
 OriginRule origin_rule(LoopServices& services) {
   return {services.allowed_origins(), services.auth_gate().installed(), services.config().tls.enabled()};

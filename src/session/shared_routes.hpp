@@ -42,6 +42,10 @@ struct ReplyText {
   char last_id[hub::kMaxIdText * 2];
 };
 
+// 421 for a request whose Host (or :authority) is not one the server
+// answers to (http.allowed_hosts, host_check.hpp); nothing when it may go on.
+[[nodiscard]] std::optional<Response> host_refusal(const LoopServices& services, const proto::http1::Request& request);
+
 [[nodiscard]] OriginRule origin_rule(LoopServices& services);
 // 403 for a request from an origin the rule refuses, or for one that
 // `writes` (publishes or acts) from an origin that may only read

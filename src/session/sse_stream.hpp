@@ -51,6 +51,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void tick(io::Loop::Clock::time_point now) override;
   void before_flush() override { subscriptions_.before_flush(); }
   void on_drained() override { subscriptions_.on_drained(); }
+  [[nodiscard]] View view() const override { return {"sse", subscriptions_.topics()}; }
   // The server is going away (stopped, drained, or the admin API closed
   // this connection): a `retry:` hint, then the end of the stream.
   void shutdown() override;

@@ -35,6 +35,7 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   ~WsJsonStream() override;
 
   void before_flush() override { subscriptions_.before_flush(); }
+  [[nodiscard]] View view() const override { return {"ws", subscriptions_.topics()}; }
   void on_drained() override;
 
  private:

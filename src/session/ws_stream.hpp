@@ -49,6 +49,8 @@ class WsStream : public Phase {
   // The application's own message, under the same send budget as events;
   // past it the stream is cut off as slow.
   bool on_posted(buf::FrameRef& frame) final;
+  // A WebSocket that follows no topic (a publisher, an application's endpoint).
+  [[nodiscard]] View view() const override { return {"ws", {}}; }
 
   // Ends a stream that may not open (the authorizer refused it, or the
   // application's on_open failed) with `code` and `reason`, right behind

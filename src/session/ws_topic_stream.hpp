@@ -25,6 +25,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
 
   void before_flush() override { subscriptions_.before_flush(); }
   void on_drained() override { subscriptions_.on_drained(); }
+  [[nodiscard]] View view() const override { return {"ws", subscriptions_.topics()}; }
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;

@@ -24,7 +24,7 @@ server::Config quick_requests() {
 TEST(SlowBodies, ABodyThatStallsAfterItsHeadersGets408) {
   RunningServer server(quick_requests());
   TestClient client(server.port());
-  client.send("POST /pub/t HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + std::string(1000, 'a'));
+  client.send("POST /pub/t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n" + std::string(1000, 'a'));
   const HttpReply reply = read_reply(client);
   EXPECT_EQ(reply.status, 408);
   EXPECT_TRUE(client.read_until_closed());
@@ -33,7 +33,7 @@ TEST(SlowBodies, ABodyThatStallsAfterItsHeadersGets408) {
 TEST(SlowBodies, AChunkedBodyTrickledPastTheTimeoutGets408) {
   RunningServer server(quick_requests());
   TestClient client(server.port());
-  client.send("POST /pub/t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+  client.send("POST /pub/t HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
   const auto start = std::chrono::steady_clock::now();
   // A chunk every 30 ms, never the last one: each arrives well within the
   // timeout, the request as a whole does not.
@@ -53,7 +53,7 @@ TEST(SlowBodies, WholeRequestsOnAKeptConnectionEachGetTheirOwnTime) {
   RunningServer server(quick_requests());
   TestClient client(server.port());
   for (int i = 0; i < 4; ++i) {
-    client.send("POST /pub/t HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\na");
+    client.send("POST /pub/t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\na");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the pace under test, within the timeout
     client.send("b");
     EXPECT_EQ(read_reply(client).status, 200) << i;

@@ -56,7 +56,7 @@ server::Config churn_config() {
 }
 
 HttpReply post(TestClient& client, std::string_view topic, std::string_view body) {
-  client.send("POST /pub/" + std::string(topic) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+  client.send("POST /pub/" + std::string(topic) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
               std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
   return read_reply(client);
 }

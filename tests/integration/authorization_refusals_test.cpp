@@ -48,7 +48,7 @@ server::Config one_loop() {
 // An upgrade request with a fixed key, for sending frames in the same write.
 std::string upgrade_text(std::string_view path, std::string_view extra_headers = {}) {
   return "GET " + std::string(path) +
-         " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
          std::string(extra_headers) + "\r\n";
 }
@@ -56,7 +56,7 @@ std::string upgrade_text(std::string_view path, std::string_view extra_headers =
 // An SSE subscriber allowed on `topic`.
 std::unique_ptr<TestClient> watch(std::uint16_t port, std::string_view topic) {
   auto watcher = std::make_unique<TestClient>(port);
-  watcher->send("GET /sse/" + std::string(topic) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n");
+  watcher->send("GET /sse/" + std::string(topic) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n\r\n");
   EXPECT_TRUE(watcher->read_until_contains("retry:"));
   return watcher;
 }
@@ -110,8 +110,8 @@ TEST(AuthorizationRefusals, ARequestPipelinedBehindARefusalIsNotServed) {
   const auto watcher = watch(server.port(), "news");
   TestClient attacker(server.port());
   attacker.send(
-      "POST /pub/secret HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Length: 1\r\n\r\nx"
-      "POST /pub/news HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Length: 6\r\n\r\nforged");
+      "POST /pub/secret HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\nContent-Length: 1\r\n\r\nx"
+      "POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\nContent-Length: 6\r\n\r\nforged");
   const HttpReply refused = read_reply(attacker);
   EXPECT_EQ(refused.status, 403);
   ASSERT_TRUE(attacker.read_until_closed());
@@ -157,7 +157,7 @@ TEST(AuthorizationRefusals, AnAuthorizerThatThrowsRefusesAsTheServersFailureAndT
   const auto watcher = watch(server.port(), "news");
 
   TestClient poster(server.port());
-  poster.send("POST /pub/boom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Length: 1\r\n\r\nx");
+  poster.send("POST /pub/boom HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\nContent-Length: 1\r\n\r\nx");
   const HttpReply refused = read_reply(poster);
   EXPECT_EQ(refused.status, 500);
   EXPECT_EQ(refused.body, "authorization failed\n");  // never the exception's text

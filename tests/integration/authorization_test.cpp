@@ -76,7 +76,7 @@ struct AuthorizationTest : testing::Test {
   HttpReply request(const std::string& method, const std::string& target, const std::string& headers,
                     const std::string& body = {}) {
     TestClient client(running.port());
-    client.send(method + " " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "Content-Length: " +
+    client.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "Content-Length: " +
                 std::to_string(body.size()) + "\r\n\r\n" + body);
     return read_reply(client);
   }
@@ -86,7 +86,7 @@ struct AuthorizationTest : testing::Test {
 };
 
 TEST_F(AuthorizationTest, AnSseSubscriptionIsShownTheRequestAndRefusedWithItsStatus) {
-  const HttpReply refused = request("GET", "/sse/news?x=1", "Cookie: session=7\r\nOrigin: http://x\r\n");
+  const HttpReply refused = request("GET", "/sse/news?x=1", "Cookie: session=7\r\nOrigin: http://127.0.0.1\r\n");
   EXPECT_EQ(refused.status, 401);
   EXPECT_EQ(refused.body, "token required\n");
   EXPECT_NE(refused.head.find("Connection: close"), std::string::npos) << refused.head;
@@ -101,7 +101,7 @@ TEST_F(AuthorizationTest, AnSseSubscriptionIsShownTheRequestAndRefusedWithItsSta
   EXPECT_EQ(seen[1].query, "x=1");
   EXPECT_EQ(seen[1].topic, "news");
   EXPECT_EQ(seen[1].cookie, "session=7");
-  EXPECT_EQ(seen[1].origin, "http://x");  // the server's own: allowed with auth on
+  EXPECT_EQ(seen[1].origin, "http://127.0.0.1");  // the server's own: allowed with auth on
   EXPECT_TRUE(seen[1].peer.starts_with("127.0.0.1:")) << seen[1].peer;
 
   SseSubscriber allowed(running.port(), "/sse/news");  // no token: refused too
@@ -110,7 +110,7 @@ TEST_F(AuthorizationTest, AnSseSubscriptionIsShownTheRequestAndRefusedWithItsSta
 
 TEST_F(AuthorizationTest, EveryTopicOfAStreamIsCheckedBeforeItsHeadGoesOut) {
   TestClient client(running.port());
-  client.send("GET /sse?topic=news&topic=secret.plans HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n");
+  client.send("GET /sse?topic=news&topic=secret.plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n\r\n");
   const HttpReply reply = read_reply(client);
   EXPECT_EQ(reply.status, 403);
   EXPECT_EQ(reply.body, "not yours\n");
@@ -118,7 +118,7 @@ TEST_F(AuthorizationTest, EveryTopicOfAStreamIsCheckedBeforeItsHeadGoesOut) {
 
 TEST_F(AuthorizationTest, TheConnectionsDataSetAtConnectIsSeenByItsLaterChecks) {
   TestClient client(running.port());
-  client.send("GET /sse/news HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n");
+  client.send("GET /sse/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n\r\n");
   ASSERT_TRUE(client.read_until_contains("retry:"));
   const std::vector<Seen> seen = gate.seen();
   ASSERT_EQ(seen.size(), 2u);
@@ -175,7 +175,7 @@ TEST_F(AuthorizationTest, ATopicStreamRefusedAfterItsUpgradeIsClosedWith4401AndT
 
 TEST_F(AuthorizationTest, ATopicStreamIsCheckedForPublishingAtItsFirstMessageOnly) {
   TestClient watcher(running.port());
-  watcher.send("GET /sse/news HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n");
+  watcher.send("GET /sse/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n\r\n");
   ASSERT_TRUE(watcher.read_until_contains("retry:"));
   WsTestClient client(running.port());
   ASSERT_EQ(client.upgrade({.path = "/ws/news", .extra_headers = "Authorization: Bearer good\r\n"}).status, 101);
@@ -213,7 +213,7 @@ TEST_F(AuthorizationTest, AWebSocketPublisherRefusedIsClosedWith4403) {
 
 TEST_F(AuthorizationTest, EventsAreNeverCheckedOneByOne) {
   TestClient subscriber(running.port());
-  subscriber.send("GET /sse/news HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n");
+  subscriber.send("GET /sse/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n\r\n");
   ASSERT_TRUE(subscriber.read_until_contains("retry:"));
   const std::size_t before = gate.seen().size();
   for (int i = 0; i < 100; ++i) ASSERT_EQ(running.server().publish("news", "e").status, server::PublishStatus::ok);

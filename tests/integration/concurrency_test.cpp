@@ -27,7 +27,7 @@ class WsReader {
       : client_(port), decoder_({.max_message_size = 1 << 20, .role = proto::ws::Role::client}) {
     char key[proto::ws::kKeySize + 1];
     EXPECT_TRUE(proto::ws::make_client_key(key));
-    client_.send("GET " + std::string(path) + " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    client_.send("GET " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: " + std::string(key) + "\r\n\r\n");
   }
 

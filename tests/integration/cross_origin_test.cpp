@@ -16,7 +16,7 @@ constexpr std::string_view kForeign = "Origin: https://evil.example\r\n";
 
 std::string upgrade(std::string_view path, std::string_view origin) {
   return "GET " + std::string(path) +
-         " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
          std::string(origin) + "\r\n";
 }
@@ -33,13 +33,13 @@ TEST(CrossOrigin, APageOnAnotherOriginMayReadAStreamButNotPublish) {
   RunningServer server;
 
   TestClient reader(server.port());
-  reader.send("GET /sse/news HTTP/1.1\r\nHost: x\r\n" + std::string(kForeign) + "\r\n");
+  reader.send("GET /sse/news HTTP/1.1\r\nHost: 127.0.0.1\r\n" + std::string(kForeign) + "\r\n");
   ASSERT_TRUE(reader.read_until_contains("\r\n\r\n"));
   EXPECT_EQ(reader.buffer().rfind("HTTP/1.1 200", 0), 0u) << reader.buffer();
   EXPECT_NE(reader.buffer().find("Access-Control-Allow-Origin: *\r\n"), std::string::npos) << reader.buffer();
 
   TestClient publisher(server.port());
-  publisher.send("POST /pub/news HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n" + std::string(kForeign) +
+  publisher.send("POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n" + std::string(kForeign) +
                  "Content-Length: 5\r\n\r\nforge");
   const HttpReply refused = read_reply(publisher);
   EXPECT_EQ(refused.status, 403);

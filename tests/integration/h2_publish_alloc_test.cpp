@@ -129,7 +129,7 @@ bool read_events(int fd, int want, char& prev) {
 SteadyState publish_steadily(std::size_t body_bytes) {
   RunningServer server;
   TestClient subscriber(server.port());
-  subscriber.send("GET /sse/steady HTTP/1.1\r\nHost: x\r\n\r\n");
+  subscriber.send("GET /sse/steady HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   if (!subscriber.read_until_contains("\n\n")) return {};  // the head, and the stream's retry: line
   TestClient h2(server.port());
   std::string opening = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";

@@ -110,7 +110,7 @@ TEST(H2SteadyState, DeliveringToHttp2SseStreamsAllocatesNothing) {
   ASSERT_TRUE(walker.read_events(kStreams));  // each stream's retry: line: every stream has joined
   std::string batch;
   for (int i = 0; i < kBatch; ++i) {
-    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
+    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
   }
   TestClient publisher(server.port());
   const auto round = [&] {

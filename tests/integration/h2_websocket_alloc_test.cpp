@@ -123,7 +123,7 @@ TEST(H2WebSocketSteadyState, DeliveringToWebSocketsOverHttp2AllocatesNothing) {
   ASSERT_TRUE(walker.read_until(kStreams, 0));  // every stream answered 200 has joined the topic
   std::string batch;
   for (int i = 0; i < kBatch; ++i) {
-    batch += "POST /pub/steady HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n" + std::string(63, 'e') + "\n";
+    batch += "POST /pub/steady HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 64\r\n\r\n" + std::string(63, 'e') + "\n";
   }
   TestClient publisher(server.port());
   const auto round = [&] {

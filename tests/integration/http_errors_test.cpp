@@ -19,13 +19,13 @@ std::vector<BadRequest> bad_requests() {
   return {
       {"garbage", std::string("\x16\x03\x01\x02\x00 hello\r\n\r\n", 14), 400},
       {"no_host", "GET /healthz HTTP/1.1\r\n\r\n", 400},
-      {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", 414},
-      {"huge_headers", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431},
-      {"http2_version", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505},
-      {"body_too_large", "POST /pub/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n", 413},
-      {"bad_content_length", "POST /pub/a HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n", 400},
-      {"unknown_coding", "POST /pub/a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
-      {"obs_fold", "GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n", 400},
+      {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414},
+      {"huge_headers", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431},
+      {"http2_version", "GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n", 505},
+      {"body_too_large", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", 413},
+      {"bad_content_length", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1x\r\n\r\n", 400},
+      {"unknown_coding", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+      {"obs_fold", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n folded\r\n\r\n", 400},
   };
 }
 
@@ -81,9 +81,9 @@ TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   RunningServer server;
   TestClient client(server.port());
   client.send(
-      "POST /pub/p HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na"
-      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-      "POST /pub/p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nb\r\n0\r\n\r\n");
+      "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na"
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+      "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nb\r\n0\r\n\r\n");
   const HttpReply first = read_reply(client);
   const HttpReply second = read_reply(client);
   const HttpReply third = read_reply(client);
@@ -103,8 +103,8 @@ TEST(HttpErrors, APipelineLongerThanTheControlLaneIsAnsweredWholeAndInOrder) {
   TestClient client(server.port());
   constexpr int kRequests = 300;
   std::string pipeline;
-  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\na";
-  pipeline += "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  pipeline += "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   client.send(pipeline);
   for (int i = 1; i <= kRequests; ++i) {
     const HttpReply reply = read_reply(client);

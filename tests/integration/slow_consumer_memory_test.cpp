@@ -155,7 +155,7 @@ class SlowConsumersUnderLoad : public ::testing::TestWithParam<const char*> {
     ASSERT_TRUE(fast_->opened());
     publisher_ = std::make_unique<TestClient>(server_->port());
     for (std::size_t i = 0; i < kBatch; ++i) {
-      batch_ += "POST /pub/mem HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(kEventBytes) + "\r\n\r\n" +
+      batch_ += "POST /pub/mem HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(kEventBytes) + "\r\n\r\n" +
                 std::string(kEventBytes, 'm');
     }
   }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "child_process.hpp"
@@ -233,6 +234,111 @@ TEST(SluicedAdmin, DrainTellsEveryClientRefusesNewOnesAndExits) {
   EXPECT_NE(node.process().output().find("sluiced stopped"), std::string::npos) << node.process().output();
 }
 
+// Each loop lists its own connections; the page is in id order, the admin
+// caller's own connection among them.
+TEST(SluicedAdmin, ListsConnectionsWithTransportTopicsQueuedBytesAndAge) {
+  AdminNode node({"dashboard.enabled=0"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  SseSubscriber reader(node.port(), "/sse/news?topic=alerts");
+  ASSERT_TRUE(reader.opened());
+  WsTestClient socket(node.port());
+  ASSERT_TRUE(socket.open("/ws/prices"));
+  // logfmt quotes a target with a query.
+  const std::optional<std::uint64_t> sse_id = node.connection_of("\"/sse/news?topic=alerts\"");
+  const std::optional<std::uint64_t> ws_id = node.connection_of("/ws/prices");
+  ASSERT_TRUE(sse_id && ws_id) << node.process().output();
+
+  const CurlReply reply = curl_http({node.admin() + "/admin/connections"});
+  ASSERT_EQ(reply.status(), 200) << reply.text;
+  const json listing = json::parse(body_of(reply));
+  const json& rows = listing["connections"];
+  ASSERT_EQ(rows.size(), 3u) << listing;  // the stream, the WebSocket and this request
+  EXPECT_EQ(listing["total"], 3);
+  EXPECT_TRUE(listing["next"].is_null());
+  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_LT(rows[i - 1]["id"], rows[i]["id"]) << listing;
+  const auto row_of = [&](std::uint64_t id) {
+    for (const json& row : rows) {
+      if (row["id"] == id) return row;
+    }
+    return json();
+  };
+  const json sse = row_of(*sse_id);
+  ASSERT_FALSE(sse.is_null()) << listing;
+  EXPECT_EQ(sse["transport"], "sse");
+  EXPECT_EQ(sse["topics"], json::array({"news", "alerts"}));
+  EXPECT_EQ(sse["queued_bytes"], 0);
+  EXPECT_GE(sse["age_ms"].get<std::int64_t>(), 0);
+  EXPECT_EQ(sse["peer"].get<std::string>().rfind("127.0.0.1:", 0), 0u) << sse;
+  const json ws = row_of(*ws_id);
+  ASSERT_FALSE(ws.is_null()) << listing;
+  EXPECT_EQ(ws["transport"], "ws");
+  EXPECT_EQ(ws["topics"], json::array({"prices"}));
+
+  // A page of one, then the page after its cursor.
+  const json first = json::parse(body_of(curl_http({node.admin() + "/admin/connections?limit=1"})));
+  ASSERT_EQ(first["connections"].size(), 1u) << first;
+  ASSERT_TRUE(first["next"].is_number()) << first;
+  const std::string after = std::to_string(first["next"].get<std::uint64_t>());
+  const json second = json::parse(body_of(curl_http({node.admin() + "/admin/connections?limit=1&after=" + after})));
+  ASSERT_EQ(second["connections"].size(), 1u) << second;
+  EXPECT_GT(second["connections"][0]["id"], first["connections"][0]["id"]);
+
+  // The limit has a ceiling (admin.max_connections), said in the refusal.
+  const CurlReply too_many = curl_http({node.admin() + "/admin/connections?limit=1001"});
+  EXPECT_EQ(too_many.status(), 400);
+  EXPECT_TRUE(too_many.has("admin.max_connections")) << too_many.text;
+  EXPECT_EQ(curl_http({node.admin() + "/admin/connections?after=x"}).status(), 400);
+  EXPECT_EQ(curl_http({"-X", "POST", node.admin() + "/admin/connections"}).status(), 405);
+}
+
+TEST(SluicedAdmin, ClosingAConnectionThatIsNotOpenIs404) {
+  AdminNode node({"dashboard.enabled=0"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  EXPECT_EQ(curl_http({"-X", "POST", node.admin() + "/admin/connections/999999/close"}).status(), 404);
+  EXPECT_EQ(curl_http({"-X", "POST", node.admin() + "/admin/connections/0/close"}).status(), 404);
+  std::optional<SseSubscriber> gone;
+  gone.emplace(node.port(), "/sse/news");
+  ASSERT_TRUE(gone->opened());
+  const std::optional<std::uint64_t> id = node.connection_of("/sse/news");
+  ASSERT_TRUE(id) << node.process().output();
+  const std::string close = node.admin() + "/admin/connections/" + std::to_string(*id) + "/close";
+  gone.reset();
+  // Once its loop has seen it go, the id names nothing.
+  bool not_found = false;
+  for (int i = 0; i < 100 && !not_found; ++i) {
+    const CurlReply reply = curl_http({"-X", "POST", close});
+    not_found = reply.status() == 404;
+    if (!not_found) {
+      ASSERT_EQ(reply.status(), 202) << reply.text;
+      std::this_thread::sleep_for(50ms);  // polling for the close, bounded: 100 tries
+    }
+  }
+  EXPECT_TRUE(not_found);
+}
+
+// A client that does not answer the goodbye keeps the drain waiting only
+// until admin.drain_timeout_ms, far below the linger it would otherwise get.
+TEST(SluicedAdmin, DrainEndsTheStreamsStillOpenAtItsTimeout) {
+  AdminNode node({"dashboard.enabled=0", "timeouts.linger_ms=60000", "admin.drain_timeout_ms=1000"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  WsTestClient silent(node.port());
+  ASSERT_TRUE(silent.open("/ws/news"));
+  SseSubscriber stream(node.port(), "/sse/news");
+  ASSERT_TRUE(stream.opened());
+
+  const auto asked = std::chrono::steady_clock::now();
+  const CurlReply reply = curl_http({"-X", "POST", node.admin() + "/admin/drain"});
+  ASSERT_EQ(reply.status(), 202) << reply.text;
+  EXPECT_TRUE(reply.has("\"timeout_ms\":1000")) << reply.text;
+  // The WebSocket is told (1001) and never answers; the process still ends,
+  // and with it the connection, long before the 60 s linger.
+  EXPECT_EQ(silent.read_close(), 1001);
+  EXPECT_EQ(node.process().wait(20s), 0) << node.process().output();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 30s);
+  EXPECT_TRUE(silent.wait_closed(5s));
+  EXPECT_TRUE(stream.client().read_until_closed(5s));
+}
+
 // The admin listener's connections count in max_connections but get in
 // past it, 16 more: an operator can still reach a full node to drain it.
 TEST(SluicedAdmin, AFullNodeStillLetsTheOperatorInSixteenMore) {
@@ -245,11 +351,11 @@ TEST(SluicedAdmin, AFullNodeStillLetsTheOperatorInSixteenMore) {
   std::vector<std::unique_ptr<TestClient>> operators;
   for (int i = 0; i < 16; ++i) {
     operators.push_back(std::make_unique<TestClient>(node.admin_port()));
-    operators.back()->send("GET /admin/topics HTTP/1.1\r\nHost: sluice\r\n\r\n");
+    operators.back()->send("GET /admin/topics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     ASSERT_EQ(read_reply(*operators.back()).status, 200) << i;
   }
   TestClient one_more(node.admin_port());
-  one_more.send("GET /admin/topics HTTP/1.1\r\nHost: sluice\r\n\r\n");
+  one_more.send("GET /admin/topics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   EXPECT_EQ(read_reply(one_more).status, 503);
 }
 
@@ -265,8 +371,10 @@ TEST(SluicedAdmin, WithTokensOnlyAGrantOfAdminReadsAndActs) {
   // Reading is not acting: the drain needs "$admin" among the publish grants.
   EXPECT_EQ(curl_http({"-X", "POST", "-H", bearer + reader, node.admin() + "/admin/drain"}).status(), 403);
   const std::string actor = pyjwt(R"({"sub":"ops","exp":600,"sluice":{"publish":["$admin"]}})");
-  EXPECT_EQ(curl_http({"-X", "POST", "-H", bearer + actor, node.admin() + "/admin/connections/1/close"}).status(),
-            202);
+  // Let through: the answer is about the connection, which does not exist.
+  EXPECT_EQ(
+      curl_http({"-X", "POST", "-H", bearer + actor, node.admin() + "/admin/connections/999999/close"}).status(),
+      404);
   // A web page cannot act through the operator's browser.
   EXPECT_EQ(curl_http({"-H", bearer + reader, "-H", "Origin: https://evil.example", node.admin() + "/admin/topics"})
                 .status(),

@@ -116,5 +116,40 @@ TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
   EXPECT_NE(sluiced.output().find("sluiced stopped"), std::string::npos);
 }
 
+// SIGHUP after an edit: the keys that changed are named as read at start
+// only (none is applied until a restart), the stream open before it goes
+// on, and a file that no longer reads is a failed reload that changes
+// nothing.
+TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
+  const std::string path = temp_path("sluice_reload.toml");
+  std::ofstream(path) << "max_connections = 500\n[limits]\nper_ip_connections = 100\n";
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  const std::uint16_t port = listening_port(sluiced.output());
+  SseSubscriber stream(port, "/sse/news");
+  ASSERT_TRUE(stream.opened());
+
+  sluiced.signal(SIGHUP);
+  ASSERT_TRUE(sluiced.read_until_contains("sluiced: reloaded\n", 10s)) << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("restart to apply"), std::string::npos) << "nothing changed yet";
+
+  std::ofstream(path) << "max_connections = 500\n[limits]\nper_ip_connections = 50\n[policy]\ndefault = \"latest\"\n";
+  sluiced.signal(SIGHUP);
+  ASSERT_TRUE(sluiced.read_until_contains("restart to apply: limits.per_ip_connections policy.default\n", 10s))
+      << sluiced.output();
+
+  std::ofstream(path) << "max_connections = 0\n";
+  sluiced.signal(SIGHUP);
+  ASSERT_TRUE(sluiced.read_until_contains("reload failed, kept the old value: config key 'max_connections'", 10s))
+      << sluiced.output();
+
+  ASSERT_EQ(http_request(port, "POST", "/pub/news", "after three reloads").status, 200);
+  ASSERT_TRUE(stream.wait_for(1));
+  EXPECT_EQ(stream.events()[0].data, "after three reloads");
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace sluice::test

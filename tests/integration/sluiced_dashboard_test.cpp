@@ -40,7 +40,7 @@ TEST(SluicedDashboard, ServesThePageAndItsEventsAndOnlySluicedFeedsThem) {
   ASSERT_NE(etag_at, std::string::npos) << page.head;
   const std::string etag = page.head.substr(etag_at + 6, page.head.find('\r', etag_at) - etag_at - 6);
   TestClient revalidate(sluiced.port());
-  revalidate.send("GET /dashboard HTTP/1.1\r\nHost: x\r\nIf-None-Match: " + etag + "\r\n\r\n");
+  revalidate.send("GET /dashboard HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: " + etag + "\r\n\r\n");
   EXPECT_EQ(read_reply(revalidate).status, 304);
 
   SseSubscriber events(sluiced.port(), "/dashboard/events");

@@ -26,7 +26,7 @@ std::string run_and_log(const std::vector<std::string>& settings, const std::str
     EXPECT_TRUE(subscriber.opened());
     TestClient publisher(port);
     publisher.send(
-        "POST /pub/news?access_token=TOKEN-PUB-9ac2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN-HDR-77de\r\n"
+        "POST /pub/news?access_token=TOKEN-PUB-9ac2 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer TOKEN-HDR-77de\r\n"
         "Cookie: session=TOKEN-COOKIE-0b1e\r\nContent-Length: 16\r\n\r\nBODY-SECRET-4411");
     EXPECT_EQ(read_reply(publisher).status, 200);
     EXPECT_TRUE(subscriber.wait_for(1));

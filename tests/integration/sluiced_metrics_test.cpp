@@ -65,6 +65,14 @@ TEST(SluicedMetrics, CountsWhatWasServedAndPassesPromtool) {
   EXPECT_EQ(s["sluice_loops"], 2);
   EXPECT_GE(s["sluice_connections_accepted_total"], 3);
   EXPECT_EQ(s["sluice_pool_blocks"], 16384);
+  // The events went out in writes of data frames: one frame per event, or
+  // one per run of events a subscriber was owed at once, so no more frames
+  // than events; the flushes that had data waiting counted their queue's
+  // depth.
+  EXPECT_GE(s["sluice_writev_events_sum"], 1);
+  EXPECT_LE(s["sluice_writev_events_sum"], kEvents);
+  EXPECT_GE(s["sluice_writev_events_count"], 1);
+  EXPECT_GE(s["sluice_queue_depth_frames_count"], 1);
 
   const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_sluiced_metrics.prom";
   std::ofstream(path) << reply.body;

@@ -20,7 +20,7 @@ void publish_many(std::uint16_t port, std::string_view topic, int count, std::st
     const int batch = std::min(kBatch, count - sent);
     for (int i = 0; i < batch; ++i, ++sent) {
       const std::string body = std::string(prefix) + std::to_string(sent);
-      requests += "POST /pub/" + std::string(topic) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+      requests += "POST /pub/" + std::string(topic) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
                   std::to_string(body.size()) + "\r\n\r\n" + body;
     }
     publisher.send(requests);
@@ -103,7 +103,7 @@ TEST(SseStream, StalledSubscriberDoesNotHoldBackOthers) {
   const std::string payload(1024, 'p');
   TestClient publisher(server.port());
   for (int i = 0; i < 400; ++i) {
-    publisher.send("POST /pub/s HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + payload);
+    publisher.send("POST /pub/s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1024\r\n\r\n" + payload);
     ASSERT_EQ(read_reply(publisher).status, 200);
     if (i % 50 == 0) {
       ASSERT_TRUE(fast.wait_for(static_cast<std::size_t>(i + 1)));

@@ -48,7 +48,7 @@ TEST(SteadyState, PublishingAndDeliveringAllocatesNothing) {
   }
   std::string batch;
   for (int i = 0; i < kBatch; ++i) {
-    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
+    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
   }
   TestClient publisher(server.port());
   const auto round = [&] {

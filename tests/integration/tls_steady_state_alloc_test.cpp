@@ -95,12 +95,12 @@ TEST(TlsSteadyState, PublishingAndDeliveringOverTlsAllocatesNothingOfOurs) {
   for (int i = 0; i < 10; ++i) {
     subs.push_back(std::make_unique<BlockingTlsClient>(server.port(), certs.ca_file()));
     ASSERT_TRUE(subs.back()->connected());
-    ASSERT_TRUE(subs.back()->send("GET /sse/steady HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_TRUE(subs.back()->send("GET /sse/steady HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
     ASSERT_TRUE(subs.back()->count_markers('\n', '\n', 1));  // "retry: N" after the head
   }
   std::string batch;
   for (int i = 0; i < kBatch; ++i) {
-    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
+    batch += "POST /pub/steady?event=tick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 64\r\n\r\n" + std::string(64, 'e');
   }
   BlockingTlsClient publisher(server.port(), certs.ca_file());
   ASSERT_TRUE(publisher.connected());

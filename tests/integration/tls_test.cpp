@@ -186,7 +186,7 @@ TEST_F(TlsServing, PlainHttpOnTheTlsPortIsClosedAndOthersAreServed) {
   ASSERT_FALSE(sluiced.port().empty()) << sluiced.process().output();
   const int fd = connect_tcp(sluiced.port());
   ASSERT_GE(fd, 0);
-  const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
   const auto got = read_until_closed(fd, 10s);
   ::close(fd);

@@ -70,6 +70,24 @@ TEST(Config, TheAdminKeysHaveTheirShapesAndRanges) {
   EXPECT_EQ(c.ops.admin_history_events, 100);
   EXPECT_TRUE(apply_setting(c, "admin.history_events", "0"));
   EXPECT_TRUE(apply_setting(c, "admin.max_topics", "0"));
+  EXPECT_EQ(c.ops.admin_max_connections, 1000);
+  EXPECT_EQ(apply_setting(c, "admin.max_connections", "100000"), std::nullopt);
+  EXPECT_TRUE(apply_setting(c, "admin.max_connections", "0"));
+}
+
+TEST(Config, AllowedHostsAreAListOfNamesAndABadEntryNamesTheKey) {
+  Config c;
+  EXPECT_TRUE(c.allowed_hosts.empty());  // the default is decided by the listener and the auth
+  EXPECT_EQ(apply_setting(c, "http.allowed_hosts", "push.example.com, localhost:8080,[::1]"), std::nullopt);
+  EXPECT_EQ(c.allowed_hosts, (std::vector<std::string>{"push.example.com", "localhost:8080", "[::1]"}));
+  const auto bad = apply_setting(c, "http.allowed_hosts", "push.example.com,evil/example");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(*bad,
+            "config key 'http.allowed_hosts' must be a comma list of host names or addresses, each with an "
+            "optional :PORT, or * (got 'evil/example')");
+  EXPECT_EQ(c.allowed_hosts.size(), 3u);  // unchanged
+  EXPECT_EQ(apply_setting(c, "http.allowed_hosts", "*"), std::nullopt);
+  EXPECT_EQ(c.allowed_hosts, std::vector<std::string>{"*"});
 }
 
 TEST(Config, CrossKeyRules) {

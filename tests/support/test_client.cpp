@@ -131,7 +131,7 @@ std::uint64_t seq_of(std::string_view id) {
 }
 
 int publish(TestClient& publisher, std::string_view target, std::string_view body) {
-  publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+  publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
                  std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
   return read_reply(publisher).status;
 }

@@ -116,7 +116,7 @@ bool PacedReader::start() {
     error_ = c.error;
   } else {
     fd_ = dial(options_.server, options_.receive_buffer);
-    const std::string request = "GET " + options_.path + " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+    const std::string request = "GET " + options_.path + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
     if (fd_ < 0 || !write_all(fd_, request)) error_ = "cannot connect";
   }
   if (!error_.empty()) return false;

@@ -27,7 +27,7 @@ Publisher::Publisher(const PublisherOptions& options) : options_(options) {
   payload_ = make_payload(options_.size, 0, options_.index);
   std::string target = "/pub/" + options_.topic;
   if (!options_.event.empty()) target += "?event=" + options_.event;
-  request_ = "POST " + target + " HTTP/1.1\r\nHost: bench\r\nContent-Type: text/plain\r\nContent-Length: " +
+  request_ = "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: " +
              std::to_string(payload_.size()) + "\r\n\r\n";
   stamp_offset_ = request_.size();
   request_ += payload_;

@@ -50,7 +50,7 @@ PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic, 
   PublishAnswer answer;
   const int fd = dial(server);
   if (fd < 0) return {.error = "cannot connect"};
-  const std::string request = "POST /pub/" + topic + " HTTP/1.1\r\nHost: bench\r\nContent-Type: text/plain\r\n" +
+  const std::string request = "POST /pub/" + topic + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n" +
                               "Content-Length: " + std::to_string(payload.size()) + "\r\n\r\n" + std::string(payload);
   std::string in;
   std::string chunk;
@@ -87,7 +87,7 @@ bool ReplayStream::open(const io::Endpoint& server, const std::string& topic, co
   if (fd_ < 0) return fail("cannot connect");
   segments_before_ = segments_in(fd_);
   const std::string request = "GET /sse/" + topic + "?lastEventId=" + last_id +
-                              " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+                              " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
   requested_ns_ = now_ns();
   return write_all(fd_, request) || fail("cannot send the request");
 }

@@ -45,7 +45,7 @@ std::vector<int> open_stalled(const PoolOptions& o, const io::Endpoint& server, 
   std::vector<int> fds;
   for (std::size_t i = 0; i < o.stalled; ++i) {
     const int fd = dial(server, 4096);
-    const std::string request = "GET /sse/" + topic + " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+    const std::string request = "GET /sse/" + topic + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
     if (fd >= 0 && write_all(fd, request)) fds.push_back(fd);
     else if (fd >= 0) ::close(fd);
   }
@@ -57,9 +57,9 @@ void run_probes(const PoolOptions& o, const io::Endpoint& server, std::uint64_t 
                 ProbeStats& stats) {
   const auto interval = static_cast<std::uint64_t>(o.probe_interval_ms * 1e6);
   for (std::uint64_t next = now_ns(); now_ns() < deadline; next += interval) {
-    const ProbeResult health = probe(server, "GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n", 2 * kNsPerSec);
+    const ProbeResult health = probe(server, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", 2 * kNsPerSec);
     const ProbeResult stream =
-        probe(server, "GET /sse/probe HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n", 2 * kNsPerSec);
+        probe(server, "GET /sse/probe HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n", 2 * kNsPerSec);
     if (health.ok) stats.health.record(health.ns);
     if (stream.ok) stats.stream.record(stream.ns);
     stats.failures += (health.ok ? 0 : 1) + (stream.ok ? 0 : 1);

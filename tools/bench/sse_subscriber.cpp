@@ -22,7 +22,7 @@ SseSubscriber::~SseSubscriber() {
 bool SseSubscriber::start() {
   fd_ = dial(options_.server, options_.receive_buffer, options_.source);
   const std::string request = "GET " + options_.path +
-                              " HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+                              " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
   if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
       context_.loop.watch(fd_, io::kReadable, this) != 0) {
     finish("cannot connect", true);

@@ -67,7 +67,7 @@ bool make_upgrade_request(std::string_view path, std::string& request, std::stri
   char text[ws::kKeySize + 1];
   if (!ws::make_client_key(text)) return false;
   key = text;
-  request = "GET " + std::string(path) + " HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+  request = "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
             "Sec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n";
   if (!last_event_id.empty()) request += "Last-Event-ID: " + std::string(last_event_id) + "\r\n";
   request += "\r\n";

@@ -53,11 +53,11 @@ def main():
     try:
         port = int(server.stdout.readline().rsplit(":", 1)[1])
         base_rss, base_tcp = rss_kib(server.pid), tcp_mem_kib()
-        sse = [open_stream(port, f"GET /sse/t{i % topics} HTTP/1.1\r\nHost: x\r\n\r\n", b"\n\n")
+        sse = [open_stream(port, f"GET /sse/t{i % topics} HTTP/1.1\r\nHost: localhost\r\n\r\n", b"\n\n")
                for i in range(count)]
         sse_rss, sse_tcp = rss_kib(server.pid), tcp_mem_kib()
         key = base64.b64encode(os.urandom(16)).decode()
-        ws = [open_stream(port, f"GET /ws/t{i % topics} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        ws = [open_stream(port, f"GET /ws/t{i % topics} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                                 f"Sec-WebSocket-Version: 13\r\n\r\n", b"\r\n\r\n")
               for i in range(count)]

@@ -1,0 +1,75 @@
+#include "server/config_changes.hpp"
+
+#include <algorithm>
+#include <map>
+#include <toml++/toml.h>
+
+namespace sluice::server {
+
+namespace {
+
+std::optional<std::string> flatten(const std::string& key, const toml::node& node, SettingList& out) {
+  if (const auto* table = node.as_table()) {
+    for (const auto& [name, child] : *table) {
+      const std::string child_key = key.empty() ? std::string(name.str()) : key + "." + std::string(name.str());
+      if (auto error = flatten(child_key, child, out)) return error;
+    }
+    return std::nullopt;
+  }
+  if (const auto* integer = node.as_integer()) {
+    out.emplace_back(key, std::to_string(integer->get()));
+    return std::nullopt;
+  }
+  if (const auto* text = node.as_string()) {
+    out.emplace_back(key, text->get());
+    return std::nullopt;
+  }
+  return "config key '" + key + "' has a value of the wrong type";
+}
+
+// Each key's last value: a later --set overrides the file.
+std::map<std::string, std::string> last_values(const SettingList& list) {
+  std::map<std::string, std::string> values;
+  for (const auto& [key, value] : list) values[key] = value;
+  return values;
+}
+
+}  // namespace
+
+std::optional<std::string> read_setting_list(const std::string& path, const std::vector<std::string>& overrides,
+                                             SettingList& out) {
+  out.clear();
+  if (!path.empty()) {
+    toml::table table;
+    try {
+      table = toml::parse_file(path);
+    } catch (const toml::parse_error& error) {
+      return "config file " + path + ":" + std::to_string(error.source().begin.line) + ": " +
+             std::string(error.description());
+    }
+    if (auto error = flatten("", table, out)) return error;
+  }
+  for (const std::string& setting : overrides) {
+    const std::size_t eq = setting.find('=');
+    if (eq == std::string::npos) return "--set wants KEY=VALUE (got '" + setting + "')";
+    out.emplace_back(setting.substr(0, eq), setting.substr(eq + 1));
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> changed_keys(const SettingList& before, const SettingList& after) {
+  const auto old_values = last_values(before);
+  const auto new_values = last_values(after);
+  std::vector<std::string> changed;
+  for (const auto& [key, value] : new_values) {
+    const auto old = old_values.find(key);
+    if (old == old_values.end() || old->second != value) changed.push_back(key);
+  }
+  for (const auto& [key, value] : old_values) {
+    if (!new_values.contains(key)) changed.push_back(key);
+  }
+  std::sort(changed.begin(), changed.end());
+  return changed;
+}
+
+}  // namespace sluice::server

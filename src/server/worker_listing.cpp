@@ -1,0 +1,55 @@
+// Worker's side of the admin API: which connection ids are open on this
+// loop (asked from the admin listener's loop), and the rows of its
+// connections for a listing, made on this loop's own thread, the only one
+// that may read its sessions.
+#include <chrono>
+
+#include "server/worker.hpp"
+
+namespace sluice::server {
+
+bool Worker::has_connection(std::uint64_t id) const {
+  const std::lock_guard lock(live_mutex_);
+  return live_ids_.contains(id);
+}
+
+void Worker::opened(std::uint64_t id) {
+  const std::lock_guard lock(live_mutex_);
+  live_ids_.insert(id);
+}
+
+void Worker::closed(std::uint64_t id) {
+  const std::lock_guard lock(live_mutex_);
+  live_ids_.erase(id);
+}
+
+bool Worker::list_later(std::uint64_t ticket) {
+  if (!command_inbox_.try_push(Command{0, {}, ticket})) return false;
+  signal();
+  return true;
+}
+
+void Worker::list_connections(std::uint64_t ticket) {
+  std::uint64_t after = 0;
+  if (listing_ == nullptr || !listing_->wants(ticket, after)) return;
+  const auto now = loop_.now();
+  for (const auto& session : sessions_) {
+    if (session->closed()) continue;
+    ConnectionRow row{.id = session->id()};
+    // Rows the listing will not keep are counted without being made.
+    if (row.id > after) {
+      const session::Phase::View view = session->view();
+      row.peer = session->peer().address().empty() ? session->transport_peer_address() : session->peer().address();
+      row.transport = view.transport;
+      for (const std::string& topic : view.topics) {
+        if (!topic.empty()) row.topics.push_back(topic);
+      }
+      row.queued_bytes = session->queue().data_bytes();
+      row.age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - session->opened()).count();
+    }
+    listing_->add(ticket, std::move(row));
+  }
+  listing_->loop_done(ticket);
+}
+
+}  // namespace sluice::server

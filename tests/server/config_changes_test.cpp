@@ -1,0 +1,55 @@
+#include "server/config_changes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace sluice::server {
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ConfigChanges, TheFileIsFlattenedToItsKeysAndTheOverridesFollow) {
+  const std::string path = write_file("changes.toml", "threads = 2\n[policy.topics]\n\"prices.*\" = \"latest\"\n");
+  SettingList list;
+  ASSERT_EQ(read_setting_list(path, {"limits.per_ip_connections=9"}, list), std::nullopt);
+  // A table's keys come in name order.
+  const SettingList expected{{"policy.topics.prices.*", "latest"}, {"threads", "2"}, {"limits.per_ip_connections", "9"}};
+  EXPECT_EQ(list, expected);
+  std::remove(path.c_str());
+}
+
+TEST(ConfigChanges, AFileThatDoesNotReadIsAnErrorNamingIt) {
+  const std::string path = write_file("broken.toml", "threads = [1, 2]\n");
+  SettingList list;
+  const auto wrong_type = read_setting_list(path, {}, list);
+  ASSERT_TRUE(wrong_type);
+  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type");
+  std::ofstream(path) << "[pool\n";
+  const auto broken = read_setting_list(path, {}, list);
+  ASSERT_TRUE(broken);
+  EXPECT_NE(broken->find(path + ":1:"), std::string::npos) << *broken;
+  EXPECT_TRUE(read_setting_list("", {"no-equals-sign"}, list));
+  std::remove(path.c_str());
+}
+
+TEST(ConfigChanges, ChangedKeysAreTheLastValuesThatDifferEitherWay) {
+  const SettingList before{{"threads", "2"}, {"max_connections", "10"}, {"max_connections", "20"}, {"gone", "1"}};
+  const SettingList after{{"threads", "2"}, {"max_connections", "20"}, {"added", "x"}};
+  EXPECT_EQ(changed_keys(before, after), (std::vector<std::string>{"added", "gone"}));
+  EXPECT_TRUE(changed_keys(after, after).empty());
+  // A --set after the file overrides it: only the last value counts.
+  const SettingList overridden{{"threads", "4"}, {"max_connections", "20"}, {"added", "x"}, {"threads", "2"}};
+  EXPECT_TRUE(changed_keys(after, overridden).empty());
+}
+
+}  // namespace
+}  // namespace sluice::server
