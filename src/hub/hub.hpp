@@ -97,6 +97,7 @@ class Hub {
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
   void deliver_news(TopicRecord* record);
   void let_go_if_unfollowed(TopicRecord* record);
+  bool starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);

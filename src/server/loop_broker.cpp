@@ -74,8 +74,19 @@ void LoopBroker::room_made() {
   held_.clear();
 }
 
+// A client that resumed here before the reader found the stream set where
+// the topic starts: the reader is sent back there, so that what it owes
+// that client is read, not skipped. The sink may follow and unfollow from
+// inside the reader's calls.
 void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
-  book_.stream_started(topic, position.epoch, position.seq);
+  const std::uint64_t after = book_.stream_started(topic, position.epoch, position.seq);
+  if (after == position.seq) return;
+  const std::string name(topic);  // `topic` is the reader's, which unfollow() frees
+  broker_->unfollow(name);
+  if (broker_->follow_from(name, {position.epoch, after}) == broker::FollowStatus::full) {
+    reading_.erase(name);
+    book_.stream_reset(name, "broker-full");
+  }
 }
 
 // On `hold` the book is asked to wake this loop once a loop has delivered,

@@ -183,6 +183,8 @@ bool Subscriptions::queue_drop_notices() {
 void Subscriptions::reset(std::uint32_t cookie, const char* reason) {
   if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
   send_reset_notice(cookie, reason, {});
+  // No event may follow soon (a stream found gone): the notice goes now.
+  outlet_.want_flush();
 }
 
 void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {
