@@ -4,28 +4,9 @@
 
 #include "hub/event_id.hpp"
 #include "hub/event_runs.hpp"
+#include "hub/hub_local.hpp"
 
 namespace sluice::hub {
-
-struct Hub::Local {
-  struct Entry {
-    Subscriber* subscriber;
-    std::uint32_t cookie;
-    std::uint64_t first_seq;  // the first event this subscriber is owed live
-    WireForm form;
-  };
-  explicit Local(TopicRecord* r) : record(r) {}
-  [[nodiscard]] bool followed() const {
-    return std::any_of(subscribers.begin(), subscribers.end(), [](const Entry& e) { return e.subscriber != nullptr; });
-  }
-
-  TopicRecord* record;
-  std::uint64_t delivered = 0;  // the last seq this loop handed over
-  std::uint64_t resets = 0;     // the record's resets this loop has acted on
-  std::vector<Entry> subscribers;
-  bool delivering = false;
-  bool has_holes = false;  // unsubscribed during a delivery: compact after it
-};
 
 // A batch holds at most a topic's history. Room for a default history is
 // made now, so that delivering allocates only past it, while growing.
@@ -108,19 +89,26 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
       std::uint64_t lost_first = 0;
       if (result.reset == nullptr) collect_after(*record, after, lost_first);
+      if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
+      if (result.parked) first_owed = kParked;
     }
   }
-  result.newest = first_owed - 1;
+  result.newest = result.parked ? newest : first_owed - 1;
   local->subscribers.push_back({subscriber, cookie, first_owed, form});
+  result.replayed = batch_.size();
+  hand_over_batch(*record, subscriber, cookie);
+  return result;
+}
+
+// The batch, to one subscriber, outside the topic's lock.
+void Hub::hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];
-    EventFrames frames(book_.pool(), scratch_, record->name, std::string_view(id, book_.format_id(event, id)), event.sse,
+    EventFrames frames(book_.pool(), scratch_, record.name, std::string_view(id, book_.format_id(event, id)), event.sse,
                        event.payload, event.ws.data());
-    subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
+    subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
   }
-  result.replayed = batch_.size();
   batch_.clear();
-  return result;
 }
 
 // With a broker: whether `last_id` names an event of a stream this node has
@@ -134,6 +122,17 @@ bool Hub::starts_at_resume_point(TopicRecord& record, std::string_view last_id, 
   if (!TopicBook::start_at_resume_point(record, epoch, id.seq)) return false;
   after = id.seq;
   return true;
+}
+
+// An id of the stream this node reads, older than it keeps: Redis may
+// still have what came after it, so the subscriber waits (parked) while its
+// owner fetches that, rather than being told a reset. Under the topic's lock.
+void Hub::park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const {
+  if (std::string_view(result.reset) != "too-old" || record.stream_epoch == 0 || record.adopting) return;
+  result.parked = true;
+  result.reset = nullptr;
+  result.stream_epoch = record.stream_epoch;
+  result.after = parse_event_id(last_id).seq;
 }
 
 // Finds the sequence to replay after, or says why every event after
@@ -295,7 +294,8 @@ void Hub::deliver_batch(Local& local) {
 void Hub::rebase(Local& local, const char* reason) {
   local.record->delivered[loop_].store(local.delivered, std::memory_order_release);
   for (Local::Entry& entry : local.subscribers) {
-    if (entry.subscriber == nullptr) continue;
+    // A parked subscriber learns what became of its stream when it attaches.
+    if (entry.subscriber == nullptr || entry.first_seq == kParked) continue;
     if (reason == nullptr) {
       // The topic's start moved: a subscriber that resumed past it is
       // owed from its own id still.

@@ -322,9 +322,22 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // WebSocket forms and a replay rebuilds any form.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
+  if (!encode_event(epoch, id, message, out)) return false;
+  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
+                                        [](std::size_t n) { return n != 0; });
+  if (!forms_in_use) return true;
+  char id_text[kMaxIdText];
+  const std::string_view id_view(id_text, format_id(out, id_text));
+  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
+  ScratchPool::Lease lent = scratch_pool_.lend();
+  return encode_ws_forms(record, id_view, *lent, out);
+}
+
+bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out) {
   char id_text[kMaxIdText];
   out.epoch = epoch;
-  out.seq = id;
+  out.seq = seq;
+  out.key = conflation_key(message.key);
   const std::size_t id_length = format_id(out, id_text);
   const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
   buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
@@ -336,14 +349,7 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint
   payload.append(message.event);
   payload.append(message.data);
   out.payload = payload.finish();
-  if (!out.sse || !out.payload) return false;
-  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
-                                        [](std::size_t n) { return n != 0; });
-  if (!forms_in_use) return true;
-  const std::string_view id_view(id_text, id_length);
-  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
-  ScratchPool::Lease lent = scratch_pool_.lend();
-  return encode_ws_forms(record, id_view, *lent, out);
+  return out.sse && out.payload;
 }
 
 // The WebSocket forms that subscribers use now are built here, with the

@@ -227,6 +227,10 @@ class TopicBook {
   // Called by a loop after it delivered events of `record`.
   void wake_waiting_publishers(TopicRecord& record);
 
+  // Encodes an event of `epoch` (0: this run's) as SSE and as the payload
+  // the WebSocket forms are built from; false when the pool is out of room.
+  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out);
+
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }
   [[nodiscard]] buf::Pool& pool() { return pool_; }

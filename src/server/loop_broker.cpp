@@ -1,5 +1,7 @@
 #include "server/loop_broker.hpp"
 
+#include <algorithm>
+
 #include "broker/shard_map.hpp"
 
 namespace sluice::server {
@@ -10,7 +12,10 @@ LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::
       index_(index),
       wake_(std::move(wake)),
       broker_(broker::make_redis_broker(loop, config, *this)),
-      publishes_(std::make_unique<session::BrokerPublishes>(*broker_)) {}
+      publishes_(std::make_unique<session::BrokerPublishes>(*broker_)),
+      // A replay page is no larger than a read asks for per topic.
+      replays_(std::make_unique<session::BrokerReplays>(*broker_,
+                                                        std::min(config.reader.read_count, config.max_replay))) {}
 
 LoopBroker::~LoopBroker() = default;
 

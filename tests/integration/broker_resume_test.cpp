@@ -66,6 +66,24 @@ TEST_F(BrokerResume, OnANodeThatDoesNotReadTheTopicTheMissedEventsComeFromRedis)
   expect_tail(back, data, ids, 5, "resumed on C");
 }
 
+// A still reads the topic (another subscriber stays), but keeps far fewer
+// events than the client missed: they come from Redis a page at a time
+// (history.max_events), then the client joins A's live stream at the seam.
+TEST_F(BrokerResume, OnANodeThatReadsTheTopicPastItsHistoryTheMissedEventsComeFromRedisInPages) {
+  SseSubscriber keeper(port_of(a_), "/sse/near");
+  ASSERT_TRUE(keeper.opened());
+  std::vector<std::string> data, ids;
+  const std::string last_seen = read_then_leave("near", 5, data, ids);
+  ASSERT_FALSE(last_seen.empty());
+  publish_run("near", "e", 6, 150, data, ids);
+  ASSERT_TRUE(wait_events(keeper, 150, 10s)) << "A has read everything";
+  SseSubscriber back(port_of(a_), "/sse/near", 0, last_seen);
+  ASSERT_TRUE(back.opened());
+  publish_run("near", "e", 151, 160, data, ids);
+  ASSERT_TRUE(wait_events(back, 155, 10s)) << transcript(back);
+  expect_tail(back, data, ids, 5, "resumed on A");
+}
+
 TEST_F(BrokerResume, OnARestartedNodeTheMissedEventsComeFromRedis) {
   std::vector<std::string> data, ids;
   const std::string last_seen = read_then_leave("again", 10, data, ids);
