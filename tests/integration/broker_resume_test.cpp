@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "broker_nodes.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -82,6 +83,50 @@ TEST_F(BrokerResume, OnANodeThatReadsTheTopicPastItsHistoryTheMissedEventsComeFr
   publish_run("near", "e", 151, 160, data, ids);
   ASSERT_TRUE(wait_events(back, 155, 10s)) << transcript(back);
   expect_tail(back, data, ids, 5, "resumed on A");
+}
+
+// The text of JSON field `name` (a string) in `json`; empty when absent.
+std::string field_of(const std::string& json, const std::string& name) {
+  const std::string key = "\"" + name + "\":\"";
+  const std::size_t at = json.find(key);
+  if (at == std::string::npos) return {};
+  const std::size_t begin = at + key.size();
+  return json.substr(begin, json.find('"', begin) - begin);
+}
+
+// Subscribes over /ws with `since`, and reads the ack and `count` messages
+// after it (fewer if they stop coming): each as an SSE-like event, its
+// type the message's op.
+std::vector<SseSubscriber::Event> ws_resume(std::uint16_t port, const std::string& topic, const std::string& since,
+                                            std::size_t count) {
+  ws::WsTestClient client(port);
+  std::vector<SseSubscriber::Event> out;
+  if (!client.open("/ws")) return out;
+  client.send({.opcode = ws::kText,
+               .payload = R"({"op":"subscribe","topic":")" + topic + R"(","since":")" + since + R"(","req":1})"});
+  const std::optional<ws::ServerFrame> ack = client.read_message();
+  if (!ack || ack->payload.find("\"ok\":true") == std::string::npos) return out;
+  while (out.size() < count) {
+    const std::optional<ws::ServerFrame> m = client.read_message();
+    if (!m) break;
+    const std::string op = field_of(m->payload, "op");
+    out.push_back({field_of(m->payload, "id"), op == "event" ? "message" : op, field_of(m->payload, "data")});
+  }
+  return out;
+}
+
+TEST_F(BrokerResume, OverWsTheMissedEventsComeFromRedisOnANodeThatReadsTheTopicAndOnOneThatDoesNot) {
+  SseSubscriber keeper(port_of(a_), "/sse/both");
+  ASSERT_TRUE(keeper.opened());
+  std::vector<std::string> data, ids;
+  const std::string last_seen = read_then_leave("both", 5, data, ids);
+  ASSERT_FALSE(last_seen.empty());
+  publish_run("both", "e", 6, 100, data, ids);
+  ASSERT_TRUE(wait_events(keeper, 100, 10s)) << "A has read everything";
+  const std::vector<std::string> tail(data.begin() + 5, data.end());
+  const std::vector<std::string> tail_ids(ids.begin() + 5, ids.end());
+  expect_exactly(ws_resume(port_of(a_), "both", last_seen, tail.size()), tail, tail_ids, "/ws on A");
+  expect_exactly(ws_resume(port_of(c_), "both", last_seen, tail.size()), tail, tail_ids, "/ws on C");
 }
 
 TEST_F(BrokerResume, OnARestartedNodeTheMissedEventsComeFromRedis) {
