@@ -6,6 +6,20 @@
 
 namespace sluice::server {
 
+namespace {
+
+// Events per replay request: no more than a read asks for per topic
+// (broker.read_count) or a replay may span (history.max_events), and few
+// enough that an answer of the largest events fits broker.max_reply_bytes,
+// which would otherwise close the connection under every request on it.
+std::size_t replay_page(const broker::BrokerConfig& config) {
+  constexpr std::size_t kPerEntry = 256;  // an entry's id, field names and RESP framing
+  const std::size_t fit = config.link.max_reply_bytes / (config.reader.max_data + kPerEntry);
+  return std::max<std::size_t>(1, std::min({config.reader.read_count, config.max_replay, fit}));
+}
+
+}  // namespace
+
 LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
                        std::function<void()> wake)
     : book_(book),
@@ -13,9 +27,7 @@ LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::
       wake_(std::move(wake)),
       broker_(broker::make_redis_broker(loop, config, *this)),
       publishes_(std::make_unique<session::BrokerPublishes>(*broker_)),
-      // A replay page is no larger than a read asks for per topic.
-      replays_(std::make_unique<session::BrokerReplays>(*broker_,
-                                                        std::min(config.reader.read_count, config.max_replay))) {}
+      replays_(std::make_unique<session::BrokerReplays>(*broker_, replay_page(config))) {}
 
 LoopBroker::~LoopBroker() = default;
 
