@@ -54,7 +54,9 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   services_.metrics().subscribers.inc();
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
   if (result.parked) start_fetch(cookie, result);
-  return {JoinStatus::ok, hub::HubStatus::ok, result.newest};
+  // A parked client has what came up to its own id: resuming from there
+  // loses nothing should it leave before the fetched events reach it.
+  return {JoinStatus::ok, hub::HubStatus::ok, result.parked ? result.after : result.newest};
 }
 
 void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::string_view last_id) {
