@@ -9,10 +9,20 @@
 // (StreamReplayer) before any of it is handed over. Slots are given back
 // only when Redis answers, as for publishes, so a ticket is never reused
 // while an answer for it may still come.
+//
+// Many clients resume at once when a node goes away and its clients land
+// here: past broker.max_pending requests on the connection, a page waits
+// in a queue and is sent as answers come, rather than its client being
+// told a reset while Redis still has its events. The queue holds at most
+// one page per parked subscription (so it is bounded by connections and
+// topics per connection); with none of this loop's replays on the wire no
+// answer would ever send it, so the page is refused then (broker-busy).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,12 +55,23 @@ class BrokerReplays final : private broker::ReplayHandler {
   void cancel(std::uint32_t ticket);
 
  private:
+  struct Queued {
+    std::string topic;
+    broker::StreamId after;
+    broker::StreamId upto;
+    std::uint32_t ticket;
+  };
+
+  [[nodiscard]] std::uint32_t take_ticket();
   void on_replay(std::uint64_t tag, const broker::ReplayAnswer& answer) override;
+  void send_queued();
 
   broker::Broker& broker_;
   const std::size_t page_;
   std::vector<ReplayWaiter*> waiters_;  // by ticket; null: free or cancelled
   std::vector<std::uint32_t> free_;     // tickets whose answer has come
+  std::deque<Queued> queued_;           // pages waiting for room on the connection
+  std::size_t on_wire_ = 0;             // pages sent, not answered yet
 };
 
 // The reset reason a client is told when its replay could not be fetched.

@@ -129,6 +129,28 @@ TEST_F(BrokerResume, OverWsTheMissedEventsComeFromRedisOnANodeThatReadsTheTopicA
   expect_exactly(ws_resume(port_of(c_), "both", last_seen, tail.size()), tail, tail_ids, "/ws on C");
 }
 
+// Clients of a node that went away land here all at once: past
+// broker.max_pending requests on the connection (1 here) their pages wait
+// their turn, and every one of them gets exactly what it missed.
+TEST_F(BrokerResume, ManyClientsResumingAtOncePastMaxPendingEachGetTheirEvents) {
+  a_ = start_node({"history.max_events=4", "threads=1", "broker.max_pending=1"});
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  SseSubscriber keeper(port_of(a_), "/sse/storm");
+  ASSERT_TRUE(keeper.opened());
+  std::vector<std::string> data, ids;
+  const std::string last_seen = read_then_leave("storm", 5, data, ids);
+  ASSERT_FALSE(last_seen.empty());
+  publish_run("storm", "e", 6, 100, data, ids);
+  ASSERT_TRUE(wait_events(keeper, 100, 10s)) << "A has read everything";
+  std::vector<std::unique_ptr<SseSubscriber>> back;
+  for (int i = 0; i < 4; ++i) back.push_back(std::make_unique<SseSubscriber>(port_of(a_), "/sse/storm", 0, last_seen));
+  for (auto& b : back) ASSERT_TRUE(b->opened());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    ASSERT_TRUE(wait_events(*back[i], 95, 10s)) << transcript(*back[i]);
+    expect_tail(*back[i], data, ids, 5, "client " + std::to_string(i));
+  }
+}
+
 TEST_F(BrokerResume, OnARestartedNodeTheMissedEventsComeFromRedis) {
   std::vector<std::string> data, ids;
   const std::string last_seen = read_then_leave("again", 10, data, ids);
