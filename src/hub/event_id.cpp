@@ -36,6 +36,14 @@ bool same_stream_epoch(std::string_view epoch, std::uint64_t epoch_ms) {
   return epoch == std::string_view(text, static_cast<std::size_t>(end - text));
 }
 
+std::uint64_t parse_stream_epoch(std::string_view epoch) {
+  std::uint64_t ms = 0;
+  const auto [end, ec] = std::from_chars(epoch.data(), epoch.data() + epoch.size(), ms, 36);
+  if (ec != std::errc() || end != epoch.data() + epoch.size()) return 0;
+  // Only the form format_stream_event_id writes, so that one stream has one id text.
+  return same_stream_epoch(epoch, ms) ? ms : 0;
+}
+
 ParsedId parse_event_id(std::string_view text) {
   const auto colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return {};

@@ -24,6 +24,9 @@ std::size_t format_event_id(std::string_view epoch, std::uint64_t seq, char* out
 std::size_t format_stream_event_id(std::uint64_t epoch_ms, std::uint64_t seq, char* out);
 // Whether `epoch` (the text of an id) names the stream of `epoch_ms`.
 [[nodiscard]] bool same_stream_epoch(std::string_view epoch, std::uint64_t epoch_ms);
+// The millisecond a stream's epoch text names (base 36, as written); 0
+// when the text is not one.
+[[nodiscard]] std::uint64_t parse_stream_epoch(std::string_view epoch);
 
 struct ParsedId {
   std::string_view epoch;

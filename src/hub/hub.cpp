@@ -4,28 +4,9 @@
 
 #include "hub/event_id.hpp"
 #include "hub/event_runs.hpp"
+#include "hub/hub_local.hpp"
 
 namespace sluice::hub {
-
-struct Hub::Local {
-  struct Entry {
-    Subscriber* subscriber;
-    std::uint32_t cookie;
-    std::uint64_t first_seq;  // the first event this subscriber is owed live
-    WireForm form;
-  };
-  explicit Local(TopicRecord* r) : record(r) {}
-  [[nodiscard]] bool followed() const {
-    return std::any_of(subscribers.begin(), subscribers.end(), [](const Entry& e) { return e.subscriber != nullptr; });
-  }
-
-  TopicRecord* record;
-  std::uint64_t delivered = 0;  // the last seq this loop handed over
-  std::uint64_t resets = 0;     // the record's resets this loop has acted on
-  std::vector<Entry> subscribers;
-  bool delivering = false;
-  bool has_holes = false;  // unsubscribed during a delivery: compact after it
-};
 
 // A batch holds at most a topic's history. Room for a default history is
 // made now, so that delivering allocates only past it, while growing.
@@ -72,6 +53,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   TopicRecord* record = ref.get();
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
+  std::uint64_t first_owed = 1;
   batch_.clear();
   Local* local = nullptr;
   {
@@ -80,9 +62,14 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     auto& slot = locals_[record];
     if (!slot) slot = std::make_unique<Local>(record);
     local = slot.get();
+    // A client resuming on a broker's topic not read yet sets where the
+    // reader starts, and is owed what comes after its id.
+    std::uint64_t resume_point = 0;
+    const bool from_stream = last_id != nullptr && starts_at_resume_point(*record, *last_id, resume_point);
     // A broker's topic not read yet has no newest event on this node: the
     // subscriber is owed whatever the reader finds after where it starts.
     newest = follower_ != nullptr && record->stream_epoch == 0 ? 0 : record->next_id - 1;
+    first_owed = newest + 1;
     if (!local->followed()) {
       if (record->loop_mask == 0 && follower_ != nullptr) follower_->following_changed(record->name);
       local->resets = record->resets;
@@ -96,21 +83,56 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     ++record->subscribers;
     if (form != WireForm::sse) ++record->form_subscribers[ws_index(form)];
     std::uint64_t after = newest;
-    if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
-    std::uint64_t lost_first = 0;
-    if (result.reset == nullptr) collect_after(*record, after, lost_first);
+    if (from_stream) {
+      first_owed = resume_point + 1;
+    } else {
+      if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
+      std::uint64_t lost_first = 0;
+      if (result.reset == nullptr) collect_after(*record, after, lost_first);
+      if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
+      if (result.parked) first_owed = kParked;
+    }
   }
-  result.newest = newest;
-  local->subscribers.push_back({subscriber, cookie, newest + 1, form});
+  result.newest = result.parked ? newest : first_owed - 1;
+  local->subscribers.push_back({subscriber, cookie, first_owed, form});
+  result.replayed = batch_.size();
+  hand_over_batch(*record, subscriber, cookie);
+  return result;
+}
+
+// The batch, to one subscriber, outside the topic's lock.
+void Hub::hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
   for (const KeptEvent& event : batch_) {
     char id[kMaxIdText];
-    EventFrames frames(book_.pool(), scratch_, record->name, std::string_view(id, book_.format_id(event, id)), event.sse,
+    EventFrames frames(book_.pool(), scratch_, record.name, std::string_view(id, book_.format_id(event, id)), event.sse,
                        event.payload, event.ws.data());
-    subscriber->deliver(Delivery{record->name, cookie, event.seq, event.key, frames});
+    subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
   }
-  result.replayed = batch_.size();
   batch_.clear();
-  return result;
+}
+
+// With a broker: whether `last_id` names an event of a stream this node has
+// not found yet, which then becomes where the topic starts (the book's
+// start_at_resume_point). Under the topic's lock.
+bool Hub::starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const {
+  if (follower_ == nullptr) return false;
+  const ParsedId id = parse_event_id(last_id);
+  if (!id.ok) return false;
+  const std::uint64_t epoch = parse_stream_epoch(id.epoch);
+  if (!TopicBook::start_at_resume_point(record, epoch, id.seq)) return false;
+  after = id.seq;
+  return true;
+}
+
+// An id of the stream this node reads, older than it keeps: Redis may
+// still have what came after it, so the subscriber waits (parked) while its
+// owner fetches that, rather than being told a reset. Under the topic's lock.
+void Hub::park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const {
+  if (std::string_view(result.reset) != "too-old" || record.stream_epoch == 0 || record.adopting) return;
+  result.parked = true;
+  result.reset = nullptr;
+  result.stream_epoch = record.stream_epoch;
+  result.after = parse_event_id(last_id).seq;
 }
 
 // Finds the sequence to replay after, or says why every event after
@@ -272,9 +294,16 @@ void Hub::deliver_batch(Local& local) {
 void Hub::rebase(Local& local, const char* reason) {
   local.record->delivered[loop_].store(local.delivered, std::memory_order_release);
   for (Local::Entry& entry : local.subscribers) {
-    if (entry.subscriber == nullptr) continue;
+    // A parked subscriber learns what became of its stream when it attaches.
+    if (entry.subscriber == nullptr || entry.first_seq == kParked) continue;
+    if (reason == nullptr) {
+      // The topic's start moved: a subscriber that resumed past it is
+      // owed from its own id still.
+      entry.first_seq = std::max(entry.first_seq, local.delivered + 1);
+      continue;
+    }
     entry.first_seq = local.delivered + 1;
-    if (reason != nullptr) entry.subscriber->reset(entry.cookie, reason);
+    entry.subscriber->reset(entry.cookie, reason);
   }
 }
 

@@ -55,6 +55,19 @@ class Hub {
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                                              std::string_view last_id, WireForm form = WireForm::sse,
                                              TopicAllowance* allowance = nullptr);
+  // A subscriber that subscribe_after() parked has had the events up to
+  // `after` of stream `epoch` from elsewhere (Redis): the kept events after
+  // it are handed over and it goes live, or the caller is told to fetch
+  // more, or (the stream moved on) it goes live and is told why not.
+  [[nodiscard]] AttachResult attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch,
+                                    std::uint64_t after);
+  // A parked subscriber whose events could not be fetched: live from the
+  // newest event on (its owner tells its client why).
+  void release(std::string_view topic, Subscriber* subscriber);
+  // Hands `subscriber` one event fetched for it (a parked subscriber's
+  // replay), in the topic's wire forms.
+  void deliver_fetched(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, std::uint64_t epoch,
+                       std::uint64_t seq, const Message& message);
   // No-op when `subscriber` is not on `topic`.
   void unsubscribe(std::string_view topic, Subscriber* subscriber);
 
@@ -95,8 +108,12 @@ class Hub {
 
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
+  [[nodiscard]] Local* local_of(std::string_view topic);
+  void hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie);
   void deliver_news(TopicRecord* record);
   void let_go_if_unfollowed(TopicRecord* record);
+  void park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const;
+  bool starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);

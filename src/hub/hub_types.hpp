@@ -78,6 +78,26 @@ struct ReplayResult {
   // a client that has received no event resumes after, so that what is
   // published before it reconnects is replayed, not missed.
   std::uint64_t newest = 0;
+  // With a broker: the id is of the topic's stream but older than this
+  // node keeps. The subscriber is parked (no live events) until its owner
+  // has fetched stream_epoch's events after+1..newest from Redis and
+  // calls Hub::attach().
+  bool parked = false;
+  std::uint64_t stream_epoch = 0;
+  std::uint64_t after = 0;
+};
+
+// What Hub::attach() did with a parked subscriber.
+struct AttachResult {
+  enum class Kind : std::uint8_t {
+    attached,  // the rest came from the history; live from here
+    fetch,     // the history no longer reaches after+1: fetch up to `upto`
+    reset,     // the stream is not the one fetched from: live, told `reason`
+    gone,      // not parked on this loop's topic (left meanwhile)
+  };
+  Kind kind = Kind::gone;
+  std::uint64_t upto = 0;
+  const char* reason = nullptr;
 };
 
 struct Delivery {

@@ -249,18 +249,6 @@ TopicRef TopicBook::find_pinned(std::string_view name) const {
   return TopicRef(it->second.get());
 }
 
-// Under the topic's lock. The old stream's events go at once, delivered or
-// not: they are of a stream that no longer continues, and every subscriber
-// is told so before the new stream's first event.
-void TopicBook::cut_history(TopicRecord& record, const char* reason) {
-  while (record.history.evict_oldest()) {
-  }
-  record.reset_base = 0;
-  record.next_id = 1;
-  record.reset_reason = reason;
-  ++record.resets;
-}
-
 TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, std::uint64_t seq,
                                     const Message& message, FrameScratch* scratch) {
   const TopicRef ref = find_pinned(name);
@@ -294,56 +282,12 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
     event.key = conflation_key(message.key);
     record->next_id = seq + 1;
     record->history.push(std::move(event));
+    record->resume_start = false;  // read from the resume point: it is the stream's now
     record->last_publish = std::chrono::steady_clock::now();
     mask = record->loop_mask;
   }
   notify_loops(*record, mask);
   return Append::accepted;
-}
-
-void TopicBook::stream_started(std::string_view name, std::uint64_t epoch, std::uint64_t seq) {
-  const TopicRef ref = find_pinned(name);
-  if (!ref || epoch == 0) return;
-  TopicRecord* record = ref.get();
-  const std::lock_guard lock(record->mutex);
-  if (record->stream_epoch == 0 || (record->adopting && epoch > record->stream_epoch)) {
-    record->stream_epoch = epoch;
-    record->adopting = false;
-  }
-  // Nothing kept yet: the topic begins where the reader does. Kept events
-  // stay, and a reader that starts further on leaves a hole the loops
-  // report as lost.
-  if (record->stream_epoch == epoch && record->history.empty() && record->next_id != seq + 1) {
-    // A rebase no subscriber is told of: whoever joined before the reader
-    // found its place is owed what comes after it.
-    record->next_id = seq + 1;
-    record->reset_base = seq;
-    record->reset_reason = nullptr;
-    ++record->resets;
-  }
-}
-
-TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
-  const TopicRef ref = find_pinned(name);
-  if (!ref) return {};
-  const std::lock_guard lock(ref->mutex);
-  const bool read = ref->stream_epoch != 0 && !ref->adopting;
-  return {ref->loop_mask != 0, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
-}
-
-void TopicBook::stream_reset(std::string_view name, const char* reason) {
-  const TopicRef ref = find_pinned(name);
-  if (!ref) return;
-  TopicRecord* record = ref.get();
-  std::uint64_t mask = 0;
-  {
-    const std::lock_guard lock(record->mutex);
-    if (record->adopting) return;  // told already, by another loop's reader
-    cut_history(*record, reason);
-    record->adopting = true;
-    mask = record->loop_mask;
-  }
-  notify_loops(*record, mask);
 }
 
 // Only an event every loop has delivered may give way.
@@ -378,9 +322,22 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // WebSocket forms and a replay rebuilds any form.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
+  if (!encode_event(epoch, id, message, out)) return false;
+  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
+                                        [](std::size_t n) { return n != 0; });
+  if (!forms_in_use) return true;
+  char id_text[kMaxIdText];
+  const std::string_view id_view(id_text, format_id(out, id_text));
+  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
+  ScratchPool::Lease lent = scratch_pool_.lend();
+  return encode_ws_forms(record, id_view, *lent, out);
+}
+
+bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out) {
   char id_text[kMaxIdText];
   out.epoch = epoch;
-  out.seq = id;
+  out.seq = seq;
+  out.key = conflation_key(message.key);
   const std::size_t id_length = format_id(out, id_text);
   const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
   buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
@@ -392,14 +349,7 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint
   payload.append(message.event);
   payload.append(message.data);
   out.payload = payload.finish();
-  if (!out.sse || !out.payload) return false;
-  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
-                                        [](std::size_t n) { return n != 0; });
-  if (!forms_in_use) return true;
-  const std::string_view id_view(id_text, id_length);
-  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
-  ScratchPool::Lease lent = scratch_pool_.lend();
-  return encode_ws_forms(record, id_view, *lent, out);
+  return out.sse && out.payload;
 }
 
 // The WebSocket forms that subscribers use now are built here, with the

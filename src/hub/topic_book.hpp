@@ -90,8 +90,12 @@ struct TopicRecord {
   // each loop tells its subscribers `reset_reason` when it sees the count
   // move. `adopting`: after a reset, the next epoch met is taken as the new
   // stream's without a second reset.
+  // `resume_start`: no reader has found the stream yet, and a resuming
+  // client set where the topic begins (start_at_resume_point); the reader
+  // reads from there rather than from the stream's newest event.
   std::uint64_t stream_epoch = 0;
   bool adopting = false;
+  bool resume_start = false;
   std::uint64_t resets = 0;
   std::uint64_t reset_base = 0;
   const char* reset_reason = nullptr;
@@ -175,8 +179,18 @@ class TopicBook {
   [[nodiscard]] Append append(std::string_view topic, std::uint64_t epoch, std::uint64_t seq, const Message& message,
                               FrameScratch* scratch);
   // The reader reads the topic after event `seq` of stream `epoch` (0: the
-  // stream does not exist yet).
-  void stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
+  // stream does not exist yet). Returns the seq the reader must read after:
+  // `seq`, or an earlier one of the same stream when a resuming client set
+  // the topic's start there (start_at_resume_point). A stream that is not
+  // the one the client named is a reset, told.
+  [[nodiscard]] std::uint64_t stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
+  // Under the topic's lock, on a record no reader has found in its stream
+  // yet (nothing kept): a client resumes after `seq` of stream `epoch`, so
+  // the topic begins there (or earlier, for an earlier resume point), and
+  // the reader reads every event after it. True when the client is owed
+  // seq+1.. from the reader; false when the record is past that (the
+  // client's id is judged against the history).
+  static bool start_at_resume_point(TopicRecord& record, std::uint64_t epoch, std::uint64_t seq);
   // What comes next does not continue what came before: the history is
   // emptied and every loop tells its subscribers `reason` (a literal).
   void stream_reset(std::string_view topic, const char* reason);
@@ -212,6 +226,10 @@ class TopicBook {
   void wait_for_room(std::string_view topic, unsigned loop);
   // Called by a loop after it delivered events of `record`.
   void wake_waiting_publishers(TopicRecord& record);
+
+  // Encodes an event of `epoch` (0: this run's) as SSE and as the payload
+  // the WebSocket forms are built from; false when the pool is out of room.
+  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out);
 
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }

@@ -1,8 +1,24 @@
 #include "server/loop_broker.hpp"
 
+#include <algorithm>
+
 #include "broker/shard_map.hpp"
 
 namespace sluice::server {
+
+namespace {
+
+// Events per replay request: no more than a read asks for per topic
+// (broker.read_count) or a replay may span (history.max_events), and few
+// enough that an answer of the largest events fits broker.max_reply_bytes,
+// which would otherwise close the connection under every request on it.
+std::size_t replay_page(const broker::BrokerConfig& config) {
+  constexpr std::size_t kPerEntry = 256;  // an entry's id, field names and RESP framing
+  const std::size_t fit = config.link.max_reply_bytes / (config.reader.max_data + kPerEntry);
+  return std::max<std::size_t>(1, std::min({config.reader.read_count, config.max_replay, fit}));
+}
+
+}  // namespace
 
 LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
                        std::function<void()> wake)
@@ -10,7 +26,8 @@ LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::
       index_(index),
       wake_(std::move(wake)),
       broker_(broker::make_redis_broker(loop, config, *this)),
-      publishes_(std::make_unique<session::BrokerPublishes>(*broker_)) {}
+      publishes_(std::make_unique<session::BrokerPublishes>(*broker_)),
+      replays_(std::make_unique<session::BrokerReplays>(*broker_, replay_page(config))) {}
 
 LoopBroker::~LoopBroker() = default;
 
@@ -74,8 +91,19 @@ void LoopBroker::room_made() {
   held_.clear();
 }
 
+// A client that resumed here before the reader found the stream set where
+// the topic starts: the reader is sent back there, so that what it owes
+// that client is read, not skipped. The sink may follow and unfollow from
+// inside the reader's calls.
 void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
-  book_.stream_started(topic, position.epoch, position.seq);
+  const std::uint64_t after = book_.stream_started(topic, position.epoch, position.seq);
+  if (after == position.seq) return;
+  const std::string name(topic);  // `topic` is the reader's, which unfollow() frees
+  broker_->unfollow(name);
+  if (broker_->follow_from(name, {position.epoch, after}) == broker::FollowStatus::full) {
+    reading_.erase(name);
+    book_.stream_reset(name, "broker-full");
+  }
 }
 
 // On `hold` the book is asked to wake this loop once a loop has delivered,

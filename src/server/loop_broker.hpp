@@ -30,6 +30,7 @@
 #include "hub/topic_book.hpp"
 #include "io/loop.hpp"
 #include "session/broker_publishes.hpp"
+#include "session/broker_replays.hpp"
 
 namespace sluice::server {
 
@@ -43,6 +44,7 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   LoopBroker& operator=(const LoopBroker&) = delete;
 
   [[nodiscard]] session::BrokerPublishes& publishes() { return *publishes_; }
+  [[nodiscard]] session::BrokerReplays& replays() { return *replays_; }
   // Any thread: whether this loop should read `topic` may have changed.
   void request_check(std::string_view topic);
   // The loop: acts on the requested checks.
@@ -78,6 +80,7 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   std::function<void()> wake_;
   std::unique_ptr<broker::Broker> broker_;
   std::unique_ptr<session::BrokerPublishes> publishes_;
+  std::unique_ptr<session::BrokerReplays> replays_;
   NameSet reading_;                 // the topics this loop follows in Redis
   std::vector<std::string> held_;  // topics held for room, resumed on room_made()
   std::mutex checks_mutex_;

@@ -23,6 +23,7 @@
 #include "session/app_hooks.hpp"
 #include "session/auth_gate.hpp"
 #include "session/broker_publishes.hpp"
+#include "session/broker_replays.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
 #include "session/held_publishers.hpp"
@@ -72,6 +73,7 @@ struct LoopParts {
   const AppHooks& hooks;
   const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
   BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
+  BrokerReplays* broker_replays = nullptr;      // with a broker: where resuming clients' replays come from
 };
 
 class LoopServices {
@@ -103,6 +105,9 @@ class LoopServices {
   // With a broker (broker.url), every publish goes to Redis through this
   // and is answered from Redis's answer; null without one.
   [[nodiscard]] BrokerPublishes* broker_publishes() { return parts_.broker_publishes; }
+  // With a broker: a client resuming from an id older than this node keeps
+  // has what it missed fetched from Redis through this; null without one.
+  [[nodiscard]] BrokerReplays* broker_replays() { return parts_.broker_replays; }
   // What a client is told when the hub refuses it.
   [[nodiscard]] HubAnswer answer(hub::HubStatus status) const { return answers_(status); }
   // The WebSocket handshake's options, as views of the config's lists.

@@ -32,6 +32,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
     topics_.emplace_back();
     policies_.emplace_back();
     drops_.emplace_back();
+    fetching_.emplace_back();
     slot = topics_.end() - 1;
   }
   const auto cookie = static_cast<std::uint32_t>(slot - topics_.begin());
@@ -39,6 +40,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   *slot = std::string(topic);
   policies_[cookie] = requested.value_or(services_.config().policy.for_topic(topic));
   drops_[cookie] = {};
+  fetching_[cookie] = {};
   if (policies_[cookie] == Policy::latest) {
     const bool sse = form_ == hub::WireForm::sse;
     services_.latest_window().bound(outlet_, sse ? LatestWindow::Probe::sse : LatestWindow::Probe::ws);
@@ -51,7 +53,10 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   }
   services_.metrics().subscribers.inc();
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
-  return {JoinStatus::ok, hub::HubStatus::ok, result.newest};
+  if (result.parked) start_fetch(cookie, result);
+  // A parked client has what came up to its own id: resuming from there
+  // loses nothing should it leave before the fetched events reach it.
+  return {JoinStatus::ok, hub::HubStatus::ok, result.parked ? result.after : result.newest};
 }
 
 void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::string_view last_id) {
@@ -63,6 +68,7 @@ void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::
 bool Subscriptions::leave(std::string_view topic) {
   const auto slot = std::find(topics_.begin(), topics_.end(), topic);
   if (topic.empty() || slot == topics_.end()) return false;
+  cancel_fetch(static_cast<std::uint32_t>(slot - topics_.begin()));
   services_.hub().unsubscribe(topic, this);
   services_.metrics().subscribers.dec();
   slot->clear();
@@ -70,14 +76,17 @@ bool Subscriptions::leave(std::string_view topic) {
 }
 
 void Subscriptions::leave_all() {
-  for (const std::string& topic : topics_) {
+  for (std::size_t i = 0; i < topics_.size(); ++i) {
+    const std::string& topic = topics_[i];
     if (topic.empty()) continue;
+    cancel_fetch(static_cast<std::uint32_t>(i));
     services_.hub().unsubscribe(topic, this);
     services_.metrics().subscribers.dec();
   }
   topics_.clear();
   policies_.clear();
   drops_.clear();
+  fetching_.clear();
 }
 
 void Subscriptions::deliver(const hub::Delivery& delivery) {
@@ -183,6 +192,8 @@ bool Subscriptions::queue_drop_notices() {
 void Subscriptions::reset(std::uint32_t cookie, const char* reason) {
   if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
   send_reset_notice(cookie, reason, {});
+  // No event may follow soon (a stream found gone): the notice goes now.
+  outlet_.want_flush();
 }
 
 void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {

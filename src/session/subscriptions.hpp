@@ -3,6 +3,11 @@
 // slow-consumer policy, and telling the client what it lost, in the
 // stream's own notice format.
 //
+// With a broker, a client whose id is older than this node keeps has what
+// it missed fetched from Redis, page by page, while the hub holds its
+// subscription parked; then it joins the live stream at the seam
+// (subscription_replay.cpp).
+//
 // A slot per topic: its index is the cookie the hub hands back with each
 // event and the topic index in the event's queue tag. A slot left (over
 // /ws) is emptied and reused, so cookies stay stable.
@@ -21,12 +26,13 @@
 #include "delivery/policy.hpp"
 #include "hub/hub_types.hpp"
 #include "hub/wire_form.hpp"
+#include "session/broker_replays.hpp"
 
 namespace sluice::session {
 
 class LoopServices;
 
-class Subscriptions final : public hub::Subscriber {
+class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
  public:
   // What differs from stream to stream.
   class Owner {
@@ -88,6 +94,22 @@ class Subscriptions final : public hub::Subscriber {
   void reset(std::uint32_t cookie, const char* reason) override;
 
  private:
+  // A parked slot's replay from the broker: the events after `after`, up
+  // to `upto`, of stream `epoch`.
+  struct Fetching {
+    bool active = false;
+    std::uint32_t ticket = 0;
+    std::uint64_t epoch = 0;
+    std::uint64_t after = 0;
+    std::uint64_t upto = 0;
+  };
+
+  void start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked);
+  void fetch_next(std::uint32_t cookie);
+  void replayed(std::uint32_t ticket, const broker::ReplayAnswer& answer) override;
+  void hand_over_fetched(std::uint32_t cookie, const broker::ReplayAnswer& answer);
+  void give_up_fetch(std::uint32_t cookie, const char* reason);
+  void cancel_fetch(std::uint32_t cookie);
   bool queue_drop_notices();
   void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
 
@@ -104,6 +126,7 @@ class Subscriptions final : public hub::Subscriber {
   std::vector<std::string> topics_;
   std::vector<Policy> policies_;
   std::vector<delivery::DropRecord> drops_;
+  std::vector<Fetching> fetching_;
   bool drops_pending_ = false;
   bool stopped_ = false;
 };

@@ -494,7 +494,10 @@ constexpr std::uint64_t kEpoch = 1796131742915;
 constexpr std::uint64_t kLaterEpoch = kEpoch + 5000;
 
 struct StreamTopicTest : HubTest {
-  StreamTopicTest() { hub.set_follower(&follower); }
+  explicit StreamTopicTest(HubLimits limits = {.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4})
+      : HubTest(limits) {
+    hub.set_follower(&follower);
+  }
   TopicBook::Append append(std::uint64_t epoch, std::uint64_t seq, std::string_view data) {
     const TopicBook::Append a = book.append("t", epoch, seq, {data}, nullptr);
     pump();
@@ -518,7 +521,7 @@ TEST_F(StreamTopicTest, TheFirstAndLastSubscriberOfTheNodeAreTold) {
 TEST_F(StreamTopicTest, EventsKeepTheStreamsIdsAndEachIsTakenOnce) {
   ResetCollector c;
   ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
-  book.stream_started("t", kEpoch, 41);
+  (void)book.stream_started("t", kEpoch, 41);
   EXPECT_EQ(append(kEpoch, 42, "a"), TopicBook::Append::accepted);
   EXPECT_EQ(append(kEpoch, 43, "b"), TopicBook::Append::accepted);
   EXPECT_EQ(append(kEpoch, 43, "b again"), TopicBook::Append::accepted);  // another reader's copy
@@ -542,7 +545,7 @@ TEST_F(StreamTopicTest, EventsKeepTheStreamsIdsAndEachIsTakenOnce) {
 TEST_F(StreamTopicTest, AHoleIsToldAsLostBetweenTheEventsAroundIt) {
   Collector c;
   ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
-  book.stream_started("t", kEpoch, 0);
+  (void)book.stream_started("t", kEpoch, 0);
   (void)book.append("t", kEpoch, 1, {"1"}, nullptr);
   (void)book.append("t", kEpoch, 5, {"5"}, nullptr);  // 2..4 trimmed before they were read
   (void)book.append("t", kEpoch, 6, {"6"}, nullptr);
@@ -555,7 +558,7 @@ TEST_F(StreamTopicTest, AHoleIsToldAsLostBetweenTheEventsAroundIt) {
 TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
   ResetCollector c;
   ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
-  book.stream_started("t", kEpoch, 7);
+  (void)book.stream_started("t", kEpoch, 7);
   append(kEpoch, 8, "old");
   book.stream_reset("t", "stream-lost");
   pump();
@@ -570,6 +573,112 @@ TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
   append(kLaterEpoch + 1, 1, "newer");
   EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost", "stream-replaced"}));
   EXPECT_EQ(c.ids.back(), 1u);
+}
+
+// A client resuming on a node whose reader has not found the stream yet
+// sets where the topic starts: the reader is sent back to the client's id
+// (stream_started answers it), and the client gets exactly what follows.
+TEST_F(StreamTopicTest, AResumeBeforeTheReaderFoundTheStreamSetsWhereTheTopicStarts) {
+  ResetCollector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:5");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_FALSE(r.parked);
+  EXPECT_EQ(r.newest, 5u);
+  EXPECT_EQ(book.follow_state("t").epoch, kEpoch);
+  EXPECT_EQ(book.follow_state("t").last, 5u);
+  // The reader had located the stream at 9 meanwhile: it reads from 5.
+  EXPECT_EQ(book.stream_started("t", kEpoch, 9), 5u);
+  for (std::uint64_t seq = 6; seq <= 10; ++seq) append(kEpoch, seq, "e");
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{6, 7, 8, 9, 10}));
+  EXPECT_TRUE(resumed.resets.empty());
+  EXPECT_TRUE(resumed.losses.empty());
+}
+
+TEST_F(StreamTopicTest, AResumePointTheStreamDoesNotHaveIsAReset) {
+  ResetCollector ahead;
+  ASSERT_EQ(hub.subscribe_after("t", &ahead, 0, "mx4qgqmb:20").reset, nullptr);
+  EXPECT_EQ(book.stream_started("t", kEpoch, 9), 9u);  // the stream never reached 20
+  append(kEpoch, 10, "e");
+  EXPECT_EQ(ahead.resets, (std::vector<std::string>{"unknown-id"}));
+  EXPECT_EQ(ahead.ids, (std::vector<std::uint64_t>{10}));
+}
+
+TEST_F(StreamTopicTest, AResumePointOfAStreamRedisNoLongerHasIsAReset) {
+  ResetCollector gone;
+  ASSERT_EQ(hub.subscribe_after("t", &gone, 0, "mx4qgqmb:20").reset, nullptr);
+  EXPECT_EQ(book.stream_started("t", 0, 0), 0u);  // no stream at all
+  pump();
+  EXPECT_EQ(gone.resets, (std::vector<std::string>{"stream-lost"}));
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(gone.ids, (std::vector<std::uint64_t>{1}));
+}
+
+// A node that reads the topic but keeps less than the client missed parks
+// the client while its owner fetches the rest (deliver_fetched), then
+// attach() joins it to the live stream at the seam.
+struct ParkedResumeTest : StreamTopicTest {
+  // Replay reaches back 4 events; 64 are kept (kMinKeptEvents).
+  ParkedResumeTest()
+      : StreamTopicTest({.max_topics = 3, .max_topic_name = 16, .max_subscribers_per_topic = 4, .history_events = 4}) {
+    EXPECT_EQ(hub.subscribe("t", &keeper), HubStatus::ok);
+    (void)book.stream_started("t", kEpoch, 0);
+    for (std::uint64_t seq = 1; seq <= 70; ++seq) append(kEpoch, seq, "e");
+  }
+  void fetched(ResetCollector& c, std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t seq = first; seq <= last; ++seq) hub.deliver_fetched("t", &c, 0, kEpoch, seq, {"f"});
+  }
+  struct IdsOnly : Subscriber {
+    std::vector<std::uint64_t> ids;
+    void deliver(const Delivery& d) override { ids.push_back(d.id); }
+    void lost(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  } keeper;
+};
+
+TEST_F(ParkedResumeTest, TheFetchedEventsThenTheKeptOnesThenLiveExactlyOnce) {
+  ResetCollector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:3");
+  ASSERT_TRUE(r.parked);
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_EQ(r.after, 3u);
+  EXPECT_EQ(r.newest, 70u);
+  append(kEpoch, 71, "live while parked");
+  EXPECT_TRUE(resumed.ids.empty()) << "nothing live while parked";
+  std::uint64_t oldest = 0;
+  ASSERT_TRUE(book.inspect_topic("t", [&](const TopicView& v) { oldest = v.history.oldest_seq(); }));
+  ASSERT_GT(oldest, 5u) << "the history must not reach back to the client's id";
+
+  fetched(resumed, 4, 4);
+  const AttachResult short_of = hub.attach("t", &resumed, kEpoch, 4);
+  ASSERT_EQ(short_of.kind, AttachResult::Kind::fetch) << "the history no longer holds 5";
+  EXPECT_EQ(short_of.upto, 71u);
+  fetched(resumed, 5, oldest - 1);
+  EXPECT_EQ(hub.attach("t", &resumed, kEpoch, oldest - 1).kind, AttachResult::Kind::attached);
+  append(kEpoch, 72, "live");
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t seq = 4; seq <= 72; ++seq) expected.push_back(seq);
+  EXPECT_EQ(resumed.ids, expected);
+  EXPECT_TRUE(resumed.resets.empty());
+  EXPECT_EQ(hub.attach("t", &resumed, kEpoch, 72).kind, AttachResult::Kind::gone) << "not parked any more";
+}
+
+TEST_F(ParkedResumeTest, AStreamReplacedWhileFetchingIsTold) {
+  ResetCollector resumed;
+  ASSERT_TRUE(hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:3").parked);
+  book.stream_reset("t", "stream-lost");
+  pump();
+  EXPECT_TRUE(resumed.resets.empty()) << "a parked subscriber hears it when it attaches";
+  const AttachResult a = hub.attach("t", &resumed, kEpoch, 10);
+  EXPECT_EQ(a.kind, AttachResult::Kind::reset);
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{1}));
+}
+
+TEST_F(ParkedResumeTest, ReleasedItGoesLiveFromTheNextEvent) {
+  ResetCollector resumed;
+  ASSERT_TRUE(hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:3").parked);
+  hub.release("t", &resumed);
+  append(kEpoch, 71, "next");
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{71}));
 }
 
 }  // namespace

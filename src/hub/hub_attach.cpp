@@ -1,0 +1,85 @@
+// Owns: the hub's side of a replay fetched from a broker for a subscriber
+// whose id is older than this node keeps: the subscriber waits parked (it
+// is counted and its loop follows the topic, but no live event is owed to
+// it), its owner hands it the fetched events (deliver_fetched), then
+// attach() joins it to the live stream at the seam with nothing missing
+// and nothing twice, or says to fetch further.
+//
+// The seam: the fetched events end at `after`. Under the topic's lock, if
+// the history still holds after+1 (or nothing came since), the kept events
+// after it are handed over and the subscriber is owed everything newer
+// live, exactly as a subscribe_after() from a kept id. If the history has
+// moved past after+1 meanwhile (a small history, a busy topic), the owner
+// fetches up to the newest event now kept and tries again.
+#include <algorithm>
+
+#include "hub/hub.hpp"
+#include "hub/hub_local.hpp"
+
+namespace sluice::hub {
+
+Hub::Local* Hub::local_of(std::string_view topic) {
+  TopicRecord* record = book_.find(topic);
+  const auto it = record == nullptr ? locals_.end() : locals_.find(record);
+  if (it == locals_.end() || it->second->record->name != topic) return nullptr;
+  return it->second.get();
+}
+
+AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch, std::uint64_t after) {
+  Local* local = local_of(topic);
+  if (local == nullptr) return {};
+  const auto entry = std::find_if(local->subscribers.begin(), local->subscribers.end(), [&](const Local::Entry& e) {
+    return e.subscriber == subscriber && e.first_seq == kParked;
+  });
+  if (entry == local->subscribers.end()) return {};
+  TopicRecord& record = *local->record;
+  const std::uint32_t cookie = entry->cookie;  // handing over may grow the vector
+  AttachResult result;
+  batch_.clear();
+  {
+    const std::lock_guard lock(record.mutex);
+    const std::uint64_t newest = record.next_id - 1;
+    if (record.stream_epoch != epoch || record.adopting) {
+      // Live from here; a reset is told by the loop to its subscribers
+      // too, but a parked one was passed over, so it hears it now.
+      entry->first_seq = newest + 1;
+      return {AttachResult::Kind::reset, 0, "stream-replaced"};
+    }
+    const History& history = record.history;
+    const bool reaches = after >= newest || (!history.empty() && history.oldest_seq() <= after + 1);
+    if (!reaches) return {AttachResult::Kind::fetch, newest, nullptr};
+    std::uint64_t lost_first = 0;
+    collect_after(record, after, lost_first);
+    entry->first_seq = std::max(newest, after) + 1;
+    result.kind = AttachResult::Kind::attached;
+  }
+  hand_over_batch(record, subscriber, cookie);
+  return result;
+}
+
+void Hub::release(std::string_view topic, Subscriber* subscriber) {
+  Local* local = local_of(topic);
+  if (local == nullptr) return;
+  for (Local::Entry& entry : local->subscribers) {
+    if (entry.subscriber != subscriber || entry.first_seq != kParked) continue;
+    const std::lock_guard lock(local->record->mutex);
+    entry.first_seq = local->record->next_id;
+    return;
+  }
+}
+
+void Hub::deliver_fetched(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, std::uint64_t epoch,
+                          std::uint64_t seq, const Message& message) {
+  KeptEvent event;
+  if (!book_.encode_event(epoch, seq, message, event)) {
+    // The pool has no room for it: a loss like any other, told.
+    subscriber->lost(cookie, seq, seq);
+    return;
+  }
+  char id[kMaxIdText];
+  EventFrames frames(book_.pool(), scratch_, topic, std::string_view(id, book_.format_id(event, id)), event.sse,
+                     event.payload, event.ws.data());
+  subscriber->deliver(Delivery{topic, cookie, event.seq, event.key, frames});
+}
+
+}  // namespace sluice::hub

@@ -1,0 +1,122 @@
+// Owns: the TopicBook's side of a broker's stream for each topic: where the
+// topic begins in it (where the reader started, or where a resuming client
+// stands), what a reset does to the history, and what a reader is told
+// about the topic's state. append() is beside publish() in topic_book.cpp.
+//
+// The topic's seqs are the stream's: a client that names `EPOCH:SEQ` of a
+// topic the node has not read yet is owed SEQ+1 onwards, and those come
+// from the reader only if it reads from SEQ, not from wherever the stream
+// stands when the reader gets to it. So such a client sets the topic's
+// start, and the reader is sent back to it. Anything that says the client's
+// stream does not continue (gone, replaced, shorter than its id) is a reset
+// every subscriber is told.
+#include "hub/topic_book.hpp"
+
+namespace sluice::hub {
+
+// Under the topic's lock. The old stream's events go at once, delivered or
+// not: they are of a stream that no longer continues, and every subscriber
+// is told so before the new stream's first event.
+void TopicBook::cut_history(TopicRecord& record, const char* reason) {
+  while (record.history.evict_oldest()) {
+  }
+  record.reset_base = 0;
+  record.next_id = 1;
+  record.reset_reason = reason;
+  ++record.resets;
+  // The epoch was only the client's word: the next stream met is taken.
+  if (record.resume_start) record.stream_epoch = 0;
+  record.resume_start = false;
+}
+
+// A move of the start is a rebase no subscriber is told of: every loop's
+// subscribers are owed what comes after it, and a subscriber owed from a
+// later event keeps its place (Hub::rebase).
+bool TopicBook::start_at_resume_point(TopicRecord& record, std::uint64_t epoch, std::uint64_t seq) {
+  if (epoch == 0 || !record.history.empty() || record.adopting) return false;
+  const bool unread = record.stream_epoch == 0;
+  if (!unread && !(record.resume_start && record.stream_epoch == epoch)) return false;
+  if (unread || seq + 1 < record.next_id) {
+    record.stream_epoch = epoch;
+    record.resume_start = true;
+    record.next_id = seq + 1;
+    record.reset_base = seq;
+    record.reset_reason = nullptr;
+    ++record.resets;
+  }
+  return true;
+}
+
+std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epoch, std::uint64_t seq) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return seq;
+  TopicRecord* record = ref.get();
+  std::uint64_t mask = 0;
+  std::uint64_t read_after = seq;
+  {
+    const std::lock_guard lock(record->mutex);
+    if (record->resume_start) {
+      const std::uint64_t resume_point = record->next_id - 1;
+      if (epoch == 0) {
+        cut_history(*record, "stream-lost");
+        record->adopting = true;
+      } else if (epoch != record->stream_epoch || seq < resume_point) {
+        // Another stream than the client's, or one that never reached its
+        // id: the topic goes on from where the reader stands.
+        const char* reason = epoch != record->stream_epoch ? "stream-replaced" : "unknown-id";
+        cut_history(*record, reason);
+        record->stream_epoch = epoch;
+        record->next_id = seq + 1;
+        record->reset_base = seq;
+      } else {
+        return resume_point;
+      }
+      mask = record->loop_mask;
+    } else {
+      if (epoch == 0) return seq;
+      if (record->stream_epoch == 0 || (record->adopting && epoch > record->stream_epoch)) {
+        record->stream_epoch = epoch;
+        record->adopting = false;
+      }
+      // Nothing kept yet: the topic begins where the reader does. Kept events
+      // stay, and a reader that starts further on leaves a hole the loops
+      // report as lost.
+      if (record->stream_epoch == epoch && record->history.empty() && record->next_id != seq + 1) {
+        // A rebase no subscriber is told of: whoever joined before the reader
+        // found its place is owed what comes after it.
+        record->next_id = seq + 1;
+        record->reset_base = seq;
+        record->reset_reason = nullptr;
+        ++record->resets;
+      }
+      return read_after;
+    }
+  }
+  notify_loops(*record, mask);
+  return read_after;
+}
+
+TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return {};
+  const std::lock_guard lock(ref->mutex);
+  const bool read = ref->stream_epoch != 0 && !ref->adopting;
+  return {ref->loop_mask != 0, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
+}
+
+void TopicBook::stream_reset(std::string_view name, const char* reason) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return;
+  TopicRecord* record = ref.get();
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record->mutex);
+    if (record->adopting) return;  // told already, by another loop's reader
+    cut_history(*record, reason);
+    record->adopting = true;
+    mask = record->loop_mask;
+  }
+  notify_loops(*record, mask);
+}
+
+}  // namespace sluice::hub

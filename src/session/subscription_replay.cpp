@@ -1,0 +1,97 @@
+// Owns: the part of Subscriptions that fetches, from the broker, what a
+// resuming client missed when its id is older than this node keeps.
+//
+// The hub holds such a subscription parked: the loop follows the topic and
+// keeps reading it, but no live event is owed to the slot yet. Its events
+// after the client's id come from the topic's stream a page at a time
+// (BrokerReplays), each page checked whole before any of it is queued, in
+// order, under the stream's ids. After each page the hub is asked to join
+// the slot to the live stream at the seam (Hub::attach): the kept events
+// after the page come from the history and everything newer live, so no
+// event is missing and none comes twice. Should the history have moved on
+// past the page meanwhile, the next page is fetched up to what it keeps now.
+//
+// A page that cannot be had is a reset, told before any live event, never
+// a silent gap: the client's id trimmed from the stream (too-old), the
+// stream replaced or gone, Redis unreachable or too busy to ask.
+#include "hub/hub.hpp"
+#include "session/services.hpp"
+#include "session/subscriptions.hpp"
+
+namespace sluice::session {
+
+void Subscriptions::start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked) {
+  fetching_[cookie] = Fetching{true, 0, parked.stream_epoch, parked.after, parked.newest};
+  fetch_next(cookie);
+}
+
+void Subscriptions::fetch_next(std::uint32_t cookie) {
+  Fetching& f = fetching_[cookie];
+  BrokerReplays* replays = services_.broker_replays();
+  const broker::ReplayStart start =
+      replays == nullptr ? broker::ReplayStart::unavailable
+                         : replays->fetch(topics_[cookie], {f.epoch, f.after}, {f.epoch, f.upto}, *this, f.ticket);
+  if (start != broker::ReplayStart::accepted) give_up_fetch(cookie, replay_refusal(start));
+}
+
+void Subscriptions::replayed(std::uint32_t ticket, const broker::ReplayAnswer& answer) {
+  for (std::size_t i = 0; i < fetching_.size(); ++i) {
+    if (!fetching_[i].active || fetching_[i].ticket != ticket) continue;
+    const auto cookie = static_cast<std::uint32_t>(i);
+    switch (answer.status) {
+      case broker::ReplayStatus::ok:
+        return hand_over_fetched(cookie, answer);
+      case broker::ReplayStatus::reset:
+        return give_up_fetch(cookie, answer.reset);
+      case broker::ReplayStatus::failed:
+        return give_up_fetch(cookie, "broker-unavailable");
+    }
+    return;
+  }
+}
+
+void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::ReplayAnswer& answer) {
+  hub::Hub& hub = services_.hub();
+  // Copied: a delivery may end the stream, which empties the slots.
+  const std::string topic = topics_[cookie];
+  for (const broker::StreamEntry& entry : answer.entries) {
+    if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
+    hub.deliver_fetched(topic, this, cookie, entry.id.epoch, entry.id.seq,
+                        hub::Message{entry.data, entry.event, entry.key});
+    fetching_[cookie].after = entry.id.seq;
+  }
+  if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
+  Fetching& f = fetching_[cookie];
+  const hub::AttachResult attached = hub.attach(topic, this, f.epoch, f.after);
+  switch (attached.kind) {
+    case hub::AttachResult::Kind::fetch:
+      f.upto = attached.upto;
+      return fetch_next(cookie);
+    case hub::AttachResult::Kind::reset:
+      fetching_[cookie].active = false;
+      send_reset_notice(cookie, attached.reason, {});
+      return outlet_.want_flush();
+    case hub::AttachResult::Kind::attached:
+    case hub::AttachResult::Kind::gone:
+      fetching_[cookie].active = false;
+      return;
+  }
+}
+
+// Live from now on, told first why what came before is not coming.
+void Subscriptions::give_up_fetch(std::uint32_t cookie, const char* reason) {
+  fetching_[cookie].active = false;
+  if (cookie >= topics_.size() || topics_[cookie].empty()) return;
+  services_.hub().release(topics_[cookie], this);
+  if (stopped_) return;
+  send_reset_notice(cookie, reason, {});
+  outlet_.want_flush();
+}
+
+void Subscriptions::cancel_fetch(std::uint32_t cookie) {
+  if (cookie >= fetching_.size() || !fetching_[cookie].active) return;
+  if (BrokerReplays* replays = services_.broker_replays()) replays->cancel(fetching_[cookie].ticket);
+  fetching_[cookie].active = false;
+}
+
+}  // namespace sluice::session
