@@ -72,6 +72,7 @@ struct LoopParts {
   const AppHooks& hooks;
   const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
   BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
+  unsigned index = 0;                           // the loop's number among the server's loops
 };
 
 class LoopServices {
