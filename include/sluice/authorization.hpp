@@ -2,13 +2,16 @@
 // action, the request, its headers, the client's address, the
 // connection's data) and what it answers (AuthDecision: allow, until when
 // the credentials hold, or a refusal with 401, 403, 429 or 503 and a
-// reason). Server::authorize (server.hpp) says when it is asked and how a
-// refusal or an expiry reaches the client.
+// reason, or "later": AuthReply, the handle through which a decision that
+// needs time, say another server's, is given once it is known).
+// Server::authorize (server.hpp) says when it is asked, where it may answer
+// later, and how a refusal or an expiry reaches the client.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +50,42 @@ class Headers {
   std::span<const HeaderField> fields_;
 };
 
+class AuthDecision;
+
+namespace detail {
+class PendingAuth;   // one question waiting for its decision (src/session/pending_auth.hpp)
+class AuthWaitRoom;  // where a connection can wait for one
+}  // namespace detail
+
+// The handle through which an authorizer gives its decision later
+// (AuthRequest::answer_later()). Copies share one question. Every call
+// happens on the thread of the connection's loop, the thread the
+// authorizer was called on: a decision from another thread is not taken.
+class AuthReply {
+ public:
+  AuthReply() = default;
+  explicit AuthReply(std::shared_ptr<detail::PendingAuth> question) : question_(std::move(question)) {}
+
+  // Gives the decision. Taken once: a second call, a call after the
+  // question was withdrawn, or a call from another thread does nothing and
+  // returns false. It reaches the client on a later turn of the loop,
+  // never inside this call.
+  bool operator()(const AuthDecision& decision) const;
+  // The question no longer waits: the connection closed, or no decision
+  // came within auth.callback_timeout_ms and the client was answered 503.
+  [[nodiscard]] bool withdrawn() const;
+  // `fn` runs, on the loop's thread, when the question is withdrawn before
+  // a decision is given: the place to stop what was started for it (a
+  // socket, a timer). A later call replaces it.
+  void on_withdrawn(std::function<void()> fn) const;
+  // A handle to a question; an empty one (default, or where the
+  // connection cannot wait) takes nothing.
+  [[nodiscard]] explicit operator bool() const { return static_cast<bool>(question_); }
+
+ private:
+  std::shared_ptr<detail::PendingAuth> question_;
+};
+
 // What the authorizer is shown. The views are valid during the call only:
 // copy what must be kept (into `user`).
 struct AuthRequest {
@@ -62,6 +101,22 @@ struct AuthRequest {
   // subscribe: the stream already follows `topic` and asks again because
   // its credentials changed (after a refresh); not a new subscription.
   bool held = false;
+  // The index of the loop serving the connection (0 to Server::loops() - 1):
+  // per-loop state (a cache, a client of another server) needs no lock.
+  unsigned loop = 0;
+  // Where the connection can wait for a decision given later; null where
+  // it cannot (see answer_later()).
+  detail::AuthWaitRoom* wait_room = nullptr;
+
+  // To decide later: take the handle, return AuthDecision::later(), and
+  // give the decision through the handle, on this loop's thread, within
+  // auth.callback_timeout_ms (past it the client is answered 503 and the
+  // handle is withdrawn). An empty handle where the connection cannot wait
+  // (can_wait() false): decide now.
+  [[nodiscard]] AuthReply answer_later() const;
+  // The connection can wait here: every check but refresh, a held
+  // subscribe (after a refresh), and requests over HTTP/2.
+  [[nodiscard]] bool can_wait() const { return wait_room != nullptr; }
 };
 
 class AuthDecision {
@@ -80,6 +135,10 @@ class AuthDecision {
   // reason, an ack's error), so it must not hold a secret; it is kept to
   // one line of printable ASCII, every other byte replaced by '?'.
   [[nodiscard]] static AuthDecision deny(int status, std::string_view reason, std::uint32_t retry_after_s = 0);
+  // No decision yet: it comes through the AuthReply the authorizer took
+  // with AuthRequest::answer_later(). Returned without a handle taken, it
+  // is the authorizer's failure (500, as for an exception).
+  [[nodiscard]] static AuthDecision later();
 
   // With a 401, the WWW-Authenticate value an HTTP refusal carries (say
   // `Bearer realm="app", error="invalid_token"`); "Bearer" when none is
@@ -93,6 +152,7 @@ class AuthDecision {
   AuthDecision& until(std::chrono::system_clock::time_point when);
 
   [[nodiscard]] bool allowed() const { return status_ == 0; }
+  [[nodiscard]] bool is_later() const { return status_ == kLater; }
   [[nodiscard]] int status() const { return status_; }  // 0 when allowed
   [[nodiscard]] const std::string& reason() const { return reason_; }
   [[nodiscard]] std::uint32_t retry_after() const { return retry_after_; }
@@ -101,6 +161,7 @@ class AuthDecision {
 
  private:
   AuthDecision() = default;
+  static constexpr int kLater = -1;
 
   int status_ = 0;
   std::string reason_;
@@ -109,7 +170,7 @@ class AuthDecision {
   std::optional<std::chrono::system_clock::time_point> expires_;
 };
 
-// Allows or refuses what a client asks (authorization.hpp).
+// Allows or refuses what a client asks, now or later (authorization.hpp).
 using Authorizer = std::function<AuthDecision(const AuthRequest& request)>;
 
 }  // namespace sluice::server

@@ -125,6 +125,7 @@ enum class AuthMode : std::uint8_t {
   none,  // no checks, and sluiced listens on loopback only
   open,  // no checks, on any address: the operator said so
   jwt,   // JSON Web Tokens grant topics; anonymous_* open some to anyone
+  callback,  // an HTTP callback (callback_url) says who may subscribe and publish
 };
 
 // Token buckets per client address and per token subject (0: no limit).
@@ -157,6 +158,17 @@ struct AuthConfig {
   std::vector<std::string> anonymous_subscribe;
   std::vector<std::string> anonymous_publish;
   AuthRateConfig rate;
+  // The authorization callback (sluiced: auth.mode=callback, or jwt with a
+  // callback_url to ask it after the token allows).
+  std::string callback_url;                   // http://host:port/path
+  std::vector<std::string> callback_headers;  // request headers passed on to it (Cookie always is)
+  // How long a connection waits for a decision given later, the
+  // callback's or any authorizer's (AuthReply): 503 past it.
+  std::int64_t callback_timeout_ms = 2000;
+  std::int64_t callback_cache_ms = 5000;         // answers kept (0: none)
+  std::int64_t callback_cache_entries = 10000;   // per loop
+  std::int64_t callback_max_inflight = 64;       // questions open per loop: 503 past it
+  std::int64_t callback_max_reply_bytes = 8192;  // the callback's reply head: 503 past it
 };
 
 // TLS on the listening port. No certificate: plain TCP.

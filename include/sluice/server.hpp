@@ -157,12 +157,24 @@ class Server {
   // 500, close 1011 or "500 authorization failed", and the loop goes on; the
   // exception's text is never sent.
   //
-  // `fn` is called on the connection's loop and answers at once: work that
-  // may wait (a key server, a database) belongs outside the loop, its
-  // result kept where `fn` can read it without blocking (the connection's
-  // data, a cache). Every check is made where the connection can wait, so
-  // an authorizer that answers later can take the same places. What was
-  // allowed is not asked again: a subscription or a topic stream's
+  // `fn` is called on the connection's loop and must not block it. A
+  // decision that needs time (a key server, a database, the application's
+  // backend) is given later: `fn` takes a handle with
+  // request.answer_later(), returns AuthDecision::later(), and gives the
+  // decision through the handle on the same loop's thread
+  // (authorization.hpp). Meanwhile the connection waits and its loop serves
+  // every other one: an HTTP request is left unanswered and nothing behind
+  // it is read; a WebSocket message (a /ws subscribe or publish, a topic
+  // stream's first message) is kept, its ack and the requests behind it
+  // wait; a WebSocket upgrade is answered once the decision is known. Then
+  // the request or message is handled again, each check given the answer
+  // it already had (the authorizer is asked each question once). A
+  // decision not given within auth.callback_timeout_ms is a 503 (close
+  // 1013, a failed ack) and the handle is withdrawn; a connection that
+  // closes first withdraws it too (AuthReply::on_withdrawn). A /ws refresh,
+  // the topics it asks again (`held`), and requests over HTTP/2 cannot
+  // wait: there request.can_wait() is false and the decision is made now.
+  // What was allowed is not asked again: a subscription or a topic stream's
   // publishing, once allowed, lasts for the stream's life, or until its
   // credentials expire or a refresh no longer grants it.
   void authorize(Authorizer fn);

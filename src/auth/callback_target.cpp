@@ -18,7 +18,8 @@ std::optional<std::string> resolve_callback_url(std::string_view url, CallbackTa
   client::Url parsed;
   std::string why;
   if (!client::parse_url(url, parsed, why)) return url_error(why);
-  if (parsed.scheme != client::Scheme::http) return url_error("must be an http:// URL");
+  // https:// parses as http with tls set: refused the same way.
+  if (parsed.scheme != client::Scheme::http || parsed.tls) return url_error("must be an http:// URL");
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;

@@ -45,6 +45,15 @@ const AuthIntSetting kAuthInts[] = {
     plain("auth.clock_skew_ms", 0, 600000, "slack for exp, nbf and iat", &A::clock_skew_ms),
     plain("auth.require_exp", 0, 1, "a token must carry exp", &A::require_exp),
     plain("auth.query_token", 0, 1, "read a token from ?token= (a last resort: URLs get logged)", &A::query_token),
+    plain("auth.callback_timeout_ms", 10, 60000,
+          "a decision given later (the callback's) must come by then, or the client gets 503", &A::callback_timeout_ms),
+    plain("auth.callback_cache_ms", 0, 3600000, "how long the callback's answers are kept (0: not kept)",
+          &A::callback_cache_ms),
+    plain("auth.callback_cache_entries", 0, 1000000, "callback answers kept per loop", &A::callback_cache_entries),
+    plain("auth.callback_max_inflight", 1, 10000, "callback questions open per loop (503 past it)",
+          &A::callback_max_inflight),
+    plain("auth.callback_max_reply_bytes", 256, 65536, "longest callback reply head (503 past it)",
+          &A::callback_max_reply_bytes),
     rate("auth.rate.connect_per_ip", "requests per second per client address (0: no limit)", &R::connect_per_ip),
     rate("auth.rate.connect_per_ip_burst", "", &R::connect_per_ip_burst, 1),
     rate("auth.rate.connect_per_identity", "requests per second per token subject", &R::connect_per_identity),
@@ -75,9 +84,10 @@ const AuthTextSetting kAuthTexts[] = {
     {"auth.issuer", "when set, a token's iss must equal it", &A::issuer},
     {"auth.claim", "the claim holding a token's grants", &A::claim},
     {"auth.cookie_name", "cookie a browser's token comes in (empty: none)", &A::cookie_name},
+    {"auth.callback_url", "http://host:port/path asked whether a client may subscribe or publish", &A::callback_url},
 };
 
-constexpr std::string_view kModes = "none, open, jwt";
+constexpr std::string_view kModes = "none, open, jwt, callback";
 
 std::optional<std::string> apply_mode(AuthConfig& auth, std::string_view value) {
   if (value == "none") {
@@ -86,6 +96,8 @@ std::optional<std::string> apply_mode(AuthConfig& auth, std::string_view value) 
     auth.mode = AuthMode::open;
   } else if (value == "jwt") {
     auth.mode = AuthMode::jwt;
+  } else if (value == "callback") {
+    auth.mode = AuthMode::callback;
   } else {
     return "config key 'auth.mode' must be one of " + std::string(kModes) + " (got '" + std::string(value) + "')";
   }
@@ -97,6 +109,7 @@ std::string_view mode_name(AuthMode mode) {
     case AuthMode::none: return "none";
     case AuthMode::open: return "open";
     case AuthMode::jwt: return "jwt";
+    case AuthMode::callback: return "callback";
   }
   return "?";
 }
@@ -121,6 +134,10 @@ bool apply_auth_setting(Config& config, std::string_view key, std::string_view v
   AuthConfig& auth = config.auth;
   if (key == "auth.mode") {
     error = apply_mode(auth, value);
+    return true;
+  }
+  if (key == "auth.callback_headers") {
+    auth.callback_headers = split_patterns(value);
     return true;
   }
   if (key == "auth.anonymous_subscribe" || key == "auth.anonymous_publish") {
@@ -150,12 +167,13 @@ bool apply_auth_setting(Config& config, std::string_view key, std::string_view v
 std::string describe_auth_settings() {
   const AuthConfig defaults;
   std::string out = "auth.mode = \"" + std::string(mode_name(defaults.mode)) + "\"  # " + std::string(kModes) +
-                    ": none listens on loopback only, open on any address without checks, jwt wants tokens\n";
+                    ": none listens on loopback only, open on any address without checks, jwt wants tokens, callback asks auth.callback_url\n";
   for (const AuthTextSetting& s : kAuthTexts) {
     out += std::string(s.key) + " = \"" + defaults.*s.field + "\"  # " + std::string(s.help) + "\n";
   }
   out += "auth.anonymous_subscribe = \"\"  # comma list of topic patterns (news, prices.*, *) anyone may read\n";
   out += "auth.anonymous_publish = \"\"  # comma list of topic patterns anyone may publish to\n";
+  out += "auth.callback_headers = \"\"  # comma list of request headers passed on to auth.callback_url (Cookie always is)\n";
   for (const AuthIntSetting& s : kAuthInts) {
     char line[256];
     std::snprintf(line, sizeof line, "%-28s = %-10lld # %s [%lld..%lld]\n", std::string(s.key).c_str(),

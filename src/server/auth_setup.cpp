@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include "io/socket.hpp"
+#include "server/callback_authorizer.hpp"
 #include "server/token_authorizer.hpp"
 
 namespace sluice::server {
@@ -18,6 +19,30 @@ bool loopback_host(std::string_view host) {
   return ::inet_pton(AF_INET, std::string(host).c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
+namespace {
+
+// auth.mode=jwt, callback, or both (jwt with auth.callback_url).
+std::optional<std::string> install_authorizer(const Config& config, Server& server) {
+  const AuthConfig& auth = config.auth;
+  Authorizer authorizer;
+  if (auth.mode == AuthMode::jwt) {
+    if (auto error = make_token_authorizer(config, authorizer)) return error;
+  }
+  if (auth.mode == AuthMode::callback || !auth.callback_url.empty()) {
+    // An HTTP/2 request cannot wait for a decision given later yet: with
+    // HTTP/2 on, every request over it would be answered 503.
+    if (config.h2.enabled != 0) {
+      return "config key 'auth.callback_url' needs h2.enabled=0: requests over HTTP/2 cannot wait for the "
+             "callback's answer";
+    }
+    if (auto error = make_callback_authorizer(config, server, std::move(authorizer), authorizer)) return error;
+  }
+  server.authorize(std::move(authorizer));
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> setup_auth(const Config& config, Server& server) {
   // The admin API closes connections and drains the node: off loopback it
   // answers only to tokens that grant "$admin", whatever auth.mode allows
@@ -30,6 +55,11 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
              "auth.mode=jwt (a token granting $admin)";
     }
   }
+  if (!config.auth.callback_url.empty() && (config.auth.mode == AuthMode::none || config.auth.mode == AuthMode::open)) {
+    return "config key 'auth.callback_url' is set but auth.mode is " +
+           std::string(config.auth.mode == AuthMode::none ? "none" : "open") +
+           ": set auth.mode=callback (the callback decides) or auth.mode=jwt (tokens first, then the callback)";
+  }
   switch (config.auth.mode) {
     case AuthMode::none: {
       io::Endpoint endpoint;
@@ -39,12 +69,8 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
              "(anyone may publish and read)";
     }
     case AuthMode::open: return std::nullopt;
-    case AuthMode::jwt: {
-      Authorizer authorizer;
-      if (auto error = make_token_authorizer(config, authorizer)) return error;
-      server.authorize(std::move(authorizer));
-      return std::nullopt;
-    }
+    case AuthMode::jwt:
+    case AuthMode::callback: return install_authorizer(config, server);
   }
   return std::nullopt;
 }

@@ -3,7 +3,8 @@
 // nobody meant to expose is not reachable from the network; listening
 // elsewhere needs auth.mode=jwt, or auth.mode=open as an explicit "anyone
 // may publish and read". With auth.mode=jwt it installs the token
-// authorizer (token_authorizer.hpp).
+// authorizer (token_authorizer.hpp); with auth.mode=callback, or jwt and
+// auth.callback_url, the callback authorizer (callback_authorizer.hpp).
 #pragma once
 
 #include <optional>

@@ -86,6 +86,11 @@ class Worker final : public io::Handler,
   }
 
   [[nodiscard]] io::Loop& loop() { return loop_; }
+  // Before run(): something built for this loop that works on it (a client
+  // of another server, watching its sockets here), destroyed after the
+  // loop's sessions (which may still hand it work as they close) and
+  // before the loop.
+  void keep(std::shared_ptr<void> part) { loop_parts_.push_back(std::move(part)); }
   [[nodiscard]] const session::LoopCounters& counters() const { return counters_; }
   // Null without a broker.
   [[nodiscard]] LoopBroker* broker() { return broker_.get(); }
@@ -151,6 +156,7 @@ class Worker final : public io::Handler,
   std::atomic<std::int64_t>& open_connections_;
   AddressLimit& address_limit_;
   io::Loop loop_;
+  std::vector<std::shared_ptr<void>> loop_parts_;  // keep(): destroyed before loop_
   hub::Hub hub_;
   std::unique_ptr<LoopBroker> broker_;  // before services_, which hands its publishes to sessions
   session::LoopCounters counters_;

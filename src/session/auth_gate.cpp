@@ -25,6 +25,12 @@ AuthOutcome AuthOutcome::of(const server::AuthDecision& decision) {
 
 AuthOutcome AuthOutcome::failed() { return AuthOutcome(500, "authorization failed", 0, {}); }
 
+AuthOutcome AuthOutcome::pending() {
+  AuthOutcome waiting(503, "authorization pending", 1, {});
+  waiting.pending_ = true;
+  return waiting;
+}
+
 proto::ws::CloseCode AuthOutcome::close_code() const {
   // 4000-4999 is the range RFC 6455 leaves to applications: 4000 + the HTTP
   // status lets a browser, which cannot read a refused upgrade's status,
@@ -39,21 +45,23 @@ proto::ws::CloseCode AuthOutcome::close_code() const {
   }
 }
 
-AuthGate::AuthGate(const server::Authorizer& authorizer, LoopCounters& counters)
-    : authorizer_(authorizer), counters_(counters) {}
+AuthGate::AuthGate(const server::Authorizer& authorizer, LoopCounters& counters, unsigned loop)
+    : authorizer_(authorizer), counters_(counters), loop_(loop) {}
 
 AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const proto::http1::Request& request,
-                            std::string_view peer, std::atomic<server::UserData>& user) {
+                            std::string_view peer, std::atomic<server::UserData>& user,
+                            server::detail::AuthWaitRoom* room) {
   if (!authorizer_) return AuthOutcome::allow();
   // The vector keeps its capacity: after the first requests, no allocation.
   fields_.clear();
   for (const proto::http1::Header& h : request.headers) fields_.push_back({h.name, h.value});
   return check(action, topic, RequestView{request.method_text, request.path, request.query, server::Headers(fields_)},
-               peer, user);
+               peer, user, {}, room);
 }
 
 AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const RequestView& request,
-                            std::string_view peer, std::atomic<server::UserData>& user, StreamAsk ask) {
+                            std::string_view peer, std::atomic<server::UserData>& user, StreamAsk ask,
+                            server::detail::AuthWaitRoom* room) {
   if (!authorizer_) return AuthOutcome::allow();
   server::UserData data = user.load();
   const server::UserData before = data;
@@ -63,12 +71,19 @@ AuthOutcome AuthGate::check(server::Action action, std::string_view topic, const
   // client is refused rather than let through.
   try {
     const server::AuthRequest asked{action, request.method, request.path, request.query, topic, peer,
-                                    request.headers, data, ask.token, ask.held};
-    outcome = AuthOutcome::of(authorizer_(asked));
+                                    request.headers, data, ask.token, ask.held, loop_, room};
+    const server::AuthDecision decision = authorizer_(asked);
+    outcome = decision.is_later() ? AuthOutcome::pending() : AuthOutcome::of(decision);
   } catch (...) {
     outcome = AuthOutcome::failed();
   }
   if (data != before) user.store(std::move(data));
+  if (!outcome.allowed() && !outcome.is_pending()) ++counters_.denied;
+  return outcome;
+}
+
+AuthOutcome AuthGate::judge(const server::AuthDecision& decision) {
+  AuthOutcome outcome = AuthOutcome::of(decision);
   if (!outcome.allowed()) ++counters_.denied;
   return outcome;
 }

@@ -46,6 +46,12 @@ AuthDecision AuthDecision::deny(int status, std::string_view reason, std::uint32
   return d;
 }
 
+AuthDecision AuthDecision::later() {
+  AuthDecision d;
+  d.status_ = kLater;
+  return d;
+}
+
 AuthDecision& AuthDecision::with_challenge(std::string_view challenge) {
   if (status_ == 401) challenge_ = one_line(challenge, kMaxChallenge);
   return *this;

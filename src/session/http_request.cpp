@@ -46,7 +46,8 @@ void HttpRequestPhase::on_input(std::string& input) {
   // Requests are parsed in place and the bytes they used are erased once:
   // erasing each from the front would move the whole pipelined rest.
   std::size_t used = 0;
-  while (!session_.ended() && !handed_over_ && !awaiting_publish_ && listing_ticket_ == 0 && !replies_full() &&
+  while (!session_.ended() && !handed_over_ && !awaiting_publish_ && !awaiting_auth_ && listing_ticket_ == 0 &&
+         !replies_full() &&
          handle_one(std::string_view(input).substr(used), used)) {
   }
   input.erase(0, used);
@@ -93,12 +94,25 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   served_any_ = true;
   answered_status_ = 0;
   const proto::http1::Request& request = parser_.request();
+  session_.peer().begin_asking(*this);
   route(request);
+  if (session_.peer().auth_pending()) {
+    // Parsed again, from the same bytes, when the decision comes.
+    awaiting_auth_ = true;
+    parser_.reset();
+    return false;
+  }
+  session_.peer().end_asking();
   log_access(request.method_text, request.target, request.header("User-Agent"), request.body.size());
   used += result.consumed;
   parser_.reset();
   request_started_ = session_.loop().now();
   return true;
+}
+
+void HttpRequestPhase::auth_answered() {
+  awaiting_auth_ = false;
+  session_.resume_input();
 }
 
 void HttpRequestPhase::method_not_allowed(std::string_view allow) {
@@ -108,6 +122,9 @@ void HttpRequestPhase::method_not_allowed(std::string_view allow) {
 
 // A reply that refuses the client (keep_alive false) ends its connection.
 void HttpRequestPhase::respond(Response response) {
+  // A check answered "later": whatever route() made of it is not sent; the
+  // request is routed again once the decision has come.
+  if (session_.peer().auth_pending()) return;
   answered_status_ = response.status;
   keep_alive_ = keep_alive_ && response.keep_alive;
   response.keep_alive = keep_alive_;
@@ -170,8 +187,9 @@ void HttpRequestPhase::deny(const AuthOutcome& outcome) {
 }
 
 void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {
-  // The broker bounds the wait (broker.request_timeout_ms).
-  if (awaiting_publish_) return;
+  // The broker bounds the wait (broker.request_timeout_ms); the peer's
+  // sweep bounds a decision's (auth.callback_timeout_ms).
+  if (awaiting_publish_ || awaiting_auth_) return;
   if (listing_ticket_ != 0) return finish_listing(now);
   const auto& config = services_.config();
   const auto since = [now](io::Loop::Clock::time_point t) {

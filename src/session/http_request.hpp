@@ -3,6 +3,12 @@
 // stream and the connection becomes that stream. Parsing, the replies and
 // the request timeouts are here (http_request.cpp); what each path does is
 // in http_routes.cpp.
+//
+// A request whose check waits for a decision given later (Peer) is left in
+// the input buffer, parsed but not consumed: nothing is answered or read
+// behind it (pipelined requests wait, within the receive budget) until the
+// decision comes; then the request is parsed and routed again from the
+// start, its checks given their recorded answers.
 #pragma once
 
 #include <string>
@@ -13,6 +19,7 @@
 #include "session/auth_gate.hpp"
 #include "session/broker_publishes.hpp"
 #include "session/origin_check.hpp"
+#include "session/peer.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
 #include "transport/h2_preface.hpp"
@@ -24,7 +31,7 @@ class LoopServices;
 class Session;
 class WsStream;
 
-class HttpRequestPhase final : public Phase, private PublishWaiter {
+class HttpRequestPhase final : public Phase, private PublishWaiter, private AuthWaiter {
  public:
   explicit HttpRequestPhase(Session& session);
   ~HttpRequestPhase() override;
@@ -35,6 +42,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter {
 
  private:
   // http_request.cpp
+  void auth_answered() override;
   [[nodiscard]] transport::PrefaceMatch h2_preface(std::string_view input) const;
   bool replies_full() const;
   bool handle_one(std::string_view input, std::size_t& used);
@@ -95,6 +103,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter {
   // A publish waiting for the broker's answer: its ticket, the topic and
   // the CORS origin its reply names (kept, reused: the request is gone).
   bool awaiting_publish_ = false;
+  bool awaiting_auth_ = false;  // the request at the front waits for a decision given later
   std::uint32_t publish_ticket_ = 0;
   std::string publish_topic_;
   std::string publish_origin_;

@@ -174,6 +174,7 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
 // Returns the stream, or null when the handshake failed.
 template <typename MakeStream>
 WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, const AuthOutcome& verdict) {
+  if (verdict.is_pending()) return nullptr;  // upgraded, or not, once the decision has come
   // The Origin was judged with every other route's (route()).
   const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
   const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);

@@ -13,7 +13,7 @@ LoopServices::LoopServices(const LoopParts& parts)
       h2_limits_(session::h2_limits(parts.config)),
       subprotocols_(parts.config.ws.subprotocols.begin(), parts.config.ws.subprotocols.end()),
       allowed_origins_(parts.config.ws.allowed_origins.begin(), parts.config.ws.allowed_origins.end()),
-      auth_gate_(parts.hooks.authorize, parts.counters),
+      auth_gate_(parts.hooks.authorize, parts.counters, parts.index),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
       answers_(parts.config.hub.max_topic_name),
       latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
@@ -27,6 +27,7 @@ LoopServices::LoopServices(const LoopParts& parts)
   const std::vector<std::string_view> listen_views(listen_hosts.begin(), listen_hosts.end());
   allowed_hosts_ = hosts_in_force(parts.config.allowed_hosts, listen_views, auth_gate_.installed());
   allowed_host_views_.assign(allowed_hosts_.begin(), allowed_hosts_.end());
+  auth_gate_.set_wait_bound(std::chrono::milliseconds(parts.config.auth.callback_timeout_ms));
 }
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {

@@ -74,6 +74,7 @@ struct LoopParts {
   const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
   BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
   BrokerReplays* broker_replays = nullptr;      // with a broker: where resuming clients' replays come from
+  unsigned index = 0;                           // the loop's number among the server's loops
 };
 
 class LoopServices {

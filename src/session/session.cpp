@@ -64,6 +64,7 @@ void Session::tick(io::Loop::Clock::time_point now) {
     if (waited > services_.config().tls.handshake_timeout_ms) close_now(conn::CloseReason::timeout);
     return;
   }
+  peer_.sweep(now);
   phase_->tick(now);
 }
 

@@ -112,8 +112,10 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
     policy = delivery::parse_policy(request.policy);
     if (!policy || !services().config().policy.allows(*policy)) return refuse(request.req, "policy not offered here");
   }
+  // A decision given later: the ack waits, and the request is read again
+  // when it comes (ws_stream.hpp).
   if (const AuthOutcome a = peer().authorize(server::Action::subscribe, request.topic); !a.allowed()) {
-    return refuse(request.req, a.text());
+    return a.is_pending() ? void() : refuse(request.req, a.text());
   }
   // The ack goes in the control lane, so it leaves before any replayed event.
   const Subscriptions::JoinResult joined = subscriptions_.join(request.topic, policy, request.since);
@@ -134,7 +136,7 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
 void WsJsonStream::publish(const wsjson::Request& request) {
   if (services().config().ws.client_publish == 0) return refuse(request.req, "publishing is switched off");
   if (const AuthOutcome a = peer().authorize(server::Action::publish, request.topic); !a.allowed()) {
-    return refuse(request.req, a.text());
+    return a.is_pending() ? void() : refuse(request.req, a.text());
   }
   hub::Hub& hub = services().hub();
   if (BrokerPublishes* publishes = services().broker_publishes()) {

@@ -37,10 +37,10 @@ void WsStream::on_input(std::string& input) {
   // until the sweep would have noticed: a publisher stops at its token's
   // exp, not up to a sweep later.
   if (!outlet_.ended() && peer_.credentials_expired(outlet_.loop().now())) expire();
-  if (held_ && !input_held()) held_ = false;  // resumed: a later hold is timed afresh
+  if (held_ && !waiting()) held_ = false;  // resumed: a later hold is timed afresh
   std::size_t used = 0;
   bool completed = false;
-  while (!outlet_.ended() && !input_held() && used < input.size()) {
+  while (!outlet_.ended() && !waiting() && used < input.size()) {
     const proto::ws::DecodeResult r = decoder_.feed(std::span<const char>(input.data() + used, input.size() - used));
     used += r.consumed;
     switch (r.status) {
@@ -48,7 +48,7 @@ void WsStream::on_input(std::string& input) {
         break;
       case DecodeStatus::message:
         completed = true;
-        on_message(r.opcode, r.payload);
+        handle_message(r.opcode, r.payload);
         continue;
       case DecodeStatus::ping:
         on_ping(r.payload);
@@ -70,7 +70,7 @@ void WsStream::on_input(std::string& input) {
   input.erase(0, used);
   // Input that stopped on a hold is read on when the hold ends: a drain,
   // or else the next tick that finds it over (see tick()).
-  if (!held_ && input_held()) {
+  if (!held_ && waiting()) {
     held_ = true;
     held_since_ = outlet_.loop().now();
   }
@@ -79,6 +79,27 @@ void WsStream::on_input(std::string& input) {
   const bool mid = decoder_.mid_message();
   if (mid && (!mid_message_ || completed)) message_since_ = outlet_.loop().now();
   mid_message_ = mid;
+}
+
+void WsStream::handle_message(proto::ws::Opcode opcode, std::span<const char> payload) {
+  peer_.begin_asking(*this);
+  on_message(opcode, payload);
+  if (!peer_.auth_pending()) return peer_.end_asking();
+  // The decoder reuses its buffer for the next message: the waiting one is
+  // copied out (once per question, never per event).
+  waiting_opcode_ = opcode;
+  waiting_message_.assign(payload.data(), payload.size());
+}
+
+void WsStream::auth_answered() {
+  if (outlet_.ended()) return;
+  const std::string message = std::move(waiting_message_);
+  waiting_message_.clear();
+  handle_message(waiting_opcode_, message);
+  if (!waiting() && !outlet_.ended()) {
+    held_ = false;
+    outlet_.resume_input();  // what waited behind the message is read now
+  }
 }
 
 // A flood of pings meets a full control lane: RFC 6455 5.5.3 lets us answer
@@ -92,12 +113,12 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
   // Whatever the stream is doing, a publisher held for room included.
   if (peer_.credentials_expired(now)) return expire();
-  if (input_held()) {
+  if (waiting()) {
     if (!held_) held_since_ = now;
     held_ = true;
     // A client that leaves its replies unread is not listening: it gets
     // the time a pong would, then its connection is closed.
-    if (held_by_peer() && now - held_since_ > std::chrono::milliseconds(ws.pong_timeout_ms)) {
+    if (input_held() && held_by_peer() && now - held_since_ > std::chrono::milliseconds(ws.pong_timeout_ms)) {
       return outlet_.close_now(conn::CloseReason::timeout);
     }
     // Its pong may sit unread behind the held input: not its fault.

@@ -5,6 +5,12 @@
 // expired (4401), the close handshake, and frames the application sends
 // through a ConnectionRef. A stream type derived from it says what a
 // client's message means and how a notice looks.
+//
+// A message whose check waits for a decision given later (Peer) is kept
+// (at most ws.max_message bytes, the decoder's own bound) and nothing
+// behind it is decoded; when the decision comes the message is handled
+// again from the start, its checks given their recorded answers, and
+// reading goes on.
 #pragma once
 
 #include <span>
@@ -17,12 +23,12 @@
 #include "proto/ws_decoder.hpp"
 #include "proto/ws_deflate.hpp"
 #include "proto/ws_encoder.hpp"
+#include "session/peer.hpp"
 #include "session/phase.hpp"
 
 namespace sluice::session {
 
 class LoopServices;
-class Peer;
 
 // What a WebSocket stream starts from: where its bytes go, the loop's
 // services, what the handshake negotiated, and the client as the
@@ -37,7 +43,7 @@ struct WsSetup {
   bool whole_connection = true;
 };
 
-class WsStream : public Phase {
+class WsStream : public Phase, private AuthWaiter {
  public:
   ~WsStream() override = default;
 
@@ -104,6 +110,12 @@ class WsStream : public Phase {
 
  private:
   void on_ping(std::span<const char> payload);
+  // Hands a message to on_message() in an asking round (Peer), keeping it
+  // if a check waits.
+  void handle_message(proto::ws::Opcode opcode, std::span<const char> payload);
+  void auth_answered() override;
+  // No more input is decoded: the stream's own hold, or a decision awaited.
+  [[nodiscard]] bool waiting() const { return input_held() || peer_.auth_pending(); }
 
   conn::Outlet& outlet_;
   LoopServices& services_;
@@ -119,6 +131,8 @@ class WsStream : public Phase {
   io::Loop::Clock::time_point message_since_;
   bool close_sent_ = false;
   std::string notice_scratch_;
+  proto::ws::Opcode waiting_opcode_ = proto::ws::Opcode::text;
+  std::string waiting_message_;  // the message whose check waits
 };
 
 }  // namespace sluice::session

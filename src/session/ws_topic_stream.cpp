@@ -29,6 +29,7 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
   // when the client first uses it, and kept for the stream's life.
   if (!publisher_) {
     const AuthOutcome outcome = peer().authorize(server::Action::publish, topic_);
+    if (outcome.is_pending()) return;  // the message is handed over again when the decision comes
     if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
     TopicPublisher::Owner& owner = *this;  // a private base, reachable here
     publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_, peer().topic_allowance());

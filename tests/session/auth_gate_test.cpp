@@ -1,7 +1,9 @@
 #include "session/auth_gate.hpp"
+#include "session/pending_auth.hpp"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -84,6 +86,54 @@ TEST_F(AuthGateTest, AnExceptionIsARefusalThatIsTheServersFailure) {
   EXPECT_EQ(outcome.close_code(), proto::ws::CloseCode::internal_error);
   EXPECT_EQ(counters.denied.load(), 1u);
   EXPECT_TRUE(user.load());
+}
+
+}  // namespace
+}  // namespace sluice::session
+
+namespace sluice::session {
+namespace {
+
+struct Room final : server::detail::AuthWaitRoom, server::detail::DecisionSink {
+  server::AuthReply defer() override {
+    question = std::make_shared<server::detail::PendingAuth>(static_cast<DecisionSink&>(*this));
+    return server::AuthReply(question);
+  }
+  void decided(const server::AuthDecision&) override {}
+  std::shared_ptr<server::detail::PendingAuth> question;
+};
+
+TEST(AuthGateLater, LaterIsPendingNotARefusalAndTheRequestSaysWhereItMayWait) {
+  proto::http1::RequestParser parser;
+  const std::string input = "GET /sse/news HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(parser.parse(input).status, proto::http1::ParseStatus::complete);
+  bool could_wait = false;
+  unsigned loop = 0;
+  const server::Authorizer authorizer = [&](const server::AuthRequest& r) {
+    could_wait = r.can_wait();
+    loop = r.loop;
+    return r.answer_later() ? server::AuthDecision::later() : server::AuthDecision::deny(503, "cannot wait");
+  };
+  LoopCounters counters;
+  AuthGate gate{authorizer, counters, 3};
+  std::atomic<server::UserData> user;
+  Room room;
+  const AuthOutcome waiting = gate.check(server::Action::subscribe, "news", parser.request(), "p", user, &room);
+  EXPECT_TRUE(waiting.is_pending());
+  EXPECT_FALSE(waiting.allowed());
+  EXPECT_TRUE(could_wait);
+  EXPECT_EQ(loop, 3u);
+  EXPECT_TRUE(room.question);
+  EXPECT_EQ(counters.denied.load(), 0u);
+
+  const AuthOutcome now = gate.check(server::Action::subscribe, "news", parser.request(), "p", user);
+  EXPECT_FALSE(could_wait);
+  EXPECT_FALSE(now.is_pending());
+  EXPECT_EQ(now.http_status(), 503);
+  EXPECT_EQ(counters.denied.load(), 1u);
+
+  EXPECT_EQ(static_cast<int>(gate.judge(server::AuthDecision::deny(403, "later no")).close_code()), 4403);
+  EXPECT_EQ(counters.denied.load(), 2u);
 }
 
 }  // namespace
