@@ -95,6 +95,11 @@ const IntSetting kIntSettings[] = {
                                                                       10'000'000, "new topics one connection may make"),
     int_setting<&C::per_ip_connections>("limits.per_ip_connections", 1, 1'000'000,
                                         "open connections from one address (503 past it)"),
+    int_setting<&C::connection, &ConnectionLimits::memory_bytes>(
+        "limits.connection_bytes", 64 * 1024, 1024 * kMiB,
+        "bytes one connection's buffers outside the pool may hold past their resting size (1009/413 past it)"),
+    int_setting<&C::server_memory_bytes>("limits.server_bytes", kMiB, 1024 * 1024 * kMiB,
+                                         "bytes all connections' buffers outside the pool may hold (1009/503 past it)"),
     int_setting<&C::pool, &PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
     int_setting<&C::pool, &PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
     int_setting<&C::pool, &PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),
@@ -384,6 +389,10 @@ std::optional<std::string> validate(const Config& config) {
   if (config.connection.send.max_bytes < pool.block_size) {
     return "config key 'send.budget_bytes' must be at least pool.block_size (" + std::to_string(pool.block_size) +
            ")";
+  }
+  if (config.server_memory_bytes < static_cast<std::int64_t>(config.connection.memory_bytes)) {
+    return "config key 'limits.server_bytes' must be at least limits.connection_bytes (" +
+           std::to_string(config.connection.memory_bytes) + ")";
   }
   const auto data_blocks = static_cast<std::int64_t>(pool.block_count - pool.reserve);
   if (data_blocks < config.max_connections) {

@@ -33,6 +33,7 @@ struct Server::Impl {
 
   Config config;
   buf::Pool pool;
+  buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
   hub::TopicBook book;
   log::Output log_output{2};  // standard error, never blocking a loop
   log::Logger logger;         // log.level, log.format, log.access, log.max_line

@@ -43,7 +43,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
                   : std::make_unique<LoopBroker>(loop_, *shared.broker_config, shared.book, index, [this] { signal(); })),
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
-                 shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr}),
+                 shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr, shared.memory_cap}),
       next_id_(index + 1),
       id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),

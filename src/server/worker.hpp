@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "buf/memory_account.hpp"
 #include "buf/pool.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
@@ -52,6 +53,8 @@ struct WorkerShared {
   // the node's router of follow changes to each topic's reader loop.
   const broker::BrokerConfig* broker_config = nullptr;
   BrokerNode* broker_node = nullptr;
+  // What every connection's buffers outside the pool draw on (limits.server_bytes).
+  buf::MemoryCap* memory_cap = nullptr;
 };
 
 class Worker final : public io::Handler,

@@ -14,7 +14,9 @@ LoopServices::LoopServices(const LoopParts& parts)
       auth_gate_(parts.hooks.authorize, parts.counters),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
       answers_(parts.config.hub.max_topic_name),
-      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {}
+      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
+  connection_limits_.memory_cap = parts.memory_cap;
+}
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {
   for (const WsRoute& route : parts_.ws_routes) {

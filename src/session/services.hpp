@@ -72,6 +72,7 @@ struct LoopParts {
   const AppHooks& hooks;
   const std::vector<WsRoute>& ws_routes;  // may grow until the loops run
   BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
+  buf::MemoryCap* memory_cap = nullptr;         // limits.server_bytes, across every loop; null: none
 };
 
 class LoopServices {

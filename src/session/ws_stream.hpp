@@ -32,6 +32,7 @@ struct WsSetup {
   LoopServices& services;
   proto::ws::DeflateParams deflate;  // enabled == false when not negotiated
   Peer& peer;
+  buf::MemoryAccount* memory = nullptr;  // what a message being joined is charged to
 };
 
 class WsStream : public Phase {
@@ -39,6 +40,9 @@ class WsStream : public Phase {
   ~WsStream() override = default;
 
   void on_input(std::string& input) final;
+  // A stream that holds its input reads nothing more: its client's TCP
+  // window fills instead of the input buffer.
+  [[nodiscard]] bool holds_input() const final { return input_held(); }
   void tick(io::Loop::Clock::time_point now) final;
   // A 1001 close frame: the server is going away.
   void shutdown() final;
