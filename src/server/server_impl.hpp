@@ -38,7 +38,7 @@ struct Server::Impl {
   log::Output log_output{2};  // standard error, never blocking a loop
   log::Logger logger;         // log.level, log.format, log.access, log.max_line
   metrics::Registry registry;  // one cell set per loop, summed at scrape
-  OpsView ops{config, registry, pool, book, logger};
+  OpsView ops{config, registry, pool, book, logger, memory_cap};
   SystemFeed system_feed{config, registry, ops, book};
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;
