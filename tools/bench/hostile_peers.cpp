@@ -207,9 +207,19 @@ std::string Witnesses::open(std::uint64_t deadline_ns) {
 }
 
 void Witnesses::take_event(Stream& s, std::string_view data) {
-  const std::string expected = "event " + std::to_string(s.events.load());
-  if (data != expected) s.out_of_order = true;
-  ++s.events;
+  if (!data.starts_with("event ")) {
+    s.out_of_order = true;
+    return;
+  }
+  const std::size_t n = std::strtoul(std::string(data.substr(6)).c_str(), nullptr, 10);
+  const std::lock_guard lock(s.mutex);
+  if (!s.numbers.empty() && n <= s.numbers.back()) s.out_of_order = true;
+  s.numbers.push_back(n);
+}
+
+bool Witnesses::has_all(Stream& s, const std::vector<std::size_t>& accepted) {
+  const std::lock_guard lock(s.mutex);
+  return std::includes(s.numbers.begin(), s.numbers.end(), accepted.begin(), accepted.end());
 }
 
 void Witnesses::read_sse(Stream& s, std::string buffered) {
@@ -261,11 +271,13 @@ void Witnesses::read_ws(Stream& s, std::string buffered) {
   }
 }
 
-std::string Witnesses::check(std::size_t count, std::uint64_t deadline_ns) {
-  while (sse_.events.load() < count || ws_.events.load() < count) {
+std::string Witnesses::check(const std::vector<std::size_t>& accepted, std::uint64_t deadline_ns) {
+  while (!(sse_.out_of_order || ws_.out_of_order) && !(has_all(sse_, accepted) && has_all(ws_, accepted))) {
     if (now_ns() >= deadline_ns) {
-      return "after the attack, SSE had " + std::to_string(sse_.events.load()) + " and WebSocket " +
-             std::to_string(ws_.events.load()) + " of " + std::to_string(count) + " events";
+      const std::lock_guard a(sse_.mutex);
+      const std::lock_guard b(ws_.mutex);
+      return "after the attack, SSE had " + std::to_string(sse_.numbers.size()) + " and WebSocket " +
+             std::to_string(ws_.numbers.size()) + " events; " + std::to_string(accepted.size()) + " were accepted";
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

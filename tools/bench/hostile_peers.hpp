@@ -3,13 +3,16 @@
 // finishes (a WebSocket message, a chunked body) as fast as its socket
 // takes, or subscribing and never reading, and noting the server's answer.
 // Witnesses: one SSE and one WebSocket subscriber, each read on its own
-// thread, checking that the events "event 0", "event 1", ... arrive whole
-// and in order.
+// thread, checking that the events "event N" arrive whole and in order
+// (N rising; a publish whose answer came too late may have been published
+// all the same, so numbers are the publisher's attempts) and that every
+// publish the server accepted arrived.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,16 +83,19 @@ class Witnesses {
 
   // Opens both streams. Returns an error line, or "".
   [[nodiscard]] std::string open(std::uint64_t deadline_ns);
-  // Waits until both have `count` events; "" when they have, in order.
-  [[nodiscard]] std::string check(std::size_t count, std::uint64_t deadline_ns);
+  // Waits until both have every event in `accepted` (the attempts the
+  // server answered 200); "" when they have, in order.
+  [[nodiscard]] std::string check(const std::vector<std::size_t>& accepted, std::uint64_t deadline_ns);
 
  private:
   struct Stream {
     int fd = -1;
-    std::atomic<std::size_t> events{0};
+    std::mutex mutex;
+    std::vector<std::size_t> numbers;  // in arrival order
     std::atomic<bool> out_of_order{false};
     std::thread reader;
   };
+  [[nodiscard]] static bool has_all(Stream& s, const std::vector<std::size_t>& accepted);
   void read_sse(Stream& s, std::string buffered);
   void read_ws(Stream& s, std::string buffered);
   static void take_event(Stream& s, std::string_view data);
