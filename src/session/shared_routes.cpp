@@ -74,10 +74,10 @@ Response hub_refusal(const HubAnswer& answer, ReplyText& text) {
 }
 
 Response malformed(int status, ReplyText& text, std::string_view detail) {
-  const int n = detail.empty()
-                    ? std::snprintf(text.body, sizeof text.body, "%d %s\n", status, proto::http1::status_reason(status))
-                    : std::snprintf(text.body, sizeof text.body, "%d %s: %.*s\n", status,
-                                    proto::http1::status_reason(status), static_cast<int>(detail.size()), detail.data());
+  const char* reason = proto::http1::status_reason(status);
+  const int n = detail.empty() ? std::snprintf(text.body, sizeof text.body, "%d %s\n", status, reason)
+                               : std::snprintf(text.body, sizeof text.body, "%d %s: %.*s\n", status, reason,
+                                               static_cast<int>(detail.size()), detail.data());
   return {.status = status, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
 }
 

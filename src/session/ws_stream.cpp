@@ -12,8 +12,9 @@ WsStream::WsStream(const WsSetup& setup)
     : outlet_(setup.outlet),
       services_(setup.services),
       peer_(setup.peer),
-      decoder_(proto::ws::DecoderLimits{.max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
-                                        .account = setup.memory}),
+      decoder_(proto::ws::DecoderLimits{
+          .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
+          .account = setup.memory}),
       last_ping_(setup.outlet.loop().now()) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;

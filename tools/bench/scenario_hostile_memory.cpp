@@ -142,7 +142,8 @@ void add_hostile_memory(CLI::App& app, int& exit_code) {
         {"subscribers_in_order", "in order"}}};
     const nlohmann::json options = {{"attackers", o->attackers}, {"message", o->message}, {"body", o->body},
                                     {"hold", o->hold}};
-    exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); }, {});
+    exit_code =
+        run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); }, {});
   });
 }
 
