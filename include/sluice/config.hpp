@@ -45,6 +45,9 @@ struct ConnectionLimits {
   SendLimits send;
   std::size_t receive_budget = 1 << 20;  // input bytes held at most
   std::size_t receive_turn = 128 << 10;  // bytes read from one connection before the others' turn
+  // Bytes one connection's buffers outside the pool may hold past their
+  // resting size (input, a WebSocket message or chunked body being joined).
+  std::size_t memory_bytes = 2 << 20;
 };
 
 struct TopicLimits {
@@ -227,6 +230,9 @@ struct Config {
   std::int64_t sse_retry_ms = 2000;           // `retry:` sent when a stream opens
   std::int64_t max_topics_per_connection = 64;
   std::int64_t per_ip_connections = 1024;     // open connections from one address
+  // What all connections' buffers outside the pool may hold together, past
+  // their resting sizes (ConnectionLimits::memory_bytes is one connection's).
+  std::int64_t server_memory_bytes = std::int64_t{1} << 30;
   std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
   std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
   HttpLimits http;

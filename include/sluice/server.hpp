@@ -181,6 +181,7 @@ class Server {
 
   [[nodiscard]] ServerStats stats() const;
   [[nodiscard]] PoolStats pool_stats() const;
+  [[nodiscard]] MemoryStats memory_stats() const;
 
   struct Impl;  // src/server/server_impl.hpp
 

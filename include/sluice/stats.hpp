@@ -1,5 +1,6 @@
 // Owns: what a server counts (Counters, ServerStats) and reports of its
-// buffer pool (PoolStats): Server::stats() and Server::pool_stats().
+// buffer pool (PoolStats) and of the memory connections hold outside it
+// (MemoryStats): Server::stats(), pool_stats() and memory_stats().
 #pragma once
 
 #include <cstddef>
@@ -51,6 +52,17 @@ struct PoolStats {
   std::size_t min_free_blocks = 0;     // low-water mark since the pool was made
   std::uint64_t data_refusals = 0;     // data blocks refused (the reserve was reached)
   std::uint64_t control_refusals = 0;  // control blocks refused (the pool was empty)
+};
+
+// What connections hold outside the pool: their buffers' growth past the
+// resting sizes (input, WebSocket messages and chunked bodies being
+// joined), charged to each connection (limits.connection_bytes) and to the
+// server (limits.server_bytes).
+struct MemoryStats {
+  std::size_t charged = 0;  // bytes charged now, all connections together
+  std::size_t limit = 0;    // limits.server_bytes
+  std::uint64_t refused_by_connection = 0;  // growths refused by limits.connection_bytes
+  std::uint64_t refused_by_server = 0;      // growths refused by limits.server_bytes
 };
 
 }  // namespace sluice::server

@@ -16,6 +16,7 @@ Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
       Outlet(loop, owned_queue, *this),
       transport_(std::move(transport)),
       limits_(limits),
+      memory_(limits.memory_cap, limits.memory_bytes),
       last_activity_(loop.now()) {
   writer_.target = transport_.get();
 }
@@ -65,13 +66,15 @@ void Connection::read_available() {
   // until it paused, every other socket and flush waiting behind it.
   std::array<char, kReadChunk> chunk;
   for (std::size_t turn = 0; !closed();) {
-    if (!lingering_ && (closing() || input_.size() >= limits_.receive_budget)) return;
+    if (!lingering_ && (closing() || input_held() || input_.size() >= limits_.receive_budget)) return;
     if (turn >= limits_.receive_turn) {
       read_more_ = true;
       loop().defer(this);
       return;
     }
-    const std::size_t room = lingering_ ? chunk.size() : std::min(chunk.size(), limits_.receive_budget - input_.size());
+    const std::size_t room =
+        lingering_ ? chunk.size() : input_room(std::min(chunk.size(), limits_.receive_budget - input_.size()));
+    if (room == 0) return;
     const long n = transport_->read(chunk.data(), room);
     if (n > 0) {
       turn += static_cast<std::size_t>(n);
@@ -79,6 +82,7 @@ void Connection::read_available() {
       if (lingering_) continue;
       input_.append(chunk.data(), static_cast<std::size_t>(n));
       on_input(input_);
+      if (!closed()) rest_input();
       continue;
     }
     if (n == 0) return lingering_ ? close_now(close_reason_) : on_peer_eof();
@@ -86,6 +90,48 @@ void Connection::read_available() {
     if (transport_->read_wants_writable()) set_write_interest(true);
     return;
   }
+}
+
+// The buffer grows to an exact capacity (a fresh string reserved past the
+// short-string size gets what it asks for), so what is charged is what is
+// held. A refused growth leaves the room already there: the client's next
+// bytes wait in its socket.
+std::size_t Connection::input_room(std::size_t want) {
+  const std::size_t spare = input_.capacity() - input_.size();
+  if (want <= spare) return want;
+  const std::size_t capacity =
+      std::min(std::max(input_.size() + want, 2 * input_.capacity()), std::max(limits_.receive_budget, kInputResting));
+  const std::size_t charge = buf::charged_part(capacity, kInputResting);
+  if (const buf::ChargeStatus status = memory_.resize(input_charge_, charge); status != buf::ChargeStatus::ok) {
+    if (spare > 0) return spare;
+    on_input_refused(status);
+    if (!closed()) rest_input();
+    return 0;
+  }
+  input_charge_ = charge;
+  std::string bigger;
+  bigger.reserve(capacity);
+  bigger.append(input_);
+  input_.swap(bigger);
+  return std::min(want, input_.capacity() - input_.size());
+}
+
+// Once a large request is used up the buffer goes back to its resting
+// size: a connection keeps no megabyte for one past message.
+void Connection::rest_input() {
+  // A closing connection reads no more input (its linger discards): it
+  // keeps none while its last bytes drain.
+  if (closing() && input_.capacity() > kInputResting) std::string().swap(input_);
+  if (input_charge_ == 0 || input_.size() > kInputResting / 2) return;
+  // A phase may have let go of the buffer already (see Session::on_input).
+  if (input_.capacity() > kInputResting) {
+    std::string smaller;
+    smaller.reserve(kInputResting);
+    smaller.append(input_);
+    input_.swap(smaller);
+  }
+  memory_.release(input_charge_);
+  input_charge_ = 0;
 }
 
 void Connection::run_deferred() {
@@ -99,6 +145,7 @@ void Connection::run_deferred() {
 void Connection::resume_input() {
   if (ended()) return;
   if (!input_.empty()) on_input(input_);
+  if (!closed()) rest_input();
   // Edge-triggered: bytes that arrived while input was paused raised no new
   // event, so read them now.
   read_available();

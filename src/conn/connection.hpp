@@ -1,5 +1,7 @@
 // Owns: Connection, one accepted connection on one loop: reading its
-// transport into a bounded input buffer, flushing its outlet's queue once
+// transport into a bounded input buffer, the memory account every buffer
+// the connection's client can make grow is charged to (the input buffer
+// here, the phases' own through memory()), flushing its outlet's queue once
 // per tick (through its latency gate, once a stream asked for one), and
 // closing (gracefully, after the queue drains, or at once).
 //
@@ -14,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "buf/memory_account.hpp"
 #include "conn/latency_gate.hpp"
 #include "conn/out_queue.hpp"
 #include "conn/outlet.hpp"
@@ -29,7 +32,16 @@ struct ConnectionLimits {
   // Bytes read in one turn before the loop moves on to other sockets and
   // comes back (a client that keeps its socket full must not hold the loop).
   std::size_t receive_turn = 128 << 10;
+  // What the connection's buffers outside the pool may hold past their
+  // resting size, all together (input, a message or body being joined).
+  std::size_t memory_bytes = 2 << 20;
+  // The cap every connection's account draws on too; null: none.
+  buf::MemoryCap* memory_cap = nullptr;
 };
+
+// What the input buffer may keep at rest without being charged: one read
+// chunk plus the partial request or frame left before it.
+inline constexpr std::size_t kInputResting = 32 << 10;
 
 namespace detail {
 // The connection's queue, as a base constructed before the Outlet that
@@ -69,6 +81,8 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
   [[nodiscard]] std::string transport_peer_address() const {
     return transport_ ? transport_->peer_address() : std::string();
   }
+  // The account this connection's buffers outside the pool are charged to.
+  [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }
 
  protected:
   // Called after new bytes arrived. Consume from the front of `input`
@@ -77,6 +91,15 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
   virtual void on_input(std::string& input) = 0;
   // Called once, when the connection closes, whatever the reason.
   virtual void on_closed(CloseReason reason) = 0;
+  // While true nothing is read: the protocol holds its input (its client
+  // leaves replies unread, or a publish waits for room) and calls
+  // resume_input() when it goes on. The client's TCP window then fills:
+  // backpressure, where reading on would fill the input buffer for nothing.
+  [[nodiscard]] virtual bool input_held() const { return false; }
+  // The input buffer holds a partial request or message and may not grow
+  // (the memory account refused it): the protocol answers, or waits for a
+  // consumer to make room. Reading stops until resume_input().
+  virtual void on_input_refused(buf::ChargeStatus status) { (void)status; }
   // Called when the peer closed its sending side: input is complete.
   virtual void on_peer_eof() { close_after_flush(CloseReason::peer); }
   // Called at the start of each flush: the last chance to queue frames
@@ -104,13 +127,20 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
   void set_write_interest(bool on);
   [[nodiscard]] bool transport_waits_for_writable() const;
   void start_linger();
+  // Makes room for `want` more input bytes, charging what passes
+  // kInputResting; returns the room there is (0 when refused).
+  std::size_t input_room(std::size_t want);
+  // Gives back an input buffer a large request grew, once it is used up.
+  void rest_input();
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;
   std::unique_ptr<LatencyGate> gate_;
   bool gate_tried_ = false;
   ConnectionLimits limits_;
+  buf::MemoryAccount memory_;
   std::string input_;
+  std::size_t input_charge_ = 0;  // what memory_ holds for input_
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool read_more_ = false;  // a read turn ended before EAGAIN: run_deferred reads on

@@ -115,6 +115,16 @@ void write_server(Exposition& out, const Registry& r, const ServerGauges& s) {
              "Pool blocks refused: data past the reserve, control with the pool empty.");
   out.sample("sluice_pool_refusals_total", {{"lane", "data"}}, s.pool_data_refusals);
   out.sample("sluice_pool_refusals_total", {{"lane", "control"}}, s.pool_control_refusals);
+  server_value(out, "sluice_connection_memory_bytes", Type::gauge,
+               "Bytes connections' buffers outside the pool hold past their resting size (input, messages and "
+               "bodies being joined).",
+               s.memory_charged);
+  server_value(out, "sluice_connection_memory_limit_bytes", Type::gauge,
+               "What those buffers may hold together (limits.server_bytes).", s.memory_limit);
+  out.family("sluice_connection_memory_refusals_total", Type::counter,
+             "Buffer growths refused: past one connection's share, or past the server's cap.");
+  out.sample("sluice_connection_memory_refusals_total", {{"limit", "connection"}}, s.memory_refused_connection);
+  out.sample("sluice_connection_memory_refusals_total", {{"limit", "server"}}, s.memory_refused_server);
   server_value(out, "sluice_log_lines_dropped_total", Type::counter,
                "Log lines dropped because the log output would have blocked.", s.log_lines_dropped);
 }

@@ -25,6 +25,11 @@ struct ServerGauges {
   std::uint64_t pool_data_refusals = 0;
   std::uint64_t pool_control_refusals = 0;
   std::uint64_t log_lines_dropped = 0;
+  // Connections' buffers outside the pool (limits.connection_bytes, limits.server_bytes).
+  std::uint64_t memory_charged = 0;
+  std::uint64_t memory_limit = 0;
+  std::uint64_t memory_refused_connection = 0;
+  std::uint64_t memory_refused_server = 0;
 };
 
 // Appends the whole exposition to `out`. Takes no lock a loop could wait on.

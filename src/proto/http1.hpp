@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "buf/charged_buffer.hpp"
+
 namespace sluice::proto::http1 {
 
 struct Limits {
@@ -34,6 +36,9 @@ struct Limits {
   // Decoded body bytes (Content-Length, or the sum of the chunk sizes).
   // Over it: 413.
   std::size_t max_body = 1 << 20;
+  // Charged for the chunked-body buffer past buf::kRestingCapacity (a
+  // refused charge is 413 or 503, see parse()); null: not charged.
+  buf::MemoryAccount* account = nullptr;
 };
 
 enum class Method : std::uint8_t { get, head, post, put, del, options, other };
@@ -101,8 +106,12 @@ class RequestParser {
   // 501 a Transfer-Encoding other than exactly "chunked"; 505 a well-formed
   // version other than HTTP/1.0 and HTTP/1.1.
   //
+  // 413 also for a chunked body the connection's memory account cannot
+  // hold (limits.connection_bytes), 503 for one the server's cannot
+  // (limits.server_bytes): the reason names the key.
+  //
   // Allocates only to grow the chunked-body buffer past its largest size so
-  // far (its capacity is kept across reset()).
+  // far (its capacity is kept across reset() up to buf::kRestingCapacity).
   [[nodiscard]] ParseResult parse(std::string_view input);
 
   // The request, after parse() returned complete. Its views point into the
@@ -112,7 +121,9 @@ class RequestParser {
   [[nodiscard]] const Request& request() const { return request_; }
 
   // Makes the parser ready for the next request on the same connection.
-  // Keeps its buffers' capacity: no allocation per request in steady state.
+  // Keeps its buffers' capacity: no allocation per request in steady state,
+  // except that a chunked body larger than buf::kRestingCapacity is given
+  // back (and its charge with it).
   void reset();
 
  private:
@@ -177,7 +188,7 @@ class RequestParser {
   ParseResult result_{ParseStatus::need_more, 0, 0, "need more input"};
   std::vector<FieldSpan> fields_;  // header lines; trailers are not kept
   std::vector<Header> headers_;
-  std::string chunked_body_;
+  buf::ChargedBuffer chunked_body_;
   Request request_;
 };
 

@@ -47,7 +47,7 @@ bool is_chunk_ext(std::string_view rest) {
 
 }  // namespace
 
-RequestParser::RequestParser(const Limits& limits) : limits_(limits) {
+RequestParser::RequestParser(const Limits& limits) : limits_(limits), chunked_body_(limits.account) {
   fields_.reserve(limits.max_headers);
   headers_.reserve(limits.max_headers);
 }
@@ -58,6 +58,7 @@ void RequestParser::reset() {
   fields_.clear();
   headers_.clear();
   chunked_body_.clear();
+  chunked_body_.trim();
   request_ = {};
 }
 
@@ -193,7 +194,16 @@ RequestParser::Flow RequestParser::on_chunk_size(std::string_view in) {
 
 RequestParser::Flow RequestParser::on_chunk_data(std::string_view in) {
   const std::size_t n = std::min(in.size() - cur_.pos, cur_.chunk_left);
-  chunked_body_.append(in.data() + cur_.pos, n);
+  switch (chunked_body_.append(in.substr(cur_.pos, n), limits_.max_body)) {
+    case buf::Growth::ok:
+      break;
+    case buf::Growth::over_connection:
+      return fail(413, "chunked body over this connection's memory (limits.connection_bytes)");
+    case buf::Growth::over_server:
+      return fail(503, "server memory for request bodies is full (limits.server_bytes)");
+    case buf::Growth::no_memory:
+      return fail(503, "out of memory for the chunked body");
+  }
   cur_.pos += n;
   cur_.chunk_left -= n;
   if (cur_.chunk_left > 0) return stop_with(kNeedMore);
@@ -262,7 +272,7 @@ void RequestParser::bind(std::string_view in) {
   request_.query = question == std::string_view::npos ? std::string_view()
                                                       : request_.target.substr(question + 1);
   bind_headers(in);
-  request_.body = cur_.chunked ? std::string_view(chunked_body_)
+  request_.body = cur_.chunked ? chunked_body_.text()
                                : in.substr(cur_.body_begin, cur_.content_length);
 }
 

@@ -15,26 +15,6 @@
 
 namespace sluice::proto::ws {
 
-namespace detail {
-
-namespace {
-constexpr std::size_t kMinCapacity = 256;
-}  // namespace
-
-bool MessageBuffer::reserve(std::size_t total, std::size_t limit) {
-  if (total <= capacity_) return true;
-  const std::size_t wanted = std::max({total, capacity_ * 2, kMinCapacity});
-  const std::size_t capacity = std::min(wanted, std::max(limit, total));
-  std::unique_ptr<char[]> bigger(new (std::nothrow) char[capacity]);
-  if (!bigger) return false;
-  if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
-  data_ = std::move(bigger);
-  capacity_ = capacity;
-  return true;
-}
-
-}  // namespace detail
-
 namespace {
 
 constexpr std::uint8_t kFinBit = 0x80;
@@ -69,7 +49,7 @@ DecodeResult event(DecodeStatus status, std::span<const char> payload) {
 
 }  // namespace
 
-Decoder::Decoder(const DecoderLimits& limits) : limits_(limits) {}
+Decoder::Decoder(const DecoderLimits& limits) : limits_(limits), message_(limits.account) {}
 
 bool Decoder::set_deflate(const DeflateParams& params) {
   inflater_.reset();
@@ -221,8 +201,23 @@ DecodeResult Decoder::begin_payload() {
   if (compressed_) return need_more();
   // The size check above bounds this reservation by max_message_size.
   const auto total = static_cast<std::size_t>(message_.size() + frame_size_);
-  if (!message_.reserve(total, limits_.max_message_size)) return fail(CloseCode::internal_error, "out of memory");
-  return need_more();
+  const buf::Growth growth = message_.reserve(total, limits_.max_message_size);
+  return growth == buf::Growth::ok ? need_more() : refuse(growth);
+}
+
+// The buffer could not grow: the server is out of memory, or the charge
+// would pass a memory limit (the reason names the key to raise).
+DecodeResult Decoder::refuse(buf::Growth growth) {
+  switch (growth) {
+    case buf::Growth::over_connection:
+      return fail(CloseCode::message_too_big, "message over this connection's memory (limits.connection_bytes)");
+    case buf::Growth::over_server:
+      return fail(CloseCode::message_too_big, "server memory for messages is full (limits.server_bytes)");
+    case buf::Growth::ok:
+    case buf::Growth::no_memory:
+      break;
+  }
+  return fail(CloseCode::internal_error, "out of memory");
 }
 
 void Decoder::start_message() {
@@ -289,12 +284,14 @@ DecodeResult Decoder::take_compressed(std::span<const char> chunk) {
 // message buffer, growing it as needed; the Inflater enforces the limit.
 InflateStatus Decoder::inflate_into_message(std::span<const char> in, bool last) {
   for (;;) {
+    inflate_growth_ = buf::Growth::no_memory;  // what a Z_MEM_ERROR means
     const InflateResult result = last ? inflater_->finish(message_.spare()) : inflater_->inflate(in, message_.spare());
     message_.commit(result.produced);
     if (!last) in = in.subspan(result.consumed);
     if (result.status != InflateStatus::need_space) return result.status;
     if (message_.capacity() >= limits_.max_message_size) return InflateStatus::too_big;
-    if (!message_.reserve(message_.capacity() + 1, limits_.max_message_size)) return InflateStatus::no_memory;
+    inflate_growth_ = message_.reserve(message_.capacity() + 1, limits_.max_message_size);
+    if (inflate_growth_ != buf::Growth::ok) return InflateStatus::no_memory;
   }
 }
 
@@ -311,7 +308,7 @@ DecodeResult Decoder::after_inflate(InflateStatus status, std::size_t text_start
     case InflateStatus::corrupt:
       return fail(CloseCode::invalid_payload, "invalid compressed data");
     case InflateStatus::no_memory:
-      return fail(CloseCode::internal_error, "out of memory");
+      return refuse(inflate_growth_);
     case InflateStatus::ok:
     case InflateStatus::need_space:
       break;

@@ -3,10 +3,13 @@
 // one event out per call, and for every protocol violation the close code
 // the connection must be failed with.
 //
-// Memory: a decoder holds one message buffer that grows to the largest
-// message seen (never past max_message_size) and is reused, a 125-byte
-// control payload buffer, and, once deflate is negotiated, one Inflater.
-// After the first messages, decoding allocates nothing.
+// Memory: a decoder holds one message buffer that grows as a message needs
+// (never past max_message_size) and is reused, a 125-byte control payload
+// buffer, and, once deflate is negotiated, one Inflater. With an account,
+// every growth past buf::kRestingCapacity is charged to it first; a refused
+// charge fails the message with 1009, and trim() gives a large buffer back
+// once its message is done. Messages up to that size allocate
+// nothing after the first (buf/charged_buffer.hpp).
 //
 // Fail fast: a size over the limit is refused as soon as the frame header
 // says so (for compressed messages, as soon as inflating passes the limit),
@@ -20,6 +23,7 @@
 #include <memory>
 #include <span>
 
+#include "buf/charged_buffer.hpp"
 #include "proto/utf8.hpp"
 #include "proto/ws_close.hpp"
 #include "proto/ws_deflate.hpp"
@@ -35,6 +39,8 @@ enum class Role : std::uint8_t {
 struct DecoderLimits {
   std::size_t max_message_size = std::size_t{1} << 20;  // after inflating
   Role role = Role::server;
+  // Charged for the message buffer past buf::kRestingCapacity; null: not charged.
+  buf::MemoryAccount* account = nullptr;
 };
 
 enum class DecodeStatus : std::uint8_t {
@@ -59,31 +65,6 @@ struct DecodeResult {
   CloseCode close_code = CloseCode::no_status;
   const char* error = nullptr;  // error: what was wrong, a static string for logs
 };
-
-namespace detail {
-
-// A byte buffer that keeps its capacity between messages. Growth uses
-// nothrow allocation: running out of memory is an answer, not an abort.
-class MessageBuffer {
- public:
-  // Makes room for `total` bytes, growing by doubling but never past
-  // max(limit, total). Returns false when memory is exhausted.
-  [[nodiscard]] bool reserve(std::size_t total, std::size_t limit);
-  [[nodiscard]] std::span<char> spare() { return {data_.get() + size_, capacity_ - size_}; }
-  void commit(std::size_t n) { size_ += n; }
-  void clear() { size_ = 0; }
-  [[nodiscard]] char* data() { return data_.get(); }
-  [[nodiscard]] std::span<const char> view() const { return {data_.get(), size_}; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] std::size_t capacity() const { return capacity_; }
-
- private:
-  std::unique_ptr<char[]> data_;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-};
-
-}  // namespace detail
 
 // Usage: give each chunk read from the socket to feed() until it returns
 // need_more, advancing past `consumed` after each event:
@@ -111,6 +92,11 @@ class Decoder {
 
   // Bytes held for message assembly (for memory accounting and tests).
   [[nodiscard]] std::size_t buffer_capacity() const { return message_.capacity(); }
+  // Between messages, gives back a buffer a large message grew (the last
+  // message's payload is then gone). Does nothing mid-message.
+  void trim() {
+    if (!in_message_) message_.trim();
+  }
   // A frame or a fragmented message has begun and is not complete yet: the
   // caller bounds how long it may stay so (a client that never finishes a
   // message would hold its buffer for good).
@@ -147,6 +133,7 @@ class Decoder {
   DecodeResult control_event();
   DecodeResult close_event(std::span<const char> payload);
   DecodeResult fail(CloseCode code, const char* why);
+  DecodeResult refuse(buf::Growth growth);
 
   DecoderLimits limits_;
   State state_ = State::head;
@@ -166,11 +153,12 @@ class Decoder {
   bool in_message_ = false;
   bool compressed_ = false;
   Opcode message_opcode_ = Opcode::continuation;
-  detail::MessageBuffer message_;
+  buf::ChargedBuffer message_;
   Utf8Validator utf8_;
 
   std::array<char, kMaxControlPayload> control_{};
   std::unique_ptr<Inflater> inflater_;
+  buf::Growth inflate_growth_ = buf::Growth::ok;  // why the inflater's last growth failed
   DecodeResult failure_;
 };
 

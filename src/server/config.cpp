@@ -209,6 +209,10 @@ std::optional<std::string> validate(const Config& config) {
     return "config key 'send.budget_bytes' must be at least pool.block_size (" + std::to_string(pool.block_size) +
            ")";
   }
+  if (config.server_memory_bytes < static_cast<std::int64_t>(config.connection.memory_bytes)) {
+    return "config key 'limits.server_bytes' must be at least limits.connection_bytes (" +
+           std::to_string(config.connection.memory_bytes) + ")";
+  }
   const auto data_blocks = static_cast<std::int64_t>(pool.block_count - pool.reserve);
   if (data_blocks < config.max_connections) {
     return "config key 'pool.block_count' must be at least max_connections + pool.reserve (" +

@@ -79,6 +79,11 @@ const IntSetting kIntSettings[] = {
                                                                       10'000'000, "new topics one connection may make"),
     int_setting<&C::per_ip_connections>("limits.per_ip_connections", 1, 1'000'000,
                                         "open connections from one address (503 past it)"),
+    int_setting<&C::connection, &ConnectionLimits::memory_bytes>(
+        "limits.connection_bytes", 64 * 1024, 1024 * kMiB,
+        "bytes one connection's buffers outside the pool may hold past their resting size (1009/413 past it)"),
+    int_setting<&C::server_memory_bytes>("limits.server_bytes", kMiB, 1024 * 1024 * kMiB,
+                                         "bytes all connections' buffers outside the pool may hold (1009/503 past it)"),
     int_setting<&C::pool, &PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
     int_setting<&C::pool, &PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
     int_setting<&C::pool, &PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),

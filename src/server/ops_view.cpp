@@ -23,7 +23,11 @@ metrics::ServerGauges OpsView::gauges() const {
           .pool_min_free_blocks = pool.min_free_blocks,
           .pool_data_refusals = pool.data_refusals,
           .pool_control_refusals = pool.control_refusals,
-          .log_lines_dropped = logger_.dropped()};
+          .log_lines_dropped = logger_.dropped(),
+          .memory_charged = memory_.charged(),
+          .memory_limit = memory_.limit(),
+          .memory_refused_connection = memory_.refused_by_connection(),
+          .memory_refused_server = memory_.refused_by_server()};
 }
 
 void OpsView::write_metrics(std::string& out) const { metrics::write_exposition(registry_, gauges(), out); }

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "buf/memory_account.hpp"
 #include "buf/pool.hpp"
 #include "hub/topic_book.hpp"
 #include "log/logger.hpp"
@@ -19,8 +20,8 @@ namespace sluice::server {
 class OpsView final : public session::OpsPages {
  public:
   OpsView(const Config& config, const metrics::Registry& registry, const buf::Pool& pool, const hub::TopicBook& book,
-          const log::Logger& logger)
-      : config_(config), registry_(registry), pool_(pool), book_(book), logger_(logger) {}
+          const log::Logger& logger, const buf::MemoryCap& memory)
+      : config_(config), registry_(registry), pool_(pool), book_(book), logger_(logger), memory_(memory) {}
 
   void write_metrics(std::string& out) const override;
   [[nodiscard]] session::AdminDesk* admin() const override { return admin_; }
@@ -35,6 +36,7 @@ class OpsView final : public session::OpsPages {
   const buf::Pool& pool_;
   const hub::TopicBook& book_;
   const log::Logger& logger_;
+  const buf::MemoryCap& memory_;  // what connections hold outside the pool
   session::AdminDesk* admin_ = nullptr;
 };
 

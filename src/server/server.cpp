@@ -67,6 +67,7 @@ unsigned loop_count(const Config& config) {
 Server::Impl::Impl(const Config& c)
     : config(c),
       pool(session::pool_config(config.pool)),
+      memory_cap(static_cast<std::size_t>(config.server_memory_bytes)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),
       logger(log_config(config.ops), log_output),
       registry(loop_count(config)),
@@ -78,7 +79,7 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
   const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
                             s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
-                            s.broker_config.get(), &s.broker_node, &s.admin.listing()};
+                            s.broker_config.get(), &s.broker_node, &s.admin.listing(), &s.memory_cap};
   for (unsigned i = 0; i < loop_count(s.config); ++i) {
     s.workers.push_back(std::make_unique<Worker>(shared, i));
     if (LoopBroker* broker = s.workers.back()->broker()) s.broker_node.add_loop(*broker);
@@ -200,6 +201,11 @@ ServerStats Server::stats() const {
 PoolStats Server::pool_stats() const {
   const buf::PoolStats p = impl_->pool.stats();
   return {p.block_count, p.block_size, p.reserve, p.free_blocks, p.min_free_blocks, p.data_refusals, p.control_refusals};
+}
+
+MemoryStats Server::memory_stats() const {
+  const buf::MemoryCap& m = impl_->memory_cap;
+  return {m.charged(), m.limit(), m.refused_by_connection(), m.refused_by_server()};
 }
 
 void add_ws_route(Server& server, session::WsRoute route) { impl_of(server).ws_routes.push_back(std::move(route)); }

@@ -33,11 +33,12 @@ struct Server::Impl {
 
   Config config;
   buf::Pool pool;
+  buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
   hub::TopicBook book;
   log::Output log_output{2};  // standard error, never blocking a loop
   log::Logger logger;         // log.level, log.format, log.access, log.max_line
   metrics::Registry registry;  // one cell set per loop, summed at scrape
-  OpsView ops{config, registry, pool, book, logger};
+  OpsView ops{config, registry, pool, book, logger, memory_cap};
   SystemFeed system_feed{config, registry, ops, book};
   session::AppHooks hooks;
   std::vector<session::WsRoute> ws_routes;

@@ -44,7 +44,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       metrics_(shared.registry.loop(index)),
       services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
                  shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr,
-                 broker_ ? &broker_->replays() : nullptr, index}),
+                 broker_ ? &broker_->replays() : nullptr, index, shared.memory_cap}),
       listing_(shared.listing),
       next_id_(index + 1),
       id_step_(shared.registry.loops()),

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "buf/memory_account.hpp"
 #include "buf/pool.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
@@ -57,6 +58,8 @@ struct WorkerShared {
   BrokerNode* broker_node = nullptr;
   // The admin API's listing of connections, which each loop adds to.
   ConnectionListing* listing = nullptr;
+  // What every connection's buffers outside the pool draw on (limits.server_bytes).
+  buf::MemoryCap* memory_cap = nullptr;
 };
 
 class Worker final : public io::Handler,

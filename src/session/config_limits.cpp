@@ -20,7 +20,8 @@ static_assert(kConnection.send.max_bytes == kConnectionInternal.send.max_bytes &
               kConnection.send.max_frames == kConnectionInternal.send.max_frames &&
               kConnection.send.max_control_frames == kConnectionInternal.send.max_control_frames &&
               kConnection.receive_budget == kConnectionInternal.receive_budget &&
-              kConnection.receive_turn == kConnectionInternal.receive_turn);
+              kConnection.receive_turn == kConnectionInternal.receive_turn &&
+              kConnection.memory_bytes == kConnectionInternal.memory_bytes);
 constexpr server::TopicLimits kTopics;
 constexpr hub::HubLimits kTopicsInternal;
 static_assert(kTopics.max_topics == kTopicsInternal.max_topics &&
@@ -56,7 +57,8 @@ conn::ConnectionLimits connection_limits(const server::ConnectionLimits& l) {
                    .max_frames = l.send.max_frames,
                    .max_control_frames = l.send.max_control_frames},
           .receive_budget = l.receive_budget,
-          .receive_turn = l.receive_turn};
+          .receive_turn = l.receive_turn,
+          .memory_bytes = l.memory_bytes};
 }
 
 hub::HubLimits hub_limits(const server::TopicLimits& l) {

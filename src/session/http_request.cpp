@@ -16,10 +16,26 @@ namespace sluice::session {
 
 using proto::http1::ParseStatus;
 
+namespace {
+
+proto::http1::Limits charged(proto::http1::Limits limits, buf::MemoryAccount& account) {
+  limits.account = &account;
+  return limits;
+}
+
+// A refusal for want of memory names the key to raise; the parser's other
+// reasons are for logs only.
+std::string_view named_key(const char* reason) {
+  const std::string_view text(reason);
+  return text.find("(limits.") == std::string_view::npos ? std::string_view() : text;
+}
+
+}  // namespace
+
 HttpRequestPhase::HttpRequestPhase(Session& session)
     : session_(session),
       services_(session.services()),
-      parser_(services_.http_limits()),
+      parser_(charged(services_.http_limits(), session.memory())),
       request_started_(session.loop().now()) {}
 
 HttpRequestPhase::~HttpRequestPhase() {
@@ -85,7 +101,8 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
       if (input.size() >= services_.connection_limits().receive_budget) fail(413);
       return false;
     case ParseStatus::error:
-      fail(result.http_status);
+      fail(result.http_status, named_key(result.reason));
+      parser_.reset();  // the connection closes: its body buffer goes back now
       log_access({}, {}, {}, 0);
       return false;
     case ParseStatus::complete:
@@ -171,9 +188,23 @@ void HttpRequestPhase::log_access(std::string_view method, std::string_view targ
                                         .duration_us = static_cast<std::uint64_t>(elapsed.count())});
 }
 
-void HttpRequestPhase::fail(int status) {
+void HttpRequestPhase::fail(int status, std::string_view reason) {
   ReplyText text;
-  respond(malformed(status, text));
+  respond(malformed(status, text, reason));
+}
+
+// The request being read cannot grow the input buffer. Complete requests
+// waiting behind unsent replies (or a broker's answer) only wait: the drain
+// reads on. A partial one could never complete: the client is told which
+// limit stopped it.
+void HttpRequestPhase::on_input_refused(buf::ChargeStatus status) {
+  if (awaiting_publish_ || replies_full() || session_.ended()) return;
+  if (status == buf::ChargeStatus::over_server) {
+    fail(503, "server memory for requests is full (limits.server_bytes)");
+  } else {
+    fail(413, "request over this connection's memory (limits.connection_bytes)");
+  }
+  parser_.reset();
 }
 
 void HttpRequestPhase::refuse(hub::HubStatus status) {

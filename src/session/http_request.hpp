@@ -38,6 +38,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
 
   void on_input(std::string& input) override;
   void on_drained() override;
+  void on_input_refused(buf::ChargeStatus status) override;
   void tick(io::Loop::Clock::time_point now) override;
 
  private:
@@ -48,7 +49,8 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool handle_one(std::string_view input, std::size_t& used);
   void respond(Response response);
   bool queue_response(const Response& response);
-  void fail(int status);
+  // `reason`, when given, follows the status line's text in the body.
+  void fail(int status, std::string_view reason = {});
   // The hub's refusal, as an HTTP reply that keeps the connection.
   void refuse(hub::HubStatus status);
   void method_not_allowed(std::string_view allow);

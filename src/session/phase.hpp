@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "buf/frame.hpp"
+#include "buf/memory_account.hpp"
 #include "conn/out_queue.hpp"
 #include "conn/writer.hpp"
 #include "io/loop.hpp"
@@ -27,6 +28,12 @@ class Phase {
   // New bytes from the peer: consume from the front of `input` (erase what
   // was used); bytes left stay for the next call.
   virtual void on_input(std::string& input) = 0;
+  // While true the connection reads nothing more (see
+  // conn::Connection::input_held()).
+  [[nodiscard]] virtual bool holds_input() const { return false; }
+  // The input buffer may not grow for the partial request or message it
+  // holds (see conn::Connection::on_input_refused()).
+  virtual void on_input_refused(buf::ChargeStatus status) { (void)status; }
   // The peer shut its sending side. Returns true when the phase handled
   // it; false lets the connection close after its queue drains.
   virtual bool on_peer_eof() { return false; }

@@ -28,6 +28,7 @@ LoopServices::LoopServices(const LoopParts& parts)
   allowed_hosts_ = hosts_in_force(parts.config.allowed_hosts, listen_views, auth_gate_.installed());
   allowed_host_views_.assign(allowed_hosts_.begin(), allowed_hosts_.end());
   auth_gate_.set_wait_bound(std::chrono::milliseconds(parts.config.auth.callback_timeout_ms));
+  connection_limits_.memory_cap = parts.memory_cap;
 }
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {

@@ -75,6 +75,7 @@ struct LoopParts {
   BrokerPublishes* broker_publishes = nullptr;  // with a broker: where this loop's publishes go
   BrokerReplays* broker_replays = nullptr;      // with a broker: where resuming clients' replays come from
   unsigned index = 0;                           // the loop's number among the server's loops
+  buf::MemoryCap* memory_cap = nullptr;         // limits.server_bytes, across every loop; null: none
 };
 
 class LoopServices {

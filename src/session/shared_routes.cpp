@@ -84,8 +84,11 @@ Response hub_refusal(const HubAnswer& answer, ReplyText& text) {
           .extra_headers = clipped(text.headers, h, sizeof text.headers)};
 }
 
-Response malformed(int status, ReplyText& text) {
-  const int n = std::snprintf(text.body, sizeof text.body, "%d %s\n", status, proto::http1::status_reason(status));
+Response malformed(int status, ReplyText& text, std::string_view detail) {
+  const char* reason = proto::http1::status_reason(status);
+  const int n = detail.empty() ? std::snprintf(text.body, sizeof text.body, "%d %s\n", status, reason)
+                               : std::snprintf(text.body, sizeof text.body, "%d %s: %.*s\n", status, reason,
+                                               static_cast<int>(detail.size()), detail.data());
   return {.status = status, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
 }
 

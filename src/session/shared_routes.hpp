@@ -62,8 +62,9 @@ struct ReplyText {
 [[nodiscard]] Response denial(const AuthOutcome& outcome, ReplyText& text);
 // The hub's refusal, as an HTTP reply (with Retry-After when it has one).
 [[nodiscard]] Response hub_refusal(const HubAnswer& answer, ReplyText& text);
-// "STATUS Reason" for a request that cannot be served; keep_alive false.
-[[nodiscard]] Response malformed(int status, ReplyText& text);
+// "STATUS Reason" for a request that cannot be served, then ": " and
+// `detail` when given; keep_alive false.
+[[nodiscard]] Response malformed(int status, ReplyText& text, std::string_view detail = {});
 
 // What a checked publish publishes to: views into a ReplyText.
 struct PublishTarget {

@@ -12,7 +12,9 @@ WsStream::WsStream(const WsSetup& setup)
     : outlet_(setup.outlet),
       services_(setup.services),
       peer_(setup.peer),
-      decoder_(proto::ws::DecoderLimits{static_cast<std::size_t>(setup.services.config().ws.max_message)}),
+      decoder_(proto::ws::DecoderLimits{
+          .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
+          .account = setup.memory}),
       whole_connection_(setup.whole_connection),
       last_ping_(setup.outlet.loop().now()) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
@@ -68,6 +70,9 @@ void WsStream::on_input(std::string& input) {
     break;
   }
   input.erase(0, used);
+  // A message larger than the decoder keeps at rest has been acted on: its
+  // buffer goes back now (after a hold ends, should the hold still need it).
+  if (completed && !input_held()) decoder_.trim();
   // Input that stopped on a hold is read on when the hold ends: a drain,
   // or else the next tick that finds it over (see tick()).
   if (!held_ && waiting()) {

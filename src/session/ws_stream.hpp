@@ -41,6 +41,7 @@ struct WsSetup {
   // The stream is the whole connection (HTTP/1.1, counted as a WebSocket
   // connection while it lasts), not one HTTP/2 stream among others.
   bool whole_connection = true;
+  buf::MemoryAccount* memory = nullptr;  // what a message being joined is charged to
 };
 
 class WsStream : public Phase, private AuthWaiter {
@@ -48,6 +49,9 @@ class WsStream : public Phase, private AuthWaiter {
   ~WsStream() override = default;
 
   void on_input(std::string& input) final;
+  // A stream that holds its input reads nothing more: its client's TCP
+  // window fills instead of the input buffer.
+  [[nodiscard]] bool holds_input() const final { return input_held(); }
   void tick(io::Loop::Clock::time_point now) final;
   // A 1001 close frame: the server is going away.
   void shutdown() final;

@@ -124,7 +124,7 @@ TEST_F(AuthorizationLater, AnSseStreamWaitsForItsDecisionWhileTheLoopServesOther
 
 TEST_F(AuthorizationLater, ARefusalGivenLaterIsTheClientsStatus) {
   TestClient client(running.port());
-  client.send("GET /sse/later.news HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.send("GET /sse/later.news HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
   decide(403);
   const HttpReply reply = read_reply(client);
@@ -136,8 +136,8 @@ TEST_F(AuthorizationLater, ARefusalGivenLaterIsTheClientsStatus) {
 TEST_F(AuthorizationLater, RequestsPipelinedBehindAWaitingOneAreAnsweredAfterItInOrder) {
   TestClient client(running.port());
   client.send(
-      "POST /pub/later.t HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx"
-      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+      "POST /pub/later.t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\nx"
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
   EXPECT_FALSE(sent_anything(client)) << client.buffer();  // /healthz waits its turn
   decide(200);
@@ -201,7 +201,7 @@ TEST_F(AuthorizationLater, ATopicStreamsFirstMessageWaitsForItsPublishDecisionAn
 TEST_F(AuthorizationLater, AClientThatLeavesWhileWaitingWithdrawsItsQuestion) {
   {
     TestClient leaving(running.port());
-    leaving.send("GET /sse/later.news HTTP/1.1\r\nHost: x\r\n\r\n");
+    leaving.send("GET /sse/later.news HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
   }
   ASSERT_TRUE(eventually([&] { return gate.withdrawn.load() == 1; }));
@@ -215,7 +215,7 @@ TEST_F(AuthorizationLater, AClientThatLeavesWhileWaitingWithdrawsItsQuestion) {
 
 TEST_F(AuthorizationLater, ADecisionFromAnotherThreadIsNotTaken) {
   TestClient client(running.port());
-  client.send("GET /sse/later.news HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.send("GET /sse/later.news HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
   const std::shared_ptr<AuthReply> reply = gate.last.load();
   EXPECT_FALSE((*reply)(AuthDecision::allow()));
@@ -225,12 +225,12 @@ TEST_F(AuthorizationLater, ADecisionFromAnotherThreadIsNotTaken) {
 
 TEST_F(AuthorizationLater, ADecisionGivenDuringTheCallIsTheAnswerAndLaterWithoutAHandleIsAFailure) {
   TestClient during(running.port());
-  during.send("GET /sse/now.x HTTP/1.1\r\nHost: x\r\n\r\n");
+  during.send("GET /sse/now.x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   const HttpReply decided = read_reply(during);
   EXPECT_EQ(decided.status, 403);
   EXPECT_EQ(decided.body, "decided during the call\n");
   TestClient broken(running.port());
-  broken.send("GET /sse/broken.x HTTP/1.1\r\nHost: x\r\n\r\n");
+  broken.send("GET /sse/broken.x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   EXPECT_EQ(read_reply(broken).status, 500);
 }
 
@@ -240,7 +240,7 @@ struct AuthorizationLaterBound : AuthorizationLater {
 
 TEST_F(AuthorizationLaterBound, ADecisionThatNeverComesIs503AndTheQuestionIsWithdrawn) {
   TestClient client(running.port());
-  client.send("GET /sse/later.news HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.send("GET /sse/later.news HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   const HttpReply reply = read_reply(client);
   EXPECT_EQ(reply.status, 503);
   EXPECT_NE(reply.head.find("Retry-After: 1"), std::string::npos) << reply.head;

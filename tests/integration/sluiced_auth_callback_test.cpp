@@ -53,11 +53,11 @@ bool sent_anything(TestClient& client) {
 }
 
 std::string get(const std::string& target, const std::string& headers = {}) {
-  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n";
+  return "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "\r\n";
 }
 
 std::string post(const std::string& target, const std::string& body) {
-  return "POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+  return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
          body;
 }
 

@@ -126,6 +126,7 @@ TEST(SseStream, EventFarLargerThanTheSendBufferArrivesIntact) {
   config.tcp_send_buffer = 4096;
   config.http.max_body = 8 << 20;
   config.connection.receive_budget = 9 << 20;
+  config.connection.memory_bytes = 16 << 20;  // the input buffer grows to hold the whole body
   RunningServer server(config);
   SseSubscriber sub(server.port(), "/sse/big");
   ASSERT_TRUE(sub.opened());

@@ -592,5 +592,38 @@ TEST(Http1StatusReason, NamesEveryStatusSluiceSends) {
   EXPECT_STREQ(status_reason(299), "Unknown");
 }
 
+// A chunked body is joined into a buffer of the parser's own; its growth
+// past the resting size is charged, and a refusal names the limit: 413 for
+// the connection's share, 503 for the server's.
+TEST(Http1Parser, AChunkedBodyTheAccountRefusesGets413Or503) {
+  const std::string chunk = std::string(40000, 'x');
+  const std::string body = post_chunked("9c40\r\n" + chunk + "\r\n0\r\n\r\n");
+  buf::MemoryAccount small_share(nullptr, 1000);
+  RequestParser over_share({.account = &small_share});
+  const ParseResult share = over_share.parse(body);
+  EXPECT_EQ(share.http_status, 413);
+  EXPECT_NE(std::string_view(share.reason).find("limits.connection_bytes"), std::string_view::npos);
+  buf::MemoryCap full(1000);
+  buf::MemoryAccount large_share(&full, 1 << 20);
+  RequestParser over_server({.account = &large_share});
+  const ParseResult server = over_server.parse(body);
+  EXPECT_EQ(server.http_status, 503);
+  EXPECT_NE(std::string_view(server.reason).find("limits.server_bytes"), std::string_view::npos);
+  buf::MemoryAccount enough(nullptr, 1 << 20);
+  RequestParser fits({.account = &enough});
+  ASSERT_EQ(fits.parse(body).status, ParseStatus::complete);
+  EXPECT_EQ(fits.request().body, chunk);
+}
+
+TEST(Http1Parser, ResetGivesBackALargeChunkedBody) {
+  buf::MemoryAccount account(nullptr, 1 << 20);
+  RequestParser parser({.account = &account});
+  const std::string body = post_chunked("9c40\r\n" + std::string(40000, 'x') + "\r\n0\r\n\r\n");
+  ASSERT_EQ(parser.parse(body).status, ParseStatus::complete);
+  EXPECT_GT(account.charged(), 0u);
+  parser.reset();
+  EXPECT_EQ(account.charged(), 0u);
+}
+
 }  // namespace
 }  // namespace sluice::proto::http1

@@ -469,3 +469,35 @@ TEST(WsDecoderDeflate, LargeCompressedTextRoundTrips) {
 
 }  // namespace
 }  // namespace sluice::proto::ws
+
+namespace sluice::proto::ws {
+namespace {
+
+// The buffer's growth past its resting size is charged before it is made;
+// a refused charge fails the message with 1009, naming the key.
+TEST(WsDecoder, AMessageTheAccountRefusesIsClosedWith1009) {
+  buf::MemoryCap cap(64 << 10);
+  buf::MemoryAccount account(&cap, 1 << 20);
+  Decoder decoder({.account = &account});
+  const DecodeResult r = decoder.feed(masked(0x82, std::string(100 << 10, 'a')));
+  ASSERT_EQ(r.status, DecodeStatus::error);
+  EXPECT_EQ(r.close_code, CloseCode::message_too_big);
+  EXPECT_NE(std::string_view(r.error).find("limits.server_bytes"), std::string_view::npos) << r.error;
+  EXPECT_EQ(cap.charged(), 0u);
+}
+
+TEST(WsDecoder, TrimGivesALargeBufferBackAndItsCharge) {
+  buf::MemoryAccount account(nullptr, 1 << 20);
+  Decoder decoder({.account = &account});
+  ASSERT_EQ(run(decoder, masked(0x82, std::string(100 << 10, 'a'))).size(), 1u);
+  EXPECT_GT(account.charged(), 0u);
+  decoder.trim();
+  EXPECT_EQ(decoder.buffer_capacity(), 0u);
+  EXPECT_EQ(account.charged(), 0u);
+  // A small message afterwards is not charged.
+  ASSERT_EQ(run(decoder, masked(0x82, "tiny")).size(), 1u);
+  EXPECT_EQ(account.charged(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::proto::ws

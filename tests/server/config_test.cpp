@@ -184,5 +184,20 @@ TEST(Config, DescribeListsEveryKey) {
   }
 }
 
+TEST(Config, TheMemoryLimitsHaveRangesAndTheServersCoversAConnections) {
+  Config config;
+  EXPECT_EQ(apply_setting(config, "limits.connection_bytes", "4194304"), std::nullopt);
+  EXPECT_EQ(config.connection.memory_bytes, 4194304u);
+  EXPECT_EQ(apply_setting(config, "limits.server_bytes", "2097152"), std::nullopt);
+  EXPECT_EQ(config.server_memory_bytes, 2097152);
+  const std::optional<std::string> cross = validate(config);
+  ASSERT_TRUE(cross);
+  EXPECT_NE(cross->find("limits.server_bytes"), std::string::npos) << *cross;
+  const std::optional<std::string> low = apply_setting(config, "limits.connection_bytes", "1000");
+  ASSERT_TRUE(low);
+  EXPECT_NE(low->find("limits.connection_bytes"), std::string::npos) << *low;
+  EXPECT_NE(low->find("65536"), std::string::npos) << *low;
+}
+
 }  // namespace
 }  // namespace sluice::server

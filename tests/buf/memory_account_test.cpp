@@ -1,0 +1,55 @@
+#include "buf/memory_account.hpp"
+
+#include <gtest/gtest.h>
+
+namespace sluice::buf {
+namespace {
+
+TEST(MemoryAccount, ChargesTheConnectionAndTheServerTogether) {
+  MemoryCap cap(1000);
+  MemoryAccount a(&cap, 600);
+  MemoryAccount b(&cap, 600);
+  EXPECT_EQ(a.charge(500), ChargeStatus::ok);
+  EXPECT_EQ(b.charge(400), ChargeStatus::ok);
+  EXPECT_EQ(cap.charged(), 900u);
+  // a has room of its own (100) but the server has only 100 left.
+  EXPECT_EQ(b.charge(150), ChargeStatus::over_server);
+  EXPECT_EQ(a.charge(101), ChargeStatus::over_connection);
+  EXPECT_EQ(cap.charged(), 900u);
+  EXPECT_EQ(a.charged(), 500u);
+  EXPECT_EQ(b.charged(), 400u);
+  EXPECT_EQ(cap.refused_by_server(), 1u);
+  EXPECT_EQ(cap.refused_by_connection(), 1u);
+}
+
+TEST(MemoryAccount, ResizeChargesGrowthAndGivesBackShrink) {
+  MemoryCap cap(1000);
+  MemoryAccount a(&cap, 1000);
+  EXPECT_EQ(a.resize(0, 300), ChargeStatus::ok);
+  EXPECT_EQ(a.resize(300, 800), ChargeStatus::ok);
+  EXPECT_EQ(a.resize(800, 1200), ChargeStatus::over_connection);
+  EXPECT_EQ(a.charged(), 800u);
+  EXPECT_EQ(a.resize(800, 100), ChargeStatus::ok);
+  EXPECT_EQ(cap.charged(), 100u);
+}
+
+TEST(MemoryAccount, AnAccountGivesEverythingBackWhenDestroyed) {
+  MemoryCap cap(1000);
+  {
+    MemoryAccount a(&cap, 1000);
+    ASSERT_EQ(a.charge(700), ChargeStatus::ok);
+    EXPECT_EQ(cap.charged(), 700u);
+  }
+  EXPECT_EQ(cap.charged(), 0u);
+}
+
+TEST(MemoryAccount, WithoutACapOnlyTheConnectionsLimitCounts) {
+  MemoryAccount a(nullptr, 100);
+  EXPECT_EQ(a.charge(100), ChargeStatus::ok);
+  EXPECT_EQ(a.charge(1), ChargeStatus::over_connection);
+  a.release(1000);  // more than was charged gives back what was
+  EXPECT_EQ(a.charged(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::buf
