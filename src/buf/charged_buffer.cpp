@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace sluice::buf {
 
@@ -59,6 +60,25 @@ void ChargedBuffer::trim() {
   data_.reset();
   size_ = 0;
   capacity_ = 0;
+}
+
+ChargedBuffer::ChargedBuffer(ChargedBuffer&& other) noexcept
+    : account_(other.account_), data_(std::move(other.data_)), size_(other.size_), capacity_(other.capacity_) {
+  other.size_ = 0;
+  other.capacity_ = 0;
+}
+
+ChargedBuffer& ChargedBuffer::operator=(ChargedBuffer&& other) noexcept {
+  if (this != &other) {
+    give_back();
+    account_ = other.account_;
+    data_ = std::move(other.data_);
+    size_ = other.size_;
+    capacity_ = other.capacity_;
+    other.size_ = 0;
+    other.capacity_ = 0;
+  }
+  return *this;
 }
 
 void ChargedBuffer::give_back() {

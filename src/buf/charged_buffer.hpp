@@ -31,6 +31,10 @@ class ChargedBuffer {
   ~ChargedBuffer() { give_back(); }
   ChargedBuffer(const ChargedBuffer&) = delete;
   ChargedBuffer& operator=(const ChargedBuffer&) = delete;
+  // Moving hands the buffer and its charge over; the moved-from one is
+  // empty and charges nothing.
+  ChargedBuffer(ChargedBuffer&& other) noexcept;
+  ChargedBuffer& operator=(ChargedBuffer&& other) noexcept;
 
   // Makes room for `total` bytes, growing by doubling but never past
   // max(limit, total). Nothing changes unless it returns ok.

@@ -19,6 +19,29 @@ TEST(ChargedBuffer, GrowthPastTheRestingSizeIsCharged) {
   EXPECT_EQ(buffer.text().back(), 'b');
 }
 
+TEST(ChargedBuffer, MovingHandsTheChargeOverOnce) {
+  MemoryCap cap(1 << 20);
+  MemoryAccount account(&cap, 1 << 20);
+  ChargedBuffer large(&account);
+  ASSERT_EQ(large.append(std::string(kRestingCapacity + 1, 'a'), 1 << 20), Growth::ok);
+  const std::size_t charge = account.charged();
+  ASSERT_GT(charge, 0u);
+  ChargedBuffer moved(std::move(large));
+  EXPECT_EQ(account.charged(), charge);
+  EXPECT_EQ(moved.size(), kRestingCapacity + 1);
+  {
+    ChargedBuffer replaced(&account);
+    ASSERT_EQ(replaced.append(std::string(kRestingCapacity + 1, 'b'), 1 << 20), Growth::ok);
+    EXPECT_EQ(account.charged(), 2 * charge);
+    // Assigning over a charged buffer gives its charge back first.
+    replaced = std::move(moved);
+    EXPECT_EQ(account.charged(), charge);
+    EXPECT_EQ(replaced.text().front(), 'a');
+  }
+  EXPECT_EQ(account.charged(), 0u);
+  EXPECT_EQ(cap.charged(), 0u);
+}
+
 TEST(ChargedBuffer, ARefusedGrowthChangesNothing) {
   MemoryAccount account(nullptr, 1000);
   ChargedBuffer buffer(&account);
