@@ -197,7 +197,7 @@ WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, con
   // From here on the connection speaks WebSocket, so a replay is framed as
   // messages.
   handed_over_ = true;
-  auto made = make(WsSetup{session_, services_, result.deflate, session_.peer(), &session_.memory()});
+  auto made = make(WsSetup{session_, services_, result.deflate, session_.peer(), true, &session_.memory()});
   WsStream* const stream = made.get();
   session_.become(std::move(made));
   // A refused stream never opens for the application: no on_open, no
