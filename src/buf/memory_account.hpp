@@ -48,8 +48,10 @@ class MemoryCap {
 
   const std::size_t limit_;
   std::atomic<std::size_t> charged_{0};
-  std::atomic<std::uint64_t> refused_connection_{0};
-  std::atomic<std::uint64_t> refused_server_{0};
+  // Word-sized, so the counts stay lock-free where 64-bit atomics need a
+  // library (a 32-bit microcontroller); they wrap there after 2^32.
+  std::atomic<std::size_t> refused_connection_{0};
+  std::atomic<std::size_t> refused_server_{0};
 };
 
 // One connection's account. Used on its loop's thread only; the cap it
