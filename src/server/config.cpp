@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <span>
-#include <toml++/toml.h>
 
 #include "buf/pool.hpp"
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
 #include "server/auth_config.hpp"
 #include "server/broker_config.hpp"
+#include "server/config_changes.hpp"
 #include "server/int_settings.hpp"
 #include "session/config_limits.hpp"
 #include "session/host_check.hpp"
@@ -108,19 +108,6 @@ std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std:
   return std::nullopt;
 }
 
-std::optional<std::string> apply_node(Config& config, const std::string& key, const toml::node& node) {
-  if (const auto* table = node.as_table()) {
-    for (const auto& [name, child] : *table) {
-      const std::string child_key = key.empty() ? std::string(name.str()) : key + "." + std::string(name.str());
-      if (auto error = apply_node(config, child_key, child)) return error;
-    }
-    return std::nullopt;
-  }
-  if (const auto* integer = node.as_integer()) return apply_setting(config, key, std::to_string(integer->get()));
-  if (const auto* text = node.as_string()) return apply_setting(config, key, text->get());
-  return "config key '" + key + "' has a value of the wrong type";
-}
-
 }  // namespace
 
 std::optional<std::string> apply_setting(Config& config, std::string_view key, std::string_view value) {
@@ -177,14 +164,14 @@ Policy PolicyConfig::for_topic(std::string_view topic) const {
 }
 
 std::optional<std::string> load_config_file(Config& config, const std::string& path) {
-  toml::table table;
-  try {
-    table = toml::parse_file(path);
-  } catch (const toml::parse_error& error) {
-    return "config file " + path + ":" + std::to_string(error.source().begin.line) + ": " +
-           std::string(error.description());
+  // The file read as a reload reads it (config_changes), then each setting
+  // applied as --set applies it.
+  SettingList settings;
+  if (auto error = read_setting_list(path, {}, settings)) return error;
+  for (const auto& [key, value] : settings) {
+    if (auto error = apply_setting(config, key, value)) return error;
   }
-  return apply_node(config, "", table);
+  return std::nullopt;
 }
 
 std::optional<std::string> validate(const Config& config) {
