@@ -25,6 +25,7 @@ add_dependencies(client_tests sluice_cli sluiced)
 # gtest_discover_tests passes one ENVIRONMENT entry only, so the tool's path
 # is compiled in (SLUICE_CLI in the environment overrides it).
 target_compile_definitions(client_tests PRIVATE SLUICE_CLI_PATH="$<TARGET_FILE:sluice_cli>")
+sluice_test_compile_settings(client_tests)
 gtest_discover_tests(client_tests DISCOVERY_MODE PRE_TEST
   PROPERTIES ENVIRONMENT "SLUICED=$<TARGET_FILE:sluiced>")
 

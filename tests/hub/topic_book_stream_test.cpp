@@ -1,0 +1,121 @@
+// The book's side of a broker's stream (topic_book_stream.cpp), through a
+// loop's hub: ids kept from the stream, holes, resets, resume points.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hub_fixture.hpp"
+
+namespace sluice::hub::test {
+namespace {
+
+TEST_F(StreamTopicTest, TheFirstAndLastSubscriberOfTheNodeAreTold) {
+  Collector a, b;
+  ASSERT_EQ(hub.subscribe("t", &a), HubStatus::ok);
+  ASSERT_EQ(hub.subscribe("t", &b), HubStatus::ok);
+  EXPECT_EQ(follower.changes, (std::vector<std::string>{"t"}));
+  hub.unsubscribe("t", &a);
+  EXPECT_EQ(follower.changes.size(), 1u);
+  hub.unsubscribe("t", &b);
+  EXPECT_EQ(follower.changes, (std::vector<std::string>{"t", "t"}));
+  EXPECT_FALSE(book.follow_state("t").followed);
+}
+
+TEST_F(StreamTopicTest, EventsKeepTheStreamsIdsAndEachIsTakenOnce) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 41);
+  EXPECT_EQ(append(kEpoch, 42, "a"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 43, "b"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 43, "b again"), TopicBook::Append::accepted);  // another reader's copy
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{42, 43}));
+  EXPECT_EQ(text(c.frames[0]), "id: mx4qgqmb:42\ndata: a\n\n");
+  const TopicBook::FollowState state = book.follow_state("t");
+  EXPECT_EQ(state.epoch, kEpoch);
+  EXPECT_EQ(state.last, 43u);
+  EXPECT_TRUE(c.resets.empty());
+  EXPECT_TRUE(c.losses.empty());
+
+  // A client that saw 42 resumes here by the stream's id.
+  Collector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:42");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{43}));
+  Collector other;
+  EXPECT_STREQ(hub.subscribe_after("t", &other, 0, "ep:42").reset, "other-epoch");
+}
+
+TEST_F(StreamTopicTest, AHoleIsToldAsLostBetweenTheEventsAroundIt) {
+  Collector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 0);
+  (void)book.append("t", kEpoch, 1, {"1"}, nullptr);
+  (void)book.append("t", kEpoch, 5, {"5"}, nullptr);  // 2..4 trimmed before they were read
+  (void)book.append("t", kEpoch, 6, {"6"}, nullptr);
+  pump();
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 5, 6}));
+  ASSERT_EQ(c.losses.size(), 1u);
+  EXPECT_EQ(c.losses[0], (std::pair<std::uint64_t, std::uint64_t>{2, 4}));
+}
+
+TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "old");
+  book.stream_reset("t", "stream-lost");
+  pump();
+  ASSERT_EQ(c.resets, (std::vector<std::string>{"stream-lost"}));
+  EXPECT_EQ(append(kEpoch, 9, "late copy of the lost stream"), TopicBook::Append::accepted);
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{8, 1}));
+  EXPECT_EQ(c.resets.size(), 1u);
+  EXPECT_EQ(book.follow_state("t").epoch, kLaterEpoch);
+
+  // A stream replaced under a reader (a later epoch without a reset first).
+  append(kLaterEpoch + 1, 1, "newer");
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost", "stream-replaced"}));
+  EXPECT_EQ(c.ids.back(), 1u);
+}
+
+// A client resuming on a node whose reader has not found the stream yet
+// sets where the topic starts: the reader is sent back to the client's id
+// (stream_started answers it), and the client gets exactly what follows.
+TEST_F(StreamTopicTest, AResumeBeforeTheReaderFoundTheStreamSetsWhereTheTopicStarts) {
+  ResetCollector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:5");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_FALSE(r.parked);
+  EXPECT_EQ(r.newest, 5u);
+  EXPECT_EQ(book.follow_state("t").epoch, kEpoch);
+  EXPECT_EQ(book.follow_state("t").last, 5u);
+  // The reader had located the stream at 9 meanwhile: it reads from 5.
+  EXPECT_EQ(book.stream_started("t", kEpoch, 9), 5u);
+  for (std::uint64_t seq = 6; seq <= 10; ++seq) append(kEpoch, seq, "e");
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{6, 7, 8, 9, 10}));
+  EXPECT_TRUE(resumed.resets.empty());
+  EXPECT_TRUE(resumed.losses.empty());
+}
+
+TEST_F(StreamTopicTest, AResumePointTheStreamDoesNotHaveIsAReset) {
+  ResetCollector ahead;
+  ASSERT_EQ(hub.subscribe_after("t", &ahead, 0, "mx4qgqmb:20").reset, nullptr);
+  EXPECT_EQ(book.stream_started("t", kEpoch, 9), 9u);  // the stream never reached 20
+  append(kEpoch, 10, "e");
+  EXPECT_EQ(ahead.resets, (std::vector<std::string>{"unknown-id"}));
+  EXPECT_EQ(ahead.ids, (std::vector<std::uint64_t>{10}));
+}
+
+TEST_F(StreamTopicTest, AResumePointOfAStreamRedisNoLongerHasIsAReset) {
+  ResetCollector gone;
+  ASSERT_EQ(hub.subscribe_after("t", &gone, 0, "mx4qgqmb:20").reset, nullptr);
+  EXPECT_EQ(book.stream_started("t", 0, 0), 0u);  // no stream at all
+  pump();
+  EXPECT_EQ(gone.resets, (std::vector<std::string>{"stream-lost"}));
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(gone.ids, (std::vector<std::uint64_t>{1}));
+}
+
+}  // namespace
+}  // namespace sluice::hub::test
