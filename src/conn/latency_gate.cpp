@@ -55,7 +55,15 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   if (fits && now - last_sample_ < settings_.grace) return {};
   if (!sample(now, floor, !fits)) return {};
   const std::size_t allowance = std::max(floor, grown_);
-  const std::size_t outstanding = outstanding_data();
+  std::size_t outstanding = outstanding_data();
+  // The reader's window moves in whole segments: a buffer that segments of
+  // this size do not divide offers less than its first window even when
+  // empty (a 4 KiB one reading 1049-byte frames: 3147 bytes, 949 short).
+  // Less than one frame short, once a frame after the data was acknowledged
+  // (the reader's kernel has shown its window since), is that remainder,
+  // not a frame unread; holding on it kept a reader that had read
+  // everything waiting until the first window was forgotten, 1-2 s.
+  if (outstanding < pending / frames && in_flight_ == 0 && control_since_data_ > 0) outstanding = 0;
   const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
   holding_ = pending > room && !(outstanding == 0 && frames == 1);
   if (holding_) maybe_probe(now, queue);
@@ -78,6 +86,7 @@ void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std:
   // Control frames written with the data may have gone before it; counting
   // them as after it only makes the reader look further behind.
   control_since_data_ += result.bytes - std::min(result.bytes, data_written);
+  control_unsampled_ += result.bytes - std::min(result.bytes, data_written);
   if (result.status == FlushStatus::held) {
     checks_.schedule(*this, std::max(now, last_sample_ + check_interval_));
   } else {
@@ -101,9 +110,18 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   in_flight_ = backlog->in_flight;
   unread_ = backlog->unread;
   const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
-  const bool progress = consumed > consumed_;
+  // Progress is data read. A probe read is not: the reader's window moves
+  // in whole segments, so a one-byte probe looks read the moment it is
+  // acknowledged, whatever the reader did. Counting it sent the next probe
+  // at once, one per look (about 700/s to a reader of 1 KiB frames behind
+  // a 4 KiB buffer); each costs that buffer a whole packet's memory, not
+  // one byte, so the reader's kernel closed its window and dropped data,
+  // and the frame waited out a retransmission or a zero-window probe
+  // timer: 200 ms and more, the age spikes of 200-240 ms.
+  const bool progress = consumed > consumed_ + control_unsampled_;
+  control_unsampled_ = 0;
+  if (consumed > consumed_) consumed_ = consumed;
   if (progress) {
-    consumed_ = consumed;
     next_probe_ = now;
     probe_gap_ = kFirstProbeGap;
   }

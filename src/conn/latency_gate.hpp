@@ -29,7 +29,10 @@
 // client ignores (an SSE blank line, a WebSocket ping), so that the
 // reader's next read has an ACK pending and its kernel answers at once
 // with the window it has now. Probes back off from 5 ms to 160 ms apart
-// while the reader reads nothing.
+// while the reader reads no data (a probe it read is not progress).
+// A window short of the reader's first by less than a frame, once the
+// reader's kernel has answered since the last data, counts as nothing
+// unread: it is the window's rounding to whole segments, not a frame.
 #pragma once
 
 #include <array>
@@ -122,6 +125,7 @@ class LatencyGate {
   std::size_t unconsumed_ = 0;          // the backlog at the last sample
   std::size_t unsampled_ = 0;           // bytes written since the last sample
   std::size_t control_since_data_ = 0;  // control bytes written after the last data
+  std::size_t control_unsampled_ = 0;   // control bytes written since the last sample
   std::size_t in_flight_ = 0;           // unacknowledged or unsent at the last sample
   std::size_t unread_ = 0;              // acknowledged but unread at the last sample
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up

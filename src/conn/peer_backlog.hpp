@@ -16,10 +16,14 @@
 //   doubles a nearly closed window. Until the next ACK, bytes already read
 //   still count: the estimate errs towards "not read yet" (LatencyGate
 //   sends a probe to get that ACK).
-// - With window scaling the window moves in steps of 2^scale bytes, and a
-//   large buffer may keep offering the same window while its first
-//   kilobytes wait in it: with a large buffer the estimate errs towards
-//   "read". A small buffer (a device's 4-6 KiB) is exact to the byte.
+// - The window moves in whole segments (the peer's idea of our segment
+//   size, and 2^scale bytes with window scaling), and a buffer may keep
+//   offering the same window while its first segment or kilobytes wait in
+//   it: the estimate errs towards "read". A small buffer (a device's 4-6
+//   KiB) is exact to the byte only when our segments divide it; otherwise
+//   even an empty one offers less than it did in the handshake (a 4 KiB
+//   buffer reading 1049-byte segments: 4096 bytes, then 3147 at most), and
+//   the estimate shows that remainder as unread (LatencyGate discounts it).
 // - The largest window grows as the peer's buffer autotunes upwards; one
 //   not seen again within two memory periods is forgotten, so that a
 //   buffer the peer shrank cannot count as unread for ever.

@@ -1,11 +1,16 @@
 // The link emulator is a measuring instrument: these check that it holds
-// the rate and the delay it was given.
+// the rate and the delay it was given, and that a shallow client side
+// carries no more than the client's window.
 #include "link_proxy.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <string>
 #include <thread>
 
@@ -55,6 +60,40 @@ class Sink {
   std::thread thread_;
 };
 
+// Accepts one connection and writes to it until told to stop, as much as
+// the connection takes.
+class Source {
+ public:
+  Source() : listen_fd_(io::listen_tcp({"127.0.0.1", 0}, {})) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Source() {
+    stop_ = true;
+    thread_.join();
+    ::close(listen_fd_);
+  }
+  io::Endpoint endpoint() const { return {"127.0.0.1", io::local_port(listen_fd_)}; }
+
+  std::atomic<std::uint64_t> written{0};
+
+ private:
+  void run() {
+    int fd = -1;
+    while (!stop_ && (fd = io::accept_nonblocking(listen_fd_)) < 0) std::this_thread::yield();
+    const std::string chunk(16384, 'x');
+    while (!stop_) {
+      const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) written += static_cast<std::uint64_t>(n);
+      else std::this_thread::yield();
+    }
+    if (fd >= 0) ::close(fd);
+  }
+
+  int listen_fd_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 TEST(LinkOptions, ParsesRatesDelaysAndWindows) {
   LinkOptions link;
   ASSERT_EQ(parse_link("rate=3mbit,delay=20ms,window=5760", link), "");
@@ -68,6 +107,41 @@ TEST(LinkOptions, ParsesRatesDelaysAndWindows) {
   EXPECT_NE(parse_link("rate=fast", link), "");
   EXPECT_NE(parse_link("delay=20", link), "");
   EXPECT_NE(parse_link("bandwidth=3mbit", link), "");
+  EXPECT_FALSE(link.shallow);
+  ASSERT_EQ(parse_link("rate=3mbit,client=shallow", link), "");
+  EXPECT_TRUE(link.shallow);
+  EXPECT_NE(parse_link("client=shallower", link), "");
+}
+
+// A client that reads nothing, behind a 4 KiB buffer: the server writes as
+// much as it can, and the emulator hands the client side no more than the
+// client's window; the rest stays where the server can see it.
+TEST(LinkProxy, AShallowClientSideCarriesNoMoreThanTheClientsWindow) {
+  Source source;
+  LinkOptions link;
+  ASSERT_EQ(parse_link("client=shallow", link), "");
+  LinkProxy proxy(source.endpoint(), link);
+  ASSERT_EQ(proxy.start(), 0);
+  const int fd = dial(proxy.endpoint(), 4096);
+  ASSERT_GE(fd, 0);
+  const auto arrived = [fd] {
+    int queued = 0;
+    return ::ioctl(fd, SIOCINQ, &queued) == 0 && queued > 0;
+  };
+  for (const std::uint64_t deadline = now_ns() + 10 * kNsPerSec; !arrived() && now_ns() < deadline;) {
+    std::this_thread::yield();
+  }
+  ASSERT_TRUE(arrived());
+  // However long the server goes on writing: a deep client side (the
+  // emulator without client=shallow) takes megabytes here.
+  std::uint64_t most = 0;
+  for (const std::uint64_t until = now_ns() + 200 * kNsPerMs; now_ns() < until;) {
+    most = std::max(most, proxy.bytes_down());
+    std::this_thread::yield();
+  }
+  EXPECT_GT(source.written.load(), 65536u);
+  EXPECT_LE(most, 8192u);
+  ::close(fd);
 }
 
 TEST(LinkProxy, HoldsItsRateWithinTenPercent) {

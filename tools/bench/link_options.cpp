@@ -64,6 +64,7 @@ bool take_item(std::string_view item, LinkOptions& out) {
   if (key == "rate") return parse_rate(value, out.rate);
   if (key == "delay") return parse_delay(value, out.delay_ns);
   if (key == "window") return parse_size(value, out.window);
+  if (key == "client") return (value == "shallow" || value == "deep") && (out.shallow = value == "shallow", true);
   return false;
 }
 
@@ -74,7 +75,7 @@ std::string parse_link(std::string_view spec, LinkOptions& out) {
     const std::size_t comma = spec.find(',');
     const std::string_view item = spec.substr(0, comma);
     if (!take_item(item, out)) {
-      return "bad link item '" + std::string(item) + "' (want rate=3mbit, delay=20ms or window=5760)";
+      return "bad link item '" + std::string(item) + "' (want rate=3mbit, delay=20ms, window=5760 or client=shallow)";
     }
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
   }
@@ -83,9 +84,9 @@ std::string parse_link(std::string_view spec, LinkOptions& out) {
 
 std::string describe_link(const LinkOptions& link) {
   char text[128];
-  std::snprintf(text, sizeof text, "%.2f Mbit/s, %.1f ms one way, window %zu B",
+  std::snprintf(text, sizeof text, "%.2f Mbit/s, %.1f ms one way, window %zu B%s",
                 link.rate * 8 / 1e6, static_cast<double>(link.delay_ns) / 1e6,
-                link.window == 0 ? kDefaultLinkWindow : link.window);
+                link.window == 0 ? kDefaultLinkWindow : link.window, link.shallow ? ", shallow client side" : "");
   return text;
 }
 

@@ -1,6 +1,10 @@
 #include "link_proxy.hpp"
 
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +22,7 @@ namespace {
 constexpr std::uint64_t kNever = UINT64_MAX;
 constexpr std::uint64_t kMaxWaitNs = 20 * kNsPerMs;  // how soon stop() is noticed
 constexpr std::size_t kReadChunk = 65536;
+constexpr std::uint64_t kClientLookNs = kNsPerMs;  // client=shallow: how often a full client window is looked at
 }  // namespace
 
 // Tokens are bytes; they refill at the link rate up to a burst of 2 ms of
@@ -75,6 +80,7 @@ struct LinkProxy::Pipe {
   bool shut = false;
   bool broken = false;
   bool blocked = false;  // the last send hit EAGAIN
+  bool client_full = false;  // client=shallow: the client's window has no room for more
 };
 
 struct LinkProxy::Link {
@@ -153,10 +159,41 @@ void LinkProxy::pump(Pipe& pipe, Bucket& bucket, std::uint64_t now) {
   }
 }
 
+namespace {
+
+// What the client can take now beyond what is already on its way to it:
+// the window it advertised, less what the proxy's socket to it holds
+// (unsent or unacknowledged). SIZE_MAX when the kernel does not say.
+std::size_t client_room(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  int queued = 0;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 ||
+      length < offsetof(tcp_info, tcpi_snd_wnd) + sizeof info.tcpi_snd_wnd || ::ioctl(fd, SIOCOUTQ, &queued) != 0) {
+    return SIZE_MAX;
+  }
+  const auto outstanding = static_cast<std::size_t>(std::max(queued, 0));
+  return info.tcpi_snd_wnd > outstanding ? info.tcpi_snd_wnd - outstanding : 0;
+}
+
+}  // namespace
+
+// Server to client, the pipe takes from the server no more than the client
+// has room for, counting what the pipe already carries: a real link cannot
+// carry bytes the receiver has no window for, so a slow reader's full
+// buffer reaches the server as a closing window, not as bytes parked in
+// the emulator (where no server could see them).
 void LinkProxy::read_into(Pipe& pipe, std::uint64_t now) {
   while (!pipe.eof && pipe.bytes.size() < link_.window) {
     char chunk[kReadChunk];
-    const std::size_t room = std::min(kReadChunk, link_.window - pipe.bytes.size());
+    std::size_t room = std::min(kReadChunk, link_.window - pipe.bytes.size());
+    if (pipe.down && link_.shallow) {
+      const std::size_t client = client_room(pipe.to);
+      room = std::min(room, client > pipe.bytes.size() ? client - pipe.bytes.size() : 0);
+      // Nothing tells the proxy when the client's window opens: look again soon.
+      pipe.client_full = room == 0;
+      if (room == 0) return;
+    }
     const ssize_t n = ::recv(pipe.from, chunk, room, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
@@ -193,6 +230,7 @@ void LinkProxy::write_from(Pipe& pipe, Bucket& bucket, std::uint64_t now) {
 // The next time this pipe has something to do without a socket event: its
 // oldest bytes fall due, or the bucket holds enough for a packet.
 std::uint64_t LinkProxy::next_wake(const Pipe& pipe, const Bucket& bucket, std::uint64_t now) const {
+  if (pipe.client_full) return now + kClientLookNs;
   if (pipe.broken || pipe.marks.empty() || pipe.blocked) return kNever;
   const Pipe::Mark& first = pipe.marks.front();
   if (first.due > now) return first.due;
@@ -203,7 +241,7 @@ void LinkProxy::wait(std::uint64_t now, std::uint64_t wake_at) {
   std::vector<pollfd> fds = {{listen_fd_, POLLIN, 0}};
   for (const auto& link : links_) {
     const auto watch = [&fds, this](const Pipe& p) {
-      if (!p.eof && p.bytes.size() < link_.window) fds.push_back({p.from, POLLIN, 0});
+      if (!p.eof && p.bytes.size() < link_.window && !p.client_full) fds.push_back({p.from, POLLIN, 0});
       if (p.blocked) fds.push_back({p.to, POLLOUT, 0});
     };
     watch(link->up);

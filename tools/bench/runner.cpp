@@ -81,7 +81,7 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_option("--target", options.target, "HOST:PORT of a running server (when no --server is given)");
   command.add_option("--server", options.servers,
                      "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable");
-  command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760");
+  command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760,client=shallow");
   command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column)");
   command.add_option("--svg", options.svg, "write a chart to this file");
   command.add_flag("--json", options.json, "print the results as JSON on stdout (the table goes to stderr)");
