@@ -222,7 +222,8 @@ TEST_F(HubTest, HistoryGivesWayWhenThePoolIsShort) {
   EXPECT_GE(pool.free_blocks(), 4u);
 }
 
-// Two blocks an event (its SSE frame and its payload), so ~125 fill the pool.
+// One block an event (its payload: with no SSE subscriber no SSE form is
+// built), so ~250 fill the pool.
 TEST_F(HubTest, AnIdleTopicsHistoryGivesWayToAnotherTopicWhenThePoolIsShort) {
   for (int i = 0; i < 400; ++i) ASSERT_EQ(publish("idle", {std::string(200, 'h')}).status, HubStatus::ok);
   const std::size_t kept = book.find("idle")->history.size();
