@@ -317,9 +317,9 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
   return false;
 }
 
-// The SSE form every SSE subscriber shares, and the payload (one byte of
-// event-name length, the name, the data) from which a loop builds the
-// WebSocket forms and a replay rebuilds any form.
+// The payload (one byte of event-name length, the name, the data) from
+// which a loop builds any form nobody built here, and the forms the
+// topic's subscribers use: SSE while it has SSE subscribers, WebSocket.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
   if (!encode_event(epoch, id, message, out, record.sse_subscribers != 0)) return false;
