@@ -11,6 +11,7 @@ std::size_t ReadQueue::turn(std::size_t own_turn, std::size_t floor) const {
 void ReadQueue::push_back(Reader* reader) {
   if (reader->queued_) return;
   reader->queued_ = true;
+  reader->queued_in_ = round_;
   reader->next_ = nullptr;
   reader->prev_ = tail_;
   (tail_ != nullptr ? tail_->next_ : head_) = reader;
@@ -34,10 +35,10 @@ Reader* ReadQueue::pop_front() {
 }
 
 void ReadQueue::serve() {
-  // Counted, not walked to a remembered tail: a turn may take other readers
-  // out of the line (a connection closed by another's request).
-  std::size_t in_line = size_;
-  for (std::size_t served = 0; in_line > 0 && head_ != nullptr && (left_ > 0 || served == 0); ++served, --in_line) {
+  // The line is first in, first out: the first reader that joined it in
+  // this round marks where the readers that were waiting end.
+  ++round_;
+  for (bool first = true; head_ != nullptr && head_->queued_in_ != round_ && (left_ > 0 || first); first = false) {
     pop_front()->read_turn();
   }
 }

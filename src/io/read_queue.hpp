@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace sluice::io {
 
@@ -40,6 +41,7 @@ class Reader {
   Reader* next_ = nullptr;
   Reader* prev_ = nullptr;
   bool queued_ = false;
+  std::uint64_t queued_in_ = 0;  // the serve() round it joined the line in
 };
 
 class ReadQueue {
@@ -89,6 +91,7 @@ class ReadQueue {
   Reader* head_ = nullptr;
   Reader* tail_ = nullptr;
   std::size_t size_ = 0;
+  std::uint64_t round_ = 0;  // serve() calls so far
 };
 
 }  // namespace sluice::io
