@@ -4,10 +4,9 @@
 // One tick, in order (see run_once): wait for readiness or the next timer;
 // dispatch ready handlers; fire due timers; give the readers waiting in the
 // read queue their turns, within the tick's read budget; run the deferred
-// list. Handlers
-// that produce output do not write at once: they defer() themselves, so a
-// connection flushes once per tick however many events it was handed
-// (Redis' pending-write list, uWS's cork).
+// list. Handlers that produce output do not write at once: they defer()
+// themselves, so a connection flushes once per tick however many events it
+// was handed (Redis' pending-write list, uWS's cork).
 //
 // Everything but wake() and stop() must be called on the loop's thread.
 #pragma once
