@@ -45,6 +45,9 @@ struct ConnectionLimits {
   SendLimits send;
   std::size_t receive_budget = 1 << 20;  // input bytes held at most
   std::size_t receive_turn = 128 << 10;  // bytes read from one connection before the others' turn
+  // Bytes one loop reads from all its connections in one tick; past it, a
+  // connection with more waiting reads one chunk and queues for the next.
+  std::size_t receive_tick = 1 << 20;
   // Bytes one connection's buffers outside the pool may hold past their
   // resting size (input, a WebSocket message or chunked body being joined).
   std::size_t memory_bytes = 2 << 20;

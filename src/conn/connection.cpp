@@ -6,10 +6,6 @@
 
 namespace sluice::conn {
 
-namespace {
-constexpr std::size_t kReadChunk = 16384;
-}
-
 Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
                        const ConnectionLimits& limits)
     : OwnedQueue(limits.send),
@@ -23,6 +19,7 @@ Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
 
 Connection::~Connection() {
   loop().forget(this);
+  loop().reads().remove(this);
   if (transport_) loop().unwatch(transport_->fd());
 }
 
@@ -38,6 +35,7 @@ void Connection::close_after_flush(CloseReason reason) {
 void Connection::close_now(CloseReason reason) {
   if (closed()) return;
   loop().forget(this);
+  loop().reads().remove(this);
   loop().unwatch(transport_->fd());
   gate_.reset();  // before the socket it reads
   transport_.reset();  // closes the socket
@@ -50,34 +48,36 @@ void Connection::close_now(CloseReason reason) {
 void Connection::on_ready(std::uint32_t events) {
   if (closed()) return;
   if (events & io::kError) return close_now(CloseReason::io_error);
-  if (events & (io::kReadable | io::kHangup)) read_available();
+  if (events & (io::kReadable | io::kHangup)) read_unless_queued();
   if (closed() || (events & io::kWritable) == 0) return;
   // A TLS handshake (or a read) that had to send first goes on now.
-  if (transport_->read_wants_writable()) read_available();
+  if (transport_->read_wants_writable()) read_unless_queued();
   if (!closed()) want_flush();
 }
 
 void Connection::read_available() {
   // Edge-triggered: read until EAGAIN, unless the input budget is full (the
   // protocol then has a whole request or message it must act on first) or
-  // this turn's bytes are spent; then the deferred work reads on, as no new
-  // event will come for the bytes already there. Without turns a client
-  // that keeps its socket full (a publisher pipelining POSTs) held the loop
-  // until it paused, every other socket and flush waiting behind it.
+  // the turn is over; then the connection waits in the loop's read queue,
+  // as no new event will come for the bytes already there. Without turns a
+  // client that keeps its socket full (a publisher pipelining POSTs) held
+  // the loop until it paused, every other socket and flush waiting behind
+  // it; without the tick's budget thousands of them each took a turn on
+  // every tick.
+  io::ReadQueue& reads = loop().reads();
+  const std::size_t limit = reads.turn(limits_.receive_turn, kReadChunk);
   std::array<char, kReadChunk> chunk;
   for (std::size_t turn = 0; !closed();) {
     if (!lingering_ && (closing() || input_held() || input_.size() >= limits_.receive_budget)) return;
-    if (turn >= limits_.receive_turn) {
-      read_more_ = true;
-      loop().defer(this);
-      return;
-    }
+    if (turn >= limit) return reads.push_back(this);
+    const std::size_t want = std::min(chunk.size(), limit - turn);
     const std::size_t room =
-        lingering_ ? chunk.size() : input_room(std::min(chunk.size(), limits_.receive_budget - input_.size()));
+        lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
     if (room == 0) return;
     const long n = transport_->read(chunk.data(), room);
     if (n > 0) {
       turn += static_cast<std::size_t>(n);
+      reads.spend(static_cast<std::size_t>(n));
       last_activity_ = loop().now();
       if (lingering_) continue;
       input_.append(chunk.data(), static_cast<std::size_t>(n));
@@ -90,6 +90,14 @@ void Connection::read_available() {
     if (transport_->read_wants_writable()) set_write_interest(true);
     return;
   }
+}
+
+void Connection::read_unless_queued() {
+  if (!loop().reads().queued(this)) read_available();
+}
+
+void Connection::read_turn() {
+  if (!closed()) read_available();
 }
 
 // The buffer grows to an exact capacity (a fresh string reserved past the
@@ -134,21 +142,16 @@ void Connection::rest_input() {
   input_charge_ = 0;
 }
 
-void Connection::run_deferred() {
-  flush();
-  if (read_more_ && !closed()) {
-    read_more_ = false;
-    read_available();
-  }
-}
+void Connection::run_deferred() { flush(); }
 
 void Connection::resume_input() {
   if (ended()) return;
   if (!input_.empty()) on_input(input_);
   if (!closed()) rest_input();
   // Edge-triggered: bytes that arrived while input was paused raised no new
-  // event, so read them now.
-  read_available();
+  // event, so read them now (or at the connection's turn, when it waits in
+  // the read queue).
+  read_unless_queued();
 }
 
 bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) {
@@ -198,7 +201,7 @@ void Connection::start_linger() {
   lingering_ = true;
   last_activity_ = loop().now();
   if (transport_->shutdown_write() != 0) return close_now(close_reason_);
-  read_available();
+  read_unless_queued();
 }
 
 bool Connection::transport_waits_for_writable() const {

@@ -30,7 +30,8 @@ struct ConnectionLimits {
   OutQueueLimits send;                   // the send budget
   std::size_t receive_budget = 1 << 20;  // input bytes held at most
   // Bytes read in one turn before the loop moves on to other sockets and
-  // comes back (a client that keeps its socket full must not hold the loop).
+  // comes back (a client that keeps its socket full must not hold the loop);
+  // a turn is cut shorter when the loop's tick has less left (io::ReadQueue).
   std::size_t receive_turn = 128 << 10;
   // What the connection's buffers outside the pool may hold past their
   // resting size, all together (input, a message or body being joined).
@@ -38,6 +39,10 @@ struct ConnectionLimits {
   // The cap every connection's account draws on too; null: none.
   buf::MemoryCap* memory_cap = nullptr;
 };
+
+// Bytes one read asks for; also the least a turn reads once the loop's
+// tick budget is spent (io::ReadQueue::turn).
+inline constexpr std::size_t kReadChunk = 16 << 10;
 
 // What the input buffer may keep at rest without being charged: one read
 // chunk plus the partial request or frame left before it.
@@ -52,7 +57,11 @@ struct OwnedQueue {
 };
 }  // namespace detail
 
-class Connection : private detail::OwnedQueue, public io::Handler, public io::Deferred, public Outlet {
+class Connection : private detail::OwnedQueue,
+                   public io::Handler,
+                   public io::Deferred,
+                   public io::Reader,
+                   public Outlet {
  public:
   Connection(io::Loop& loop, std::unique_ptr<Transport> transport, const ConnectionLimits& limits);
   virtual ~Connection();
@@ -122,7 +131,12 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
 
   void on_ready(std::uint32_t events) override;
   void run_deferred() override;
+  void read_turn() override;
+  // Reads one turn, or until the socket has no more; a turn that ends with
+  // bytes left puts the connection in the loop's read queue.
   void read_available();
+  // Reads now unless the connection waits in the read queue for its turn.
+  void read_unless_queued();
   void flush();
   void set_write_interest(bool on);
   [[nodiscard]] bool transport_waits_for_writable() const;
@@ -143,7 +157,6 @@ class Connection : private detail::OwnedQueue, public io::Handler, public io::De
   std::size_t input_charge_ = 0;  // what memory_ holds for input_
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
-  bool read_more_ = false;  // a read turn ended before EAGAIN: run_deferred reads on
   bool lingering_ = false;
   CloseReason close_reason_ = CloseReason::peer;
 };

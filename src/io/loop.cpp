@@ -84,7 +84,7 @@ void Loop::forget(Deferred* work) {
 }
 
 int Loop::wait_budget_ms(int max_wait_ms) const {
-  if (!deferred_.empty()) return 0;
+  if (!deferred_.empty() || !reads_.empty()) return 0;
   int budget = max_wait_ms;
   for (const auto& t : timers_) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(t->due - Clock::now()).count();
@@ -97,8 +97,13 @@ int Loop::wait_budget_ms(int max_wait_ms) const {
 void Loop::run_once(int max_wait_ms) {
   const int n = backend_->wait(ready_, wait_budget_ms(max_wait_ms));
   now_ = Clock::now();
+  reads_.start_tick();
   if (n > 0) dispatch(n);
   fire_timers();
+  // After the events, so that a connection whose request was just reported
+  // reads it before the line of those that always have more; before the
+  // deferred list, so that what the turns produced is flushed this tick.
+  reads_.serve();
   run_deferred_list();
 }
 

@@ -2,10 +2,11 @@
 // end-of-tick work, and a wake-up that other threads may trigger.
 //
 // One tick, in order (see run_once): wait for readiness or the next timer;
-// dispatch ready handlers; fire due timers; run the deferred list. Handlers
-// that produce output do not write at once: they defer() themselves, so a
-// connection flushes once per tick however many events it was handed
-// (Redis' pending-write list, uWS's cork).
+// dispatch ready handlers; fire due timers; give the readers waiting in the
+// read queue their turns, within the tick's read budget; run the deferred
+// list. Handlers that produce output do not write at once: they defer()
+// themselves, so a connection flushes once per tick however many events it
+// was handed (Redis' pending-write list, uWS's cork).
 //
 // Everything but wake() and stop() must be called on the loop's thread.
 #pragma once
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "io/backend.hpp"
+#include "io/read_queue.hpp"
 
 namespace sluice::io {
 
@@ -77,6 +79,10 @@ class Loop {
   void defer(Deferred* work);
   void forget(Deferred* work);
 
+  // The line of sockets waiting for a read turn, and the tick's read
+  // budget that every read on this loop counts against.
+  [[nodiscard]] ReadQueue& reads() { return reads_; }
+
   // The time the current tick started: cheap, and the same for all handlers.
   [[nodiscard]] Clock::time_point now() const { return now_; }
 
@@ -113,6 +119,7 @@ class Loop {
   std::vector<std::unique_ptr<Timer>> timers_;  // stable: callbacks may add timers
   std::vector<Deferred*> deferred_;
   std::vector<Deferred*> next_tick_;
+  ReadQueue reads_;
   std::uint64_t tick_ = 1;
   Deferred* wake_task_ = nullptr;
   TimerId next_timer_id_ = 1;

@@ -207,17 +207,22 @@ DecodeResult Decoder::begin_payload() {
 
 // The buffer could not grow: the server is out of memory, or the charge
 // would pass a memory limit (the reason names the key to raise).
-DecodeResult Decoder::refuse(buf::Growth growth) {
+MemoryRefusal memory_refusal(buf::Growth growth) {
   switch (growth) {
     case buf::Growth::over_connection:
-      return fail(CloseCode::message_too_big, "message over this connection's memory (limits.connection_bytes)");
+      return {CloseCode::message_too_big, "message over this connection's memory (limits.connection_bytes)"};
     case buf::Growth::over_server:
-      return fail(CloseCode::message_too_big, "server memory for messages is full (limits.server_bytes)");
+      return {CloseCode::message_too_big, "server memory for messages is full (limits.server_bytes)"};
     case buf::Growth::ok:
     case buf::Growth::no_memory:
       break;
   }
-  return fail(CloseCode::internal_error, "out of memory");
+  return {CloseCode::internal_error, "out of memory"};
+}
+
+DecodeResult Decoder::refuse(buf::Growth growth) {
+  const MemoryRefusal refusal = memory_refusal(growth);
+  return fail(refusal.code, refusal.reason);
 }
 
 void Decoder::start_message() {

@@ -66,6 +66,16 @@ struct DecodeResult {
   const char* error = nullptr;  // error: what was wrong, a static string for logs
 };
 
+// What a message whose buffer could not grow is answered with: 1009 and the
+// key to raise when a memory limit refused it, 1011 when the server is out
+// of memory. The decoder's own answer, and the stream's when a message it
+// keeps (held for pool room, or for a decision) cannot be charged.
+struct MemoryRefusal {
+  CloseCode code;
+  const char* reason;  // a static string
+};
+[[nodiscard]] MemoryRefusal memory_refusal(buf::Growth growth);
+
 // Usage: give each chunk read from the socket to feed() until it returns
 // need_more, advancing past `consumed` after each event:
 //   while (true) { auto r = d.feed(in); in = in.subspan(r.consumed); ...;

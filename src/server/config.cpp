@@ -17,6 +17,7 @@
 #include "server/broker_config.hpp"
 #include "server/config_changes.hpp"
 #include "server/int_settings.hpp"
+#include "server/memory_shares.hpp"
 #include "session/config_limits.hpp"
 #include "session/host_check.hpp"
 
@@ -200,6 +201,7 @@ std::optional<std::string> validate(const Config& config) {
     return "config key 'limits.server_bytes' must be at least limits.connection_bytes (" +
            std::to_string(config.connection.memory_bytes) + ")";
   }
+  if (auto error = check_memory_shares(config)) return error;
   const auto data_blocks = static_cast<std::int64_t>(pool.block_count - pool.reserve);
   if (data_blocks < config.max_connections) {
     return "config key 'pool.block_count' must be at least max_connections + pool.reserve (" +

@@ -99,6 +99,9 @@ const IntSetting kIntSettings[] = {
                                                                    "input bytes held per connection"),
     int_setting<&C::connection, &ConnectionLimits::receive_turn>("receive.turn_bytes", 1024, 1024 * kMiB,
                                                                  "bytes read from one connection before others' turn"),
+    int_setting<&C::connection, &ConnectionLimits::receive_tick>(
+        "receive.tick_bytes", 16 * kKiB, 1024 * kMiB,
+        "bytes one loop reads from all its connections per tick (then one chunk each, in turn)"),
     int_setting<&C::tcp_notsent_lowat>("tcp.notsent_lowat", 0, 64 * kMiB,
                                        "unsent bytes left in the kernel (0: kernel default)"),
     int_setting<&C::tcp_send_buffer>("tcp.send_buffer", 0, 64 * kMiB, "SO_SNDBUF (0: kernel default)"),

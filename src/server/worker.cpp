@@ -52,6 +52,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       command_inbox_(kCommandInbox) {
   sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));
   retired_.reserve(sessions_.capacity());
+  loop_.reads().set_tick_bytes(config_.connection.receive_tick);
   loop_.every(sweep_period(config_), [this] { sweep(); });
   loop_.set_wake_task(&inbox_task_);
   shared.book.set_watcher(index, this);

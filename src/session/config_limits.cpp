@@ -1,5 +1,7 @@
 #include "session/config_limits.hpp"
 
+#include "io/read_queue.hpp"
+
 namespace sluice::session {
 
 namespace {
@@ -21,7 +23,8 @@ static_assert(kConnection.send.max_bytes == kConnectionInternal.send.max_bytes &
               kConnection.send.max_control_frames == kConnectionInternal.send.max_control_frames &&
               kConnection.receive_budget == kConnectionInternal.receive_budget &&
               kConnection.receive_turn == kConnectionInternal.receive_turn &&
-              kConnection.memory_bytes == kConnectionInternal.memory_bytes);
+              kConnection.memory_bytes == kConnectionInternal.memory_bytes &&
+              kConnection.receive_tick == io::ReadQueue::kDefaultTickBytes);
 constexpr server::TopicLimits kTopics;
 constexpr hub::HubLimits kTopicsInternal;
 static_assert(kTopics.max_topics == kTopicsInternal.max_topics &&

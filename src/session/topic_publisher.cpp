@@ -15,8 +15,13 @@ bool retry_later(hub::HubStatus status) {
 }  // namespace
 
 TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
-                               hub::TopicAllowance& allowance)
-    : services_(services), outlet_(outlet), owner_(owner), topic_(std::move(topic)), allowance_(allowance) {}
+                               hub::TopicAllowance& allowance, buf::MemoryAccount* memory)
+    : services_(services),
+      outlet_(outlet),
+      owner_(owner),
+      topic_(std::move(topic)),
+      allowance_(allowance),
+      held_(memory) {}
 
 TopicPublisher::~TopicPublisher() { release(); }
 
@@ -26,7 +31,10 @@ void TopicPublisher::publish(std::string_view data) {
   if (!retry_later(r.status)) count_publish(services_.metrics(), r.status);
   if (r.status == hub::HubStatus::ok) return;
   if (!retry_later(r.status)) return owner_.publish_refused(r.status);
-  held_.assign(data);
+  held_.clear();
+  if (const buf::Growth growth = held_.append(data, data.size()); growth != buf::Growth::ok) {
+    return owner_.hold_refused(growth);
+  }
   holding_ = true;
   ++services_.counters().publishes_held;
   services_.metrics().publishes_held.add();
@@ -59,10 +67,11 @@ void TopicPublisher::published(broker::PublishStatus status, broker::StreamId, s
 
 void TopicPublisher::retry() {
   if (outlet_.ended() || !holding_ || awaiting_broker_) return;
-  const hub::PublishResult r = publish_or_wait(held_);
+  const hub::PublishResult r = publish_or_wait(held_.text());
   if (retry_later(r.status)) return services_.held_publishers().hold(this);
   count_publish(services_.metrics(), r.status);
   holding_ = false;
+  held_.trim();  // a large copy goes back once taken
   if (r.status != hub::HubStatus::ok) return owner_.publish_refused(r.status);
   outlet_.resume_input();
 }
@@ -75,6 +84,7 @@ void TopicPublisher::release() {
   }
   awaiting_broker_ = false;
   holding_ = false;
+  held_.trim();
 }
 
 // On `busy` the hub is asked to wake this loop once a loop has delivered,

@@ -2,7 +2,9 @@
 // one topic. A message the hub cannot take yet (busy, or the pool is short)
 // is held: the stream reads nothing more meanwhile, so the publisher's own
 // TCP window slows it down and nothing it sent is lost; the loop retries it
-// (HeldPublishers) and the stream reads on once it is taken.
+// (HeldPublishers) and the stream reads on once it is taken. The held copy
+// (up to ws.max_message) is charged to the connection's memory account: a
+// copy the account refuses is not held, and the owner answers the client.
 // With a broker the message goes to Redis and the stream reads nothing more
 // until Redis has answered: one message in flight per publisher, so its
 // messages reach the stream in the order it sent them.
@@ -11,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "buf/charged_buffer.hpp"
 #include "conn/outlet.hpp"
 #include "hub/hub_types.hpp"
 #include "session/broker_publishes.hpp"
@@ -28,14 +31,18 @@ class TopicPublisher final : private PublishWaiter {
     // The broker could not take the message (Redis unreachable, busy, or
     // no answer in time): `reason` is one line.
     virtual void publish_failed(std::string_view reason) = 0;
+    // The message could not be held: its copy would pass a memory limit
+    // (or the server is out of memory).
+    virtual void hold_refused(buf::Growth growth) = 0;
 
    protected:
     ~Owner() = default;
   };
 
-  // A topic it makes is charged to `allowance` (the client's).
+  // A topic it makes is charged to `allowance` (the client's), a held
+  // message to `memory` (null: not charged).
   TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
-                 hub::TopicAllowance& allowance);
+                 hub::TopicAllowance& allowance, buf::MemoryAccount* memory);
   ~TopicPublisher();
   TopicPublisher(const TopicPublisher&) = delete;
   TopicPublisher& operator=(const TopicPublisher&) = delete;
@@ -59,7 +66,7 @@ class TopicPublisher final : private PublishWaiter {
   Owner& owner_;
   const std::string topic_;
   hub::TopicAllowance& allowance_;
-  std::string held_;
+  buf::ChargedBuffer held_;
   bool holding_ = false;
   bool awaiting_broker_ = false;  // a message is with the broker; holding_ too
   std::uint32_t ticket_ = 0;

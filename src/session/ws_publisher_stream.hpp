@@ -20,6 +20,7 @@ class WsPublisherStream final : public WsStream, private TopicPublisher::Owner {
   void let_go() override { publisher_.release(); }
   void publish_refused(hub::HubStatus status) override;
   void publish_failed(std::string_view reason) override;
+  void hold_refused(buf::Growth growth) override { refuse_for_memory(growth); }
 
   TopicPublisher publisher_;
 };

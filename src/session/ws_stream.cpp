@@ -12,11 +12,13 @@ WsStream::WsStream(const WsSetup& setup)
     : outlet_(setup.outlet),
       services_(setup.services),
       peer_(setup.peer),
+      memory_(setup.memory),
       decoder_(proto::ws::DecoderLimits{
           .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
           .account = setup.memory}),
       whole_connection_(setup.whole_connection),
-      last_ping_(setup.outlet.loop().now()) {
+      last_ping_(setup.outlet.loop().now()),
+      waiting_message_(setup.memory) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;
   if (whole_connection_) {
@@ -91,16 +93,20 @@ void WsStream::handle_message(proto::ws::Opcode opcode, std::span<const char> pa
   on_message(opcode, payload);
   if (!peer_.auth_pending()) return peer_.end_asking();
   // The decoder reuses its buffer for the next message: the waiting one is
-  // copied out (once per question, never per event).
+  // copied out (once per question, never per event), and charged, for a
+  // client could otherwise hold a second message's worth for as long as
+  // its decision takes.
   waiting_opcode_ = opcode;
-  waiting_message_.assign(payload.data(), payload.size());
+  waiting_message_.clear();
+  const buf::Growth growth = waiting_message_.append(std::string_view(payload.data(), payload.size()), payload.size());
+  if (growth != buf::Growth::ok) refuse_for_memory(growth);
 }
 
 void WsStream::auth_answered() {
   if (outlet_.ended()) return;
-  const std::string message = std::move(waiting_message_);
-  waiting_message_.clear();
-  handle_message(waiting_opcode_, message);
+  // Moved out with its charge: handling it may keep another message.
+  const buf::ChargedBuffer message = std::move(waiting_message_);
+  handle_message(waiting_opcode_, message.view());
   if (!waiting() && !outlet_.ended()) {
     held_ = false;
     outlet_.resume_input();  // what waited behind the message is read now
@@ -174,6 +180,11 @@ void WsStream::end(CloseCode code, std::string_view reason, conn::CloseReason wh
 // client fetches a fresh token and reconnects (resuming by id).
 void WsStream::expire() {
   end(static_cast<CloseCode>(4401), "401 token expired", conn::CloseReason::protocol);
+}
+
+void WsStream::refuse_for_memory(buf::Growth growth) {
+  const proto::ws::MemoryRefusal refusal = proto::ws::memory_refusal(growth);
+  end(refusal.code, refusal.reason, conn::CloseReason::protocol);
 }
 
 void WsStream::send_close(CloseCode code, std::string_view reason) {

@@ -7,16 +7,18 @@
 // client's message means and how a notice looks.
 //
 // A message whose check waits for a decision given later (Peer) is kept
-// (at most ws.max_message bytes, the decoder's own bound) and nothing
-// behind it is decoded; when the decision comes the message is handled
-// again from the start, its checks given their recorded answers, and
-// reading goes on.
+// (at most ws.max_message bytes, the decoder's own bound, charged to the
+// connection's memory account like the decoder's buffer: one the account
+// refuses is answered 1009 naming the limit) and nothing behind it is
+// decoded; when the decision comes the message is handled again from the
+// start, its checks given their recorded answers, and reading goes on.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "buf/charged_buffer.hpp"
 #include "buf/frame.hpp"
 #include "conn/outlet.hpp"
 #include "proto/ws_close.hpp"
@@ -104,6 +106,12 @@ class WsStream : public Phase, private AuthWaiter {
   // the fields of a JSON object.
   bool append_json_notice(buf::FrameBuilder& out, std::string_view opening, std::string_view kind,
                           std::string_view json_fields);
+  // A message the stream must keep could not be charged to the
+  // connection's memory account: 1009 naming the limit (1011 when the
+  // server is out of memory).
+  void refuse_for_memory(buf::Growth growth);
+  // What a message kept past its decoding is charged to; null: nothing.
+  [[nodiscard]] buf::MemoryAccount* memory() const { return memory_; }
   // permessage-deflate was negotiated.
   [[nodiscard]] bool deflate() const { return deflate_; }
 
@@ -124,6 +132,7 @@ class WsStream : public Phase, private AuthWaiter {
   conn::Outlet& outlet_;
   LoopServices& services_;
   Peer& peer_;
+  buf::MemoryAccount* const memory_;
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
   const bool whole_connection_;
@@ -136,7 +145,7 @@ class WsStream : public Phase, private AuthWaiter {
   bool close_sent_ = false;
   std::string notice_scratch_;
   proto::ws::Opcode waiting_opcode_ = proto::ws::Opcode::text;
-  std::string waiting_message_;  // the message whose check waits
+  buf::ChargedBuffer waiting_message_;  // the message whose check waits
 };
 
 }  // namespace sluice::session

@@ -32,7 +32,8 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
     if (outcome.is_pending()) return;  // the message is handed over again when the decision comes
     if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
     TopicPublisher::Owner& owner = *this;  // a private base, reachable here
-    publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_, peer().topic_allowance());
+    publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_, peer().topic_allowance(),
+                                                  memory());
   }
   publisher_->publish(std::string_view(payload.data(), payload.size()));
 }

@@ -36,6 +36,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void publish_refused(hub::HubStatus status) override;
   void publish_failed(std::string_view reason) override;
+  void hold_refused(buf::Growth growth) override { refuse_for_memory(growth); }
 
   const std::string topic_;
   Subscriptions subscriptions_;

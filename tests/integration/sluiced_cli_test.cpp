@@ -47,6 +47,10 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "broker.prefix="}, "'broker.prefix' must be 1 to 64 bytes"},
       {{"--broker", "redis://127.0.0.1:6379", "--set", "broker.max_pending_bytes=4096"},
        "'broker.max_pending_bytes' must be at least"},
+      {{"--set", "ws.max_message=2097152"},
+       "'limits.connection_bytes' (2097152) must be at least 4161536 for ws.max_message = 2097152"},
+      {{"--set", "http.max_body=4194304"},
+       "'limits.connection_bytes' (2097152) must be at least 5193728 for http.max_body = 4194304"},
   };
   for (const BadStart& c : cases) {
     std::vector<std::string> argv = {env_path("SLUICED")};

@@ -1,0 +1,128 @@
+// A WebSocket message the server keeps after decoding it is charged to the
+// connection's memory account like the message being joined: a publish
+// held while the pool has no room for it, and a message whose publish
+// waits for an authorization decision given later. Either copy would
+// otherwise let a client hold a second ws.max_message of memory outside
+// every limit, for as long as the pool stays full or the decision takes.
+// Past limits.connection_bytes the client gets 1009 naming the key; a
+// message within it is still kept, and published once it can be.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_client.hpp"
+#include "ws_test_client.hpp"
+
+namespace sluice::test::ws {
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+// The decoder keeps 16 KiB uncharged, and so does the kept copy; over
+// 64 KiB of account, a message of 56 KiB fits once (40 KiB charged) but
+// not twice, and one of 24 KiB fits twice.
+constexpr std::size_t kConnectionBytes = 64 * kKiB;
+constexpr std::size_t kTooLargeToKeep = 56 * kKiB;
+constexpr std::size_t kSmallEnoughToKeep = 24 * kKiB;
+
+std::string close_reason(const ServerFrame& close) { return close.payload.size() > 2 ? close.payload.substr(2) : ""; }
+
+template <typename Done>
+bool eventually(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll of the condition itself
+  }
+  return true;
+}
+
+// A pool a stalled subscriber fills in a few dozen publishes.
+server::Config tiny_pool_small_account() {
+  server::Config config;
+  config.pool = {.block_count = 64, .block_size = 4096, .reserve = 4};
+  config.max_connections = 16;
+  config.connection.send.max_bytes = 1 << 20;  // the pool, not the budget, stops data here
+  config.tcp_send_buffer = 4096;
+  config.connection.memory_bytes = kConnectionBytes;
+  return config;
+}
+
+int fill_pool(TestClient& publisher) {
+  int accepted = 0;
+  for (int status = 200; status == 200 && accepted < 1000;) {
+    status = publish(publisher, "/pub/flood", "event " + std::to_string(accepted) + std::string(1000, 'f'));
+    accepted += status == 200;
+  }
+  return accepted;
+}
+
+TEST(HeldMessageMemory, APublishHeldForPoolRoomIsChargedAndRefusedPastTheConnectionsShare) {
+  RunningServer server(tiny_pool_small_account());
+  SseSubscriber stalled(server.port(), "/sse/flood", 4096);
+  ASSERT_TRUE(stalled.opened());
+  TestClient poster(server.port());
+  const int accepted = fill_pool(poster);
+  ASSERT_GT(accepted, 0);
+
+  // Joining it fits the account; keeping a copy of it while the pool is
+  // full does not.
+  WsTestClient large(server.port());
+  ASSERT_TRUE(large.open("/pub/flood"));
+  large.send({.opcode = kText, .payload = std::string(kTooLargeToKeep, 'L')});
+  const std::optional<ServerFrame> close = large.read_frame();
+  ASSERT_TRUE(close) << "the publish was held uncharged";
+  EXPECT_EQ(close->opcode, kClose);
+  EXPECT_EQ(close->close_code(), 1009);
+  EXPECT_EQ(close_reason(*close), "message over this connection's memory (limits.connection_bytes)");
+  EXPECT_GE(server.server().memory_stats().refused_by_connection, 1u);
+
+  // A smaller one is kept, charged while it waits, and published once the
+  // stalled reader makes room.
+  WsTestClient small(server.port());
+  ASSERT_TRUE(small.open("/pub/flood"));
+  const std::string kept(kSmallEnoughToKeep, 's');
+  small.send({.opcode = kText, .payload = kept});
+  ASSERT_TRUE(eventually([&] { return server.server().stats().publishes_held > 0; }));
+  EXPECT_GE(server.server().memory_stats().charged, 2 * (kSmallEnoughToKeep - 16 * kKiB));
+  ASSERT_TRUE(stalled.wait_for(static_cast<std::size_t>(accepted) + 1));
+  EXPECT_EQ(stalled.events()[static_cast<std::size_t>(accepted)].data, kept);
+}
+
+// Publishing to "wait*" is decided later, by a decision this test never
+// gives: the message waits, kept, for as long as the connection lasts.
+TEST(HeldMessageMemory, AMessageWaitingForItsDecisionIsChargedAndRefusedPastTheConnectionsShare) {
+  std::vector<server::AuthReply> never_answered;  // the loop's only; outlives the server
+  server::Config config;
+  config.threads = 1;
+  config.connection.memory_bytes = kConnectionBytes;
+  RunningServer server(config, [&](server::Server& s) {
+    s.authorize([&](const server::AuthRequest& r) {
+      if (r.action != server::Action::publish || !r.topic.starts_with("wait")) return server::AuthDecision::allow();
+      never_answered.push_back(r.answer_later());
+      return server::AuthDecision::later();
+    });
+  });
+
+  WsTestClient small(server.port());
+  ASSERT_TRUE(small.open("/ws/wait.small"));
+  small.send({.opcode = kText, .payload = std::string(kSmallEnoughToKeep, 's')});
+  // The decoder gives its buffer back once the message is copied out:
+  // what is charged now is the copy.
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= kSmallEnoughToKeep - 16 * kKiB; }))
+      << "the waiting message is not charged";
+
+  WsTestClient large(server.port());
+  ASSERT_TRUE(large.open("/ws/wait.large"));
+  large.send({.opcode = kText, .payload = std::string(kTooLargeToKeep, 'L')});
+  const std::optional<ServerFrame> close = large.read_frame();
+  ASSERT_TRUE(close) << "the waiting message was kept uncharged";
+  EXPECT_EQ(close->opcode, kClose);
+  EXPECT_EQ(close->close_code(), 1009);
+  EXPECT_EQ(close_reason(*close), "message over this connection's memory (limits.connection_bytes)");
+}
+
+}  // namespace
+}  // namespace sluice::test::ws
