@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "buf/frame.hpp"
 #include "conn/out_queue.hpp"
 #include "conn/writer.hpp"
@@ -27,8 +28,6 @@
 #include "proto/ws_encoder.hpp"
 
 namespace {
-
-std::atomic<std::uint64_t> g_allocations{0};
 
 constexpr std::size_t kMessage = 64;
 constexpr int kPerThread = 20000;
@@ -104,7 +103,7 @@ void BM_sluice_inbox(benchmark::State& state) {
         }
       }
     });
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = sluice::test::allocations();
     run_senders(threads, [&] {
       for (int i = 0; i < kPerThread; ++i) {
         sluice::buf::FrameRef frame = sluice::proto::ws::make_message_frame(
@@ -114,7 +113,7 @@ void BM_sluice_inbox(benchmark::State& state) {
       --running;
     });
     owner.join();
-    allocations += g_allocations.load() - before;
+    allocations += sluice::test::allocations() - before;
   }
   report(state, threads, allocations);
 }
@@ -128,7 +127,7 @@ void BM_mutex_around_write(benchmark::State& state) {
   const std::string payload(kMessage, 'x');
   std::uint64_t allocations = 0;
   for (auto _ : state) {
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = sluice::test::allocations();
     run_senders(threads, [&] {
       for (int i = 0; i < kPerThread; ++i) {
         const std::lock_guard guard(lock);
@@ -140,7 +139,7 @@ void BM_mutex_around_write(benchmark::State& state) {
         write_all(wire.fds[0], buffer.data(), buffer.size());
       }
     });
-    allocations += g_allocations.load() - before;
+    allocations += sluice::test::allocations() - before;
   }
   report(state, threads, allocations);
 }
@@ -152,7 +151,7 @@ void BM_fresh_buffer_per_frame(benchmark::State& state) {
   const std::string payload(kMessage, 'x');
   std::uint64_t allocations = 0;
   for (auto _ : state) {
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = sluice::test::allocations();
     run_senders(threads, [&] {
       for (int i = 0; i < kPerThread; ++i) {
         std::vector<char> buffer;
@@ -164,7 +163,7 @@ void BM_fresh_buffer_per_frame(benchmark::State& state) {
         write_all(wire.fds[0], buffer.data(), buffer.size());
       }
     });
-    allocations += g_allocations.load() - before;
+    allocations += sluice::test::allocations() - before;
   }
   report(state, threads, allocations);
 }
@@ -174,13 +173,5 @@ BENCHMARK(BM_mutex_around_write)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->Unit(b
 BENCHMARK(BM_fresh_buffer_per_frame)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 BENCHMARK_MAIN();

@@ -2,6 +2,7 @@
 
 #include "hub/history.hpp"
 #include "buf/string_sink.hpp"
+#include "proto/sse.hpp"
 #include "proto/utf8.hpp"
 #include "proto/ws_encoder.hpp"
 #include "proto/ws_json_writer.hpp"
@@ -53,7 +54,7 @@ const buf::FrameRef* EventFrames::prebuilt(WireForm form) const {
 const buf::FrameRef& EventFrames::form(WireForm form) {
   switch (form) {
     case WireForm::sse:
-      return sse_;
+      return sse_form();
     case WireForm::ws_message:
     case WireForm::ws_message_deflated:
       return ws_message(form == WireForm::ws_message_deflated);
@@ -61,7 +62,17 @@ const buf::FrameRef& EventFrames::form(WireForm form) {
     case WireForm::ws_envelope_deflated:
       return ws_envelope(form == WireForm::ws_envelope_deflated);
   }
-  return sse_;
+  return sse_form();
+}
+
+const buf::FrameRef& EventFrames::sse_form() {
+  if (sse_) return sse_;
+  return once(sse_built_, [this] {
+    load_payload();
+    buf::FrameBuilder builder(pool_, buf::Lane::data);
+    if (proto::sse::encode({id_, event_, data_}, builder) != proto::sse::EncodeStatus::ok) return buf::FrameRef{};
+    return builder.finish();
+  });
 }
 
 void EventFrames::load_payload() {

@@ -1,8 +1,9 @@
 // Owns: EventFrames, one event on its way to a loop's subscribers, in each
-// wire format. The SSE form was encoded once by the publisher and is shared
-// by every SSE subscriber of every loop; the WebSocket forms are built from
-// the event's payload the first time a subscriber of this loop asks, then
-// shared by every subscriber of the loop that speaks that form:
+// wire format. A form the publisher built (the SSE form when the topic had
+// an SSE subscriber, the WebSocket forms its subscribers used) is shared by
+// every subscriber of every loop; any other form is built from the event's
+// payload the first time a subscriber of this loop asks, then shared by
+// every subscriber of the loop that speaks that form:
 //
 //   sse                 the Server-Sent Events record
 //   ws_message          one WebSocket message holding the data: text when it
@@ -74,7 +75,7 @@ class EventFrames {
   EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
               const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
 
-  [[nodiscard]] const buf::FrameRef& sse() const { return sse_; }
+  [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
   [[nodiscard]] const buf::FrameRef& form(WireForm form);
 
  private:
@@ -85,6 +86,7 @@ class EventFrames {
   };
 
   [[nodiscard]] const buf::FrameRef* prebuilt(WireForm form) const;
+  const buf::FrameRef& sse_form();
   const buf::FrameRef& ws_message(bool deflated);
   const buf::FrameRef& ws_envelope(bool deflated);
   void load_payload();
@@ -102,6 +104,7 @@ class EventFrames {
   bool utf8_ = false;
   std::string_view event_;
   std::string_view data_;
+  Slot sse_built_;  // when the publisher built none (no SSE subscriber then)
   Slot ws_[2];
   Slot envelope_[2];
 };

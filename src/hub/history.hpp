@@ -22,7 +22,7 @@ struct KeptEvent {
   // The epoch its id is written with: 0 for the server run's own, else the
   // millisecond its topic's Redis Stream was created (a broker's topics).
   std::uint64_t epoch = 0;
-  buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber
+  buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber; empty when its topic had none
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
   std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published
 

@@ -24,7 +24,11 @@ Hub::~Hub() {
     for (const Local::Entry& e : local->subscribers) {
       if (e.subscriber == nullptr) continue;
       --local->record->subscribers;
-      if (e.form != WireForm::sse) --local->record->form_subscribers[ws_index(e.form)];
+      if (e.form != WireForm::sse) {
+        --local->record->form_subscribers[ws_index(e.form)];
+      } else {
+        --local->record->sse_subscribers;
+      }
     }
     local->record->loop_mask &= ~(std::uint64_t{1} << loop_);
   }
@@ -81,7 +85,11 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       record->pending[loop_].store(false, std::memory_order_release);
     }
     ++record->subscribers;
-    if (form != WireForm::sse) ++record->form_subscribers[ws_index(form)];
+    if (form != WireForm::sse) {
+      ++record->form_subscribers[ws_index(form)];
+    } else {
+      ++record->sse_subscribers;
+    }
     std::uint64_t after = newest;
     if (from_stream) {
       first_owed = resume_point + 1;
@@ -351,7 +359,11 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   {
     const std::lock_guard lock(record->mutex);
     --record->subscribers;
-    if (form != WireForm::sse) --record->form_subscribers[ws_index(form)];
+    if (form != WireForm::sse) {
+      --record->form_subscribers[ws_index(form)];
+    } else {
+      --record->sse_subscribers;
+    }
   }
   let_go_if_unfollowed(record);
 }

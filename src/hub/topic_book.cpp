@@ -317,12 +317,12 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
   return false;
 }
 
-// The SSE form every SSE subscriber shares, and the payload (one byte of
-// event-name length, the name, the data) from which a loop builds the
-// WebSocket forms and a replay rebuilds any form.
+// The payload (one byte of event-name length, the name, the data) from
+// which a loop builds any form nobody built here, and the forms the
+// topic's subscribers use: SSE while it has SSE subscribers, WebSocket.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
-  if (!encode_event(epoch, id, message, out)) return false;
+  if (!encode_event(epoch, id, message, out, record.sse_subscribers != 0)) return false;
   const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
                                         [](std::size_t n) { return n != 0; });
   if (!forms_in_use) return true;
@@ -333,23 +333,27 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint
   return encode_ws_forms(record, id_view, *lent, out);
 }
 
-bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out) {
-  char id_text[kMaxIdText];
+bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out,
+                             bool with_sse) {
   out.epoch = epoch;
   out.seq = seq;
   out.key = conflation_key(message.key);
-  const std::size_t id_length = format_id(out, id_text);
-  const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
-  buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
-  if (proto::sse::encode(sse, sse_builder) != proto::sse::EncodeStatus::ok) return false;
-  out.sse = sse_builder.finish();
+  if (with_sse) {
+    char id_text[kMaxIdText];
+    const std::size_t id_length = format_id(out, id_text);
+    const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
+    buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
+    if (proto::sse::encode(sse, sse_builder) != proto::sse::EncodeStatus::ok) return false;
+    out.sse = sse_builder.finish();
+    if (!out.sse) return false;
+  }
   buf::FrameBuilder payload(pool_, buf::Lane::data);
   const char event_length = static_cast<char>(message.event.size());
   payload.append(&event_length, 1);
   payload.append(message.event);
   payload.append(message.data);
   out.payload = payload.finish();
-  return out.sse && out.payload;
+  return static_cast<bool>(out.payload);
 }
 
 // The WebSocket forms that subscribers use now are built here, with the

@@ -2,9 +2,11 @@
 // history of recent events, and which loops have subscribers for it.
 //
 // Publishing, from any thread: under the topic's lock the event gets the
-// next id, is encoded once as SSE (and kept as a payload for the WebSocket
-// forms) and appended to the history; then each loop with subscribers is
-// told, once, that the topic has news. A loop reads the events it has not
+// next id, is kept as a payload, encoded once in each wire form some
+// subscriber of the topic uses (SSE, WebSocket) and appended to the
+// history; then each loop with subscribers is told, once, that the topic
+// has news. A form nobody used at publish is built from the payload by the
+// loop that first needs it. A loop reads the events it has not
 // delivered yet straight from the history, in id order, so no per-event
 // queue between threads can overflow, and a loop that falls further behind
 // than the history reaches knows exactly which ids it missed.
@@ -75,6 +77,7 @@ struct TopicRecord {
   History history;
   std::uint64_t loop_mask = 0;          // loops with subscribers
   std::size_t subscribers = 0;          // across every loop
+  std::size_t sse_subscribers = 0;       // the SSE form is built at publish only while there are some
   std::array<std::size_t, kWsForms> form_subscribers{};  // by ws_index(): forms in use, built at publish
   std::array<std::atomic<bool>, kMaxLoops> pending{};  // loop told, not yet drained
   // The last seq each following loop has handed over; publish() refuses to
@@ -227,9 +230,11 @@ class TopicBook {
   // Called by a loop after it delivered events of `record`.
   void wake_waiting_publishers(TopicRecord& record);
 
-  // Encodes an event of `epoch` (0: this run's) as SSE and as the payload
-  // the WebSocket forms are built from; false when the pool is out of room.
-  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out);
+  // Encodes an event of `epoch` (0: this run's) as the payload every other
+  // form is built from, and as SSE when `with_sse`; false when the pool is
+  // out of room.
+  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out,
+                                  bool with_sse = true);
 
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }

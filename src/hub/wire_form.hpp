@@ -1,9 +1,8 @@
-// Owns: WireForm, the forms in which an event goes out on the wire. The SSE
-// form is built for every event by its publisher. The WebSocket forms are
-// built by the publisher too when some subscriber of the topic takes them
-// (counted per form at subscribe time), so that a pool too full for them
-// refuses the publish instead of losing the event later; a form nobody
-// took then is built by a loop on first use.
+// Owns: WireForm, the forms in which an event goes out on the wire. The
+// publisher builds each form some subscriber of the topic takes (counted
+// per form at subscribe time), so that a pool too full for them refuses
+// the publish instead of losing the event later, and no event costs a form
+// nobody reads; a form nobody took then is built by a loop on first use.
 #pragma once
 
 #include <cstddef>

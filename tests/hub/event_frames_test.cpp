@@ -55,5 +55,26 @@ TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
   EXPECT_EQ(m.data, bytes);
 }
 
+// An event published while its topic had no SSE subscriber carries no SSE
+// form; the first loop that needs one builds it from the payload, once.
+TEST_F(EventFramesTest, TheSseFormNobodyBuiltIsBuiltFromThePayloadOnce) {
+  const buf::FrameRef data = payload("tick", "a\nb");
+  EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
+  const buf::FrameRef& built = frames.form(WireForm::sse);
+  std::string wire(built.size(), '\0');
+  built.copy_to(wire.data(), wire.size());
+  EXPECT_EQ(wire, "event: tick\nid: ep:42\ndata: a\ndata: b\n\n");
+  EXPECT_TRUE(frames.sse() == built);
+  EXPECT_EQ(built.use_count(), 1u);
+}
+
+TEST_F(EventFramesTest, AnSseFormThePublisherBuiltIsHandedOutAsItIs) {
+  const buf::FrameRef data = payload("", "x");
+  const buf::FrameRef published = buf::make_frame(pool, buf::Lane::data, "id: ep:1\ndata: x\n\n");
+  EventFrames frames(pool, scratch, "t", "ep:1", published, data);
+  EXPECT_TRUE(frames.form(WireForm::sse) == published);
+  EXPECT_EQ(published.use_count(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::hub

@@ -33,6 +33,43 @@ TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
   EXPECT_EQ(text(a.frames[0]), "event: kind\nid: ep:1\ndata: payload\n\n");
 }
 
+// The SSE form is built at publish only while the topic has an SSE
+// subscriber: an event published to WebSocket subscribers alone keeps its
+// payload, and an SSE subscriber that later replays it gets the same record
+// a publisher would have built.
+TEST_F(HubTest, AnEventPublishedWithNoSseSubscriberKeepsNoSseFormAndStillReplaysAsSse) {
+  Collector ws;
+  ASSERT_EQ(hub.subscribe("t", &ws, 0, WireForm::ws_message), HubStatus::ok);
+  ASSERT_EQ(publish("t", {"1", "kind"}).id, 1u);
+  ASSERT_EQ(publish("t", {"2", "kind"}).id, 2u);
+  std::vector<bool> kept_sse;
+  auto read_kept = [&] {
+    kept_sse.clear();
+    ASSERT_TRUE(book.inspect_topic("t", [&](const TopicView& v) {
+      for (std::size_t i = 0; i < v.history.size(); ++i) kept_sse.push_back(static_cast<bool>(v.history.at(i).sse));
+    }));
+  };
+  read_kept();
+  EXPECT_EQ(kept_sse, (std::vector<bool>{false, false}));
+
+  Collector sse;
+  EXPECT_EQ(hub.subscribe_after("t", &sse, 0, "ep:1").replayed, 1u);
+  ASSERT_EQ(sse.frames.size(), 1u);
+  EXPECT_EQ(text(sse.frames[0]), "event: kind\nid: ep:2\ndata: 2\n\n");
+
+  ASSERT_EQ(publish("t", {"3"}).id, 3u);
+  read_kept();
+  EXPECT_EQ(kept_sse, (std::vector<bool>{false, false, true}));
+  ASSERT_EQ(sse.frames.size(), 2u);
+  EXPECT_EQ(text(sse.frames[1]), "id: ep:3\ndata: 3\n\n");
+  EXPECT_EQ(ws.ids, (std::vector<std::uint64_t>{1, 2, 3}));
+
+  hub.unsubscribe("t", &sse);
+  ASSERT_EQ(publish("t", {"4"}).id, 4u);
+  read_kept();
+  EXPECT_EQ(kept_sse, (std::vector<bool>{false, false, true, false}));
+}
+
 TEST_F(HubTest, ANewSubscriberGetsOnlyWhatIsPublishedAfterIt) {
   Collector early, late;
   ASSERT_EQ(hub.subscribe("t", &early), HubStatus::ok);
@@ -116,7 +153,8 @@ TEST_F(HubTest, HistoryGivesWayWhenThePoolIsShort) {
   EXPECT_GE(pool.free_blocks(), 4u);
 }
 
-// Two blocks an event (its SSE frame and its payload), so ~125 fill the pool.
+// One block an event (its payload: with no SSE subscriber no SSE form is
+// built), so ~250 fill the pool.
 TEST_F(HubTest, AnIdleTopicsHistoryGivesWayToAnotherTopicWhenThePoolIsShort) {
   for (int i = 0; i < 400; ++i) ASSERT_EQ(publish("idle", {std::string(200, 'h')}).status, HubStatus::ok);
   const std::size_t kept = book.find("idle")->history.size();
@@ -302,7 +340,8 @@ TEST_F(ReplayTest, SaysWhyItCannotReplay) {
 
 TEST(HubBytes, HistoryIsBoundedByBytes) {
   buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
-  TopicBook book(pool, {.history_events = 100, .history_bytes = 300}, "ep");
+  // No subscriber: each event keeps its 21-byte payload alone, so four fit.
+  TopicBook book(pool, {.history_events = 100, .history_bytes = 100}, "ep");
   Hub hub(book, 0);
   for (int i = 0; i < 10; ++i) ASSERT_EQ(book.publish("t", {std::string(20, 'b')}).status, HubStatus::ok);
   Collector c;
@@ -336,15 +375,16 @@ TEST(HubThreads, PublishersOnTheirOwnTopicsShareAShortPool) {
   }
   for (auto& p : publishers) p.join();
   // How many turns were refused depends on how the threads met; what cannot
-  // vary: the pool's 30 events went out before anyone needed room, and once
+  // vary: the pool's 60 events (one block each: with no subscriber an event
+  // keeps its payload alone) went out before anyone needed room, and once
   // the others are quiet a fresh topic always finds idle history to take.
-  EXPECT_GE(published.load(), 30);
-  for (int i = 0; i < 100; ++i) ASSERT_EQ(book.publish("fresh", {std::string(200, 'x')}).status, HubStatus::ok) << i;
+  EXPECT_GE(published.load(), 60);
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(book.publish("fresh", {std::string(200, 'x')}).status, HubStatus::ok) << i;
   std::size_t kept = 0;
   for (int t = 0; t < kThreads; ++t) kept += book.find("t" + std::to_string(t))->history.size();
   kept += book.find("fresh")->history.size();
-  EXPECT_EQ(book.find("fresh")->history.size(), 30u);
-  EXPECT_EQ(pool.free_blocks() + 2 * kept, 64u);  // every block is free or kept (two an event): none leaked
+  EXPECT_EQ(book.find("fresh")->history.size(), 60u);
+  EXPECT_EQ(pool.free_blocks() + kept, 64u);  // every block is free or kept (one an event): none leaked
 }
 
 TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
