@@ -6,7 +6,8 @@
 // through a ConnectionRef. A stream type derived from it says what a
 // client's message means and how a notice looks.
 //
-// A message whose check waits for a decision given later (Peer) is kept
+// A message whose check waits for a decision given later (in the stream's
+// own AuthRound: over HTTP/2 the connection's other streams go on) is kept
 // (at most ws.max_message bytes, the decoder's own bound) and nothing
 // behind it is decoded; when the decision comes the message is handled
 // again from the start, its checks given their recorded answers, and
@@ -114,16 +115,17 @@ class WsStream : public Phase, private AuthWaiter {
 
  private:
   void on_ping(std::span<const char> payload);
-  // Hands a message to on_message() in an asking round (Peer), keeping it
+  // Hands a message to on_message() in the stream's asking round, keeping it
   // if a check waits.
   void handle_message(proto::ws::Opcode opcode, std::span<const char> payload);
   void auth_answered() override;
   // No more input is decoded: the stream's own hold, or a decision awaited.
-  [[nodiscard]] bool waiting() const { return input_held() || peer_.auth_pending(); }
+  [[nodiscard]] bool waiting() const { return input_held() || round_.pending(); }
 
   conn::Outlet& outlet_;
   LoopServices& services_;
   Peer& peer_;
+  AuthRound round_;
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
   const bool whole_connection_;
