@@ -9,6 +9,7 @@
 
 #include "child_process.hpp"
 #include "client_test_support.hpp"
+#include "sluiced_process.hpp"
 #include "sluice/client/publisher.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
@@ -179,6 +180,33 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   EXPECT_EQ(long_line.wait(10s), 1);
   ASSERT_TRUE(long_line.read_to_end(10s));
   EXPECT_NE(long_line.output().find("longer than 10 bytes"), std::string::npos) << long_line.output();
+}
+
+// URLs with a bracketed IPv6 host, against sluiced listening on [::1]:
+// SSE and WebSocket subscribers and a publisher, each connecting there.
+TEST_F(Cli, SubAndPubReachAServerOnIpv6LoopbackByBracketedUrls) {
+  sluice::test::SluicedProcess sluiced({}, "[::1]:0");
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string base = "[::1]:" + std::to_string(sluiced.port());
+  ChildProcess sse({cli(), "sub", "http://" + base + "/sse/v6"});
+  ChildProcess ws({cli(), "sub", "ws://" + base + "/ws/v6"});
+  ASSERT_TRUE(sse.read_until_contains("sluice: connected", 10s)) << sse.output();
+  ASSERT_TRUE(ws.read_until_contains("sluice: connected", 10s)) << ws.output();
+  // The WebSocket's subscription follows its handshake: published until
+  // both have an event.
+  std::string pub_output;
+  ASSERT_TRUE(wait_until([&] {
+    ChildProcess pub(shell("echo over-v6 | " + cli() + " pub -v http://" + base + "/pub/v6"));
+    if (pub.wait(10s) != 0) return false;
+    (void)pub.read_to_end(10s);
+    pub_output = pub.output();
+    return sse.read_until_contains(" message over-v6\n", 10ms) && ws.read_until_contains(" message over-v6\n", 10ms);
+  })) << pub_output << sse.output() << ws.output();
+  sse.signal(SIGINT);
+  ws.signal(SIGINT);
+  EXPECT_EQ(sse.wait(10s), 0);
+  EXPECT_EQ(ws.wait(10s), 0);
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
 
 }  // namespace
