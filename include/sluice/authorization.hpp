@@ -114,8 +114,9 @@ struct AuthRequest {
   // handle is withdrawn). An empty handle where the connection cannot wait
   // (can_wait() false): decide now.
   [[nodiscard]] AuthReply answer_later() const;
-  // The connection can wait here: every check but refresh, a held
-  // subscribe (after a refresh), and requests over HTTP/2.
+  // The connection can wait here: every check but refresh and a held
+  // subscribe (after a refresh). Over HTTP/2 only the stream that asked
+  // waits.
   [[nodiscard]] bool can_wait() const { return wait_room != nullptr; }
 };
 

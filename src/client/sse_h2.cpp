@@ -40,6 +40,8 @@ ClientError SseSession::open_h2(Link& link, Driver& driver) {
   std::vector<std::pair<std::string_view, std::string_view>> headers = {{"accept", "text/event-stream"},
                                                                          {"cache-control", "no-cache"}};
   if (!id.empty()) headers.emplace_back("last-event-id", id);
+  const std::string authorization = "Bearer " + token_;
+  if (!token_.empty()) headers.emplace_back("authorization", authorization);
   if (!h2_->open(url_, headers)) return {.kind = ErrorKind::resources, .message = "HTTP/2: no memory for a session"};
   if (const IoResult r = link.write_all(h2_->output(), options.connect_timeout); r != IoResult::ok) {
     return io_result_error(r, link, "while sending the request");

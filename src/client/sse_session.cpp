@@ -67,6 +67,7 @@ ClientError SseSession::run(Driver& driver) {
   driver_ = &driver;
   cancelled_ = false;
   const ClientOptions& options = driver.options();
+  token_ = options.token ? options.token() : std::string();
   Link link(&driver.wake(), &driver.interrupt());
   ClientError error = link.connect(url_, options.connect_timeout, options.receive_buffer, &tls_);
   if (error.kind == ErrorKind::none) error = use_h2(link) ? open_h2(link, driver) : open_stream(link, driver);
@@ -79,6 +80,7 @@ ClientError SseSession::run(Driver& driver) {
 void SseSession::build_request() {
   request_.assign("GET ").append(url_.target).append(" HTTP/1.1\r\nHost: ").append(url_.authority());
   request_.append("\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n");
+  if (!token_.empty()) request_.append("Authorization: Bearer ").append(token_).append("\r\n");
   const std::string id = last_id();
   if (!id.empty()) request_.append("Last-Event-ID: ").append(id).append("\r\n");
   request_.append("\r\n");

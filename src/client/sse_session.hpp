@@ -60,6 +60,7 @@ class SseSession final : public Session, private proto::sse::Handler, private H2
   bool h2_open_ = false;                // the HTTP/2 response head was accepted
   proto::sse::Parser parser_;
   std::string request_;
+  std::string token_;  // ClientOptions::token's, for this connection
   std::string head_;          // the response head, then the stream bytes that came with it
   std::vector<char> chunk_;   // one read from the socket
   Event scratch_;             // the event being handed over; swapped with the inbox's buffers

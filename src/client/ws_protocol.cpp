@@ -31,6 +31,10 @@ void encode_subscribe(std::string_view topic, std::string_view since, std::strin
          out);
 }
 
+void encode_refresh(std::string_view token, std::uint64_t req, std::string& out) {
+  append({.op = proto::wsjson::Op::refresh, .token = token, .req = proto::wsjson::Req(req)}, out);
+}
+
 void encode_request(const WsRequest& request, std::string& out) {
   append({.op = wire_op(request.op),
           .topic = request.topic,

@@ -13,6 +13,8 @@ namespace sluice::client::detail {
 
 // Appends the JSON text of `request` to `out`.
 void encode_request(const WsRequest& request, std::string& out);
+// {"op":"refresh","token":TOKEN,"req":REQ}: the connection's new credentials.
+void encode_refresh(std::string_view token, std::uint64_t req, std::string& out);
 // Appends a subscribe request; `since` and `policy` are left out when empty.
 void encode_subscribe(std::string_view topic, std::string_view since, std::string_view policy, std::uint64_t req,
                       std::string& out);

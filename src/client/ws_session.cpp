@@ -1,11 +1,13 @@
 #include "ws_session.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <utility>
 
 #include "head_reader.hpp"
 #include "notice.hpp"
 #include "proto/url.hpp"
+#include "token_expiry.hpp"
 #include "ws_frames.hpp"
 
 namespace sluice::client::detail {
@@ -25,6 +27,9 @@ constexpr std::size_t kChunkBytes = std::size_t{64} << 10;
 // wait to be sent.
 constexpr std::size_t kRefillBelow = std::size_t{64} << 10;
 constexpr std::string_view kJsonPath = "/ws";
+// A token source that has no new token yet near the old one's expiry is
+// asked again this often.
+constexpr milliseconds kRefreshRetry{1000};
 
 std::span<const char> view_of(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -89,9 +94,12 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
   if (!proto::ws::make_client_key(key_)) {
     return {.kind = ErrorKind::resources, .message = "no random bytes for a WebSocket key"};
   }
+  token_ = options.token ? options.token() : std::string();
   std::string request = "GET " + url_.target + " HTTP/1.1\r\nHost: " + url_.authority() +
                         "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key_ +
-                        "\r\nSec-WebSocket-Version: 13\r\n\r\n";
+                        "\r\nSec-WebSocket-Version: 13\r\n";
+  if (!token_.empty()) request += "Authorization: Bearer " + token_ + "\r\n";
+  request += "\r\n";
   if (const IoResult r = link.write_all(request, options.connect_timeout); r != IoResult::ok) {
     return io_result_error(r, link, "while sending the handshake");
   }
@@ -106,6 +114,7 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
                                             .role = proto::ws::Role::client});
   driver.opened();
   if (json_protocol_) topics_.resubscribe(*this);
+  schedule_refresh(options);
   return decode(view_of(head_), driver);
 }
 
@@ -134,11 +143,17 @@ ClientError WsSession::pump(Link& link, Driver& driver) {
     if (out_.size() - out_sent_ > max_out) {
       return {.kind = ErrorKind::io_error, .message = "the server does not read what the client sends"};
     }
-    const auto quiet = std::chrono::duration_cast<milliseconds>(Clock::now() - last_heard);
+    const auto now = Clock::now();
+    if (refresh_at_ && now >= *refresh_at_) refresh(driver.options());
+    const auto quiet = std::chrono::duration_cast<milliseconds>(now - last_heard);
     if (idle.count() > 0 && quiet >= idle) return io_result_error(IoResult::timeout, link, "from the server");
     bool readable = false;
     bool writable = false;
-    const milliseconds limit = idle.count() > 0 ? idle - quiet : milliseconds(-1);
+    milliseconds limit = idle.count() > 0 ? idle - quiet : milliseconds(-1);
+    if (refresh_at_) {
+      const auto until = std::max(milliseconds(0), std::chrono::ceil<milliseconds>(*refresh_at_ - now));
+      limit = limit.count() < 0 ? until : std::min(limit, until);
+    }
     const IoResult r = link.wait(out_sent_ < out_.size(), limit, readable, writable);
     if (r == IoResult::woken || r == IoResult::timeout) continue;
     if (r != IoResult::ok) return io_result_error(r, link, "while streaming");
@@ -283,6 +298,35 @@ void WsSession::take_requests(Driver& driver) {
 }
 
 void WsSession::send_json(std::string_view json) { queue_frame(Opcode::text, view_of(json)); }
+
+// Only the /ws protocol can present new credentials in the stream; a
+// /ws/{topic} connection is closed 4401 at its token's expiry and
+// reconnects with the token of that moment.
+void WsSession::schedule_refresh(const ClientOptions& options) {
+  refresh_at_.reset();
+  if (!json_protocol_ || !options.token) return;
+  const std::optional<std::int64_t> exp = token_expiry(token_);
+  if (!exp) return;
+  const auto left = std::chrono::system_clock::from_time_t(static_cast<std::time_t>(*exp)) -
+                    std::chrono::system_clock::now();
+  refresh_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(left) - options.refresh_before;
+}
+
+void WsSession::refresh(const ClientOptions& options) {
+  std::string next = options.token();
+  if (next.empty() || next == token_) {
+    refresh_at_ = Clock::now() + kRefreshRetry;
+    return;
+  }
+  token_ = std::move(next);
+  refresh_json_.clear();
+  encode_refresh(token_, requests_.next_req(), refresh_json_);
+  send_json(refresh_json_);
+  schedule_refresh(options);
+  // A source that hands out tokens shorter-lived than refresh_before would
+  // otherwise be asked, and each answer sent, on every turn.
+  if (refresh_at_) refresh_at_ = std::max(*refresh_at_, Clock::now() + kRefreshRetry);
+}
 
 void WsSession::queue_frame(Opcode op, std::span<const char> payload) {
   if (out_sent_ == out_.size()) {

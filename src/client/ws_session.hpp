@@ -6,8 +6,13 @@
 // taken from the application only while it is nearly empty, so it stays
 // within about queue_bytes, and a server that stops reading is dropped
 // once the buffer passes that bound.
+//
+// A /ws connection with a token source (ClientOptions::token) presents a
+// new token before the one it opened with expires ({"op":"refresh"}), so
+// the server never closes it 4401 while the source keeps up.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +61,10 @@ class WsSession final : public Session, private JsonSink {
   void queue_frame(proto::ws::Opcode op, std::span<const char> payload);
   void end_connection(Link& link, const ClientError& why, Driver& driver);
   bool deliver(Event& event, Driver& driver);
+  // When to ask ClientOptions::token for the next token (none: never).
+  void schedule_refresh(const ClientOptions& options);
+  // Sends {"op":"refresh"} with a new token, if there is one yet.
+  void refresh(const ClientOptions& options);
 
   const Url url_;
   const transport::TlsContext tls_;
@@ -77,6 +86,9 @@ class WsSession final : public Session, private JsonSink {
   proto::wsjson::ServerMessage message_;
   Event scratch_;
   bool cancelled_ = false;  // the inbox refused an event: the client is stopping
+  std::string token_;       // the credentials this connection presented last
+  std::optional<std::chrono::steady_clock::time_point> refresh_at_;
+  std::string refresh_json_;
 };
 
 // The topic of a /ws/{topic} URL, percent-decoded; empty for other paths.

@@ -29,12 +29,6 @@ std::optional<std::string> install_authorizer(const Config& config, Server& serv
     if (auto error = make_token_authorizer(config, authorizer)) return error;
   }
   if (auth.mode == AuthMode::callback || !auth.callback_url.empty()) {
-    // An HTTP/2 request cannot wait for a decision given later yet: with
-    // HTTP/2 on, every request over it would be answered 503.
-    if (config.h2.enabled != 0) {
-      return "config key 'auth.callback_url' needs h2.enabled=0: requests over HTTP/2 cannot wait for the "
-             "callback's answer";
-    }
     if (auto error = make_callback_authorizer(config, server, std::move(authorizer), authorizer)) return error;
   }
   server.authorize(std::move(authorizer));

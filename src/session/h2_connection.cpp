@@ -89,6 +89,7 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
   if (!h2_) return;
   const auto& config = services_.config();
   exchanges_.for_each([&](H2Exchange& exchange) {
+    if (exchange.waiting) exchange.waiting->round().sweep(now);  // auth.callback_timeout_ms
     // A WebSocket's pings, pong deadline and credentials.
     if (exchange.ws && !exchange.outlet->ended()) exchange.ws->tick(now);
     H2StreamOutlet* outlet = exchange.outlet.get();
@@ -158,6 +159,7 @@ void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
 // The stream is gone: its outlet takes nothing more and its stream lets
 // go of its topics.
 void H2Connection::let_go(H2Exchange& exchange) {
+  if (exchange.waiting) exchange.waiting->round().close();  // a question pending is withdrawn
   if (exchange.outlet) exchange.outlet->gone();
   if (exchange.sse) exchange.sse->on_closed();
   if (exchange.ws) exchange.ws->on_closed();

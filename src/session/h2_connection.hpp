@@ -12,6 +12,13 @@
 // exchanges (H2Exchanges): a steady run of publishes on one connection
 // allocates nothing. What each path does is in h2_routes.cpp.
 //
+// A request whose authorization is decided later (an authorizer that
+// answers later: the HTTP authorization callback) waits on its own stream
+// (H2Waiting): its exchange is opened, its response and its DATA held,
+// and it is routed again from the start when the decision comes, while
+// the connection's other streams are served. A stream or connection that
+// closes first withdraws the question; auth.callback_timeout_ms bounds it.
+//
 // Bounds: the engine's (h2.*: streams, header list, windows, flood meter,
 // its memory); each stream's send budget (send.*); request bodies held
 // across the connection's streams at most receive.budget_bytes (a POST
@@ -33,6 +40,7 @@
 #include "proto/http1.hpp"
 #include "session/h2_exchanges.hpp"
 #include "session/h2_stream_outlet.hpp"
+#include "session/h2_waiting.hpp"
 #include "session/phase.hpp"
 #include "session/response.hpp"
 #include "transport/h2_session.hpp"
@@ -43,7 +51,10 @@ class LoopServices;
 class Session;
 class SseStream;
 
-class H2Connection final : public Phase, public transport::H2Handler, public H2StreamCarrier {
+class H2Connection final : public Phase,
+                           public transport::H2Handler,
+                           public H2StreamCarrier,
+                           public H2WaitOwner {
  public:
   explicit H2Connection(Session& session);
   ~H2Connection() override;
@@ -57,8 +68,9 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
 
  private:
-  // transport::H2Handler (the engine's events) and H2StreamCarrier (the
-  // streams' outlets): public bases, so that the engine and the outlets
+  // transport::H2Handler (the engine's events), H2StreamCarrier (the
+  // streams' outlets) and H2WaitOwner (a waiting stream's decision):
+  // public bases, so that the engine, the outlets and the waiting streams
   // can be handed this connection, but called only by them.
   void on_request(const transport::H2Request& request) override;
   void on_data(std::int32_t stream, std::string_view bytes) override;
@@ -69,8 +81,12 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   void end_stream(std::int32_t stream) override;
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
   void resume_input(std::int32_t stream) override;
+  // H2WaitOwner
+  void authorization_answered(std::int32_t stream) override;
 
   // h2_routes.cpp
+  // Routes a request (in the asking round the caller opened) and logs it.
+  void serve(const transport::H2Request& request);
   void route(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol, bool end_stream);
   // The access log's line for a request (log.access); the target is
   // redacted by the logger, the body never passed, only its length.
@@ -86,6 +102,11 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
                       bool end_stream);
   void feed_websocket(H2Exchange& exchange, std::string_view bytes);
   [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
+  // h2_auth_waits.cpp: the request just routed waits for its
+  // authorization on its stream; and what its stream received meanwhile
+  // goes where the decision sent the stream.
+  void wait_for_authorization(const transport::H2Request& request);
+  void deliver_held(H2Exchange& exchange);
   // Answers `stream` with `response` (its body as DATA) and ends it.
   void reply(std::int32_t stream, const Response& response);
 
@@ -95,6 +116,9 @@ class H2Connection final : public Phase, public transport::H2Handler, public H2S
   Session& session_;
   LoopServices& services_;
   std::unique_ptr<transport::H2Session> h2_;
+  // The asking round each new request is routed in (with an authorizer);
+  // handed to the request's exchange when its authorization waits.
+  std::unique_ptr<H2Waiting> routing_;
   // Closed exchanges are reused once no engine call is under way.
   H2Exchanges exchanges_;
   std::string joined_;  // a POST body longer than one pool block, made one run of bytes

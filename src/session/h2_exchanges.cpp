@@ -16,7 +16,8 @@ void H2Exchange::reset() {
   sse.reset();
   ws.reset();
   outlet.reset();
-  ws_input.clear();
+  unread.clear();
+  waiting.reset();
   posting = false;
   topic.clear();
   event.clear();

@@ -1,6 +1,7 @@
 // Owns: H2Exchange, what the connection keeps for one HTTP/2 stream it
-// serves (an SSE stream, a WebSocket stream, or a POST whose body is
-// arriving), and H2Exchanges, the connection's fixed set of them.
+// serves (an SSE stream, a WebSocket stream, a POST whose body is
+// arriving, or a request waiting for its authorization), and H2Exchanges,
+// the connection's fixed set of them.
 //
 // The set never holds more than h2.max_concurrent_streams exchanges, and
 // a spent one is reused for the next stream with what it had grown (its
@@ -20,6 +21,7 @@
 
 #include "session/h2_body.hpp"
 #include "session/h2_stream_outlet.hpp"
+#include "session/h2_waiting.hpp"
 
 namespace sluice::session {
 
@@ -35,14 +37,20 @@ struct H2Exchange {
   // Ready for another stream: the stream objects go, capacity stays.
   void reset();
   // Holds a stream object that may be on the call stack when the stream
-  // closes, so its slot is reused only after the call returns.
-  [[nodiscard]] bool holds_stream() const { return outlet != nullptr; }
+  // closes (a stream, or a request being routed again once its
+  // authorization came), so its slot is reused only after the call returns.
+  [[nodiscard]] bool holds_stream() const { return outlet != nullptr || waiting != nullptr; }
+  // The stream's request waits for an authorization decision.
+  [[nodiscard]] bool waits_for_authorization() const { return waiting != nullptr && waiting->round().pending(); }
 
   std::int32_t id = 0;  // 0: not in use
   std::unique_ptr<H2StreamOutlet> outlet;
   std::unique_ptr<SseStream> sse;
   std::unique_ptr<WsStream> ws;
-  std::string ws_input;  // a WebSocket stream's bytes not yet decoded
+  // Bytes not yet given back to the client's window: a WebSocket stream's
+  // not yet decoded, or any stream's while its authorization waits.
+  std::string unread;
+  std::unique_ptr<H2Waiting> waiting;  // the request, when its authorization waited
   bool posting = false;  // a checked POST /pub: `body` is its body so far
   std::string topic, event, key, allow_origin;
   std::string logged_target, logged_agent;  // for the access log's line (log.access)

@@ -56,13 +56,12 @@ std::size_t add_header_lines(std::string_view lines, std::span<transport::H2Head
 
 }  // namespace
 
-void H2Connection::on_request(const transport::H2Request& h2request) {
-  served_any_ = true;
-  quiet_since_ = session_.loop().now();
+void H2Connection::serve(const transport::H2Request& h2request) {
   answered_status_ = 0;
   const Request request = as_http1_request(h2request, fields_);
   route(h2request.stream, request, h2request.protocol, h2request.end_stream);
-  if (!services_.logs_access()) return;
+  // Waiting for its authorization: logged once routed with the decision.
+  if (!services_.logs_access() || session_.peer().asking_pending()) return;
   // A stream that opened is logged as opened (200); a POST when its reply
   // goes (finish_post).
   H2Exchange* exchange = exchanges_.find(h2request.stream);
@@ -185,6 +184,8 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
 void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   H2Exchange* exchange = exchanges_.find(stream);
   if (exchange != nullptr && exchange->ws) return feed_websocket(*exchange, bytes);
+  // Kept unread until the decision says where it goes (h2_waiting.hpp).
+  if (exchange != nullptr && exchange->waits_for_authorization()) return (void)exchange->unread.append(bytes);
   h2_->consume(stream, bytes.size());
   if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
   const bool over_budget = body_bytes_ + bytes.size() > services_.connection_limits().receive_budget;
@@ -203,6 +204,10 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
 void H2Connection::on_end(std::int32_t stream) {
   H2Exchange* exchange = exchanges_.find(stream);
   if (exchange == nullptr) return;
+  if (exchange->waits_for_authorization()) {
+    exchange->waiting->client_ended = true;
+    return;
+  }
   if (exchange->posting) return finish_post(*exchange);
   // A WebSocket's client is done sending, as at a TCP half-close.
   if (exchange->ws && !exchange->ws->on_peer_eof()) exchange->outlet->close_after_flush(conn::CloseReason::peer);
@@ -226,6 +231,8 @@ void H2Connection::finish_post(H2Exchange& post) {
 // that closed in this very read are not reused until it ends), the stream
 // is refused and the client may retry it.
 H2Exchange* H2Connection::open_exchange(std::int32_t stream) {
+  // A stream that waited for its authorization has its exchange already.
+  if (H2Exchange* waited = exchanges_.find(stream); waited != nullptr && waited->waiting) return waited;
   H2Exchange* exchange = exchanges_.open(stream);
   if (exchange == nullptr) {
     answered_status_ = 503;
@@ -235,6 +242,9 @@ H2Exchange* H2Connection::open_exchange(std::int32_t stream) {
 }
 
 void H2Connection::reply(std::int32_t stream, const Response& response) {
+  // A check answered "later": whatever route() made of it is not sent; the
+  // request is routed again once the decision has come.
+  if (session_.peer().asking_pending()) return;
   answered_status_ = response.status;
   std::array<transport::H2Header, 12> headers;
   std::size_t n = 0;

@@ -92,14 +92,14 @@ void H2Connection::open_websocket(std::int32_t stream, const proto::http1::Reque
 // back to the client's window; bytes it holds are not.
 void H2Connection::feed_websocket(H2Exchange& exchange, std::string_view bytes) {
   if (exchange.outlet->ended()) {
-    h2_->consume(exchange.id, exchange.ws_input.size() + bytes.size());
-    exchange.ws_input.clear();
+    h2_->consume(exchange.id, exchange.unread.size() + bytes.size());
+    exchange.unread.clear();
     return;
   }
-  exchange.ws_input.append(bytes);
-  const std::size_t before = exchange.ws_input.size();
-  exchange.ws->on_input(exchange.ws_input);
-  if (before > exchange.ws_input.size()) h2_->consume(exchange.id, before - exchange.ws_input.size());
+  exchange.unread.append(bytes);
+  const std::size_t before = exchange.unread.size();
+  exchange.ws->on_input(exchange.unread);
+  if (before > exchange.unread.size()) h2_->consume(exchange.id, before - exchange.unread.size());
   session_.want_flush();
 }
 

@@ -8,15 +8,13 @@ Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::
     : services_(services),
       state_(std::move(state)),
       address_(std::move(address)),
-      topic_allowance_{services.config().hub.max_created_per_connection} {}
+      topic_allowance_{services.config().hub.max_created_per_connection},
+      round_(services) {}
 
 using server::detail::AuthWaitRoom;
 
-Peer::~Peer() {
-  state_->closed.store(true, std::memory_order_release);
-  withdraw();
-  services_.loop().forget(this);
-}
+// The connection's own round withdraws its question as it goes.
+Peer::~Peer() { state_->closed.store(true, std::memory_order_release); }
 
 AuthOutcome Peer::authorize(server::Action action, std::string_view topic, const proto::http1::Request& request) {
   AuthOutcome outcome = consult([&](AuthWaitRoom* room) {
@@ -52,77 +50,27 @@ AuthOutcome Peer::recheck(std::string_view topic) {
   });
 }
 
-void Peer::begin_asking(AuthWaiter& waiter) {
-  waiter_ = &waiter;
-  replay_at_ = 0;
+void Peer::begin_asking(AuthRound& round, AuthWaiter& waiter) {
+  asking_ = &round;
+  round.begin(waiter);
 }
 
 void Peer::end_asking() {
-  waiter_ = nullptr;
-  answers_.clear();  // keeps its capacity: a round costs no allocation after the first
-  replay_at_ = 0;
+  if (asking_ != nullptr) asking_->end();
+  asking_ = nullptr;
 }
 
 template <typename Ask>
 AuthOutcome Peer::consult(Ask ask) {
-  if (waiter_ != nullptr && replay_at_ < answers_.size()) return answers_[replay_at_++];
-  AuthOutcome outcome = ask(waiter_ != nullptr && question_ == nullptr ? static_cast<AuthWaitRoom*>(this) : nullptr);
-  if (question_ != nullptr) {
-    question_->set_in_call(false);
-    if (std::optional<server::AuthDecision> early = question_->take_early(); early && outcome.is_pending()) {
-      question_.reset();
-      outcome = services_.auth_gate().judge(*early);
-    } else if (!outcome.is_pending()) {
-      withdraw();  // a handle was taken, yet the decision came now
-    } else {
-      asked_at_ = services_.loop().now();
-      return outcome;
-    }
-  } else if (outcome.is_pending()) {
-    // AuthDecision::later() without a handle: nothing would ever answer.
-    ++services_.counters().denied;
-    outcome = AuthOutcome::failed();
+  if (asking_ != nullptr) {
+    if (std::optional<AuthOutcome> recorded = asking_->recorded()) return *std::move(recorded);
+    return asking_->settle(ask(asking_->room()));
   }
-  if (waiter_ != nullptr) {
-    answers_.push_back(outcome);
-    replay_at_ = answers_.size();
-  }
-  return outcome;
-}
-
-server::AuthReply Peer::defer() {
-  server::detail::DecisionSink& sink = *this;
-  if (question_ == nullptr) question_ = std::make_shared<server::detail::PendingAuth>(sink);
-  return server::AuthReply(question_);
-}
-
-void Peer::decided(const server::AuthDecision& decision) {
-  question_.reset();
-  answers_.push_back(services_.auth_gate().judge(decision));
-  unheard_ = true;
-  services_.loop().defer(this);
-}
-
-void Peer::run_deferred() {
-  if (!unheard_) return;
-  unheard_ = false;
-  if (waiter_ != nullptr) waiter_->auth_answered();
-}
-
-void Peer::sweep(io::Loop::Clock::time_point now) {
-  if (question_ == nullptr || now - asked_at_ < services_.auth_gate().wait_bound()) return;
-  withdraw();
-  answers_.push_back(services_.auth_gate().judge(
-      server::AuthDecision::deny(503, "no authorization decision within auth.callback_timeout_ms", 1)));
-  unheard_ = true;
-  services_.loop().defer(this);
-}
-
-void Peer::withdraw() {
-  if (question_ == nullptr) return;
-  const std::shared_ptr<server::detail::PendingAuth> question = std::move(question_);
-  question_.reset();
-  question->withdraw();
+  AuthOutcome outcome = ask(nullptr);
+  if (!outcome.is_pending()) return outcome;
+  // AuthDecision::later() with nowhere to wait: nothing would ever answer.
+  ++services_.counters().denied;
+  return AuthOutcome::failed();
 }
 
 // The authorizer speaks wall-clock time (a token's exp); the deadline is
@@ -151,9 +99,8 @@ bool Peer::opened(const proto::http1::Request& request) {
 
 void Peer::closed() {
   state_->closed.store(true, std::memory_order_release);
-  withdraw();
-  waiter_ = nullptr;
-  unheard_ = false;
+  round_.close();
+  asking_ = nullptr;
   if (!opened_) return;
   opened_ = false;
   const server::CloseHandler& on_close = services_.hooks().on_close;

@@ -11,17 +11,10 @@
 // connection anyway (and a WebSocket with each read), so it costs no timer
 // of its own, no thread, and nothing per event.
 //
-// An authorizer that answers later: the phase that can wait (the HTTP/1.1
-// request phase, a WebSocket stream) opens an asking round for each
-// request or message it handles (begin_asking) and stops acting on it when
-// a check comes back pending. The answers of the round are recorded in
-// order; when the pending decision arrives, the phase is told on a later
-// turn of the loop (never inside the authorizer's call) and handles the
-// same request again from the start: each check it makes again is given
-// its recorded answer, so the authorizer is asked each question once. One
-// question waits at a time, bounded by auth.callback_timeout_ms (503 past
-// it, checked by the owner's sweep); a connection that closes first
-// withdraws it.
+// An authorizer that answers later: every check is made in the asking
+// round (AuthRound) of the phase handling the request or message, named by
+// begin_asking(); the HTTP/1.1 request phase uses the connection's own
+// round, a WebSocket stream and each HTTP/2 stream theirs.
 #pragma once
 
 #include <memory>
@@ -36,26 +29,13 @@
 #include "session/auth_gate.hpp"
 #include "session/connection_state.hpp"
 #include "session/kept_request.hpp"
-#include "session/pending_auth.hpp"
+#include "session/auth_round.hpp"
 
 namespace sluice::session {
 
 class LoopServices;
 
-// A phase that can wait for a decision given later.
-class AuthWaiter {
- public:
-  // The pending decision has come: handle the request or message that was
-  // waiting again, from the start (its checks get their recorded answers).
-  virtual void auth_answered() = 0;
-
- protected:
-  ~AuthWaiter() = default;
-};
-
-class Peer final : private server::detail::AuthWaitRoom,
-                   private server::detail::DecisionSink,
-                   private io::Deferred {
+class Peer final {
  public:
   // `address` is the client's, "IP:PORT" (empty when nobody asks for it).
   Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address);
@@ -78,18 +58,26 @@ class Peer final : private server::detail::AuthWaitRoom,
   // subscription (StreamAsk::held).
   [[nodiscard]] AuthOutcome recheck(std::string_view topic);
   // A request or message is about to be handled by `waiter`, which can
-  // wait: checks may answer later, and answers are recorded for the round.
-  // Called again for the same request after auth_answered(), the recorded
-  // answers are given back in order.
-  void begin_asking(AuthWaiter& waiter);
+  // wait: checks may answer later, and answers are recorded in `round`
+  // (by default the connection's own). Called again for the same request
+  // after auth_answered(), the recorded answers are given back in order.
+  void begin_asking(AuthWaiter& waiter) { begin_asking(round_, waiter); }
+  void begin_asking(AuthRound& round, AuthWaiter& waiter);
   // The request or message was handled (nothing pending): the round ends.
   void end_asking();
-  // A check of the round waits for its decision (or the decision has come
-  // and the waiter has yet to hear of it): act on nothing more meanwhile.
-  [[nodiscard]] bool auth_pending() const { return question_ != nullptr || unheard_; }
-  // The owner's sweep: a decision awaited past auth.callback_timeout_ms is
-  // given up (503).
-  void sweep(io::Loop::Clock::time_point now);
+  // The request or message waits in its round (which tells its waiter
+  // when the decision comes): checks made from now on are not of it.
+  void leave_asking() { asking_ = nullptr; }
+  // A check of the round being asked waits: what the phase would answer
+  // now is not to be sent.
+  [[nodiscard]] bool asking_pending() const { return asking_ != nullptr && asking_->pending(); }
+  // A check of the connection's own round waits for its decision (or the
+  // decision has come and the waiter has yet to hear of it): act on
+  // nothing more meanwhile.
+  [[nodiscard]] bool auth_pending() const { return round_.pending(); }
+  // The owner's sweep: a decision awaited past auth.callback_timeout_ms in
+  // the connection's own round is given up (503).
+  void sweep(io::Loop::Clock::time_point now) { round_.sweep(now); }
 
   // The credentials the connection's stream rests on have expired by
   // `now`: those of the request that opened it, or of its latest refresh.
@@ -114,15 +102,10 @@ class Peer final : private server::detail::AuthWaitRoom,
   [[nodiscard]] hub::TopicAllowance& topic_allowance() { return topic_allowance_; }
 
  private:
-  server::AuthReply defer() override;
-  void decided(const server::AuthDecision& decision) override;
-  void run_deferred() override;
-  // One check of the round: its recorded answer, or the gate's (`ask`,
-  // given where to wait when the round can).
+  // One check: its recorded answer in the round being asked, or the
+  // gate's (`ask`, given where to wait when the round can).
   template <typename Ask>
   AuthOutcome consult(Ask ask);
-  // Lets go of the question waiting, if any (its on_withdrawn runs).
-  void withdraw();
 
   LoopServices& services_;
   std::shared_ptr<ConnectionState> state_;
@@ -131,13 +114,8 @@ class Peer final : private server::detail::AuthWaitRoom,
   hub::TopicAllowance topic_allowance_;
   bool opened_ = false;
   std::optional<io::Loop::Clock::time_point> valid_until_;
-  // The asking round (see the banner).
-  AuthWaiter* waiter_ = nullptr;
-  std::vector<AuthOutcome> answers_;
-  std::size_t replay_at_ = 0;
-  std::shared_ptr<server::detail::PendingAuth> question_;
-  io::Loop::Clock::time_point asked_at_;
-  bool unheard_ = false;  // a decision came; the waiter hears of it next turn
+  AuthRound round_;                // the connection's own (the HTTP/1.1 request phase)
+  AuthRound* asking_ = nullptr;    // the round checks are made in now, if any
 
   // Keeps the expiry an allowed connect or refresh names (none: none).
   void expire_at(const AuthOutcome& outcome);

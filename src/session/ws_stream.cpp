@@ -13,6 +13,7 @@ WsStream::WsStream(const WsSetup& setup)
       services_(setup.services),
       peer_(setup.peer),
       memory_(setup.memory),
+      round_(setup.services),
       decoder_(proto::ws::DecoderLimits{
           .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
           .account = setup.memory}),
@@ -28,6 +29,7 @@ WsStream::WsStream(const WsSetup& setup)
 }
 
 void WsStream::on_closed() {
+  round_.close();
   let_go();
   --services_.counters().streams;
   if (whole_connection_) {
@@ -89,9 +91,10 @@ void WsStream::on_input(std::string& input) {
 }
 
 void WsStream::handle_message(proto::ws::Opcode opcode, std::span<const char> payload) {
-  peer_.begin_asking(*this);
+  peer_.begin_asking(round_, *this);
   on_message(opcode, payload);
-  if (!peer_.auth_pending()) return peer_.end_asking();
+  if (!round_.pending()) return peer_.end_asking();
+  peer_.leave_asking();
   // The decoder reuses its buffer for the next message: the waiting one is
   // copied out (once per question, never per event), and charged, for a
   // client could otherwise hold a second message's worth for as long as
@@ -124,6 +127,7 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
   // Whatever the stream is doing, a publisher held for room included.
   if (peer_.credentials_expired(now)) return expire();
+  round_.sweep(now);
   if (waiting()) {
     if (!held_) held_since_ = now;
     held_ = true;

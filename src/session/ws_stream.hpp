@@ -6,7 +6,8 @@
 // through a ConnectionRef. A stream type derived from it says what a
 // client's message means and how a notice looks.
 //
-// A message whose check waits for a decision given later (Peer) is kept
+// A message whose check waits for a decision given later (in the stream's
+// own AuthRound: over HTTP/2 the connection's other streams go on) is kept
 // (at most ws.max_message bytes, the decoder's own bound, charged to the
 // connection's memory account like the decoder's buffer: one the account
 // refuses is answered 1009 naming the limit) and nothing behind it is
@@ -122,17 +123,18 @@ class WsStream : public Phase, private AuthWaiter {
 
  private:
   void on_ping(std::span<const char> payload);
-  // Hands a message to on_message() in an asking round (Peer), keeping it
+  // Hands a message to on_message() in the stream's asking round, keeping it
   // if a check waits.
   void handle_message(proto::ws::Opcode opcode, std::span<const char> payload);
   void auth_answered() override;
   // No more input is decoded: the stream's own hold, or a decision awaited.
-  [[nodiscard]] bool waiting() const { return input_held() || peer_.auth_pending(); }
+  [[nodiscard]] bool waiting() const { return input_held() || round_.pending(); }
 
   conn::Outlet& outlet_;
   LoopServices& services_;
   Peer& peer_;
   buf::MemoryAccount* const memory_;
+  AuthRound round_;
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
   const bool whole_connection_;

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "auth/jwt_mint.hpp"
 #include "child_process.hpp"
 #include "client_test_support.hpp"
+#include "sluiced_process.hpp"
 #include "sluice/client/publisher.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
@@ -179,6 +182,80 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   EXPECT_EQ(long_line.wait(10s), 1);
   ASSERT_TRUE(long_line.read_to_end(10s));
   EXPECT_NE(long_line.output().find("longer than 10 bytes"), std::string::npos) << long_line.output();
+}
+
+// URLs with a bracketed IPv6 host, against sluiced listening on [::1]:
+// SSE and WebSocket subscribers and a publisher, each connecting there.
+TEST_F(Cli, SubAndPubReachAServerOnIpv6LoopbackByBracketedUrls) {
+  sluice::test::SluicedProcess sluiced({}, "[::1]:0");
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string base = "[::1]:" + std::to_string(sluiced.port());
+  ChildProcess sse({cli(), "sub", "http://" + base + "/sse/v6"});
+  ChildProcess ws({cli(), "sub", "ws://" + base + "/ws/v6"});
+  ASSERT_TRUE(sse.read_until_contains("sluice: connected", 10s)) << sse.output();
+  ASSERT_TRUE(ws.read_until_contains("sluice: connected", 10s)) << ws.output();
+  // The WebSocket's subscription follows its handshake: published until
+  // both have an event.
+  std::string pub_output;
+  ASSERT_TRUE(wait_until([&] {
+    ChildProcess pub(shell("echo over-v6 | " + cli() + " pub -v http://" + base + "/pub/v6"));
+    if (pub.wait(10s) != 0) return false;
+    (void)pub.read_to_end(10s);
+    pub_output = pub.output();
+    return sse.read_until_contains(" message over-v6\n", 10ms) && ws.read_until_contains(" message over-v6\n", 10ms);
+  })) << pub_output << sse.output() << ws.output();
+  sse.signal(SIGINT);
+  ws.signal(SIGINT);
+  EXPECT_EQ(sse.wait(10s), 0);
+  EXPECT_EQ(ws.wait(10s), 0);
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
+}
+
+std::string mint_token(std::string_view secret, std::vector<std::string> subscribe, std::vector<std::string> publish) {
+  auth::SigningKey key;
+  EXPECT_EQ(auth::signing_key_from_secret(secret, key), std::nullopt);
+  auth::TokenClaims claims;
+  claims.subscribe = std::move(subscribe);
+  claims.publish = std::move(publish);
+  claims.issued_at = std::chrono::system_clock::now();
+  claims.ttl = std::chrono::seconds(60);
+  std::string token;
+  EXPECT_EQ(auth::mint_token(claims, key, token), std::nullopt);
+  return token;
+}
+
+// The token comes from a file, as the server requires one: over SSE and
+// over WebSocket each subscriber connects with it and receives.
+TEST_F(Cli, SubReadsItsBearerTokenFromAFile) {
+  const std::string secret = "a-secret-of-at-least-thirty-two-bytes!!";
+  sluice::test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + secret});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string file = ::testing::TempDir() + "sluice_cli_token_" + std::to_string(::getpid());
+  std::ofstream(file) << mint_token(secret, {"news"}, {}) << "\n";
+  const std::string base = "127.0.0.1:" + std::to_string(sluiced.port());
+  ChildProcess sse({cli(), "sub", "--token-file", file, "http://" + base + "/sse/news"});
+  ChildProcess ws({cli(), "sub", "--token-file", file, "ws://" + base + "/ws/news"});
+  ASSERT_TRUE(sse.read_until_contains("sluice: connected", 10s)) << sse.output();
+  ASSERT_TRUE(ws.read_until_contains("sluice: connected", 10s)) << ws.output();
+  const std::string publish_token = mint_token(secret, {}, {"news"});
+  ASSERT_TRUE(wait_until([&] {
+    sluice::test::TestClient publisher(sluiced.port());
+    publisher.send("POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + publish_token +
+                   "\r\nContent-Length: 5\r\n\r\nhello");
+    EXPECT_EQ(sluice::test::read_reply(publisher).status, 200);
+    return sse.read_until_contains(" message hello\n", 10ms) && ws.read_until_contains(" message hello\n", 10ms);
+  })) << sse.output() << ws.output();
+  sse.signal(SIGINT);
+  ws.signal(SIGINT);
+  EXPECT_EQ(sse.wait(10s), 0);
+  EXPECT_EQ(ws.wait(10s), 0);
+
+  ChildProcess missing({cli(), "sub", "--token-file", file + ".none", "ws://" + base + "/ws/news"});
+  EXPECT_EQ(missing.wait(10s), 2);
+  ASSERT_TRUE(missing.read_to_end(10s));
+  EXPECT_EQ(missing.output(), "sluice: --token-file " + file + ".none cannot be read\n");
+  std::remove(file.c_str());
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
 
 }  // namespace

@@ -251,7 +251,6 @@ TEST(SluicedAuthCallbackStart, BadCallbackSettingsStopTheServerNamingTheKey) {
   const std::vector<BadStart> cases = {
       {{"--set", "auth.mode=callback", "--set", "h2.enabled=0"}, "config key 'auth.callback_url' must be set"},
       {{"--set", "auth.callback_url=http://127.0.0.1:9/x"}, "'auth.callback_url' is set but auth.mode is none"},
-      {{"--set", "auth.mode=callback", "--set", "auth.callback_url=http://127.0.0.1:9/x"}, "h2.enabled=0"},
       {{"--set", "auth.mode=callback", "--set", "h2.enabled=0", "--set", "auth.callback_url=https://127.0.0.1/x"},
        "auth.callback_url"},
       {{"--set", "auth.mode=callback", "--set", "h2.enabled=0", "--set", "auth.callback_url=http://127.0.0.1:9/x",

@@ -25,6 +25,9 @@ void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
   sub->add_flag("--insecure", o.insecure, "https/wss: do not check the server's certificate (tests only)");
   sub->add_flag("--http1", o.http1, "SSE over HTTP/1.1 even when the server offers HTTP/2");
   sub->add_flag("--http2-prior-knowledge", o.http2_prior_knowledge, "SSE over HTTP/2 on http:// too (h2c)");
+  sub->add_option("--token-file", o.token_file,
+                  "a file holding the bearer token, read at each connection; ws:// also reads it again before the "
+                  "token expires and refreshes the connection in place");
 }
 
 void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {

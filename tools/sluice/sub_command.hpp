@@ -1,7 +1,10 @@
 // Owns: `sluice sub URL`: subscribes over SSE (http://, https://) or
 // WebSocket (ws://, wss://), prints each event as one line as it arrives,
 // and keeps going across reconnections, resuming from the last id, until
-// Ctrl-C.
+// Ctrl-C. With --token-file, the token is read from the file whenever one
+// is needed: whoever renews the file (a cron job, a sidecar) renews the
+// subscription's credentials, and a ws:// subscription refreshes them in
+// place before they expire.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@ struct SubOptions {
   bool insecure = false;           // https://, wss://: check no certificate (tests only)
   bool http1 = false;              // SSE over HTTP/1.1 even when the server offers HTTP/2
   bool http2_prior_knowledge = false;  // SSE over HTTP/2 on http:// too (h2c)
+  std::string token_file;              // the bearer token, read again for each connection and refresh
 };
 
 // Exit status: 0 after Ctrl-C, 1 after a fatal error (one line on stderr),

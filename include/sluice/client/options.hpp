@@ -75,6 +75,17 @@ struct ClientOptions {
   TlsOptions tls;
   Http2 http2 = Http2::alpn;
   ReconnectOptions reconnect;
+  // Credentials for a server with auth on. Called on the client's thread
+  // before each connection: a non-empty answer is sent as
+  // "Authorization: Bearer TOKEN" (SSE over HTTP/1.1 and HTTP/2, WebSocket).
+  // On a ws://HOST/ws connection it is called again `refresh_before` ahead
+  // of the token's expiry (its JWT "exp" claim, read, not verified), and a
+  // token that differs is sent in {"op":"refresh"}: the connection and its
+  // subscriptions live on instead of being closed 4401 at the old token's
+  // expiry. While it gives back the same token it is asked again each
+  // second. It must return quickly; the answer is never logged.
+  std::function<std::string()> token;
+  std::chrono::milliseconds refresh_before{10000};
   // Called on the client's thread at each change of state. It must return
   // quickly and must not call stop() or destroy the client (that would wait
   // for the thread it runs on).
