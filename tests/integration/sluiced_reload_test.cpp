@@ -25,7 +25,8 @@ std::string temp_path(const std::string& name) {
 TEST(SluicedReload, LiveSettingsBindNewWorkOnEveryLoopAndRestartOnlyKeysAreNamedNotApplied) {
   const std::string path = temp_path("sluice_live_reload.toml");
   std::ofstream(path) << "[http]\nmax_body = 4096\n[sse]\nheartbeat_ms = 3600000\n";
-  ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=2"});
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=2", "--set",
+                       "pool.prefault=0"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   const std::uint16_t port = listening_port(sluiced.output());
 
