@@ -170,7 +170,9 @@ void HttpRequestPhase::admin_topic(std::string_view raw_topic, const AdminDesk& 
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   std::string body;
   const auto shown = static_cast<std::size_t>(services_.config().ops.admin_history_events);
-  if (topic.empty() || !desk.write_topic(body, topic, shown)) return respond({.status = 404, .body = "no such topic\n"});
+  if (topic.empty() || !desk.write_topic(body, topic, shown)) {
+    return respond({.status = 404, .body = "no such topic\n"});
+  }
   respond({.status = 200, .content_type = kJson, .body = body});
 }
 

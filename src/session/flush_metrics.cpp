@@ -27,7 +27,8 @@ void FlushTally::record(metrics::LoopMetrics& metrics, std::size_t calls) const 
   const std::int64_t now_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count();
-  metrics.event_age_at_flush_us.observe(static_cast<std::uint64_t>(std::max<std::int64_t>(0, now_ns - oldest_ns_) / 1000));
+  const std::int64_t waited_us = std::max<std::int64_t>(0, now_ns - oldest_ns_) / 1000;
+  metrics.event_age_at_flush_us.observe(static_cast<std::uint64_t>(waited_us));
 }
 
 }  // namespace sluice::session

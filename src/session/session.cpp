@@ -1,7 +1,5 @@
 #include "session/session.hpp"
 
-#include <algorithm>
-
 #include "session/flush_metrics.hpp"
 #include "session/http_request.hpp"
 #include "session/services.hpp"
