@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include <unistd.h>
@@ -126,7 +127,8 @@ TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=1"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   const std::uint16_t port = listening_port(sluiced.output());
-  SseSubscriber stream(port, "/sse/news");
+  auto subscriber = std::make_unique<SseSubscriber>(port, "/sse/news");
+  SseSubscriber& stream = *subscriber;
   ASSERT_TRUE(stream.opened());
 
   sluiced.signal(SIGHUP);
@@ -147,6 +149,7 @@ TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   ASSERT_EQ(http_request(port, "POST", "/pub/news", "after three reloads").status, 200);
   ASSERT_TRUE(stream.wait_for(1));
   EXPECT_EQ(stream.events()[0].data, "after three reloads");
+  subscriber.reset();  // gone before the stop, which would otherwise wait for it to linger out
   sluiced.signal(SIGTERM);
   EXPECT_EQ(sluiced.wait(10s), 0);
   std::remove(path.c_str());
