@@ -50,6 +50,17 @@ class FrameRef {
   // small replies to pipelined requests share a block this way.
   [[nodiscard]] bool append_unshared(std::string_view bytes);
 
+  // When the event this frame carries was published (steady-clock
+  // nanoseconds), so that a flush can tell how long its oldest event
+  // waited; 0 for a frame that carries none (a reply, a notice, a message
+  // of the application's own).
+  [[nodiscard]] std::int64_t published_ns() const { return head_ ? head_->published_ns : 0; }
+  // Stamps the frame. Only while it is its maker's alone, before anyone
+  // else can read it: a shared frame is immutable.
+  void set_published_ns(std::int64_t ns) {
+    if (head_ != nullptr) head_->published_ns = ns;
+  }
+
   friend bool operator==(const FrameRef& a, const FrameRef& b) { return a.head_ == b.head_; }
 
  private:

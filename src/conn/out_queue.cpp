@@ -150,6 +150,11 @@ bool OutQueue::empty() const { return !in_flight_ && control_.empty() && data_.e
 
 std::size_t OutQueue::data_frames() const { return data_.size() + (current_is(true) ? 1 : 0); }
 
+std::int64_t OutQueue::oldest_data_published_ns() const {
+  if (current_is(true)) return current_.published_ns();
+  return data_.empty() ? 0 : data_.at(0).frame.published_ns();
+}
+
 std::size_t OutQueue::control_frames() const { return control_.size() + (current_is(false) ? 1 : 0); }
 
 std::size_t OutQueue::control_bytes_ahead() const {

@@ -146,6 +146,10 @@ class OutQueue {
   // Data frames not yet fully written, a frame in flight included.
   [[nodiscard]] std::size_t data_frames() const;
   [[nodiscard]] std::size_t control_frames() const;
+  // When the oldest data frame not yet fully written was published
+  // (buf::FrameRef::published_ns), a frame in flight included; 0 when there
+  // is none or it carries no event.
+  [[nodiscard]] std::int64_t oldest_data_published_ns() const;
   // Bytes a flush would write before the first data frame not yet on the
   // wire, when a control frame is among them (the rest of the frame in
   // flight, then the control lane); 0 when no control frame waits. A writer

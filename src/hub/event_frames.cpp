@@ -101,11 +101,16 @@ const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
   return once(envelope_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 
+// A form built here carries its event's publish time, as the forms the
+// publisher built do.
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
-  return deflated ? proto::ws::make_deflated_frame(pool_, buf::Lane::data, scratch_.deflater, op, bytes)
-                  : proto::ws::make_message_frame(pool_, buf::Lane::data, op, bytes);
+  buf::FrameRef frame = deflated
+                            ? proto::ws::make_deflated_frame(pool_, buf::Lane::data, scratch_.deflater, op, bytes)
+                            : proto::ws::make_message_frame(pool_, buf::Lane::data, op, bytes);
+  frame.set_published_ns(payload_.published_ns());
+  return frame;
 }
 
 // {"op":"event","topic":"t","id":"E:S","event":"e","data":"..."}; data that

@@ -30,7 +30,10 @@ buf::FrameRef EventRuns::build(WireForm form) {
       if (!run.append(block->data(), block->used)) return {};
     }
   }
-  return run.finish();
+  // A run is as old as its oldest event, the first.
+  buf::FrameRef frame = run.finish();
+  frame.set_published_ns(events_.front().form(form).published_ns());
+  return frame;
 }
 
 }  // namespace sluice::hub

@@ -26,6 +26,15 @@ struct KeptEvent {
   buf::FrameRef payload;   // one byte of event-name length, the name, the data
   std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published
 
+  // Stamps every form with `published`, before the event is shared.
+  void stamp_frames() {
+    const std::int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(published.time_since_epoch()).count();
+    sse.set_published_ns(ns);
+    payload.set_published_ns(ns);
+    for (buf::FrameRef& f : ws) f.set_published_ns(ns);
+  }
+
   [[nodiscard]] std::size_t bytes() const {
     std::size_t n = sse.size() + payload.size();
     for (const buf::FrameRef& f : ws) n += f.size();

@@ -232,6 +232,7 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     event.seq = result.id;
     event.key = conflation_key(message.key);
     event.published = std::chrono::steady_clock::now();
+    event.stamp_frames();
     record->last_publish = event.published;
     record->history.push(std::move(event));
     result.subscribers = record->subscribers;
@@ -281,9 +282,12 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
     if (a_loop_lags(*record, event.bytes(), false)) return Append::hold;
     event.key = conflation_key(message.key);
     record->next_id = seq + 1;
+    // Published here, for this node: when Redis gave it to us.
+    event.published = std::chrono::steady_clock::now();
+    event.stamp_frames();
+    record->last_publish = event.published;
     record->history.push(std::move(event));
     record->resume_start = false;  // read from the resume point: it is the stream's now
-    record->last_publish = std::chrono::steady_clock::now();
     mask = record->loop_mask;
   }
   notify_loops(*record, mask);

@@ -88,7 +88,10 @@ class Logger {
   void set_level(Level level) { level_.store(level, std::memory_order_relaxed); }
   [[nodiscard]] Format format() const { return format_; }
   [[nodiscard]] std::size_t max_line() const { return max_line_; }
-  [[nodiscard]] bool access() const { return access_; }
+  [[nodiscard]] bool access() const { return access_.load(std::memory_order_relaxed); }
+  // Any thread, any time (a config reload): requests answered from then on
+  // are logged, or not.
+  void set_access(bool on) { access_.store(on, std::memory_order_relaxed); }
   // Lines the output refused (it would have blocked).
   [[nodiscard]] std::uint64_t dropped() const { return output_.dropped(); }
 
@@ -98,7 +101,7 @@ class Logger {
   std::atomic<Level> level_;
   Format format_;
   std::size_t max_line_;
-  bool access_;
+  std::atomic<bool> access_;
   Output& output_;
 };
 

@@ -113,13 +113,13 @@ void AdminView::write_topics(std::string& out, std::size_t limit, std::string_vi
   out += "}\n";
 }
 
-bool AdminView::write_topic(std::string& out, std::string_view topic) const {
+bool AdminView::write_topic(std::string& out, std::string_view topic, std::size_t events_shown) const {
   struct Kept {
     std::uint64_t seq;
     Clock::time_point published;
     std::size_t bytes;  // the event's data, without its name
   };
-  const auto shown_at_most = static_cast<std::size_t>(config_.ops.admin_history_events);
+  const std::size_t shown_at_most = events_shown;
   std::vector<Kept> events;
   events.reserve(shown_at_most);  // nothing is allocated under the lock
   TopicRow row;
@@ -178,8 +178,8 @@ std::uint64_t AdminView::ask_connections(std::size_t limit, std::uint64_t after)
 
 bool AdminView::collect_connections(std::uint64_t ticket, std::string& out) { return listing_.collect(ticket, out); }
 
-void AdminView::drain() {
-  const std::chrono::milliseconds grace(config_.ops.admin_drain_timeout_ms);
+void AdminView::drain(std::int64_t grace_ms) {
+  const std::chrono::milliseconds grace(grace_ms);
   for (const auto& worker : workers_) worker->drain(grace);
 }
 

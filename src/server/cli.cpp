@@ -5,11 +5,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/auth_setup.hpp"
 #include "server/cli.hpp"
 #include "server/config_changes.hpp"
+#include "server/live_settings.hpp"
 #include "sluice/config.hpp"
 #include "sluice/server.hpp"
 
@@ -55,29 +57,61 @@ void report_reload(const std::vector<std::string>& failures) {
   std::fflush(stdout);
 }
 
-// A reload step: the config file and --set read again, checked as at
-// start, and each key whose value changed named, since none is applied
-// until a restart. A file that no longer reads or checks is the reload's
-// failure, reported as such.
-std::function<std::optional<std::string>()> name_changed_settings(std::string path, std::vector<std::string> sets,
-                                                                  sluice::server::SettingList started) {
-  return [path = std::move(path), sets = std::move(sets), started = std::move(started)]()
-             -> std::optional<std::string> {
+// A reload step: the config file and --set read again and checked as at
+// start. The live settings (live_settings.hpp) whose value changed since
+// the last reload are applied, and named; every other key whose value
+// differs from what the server started with is named as needing a restart
+// and keeps its running value. A file that no longer reads or checks is
+// the reload's failure, reported as such, and nothing of it is applied.
+class SettingsReload {
+ public:
+  SettingsReload(sluice::server::Server& server, std::string path, std::vector<std::string> sets,
+                 sluice::server::SettingList started, const sluice::server::Config& running)
+      : server_(server),
+        path_(std::move(path)),
+        sets_(std::move(sets)),
+        started_(std::move(started)),
+        applied_(started_),
+        running_(running) {}
+
+  std::optional<std::string> operator()() {
     sluice::server::SettingList now;
-    if (auto error = sluice::server::read_setting_list(path, sets, now)) return error;
-    sluice::server::Config check;
+    if (auto error = sluice::server::read_setting_list(path_, sets_, now)) return error;
+    sluice::server::Config read;
     for (const auto& [key, value] : now) {
-      if (auto error = sluice::server::apply_setting(check, key, value)) return error;
+      if (auto error = sluice::server::apply_setting(read, key, value)) return error;
     }
-    if (auto error = sluice::server::validate(check)) return error;
-    const std::vector<std::string> changed = sluice::server::changed_keys(started, now);
-    if (changed.empty()) return std::nullopt;
-    std::string line = "sluiced: reload: read at start only, restart to apply:";
-    for (const std::string& key : changed) line += " " + key;
-    std::printf("%s\n", line.c_str());
+    if (auto error = sluice::server::validate(read)) return error;
+    // The running server with the new live values must hold together too
+    // (the pool it keeps must still hold what the new limits allow).
+    const sluice::server::Config next = sluice::server::with_live_settings(running_, read);
+    if (auto error = sluice::server::validate(next)) return error;
+    std::string restart;
+    for (const std::string& key : sluice::server::changed_keys(started_, now)) {
+      if (!sluice::server::is_live_setting(key)) restart += " " + key;
+    }
+    std::string live;
+    for (const std::string& key : sluice::server::changed_keys(applied_, now)) {
+      if (sluice::server::is_live_setting(key)) live += " " + key;
+    }
+    if (!restart.empty()) std::printf("sluiced: reload: needs restart, not applied:%s\n", restart.c_str());
+    if (!live.empty()) {
+      sluice::server::apply_live_settings(server_, read);
+      std::printf("sluiced: reload: applied:%s\n", live.c_str());
+    }
+    applied_ = std::move(now);
+    running_ = next;
     return std::nullopt;
-  };
-}
+  }
+
+ private:
+  sluice::server::Server& server_;
+  std::string path_;
+  std::vector<std::string> sets_;
+  sluice::server::SettingList started_;  // what every restart-only key keeps
+  sluice::server::SettingList applied_;  // the live keys as last applied
+  sluice::server::Config running_;
+};
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "sluiced: %s\n", message.c_str());
@@ -142,7 +176,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   if (auto error = setup_auth(config, server)) return fail(*error);
   if (prepare) prepare(server);
   if (sluice::server::SettingList started; !read_setting_list(config_path, settings, started)) {
-    server.on_reload(name_changed_settings(config_path, settings, std::move(started)));
+    server.on_reload(SettingsReload(server, config_path, settings, std::move(started), config));
   }
   server.on_reloaded(report_reload);
   if (const int rc = server.bind(); rc != 0) {

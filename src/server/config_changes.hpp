@@ -3,9 +3,8 @@
 // to `table.key = value`, then each --set), so a reload compares what the
 // operator wrote, key by key, without a second copy of every field.
 //
-// Today a reload reads again only the contents of the TLS certificate and
-// key files named at start; every setting, those names included, is read
-// at start only. A reload that finds one changed says so by name, so an
+// A reload applies the keys that may change while serving
+// (live_settings.hpp) and names every other key it finds changed, so an
 // edit that needs a restart is not mistaken for applied.
 #pragma once
 

@@ -9,19 +9,11 @@
 #include "proto/topic_name.hpp"
 #include "server/auth_config.hpp"
 #include "server/broker_config.hpp"
+#include "server/config_field.hpp"
 
 namespace sluice::server {
 
 namespace {
-
-template <auto First, auto... Rest>
-constexpr auto& field(auto& object) {
-  if constexpr (sizeof...(Rest) == 0) {
-    return object.*First;
-  } else {
-    return field<Rest...>(object.*First);
-  }
-}
 
 template <auto... Path>
 void set_field(Config& config, std::int64_t value) {

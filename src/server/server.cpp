@@ -72,7 +72,8 @@ Server::Impl::Impl(const Config& c)
       logger(log_config(config.ops), log_output),
       registry(loop_count(config)),
       tls(make_tls_reloader(config)),
-      reload_trigger([this] { run_requested_reload(*this); }) {}
+      reload_trigger([this] { run_requested_reload(*this); }),
+      settings_taken([this] { report_settings_taken(*this); }) {}
 
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
@@ -149,7 +150,9 @@ void Server::run() {
   }
   // Loop 0 runs on this thread, so its loop may be touched here.
   s.reload_trigger.watch(s.workers[0]->loop());
+  s.settings_taken.watch(s.workers[0]->loop());
   s.workers[0]->run(s.listen_fds[0], s.admin_fd);
+  s.settings_taken.unwatch();
   s.reload_trigger.unwatch();
   for (auto& t : threads) t.join();
 }

@@ -47,7 +47,7 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<int> listen_fds;
   std::uint16_t port = 0;
-  AdminView admin{config, book, workers};
+  AdminView admin{book, workers};
   int admin_fd = -1;  // the admin listener (admin.listen), served by loop 0
   std::uint16_t admin_port = 0;
   // TLS (null: plain TCP) and reloading; src/server/server_reload.cpp.
@@ -55,6 +55,13 @@ struct Server::Impl {
   std::vector<std::function<std::optional<std::string>()>> reload_steps;
   std::function<void(const std::vector<std::string>&)> on_reloaded;
   ReloadTrigger reload_trigger;
+  // Live settings handed to the loops and not yet taken by all of them; the
+  // last to take them fires `settings_taken` on loop 0, which reports the
+  // reload that applied them (its failures wait in `unreported`, loop 0 only).
+  std::atomic<std::size_t> loops_taking{0};
+  ReloadTrigger settings_taken;
+  bool report_waiting = false;
+  std::vector<std::string> unreported;
   std::string bind_error;
   // With broker.url: every loop's broker is built from this, and the node
   // tells each topic's reader loop when it starts and stops following it.
@@ -70,7 +77,10 @@ struct Server::Impl {
 [[nodiscard]] bool load_tls(Server::Impl& impl);
 // Reads the TLS files again and runs every reload step; the failures.
 [[nodiscard]] std::vector<std::string> reload_now(Server::Impl& impl);
-// What a request_reload() runs on loop 0: reload_now(), then on_reloaded.
+// What a request_reload() runs on loop 0: reload_now(), then on_reloaded
+// once every loop has taken the settings it applied.
 void run_requested_reload(Server::Impl& impl);
+// On loop 0, when the last loop has taken a reload's live settings.
+void report_settings_taken(Server::Impl& impl);
 
 }  // namespace sluice::server

@@ -1,8 +1,12 @@
 // Server's reload path: TLS loaded at bind(), and read again with every
 // other reload step on request (SIGHUP in sluiced). The request only
-// touches an eventfd; the reading happens on loop 0.
+// touches an eventfd; the reading happens on loop 0. Live settings go to
+// every loop through its inbox, and the reload is reported once all have
+// taken them.
+#include <memory>
 #include <utility>
 
+#include "server/live_settings.hpp"
 #include "server/server_impl.hpp"
 
 namespace sluice::server {
@@ -44,8 +48,30 @@ std::vector<std::string> reload_now(Server::Impl& s) {
 }
 
 void run_requested_reload(Server::Impl& s) {
-  const std::vector<std::string> failures = reload_now(s);
+  std::vector<std::string> failures = reload_now(s);
+  s.unreported.insert(s.unreported.end(), failures.begin(), failures.end());
+  s.report_waiting = true;
+  report_settings_taken(s);
+}
+
+void report_settings_taken(Server::Impl& s) {
+  if (!s.report_waiting || s.loops_taking.load(std::memory_order_acquire) != 0) return;
+  s.report_waiting = false;
+  const std::vector<std::string> failures = std::exchange(s.unreported, {});
   if (s.on_reloaded) s.on_reloaded(failures);
+}
+
+void apply_live_settings(Server& server, const Config& read) {
+  Server::Impl& s = impl_of(server);
+  const auto next = std::make_shared<const Config>(with_live_settings(s.config, read));
+  s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
+  s.logger.set_access(next->ops.log_access != 0);
+  s.loops_taking.fetch_add(s.workers.size(), std::memory_order_acq_rel);
+  for (const auto& worker : s.workers) {
+    worker->reconfigure(next, [&s] {
+      if (s.loops_taking.fetch_sub(1, std::memory_order_acq_rel) == 1) s.settings_taken.fire();
+    });
+  }
 }
 
 std::vector<std::string> Server::reload() { return reload_now(*impl_); }

@@ -13,19 +13,6 @@
 
 namespace sluice::server {
 
-namespace {
-
-// How often timeouts are checked: often enough to honour the shortest one
-// within a fraction of itself, never more than every 10 ms.
-std::chrono::milliseconds sweep_period(const Config& c) {
-  const std::int64_t shortest = std::min(
-      {c.handshake_timeout_ms, c.idle_timeout_ms, c.linger_timeout_ms, c.ws.ping_interval_ms, c.ws.pong_timeout_ms,
-       c.tls.handshake_timeout_ms});
-  return std::chrono::milliseconds(std::clamp<std::int64_t>(shortest / 4, 10, 1000));
-}
-
-}  // namespace
-
 // Topics with news a loop has not taken yet: each is in the inbox at most
 // once, so this many covers all but the busiest servers (past it, the loop
 // checks every topic it follows).
@@ -33,8 +20,7 @@ constexpr std::size_t kTopicInbox = 4096;
 constexpr std::size_t kCommandInbox = 65536;
 
 Worker::Worker(const WorkerShared& shared, unsigned index)
-    : config_(shared.config),
-      tls_(shared.tls),
+    : tls_(shared.tls),
       open_connections_(shared.open_connections),
       address_limit_(shared.address_limit),
       hub_(shared.book, index),
@@ -50,10 +36,10 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
-  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.max_connections, 65536)));
+  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(shared.config.max_connections, 65536)));
   retired_.reserve(sessions_.capacity());
-  loop_.reads().set_tick_bytes(config_.connection.receive_tick);
-  loop_.every(sweep_period(config_), [this] { sweep(); });
+  loop_.reads().set_tick_bytes(shared.config.connection.receive_tick);
+  arm_sweep();
   loop_.set_wake_task(&inbox_task_);
   shared.book.set_watcher(index, this);
   if (broker_) hub_.set_follower(shared.broker_node);
@@ -92,7 +78,7 @@ void Worker::accept_all() {
     if (fd < 0) return;  // EAGAIN, or out of fds: the listener stays readable
     ++counters_.accepted;
     metrics_.connections_accepted.add();
-    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections) {
+    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= services_.config().max_connections) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
       ++counters_.refused_full;
       refuse(fd, session::kTooManyConnections);
@@ -112,7 +98,8 @@ void Worker::accept_admin() {
     const int fd = io::accept_nonblocking(admin_fd_);
     if (fd == -EINTR || fd == -ECONNABORTED) continue;
     if (fd < 0) return;
-    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= config_.max_connections + kAdminRoom) {
+    const std::int64_t most = services_.config().max_connections + kAdminRoom;
+    if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= most) {
       open_connections_.fetch_sub(1, std::memory_order_relaxed);
       refuse(fd, session::kTooManyConnections);
     } else {
@@ -129,8 +116,9 @@ void Worker::admit(int fd, session::Door door) {
     return refuse(fd, session::kTooManyFromAddress);
   }
   io::set_nodelay(fd, true);
-  io::set_notsent_lowat(fd, static_cast<int>(config_.tcp_notsent_lowat));
-  if (config_.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config_.tcp_send_buffer));
+  const Config& config = services_.config();
+  io::set_notsent_lowat(fd, static_cast<int>(config.tcp_notsent_lowat));
+  if (config.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config.tcp_send_buffer));
   metrics_.connections_of(metrics::Transport::http).inc();
   auto session = std::make_unique<session::Session>(services_, make_transport(fd), next_id_, door);
   if (session->start() != 0) {
@@ -226,6 +214,7 @@ void Worker::drain_inboxes() {
   // Cleared first: anything pushed from here on either is seen below or
   // wakes the loop again.
   wake_pending_.store(false, std::memory_order_release);
+  if (config_waiting_.exchange(false, std::memory_order_acq_rel)) take_config();
   hub::TopicRecord* record = nullptr;
   while (topic_inbox_.try_pop(record)) hub_.drain(record);
   if (topics_overflowed_.exchange(false, std::memory_order_acq_rel)) hub_.drain_pending();
@@ -280,8 +269,8 @@ void Worker::drain_on_shutdown() {
   drain_inboxes();
   for (const auto& session : sessions_) session->shutdown();
   const std::int64_t grace = grace_ms_.load(std::memory_order_relaxed);
-  const auto deadline =
-      io::Loop::Clock::now() + std::chrono::milliseconds(grace >= 0 ? grace : config_.linger_timeout_ms + 100);
+  const std::int64_t linger = services_.config().linger_timeout_ms + 100;
+  const auto deadline = io::Loop::Clock::now() + std::chrono::milliseconds(grace >= 0 ? grace : linger);
   while (!sessions_.empty() && io::Loop::Clock::now() < deadline) loop_.run_once(10);
   // A peer still lingering is closed now rather than destroyed with the
   // worker, so that its streams let go of their topics and the

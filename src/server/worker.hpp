@@ -2,13 +2,15 @@
 // socket, its sessions, its view of the topics (a hub::Hub), the services
 // its sessions share, and the inboxes through which other threads reach it.
 // A session belongs to one worker for its whole life and no other thread
-// touches it. The worker knows no protocol: it accepts, ticks, posts
+// touches it. The loop reads the config through its own copy
+// (LoopServices), which a reload replaces on the loop's thread. The worker knows no protocol: it accepts, ticks, posts
 // frames to sessions by id, and reaps the closed ones.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -108,6 +110,12 @@ class Worker final : public io::Handler,
   // Any thread (the admin API): this loop adds its connections to listing
   // `ticket` when it next drains its inbox. False when the inbox is full.
   [[nodiscard]] bool list_later(std::uint64_t ticket);
+  // Any thread (a reload): the loop takes `next` when it next drains its
+  // inbox (LoopServices::reconfigure, and the sweep re-armed for the new
+  // timeouts), then calls `taken` on its own thread. A config handed over
+  // before the loop took the one before replaces it; the replaced one's
+  // `taken` is called at once, so each call is answered once.
+  void reconfigure(std::shared_ptr<const Config> next, std::function<void()> taken);
   // Any thread (the topic book): `record` has events this loop must deliver.
   bool topic_changed(hub::TopicRecord* record) override;
   // Any thread (the topic book): a topic a held publisher waits on has room.
@@ -151,10 +159,12 @@ class Worker final : public io::Handler,
   void drain_inboxes();
   // worker_listing.cpp: the admin API's view of this loop's connections.
   void list_connections(std::uint64_t ticket);
+  // worker_reconfigure.cpp: a reload's config, taken on the loop's thread.
+  void take_config();
+  void arm_sweep();
   void opened(std::uint64_t id);
   void closed(std::uint64_t id);
 
-  const Config& config_;
   const transport::TlsReloader* tls_;
   std::atomic<std::int64_t>& open_connections_;
   AddressLimit& address_limit_;
@@ -191,6 +201,16 @@ class Worker final : public io::Handler,
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> room_made_{false};
   std::atomic<std::thread::id> owner_{};
+  io::Loop::TimerId sweep_timer_ = 0;
+  // A reload's config waiting for the loop: taken under the mutex, which
+  // the event path never touches (it only reads `config_waiting_`).
+  struct ConfigHandover {
+    std::shared_ptr<const Config> config;
+    std::function<void()> taken;
+  };
+  std::mutex config_mutex_;
+  ConfigHandover next_config_;
+  std::atomic<bool> config_waiting_{false};
   InboxTask inbox_task_{*this};
 };
 

@@ -22,10 +22,10 @@ class AdminDesk {
   // cursor for the following page (the last name listed), null when the
   // listing is complete.
   virtual void write_topics(std::string& out, std::size_t limit, std::string_view after) const = 0;
-  // Appends one topic's figures and its newest kept events (id, age, size;
-  // never the data) to `out`; false, appending nothing, when there is no
-  // such topic.
-  [[nodiscard]] virtual bool write_topic(std::string& out, std::string_view topic) const = 0;
+  // Appends one topic's figures and at most `events` of its newest kept
+  // events (id, age, size; never the data) to `out`; false, appending
+  // nothing, when there is no such topic.
+  [[nodiscard]] virtual bool write_topic(std::string& out, std::string_view topic, std::size_t events) const = 0;
   // Asks the loop that owns connection `id` to close it (a goodbye in its
   // protocol first, as at a shutdown). False when no connection `id` is
   // open (or its loop's inbox is full).
@@ -43,8 +43,8 @@ class AdminDesk {
   virtual void abandon_connections(std::uint64_t ticket) = 0;
   // Stops accepting, ends every connection with a goodbye in its protocol,
   // and lets the server's run() return once they are gone or after
-  // admin.drain_timeout_ms. Any thread.
-  virtual void drain() = 0;
+  // `grace` milliseconds (admin.drain_timeout_ms). Any thread.
+  virtual void drain(std::int64_t grace_ms) = 0;
 
  protected:
   ~AdminDesk() = default;

@@ -89,7 +89,7 @@ void HttpRequestPhase::route_admin(const Request& request) {
     // The reply is queued before the loops stop, and every connection's
     // queue is flushed before it closes: this one goes out first.
     respond({.status = 202, .content_type = kJson, .body = body});
-    return desk->drain();
+    return desk->drain(timeout);
   }
   const std::string_view id_text =
       path.substr(kConnectionsPrefix.size(), path.size() - kConnectionsPrefix.size() - kCloseSuffix.size());
@@ -169,7 +169,10 @@ void HttpRequestPhase::admin_topic(std::string_view raw_topic, const AdminDesk& 
   char topic_buf[1024];
   const std::string_view topic = decode_into(raw_topic, topic_buf, sizeof topic_buf);
   std::string body;
-  if (topic.empty() || !desk.write_topic(body, topic)) return respond({.status = 404, .body = "no such topic\n"});
+  const auto shown = static_cast<std::size_t>(services_.config().ops.admin_history_events);
+  if (topic.empty() || !desk.write_topic(body, topic, shown)) {
+    return respond({.status = 404, .body = "no such topic\n"});
+  }
   respond({.status = 200, .content_type = kJson, .body = body});
 }
 

@@ -1,5 +1,6 @@
 #include "session/h2_connection.hpp"
 
+#include "session/flush_metrics.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/sse_stream.hpp"
@@ -60,7 +61,16 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
     if (before.status != conn::FlushStatus::drained) return before;
   }
   if (!h2_) return {conn::FlushStatus::drained};
+  // The streams' queues are the socket's data lane: one flush, one tally.
+  FlushTally tally;
+  exchanges_.for_each([&tally](H2Exchange& exchange) {
+    if (exchange.outlet != nullptr) tally.before(exchange.outlet->queue());
+  });
   const conn::FlushResult result = h2_->flush(writer);
+  exchanges_.for_each([&tally](H2Exchange& exchange) {
+    if (exchange.outlet != nullptr) tally.after(exchange.outlet->queue());
+  });
+  tally.record(services_.metrics(), result.calls);
   exchanges_.release_retired();
   if (result.status == conn::FlushStatus::drained && (h2_->done() || (ending_ && !h2_->wants_write()))) {
     session_.close_after_flush(conn::CloseReason::protocol);

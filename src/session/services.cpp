@@ -8,27 +8,43 @@ namespace sluice::session {
 
 LoopServices::LoopServices(const LoopParts& parts)
     : parts_(parts),
-      http_limits_(session::http_limits(parts.config.http)),
-      connection_limits_(session::connection_limits(parts.config.connection)),
-      h2_limits_(session::h2_limits(parts.config)),
-      subprotocols_(parts.config.ws.subprotocols.begin(), parts.config.ws.subprotocols.end()),
-      allowed_origins_(parts.config.ws.allowed_origins.begin(), parts.config.ws.allowed_origins.end()),
+      config_(parts.config),
       auth_gate_(parts.hooks.authorize, parts.counters, parts.index),
-      heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(parts.config.heartbeat_ms)),
-      answers_(parts.config.hub.max_topic_name),
-      latest_window_(parts.config.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
+      heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(config_.heartbeat_ms)),
+      answers_(config_.hub.max_topic_name),
+      latest_window_(config_.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
+  auth_gate_.set_wait_bound(std::chrono::milliseconds(config_.auth.callback_timeout_ms));
+  // Whether an authorizer guards the server decides the default Host list;
+  // it is taken as the server is built, and a reload keeps that answer so
+  // that a reload never widens the list it started with.
+  guarded_ = auth_gate_.installed();
+  derive_limits();
+}
+
+void LoopServices::reconfigure(const server::Config& next) {
+  const std::int64_t beat = config_.heartbeat_ms;
+  config_ = next;
+  derive_limits();
+  if (config_.heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_.heartbeat_ms));
+}
+
+void LoopServices::derive_limits() {
+  http_limits_ = session::http_limits(config_.http);
+  connection_limits_ = session::connection_limits(config_.connection);
+  connection_limits_.memory_cap = parts_.memory_cap;
+  h2_limits_ = session::h2_limits(config_);
+  subprotocols_.assign(config_.ws.subprotocols.begin(), config_.ws.subprotocols.end());
+  allowed_origins_.assign(config_.ws.allowed_origins.begin(), config_.ws.allowed_origins.end());
   // The hosts of the public and admin listeners decide the default list.
   std::vector<std::string> listen_hosts;
-  for (const std::string* listen : {&parts.config.listen, &parts.config.ops.admin_listen}) {
+  for (const std::string* listen : {&config_.listen, &config_.ops.admin_listen}) {
     if (io::Endpoint endpoint; !listen->empty() && io::parse_endpoint(*listen, endpoint)) {
       listen_hosts.push_back(endpoint.host);
     }
   }
   const std::vector<std::string_view> listen_views(listen_hosts.begin(), listen_hosts.end());
-  allowed_hosts_ = hosts_in_force(parts.config.allowed_hosts, listen_views, auth_gate_.installed());
+  allowed_hosts_ = hosts_in_force(config_.allowed_hosts, listen_views, guarded_);
   allowed_host_views_.assign(allowed_hosts_.begin(), allowed_hosts_.end());
-  auth_gate_.set_wait_bound(std::chrono::milliseconds(parts.config.auth.callback_timeout_ms));
-  connection_limits_.memory_cap = parts.memory_cap;
 }
 
 const WsRoute* LoopServices::ws_route(std::string_view path) const {

@@ -1,5 +1,5 @@
 // Owns: LoopServices, what one loop offers the sessions it owns: the
-// config (and the limits each layer takes from it), the pool, the loop, its
+// loop's own copy of the config (and the limits each layer takes from it), the pool, the loop, its
 // hub, its counters, the loop's owner, the application's hooks (and the
 // door to its authorizer), and the helpers that serve many sessions at
 // once (the SSE heartbeat, the held publishers, the hub's answers). The worker builds one and hands it to
@@ -84,7 +84,15 @@ class LoopServices {
   LoopServices(const LoopServices&) = delete;
   LoopServices& operator=(const LoopServices&) = delete;
 
-  [[nodiscard]] const server::Config& config() const { return parts_.config; }
+  // The loop's own copy, read on its thread only: a reload replaces it
+  // there (reconfigure), so no session ever sees it change mid-read.
+  [[nodiscard]] const server::Config& config() const { return config_; }
+  // On the loop's thread: takes `next` (a running config with a reload's
+  // live settings, live_settings.hpp) and derives again every limit cached
+  // from it. What is under way keeps what it started with (a connection's
+  // budgets, a parser's limits); what starts from now on takes the new
+  // values; the SSE heartbeat is re-armed at the new period.
+  void reconfigure(const server::Config& next);
   [[nodiscard]] const proto::http1::Limits& http_limits() const { return http_limits_; }
   [[nodiscard]] const conn::ConnectionLimits& connection_limits() const { return connection_limits_; }
   [[nodiscard]] const transport::H2Limits& h2_limits() const { return h2_limits_; }
@@ -121,13 +129,17 @@ class LoopServices {
   [[nodiscard]] const WsRoute* ws_route(std::string_view path) const;
 
  private:
+  void derive_limits();
+
   LoopParts parts_;
+  server::Config config_;
   proto::http1::Limits http_limits_;
   conn::ConnectionLimits connection_limits_;
   transport::H2Limits h2_limits_;
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> allowed_origins_;
   AuthGate auth_gate_;
+  bool guarded_ = false;  // an authorizer was installed when the loop was built
   std::vector<std::string> allowed_hosts_;
   std::vector<std::string_view> allowed_host_views_;
   SseHeartbeat heartbeat_;

@@ -1,7 +1,6 @@
 #include "session/session.hpp"
 
-#include <algorithm>
-
+#include "session/flush_metrics.hpp"
 #include "session/http_request.hpp"
 #include "session/services.hpp"
 
@@ -73,26 +72,14 @@ void Session::shutdown() {
   close_after_flush(conn::CloseReason::shutdown);
 }
 
-// What a flush carried, into this loop's own cells (no lock, no
-// allocation): how many data frames waited when it began, and how many
-// each writev took. A flush with no data frames waiting (replies,
-// heartbeats, an HTTP/2 connection, whose streams queue their own) is not
-// counted. Each writev of a flush is counted with the flush's mean, so the
-// histogram's count is the number of writes and its sum the frames written.
+// What a flush carried (flush_metrics.hpp). An HTTP/2 connection's own
+// queue is empty: it counts its streams' queues itself.
 conn::FlushResult Session::write_queued(conn::Writer& writer, conn::DataAllowance allowance) {
-  const std::size_t waiting = queue().data_frames();
+  FlushTally tally;
+  tally.before(queue());
   const conn::FlushResult result = phase_->write_queued(writer, queue(), allowance);
-  if (waiting == 0) return result;
-  metrics::LoopMetrics& metrics = services_.metrics();
-  metrics.queue_depth.observe(waiting);
-  const std::size_t written = waiting - std::min(waiting, queue().data_frames());
-  if (written > 0 && result.calls > 0) {
-    const std::size_t per_call = written / result.calls;
-    for (std::size_t call = 0; call < result.calls; ++call) {
-      // The remainder goes to the first writes, so the sum is `written`.
-      metrics.writev_events.observe(per_call + (call < written % result.calls ? 1 : 0));
-    }
-  }
+  tally.after(queue());
+  tally.record(services_.metrics(), result.calls);
   return result;
 }
 

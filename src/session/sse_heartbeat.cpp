@@ -10,6 +10,11 @@ SseHeartbeat::SseHeartbeat(io::Loop& loop, buf::Pool& pool, std::chrono::millise
 
 SseHeartbeat::~SseHeartbeat() { loop_.cancel(timer_); }
 
+void SseHeartbeat::set_period(std::chrono::milliseconds period) {
+  loop_.cancel(timer_);
+  timer_ = loop_.every(period, [this] { beat(); });
+}
+
 void SseHeartbeat::beat() {
   if (streams_.empty()) return;
   buf::FrameBuilder builder(pool_, buf::Lane::control);

@@ -25,6 +25,8 @@ class SseHeartbeat {
   // A stream joins the beat when it opens and leaves it when it closes.
   void add(SseStream* stream) { streams_.insert(stream); }
   void remove(SseStream* stream) { streams_.erase(stream); }
+  // A reload's new sse.heartbeat_ms: the next beat is one new period away.
+  void set_period(std::chrono::milliseconds period);
 
  private:
   void beat();

@@ -624,5 +624,28 @@ TEST_F(OutQueueTest, InCallerMemoryTheLanesHoldAsManyFramesAsTheSlots) {
   EXPECT_TRUE(pool_full());
 }
 
+// The oldest data frame's publish time is what a flush measures its wait
+// from: the frame in flight while it is cut, then the next one queued.
+TEST_F(OutQueueTest, OldestDataPublishTimeFollowsTheFrameInFlightThenTheNext) {
+  OutQueue q;
+  EXPECT_EQ(q.oldest_data_published_ns(), 0);
+  buf::FrameRef first = frame('D', 1, 100);
+  first.set_published_ns(1000);
+  buf::FrameRef second = frame('D', 2, 100);
+  second.set_published_ns(2000);
+  ASSERT_EQ(q.push_data(std::move(first)), EnqueueStatus::ok);
+  ASSERT_EQ(q.push_data(std::move(second)), EnqueueStatus::ok);
+  control(q, 3, 40);
+  EXPECT_EQ(q.oldest_data_published_ns(), 1000);
+  writer.script = {40 + 50};  // the control frame and half of the first
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.oldest_data_published_ns(), 1000) << "the frame in flight is still the oldest";
+  writer.script = {50};  // the rest of the first: a short write
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.oldest_data_published_ns(), 2000);
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
+  EXPECT_EQ(q.oldest_data_published_ns(), 0);
+}
+
 }  // namespace
 }  // namespace sluice::conn

@@ -90,6 +90,11 @@ TEST_F(Lifecycle, InspectingReadsTheKeptEventsInPublishOrderAndMakesNoTopic) {
     for (std::size_t i = 0; i < view.history.size(); ++i) {
       seqs.push_back(view.history.at(i).seq);
       times.push_back(view.history.at(i).published);
+      // Its frames carry the same time, for the age a flush records.
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          view.history.at(i).published.time_since_epoch()).count();
+      EXPECT_EQ(view.history.at(i).sse.published_ns(), ns);
+      EXPECT_EQ(view.history.at(i).payload.published_ns(), ns);
     }
   }));
   EXPECT_EQ(subscribers, 1u);

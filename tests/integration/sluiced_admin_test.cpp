@@ -16,6 +16,7 @@
 
 #include "child_process.hpp"
 #include "sluiced_process.hpp"
+#include "test_certs.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
 
@@ -395,6 +396,38 @@ TEST(SluicedAdmin, OffLoopbackWithoutTokensItDoesNotStart) {
   malformed.read_to_end(5s);
   EXPECT_NE(malformed.output().find("config key 'admin.listen' must be empty or HOST:PORT"), std::string::npos)
       << malformed.output();
+}
+
+// With a certificate configured, the admin listener speaks TLS as the
+// public port does, with the same certificate: curl verifying it against
+// the test CA is served, and a client speaking plain HTTP there gets no
+// answer but a closed connection (its bytes are no TLS handshake).
+class SluicedAdminTls : public ServerCertTest {
+ protected:
+  SluicedAdminTls() : ServerCertTest("admin") {}
+};
+
+TEST_F(SluicedAdminTls, TheAdminListenerSpeaksTlsWithTheServersCertificate) {
+  AdminNode node({"tls.cert_file=" + cert_.cert_file, "tls.key_file=" + cert_.key_file, "dashboard.enabled=0",
+                  "pool.prefault=0"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  const std::string public_url = "https://127.0.0.1:" + std::to_string(node.port());
+  const std::string admin_url = "https://127.0.0.1:" + std::to_string(node.admin_port());
+  const CurlReply published =
+      curl_http({"--http1.1", "--cacert", certs_.ca_file(), "-d", "over tls", public_url + "/pub/secure"});
+  ASSERT_EQ(published.status(), 200) << published.text;
+
+  const CurlReply listing = curl_http({"--http1.1", "--cacert", certs_.ca_file(), admin_url + "/admin/topics"});
+  ASSERT_EQ(listing.status(), 200) << listing.text;
+  const json topics = json::parse(body_of(listing));
+  ASSERT_EQ(topics["topics"].size(), 1u) << topics;
+  EXPECT_EQ(topics["topics"][0]["topic"], "secure");
+  EXPECT_EQ(topics["topics"][0]["published"], 1);
+
+  TestClient plain(node.admin_port());
+  plain.send("GET /admin/topics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  EXPECT_TRUE(plain.read_until_closed(5s));
+  EXPECT_EQ(plain.buffer().find("HTTP/1.1"), std::string::npos) << plain.buffer();
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include <csignal>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "child_process.hpp"
+#include "h2_test_client.hpp"
 #include "prometheus.hpp"
 #include "sluiced_process.hpp"
 #include "test_client.hpp"
@@ -73,12 +75,53 @@ TEST(SluicedMetrics, CountsWhatWasServedAndPassesPromtool) {
   EXPECT_LE(s["sluice_writev_events_sum"], kEvents);
   EXPECT_GE(s["sluice_writev_events_count"], 1);
   EXPECT_GE(s["sluice_queue_depth_frames_count"], 1);
+  // Each flush that wrote events counted how long the oldest of them had
+  // waited since it was published: at most one per writev, each a wait
+  // this test could not have outlasted.
+  const double aged = s["sluice_event_age_at_flush_seconds_count"];
+  EXPECT_GE(aged, 1);
+  EXPECT_LE(aged, s["sluice_writev_events_count"]);
+  EXPECT_GT(s["sluice_event_age_at_flush_seconds_sum"], 0);
+  EXPECT_LT(s["sluice_event_age_at_flush_seconds_sum"] / aged, 10);
+  EXPECT_EQ(s["sluice_event_age_at_flush_seconds_bucket{le=\"+Inf\"}"], aged);
 
   const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_sluiced_metrics.prom";
   std::ofstream(path) << reply.body;
   ChildProcess promtool({"sh", "-c", "promtool check metrics < " + path});
   EXPECT_EQ(promtool.wait(30s), 0) << (promtool.read_to_end(5s), promtool.output());
   std::remove(path.c_str());
+}
+
+// An HTTP/2 connection's flushes count too: its streams' queues are its
+// data lane. The only subscriber here is on HTTP/2, and the publishes'
+// and the scrape's replies are no data frames, so every count is its.
+TEST(SluicedMetrics, Http2FlushesCountInTheFlushHistograms) {
+  SluicedProcess sluiced = sluiced_with({"pool.prefault=0"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  auto h2 = std::make_unique<transport::test::H2TestClient>(static_cast<std::uint16_t>(sluiced.port()));
+  transport::test::H2TestClient& client = *h2;
+  ASSERT_TRUE(client.ok());
+  const auto stream = client.request("GET", "/sse/h2news");
+  ASSERT_TRUE(client.pump([&] { return client.stream(stream).body.find("retry: ") != std::string::npos; }));
+  constexpr int kEvents = 20;
+  {
+    TestClient publisher(sluiced.port());
+    for (int i = 0; i < kEvents; ++i) ASSERT_EQ(publish(publisher, "/pub/h2news", "e" + std::to_string(i)), 200);
+  }
+  const std::string last = "data: e" + std::to_string(kEvents - 1) + "\n\n";
+  ASSERT_TRUE(client.pump([&] { return client.stream(stream).body.find(last) != std::string::npos; }));
+
+  const HttpReply reply = http_request(sluiced.port(), "GET", "/metrics");
+  ASSERT_EQ(reply.status, 200);
+  auto s = samples(reply.body);
+  EXPECT_EQ(s["sluice_events_delivered_total{transport=\"sse\"}"], kEvents);
+  EXPECT_GE(s["sluice_queue_depth_frames_count"], 1);
+  EXPECT_GE(s["sluice_writev_events_sum"], 1);
+  EXPECT_LE(s["sluice_writev_events_sum"], kEvents);
+  EXPECT_GE(s["sluice_event_age_at_flush_seconds_count"], 1);
+  EXPECT_GT(s["sluice_event_age_at_flush_seconds_sum"], 0);
+  h2.reset();  // gone before the stop, which would otherwise wait for it to linger out
+  EXPECT_EQ(sluiced.stop(), 0);
 }
 
 TEST(SluicedMetrics, CountsRefusalsByReasonAndStreamsEnding) {

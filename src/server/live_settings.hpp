@@ -1,0 +1,42 @@
+// Owns: which settings a reload applies to a running server. A live
+// setting bounds work the server starts after the reload (a request's
+// size, a new connection's budgets, a new subscription's policy, a log
+// line) or a period a loop can re-arm, so taking its new value needs no
+// memory moved and no listener rebuilt. Every other key (listen, threads,
+// the pool, the topic book's limits, the broker, the authorizer's keys and
+// rates, TLS's file names) shapes what was built at start and waits for a
+// restart; a reload names it and leaves it as it is.
+//
+// One table says both which keys are live and which field each copies, so
+// the list an operator reads (docs/OPERATIONS.md) and what is applied
+// cannot drift apart.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "sluice/config.hpp"
+#include "sluice/server.hpp"
+
+namespace sluice::server {
+
+// Whether `key`, as a file or --set writes it, takes effect on a reload.
+[[nodiscard]] bool is_live_setting(std::string_view key);
+// The live keys, in the table's order; one ending in '.' stands for every
+// key under it (policy.topics.PATTERN).
+[[nodiscard]] std::vector<std::string_view> live_setting_keys();
+
+// `running` with every live setting's value taken from `read`; every other
+// field keeps its running value.
+[[nodiscard]] Config with_live_settings(const Config& running, const Config& read);
+
+// Takes from `read` every live setting (the others keep their running
+// values until a restart) and hands each of `server`'s loops a copy, which
+// the loop takes on its own thread when it next drains its inbox. What
+// starts from then on (a request, a connection, a subscription, a log
+// line) is bound by the new values; what is under way keeps those it
+// started with. Any thread; a reload step may call it, and that reload is
+// then reported to Server::on_reloaded once every loop has taken them.
+void apply_live_settings(Server& server, const Config& read);
+
+}  // namespace sluice::server
