@@ -71,7 +71,9 @@ const buf::FrameRef& EventFrames::sse_form() {
     load_payload();
     buf::FrameBuilder builder(pool_, buf::Lane::data);
     if (proto::sse::encode({id_, event_, data_}, builder) != proto::sse::EncodeStatus::ok) return buf::FrameRef{};
-    return builder.finish();
+    buf::FrameRef frame = builder.finish();
+    frame.set_published_ns(payload_.published_ns());
+    return frame;
   });
 }
 
@@ -101,8 +103,8 @@ const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
   return once(envelope_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 
-// A form built here carries its event's publish time, as the forms the
-// publisher built do.
+// A form built here (this and sse_form()) carries its event's publish
+// time, as the forms the publisher built do.
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());

@@ -58,7 +58,8 @@ TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
 // An event published while its topic had no SSE subscriber carries no SSE
 // form; the first loop that needs one builds it from the payload, once.
 TEST_F(EventFramesTest, TheSseFormNobodyBuiltIsBuiltFromThePayloadOnce) {
-  const buf::FrameRef data = payload("tick", "a\nb");
+  buf::FrameRef data = payload("tick", "a\nb");
+  data.set_published_ns(1234);  // the event's publish time, which the form keeps
   EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
   const buf::FrameRef& built = frames.form(WireForm::sse);
   std::string wire(built.size(), '\0');
@@ -66,6 +67,7 @@ TEST_F(EventFramesTest, TheSseFormNobodyBuiltIsBuiltFromThePayloadOnce) {
   EXPECT_EQ(wire, "event: tick\nid: ep:42\ndata: a\ndata: b\n\n");
   EXPECT_TRUE(frames.sse() == built);
   EXPECT_EQ(built.use_count(), 1u);
+  EXPECT_EQ(built.published_ns(), 1234);
 }
 
 TEST_F(EventFramesTest, AnSseFormThePublisherBuiltIsHandedOutAsItIs) {
