@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hub/hub.hpp"
+#include "hub_fixture.hpp"
 
 namespace sluice::hub {
 namespace {
@@ -24,29 +25,11 @@ struct Collector : Subscriber {
   void lost(std::uint32_t, std::uint64_t, std::uint64_t) override { ADD_FAILURE() << "no event may be lost"; }
 };
 
-struct Watcher : TopicWatcher {
-  std::vector<TopicRecord*> changed;
-  bool topic_changed(TopicRecord* record) override {
-    changed.push_back(record);
-    return true;
-  }
-  void room_made() override {}
-};
-
-struct Lifecycle : testing::Test {
+// The hub tests' book, pool and loop, with room for longer names and a
+// history that may age.
+struct Lifecycle : test::HubTest {
   explicit Lifecycle(std::int64_t ttl_ms = 0)
-      : book(pool, {.max_topics = 3, .max_topic_name = 32, .history_ttl_ms = ttl_ms}, "ep") {
-    book.set_watcher(0, &watcher);
-  }
-  void pump() {
-    for (TopicRecord* r : watcher.changed) hub.drain(r);
-    watcher.changed.clear();
-  }
-
-  buf::Pool pool{{.block_count = 256, .block_size = 256, .reserve = 4}};
-  TopicBook book;
-  Watcher watcher;
-  Hub hub{book, 0};
+      : HubTest({.max_topics = 3, .max_topic_name = 32, .history_ttl_ms = ttl_ms}) {}
 };
 
 TEST_F(Lifecycle, SubscribingAndLeavingThousandsOfNamesLeavesRoomForANewTopic) {
