@@ -102,7 +102,9 @@ class Server {
   // A step of every reload: returns an error line, or nullopt. Set before run().
   void on_reload(std::function<std::optional<std::string>()> step);
   // Called on loop 0 when a request_reload() has run, with its failures
-  // (none: everything was read again). Set before run().
+  // (none: everything was read again), and only once every loop has taken
+  // the settings a reload step handed to the loops: from then on, new work
+  // on any loop is bound by them. Set before run().
   void on_reloaded(std::function<void(const std::vector<std::string>& failures)> fn);
   // Why bind() failed when an errno does not say it (a TLS certificate or
   // key that cannot be loaded: one line naming the key and the path).
