@@ -85,8 +85,9 @@ void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std:
   }
   // Control frames written with the data may have gone before it; counting
   // them as after it only makes the reader look further behind.
-  control_since_data_ += result.bytes - std::min(result.bytes, data_written);
-  control_unsampled_ += result.bytes - std::min(result.bytes, data_written);
+  const std::size_t control = result.bytes - std::min(result.bytes, data_written);
+  control_since_data_ += control;
+  control_unsampled_ += control;
   if (result.status == FlushStatus::held) {
     checks_.schedule(*this, std::max(now, last_sample_ + check_interval_));
   } else {
@@ -120,7 +121,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   // timer: 200 ms and more, the age spikes of 200-240 ms.
   const bool progress = consumed > consumed_ + control_unsampled_;
   control_unsampled_ = 0;
-  if (consumed > consumed_) consumed_ = consumed;
+  consumed_ = std::max(consumed_, consumed);
   if (progress) {
     next_probe_ = now;
     probe_gap_ = kFirstProbeGap;

@@ -11,6 +11,15 @@
 #include "hub/hub_local.hpp"
 
 namespace sluice::hub {
+namespace {
+
+// How many of the topic's subscribers take `form`: the publisher builds the
+// forms whose count is not zero. Under the record's lock.
+std::size_t& form_count(TopicRecord& record, WireForm form) {
+  return form == WireForm::sse ? record.sse_subscribers : record.form_subscribers[ws_index(form)];
+}
+
+}  // namespace
 
 // A batch holds at most a topic's history. Room for a default history is
 // made now, so that delivering allocates only past it, while growing.
@@ -28,11 +37,7 @@ Hub::~Hub() {
     for (const Local::Entry& e : local->subscribers) {
       if (e.subscriber == nullptr) continue;
       --local->record->subscribers;
-      if (e.form != WireForm::sse) {
-        --local->record->form_subscribers[ws_index(e.form)];
-      } else {
-        --local->record->sse_subscribers;
-      }
+      --form_count(*local->record, e.form);
     }
     local->record->loop_mask &= ~(std::uint64_t{1} << loop_);
   }
@@ -89,11 +94,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       record->pending[loop_].store(false, std::memory_order_release);
     }
     ++record->subscribers;
-    if (form != WireForm::sse) {
-      ++record->form_subscribers[ws_index(form)];
-    } else {
-      ++record->sse_subscribers;
-    }
+    ++form_count(*record, form);
     std::uint64_t after = newest;
     if (from_stream) {
       first_owed = resume_point + 1;
@@ -209,11 +210,7 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   {
     const std::lock_guard lock(record->mutex);
     --record->subscribers;
-    if (form != WireForm::sse) {
-      --record->form_subscribers[ws_index(form)];
-    } else {
-      --record->sse_subscribers;
-    }
+    --form_count(*record, form);
   }
   let_go_if_unfollowed(record);
 }

@@ -113,13 +113,12 @@ void AdminView::write_topics(std::string& out, std::size_t limit, std::string_vi
   out += "}\n";
 }
 
-bool AdminView::write_topic(std::string& out, std::string_view topic, std::size_t events_shown) const {
+bool AdminView::write_topic(std::string& out, std::string_view topic, std::size_t shown_at_most) const {
   struct Kept {
     std::uint64_t seq;
     Clock::time_point published;
     std::size_t bytes;  // the event's data, without its name
   };
-  const std::size_t shown_at_most = events_shown;
   std::vector<Kept> events;
   events.reserve(shown_at_most);  // nothing is allocated under the lock
   TopicRow row;
