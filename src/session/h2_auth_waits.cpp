@@ -21,9 +21,7 @@ void H2Connection::on_request(const transport::H2Request& request) {
   Peer& peer = session_.peer();
   peer.begin_asking(routing_->round(), *routing_);
   serve(request);
-  if (!routing_->round().pending()) return peer.end_asking();
-  peer.leave_asking();
-  wait_for_authorization(request);
+  if (peer.finish_asking()) wait_for_authorization(request);
 }
 
 void H2Connection::wait_for_authorization(const transport::H2Request& request) {
@@ -41,8 +39,7 @@ void H2Connection::authorization_answered(std::int32_t stream) {
   peer.begin_asking(waiting.round(), waiting);
   serve(waiting.request());
   // Another check of the same request waits now.
-  if (waiting.round().pending()) return peer.leave_asking();
-  peer.end_asking();
+  if (peer.finish_asking()) return;
   deliver_held(*exchange);
   if (waiting.client_ended) on_end(stream);
   session_.want_flush();

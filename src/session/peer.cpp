@@ -60,6 +60,15 @@ void Peer::end_asking() {
   asking_ = nullptr;
 }
 
+bool Peer::finish_asking() {
+  if (asking_ == nullptr || !asking_->pending()) {
+    end_asking();
+    return false;
+  }
+  asking_ = nullptr;
+  return true;
+}
+
 template <typename Ask>
 AuthOutcome Peer::consult(Ask ask) {
   if (asking_ != nullptr) {

@@ -65,9 +65,11 @@ class Peer final {
   void begin_asking(AuthRound& round, AuthWaiter& waiter);
   // The request or message was handled (nothing pending): the round ends.
   void end_asking();
-  // The request or message waits in its round (which tells its waiter
-  // when the decision comes): checks made from now on are not of it.
-  void leave_asking() { asking_ = nullptr; }
+  // The request or message was handled as far as it could be. Answers
+  // true when a check of it waits: it stays in its round (which tells its
+  // waiter when the decision comes) and checks made from now on are not of
+  // it. Otherwise the round ends, as end_asking().
+  [[nodiscard]] bool finish_asking();
   // A check of the round being asked waits: what the phase would answer
   // now is not to be sent.
   [[nodiscard]] bool asking_pending() const { return asking_ != nullptr && asking_->pending(); }

@@ -93,8 +93,7 @@ void WsStream::on_input(std::string& input) {
 void WsStream::handle_message(proto::ws::Opcode opcode, std::span<const char> payload) {
   peer_.begin_asking(round_, *this);
   on_message(opcode, payload);
-  if (!round_.pending()) return peer_.end_asking();
-  peer_.leave_asking();
+  if (!peer_.finish_asking()) return;
   // The decoder reuses its buffer for the next message: the waiting one is
   // copied out (once per question, never per event), and charged, for a
   // client could otherwise hold a second message's worth for as long as
