@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 
 namespace sluice::auth {
 
@@ -21,7 +21,7 @@ constexpr std::size_t kMaxKid = 256;
 std::optional<std::string> bytes_member(const json& jwk, const char* name) {
   const auto it = jwk.find(name);
   std::string bytes;
-  if (it == jwk.end() || !it->is_string() || !base64url_decode(it->get_ref<const std::string&>(), bytes)) {
+  if (it == jwk.end() || !it->is_string() || !proto::base64url_decode(it->get_ref<const std::string&>(), bytes)) {
     return std::nullopt;
   }
   return bytes;

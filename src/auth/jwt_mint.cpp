@@ -7,7 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 #include "auth/topic_patterns.hpp"
 
 namespace sluice::auth {
@@ -65,9 +65,9 @@ std::optional<std::string> mint_eddsa(const std::string& payload, const SigningK
   json header = {{"alg", "EdDSA"}, {"typ", "JWT"}};
   if (!key.kid.empty()) header["kid"] = key.kid;
   token.clear();
-  base64url_append(header.dump(), token);
+  proto::base64url_append(header.dump(), token);
   token += '.';
-  base64url_append(payload, token);
+  proto::base64url_append(payload, token);
   const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   unsigned char signature[114];  // Ed448's length; Ed25519's is 64
   std::size_t length = sizeof signature;
@@ -77,7 +77,7 @@ std::optional<std::string> mint_eddsa(const std::string& payload, const SigningK
     return "OpenSSL could not sign the token";
   }
   token += '.';
-  base64url_append(std::string_view(reinterpret_cast<const char*>(signature), length), token);
+  proto::base64url_append(std::string_view(reinterpret_cast<const char*>(signature), length), token);
   return std::nullopt;
 }
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 
 namespace sluice::auth {
 
@@ -52,7 +52,7 @@ struct MdCtxFree {
 
 SignatureCheck check_eddsa(const JwtKey& key, std::string_view signing_input, std::string_view signature) {
   std::string raw;
-  if (!key.public_key || !base64url_decode(signature, raw)) return SignatureCheck::invalid;
+  if (!key.public_key || !proto::base64url_decode(signature, raw)) return SignatureCheck::invalid;
   const std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
   if (!ctx) return SignatureCheck::out_of_memory;
   // EdDSA hashes internally: no digest is named, and the whole message is

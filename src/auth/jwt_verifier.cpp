@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 #include "auth/jwt_signature.hpp"
 
 namespace sluice::auth {
@@ -51,7 +51,7 @@ VerifiedToken JwtVerifier::verify(std::string_view token, std::chrono::system_cl
       return out;
   }
   std::string payload;
-  if (!base64url_decode(parts.payload, payload)) {
+  if (!proto::base64url_decode(parts.payload, payload)) {
     out.check = malformed("payload is not base64url");
     return out;
   }
@@ -81,7 +81,7 @@ TokenCheck JwtVerifier::split(std::string_view token, Parts& parts) const {
 
 TokenCheck JwtVerifier::choose_key(std::string_view header_b64, const JwtKey*& key) const {
   std::string text;
-  if (!base64url_decode(header_b64, text)) return malformed("header is not base64url");
+  if (!proto::base64url_decode(header_b64, text)) return malformed("header is not base64url");
   const json header = json::parse(text, nullptr, false);
   if (header.is_discarded() || !header.is_object()) return malformed("header is not a JSON object");
   // RFC 7515 §4.1.11: extensions listed in crit must be understood, and

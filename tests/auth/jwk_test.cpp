@@ -85,7 +85,7 @@ TEST(Jwk, RefusesPrivateMembersAndOtherPurposes) {
 TEST(Jwk, RefusesAPointOffTheCurve) {
   json jwk = json::parse(jwk_of(keys().p256.get(), "ES256", "a"));
   std::string x;
-  ASSERT_TRUE(base64url_decode(jwk["x"].get<std::string>(), x));
+  ASSERT_TRUE(proto::base64url_decode(jwk["x"].get<std::string>(), x));
   x[31] = static_cast<char>(x[31] ^ 1);
   jwk["x"] = test::b64(x);
   EXPECT_NE(refusal(jwk).find("does not load"), std::string::npos);

@@ -16,14 +16,14 @@
 #include <string>
 #include <string_view>
 
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 #include "auth/evp_key.hpp"
 
 namespace sluice::auth::test {
 
 inline std::string b64(std::string_view bytes) {
   std::string out;
-  base64url_append(bytes, out);
+  proto::base64url_append(bytes, out);
   return out;
 }
 

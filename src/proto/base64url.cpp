@@ -1,9 +1,9 @@
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace sluice::auth {
+namespace sluice::proto {
 
 namespace {
 
@@ -58,4 +58,4 @@ void base64url_append(std::string_view bytes, std::string& out) {
   if (held > 0) out.push_back(kAlphabet[(bits << (6 - held)) & 0x3fu]);
 }
 
-}  // namespace sluice::auth
+}  // namespace sluice::proto

@@ -1,10 +1,10 @@
-#include "auth/base64url.hpp"
+#include "proto/base64url.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace sluice::auth {
+namespace sluice::proto {
 namespace {
 
 std::string decoded(std::string_view in) {
@@ -60,4 +60,4 @@ TEST(Base64url, RoundTripsEveryByte) {
 }
 
 }  // namespace
-}  // namespace sluice::auth
+}  // namespace sluice::proto
