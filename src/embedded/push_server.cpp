@@ -210,9 +210,7 @@ buf::FrameRef PushServer::encode(PushConnection::Phase form, std::string_view da
     return proto::ws::make_message_frame(pool_, buf::Lane::data, proto::ws::Opcode::text, data);
   }
   char text[kIdText];
-  buf::FrameBuilder builder(pool_, buf::Lane::data);
-  if (proto::sse::encode({.id = id_text(id, text), .data = data}, builder) != proto::sse::EncodeStatus::ok) return {};
-  return builder.finish();
+  return proto::sse::make_event_frame(pool_, buf::Lane::data, {.id = id_text(id, text), .data = data});
 }
 
 }  // namespace sluice::embedded

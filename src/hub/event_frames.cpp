@@ -69,9 +69,7 @@ const buf::FrameRef& EventFrames::sse_form() {
   if (sse_) return sse_;
   return once(sse_built_, [this] {
     load_payload();
-    buf::FrameBuilder builder(pool_, buf::Lane::data);
-    if (proto::sse::encode({id_, event_, data_}, builder) != proto::sse::EncodeStatus::ok) return buf::FrameRef{};
-    buf::FrameRef frame = builder.finish();
+    buf::FrameRef frame = proto::sse::make_event_frame(pool_, buf::Lane::data, {id_, event_, data_});
     frame.set_published_ns(payload_.published_ns());
     return frame;
   });

@@ -326,29 +326,32 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // topic's subscribers use: SSE while it has SSE subscribers, WebSocket.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
-  if (!encode_event(epoch, id, message, out, record.sse_subscribers != 0)) return false;
+  out.epoch = epoch;
+  out.seq = id;
+  const bool with_sse = record.sse_subscribers != 0;
   const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
                                         [](std::size_t n) { return n != 0; });
-  if (!forms_in_use) return true;
+  // The id, formatted once for every form this publish builds.
   char id_text[kMaxIdText];
-  const std::string_view id_view(id_text, format_id(out, id_text));
+  const std::string_view id_view(id_text, with_sse || forms_in_use ? format_id(out, id_text) : 0);
+  if (!encode_payload(id_view, message, out, with_sse)) return false;
+  if (!forms_in_use) return true;
   if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
   ScratchPool::Lease lent = scratch_pool_.lend();
   return encode_ws_forms(record, id_view, *lent, out);
 }
 
-bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out,
-                             bool with_sse) {
+bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out) {
   out.epoch = epoch;
   out.seq = seq;
+  char id_text[kMaxIdText];
+  return encode_payload(std::string_view(id_text, format_id(out, id_text)), message, out, true);
+}
+
+bool TopicBook::encode_payload(std::string_view id, const Message& message, KeptEvent& out, bool with_sse) {
   out.key = conflation_key(message.key);
   if (with_sse) {
-    char id_text[kMaxIdText];
-    const std::size_t id_length = format_id(out, id_text);
-    const proto::sse::Event sse{std::string_view(id_text, id_length), message.event, message.data};
-    buf::FrameBuilder sse_builder(pool_, buf::Lane::data);
-    if (proto::sse::encode(sse, sse_builder) != proto::sse::EncodeStatus::ok) return false;
-    out.sse = sse_builder.finish();
+    out.sse = proto::sse::make_event_frame(pool_, buf::Lane::data, {id, message.event, message.data});
     if (!out.sse) return false;
   }
   buf::FrameBuilder payload(pool_, buf::Lane::data);

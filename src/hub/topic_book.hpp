@@ -231,10 +231,8 @@ class TopicBook {
   void wake_waiting_publishers(TopicRecord& record);
 
   // Encodes an event of `epoch` (0: this run's) as the payload every other
-  // form is built from, and as SSE when `with_sse`; false when the pool is
-  // out of room.
-  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out,
-                                  bool with_sse = true);
+  // form is built from, and as SSE; false when the pool is out of room.
+  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out);
 
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }
@@ -258,6 +256,9 @@ class TopicBook {
                                           TopicAllowance* allowance);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
+  // encode_event() for an event whose epoch and seq `out` holds and whose
+  // id is `id` (empty when `with_sse` is false: nothing else reads it).
+  [[nodiscard]] bool encode_payload(std::string_view id, const Message& message, KeptEvent& out, bool with_sse);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
                                      KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);

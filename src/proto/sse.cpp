@@ -87,6 +87,12 @@ EncodeStatus encode_comment(std::string_view text, buf::Sink& out) {
   return writer.status();
 }
 
+buf::FrameRef make_event_frame(buf::Pool& pool, buf::Lane lane, const Event& event) {
+  buf::FrameBuilder builder(pool, lane);
+  if (encode(event, builder) != EncodeStatus::ok) return {};
+  return builder.finish();
+}
+
 std::size_t encoded_size(const Event& event) {
   CountingSink counter;
   return encode(event, counter) == EncodeStatus::ok ? counter.size() : 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "buf/frame.hpp"
 #include "buf/sink.hpp"
 
 namespace sluice::proto::sse {
@@ -46,6 +47,11 @@ enum class EncodeStatus : std::uint8_t {
 // per line of `text` (": text", or ":" for an empty line), then a blank
 // line; empty text gives ":\n\n". Returns sink_full or ok.
 [[nodiscard]] EncodeStatus encode_comment(std::string_view text, buf::Sink& out);
+
+// The event encoded into one frame of `lane` blocks from `pool`, to be
+// shared by every subscriber that reads SSE. Empty when encode() refuses
+// the event or the pool has no room.
+[[nodiscard]] buf::FrameRef make_event_frame(buf::Pool& pool, buf::Lane lane, const Event& event);
 
 // The exact number of bytes encode() would write for `event`; 0 when it
 // would return invalid_field.
