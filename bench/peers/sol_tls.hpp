@@ -18,8 +18,6 @@
 
 #include "transport/tls_context.hpp"
 
-typedef struct ssl_st SSL;
-
 namespace sluice::peers {
 
 class SolTls {

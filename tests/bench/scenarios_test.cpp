@@ -73,7 +73,7 @@ TEST(Scenarios, FanoutFromTheSpeedOfLightServerIsUnbroken) {
 // subscriber, still reads as one unbroken sequence.
 TEST(Scenarios, FanoutOverTlsFromSluicedAndTheSpeedOfLight) {
   const std::string command =
-      std::string(SLUICE_BENCH_PATH) + " fanout --proto ws -n 3 -d 0.1 --warmup 0.05 --quiet --json" +
+      std::string(SLUICE_BENCH_PATH) + " fanout --proto ws -n 3 -d 0.1 --warmup 0.05 --rate 2000 --quiet --json" +
       " --tls-server 'sluice-tls=" + test::env_path("SLUICED") +
       " --listen 127.0.0.1:0 --set tls.cert_file={cert} --set tls.key_file={key}'" + " --tls-server 'sol-tls=" +
       SOL_SERVER_PATH + " --listen 127.0.0.1:0 --tls-cert {cert} --tls-key {key}' 2>/dev/null";

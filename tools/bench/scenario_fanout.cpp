@@ -10,7 +10,8 @@
 // Every row says what the client itself used (its busiest reader thread
 // and the whole process) and whether that made the client the limit. A
 // server that makes its own events (sol-server says "generator" in its
-// publish reply) gets no publisher.
+// publish reply) gets no publisher. A server named with --tls-server is
+// read, published to and probed over TLS.
 #include <algorithm>
 #include <memory>
 #include <vector>

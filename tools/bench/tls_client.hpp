@@ -21,8 +21,6 @@
 
 #include "transport/tls_context.hpp"
 
-typedef struct ssl_st SSL;
-
 namespace sluice::bench {
 
 class TlsClient {
