@@ -21,19 +21,27 @@
 //  - burst: every new subscriber gets --events prebuilt events at once,
 //    stamped and numbered for it, after its stream head.
 // A WebSocket on GET /pub/{topic} is accepted and its messages dropped.
+// With --tls-cert and --tls-key every connection is TLS (sol_tls.hpp):
+// the same rounds, each send() an SSL_write of the same bytes, so its cost
+// per event is the floor of a push server over TLS.
 // It trusts its input: it only ever talks to sluice-bench.
 //
 //   sol-server --listen 127.0.0.1:0 [--batch 256] [--size 64]
 //              [--mode stream|relay|burst] [--events 1000]
+//              [--tls-cert FILE --tls-key FILE]
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/ssl.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +51,7 @@
 #include "sol_batch.hpp"
 #include "sol_request.hpp"
 #include "sol_subscribers.hpp"
+#include "sol_tls.hpp"
 
 namespace {
 
@@ -66,6 +75,8 @@ struct Options {
   std::size_t size = 64;
   Mode mode = Mode::stream;
   std::size_t events = 1000;
+  std::string tls_cert;  // both set: every connection is TLS
+  std::string tls_key;
 };
 
 constexpr std::string_view kSseHead =
@@ -93,13 +104,15 @@ std::string json_reply(std::size_t subscribers, bool generator) {
 // A connection that is not a subscriber: requests, or a WebSocket publisher.
 struct Peer {
   std::string in;
-  bool websocket = false;  // upgraded publisher: its input is dropped
+  bool websocket = false;    // upgraded publisher: its input is dropped
+  bool handshaking = false;  // TLS: its handshake is not done yet
 };
 
 class SolServer {
  public:
-  SolServer(const Options& o, int listen_fd)
+  SolServer(const Options& o, int listen_fd, const sluice::peers::SolTls* tls)
       : o_(o),
+        tls_(tls),
         listen_fd_(listen_fd),
         sse_batch_(o.batch, o.size, SolFraming::sse, sluice::peers::kSolGeneratorIndex, false),
         ws_batch_(o.batch, o.size, SolFraming::websocket, sluice::peers::kSolGeneratorIndex, false),
@@ -136,7 +149,11 @@ class SolServer {
   void accept_all() {
     for (int fd; (fd = sluice::io::accept_nonblocking(listen_fd_)) >= 0;) {
       sluice::io::set_nodelay(fd, true);
-      peers_[fd] = Peer{};
+      peers_[fd] = Peer{.handshaking = tls_ != nullptr};
+      if (tls_ != nullptr) {
+        if (ssl_of_fd_.size() <= static_cast<std::size_t>(fd)) ssl_of_fd_.resize(static_cast<std::size_t>(fd) + 1);
+        ssl_of_fd_[static_cast<std::size_t>(fd)].reset(tls_->accept(fd));
+      }
       epoll_event ev{EPOLLIN | EPOLLOUT | EPOLLET, {.fd = fd}};
       ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
     }
@@ -144,14 +161,32 @@ class SolServer {
 
   void on_ready(int fd, std::uint32_t events) {
     if ((events & (EPOLLHUP | EPOLLERR)) != 0) return failed_.push_back(fd);
-    if ((events & EPOLLIN) != 0 && !read_input(fd)) return failed_.push_back(fd);
+    const auto it = peers_.find(fd);
+    const bool handshaking = it != peers_.end() && it->second.handshaking;
+    if (((events & EPOLLIN) != 0 || handshaking) && !read_input(fd)) return failed_.push_back(fd);
     if ((events & EPOLLOUT) != 0 && !subscribers_.on_writable(fd)) failed_.push_back(fd);
   }
 
-  // Subscribers' and publishers' input is read and dropped; requests are answered.
+  SSL* ssl_of(int fd) const {
+    return static_cast<std::size_t>(fd) < ssl_of_fd_.size() ? ssl_of_fd_[static_cast<std::size_t>(fd)].get() : nullptr;
+  }
+
+  long receive(int fd, char* into, std::size_t size) const {
+    SSL* ssl = ssl_of(fd);
+    return ssl != nullptr ? sluice::peers::sol_tls_read(ssl, into, size) : ::recv(fd, into, size, 0);
+  }
+
+  // Subscribers' and publishers' input is read and dropped; requests are
+  // answered. A TLS connection makes its handshake first.
   bool read_input(int fd) {
+    if (const auto it = peers_.find(fd); it != peers_.end() && it->second.handshaking) {
+      SSL* ssl = ssl_of(fd);
+      const int done = ssl != nullptr ? sluice::peers::sol_handshake(ssl) : -1;
+      if (done <= 0) return done == 0;
+      it->second.handshaking = false;
+    }
     char chunk[65536];
-    for (ssize_t n; (n = ::recv(fd, chunk, sizeof chunk, 0)) != 0;) {
+    for (long n; (n = receive(fd, chunk, sizeof chunk)) != 0;) {
       if (n < 0) return errno == EAGAIN || errno == EINTR;
       const auto it = peers_.find(fd);
       if (it == peers_.end() || it->second.websocket) continue;
@@ -190,8 +225,11 @@ class SolServer {
     }
     peer.in.erase(0, peer.websocket ? peer.in.size() : used);
     // Replies are small and the bench reads them: a short write is an error.
-    return replies.empty() ||
-           ::send(fd, replies.data(), replies.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(replies.size());
+    if (replies.empty()) return true;
+    SSL* ssl = ssl_of(fd);
+    const long sent = ssl != nullptr ? sluice::peers::sol_tls_write(ssl, replies)
+                                     : ::send(fd, replies.data(), replies.size(), MSG_NOSIGNAL);
+    return sent == static_cast<long>(replies.size());
   }
 
   // The connection becomes a subscriber: it reads no more requests.
@@ -202,7 +240,7 @@ class SolServer {
       burst.stamp(1, now_ns());
       head.append(burst.bytes());
     }
-    return subscribers_.add(fd, websocket, std::move(head));
+    return subscribers_.add(fd, websocket, std::move(head), ssl_of(fd));
   }
 
   void relay(std::string_view payload) {
@@ -217,12 +255,19 @@ class SolServer {
       subscribers_.remove(fd);
       peers_.erase(fd);
       ::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
+      if (static_cast<std::size_t>(fd) < ssl_of_fd_.size()) ssl_of_fd_[static_cast<std::size_t>(fd)].reset();
       ::close(fd);
     }
     failed_.clear();
   }
 
+  struct SslFree {
+    void operator()(SSL* ssl) const { SSL_free(ssl); }
+  };
+
   Options o_;
+  const sluice::peers::SolTls* tls_;  // null: clear text
+  std::vector<std::unique_ptr<SSL, SslFree>> ssl_of_fd_;
   int listen_fd_;
   int epoll_;
   SolBatch sse_batch_;
@@ -242,12 +287,14 @@ bool parse_args(int argc, char** argv, Options& o) {
     else if (key == "--batch") o.batch = std::strtoul(value.data(), nullptr, 10);
     else if (key == "--size") o.size = std::strtoul(value.data(), nullptr, 10);
     else if (key == "--events") o.events = std::strtoul(value.data(), nullptr, 10);
+    else if (key == "--tls-cert") o.tls_cert = value;
+    else if (key == "--tls-key") o.tls_key = value;
     else if (key == "--mode" && value == "stream") o.mode = Mode::stream;
     else if (key == "--mode" && value == "relay") o.mode = Mode::relay;
     else if (key == "--mode" && value == "burst") o.mode = Mode::burst;
     else return false;
   }
-  return argc % 2 == 1 && o.batch > 0;
+  return argc % 2 == 1 && o.batch > 0 && o.tls_cert.empty() == o.tls_key.empty();
 }
 
 }  // namespace
@@ -257,16 +304,26 @@ int main(int argc, char** argv) {
   sluice::io::Endpoint where;
   if (!parse_args(argc, argv, o) || !sluice::io::parse_endpoint(o.listen, where)) {
     std::fprintf(stderr,
-                 "usage: sol-server --listen HOST:PORT [--batch N] [--size B] [--mode stream|relay|burst] [--events K]\n");
+                 "usage: sol-server --listen HOST:PORT [--batch N] [--size B] [--mode stream|relay|burst] [--events K]"
+                 " [--tls-cert FILE --tls-key FILE]\n");
     return 2;
   }
   // A deep backlog: the many-connection scenario connects thousands at once.
   const int fd = sluice::io::listen_tcp(where, {.backlog = 65535});
   if (fd < 0) return 1;
+  std::unique_ptr<sluice::peers::SolTls> tls;
+  if (!o.tls_cert.empty()) {
+    tls = std::make_unique<sluice::peers::SolTls>(o.tls_cert, o.tls_key);
+    if (!tls->error().empty()) {
+      std::fprintf(stderr, "sol-server: %s\n", tls->error().c_str());
+      return 2;
+    }
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write(): a closed subscriber must not end the server
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::printf("sol-server listening on %s:%u\n", where.host.c_str(), sluice::io::local_port(fd));
   std::fflush(stdout);
-  SolServer(o, fd).run();
+  SolServer(o, fd, tls.get()).run();
   return 0;
 }

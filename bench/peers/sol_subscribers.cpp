@@ -4,9 +4,15 @@
 
 #include <cerrno>
 
+#include "sol_tls.hpp"
+
 namespace sluice::peers {
 
 long SolSubscribers::send_some(const Subscriber& s, std::string_view bytes) {
+  if (s.tls != nullptr) {
+    const long n = sol_tls_write(s.tls, bytes);
+    return n >= 0 ? n : errno == EAGAIN ? 0 : -1;
+  }
   for (;;) {
     const ssize_t n = ::send(s.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n >= 0) return n;
@@ -21,10 +27,11 @@ void SolSubscribers::set_writable(Subscriber& s, bool writable) {
   writable ? ++writable_ : --writable_;
 }
 
-bool SolSubscribers::add(int fd, bool websocket, std::string first) {
+bool SolSubscribers::add(int fd, bool websocket, std::string first, SSL* tls) {
   if (fd < 0) return false;
   if (slot_of_fd_.size() <= static_cast<std::size_t>(fd)) slot_of_fd_.resize(static_cast<std::size_t>(fd) + 1, 0);
-  list_.push_back({.fd = fd, .websocket = websocket, .writable = true, .offset = 0, .owed = std::move(first)});
+  list_.push_back(
+      {.fd = fd, .tls = tls, .websocket = websocket, .writable = true, .offset = 0, .owed = std::move(first)});
   ++writable_;
   slot_of_fd_[static_cast<std::size_t>(fd)] = list_.size();
   if (flush_owed(list_.back())) return true;

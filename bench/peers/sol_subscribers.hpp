@@ -13,7 +13,9 @@
 //    lagging, at most kMaxOwed bytes, past which it is cut off) and sent
 //    first when its socket drains.
 // A subscriber's stream head (the SSE response head or the 101) and a
-// burst go out the same way as a relay's leftovers.
+// burst go out the same way as a relay's leftovers. Over TLS each send()
+// is an SSL_write of the same bytes on the subscriber's connection
+// (sol_tls.hpp), which the caller owns.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+typedef struct ssl_st SSL;
+
 namespace sluice::peers {
 
 class SolSubscribers {
@@ -29,8 +33,9 @@ class SolSubscribers {
   static constexpr std::size_t kMaxOwed = std::size_t{64} << 20;
 
   // Adds `fd` with `first` (its stream head, perhaps a burst) to send
-  // first. False when it failed at once (then it was not added).
-  bool add(int fd, bool websocket, std::string first);
+  // first; written through `tls` when it is set. False when it failed at
+  // once (then it was not added).
+  bool add(int fd, bool websocket, std::string first, SSL* tls = nullptr);
   // Forgets `fd` (the caller closes it). No-op for an unknown fd.
   void remove(int fd);
   [[nodiscard]] bool contains(int fd) const;
@@ -51,6 +56,7 @@ class SolSubscribers {
  private:
   struct Subscriber {
     int fd = -1;
+    SSL* tls = nullptr;  // not owned
     bool websocket = false;
     bool writable = true;
     std::size_t offset = 0;  // fan-out: where in the batch the next send starts

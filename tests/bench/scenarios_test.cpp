@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -64,6 +65,60 @@ TEST(Scenarios, FanoutFromTheSpeedOfLightServerIsUnbroken) {
     EXPECT_EQ(r.value("streams_failed", -1), 0) << proto;
     EXPECT_EQ(r.value("latency_samples", -1), 0) << proto << ": its batch is never stamped";
   }
+}
+
+// Over TLS, in one run: sluiced with the run's certificate (its
+// subscribers and publisher speak TLS, verified against the CA the run
+// made), and the speed-of-light server, whose batch, encrypted per
+// subscriber, still reads as one unbroken sequence.
+TEST(Scenarios, FanoutOverTlsFromSluicedAndTheSpeedOfLight) {
+  const std::string command =
+      std::string(SLUICE_BENCH_PATH) + " fanout --proto ws -n 3 -d 0.1 --warmup 0.05 --rate 2000 --quiet --json" +
+      " --tls-server 'sluice-tls=" + test::env_path("SLUICED") +
+      " --listen 127.0.0.1:0 --set tls.cert_file={cert} --set tls.key_file={key}'" + " --tls-server 'sol-tls=" +
+      SOL_SERVER_PATH + " --listen 127.0.0.1:0 --tls-cert {cert} --tls-key {key}' 2>/dev/null";
+  test::ChildProcess bench({"/bin/sh", "-c", command});
+  ASSERT_TRUE(bench.read_to_end(60s));
+  EXPECT_EQ(bench.wait(10s), 0) << bench.output();
+  const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << bench.output();
+  ASSERT_EQ(doc["results"].size(), 2u);
+  for (const nlohmann::json& r : doc["results"]) {
+    EXPECT_EQ(r.value("tls", false), true) << r.dump();
+    EXPECT_GT(r.value("events_per_s", 0.0), 0) << r.dump();
+    EXPECT_EQ(r.value("streams_failed", -1), 0) << r.dump();
+    EXPECT_EQ(r.value("gaps", -1), 0) << r.dump();
+    EXPECT_EQ(r.value("order_errors", -1), 0) << r.dump();
+  }
+  EXPECT_GT(doc["results"][0].value("published_per_s", 0.0), 0) << "sluiced's publisher spoke TLS too";
+  EXPECT_EQ(doc["results"][1].value("own_events", false), true);
+}
+
+// A TLS server whose certificate the run's CA did not sign is refused: the
+// bench verifies, it does not just encrypt.
+TEST(Scenarios, FanoutOverTlsRefusesACertificateTheRunDidNotMake) {
+  char dir[] = "/tmp/bench-foreign-cert-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string cert = std::string(dir) + "/cert.pem";
+  const std::string key = std::string(dir) + "/key.pem";
+  test::ChildProcess openssl({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                              "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                              "-keyout", key, "-out", cert});
+  ASSERT_TRUE(openssl.read_to_end(30s));
+  ASSERT_EQ(openssl.wait(10s), 0) << openssl.output();
+  const std::string command = std::string(SLUICE_BENCH_PATH) +
+                              " fanout -n 2 -d 0.2 --warmup 0.1 --quiet --json --tls-server 'foreign=" +
+                              SOL_SERVER_PATH + " --listen 127.0.0.1:0 --tls-cert " + cert + " --tls-key " + key +
+                              "' 2>/dev/null";
+  test::ChildProcess bench({"/bin/sh", "-c", command});
+  ASSERT_TRUE(bench.read_to_end(60s));
+  EXPECT_EQ(bench.wait(10s), 1) << bench.output();
+  const nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << bench.output();
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_NE(doc["results"][0].value("error", "").find("certificate not trusted"), std::string::npos)
+      << doc["results"][0].dump();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Scenarios, ConnectionsFromSeveralAddressesThroughTheRelay) {

@@ -51,14 +51,26 @@ void Publisher::stop() {
 }
 
 bool Publisher::connect() {
-  if (options_.mode == PublishMode::ws) return connect_ws();
+  if (options_.mode == PublishMode::ws) {
+    if (options_.tls) {
+      ws_error_ = "the bench publishes over TLS by POST only (--publish post)";
+      return false;
+    }
+    return connect_ws();
+  }
   fd_ = dial(options_.server);
-  return fd_ >= 0 && io::set_nonblocking(fd_, true) == 0;
+  if (fd_ < 0) return false;
+  if (const std::string why = channel_.open(fd_, options_.tls.get()); !why.empty()) {
+    ws_error_ = why;  // run() reports it as why the connection failed
+    return false;
+  }
+  return io::set_nonblocking(fd_, true) == 0;
 }
 
 bool Publisher::connect_ws() {
   WsConnection c = ws_connect(options_.server, "/pub/" + options_.topic, now_ns() + kHandshakeTimeout);
   fd_ = c.fd;
+  (void)channel_.open(fd_, nullptr);
   if (fd_ < 0) {
     ws_error_ = "cannot publish over WebSocket: " + c.error;
     return false;
@@ -74,11 +86,13 @@ bool Publisher::run(std::uint64_t deadline_ns) {
     if (now >= deadline_ns || (options_.max_events != 0 && answered_ >= options_.max_events)) break;
     if (out_done_ == out_.size()) fill(batch_allowed(now), now);
     pollfd p{fd_, static_cast<short>(POLLIN | (out_done_ < out_.size() ? POLLOUT : 0)), 0};
-    const std::uint64_t wait = wait_ns(now, deadline_ns);
+    // Over TLS, bytes already read from the socket wait in OpenSSL, which
+    // the socket does not report: those are read first.
+    const std::uint64_t wait = channel_.buffered() ? 0 : wait_ns(now, deadline_ns);
     const timespec timeout{static_cast<time_t>(wait / kNsPerSec), static_cast<long>(wait % kNsPerSec)};
     if (::ppoll(&p, 1, &timeout, nullptr) < 0 && errno != EINTR) return fail("poll failed");
     if ((p.revents & POLLOUT) != 0 && !flush()) return false;
-    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !read_input()) return false;
+    if (((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0 || channel_.buffered()) && !read_input()) return false;
   }
   if (options_.mode == PublishMode::ws) close_ws(options_.max_events != 0 && answered_ >= options_.max_events);
   return ws_error_.empty() || fail(ws_error_.c_str());
@@ -141,7 +155,7 @@ bool Publisher::fill_ws(std::size_t count, std::uint64_t now) {
 }
 
 bool Publisher::flush() {
-  const ssize_t n = ::send(fd_, out_.data() + out_done_, out_.size() - out_done_, MSG_NOSIGNAL);
+  const ssize_t n = channel_.write(std::string_view(out_).substr(out_done_));
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
   if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return reconnect_after_close();
   if (n < 0) return fail("write failed");
@@ -155,7 +169,7 @@ bool Publisher::flush() {
 
 bool Publisher::read_input() {
   char chunk[65536];
-  const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+  const ssize_t n = channel_.read(chunk, sizeof chunk);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
   if (n == 0 || (n < 0 && errno == ECONNRESET)) return reconnect_after_close();
   if (n < 0) return fail("read failed");
@@ -225,7 +239,7 @@ void Publisher::close_ws(bool wait) {
     if ((p.revents & POLLOUT) != 0 && !flush()) return;
     if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
     char chunk[4096];
-    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    const ssize_t n = channel_.read(chunk, sizeof chunk);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
     if (n > 0 && scanner_.feed(std::string_view(chunk, static_cast<std::size_t>(n)), *this) != WsScanStatus::ok) return;
   }

@@ -20,12 +20,14 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "io/socket.hpp"
+#include "tls_client.hpp"
 #include "ws_frame_scanner.hpp"
 
 namespace sluice::bench {
@@ -39,6 +41,9 @@ struct PublisherOptions {
   std::string topic = "bench";
   std::string event;              // ?event= name; empty: none (post only)
   PublishMode mode = PublishMode::post;
+  // Set: publish over TLS (post mode only: the WebSocket publisher speaks
+  // in clear).
+  std::shared_ptr<const TlsClient> tls;
   std::uint32_t index = 0;        // publisher index written in every payload, < kMaxPublishers
   std::size_t size = 64;          // payload bytes
   double rate = 0;                // requests/s; 0: as fast as replies come back
@@ -113,6 +118,7 @@ class Publisher : private WsFrameHandler {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   int fd_ = -1;
+  Channel channel_;
   std::string request_;       // post: one request; the payload starts at stamp_offset_
   std::size_t stamp_offset_ = 0;
   std::string payload_;       // ws: one payload, restamped per frame

@@ -19,21 +19,30 @@ namespace {
 constexpr std::size_t kReadChunk = 256 * 1024;
 constexpr std::size_t kMaxReply = 64 * 1024;
 
-// Waits for `fd` to be readable until `deadline_ns`, then reads once into
-// `out`. Returns the byte count, 0 on EOF, -1 on timeout or error.
-ssize_t read_once(int fd, std::uint64_t deadline_ns, std::string& out) {
+// Waits for `channel` to be readable until `deadline_ns` (bytes OpenSSL
+// holds already are), then reads once into `out`. Returns the byte count,
+// 0 on EOF, -1 on timeout or error.
+ssize_t read_once(Channel& channel, std::uint64_t deadline_ns, std::string& out) {
   for (std::uint64_t now = now_ns(); now < deadline_ns; now = now_ns()) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>((deadline_ns - now) / kNsPerMs) + 1);
-    if (ready < 0 && errno != EINTR) return -1;
-    if (ready <= 0) continue;
+    if (!channel.buffered()) {
+      pollfd p{channel.fd(), POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>((deadline_ns - now) / kNsPerMs) + 1);
+      if (ready < 0 && errno != EINTR) return -1;
+      if (ready <= 0) continue;
+    }
     out.resize(kReadChunk);
-    const ssize_t n = ::recv(fd, out.data(), out.size(), 0);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = channel.read(out.data(), out.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
     return n;
   }
   return -1;
+}
+
+ssize_t read_once(int fd, std::uint64_t deadline_ns, std::string& out) {
+  Channel clear;
+  (void)clear.open(fd, nullptr);
+  return read_once(clear, deadline_ns, out);
 }
 
 std::string id_of_reply(std::string_view body) {
@@ -46,18 +55,23 @@ std::string id_of_reply(std::string_view body) {
 }  // namespace
 
 PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic, std::string_view payload,
-                          std::uint64_t deadline_ns) {
+                          std::uint64_t deadline_ns, const TlsClient* tls) {
   PublishAnswer answer;
   const int fd = dial(server);
   if (fd < 0) return {.error = "cannot connect"};
+  Channel channel;
+  if (std::string why = channel.open(fd, tls); !why.empty()) {
+    ::close(fd);
+    return {.error = why};
+  }
   const std::string request = "POST /pub/" + topic + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n" +
                               "Content-Length: " + std::to_string(payload.size()) + "\r\n\r\n" + std::string(payload);
   std::string in;
   std::string chunk;
   ReplyHead head;
   bool whole = false;
-  if (write_all(fd, request)) {
-    while (!whole && in.size() < kMaxReply && read_once(fd, deadline_ns, chunk) > 0) {
+  if (channel.write_all(request)) {
+    while (!whole && in.size() < kMaxReply && read_once(channel, deadline_ns, chunk) > 0) {
       in += chunk;
       const HeadStatus status = parse_reply_head(in, head);
       if (status == HeadStatus::error) break;
@@ -72,9 +86,9 @@ PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic, 
   return answer;
 }
 
-bool server_generates(const io::Endpoint& server, const std::string& topic) {
+bool server_generates(const io::Endpoint& server, const std::string& topic, const TlsClient* tls) {
   const PublishAnswer answer =
-      publish_one(server, topic + "-probe", make_payload(kPayloadHeader, now_ns()), now_ns() + 5 * kNsPerSec);
+      publish_one(server, topic + "-probe", make_payload(kPayloadHeader, now_ns()), now_ns() + 5 * kNsPerSec, tls);
   return answer.body.find("\"generator\":true") != std::string::npos;
 }
 

@@ -13,6 +13,7 @@
 
 #include "io/socket.hpp"
 #include "sse_scanner.hpp"
+#include "tls_client.hpp"
 
 namespace sluice::bench {
 
@@ -23,15 +24,17 @@ struct PublishAnswer {
   std::string error;   // why there is no reply
 };
 
-// POSTs `payload` to /pub/{topic} on a fresh connection and reads the reply
-// until `deadline_ns`.
+// POSTs `payload` to /pub/{topic} on a fresh connection (over TLS when
+// `tls` is set) and reads the reply until `deadline_ns`.
 [[nodiscard]] PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic,
-                                        std::string_view payload, std::uint64_t deadline_ns);
+                                        std::string_view payload, std::uint64_t deadline_ns,
+                                        const TlsClient* tls = nullptr);
 
 // Whether the server makes its own events (sol-server's stream mode): its
 // reply to a publish on `topic`-probe, which nobody reads, says
 // "generator":true.
-[[nodiscard]] bool server_generates(const io::Endpoint& server, const std::string& topic);
+[[nodiscard]] bool server_generates(const io::Endpoint& server, const std::string& topic,
+                                    const TlsClient* tls = nullptr);
 
 class ReplayStream final : private SseHandler {
  public:

@@ -63,6 +63,13 @@ run fanout-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 100 -s
 run fanout-ws-publish-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws --publish ws -n 100 -s 64 -d 5
 run fanout-ws-10k fanout "${many_servers[@]}" --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
 run fanout-ws-1 fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 1 -s 64 -d 5
+# Over TLS: sluiced and sol in clear and with a certificate the run makes
+# ({cert}, {key}), which the client verifies; "vs limit" is against sol over TLS.
+tls=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1"
+     --tls-server "sluice-tls=taskset -c 0 $sluiced $listen --threads 1 --set tls.cert_file={cert} --set tls.key_file={key}"
+     --server "sol=$sol" --tls-server "sol-tls=$sol --tls-cert {cert} --tls-key {key}" --limit sol-tls)
+run fanout-tls fanout "${tls[@]}" -n 100 -s 64 -d 5
+run fanout-ws-tls fanout "${tls[@]}" --proto ws -n 100 -s 64 -d 5
 # Many connections: sol relays each published event once to everyone.
 run connections connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 10000 -b 10
 run connections-100k connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 100000 --sources 5 -b 5 \

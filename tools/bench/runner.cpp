@@ -13,6 +13,7 @@
 #include "histogram.hpp"
 #include "link_proxy.hpp"
 #include "net.hpp"
+#include "run_certificates.hpp"
 #include "server_process.hpp"
 
 namespace sluice::bench {
@@ -22,24 +23,41 @@ namespace {
 struct Named {
   std::string name;
   std::string command;  // empty: the --target endpoint
+  bool tls = false;
 };
 
 std::vector<Named> servers_of(const CommonOptions& common) {
   std::vector<Named> out;
-  for (const std::string& spec : common.servers) {
+  for (const ServerSpec& server : common.servers) {
+    const std::string& spec = server.spec;
     const std::size_t eq = spec.find('=');
-    if (eq == std::string::npos) out.push_back({spec, spec});
-    else out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+    if (eq == std::string::npos) out.push_back({spec, spec, server.tls});
+    else out.push_back({spec.substr(0, eq), spec.substr(eq + 1), server.tls});
   }
   if (out.empty()) out.push_back({"target", ""});
   return out;
+}
+
+// The run's certificates, made when the first TLS server needs them.
+const RunCertificates& run_certificates() {
+  static const RunCertificates certs;
+  return certs;
 }
 
 // Runs the scenario against one server: starts it, puts the link in front.
 nlohmann::json run_one(const CommonOptions& common, const Named& named, const ScenarioFn& scenario) {
   ServerUnderTest sut{.name = named.name};
   ServerProcess process;
-  if (named.command.empty()) {
+  std::string command = named.command;
+  if (named.tls) {
+    const RunCertificates& certs = run_certificates();
+    if (!certs.error().empty()) return {{"server", named.name}, {"error", "certificates: " + certs.error()}};
+    command = with_certificate(command, certs);
+    std::string error;
+    sut.tls = TlsClient::make(certs.ca_file(), !common.tls_insecure, "127.0.0.1", error);
+    if (!sut.tls) return {{"server", named.name}, {"error", error}};
+  }
+  if (command.empty()) {
     if (!io::parse_endpoint(common.target, sut.direct)) return {{"server", named.name}, {"error", "bad --target"}};
     // Said up front, or every scenario reports its own symptom of it.
     const int probe = dial(sut.direct);
@@ -50,9 +68,18 @@ nlohmann::json run_one(const CommonOptions& common, const Named& named, const Sc
     }
     ::close(probe);
   } else {
-    if (std::string error = process.start(named.command); !error.empty()) return {{"server", named.name}, {"error", error}};
+    if (std::string error = process.start(command); !error.empty()) return {{"server", named.name}, {"error", error}};
     sut.direct = process.endpoint();
     sut.pid = process.pid();
+  }
+  // A certificate the clients refuse is said once, with OpenSSL's reason,
+  // rather than as every subscriber's failure.
+  if (sut.tls) {
+    const int fd = dial(sut.direct);
+    Channel probe;
+    const std::string why = fd < 0 ? "cannot connect" : probe.open(fd, sut.tls.get());
+    if (fd >= 0) ::close(fd);
+    if (!why.empty()) return {{"server", named.name}, {"tls", true}, {"error", why}};
   }
   sut.endpoint = sut.direct;
   std::unique_ptr<LinkProxy> proxy;
@@ -66,6 +93,7 @@ nlohmann::json run_one(const CommonOptions& common, const Named& named, const Sc
   }
   nlohmann::json result = scenario(sut);
   result["server"] = named.name;
+  if (named.tls) result["tls"] = true;
   if (!sut.link.empty()) result["link"] = sut.link;
   return result;
 }
@@ -77,10 +105,24 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-void add_common_options(CLI::App& command, CommonOptions& options) {
+void add_common_options(CLI::App& command, CommonOptions& options, bool tls) {
   command.add_option("--target", options.target, "HOST:PORT of a running server (when no --server is given)");
-  command.add_option("--server", options.servers,
-                     "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable");
+  // Taken as they come, so that plain and TLS servers run in the order given.
+  command
+      .add_option_function<std::string>(
+          "--server", [&options](const std::string& spec) { options.servers.push_back({spec, false}); },
+          "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable")
+      ->trigger_on_parse();
+  if (tls) {
+    command
+        .add_option_function<std::string>(
+            "--tls-server", [&options](const std::string& spec) { options.servers.push_back({spec, true}); },
+            "NAME=COMMAND: like --server, spoken to over TLS; {cert} and {key} in COMMAND become a certificate "
+            "for 127.0.0.1 made for this run, verified against the run's own CA")
+        ->trigger_on_parse();
+    command.add_flag("--tls-insecure", options.tls_insecure,
+                     "do not verify --tls-server certificates (a server with a certificate of its own)");
+  }
   command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760,client=shallow");
   command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column)");
   command.add_option("--svg", options.svg, "write a chart to this file");

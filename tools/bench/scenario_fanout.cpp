@@ -10,7 +10,8 @@
 // Every row says what the client itself used (its busiest reader thread
 // and the whole process) and whether that made the client the limit. A
 // server that makes its own events (sol-server says "generator" in its
-// publish reply) gets no publisher.
+// publish reply) gets no publisher. A server named with --tls-server is
+// read, published to and probed over TLS.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -98,12 +99,13 @@ void put_client_cpu(nlohmann::json& r, const Snapshot& first, const Snapshot& la
 // A WebSocket publisher gets no replies, so flat out it would run as far
 // ahead as the kernel's buffers let it and the latency measured would be
 // theirs; it is held to `ahead` events beyond what the subscribers read.
-std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o, const io::Endpoint& server,
+std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o, const ServerUnderTest& sut,
                                                          const ClientPool& pool, std::uint64_t deadline) {
   std::vector<std::unique_ptr<Publisher>> publishers;
   const bool closed_loop = o.publish == PublishMode::ws && o.rate == 0;
   for (std::size_t i = 0; i < o.publishers; ++i) {
-    PublisherOptions p{.server = server, .topic = o.topic, .mode = o.publish, .index = static_cast<std::uint32_t>(i),
+    PublisherOptions p{.server = sut.endpoint, .topic = o.topic, .mode = o.publish, .tls = sut.tls,
+                       .index = static_cast<std::uint32_t>(i),
                        .size = o.size, .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline,
                        .window = o.window};
     if (closed_loop) {
@@ -119,8 +121,9 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
-  const bool generator = server_generates(sut.endpoint, o.topic);
-  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto},
+  const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
+  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto,
+                               .tls = sut.tls},
                    .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every,
                    .sources = o.sources});
   pool.start();
@@ -130,7 +133,7 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   }
   const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
   std::vector<std::unique_ptr<Publisher>> publishers;
-  if (!generator) publishers = start_publishers(o, sut.endpoint, pool, now_ns() + total_ns + kNsPerSec);
+  if (!generator) publishers = start_publishers(o, sut, pool, now_ns() + total_ns + kNsPerSec);
   wait_with_progress(o.common, now_ns() + static_cast<std::uint64_t>(o.warmup * 1e9), [] { return std::string("warm-up"); });
   const Snapshot first = snapshot(pool, publishers, sut);
   pool.record_latency_from(first.at);
@@ -180,7 +183,7 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
 void add_fanout(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FanoutOptions>();
   CLI::App* cmd = app.add_subcommand("fanout", "P publishers, N subscribers: delivered events/s, bytes/s, latency");
-  add_common_options(*cmd, o->common);
+  add_common_options(*cmd, o->common, /*tls=*/true);
   cmd->add_option("-n,--subscribers", o->subscribers, "subscribers")->capture_default_str();
   cmd->add_option("-p,--publishers", o->publishers, "publishing connections")->capture_default_str()->check(CLI::Range(1, 256));
   cmd->add_option("-s,--size", o->size, "payload bytes (>= 32, the stamp and sequence)")->capture_default_str();

@@ -20,12 +20,13 @@ SseSubscriber::~SseSubscriber() {
 }
 
 bool SseSubscriber::start() {
-  fd_ = dial(options_.server, options_.receive_buffer, options_.source);
   const std::string request = "GET " + options_.path +
                               " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
-  if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
-      context_.loop.watch(fd_, io::kReadable, this) != 0) {
-    finish("cannot connect", true);
+  std::string why;
+  fd_ = open_stream(options_, request, channel_, why);
+  if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
+  if (!why.empty()) {
+    finish(why, true);
     return false;
   }
   return true;
@@ -38,7 +39,7 @@ void SseSubscriber::on_ready(std::uint32_t) {
 
 bool SseSubscriber::read_some() {
   std::string_view bytes;
-  switch (receive(context_, fd_, bytes, now_)) {
+  switch (receive(context_, channel_, bytes, now_)) {
     case Received::bytes:
       take(bytes);
       return true;

@@ -49,6 +49,7 @@ class SseSubscriber final : public Subscriber, private SseHandler {
   ReaderContext& context_;
   SubscriberOptions options_;
   int fd_ = -1;
+  Channel channel_;
   State state_ = State::head;
   std::string head_;
   SseScanner scanner_;

@@ -2,17 +2,20 @@
 
 #include <sys/socket.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 
 #include "clock.hpp"
+#include "net.hpp"
 #include "sse_subscriber.hpp"
 #include "ws_subscriber.hpp"
 
 namespace sluice::bench {
 
-Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::uint64_t& now) {
+Received receive(ReaderContext& context, Channel& channel, std::string_view& bytes, std::uint64_t& now) {
   for (;;) {
-    const ssize_t n = ::recv(fd, context.buffer.data(), context.buffer.size(), 0);
+    const ssize_t n = channel.read(context.buffer.data(), context.buffer.size());
     if (n > 0) {
       now = now_ns();
       context.counters.add(context.counters.bytes, static_cast<std::uint64_t>(n));
@@ -23,6 +26,20 @@ Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::u
     if (errno == EINTR) continue;
     return errno == EAGAIN ? Received::again : Received::error;
   }
+}
+
+int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel, std::string& why) {
+  const int fd = dial(options.server, options.receive_buffer, options.source);
+  if (fd < 0) {
+    why = "cannot connect";
+    return -1;
+  }
+  why = channel.open(fd, options.tls.get());
+  if (why.empty() && !channel.write_all(request)) why = "cannot send the request";
+  if (why.empty() && io::set_nonblocking(fd, true) != 0) why = "cannot make the socket non-blocking";
+  if (why.empty()) return fd;
+  ::close(fd);
+  return -1;
 }
 
 std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "reader_context.hpp"
+#include "tls_client.hpp"
 #include "io/loop.hpp"
 #include "io/socket.hpp"
 
@@ -23,6 +24,7 @@ struct SubscriberOptions {
   Proto proto = Proto::sse;
   std::string last_event_id;  // WebSocket: sent as Last-Event-ID, to resume after it; empty: live only
   std::string source;         // local IPv4 address to connect from; empty: the kernel's choice
+  std::shared_ptr<const TlsClient> tls;  // set: the stream is read over TLS
 };
 
 class Subscriber : public io::Handler {
@@ -33,11 +35,18 @@ class Subscriber : public io::Handler {
   virtual bool start() = 0;
 };
 
-// One recv() into the thread's shared buffer, as every session reads: on
-// bytes, `now` is the read's time (shared by the events in it) and the
-// byte counter grows. EINTR is retried.
+// One recv() (or TLS read) into the thread's shared buffer, as every
+// session reads: on bytes, `now` is the read's time (shared by the events
+// in it) and the byte counter grows (plaintext bytes, over TLS). EINTR is
+// retried.
 enum class Received : std::uint8_t { bytes, again, eof, error };
-[[nodiscard]] Received receive(ReaderContext& context, int fd, std::string_view& bytes, std::uint64_t& now);
+[[nodiscard]] Received receive(ReaderContext& context, Channel& channel, std::string_view& bytes, std::uint64_t& now);
+
+// Connects to options.server, opens `channel` on the socket (the TLS
+// handshake when options.tls is set) and writes `request`, blocking; then
+// makes the socket non-blocking. The fd (>= 0), or -1 with `why` set.
+[[nodiscard]] int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel,
+                              std::string& why);
 
 // A session of `options.proto`, not started.
 [[nodiscard]] std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options);

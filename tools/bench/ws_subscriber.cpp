@@ -29,10 +29,11 @@ bool WsSubscriber::start() {
     finish("no entropy for a key", true);
     return false;
   }
-  fd_ = dial(options_.server, options_.receive_buffer, options_.source);
-  if (fd_ < 0 || !write_all(fd_, request) || io::set_nonblocking(fd_, true) != 0 ||
-      context_.loop.watch(fd_, io::kReadable, this) != 0) {
-    finish("cannot connect", true);
+  std::string why;
+  fd_ = open_stream(options_, request, channel_, why);
+  if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
+  if (!why.empty()) {
+    finish(why, true);
     return false;
   }
   return true;
@@ -46,7 +47,7 @@ void WsSubscriber::on_ready(std::uint32_t events) {
 
 bool WsSubscriber::read_some() {
   std::string_view bytes;
-  switch (receive(context_, fd_, bytes, now_)) {
+  switch (receive(context_, channel_, bytes, now_)) {
     case Received::bytes:
       take(bytes);
       return true;
@@ -107,7 +108,7 @@ void WsSubscriber::on_close(std::uint16_t code, std::string_view) {
 
 void WsSubscriber::send_pending() {
   while (!pending_.empty()) {
-    const ssize_t n = ::send(fd_, pending_.data(), pending_.size(), MSG_NOSIGNAL);
+    const ssize_t n = channel_.write(pending_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return watch_writable(true);
     if (n < 0) return finish("write error", true);

@@ -53,6 +53,7 @@ class WsSubscriber final : public Subscriber, private WsFrameHandler {
   ReaderContext& context_;
   SubscriberOptions options_;
   int fd_ = -1;
+  Channel channel_;
   State state_ = State::head;
   std::string key_;
   std::string head_;
