@@ -39,6 +39,8 @@ void Connection::close_now(CloseReason reason) {
   loop().unwatch(transport_->fd());
   gate_.reset();  // before the socket it reads
   transport_.reset();  // closes the socket
+  memory_.release(transport_charge_);
+  transport_charge_ = 0;
   writer_.target = nullptr;
   set_closed();
   queue().clear();
@@ -75,6 +77,7 @@ void Connection::read_available() {
         lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
     if (room == 0) return;
     const long n = transport_->read(chunk.data(), room);
+    if (!charge_transport()) return;
     if (n > 0) {
       turn += static_cast<std::size_t>(n);
       reads.spend(static_cast<std::size_t>(n));
@@ -176,6 +179,7 @@ void Connection::flush() {
   }
   const std::size_t data_before = queue().data_bytes();
   const FlushResult result = write_queued(writer_, allowance);
+  if (!charge_transport()) return;
   if (gated) gate_->flushed(loop().now(), result, data_before - queue().data_bytes());
   if (result.bytes > 0) last_activity_ = loop().now();
   switch (result.status) {
@@ -195,6 +199,23 @@ void Connection::flush() {
       if (!closing()) on_drained();
       return;
   }
+}
+
+// The transport's buffers (TLS records) were allocated already when this
+// is called: the charge follows them. A connection the account cannot hold
+// them for is closed, as its record can neither complete nor wait: no
+// bytes are lost that a reply could have told it about (a partial record
+// is not a request yet, a record stuck on the socket belongs to a client
+// that does not read).
+bool Connection::charge_transport() {
+  const std::size_t held = transport_->held_bytes();
+  if (held == transport_charge_) return true;
+  if (memory_.resize(transport_charge_, held) != buf::ChargeStatus::ok) {
+    close_now(CloseReason::protocol);
+    return false;
+  }
+  transport_charge_ = held;
+  return true;
 }
 
 void Connection::start_linger() {

@@ -1,7 +1,8 @@
 // Owns: Connection, one accepted connection on one loop: reading its
 // transport into a bounded input buffer, the memory account every buffer
 // the connection's client can make grow is charged to (the input buffer
-// here, the phases' own through memory()), flushing its outlet's queue once
+// and the transport's record buffers here, the phases' own through
+// memory()), flushing its outlet's queue once
 // per tick (through its latency gate, once a stream asked for one), and
 // closing (gracefully, after the queue drains, or at once).
 //
@@ -146,6 +147,9 @@ class Connection : private detail::OwnedQueue,
   std::size_t input_room(std::size_t want);
   // Gives back an input buffer a large request grew, once it is used up.
   void rest_input();
+  // Charges what the transport holds now (its held_bytes()); false when
+  // the account refused it and the connection was closed.
+  [[nodiscard]] bool charge_transport();
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;
@@ -155,6 +159,7 @@ class Connection : private detail::OwnedQueue,
   buf::MemoryAccount memory_;
   std::string input_;
   std::size_t input_charge_ = 0;  // what memory_ holds for input_
+  std::size_t transport_charge_ = 0;  // what memory_ holds for the transport's buffers (TLS records)
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool lingering_ = false;

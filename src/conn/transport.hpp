@@ -56,6 +56,10 @@ class Transport {
   // The handshake chose HTTP/2 (ALPN h2): the peer's first bytes are its
   // connection preface.
   [[nodiscard]] virtual bool chose_h2() const { return false; }
+  // Bytes the transport holds for the connection now past its idle state
+  // (TLS record buffers while a record is partly read or waits for the
+  // socket); the connection charges them to its memory account.
+  [[nodiscard]] virtual std::size_t held_bytes() const { return 0; }
 };
 
 }  // namespace sluice::conn

@@ -23,12 +23,15 @@ bool H2Body::append(std::string_view bytes) {
   return true;
 }
 
-std::string_view H2Body::view(std::string& joined) const {
+JoinedBody H2Body::view(buf::ChargedBuffer& joined) const {
   if (head_ == nullptr) return {};
-  if (head_ == tail_) return {head_->data(), head_->used};
+  if (head_ == tail_) return {{head_->data(), head_->used}};
   joined.clear();
-  for (const buf::Block* block = head_; block != nullptr; block = block->next) joined.append(block->data(), block->used);
-  return joined;
+  if (const buf::Growth growth = joined.reserve(size_, size_); growth != buf::Growth::ok) return {{}, growth};
+  for (const buf::Block* block = head_; block != nullptr; block = block->next) {
+    (void)joined.append({block->data(), block->used}, size_);  // within the room reserved
+  }
+  return {joined.text()};
 }
 
 void H2Body::clear() {

@@ -10,9 +10,16 @@
 #include <string>
 #include <string_view>
 
+#include "buf/charged_buffer.hpp"
 #include "buf/pool.hpp"
 
 namespace sluice::session {
+
+// A body made one run of bytes, or why it could not be.
+struct JoinedBody {
+  std::string_view bytes;
+  buf::Growth growth = buf::Growth::ok;  // not ok: `joined` could not grow (the account refused)
+};
 
 class H2Body {
  public:
@@ -26,9 +33,11 @@ class H2Body {
   [[nodiscard]] bool append(std::string_view bytes);
   [[nodiscard]] std::size_t size() const { return size_; }
   // The body as one run of bytes: a view into its block when it fits in
-  // one (no copy), else copied into `joined`, whose capacity the caller
-  // keeps for the next body. Valid until the next append() or clear().
-  [[nodiscard]] std::string_view view(std::string& joined) const;
+  // one (no copy), else copied into `joined`, charged to its account;
+  // `joined` keeps up to buf::kRestingCapacity for the next body, and the
+  // caller trims it after a larger one. Valid until the next append() or
+  // clear().
+  [[nodiscard]] JoinedBody view(buf::ChargedBuffer& joined) const;
   // Gives the blocks back to the pool.
   void clear();
 

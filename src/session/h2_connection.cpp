@@ -19,8 +19,9 @@ long long since_ms(io::Loop::Clock::time_point now, io::Loop::Clock::time_point 
 H2Connection::H2Connection(Session& session)
     : session_(session),
       services_(session.services()),
-      h2_(std::make_unique<transport::H2Session>(*this, services_.h2_limits())),
+      h2_(std::make_unique<transport::H2Session>(*this, services_.h2_limits(), &session.memory())),
       exchanges_(services_.h2_limits().max_concurrent_streams, services_.pool()),
+      joined_(&session.memory()),
       quiet_since_(session.loop().now()) {
   session_.want_flush();  // the server's SETTINGS go out first
 }

@@ -20,7 +20,10 @@
 // closes first withdraws the question; auth.callback_timeout_ms bounds it.
 //
 // Bounds: the engine's (h2.*: streams, header list, windows, flood meter,
-// its memory); each stream's send budget (send.*); request bodies held
+// its memory, charged with its streams to the connection's memory account:
+// limits.connection_bytes, limits.server_bytes); each stream's send budget
+// (send.*); a POST body joined from its blocks, charged to the account too
+// and given back after its publish; request bodies held
 // across the connection's streams at most receive.budget_bytes (a POST
 // past it, or one the pool has no block for, is answered 503), each at
 // most http.max_body (413, from the engine); at most
@@ -121,7 +124,7 @@ class H2Connection final : public Phase,
   std::unique_ptr<H2Waiting> routing_;
   // Closed exchanges are reused once no engine call is under way.
   H2Exchanges exchanges_;
-  std::string joined_;  // a POST body longer than one pool block, made one run of bytes
+  buf::ChargedBuffer joined_;  // a POST body longer than one pool block, made one run of bytes (charged)
   std::vector<proto::http1::Header> fields_;  // the request being routed, as HTTP/1.1 reads it
   std::size_t body_bytes_ = 0;                // POST bodies held across the streams
   io::Loop::Clock::time_point quiet_since_;   // the last time a stream was open

@@ -213,11 +213,30 @@ void H2Connection::on_end(std::int32_t stream) {
   if (exchange->ws && !exchange->ws->on_peer_eof()) exchange->outlet->close_after_flush(conn::CloseReason::peer);
 }
 
+namespace {
+
+// The joined body did not fit the connection's memory account: named as
+// an HTTP/1.1 body past the same limits is.
+Response memory_refusal(buf::Growth growth) {
+  if (growth == buf::Growth::over_connection) {
+    return {.status = 413, .body = "request body over this connection's memory (limits.connection_bytes)\n"};
+  }
+  return {.status = 503,
+          .body = "server memory for request bodies is full (limits.server_bytes)\n",
+          .extra_headers = "Retry-After: 1\r\n"};
+}
+
+}  // namespace
+
 void H2Connection::finish_post(H2Exchange& post) {
   ReplyText text;
   const PublishTarget target{post.topic, post.event, post.key};
+  const JoinedBody body = post.body.view(joined_);
   const Response answer =
-      publish_event(services_, session_.peer(), target, post.body.view(joined_), post.allow_origin, text);
+      body.growth == buf::Growth::ok
+          ? publish_event(services_, session_.peer(), target, body.bytes, post.allow_origin, text)
+          : memory_refusal(body.growth);
+  joined_.trim();  // a large body's copy goes back once published
   if (!post.logged_target.empty()) {
     log_request("POST", post.logged_target, post.logged_agent, answer.status, "http", post.body.size());
   }

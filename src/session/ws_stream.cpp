@@ -75,8 +75,12 @@ void WsStream::on_input(std::string& input) {
   }
   input.erase(0, used);
   // A message larger than the decoder keeps at rest has been acted on: its
-  // buffer goes back now (after a hold ends, should the hold still need it).
-  if (completed && !input_held()) decoder_.trim();
+  // buffer goes back now, held or not. What a hold keeps of it (a publish
+  // waiting for pool room, a message waiting for its decision) is a copy
+  // of its own, so the decoder's was waiting for nothing: a hold ends with
+  // no further call here when no byte follows, and the buffer stayed grown,
+  // and charged, for the connection's life.
+  if (completed) decoder_.trim();
   // Input that stopped on a hold is read on when the hold ends: a drain,
   // or else the next tick that finds it over (see tick()).
   if (!held_ && waiting()) {

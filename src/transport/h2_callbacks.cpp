@@ -78,8 +78,13 @@ ssize_t H2Callbacks::read_data(nghttp2_session*, std::int32_t, std::uint8_t*, st
   return static_cast<ssize_t>(next.bytes);
 }
 
+// A stream refused for want of memory is never opened here: its header
+// fields, its DATA and its close find no stream and are passed over.
 int H2Callbacks::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
-  if (is_request(frame)) session_of(user_data).open_stream(frame->hd.stream_id);
+  if (!is_request(frame)) return 0;
+  H2Session& s = session_of(user_data);
+  if (!s.admit_stream(frame->hd.stream_id)) return s.out_of_memory_ ? int{NGHTTP2_ERR_CALLBACK_FAILURE} : 0;
+  s.open_stream(frame->hd.stream_id);
   return 0;
 }
 

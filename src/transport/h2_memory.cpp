@@ -36,6 +36,18 @@ std::size_t class_of(std::size_t rounded_size) {
 
 }  // namespace
 
+std::string_view memory_limit_key(buf::ChargeStatus status) {
+  switch (status) {
+    case buf::ChargeStatus::over_connection:
+      return "limits.connection_bytes";
+    case buf::ChargeStatus::over_server:
+      return "limits.server_bytes";
+    case buf::ChargeStatus::ok:
+      break;
+  }
+  return {};
+}
+
 H2Memory::~H2Memory() { drop_kept(); }
 
 // Taken through operator new, so that whatever counts the process's heap
@@ -54,10 +66,23 @@ void* H2Memory::allocate(std::size_t size) {
   if (held_ + kept_ + block > cap_) drop_kept();
   if (block > cap_ - std::min(cap_, held_)) {
     ++refused_;
+    refused_by_ = "h2.max_session_bytes";
     return nullptr;
   }
+  if (buf::ChargeStatus status = charge(block + kHeader); status != buf::ChargeStatus::ok) {
+    drop_kept();
+    status = charge(block + kHeader);
+    if (status != buf::ChargeStatus::ok) {
+      ++refused_;
+      refused_by_ = memory_limit_key(status);
+      return nullptr;
+    }
+  }
   auto* base = static_cast<unsigned char*>(::operator new(block + kHeader, std::nothrow));
-  if (base == nullptr) return nullptr;
+  if (base == nullptr) {
+    uncharge(block + kHeader);  // the heap's refusal, not a limit's
+    return nullptr;
+  }
   std::memcpy(base, &block, sizeof block);
   ++allocations_;
   held_ += block;
@@ -77,17 +102,32 @@ void H2Memory::release(void* pointer) {
     return;
   }
   ::operator delete(base_of(pointer));
+  uncharge(block + kHeader);
 }
 
 void H2Memory::drop_kept() {
   for (FreeBlock*& head : free_) {
     while (head != nullptr) {
       FreeBlock* next = head->next;
+      uncharge(size_of(head) + kHeader);
       ::operator delete(base_of(head));
       head = next;
     }
   }
   kept_ = 0;
+}
+
+buf::ChargeStatus H2Memory::charge(std::size_t bytes) {
+  if (account_ == nullptr) return buf::ChargeStatus::ok;
+  const buf::ChargeStatus status = account_->charge(bytes);
+  if (status == buf::ChargeStatus::ok) charged_ += bytes;
+  return status;
+}
+
+void H2Memory::uncharge(std::size_t bytes) {
+  if (account_ == nullptr) return;
+  account_->release(bytes);
+  charged_ -= bytes;
 }
 
 void* H2Memory::on_malloc(std::size_t size, void* self) { return static_cast<H2Memory*>(self)->allocate(size); }

@@ -32,14 +32,21 @@ nghttp2_nv field(std::string_view name, std::string_view value) {
 
 }  // namespace
 
-H2Session::H2Session(H2Handler& handler, const H2Limits& limits)
+H2Session::H2Session(H2Handler& handler, const H2Limits& limits, buf::MemoryAccount* account)
     : handler_(handler),
       limits_(limits),
-      memory_(limits.max_session_bytes),
+      account_(account),
+      memory_(limits.max_session_bytes, account),
       meter_(limits.max_frames_per_second, true) {
   if (!start()) {
     nghttp2_session_del(session_);
     session_ = nullptr;
+    // The account had no room for the session itself: the client is told
+    // so, in a SETTINGS and a GOAWAY made here, rather than by a bare close.
+    if (!memory_.refused_by().empty()) {
+      output_.append_raw(std::string_view("\0\0\0\4\0\0\0\0\0", 9));
+      abandon(NGHTTP2_ERR_NOMEM);
+    }
   }
 }
 
@@ -77,10 +84,13 @@ H2Session::~H2Session() {
     if (!stream->closed && stream->told && !stream->refused) handler_.on_close(stream->id, NGHTTP2_CANCEL);
   }
   nghttp2_session_del(session_);
+  for (auto* list : {&streams_, &spare_}) {
+    for (auto& stream : *list) drop(std::move(stream));
+  }
 }
 
 H2Status H2Session::receive(std::span<const char> bytes, Clock::time_point now) {
-  if (session_ == nullptr) return H2Status::failed;
+  if (session_ == nullptr) return abandoned_ ? H2Status::closing : H2Status::failed;
   if (terminated_) return H2Status::closing;
   if (meter_.scan(bytes, now, open_streams_, limits_.max_concurrent_streams) == MeterVerdict::flood) {
     terminate(NGHTTP2_ENHANCE_YOUR_CALM);
@@ -90,7 +100,7 @@ H2Status H2Session::receive(std::span<const char> bytes, Clock::time_point now) 
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   release_closed();
   if (rc < 0) {
-    abandon(static_cast<int>(rc));
+    abandon(out_of_memory_ ? int{NGHTTP2_ERR_NOMEM} : static_cast<int>(rc));
     return H2Status::closing;
   }
   return nghttp2_session_want_read(session_) != 0 ? H2Status::ok : H2Status::closing;
@@ -98,7 +108,7 @@ H2Status H2Session::receive(std::span<const char> bytes, Clock::time_point now) 
 
 conn::FlushResult H2Session::flush(conn::Writer& writer) {
   conn::FlushResult result{conn::FlushStatus::drained};
-  if (session_ == nullptr) return {conn::FlushStatus::error, 0, 0, 0, EINVAL};
+  if (session_ == nullptr && !abandoned_) return {conn::FlushStatus::error, 0, 0, 0, EINVAL};
   flushing_ = true;
   if (output_.write_pending(writer, result)) {
     while (!abandoned_) {
@@ -117,12 +127,11 @@ conn::FlushResult H2Session::flush(conn::Writer& writer) {
 }
 
 bool H2Session::wants_write() const {
-  return session_ != nullptr &&
-         (output_.has_pending() || (!abandoned_ && nghttp2_session_want_write(session_) != 0));
+  return output_.has_pending() || (session_ != nullptr && !abandoned_ && nghttp2_session_want_write(session_) != 0);
 }
 
 bool H2Session::done() const {
-  if (session_ == nullptr) return true;
+  if (session_ == nullptr) return !output_.has_pending();
   if (output_.has_pending()) return false;
   return abandoned_ || (nghttp2_session_want_read(session_) == 0 && nghttp2_session_want_write(session_) == 0);
 }
@@ -133,6 +142,40 @@ H2Stream* H2Session::find(std::int32_t stream) const {
   return found != nullptr && !found->closed ? found : nullptr;
 }
 
+bool H2Session::admit_stream(std::int32_t id) {
+  if (account_ == nullptr) return true;
+  // Its header list may take this much, in nghttp2 and in the stream.
+  const std::size_t room = std::size_t{limits_.max_header_list_bytes} + sizeof(H2Stream);
+  const buf::ChargeStatus status = account_->charge(room);
+  if (status == buf::ChargeStatus::ok) {
+    account_->release(room);
+    return true;
+  }
+  note_refusal(status);
+  ++streams_refused_;
+  if (nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM) != 0) out_of_memory_ = true;
+  return false;
+}
+
+bool H2Session::charge(H2Stream& stream) {
+  const std::size_t now = stream.footprint();
+  if (account_ != nullptr) {
+    const buf::ChargeStatus status = account_->resize(stream.charged, now);
+    if (status != buf::ChargeStatus::ok) {
+      note_refusal(status);
+      return false;
+    }
+  }
+  stream.charged = now;
+  return true;
+}
+
+void H2Session::drop(std::unique_ptr<H2Stream> stream) {
+  if (stream && account_ != nullptr) account_->release(stream->charged);
+}
+
+void H2Session::note_refusal(buf::ChargeStatus status) { end_.memory_limit = memory_limit_key(status); }
+
 void H2Session::open_stream(std::int32_t id) {
   std::unique_ptr<H2Stream> stream;
   if (!spare_.empty()) {
@@ -141,6 +184,8 @@ void H2Session::open_stream(std::int32_t id) {
   } else {
     stream = std::make_unique<H2Stream>(limits_.stream_send);
   }
+  // Charged for once its headers are in (on_request()): only one stream's
+  // header block can be arriving at a time.
   stream->reset(id);
   nghttp2_session_set_stream_user_data(session_, id, stream.get());
   streams_.push_back(std::move(stream));
@@ -148,6 +193,14 @@ void H2Session::open_stream(std::int32_t id) {
 }
 
 void H2Session::on_request(H2Stream& stream, bool end_stream) {
+  // Admitted with room for the largest header list, the stream may still
+  // find none left (another connection took it meanwhile): its headers go
+  // back, unread, and it is answered 503.
+  if (!charge(stream)) {
+    stream.trim(0);
+    (void)charge(stream);
+    return refuse(stream, 503);
+  }
   if (stream.header_list_too_big()) return refuse(stream, 431);
   stream.told = true;
   const H2Request request = stream.request(end_stream);
@@ -284,11 +337,20 @@ void H2Session::abandon(int library_error) {
   } else if (library_error == NGHTTP2_ERR_CALLBACK_FAILURE) {
     code = NGHTTP2_INTERNAL_ERROR;
   }
-  const std::uint32_t last_stream = static_cast<std::uint32_t>(nghttp2_session_get_last_proc_stream_id(session_));
-  std::string frame = {0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0};
+  // Out of memory: the debug data names the limit ("over
+  // limits.connection_bytes"), for the client's logs.
+  if (library_error == NGHTTP2_ERR_NOMEM && !memory_.refused_by().empty()) end_.memory_limit = memory_.refused_by();
+  const std::string debug = library_error == NGHTTP2_ERR_NOMEM && !end_.memory_limit.empty()
+                                ? "over " + std::string(end_.memory_limit)
+                                : std::string();
+  const std::uint32_t last_stream =
+      session_ != nullptr ? static_cast<std::uint32_t>(nghttp2_session_get_last_proc_stream_id(session_)) : 0;
+  const std::size_t length = 8 + debug.size();
+  std::string frame = {0, static_cast<char>(length >> 8), static_cast<char>(length & 0xff), NGHTTP2_GOAWAY, 0, 0, 0, 0, 0};
   for (const std::uint32_t word : {last_stream, code}) {
     for (int shift = 24; shift >= 0; shift -= 8) frame.push_back(static_cast<char>((word >> shift) & 0xff));
   }
+  frame += debug;
   output_.append_raw(frame);
   end_.goaway_sent = true;
   end_.error_code = code;
@@ -302,16 +364,36 @@ void H2Session::release_closed() {
       continue;
     }
     // As many spent streams are kept as may be open at once, so that a
-    // client keeping its streams busy (a batch of POSTs) reuses them all.
-    if (spare_.size() < limits_.max_concurrent_streams) spare_.push_back(std::move(streams_[i]));
+    // client keeping its streams busy (a batch of POSTs) reuses them all;
+    // each keeps at most kRestingStorage of headers, and its charge.
+    H2Stream& spent = *streams_[i];
+    spent.trim();
+    if (spare_.size() < limits_.max_concurrent_streams && charge(spent)) {
+      spare_.push_back(std::move(streams_[i]));
+    } else {
+      drop(std::move(streams_[i]));
+    }
     streams_[i] = std::move(streams_.back());
     streams_.pop_back();
   }
 }
 
 H2Stats H2Session::stats() const {
-  return {open_streams_,           memory_.held(),  memory_.peak(),   memory_.allocations(),
-          output_.pending_bytes(), meter_.frames(), meter_.counted()};
+  std::size_t charged = memory_.charged();
+  for (const auto* list : {&streams_, &spare_}) {
+    for (const auto& stream : *list) charged += stream->charged;
+  }
+  H2Stats stats;
+  stats.open_streams = open_streams_;
+  stats.library_bytes = memory_.held();
+  stats.library_peak = memory_.peak();
+  stats.library_allocations = memory_.allocations();
+  stats.charged_bytes = account_ != nullptr ? charged : 0;
+  stats.streams_refused_for_memory = streams_refused_;
+  stats.pending_bytes = output_.pending_bytes();
+  stats.frames_metered = meter_.frames();
+  stats.frames_counted = meter_.counted();
+  return stats;
 }
 
 }  // namespace sluice::transport

@@ -15,7 +15,16 @@
 //   other streams go on;
 // - limits (H2Limits): concurrent streams, header list, request body,
 //   receive windows, nghttp2's memory, and a flood meter (FrameMeter) whose
-//   verdict is GOAWAY(ENHANCE_YOUR_CALM).
+//   verdict is GOAWAY(ENHANCE_YOUR_CALM);
+// - the memory it holds for the connection, charged to the connection's
+//   account (limits.connection_bytes, limits.server_bytes) with the rest
+//   of what the client makes the server hold: nghttp2's heap (H2Memory)
+//   and each stream's own state. A new stream the account has no room for
+//   (its header list at the most) is refused with
+//   RST_STREAM(REFUSED_STREAM), which a client may retry, and the
+//   connection's other streams go on; an allocation the account refuses
+//   all the same ends the session with GOAWAY(ENHANCE_YOUR_CALM), its
+//   debug data naming the key.
 //
 // All calls on the owning loop's thread.
 #pragma once
@@ -51,6 +60,9 @@ struct H2End {
   bool goaway_sent = false;
   std::uint32_t error_code = 0;  // the GOAWAY's code (NGHTTP2_ENHANCE_YOUR_CALM for a flood)
   int library_error = 0;         // nghttp2's error when it gave up, else 0
+  // The key of the memory limit that ended it or refused a stream last
+  // (h2.max_session_bytes, limits.connection_bytes, limits.server_bytes).
+  std::string_view memory_limit;
 };
 
 struct H2Stats {
@@ -58,6 +70,8 @@ struct H2Stats {
   std::size_t library_bytes = 0;  // nghttp2's heap for this session
   std::size_t library_peak = 0;
   std::uint64_t library_allocations = 0;
+  std::size_t charged_bytes = 0;            // charged to the connection's account: nghttp2's heap and the streams
+  std::uint64_t streams_refused_for_memory = 0;  // RST_STREAM(REFUSED_STREAM) for want of account room
   std::size_t pending_bytes = 0;  // round bytes a full socket left behind
   std::uint64_t frames_metered = 0;
   std::uint64_t frames_counted = 0;  // of those, the ones the flood meter counts
@@ -67,14 +81,18 @@ class H2Session {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `handler` must outlive the session. Queues the server's SETTINGS.
-  H2Session(H2Handler& handler, const H2Limits& limits);
+  // `handler` must outlive the session, and so must `account`, what the
+  // session's memory is charged to (null: nothing charged). Queues the
+  // server's SETTINGS.
+  H2Session(H2Handler& handler, const H2Limits& limits, buf::MemoryAccount* account = nullptr);
   // Each stream the handler still holds gets on_close(stream, CANCEL).
   ~H2Session();
   H2Session(const H2Session&) = delete;
   H2Session& operator=(const H2Session&) = delete;
 
-  // False when nghttp2 could not make the session.
+  // False when nghttp2 could not make the session. When the memory
+  // account refused it, a GOAWAY(ENHANCE_YOUR_CALM) is still due: flush()
+  // writes it, and done() says when it is out.
   [[nodiscard]] bool valid() const { return session_ != nullptr; }
 
   // The next bytes from the peer, starting with its connection preface.
@@ -117,6 +135,14 @@ class H2Session {
 
   detail::H2Stream* find(std::int32_t stream) const;
   void open_stream(std::int32_t id);
+  // A new stream's admission: room in the account for its header list at
+  // the most. False: it is refused with RST_STREAM(REFUSED_STREAM), or,
+  // when not even that can be queued, the session is abandoned.
+  [[nodiscard]] bool admit_stream(std::int32_t id);
+  // Charges (or gives back) the change in what `stream` holds.
+  [[nodiscard]] bool charge(detail::H2Stream& stream);
+  void drop(std::unique_ptr<detail::H2Stream> stream);
+  void note_refusal(buf::ChargeStatus status);
   void on_request(detail::H2Stream& stream, bool end_stream);
   void on_data(std::int32_t id, std::string_view bytes);
   void on_stream_closed(std::int32_t id, std::uint32_t error_code);
@@ -130,6 +156,7 @@ class H2Session {
 
   H2Handler& handler_;
   const H2Limits limits_;
+  buf::MemoryAccount* const account_;
   H2Memory memory_;
   nghttp2_session* session_ = nullptr;
   FrameMeter meter_;
@@ -140,6 +167,8 @@ class H2Session {
   bool flushing_ = false;
   bool terminated_ = false;  // we ended the session: input is no longer read
   bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
+  bool out_of_memory_ = false;  // a refusal could not be queued: the session is abandoned
+  std::uint64_t streams_refused_ = 0;
   H2End end_;
 };
 

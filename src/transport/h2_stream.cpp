@@ -49,6 +49,18 @@ bool H2Stream::add_header(std::string_view name, std::string_view value, const H
   return true;
 }
 
+std::size_t H2Stream::footprint() const {
+  return sizeof(H2Stream) + bytes_.capacity() + fields_.capacity() * sizeof(Field) +
+         views_.capacity() * sizeof(H2Header);
+}
+
+void H2Stream::trim(std::size_t keep) {
+  if (footprint() - sizeof(H2Stream) <= keep) return;
+  std::string().swap(bytes_);
+  std::vector<Field>().swap(fields_);
+  std::vector<H2Header>().swap(views_);
+}
+
 H2Request H2Stream::request(bool end_stream) {
   views_.clear();
   for (const Field& f : fields_) views_.push_back({view(f.name_at, f.name_length), view(f.value_at, f.value_length)});

@@ -5,7 +5,10 @@
 //
 // A session keeps its spent streams to reuse (up to the concurrent-stream
 // limit), so a connection that opens stream after stream (an HTTP/2
-// publisher) does not allocate a queue and header buffer for each.
+// publisher) does not allocate a queue and header buffer for each. What a
+// stream holds (footprint()) is charged to the connection's memory account
+// by the session; a spent stream whose header storage grew past
+// kRestingStorage gives it back (trim()) before it is kept.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +21,10 @@
 #include "transport/h2_types.hpp"
 
 namespace sluice::transport::detail {
+
+// Header storage a spent stream keeps for the next request: enough for a
+// browser's or a publisher's usual headers.
+inline constexpr std::size_t kRestingStorage = 2048;
 
 class H2Stream {
  public:
@@ -32,6 +39,12 @@ class H2Stream {
   [[nodiscard]] bool header_list_too_big() const { return too_big_; }
   // The request, its views into this stream; valid until the next reset().
   [[nodiscard]] H2Request request(bool end_stream);
+  // Bytes this stream holds: the object and its header storage (its
+  // queue's slots grow with what is queued and are bounded by send.*).
+  [[nodiscard]] std::size_t footprint() const;
+  // Frees the header storage when it is larger than `keep` bytes; the
+  // request's fields are gone after it.
+  void trim(std::size_t keep = kRestingStorage);
 
   std::int32_t id = 0;
   conn::OutQueue queue;
@@ -46,6 +59,7 @@ class H2Stream {
   bool refused = false;        // the engine answered (413/431); the owner does not see it
   bool tunnel = false;         // an extended CONNECT: its DATA is a byte stream, not a body
   bool closed = false;         // gone; released once no write refers to it
+  std::size_t charged = 0;     // what the session charged for it (footprint() when last counted)
 
  private:
   struct Field {

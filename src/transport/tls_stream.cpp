@@ -124,6 +124,16 @@ bool TlsStream::resumed() const { return SSL_session_reused(ssl_) == 1; }
 
 bool TlsStream::has_buffered_input() const { return SSL_has_pending(ssl_) == 1; }
 
+// SSL_has_pending() is true for a partial record too: OpenSSL keeps its
+// read buffer exactly while it holds bytes it has not handed out.
+std::size_t TlsStream::buffered_bytes() const {
+  std::size_t bytes = 0;
+  if (ssl_ != nullptr && SSL_has_pending(ssl_) == 1) bytes += kRecordBufferEstimate;
+  if (held_ > 0) bytes += kRecordBufferEstimate;
+  if (staging_.held()) bytes += kMaxRecordPlaintext;
+  return bytes;
+}
+
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;
   ERR_clear_error();

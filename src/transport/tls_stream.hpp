@@ -27,7 +27,15 @@
 // gives its read and write buffers back (SSL_MODE_RELEASE_BUFFERS) and the
 // staging buffer goes back to the thread's cache. A connection with a
 // record waiting for the socket holds the staging buffer (16 KiB) and
-// OpenSSL's encrypted copy (about 17 KiB) until it is sent.
+// OpenSSL's encrypted copy (about 17 KiB) until it is sent; one whose
+// client sent part of a record holds OpenSSL's read buffer (about 17 KiB)
+// until the rest comes. buffered_bytes() says which of those it holds now,
+// for the connection's memory account. OpenSSL allocates from one
+// process-wide heap and does not say what one connection holds, so each
+// record buffer is counted at kRecordBufferEstimate, the size OpenSSL 3
+// gives it (a record's plaintext, its encryption overhead, the header and
+// alignment); tls_stream_test measures OpenSSL's heap with one buffer held
+// and keeps the figure honest.
 //
 // Kernel TLS is where the record layer would move: with a kernel that
 // lists "tls" in tcp_available_ulp, OpenSSL's own socket BIO and
@@ -62,6 +70,12 @@ enum class TlsStatus : std::uint8_t {
 
 // What the connection speaks once the handshake is done (ALPN).
 enum class AppProtocol : std::uint8_t { http1, h2 };
+
+// What one of OpenSSL's record buffers (read or write) takes on the heap:
+// a record's 16,384 bytes of plaintext, its encryption overhead, the header
+// and alignment; tls_stream_test measures 16,712 bytes for the read buffer
+// and 16,584 for the write buffer with OpenSSL 3.0. Rounded up.
+inline constexpr std::size_t kRecordBufferEstimate = 17 * 1024;
 
 class TlsStream final : public conn::Writer {
  public:
@@ -101,6 +115,10 @@ class TlsStream final : public conn::Writer {
   // Decrypted bytes are waiting in OpenSSL: read() has more without the
   // socket becoming readable again (a poll() would not say so).
   [[nodiscard]] bool has_buffered_input() const;
+  // The record buffers held now, past the idle connection's state: OpenSSL's
+  // read buffer while a record is partly in (or decrypted bytes wait), its
+  // write buffer and the staging buffer while a record waits for the socket.
+  [[nodiscard]] std::size_t buffered_bytes() const;
 
   // Sends close_notify (once). ok when sent, want_write to try again.
   [[nodiscard]] TlsStatus shutdown();

@@ -42,6 +42,8 @@ class TlsTransport final : public conn::Transport {
   [[nodiscard]] bool chose_h2() const override {
     return stream_.established() && stream_.protocol() == AppProtocol::h2;
   }
+  // The record buffers held now (TlsStream::buffered_bytes(), an estimate).
+  [[nodiscard]] std::size_t held_bytes() const override { return stream_.buffered_bytes(); }
 
   // The stream, for the figures (records and system calls) and the SSL object.
   [[nodiscard]] const TlsStream& stream() const { return stream_; }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace sluice::transport {
@@ -75,6 +76,50 @@ TEST(H2Memory, CallocZeroesAReusedBlock) {
   ASSERT_EQ(z, p);
   EXPECT_EQ(std::count(z, z + 64, 0), 64);
   give(memory, z);
+}
+
+// With an account, every block on the heap is charged with its header,
+// kept or held; a charge the account refuses lets the kept blocks go and is
+// tried again, then the allocation is refused, naming the account's key;
+// what is freed or let go is given back.
+TEST(H2Memory, BlocksAreChargedToTheAccountAndRefusedPastIt) {
+  buf::MemoryCap cap(1 << 20);
+  buf::MemoryAccount account(&cap, 9000);
+  auto owned = std::make_unique<H2Memory>(1 << 20, &account);
+  H2Memory& memory = *owned;
+  void* small = take(memory, 1000);  // a 1024-byte block
+  ASSERT_NE(small, nullptr);
+  const std::size_t per_block = account.charged();
+  EXPECT_GT(per_block, 1024u);
+  EXPECT_EQ(memory.charged(), per_block);
+  EXPECT_EQ(cap.charged(), per_block);
+  give(memory, small);
+  EXPECT_EQ(account.charged(), per_block) << "a kept block is still on the heap";
+  // Room for an 8 KiB block only once the kept block goes.
+  void* large = take(memory, 7000);
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(memory.kept(), 0u);
+  EXPECT_EQ(memory.refused_by(), "");
+  EXPECT_EQ(take(memory, 1000), nullptr);
+  EXPECT_EQ(memory.refused(), 1u);
+  EXPECT_EQ(memory.refused_by(), "limits.connection_bytes");
+  // The large block was refused once before the kept one went; the last
+  // one twice, before and after letting go of nothing.
+  EXPECT_EQ(cap.refused_by_connection(), 3u);
+  give(memory, large);
+  EXPECT_EQ(account.charged(), 8192u + 16u) << "kept, and still charged";
+  owned.reset();
+  EXPECT_EQ(account.charged(), 0u);
+  EXPECT_EQ(cap.charged(), 0u);
+}
+
+TEST(H2Memory, TheServersCapIsNamedWhenItRefuses) {
+  buf::MemoryCap cap(4096);
+  buf::MemoryAccount account(&cap, 1 << 20);
+  H2Memory memory(1 << 20, &account);
+  EXPECT_EQ(take(memory, 8000), nullptr);
+  EXPECT_EQ(memory.refused_by(), "limits.server_bytes");
+  EXPECT_EQ(account.charged(), 0u);
 }
 
 }  // namespace

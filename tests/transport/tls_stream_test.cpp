@@ -332,6 +332,64 @@ TEST_F(TlsStreamTest, AnIdleConnectionHoldsNoBuffers) {
   EXPECT_GT(per_connection, 0);
 }
 
+// buffered_bytes() counts each record buffer OpenSSL holds at
+// kRecordBufferEstimate, for the connection's memory account. Measured
+// here against OpenSSL's own heap: a record of which only the start has
+// come (a client that stops mid-record keeps the read buffer for as long
+// as it likes), and a record waiting for a socket its client does not
+// read (the write buffer, with the staging buffer, which is ours).
+TEST_F(TlsStreamTest, BufferedBytesCoverTheRecordBuffersOpenSslHolds) {
+  constexpr int kConnections = 8;
+  const TlsContext context = server_context();
+  std::vector<std::unique_ptr<TcpPair>> pairs;
+  std::vector<std::unique_ptr<TlsStream>> servers;
+  std::vector<std::unique_ptr<OpenSslClient>> clients;
+  for (int i = 0; i < kConnections; ++i) {
+    pairs.push_back(std::make_unique<TcpPair>());
+    ASSERT_EQ(io::set_send_buffer(pairs.back()->server, 4096), 0);
+    servers.push_back(std::make_unique<TlsStream>(context, pairs.back()->server));
+    clients.push_back(std::make_unique<OpenSslClient>(pairs.back()->client, verified()));
+    ASSERT_TRUE(handshake(*servers.back(), *clients.back(), *pairs.back()));
+    EXPECT_EQ(servers.back()->buffered_bytes(), 0u);
+  }
+  const long idle = openssl_live_bytes();
+  ASSERT_GE(idle, 0);
+  // The header of an application-data record of 16,640 bytes and the
+  // first 1,000 of them.
+  std::string partial = {0x17, 0x03, 0x03, 0x41, 0x00};
+  partial += std::string(1000, 'p');
+  for (int i = 0; i < kConnections; ++i) {
+    ASSERT_EQ(::send(pairs[i]->client, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+    char into[256];
+    std::size_t got = 0;
+    ASSERT_TRUE(pump([&] { return servers[i]->read(into, got) == TlsStatus::want_read && servers[i]->has_buffered_input(); },
+                     {pairs[i]->server}));
+    EXPECT_EQ(servers[i]->buffered_bytes(), kRecordBufferEstimate);
+  }
+  const long read_buffer = (openssl_live_bytes() - idle) / kConnections;
+  std::printf("OpenSSL's read buffer: %ld bytes (counted as %zu)\n", read_buffer, kRecordBufferEstimate);
+  EXPECT_LE(read_buffer, static_cast<long>(kRecordBufferEstimate));
+  EXPECT_GE(read_buffer, static_cast<long>(kRecordBufferEstimate) * 9 / 10);
+
+  // Records the socket cannot take (4 KiB send buffer, a client that
+  // does not read) until one is held.
+  const long before_writes = openssl_live_bytes();
+  const std::string payload(16384, 'w');
+  for (int i = 0; i < kConnections; ++i) {
+    iovec iov{const_cast<char*>(payload.data()), payload.size()};
+    for (int tries = 0; tries < 1000 && !servers[i]->holds_output(); ++tries) {
+      const long taken = servers[i]->writev(&iov, 1);
+      ASSERT_TRUE(taken > 0 || taken == -EAGAIN) << servers[i]->error();
+    }
+    ASSERT_TRUE(servers[i]->holds_output());
+    EXPECT_EQ(servers[i]->buffered_bytes(), 2 * kRecordBufferEstimate + kMaxRecordPlaintext);
+  }
+  const long write_buffer = (openssl_live_bytes() - before_writes) / kConnections;
+  std::printf("OpenSSL's write buffer: %ld bytes (counted as %zu)\n", write_buffer, kRecordBufferEstimate);
+  EXPECT_LE(write_buffer, static_cast<long>(kRecordBufferEstimate));
+  EXPECT_GE(write_buffer, static_cast<long>(kRecordBufferEstimate) * 9 / 10);
+}
+
 // The openssl command-line client, which verifies the chain and host and
 // prints what it negotiated.
 TEST_F(TlsStreamTest, TheOpensslCommandLineClientConnectsAndVerifies) {
