@@ -19,18 +19,24 @@ constexpr milliseconds kMaxProbeGap{160};
 
 std::unique_ptr<LatencyGate> LatencyGate::make(int fd, const LatencyGateSettings& settings, GateChecks& checks,
                                                io::Deferred& flusher, buf::FrameRef probe, Clock::time_point now) {
-  if (!probe) return nullptr;
-  std::unique_ptr<LatencyGate> gate(new LatencyGate(fd, settings, checks, flusher, std::move(probe)));
+  return make(std::make_unique<PeerBacklog>(fd), settings, checks, flusher, std::move(probe), now);
+}
+
+std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> source,
+                                               const LatencyGateSettings& settings, GateChecks& checks,
+                                               io::Deferred& flusher, buf::FrameRef probe, Clock::time_point now) {
+  if (!probe || !source) return nullptr;
+  std::unique_ptr<LatencyGate> gate(new LatencyGate(std::move(source), settings, checks, flusher, std::move(probe)));
   // The first sample is also the first look at the reader's window, taken
   // before any data of ours can have narrowed it.
-  if (!gate->backlog_.sample(now)) return nullptr;
+  if (!gate->backlog_->sample(now)) return nullptr;
   gate->last_sample_ = now;
   return gate;
 }
 
-LatencyGate::LatencyGate(int fd, const LatencyGateSettings& settings, GateChecks& checks, io::Deferred& flusher,
-                         buf::FrameRef probe)
-    : backlog_(fd),
+LatencyGate::LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings,
+                         GateChecks& checks, io::Deferred& flusher, buf::FrameRef probe)
+    : backlog_(std::move(source)),
       settings_(settings),
       checks_(checks),
       flusher_(flusher),
@@ -96,7 +102,7 @@ void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std:
 }
 
 bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowance_bound) {
-  const std::optional<Backlog> backlog = backlog_.sample(now);
+  const std::optional<Backlog> backlog = backlog_->sample(now);
   if (!backlog) {
     failed_ = true;
     checks_.cancel(*this);

@@ -71,6 +71,12 @@ class LatencyGate {
   [[nodiscard]] static std::unique_ptr<LatencyGate> make(int fd, const LatencyGateSettings& settings,
                                                          GateChecks& checks, io::Deferred& flusher,
                                                          buf::FrameRef probe, Clock::time_point now);
+  // A gate whose reader's backlog `source` tells (one stream of a
+  // connection that carries many); nullptr when its first sample fails.
+  [[nodiscard]] static std::unique_ptr<LatencyGate> make(std::unique_ptr<BacklogSource> source,
+                                                         const LatencyGateSettings& settings, GateChecks& checks,
+                                                         io::Deferred& flusher, buf::FrameRef probe,
+                                                         Clock::time_point now);
   ~LatencyGate();
   LatencyGate(const LatencyGate&) = delete;
   LatencyGate& operator=(const LatencyGate&) = delete;
@@ -102,8 +108,8 @@ class LatencyGate {
     Clock::time_point time;
   };
 
-  LatencyGate(int fd, const LatencyGateSettings& settings, GateChecks& checks, io::Deferred& flusher,
-              buf::FrameRef probe);
+  LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings, GateChecks& checks,
+              io::Deferred& flusher, buf::FrameRef probe);
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   void add_mark(Clock::time_point now);
@@ -113,7 +119,7 @@ class LatencyGate {
   // Data bytes the reader may not have consumed yet.
   [[nodiscard]] std::size_t outstanding_data() const;
 
-  PeerBacklog backlog_;
+  std::unique_ptr<BacklogSource> backlog_;
   LatencyGateSettings settings_;
   GateChecks& checks_;
   io::Deferred& flusher_;
