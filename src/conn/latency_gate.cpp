@@ -69,7 +69,12 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // (the reader's kernel has shown its window since), is that remainder,
   // not a frame unread; holding on it kept a reader that had read
   // everything waiting until the first window was forgotten, 1-2 s.
-  if (outstanding < pending / frames && in_flight_ == 0 && control_since_data_ > 0) outstanding = 0;
+  // The segments are our writes: after a write of several frames (a grown
+  // allowance, an HTTP/2 round carrying a probe with its frames) the
+  // remainder can be up to that write, and held on it the reader waited
+  // out the window's memory, 1-2 s, with nothing unread.
+  const std::size_t segment = std::max(pending / frames, largest_write());
+  if (outstanding < segment && in_flight_ == 0 && control_since_data_ > 0) outstanding = 0;
   const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
   holding_ = pending > room && !(outstanding == 0 && frames == 1);
   if (holding_) maybe_probe(now, queue);
@@ -79,6 +84,7 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
 void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std::size_t data_written) {
   if (failed_) return;
   if (result.bytes > 0) {
+    note_write(now, result.bytes);
     written_ += result.bytes;
     unsampled_ += result.bytes;
     add_mark(now);
@@ -154,6 +160,15 @@ void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
   if (queue.push_control(probe_) != EnqueueStatus::ok) return;
   next_probe_ = now + probe_gap_;
   probe_gap_ = std::min<Clock::duration>(2 * probe_gap_, kMaxProbeGap);
+}
+
+void LatencyGate::note_write(Clock::time_point now, std::size_t bytes) {
+  if (now >= write_period_end_) {
+    previous_write_ = now - write_period_end_ < PeerBacklog::kWindowMemory ? current_write_ : 0;
+    current_write_ = 0;
+    write_period_end_ = now + PeerBacklog::kWindowMemory;
+  }
+  current_write_ = std::max(current_write_, bytes);
 }
 
 void LatencyGate::add_mark(Clock::time_point now) {

@@ -56,10 +56,10 @@ bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, con
   return gate_ != nullptr;
 }
 
-// Planned before the streams add what waits for a free flush (a notice of
-// drops, see data_held()), as a connection's gate is; the data bytes are
-// counted when the engine starts, in flushed()'s terms, by the caller
-// planning just before it.
+// Planned before the streams add what waits for a flush that holds no
+// data back (a notice of drops, see data_held()), as a connection's gate
+// is; what they add is control, so the data counted here is what the
+// flush starts from.
 conn::DataAllowance H2StreamOutlet::plan_flush(io::Loop::Clock::time_point now, std::uint64_t sent) {
   planned_ = gate_ != nullptr && !ended();
   const conn::DataAllowance allowance = planned_ ? gate_->plan(now, queue()) : conn::DataAllowance{};
