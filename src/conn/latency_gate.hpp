@@ -30,8 +30,8 @@
 // reader's next read has an ACK pending and its kernel answers at once
 // with the window it has now. Probes back off from 5 ms to 160 ms apart
 // while the reader reads no data (a probe it read is not progress).
-// A window short of the reader's first by less than a frame (or the
-// largest write lately, when that is more), once the reader's kernel has
+// A window short of the reader's first by less than a frame (or the most
+// data one write carried lately, when that is more), once the reader's kernel has
 // answered since the last data, counts as nothing unread: it is the
 // window's rounding to whole segments, not a frame.
 #pragma once
@@ -115,8 +115,8 @@ class LatencyGate {
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   void add_mark(Clock::time_point now);
-  // The largest write of the reader's window memory (PeerBacklog): the
-  // largest segment its window may be rounded to.
+  // The most data one write carried within the reader's window memory
+  // (PeerBacklog): about the largest segment its window may be rounded to.
   void note_write(Clock::time_point now, std::size_t bytes);
   [[nodiscard]] std::size_t largest_write() const { return std::max(current_write_, previous_write_); }
   // When the oldest byte the reader has not consumed was written; drops
@@ -144,7 +144,7 @@ class LatencyGate {
   bool holding_ = false;
   bool failed_ = false;
 
-  std::size_t current_write_ = 0;   // the largest write in this memory period
+  std::size_t current_write_ = 0;   // the most data of one write in this memory period
   std::size_t previous_write_ = 0;  // in the one before
   Clock::time_point write_period_end_{};
 

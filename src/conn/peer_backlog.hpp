@@ -59,6 +59,10 @@ class BacklogSource {
   // The backlog now; nullopt when it cannot be told (the gate then holds
   // nothing back).
   [[nodiscard]] virtual std::optional<Backlog> sample(Clock::time_point now) = 0;
+  // The reader's segments carry bytes besides the gate's data (an HTTP/2
+  // stream's: frame headers, its probes and notices in the same DATA):
+  // a whole write, not its data alone, is what a segment may be.
+  [[nodiscard]] virtual bool shares_segments() const { return false; }
 };
 
 class PeerBacklog final : public BacklogSource {

@@ -60,6 +60,7 @@ class H2StreamBacklog final : public conn::BacklogSource {
       : socket_(socket), h2_(h2), stream_(stream) {}
 
   [[nodiscard]] std::optional<conn::Backlog> sample(Clock::time_point now) override;
+  [[nodiscard]] bool shares_segments() const override { return true; }
 
  private:
   H2SocketBacklog& socket_;
