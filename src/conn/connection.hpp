@@ -91,6 +91,9 @@ class Connection : private detail::OwnedQueue,
   [[nodiscard]] std::string transport_peer_address() const {
     return transport_ ? transport_->peer_address() : std::string();
   }
+  // The socket under the transport, for what the kernel tells about it
+  // (a latency gate of a stream carried here); -1 once it is gone.
+  [[nodiscard]] int socket_fd() const { return transport_ ? transport_->fd() : -1; }
   // The account this connection's buffers outside the pool are charged to.
   [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }
 

@@ -30,11 +30,13 @@
 // reader's next read has an ACK pending and its kernel answers at once
 // with the window it has now. Probes back off from 5 ms to 160 ms apart
 // while the reader reads no data (a probe it read is not progress).
-// A window short of the reader's first by less than a frame, once the
-// reader's kernel has answered since the last data, counts as nothing
-// unread: it is the window's rounding to whole segments, not a frame.
+// A window short of the reader's first by less than a frame (or the most
+// data one write carried lately, when that is more), once the reader's kernel has
+// answered since the last data, counts as nothing unread: it is the
+// window's rounding to whole segments, not a frame.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -71,6 +73,12 @@ class LatencyGate {
   [[nodiscard]] static std::unique_ptr<LatencyGate> make(int fd, const LatencyGateSettings& settings,
                                                          GateChecks& checks, io::Deferred& flusher,
                                                          buf::FrameRef probe, Clock::time_point now);
+  // A gate whose reader's backlog `source` tells (one stream of a
+  // connection that carries many); nullptr when its first sample fails.
+  [[nodiscard]] static std::unique_ptr<LatencyGate> make(std::unique_ptr<BacklogSource> source,
+                                                         const LatencyGateSettings& settings, GateChecks& checks,
+                                                         io::Deferred& flusher, buf::FrameRef probe,
+                                                         Clock::time_point now);
   ~LatencyGate();
   LatencyGate(const LatencyGate&) = delete;
   LatencyGate& operator=(const LatencyGate&) = delete;
@@ -102,18 +110,22 @@ class LatencyGate {
     Clock::time_point time;
   };
 
-  LatencyGate(int fd, const LatencyGateSettings& settings, GateChecks& checks, io::Deferred& flusher,
-              buf::FrameRef probe);
+  LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings, GateChecks& checks,
+              io::Deferred& flusher, buf::FrameRef probe);
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   void add_mark(Clock::time_point now);
+  // The most data one write carried within the reader's window memory
+  // (PeerBacklog): about the largest segment its window may be rounded to.
+  void note_write(Clock::time_point now, std::size_t bytes);
+  [[nodiscard]] std::size_t largest_write() const { return std::max(current_write_, previous_write_); }
   // When the oldest byte the reader has not consumed was written; drops
   // the marks it has consumed. False when it has consumed every byte.
   bool oldest_unconsumed(Clock::time_point& written);
   // Data bytes the reader may not have consumed yet.
   [[nodiscard]] std::size_t outstanding_data() const;
 
-  PeerBacklog backlog_;
+  std::unique_ptr<BacklogSource> backlog_;
   LatencyGateSettings settings_;
   GateChecks& checks_;
   io::Deferred& flusher_;
@@ -131,6 +143,10 @@ class LatencyGate {
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   bool holding_ = false;
   bool failed_ = false;
+
+  std::size_t current_write_ = 0;   // the most data of one write in this memory period
+  std::size_t previous_write_ = 0;  // in the one before
+  Clock::time_point write_period_end_{};
 
   Clock::time_point last_sample_{};
   Clock::duration check_interval_;

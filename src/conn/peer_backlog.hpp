@@ -48,9 +48,25 @@ struct KernelFacts {
   std::uint32_t peer_window = 0;  // the window the peer advertised last
 };
 
-class PeerBacklog {
+// Where a LatencyGate learns its reader's backlog: the socket itself
+// (PeerBacklog), or one stream's share of a socket that many streams
+// share (an HTTP/2 stream: session/h2_stream_backlog.hpp). The bytes it
+// counts are the ones written through the gate since it was made.
+class BacklogSource {
  public:
   using Clock = std::chrono::steady_clock;
+  virtual ~BacklogSource() = default;
+  // The backlog now; nullopt when it cannot be told (the gate then holds
+  // nothing back).
+  [[nodiscard]] virtual std::optional<Backlog> sample(Clock::time_point now) = 0;
+  // The reader's segments carry bytes besides the gate's data (an HTTP/2
+  // stream's: frame headers, its probes and notices in the same DATA):
+  // a whole write, not its data alone, is what a segment may be.
+  [[nodiscard]] virtual bool shares_segments() const { return false; }
+};
+
+class PeerBacklog final : public BacklogSource {
+ public:
   // How long a largest window is remembered without being seen again: the
   // estimate forgets it after one to two of these.
   static constexpr std::chrono::milliseconds kWindowMemory{1000};
@@ -63,7 +79,7 @@ class PeerBacklog {
   // unacknowledged or unsent). nullopt when the kernel does not tell what
   // the estimate needs: not a TCP socket, not Linux, or a TCP_INFO without
   // the peer's window.
-  [[nodiscard]] std::optional<Backlog> sample(Clock::time_point now);
+  [[nodiscard]] std::optional<Backlog> sample(Clock::time_point now) override;
 
   // The arithmetic of sample(), given what the kernel said at `now`.
   [[nodiscard]] Backlog estimate(const KernelFacts& facts, Clock::time_point now);

@@ -68,8 +68,12 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
     if (exchange.outlet != nullptr) tally.before(exchange.outlet->queue());
   });
   const conn::FlushResult result = h2_->flush(writer);
-  exchanges_.for_each([&tally](H2Exchange& exchange) {
-    if (exchange.outlet != nullptr) tally.after(exchange.outlet->queue());
+  const io::Loop::Clock::time_point now = session_.loop().now();
+  exchanges_.for_each([&](H2Exchange& exchange) {
+    H2StreamOutlet* outlet = exchange.outlet.get();
+    if (outlet == nullptr) return;
+    tally.after(outlet->queue());
+    if (outlet->gated()) outlet->flushed(now, result.status, h2_->sent(exchange.id), h2_->held(exchange.id));
   });
   tally.record(services_.metrics(), result.calls);
   exchanges_.release_retired();
@@ -80,7 +84,12 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
 }
 
 void H2Connection::before_flush() {
-  exchanges_.for_each([](H2Exchange& exchange) {
+  const io::Loop::Clock::time_point now = session_.loop().now();
+  exchanges_.for_each([&](H2Exchange& exchange) {
+    H2StreamOutlet* outlet = exchange.outlet.get();
+    if (outlet != nullptr && outlet->gated() && h2_) {
+      h2_->allow(exchange.id, outlet->plan_flush(now, h2_->sent(exchange.id)));
+    }
     if (exchange.sse) exchange.sse->before_flush();
     if (exchange.ws) exchange.ws->before_flush();
   });
@@ -155,6 +164,12 @@ void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
 void H2Connection::stream_output(std::int32_t stream) {
   h2_->wake(stream);
   session_.want_flush();
+}
+
+std::unique_ptr<conn::BacklogSource> H2Connection::watch_stream(std::int32_t stream) {
+  if (!h2_ || session_.socket_fd() < 0 || !h2_->watch(stream)) return nullptr;
+  if (!socket_backlog_) socket_backlog_ = std::make_unique<H2SocketBacklog>(session_.socket_fd(), *h2_);
+  return std::make_unique<H2StreamBacklog>(*socket_backlog_, *h2_, stream);
 }
 
 void H2Connection::end_stream(std::int32_t stream) {

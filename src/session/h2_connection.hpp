@@ -32,6 +32,11 @@
 // at most its window (h2.stream_window); a stream that should end but
 // whose window stays shut is reset at timeouts.linger_ms; a connection
 // with no open stream for timeouts.idle_ms is sent GOAWAY and closed.
+//
+// A `latest` stream is bounded in age as over HTTP/1.1: its outlet's
+// latency gate plans each flush of the connection (before_flush()), the
+// engine lets the stream's DATA start only as far as the gate allows, and
+// the gate learns what went (write_queued()).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,7 @@
 
 #include "proto/http1.hpp"
 #include "session/h2_exchanges.hpp"
+#include "session/h2_stream_backlog.hpp"
 #include "session/h2_stream_outlet.hpp"
 #include "session/h2_waiting.hpp"
 #include "session/phase.hpp"
@@ -84,6 +90,7 @@ class H2Connection final : public Phase,
   void end_stream(std::int32_t stream) override;
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
   void resume_input(std::int32_t stream) override;
+  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) override;
   // H2WaitOwner
   void authorization_answered(std::int32_t stream) override;
 
@@ -119,6 +126,9 @@ class H2Connection final : public Phase,
   Session& session_;
   LoopServices& services_;
   std::unique_ptr<transport::H2Session> h2_;
+  // The reader's backlog on this connection's socket, made when a stream
+  // is first gated; it outlives the exchanges, whose gates read it.
+  std::unique_ptr<H2SocketBacklog> socket_backlog_;
   // The asking round each new request is routed in (with an authorizer);
   // handed to the request's exchange when its authorization waits.
   std::unique_ptr<H2Waiting> routing_;

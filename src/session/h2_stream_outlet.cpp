@@ -43,6 +43,42 @@ void H2StreamOutlet::close_now(conn::CloseReason reason) {
 void H2StreamOutlet::gone() {
   set_closed();
   loop().forget(this);
+  gate_.reset();  // its backlog reads the engine's stream, now gone
+}
+
+bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, conn::GateChecks& checks,
+                                  buf::FrameRef probe) {
+  if (gate_tried_ || closed()) return gate_ != nullptr;
+  gate_tried_ = true;
+  std::unique_ptr<conn::BacklogSource> source = carrier_.watch_stream(stream_);
+  if (source == nullptr) return false;
+  gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(probe), loop().now());
+  return gate_ != nullptr;
+}
+
+// Planned before the streams add what waits for a flush that holds no
+// data back (a notice of drops, see data_held()), as a connection's gate
+// is; what they add is control, so the data counted here is what the
+// flush starts from.
+conn::DataAllowance H2StreamOutlet::plan_flush(io::Loop::Clock::time_point now, std::uint64_t sent) {
+  planned_ = gate_ != nullptr && !ended();
+  const conn::DataAllowance allowance = planned_ ? gate_->plan(now, queue()) : conn::DataAllowance{};
+  set_data_held(planned_ && gate_->holding());
+  sent_before_ = sent;
+  data_before_ = queue().data_bytes();
+  return allowance;
+}
+
+void H2StreamOutlet::flushed(io::Loop::Clock::time_point now, conn::FlushStatus status, std::uint64_t sent,
+                             bool held) {
+  if (!std::exchange(planned_, false) || gate_ == nullptr) return;
+  conn::FlushResult result{status};
+  if (status != conn::FlushStatus::error && status != conn::FlushStatus::blocked) {
+    result.status = held ? conn::FlushStatus::held : conn::FlushStatus::drained;
+  }
+  result.bytes = static_cast<std::size_t>(sent - sent_before_);
+  const std::size_t data_after = queue().data_bytes();
+  gate_->flushed(now, result, data_before_ > data_after ? data_before_ - data_after : 0);
 }
 
 }  // namespace sluice::session

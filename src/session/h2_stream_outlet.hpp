@@ -11,11 +11,21 @@
 // TCP subscriber; the connection and its other streams go on. A stream that
 // was to end and cannot (its window stays shut) is reset by the connection
 // at the linger deadline (closing_since()).
+//
+// Under `latest` the outlet may carry a latency gate (bound_unread()), as
+// a whole HTTP/1.1 connection does: before each flush of the connection
+// the gate says how much of the stream's data may start (plan_flush(),
+// which the connection hands the engine), and after it learns what went
+// (flushed()); while it holds data back, it has the stream flushed again
+// when its reader may have read.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include "conn/latency_gate.hpp"
 #include "conn/outlet.hpp"
+#include "conn/peer_backlog.hpp"
 #include "io/loop.hpp"
 
 namespace sluice::session {
@@ -32,6 +42,9 @@ class H2StreamCarrier {
   // The stream may read again what it left buffered (a WebSocket stream
   // whose held message went out).
   virtual void resume_input(std::int32_t stream) = 0;
+  // What the stream's reader has not read of its bytes from now on
+  // (session/h2_stream_backlog.hpp); null when that cannot be told.
+  virtual std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) = 0;
 
  protected:
   ~H2StreamCarrier() = default;
@@ -52,6 +65,18 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
 
   // The engine closed the stream: nothing more is queued or sent.
   void gone();
+
+  bool bound_unread(const conn::LatencyGateSettings& settings, conn::GateChecks& checks,
+                    buf::FrameRef probe) override;
+  // Before a flush of the connection, whose engine has sent `sent` bytes
+  // of this stream so far: what the stream's data may start (everything,
+  // without a gate or once the stream ends). May queue the gate's probe.
+  [[nodiscard]] conn::DataAllowance plan_flush(io::Loop::Clock::time_point now, std::uint64_t sent);
+  // After it: the engine has sent `sent` bytes of the stream in all; the
+  // connection's write ended `status`; `held`: the allowance left data
+  // waiting.
+  void flushed(io::Loop::Clock::time_point now, conn::FlushStatus status, std::uint64_t sent, bool held);
+  [[nodiscard]] bool gated() const { return gate_ != nullptr; }
   // When close_after_flush() was called (meaningful while closing()).
   [[nodiscard]] io::Loop::Clock::time_point closing_since() const { return closing_since_; }
 
@@ -62,6 +87,11 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
   const std::int32_t stream_;
   io::Loop::Clock::time_point closing_since_{};
   bool resume_ = false;  // resume_input() was called: the deferred run resumes
+  std::unique_ptr<conn::LatencyGate> gate_;
+  bool gate_tried_ = false;
+  bool planned_ = false;           // the flush under way was planned by the gate
+  std::uint64_t sent_before_ = 0;  // the stream's bytes sent when the flush was planned
+  std::size_t data_before_ = 0;    // its data bytes queued then
 };
 
 }  // namespace sluice::session

@@ -37,8 +37,8 @@ void LatestWindow::report_unbounded() {
   if (g_unbounded_reported.exchange(true)) return;
   std::fprintf(stderr,
                "sluiced: a latest subscription goes without policy.latest_window_frames (counted in "
-               "latest_unbounded): it is on an HTTP/2 stream, which has no window yet, or on a connection whose "
-               "kernel does not tell what its reader has not read (TCP_INFO with the peer's window, SIOCOUTQ)\n");
+               "latest_unbounded): it is on a connection whose kernel does not tell what its reader has not read "
+               "(TCP_INFO with the peer's window, SIOCOUTQ)\n");
 }
 
 }  // namespace sluice::session

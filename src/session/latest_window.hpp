@@ -2,8 +2,8 @@
 // sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
 // the configured window, the loop's GateChecks, the probe frames (one per
 // protocol, shared by every stream, made on first use), and the report
-// when the kernel cannot estimate a reader's backlog (another OS, a
-// transport with no socket of its own): a counter, and one line on stderr
+// when the kernel cannot estimate a reader's backlog (another OS, lwIP):
+// a counter, and one line on stderr
 // the first time in the process.
 //
 // Under `latest` a frame replaced in sluice's queue costs nothing, but one

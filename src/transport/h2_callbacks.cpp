@@ -64,13 +64,26 @@ ssize_t H2Callbacks::read_data(nghttp2_session*, std::int32_t, std::uint8_t*, st
   H2Session& s = session_of(user_data);
   auto& stream = *static_cast<H2Stream*>(source->ptr);
   if (!s.output_.can_take_data_frame()) return NGHTTP2_ERR_PAUSE;
+  // What the stream's latency gate lets this flush take, worked out at the
+  // flush's first DATA frame of the stream, from the front of its queue.
+  if (stream.budget_flush != s.flushes_) {
+    stream.budget_flush = s.flushes_;
+    stream.held = false;
+    stream.budget = stream.allowance.bytes == SIZE_MAX
+                        ? SIZE_MAX
+                        : peekable(stream.queue, 0, SIZE_MAX, IOV_MAX, stream.allowance);
+  }
+  const std::size_t room =
+      stream.budget == SIZE_MAX ? SIZE_MAX : stream.budget - std::min(stream.budget, stream.in_round);
   struct iovec scratch[IOV_MAX];
-  const Peeked next = peek(stream.queue, stream.in_round, std::min(length, kMaxDataPayload), scratch,
+  const Peeked next = peek(stream.queue, stream.in_round, std::min({length, kMaxDataPayload, room}), scratch,
                            s.output_.payload_iov_room());
   const bool last = stream.ending && peekable(stream.queue, stream.in_round + next.bytes, 1, IOV_MAX) == 0;
   if (next.bytes == 0 && !last) {
-    // Nothing queued: nghttp2 sets the stream aside until wake().
+    // Nothing queued, or nothing the gate lets go: nghttp2 sets the stream
+    // aside until wake(); the other streams go on.
     stream.deferred = true;
+    stream.held = room == 0 && peekable(stream.queue, stream.in_round, 1, IOV_MAX) > 0;
     return NGHTTP2_ERR_DEFERRED;
   }
   *flags |= NGHTTP2_DATA_FLAG_NO_COPY;

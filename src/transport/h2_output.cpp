@@ -158,10 +158,15 @@ void H2Output::settle(std::size_t taken) {
     const std::size_t sent = std::min(taken, piece.length);
     taken -= sent;
     const std::size_t rest = piece.length - sent;
+    produced_ += piece.length;
     if (piece.stream == nullptr) {
       pending_.append(round.frames + piece.at + sent, rest);
       continue;
     }
+    H2Stream& stream = *piece.stream;
+    stream.sent += piece.length;
+    if (stream.budget != SIZE_MAX) stream.budget -= std::min(stream.budget, piece.length);
+    if (stream.marks.watching()) stream.marks.add(produced_, stream.sent);
     conn::OutQueue& queue = piece.stream->queue;
     take(queue, sent);
     if (rest > 0) {

@@ -9,7 +9,8 @@
 //   bytes by reference, no copy: iovecs into the queue's pool blocks.
 //
 // After the write each stream's queue lets go of exactly the bytes the
-// transport took. If the transport took only part of the round (its socket
+// transport took; a stream whose latency gate watches it is told where its
+// bytes lie in the connection's byte stream (H2WireMarks). If the transport took only part of the round (its socket
 // is full), the rest is copied into `pending` and goes out first next time:
 // by then the streams' queues may have changed (a policy dropped or
 // conflated a frame), and a DATA frame's bytes are promised once its
@@ -73,10 +74,16 @@ class H2Output {
   [[nodiscard]] bool write_round(conn::Writer& writer, conn::FlushResult& result);
 
   // Queues bytes made without nghttp2 (a last GOAWAY) to go out next.
-  void append_raw(std::string_view bytes) { pending_.append(bytes); }
+  void append_raw(std::string_view bytes) {
+    pending_.append(bytes);
+    produced_ += bytes.size();
+  }
 
   [[nodiscard]] bool has_pending() const { return pending_at_ < pending_.size(); }
   [[nodiscard]] std::size_t pending_bytes() const { return pending_.size() - pending_at_; }
+  // Bytes the transport has taken since the connection began: where the
+  // next byte written lies in the connection's byte stream.
+  [[nodiscard]] std::uint64_t written() const { return produced_ - pending_bytes(); }
 
  private:
   void settle(std::size_t taken);
@@ -84,6 +91,7 @@ class H2Output {
 
   std::string pending_;  // the rest of a round the transport did not take
   std::size_t pending_at_ = 0;
+  std::uint64_t produced_ = 0;  // bytes of every settled round and raw append
 };
 
 }  // namespace sluice::transport::detail

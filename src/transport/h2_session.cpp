@@ -110,6 +110,7 @@ conn::FlushResult H2Session::flush(conn::Writer& writer) {
   conn::FlushResult result{conn::FlushStatus::drained};
   if (session_ == nullptr && !abandoned_) return {conn::FlushStatus::error, 0, 0, 0, EINVAL};
   flushing_ = true;
+  ++flushes_;
   if (output_.write_pending(writer, result)) {
     while (!abandoned_) {
       output_.begin_round();
@@ -311,6 +312,39 @@ void H2Session::consume(std::int32_t id, std::size_t bytes) {
   bytes = std::min(bytes, stream->unconsumed);
   stream->unconsumed -= bytes;
   nghttp2_session_consume(session_, id, bytes);
+}
+
+void H2Session::allow(std::int32_t id, const conn::DataAllowance& allowance) {
+  H2Stream* stream = find(id);
+  if (stream == nullptr) return;
+  stream->allowance = allowance;
+  stream->held = false;
+  // Set aside for want of data or of allowance: what waits there (a probe,
+  // frames the new allowance lets go) is asked for again in this flush.
+  if (stream->deferred && !stream->queue.empty()) wake(id);
+}
+
+bool H2Session::held(std::int32_t id) const {
+  const H2Stream* stream = find(id);
+  return stream != nullptr && stream->held;
+}
+
+std::uint64_t H2Session::sent(std::int32_t id) const {
+  const H2Stream* stream = find(id);
+  return stream != nullptr ? stream->sent : 0;
+}
+
+bool H2Session::watch(std::int32_t id) {
+  H2Stream* stream = find(id);
+  if (stream == nullptr) return false;
+  if (!stream->marks.watching()) stream->marks.start(stream->sent);
+  return true;
+}
+
+std::optional<conn::Backlog> H2Session::stream_backlog(std::int32_t id, std::uint64_t acked, std::uint64_t consumed) {
+  H2Stream* stream = find(id);
+  if (stream == nullptr || !stream->marks.watching()) return std::nullopt;
+  return stream->marks.backlog(acked, consumed, stream->sent);
 }
 
 void H2Session::shutdown() {

@@ -35,11 +35,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "conn/out_queue.hpp"
+#include "conn/peer_backlog.hpp"
 #include "conn/writer.hpp"
 #include "transport/h2_frame_meter.hpp"
 #include "transport/h2_memory.hpp"
@@ -127,6 +129,27 @@ class H2Session {
   // GOAWAY(NO_ERROR): no new streams; open ones may finish.
   void shutdown();
 
+  // A stream under a latency gate. What `stream`'s queue may start in the
+  // flushes from now on: the rest of a frame under way and control frames,
+  // then whole data frames as `allowance` lets (counted afresh each flush);
+  // a stream whose DATA waited for it is resumed.
+  void allow(std::int32_t stream, const conn::DataAllowance& allowance);
+  // The allowance left `stream`'s bytes waiting in the last flush.
+  [[nodiscard]] bool held(std::int32_t stream) const;
+  // Bytes of `stream`'s queue gone into DATA frames since it opened.
+  [[nodiscard]] std::uint64_t sent(std::int32_t stream) const;
+  // Starts noting where `stream`'s bytes lie in the connection's byte
+  // stream, from its next byte on. False when the stream is unknown.
+  bool watch(std::int32_t stream);
+  // The watched `stream`'s share of the peer's backlog, when the peer's
+  // kernel has acknowledged the connection's bytes up to `acked` and its
+  // application has read them up to `consumed` (offsets into the bytes
+  // written()); nullopt when the stream is not watched or gone.
+  [[nodiscard]] std::optional<conn::Backlog> stream_backlog(std::int32_t stream, std::uint64_t acked,
+                                                            std::uint64_t consumed);
+  // Bytes of the connection the transport has taken so far.
+  [[nodiscard]] std::uint64_t written() const { return output_.written(); }
+
   [[nodiscard]] H2Stats stats() const;
   [[nodiscard]] const H2End& end() const { return end_; }
 
@@ -165,6 +188,7 @@ class H2Session {
   std::vector<std::unique_ptr<detail::H2Stream>> streams_;  // open, or closed and not yet released
   std::vector<std::unique_ptr<detail::H2Stream>> spare_;    // spent, kept for reuse
   bool flushing_ = false;
+  std::uint64_t flushes_ = 0;  // flush() calls so far: a stream's budget is worked out once per flush
   bool terminated_ = false;  // we ended the session: input is no longer read
   bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
   bool out_of_memory_ = false;  // a refusal could not be queued: the session is abandoned

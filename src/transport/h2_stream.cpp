@@ -13,7 +13,12 @@ void H2Stream::reset(std::int32_t stream_id) {
   queue.clear();
   id = stream_id;
   body_bytes = unconsumed = in_round = 0;
-  told = responded = streaming = ending = deferred = refused = tunnel = closed = false;
+  sent = 0;
+  allowance = {};
+  budget = SIZE_MAX;
+  budget_flush = 0;
+  marks = {};
+  told = responded = streaming = ending = deferred = refused = tunnel = closed = held = false;
   bytes_.clear();
   fields_.clear();
   views_.clear();

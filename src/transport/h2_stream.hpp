@@ -1,7 +1,8 @@
 // Owns: H2Stream, one HTTP/2 stream's state on the server: the request's
 // header fields as they arrive (checked against the header limits), the
 // body count, the stream's outgoing queue, and where the queue stands in
-// the DATA frames being written.
+// the DATA frames being written, what its latency gate lets it send, and
+// where its bytes went on the wire (while a gate watches it).
 //
 // A session keeps its spent streams to reuse (up to the concurrent-stream
 // limit), so a connection that opens stream after stream (an HTTP/2
@@ -19,6 +20,7 @@
 
 #include "conn/out_queue.hpp"
 #include "transport/h2_types.hpp"
+#include "transport/h2_wire_marks.hpp"
 
 namespace sluice::transport::detail {
 
@@ -51,6 +53,14 @@ class H2Stream {
   std::size_t body_bytes = 0;  // request body received so far
   std::size_t unconsumed = 0;  // bytes handed to the owner, not yet consumed
   std::size_t in_round = 0;    // bytes of `queue` in the DATA frames of the write under way
+  std::uint64_t sent = 0;      // bytes of `queue` gone into DATA frames since the stream opened
+  // What the stream's latency gate lets its queue start in each flush
+  // (H2Session::allow()); the default holds nothing back.
+  conn::DataAllowance allowance;
+  std::size_t budget = SIZE_MAX;  // bytes of `queue` the flush under way may still take
+  std::uint64_t budget_flush = 0;  // the flush `budget` was worked out for
+  H2WireMarks marks;               // where `sent` bytes lie on the wire, once watched
+  bool held = false;               // the allowance left bytes waiting in the last flush
   bool told = false;           // the owner saw on_request()
   bool responded = false;      // response headers submitted
   bool streaming = false;      // a response body is open: DATA comes from `queue`

@@ -64,15 +64,17 @@ class TakeWriter final : public conn::Writer {
 
 }  // namespace
 
-Peeked peek(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, struct iovec* iov, int max_iov) {
+Peeked peek(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, struct iovec* iov, int max_iov,
+            conn::DataAllowance allowance) {
   PeekWriter writer(skip, max_bytes, iov, max_iov);
-  (void)queue.flush(writer);
+  (void)queue.flush(writer, allowance);
   return writer.result();
 }
 
-std::size_t peekable(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, int max_iov) {
+std::size_t peekable(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, int max_iov,
+                     conn::DataAllowance allowance) {
   struct iovec scratch[IOV_MAX];
-  return peek(queue, skip, max_bytes, scratch, std::min(max_iov, IOV_MAX)).bytes;
+  return peek(queue, skip, max_bytes, scratch, std::min(max_iov, IOV_MAX), allowance).bytes;
 }
 
 std::size_t take(conn::OutQueue& queue, std::size_t bytes) {

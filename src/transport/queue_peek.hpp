@@ -25,14 +25,17 @@ struct Peeked {
 };
 
 // Fills `iov` (at most `max_iov` entries) with the queue's bytes from
-// `skip` bytes in, covering at most `max_bytes`. Never changes the queue
-// (beyond completing empty frames at its front, which hold no bytes).
+// `skip` bytes in, covering at most `max_bytes`, and of the data frames
+// only those `allowance` lets a flush start (counted from the front of the
+// queue). Never changes the queue (beyond completing empty frames at its
+// front, which hold no bytes).
 [[nodiscard]] Peeked peek(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, struct iovec* iov,
-                          int max_iov);
+                          int max_iov, conn::DataAllowance allowance = {});
 
 // The queue's bytes available to peek from `skip` on, counted over at most
 // `max_iov` iovecs (the most one gather can hold).
-[[nodiscard]] std::size_t peekable(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, int max_iov);
+[[nodiscard]] std::size_t peekable(conn::OutQueue& queue, std::size_t skip, std::size_t max_bytes, int max_iov,
+                                   conn::DataAllowance allowance = {});
 
 // Takes the first `bytes` of the queue, as a flush that wrote them would.
 // Returns the bytes taken (fewer only when the queue held fewer).

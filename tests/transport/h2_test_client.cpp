@@ -1,9 +1,11 @@
 #include "h2_test_client.hpp"
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 
@@ -24,6 +26,23 @@ nghttp2_nv nv(std::string_view name, std::string_view value) {
           NGHTTP2_NV_FLAG_NONE};
 }
 
+// A loopback connection whose receive buffer is set before the handshake,
+// so the window it offers is the small buffer's from the start.
+int connect_with_buffer(std::uint16_t port, int receive_buffer) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (io::set_receive_buffer(fd, receive_buffer) != 0 ||
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
 std::string h2_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
@@ -40,7 +59,8 @@ std::string h2_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream
 }
 
 H2TestClient::H2TestClient(std::uint16_t port, const H2ClientOptions& options) : raw_(options.raw) {
-  fd_ = io::connect_tcp({"127.0.0.1", port});
+  fd_ = options.receive_buffer > 0 ? connect_with_buffer(port, options.receive_buffer)
+                                   : io::connect_tcp({"127.0.0.1", port});
   if (fd_ < 0) return;
   (void)io::set_nonblocking(fd_, true);
   nghttp2_session_callbacks* callbacks = nullptr;
@@ -166,6 +186,20 @@ void H2TestClient::write_raw(std::string_view bytes) {
     }
     return;  // the server has gone
   }
+}
+
+bool H2TestClient::read_some(std::size_t max_bytes, std::chrono::milliseconds limit) {
+  if (!flush()) return false;
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(limit.count())) <= 0) return false;
+  std::array<char, 16384> chunk;
+  const ssize_t n = ::recv(fd_, chunk.data(), std::min(max_bytes, chunk.size()), 0);
+  if (n <= 0) {
+    eof_ = n == 0;
+    return false;
+  }
+  nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(chunk.data()), static_cast<std::size_t>(n));
+  return flush();
 }
 
 // Reads and feeds what is there; false once the server closed.

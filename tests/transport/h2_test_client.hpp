@@ -37,6 +37,9 @@ struct H2ClientOptions {
   // sends nor parses, and the server's frames are only scanned for their
   // type (GOAWAY and RST_STREAM codes, HEADERS seen).
   bool raw = false;
+  // SO_RCVBUF set before connecting (a slow reader's small buffer); 0: the
+  // kernel's default.
+  int receive_buffer = 0;
 };
 
 class H2TestClient {
@@ -66,6 +69,10 @@ class H2TestClient {
   // Flushes, reads and feeds nghttp2 until `done()` or the connection ends;
   // false when `limit` passed or the connection ended first without `done()`.
   bool pump(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s);
+  // A slow reader's read: flushes, waits up to `limit` for bytes, reads at
+  // most `max_bytes` in one recv and feeds nghttp2. False when nothing came
+  // or the connection ended.
+  bool read_some(std::size_t max_bytes, std::chrono::milliseconds limit = 2s);
 
   ClientStream& stream(std::int32_t id) { return streams_[id]; }
   [[nodiscard]] bool goaway() const { return goaway_; }

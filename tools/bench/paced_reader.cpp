@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "clock.hpp"
+#include "h2c_stream.hpp"
 #include "http_reply.hpp"
 #include "net.hpp"
 #include "sequence_tracker.hpp"
@@ -116,7 +117,9 @@ bool PacedReader::start() {
     error_ = c.error;
   } else {
     fd_ = dial(options_.server, options_.receive_buffer);
-    const std::string request = "GET " + options_.path + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
+    const std::string request =
+        options_.h2c ? H2cStream::open(options_.path)
+                     : "GET " + options_.path + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
     if (fd_ < 0 || !write_all(fd_, request)) error_ = "cannot connect";
   }
   if (!error_.empty()) return false;
@@ -160,7 +163,8 @@ void PacedReader::run(std::string first) {
   const bool is_ws = options_.proto == Proto::ws;
   std::string pending = std::move(first);  // bytes not scanned yet; SSE: the head until it is whole
   bool take_first = !pending.empty();
-  bool head_done = is_ws;
+  bool head_done = is_ws || options_.h2c;  // h2c: H2cStream checks the status
+  H2cStream h2c;
   char buffer[2048];
   while (!stop_.load(std::memory_order_relaxed) && !closed_by_server_) {
     const ssize_t n = take_first ? 0 : ::recv(fd_, buffer, sizeof buffer, 0);
@@ -172,7 +176,15 @@ void PacedReader::run(std::string first) {
       break;
     }
     take_first = false;
-    pending.append(buffer, static_cast<std::size_t>(n));
+    if (options_.h2c) {
+      if (!h2c.feed(std::string_view(buffer, static_cast<std::size_t>(n)), pending, handler.replies())) {
+        error_ = h2c.error();
+        break;
+      }
+      closed_by_server_ = h2c.ended();
+    } else {
+      pending.append(buffer, static_cast<std::size_t>(n));
+    }
     if (!head_done && !read_head(pending, head_done)) break;
     if (!head_done) continue;
     handler.set_now(now);

@@ -1,0 +1,29 @@
+#include "session/h2_stream_backlog.hpp"
+
+namespace sluice::session {
+
+std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_point now) {
+  const std::uint64_t written = h2_.written();
+  // Streams planned for the same flush share one look.
+  if (now == last_at_ && written == last_written_) return last_;
+  last_at_ = now;
+  last_written_ = written;
+  const std::optional<conn::Backlog> backlog = peer_.sample(now);
+  if (!backlog) {
+    last_.reset();
+    return last_;
+  }
+  Offsets offsets;
+  offsets.acked = written > backlog->in_flight ? written - backlog->in_flight : 0;
+  offsets.consumed = offsets.acked > backlog->unread ? offsets.acked - backlog->unread : 0;
+  last_ = offsets;
+  return last_;
+}
+
+std::optional<conn::Backlog> H2StreamBacklog::sample(Clock::time_point now) {
+  const std::optional<H2SocketBacklog::Offsets> offsets = socket_.sample(now);
+  if (!offsets) return std::nullopt;
+  return h2_.stream_backlog(stream_, offsets->acked, offsets->consumed);
+}
+
+}  // namespace sluice::session

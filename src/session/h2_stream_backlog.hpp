@@ -1,0 +1,71 @@
+// Owns: what an HTTP/2 stream's latency gate (conn/latency_gate.hpp) knows
+// of its reader: H2SocketBacklog, the connection's reader's backlog as
+// offsets into the connection's byte stream, and H2StreamBacklog, one
+// stream's share of it.
+//
+// Every stream of a connection reaches its reader through the same kernel
+// queues: bytes the engine holds after a short write, the socket's unsent
+// and unacknowledged bytes (SIOCOUTQ), and bytes the reader's kernel
+// acknowledged and its client has not read (its window, TCP_INFO). From
+// those, H2SocketBacklog says up to where in the connection's bytes the
+// reader's kernel has acknowledged (`acked`) and its client has read
+// (`consumed`), at most one look at the kernel per tick and write however
+// many streams ask. The engine notes where each watched stream's bytes lie
+// in the connection's bytes (transport/h2_wire_marks.hpp), so a stream's
+// backlog is its bytes past those offsets: a slow reader's gated stream
+// holds its own frames, while its other streams, gated or not, go on.
+//
+// What the kernel cannot show is the client's own buffering after it read
+// the socket: an HTTP/2 client that reads eagerly keeps up to the
+// stream's flow-control window, which it chooses, in its own memory.
+// Over TLS the kernel counts records, not the plaintext the offsets count:
+// a record's few bytes of framing look unread, never the other way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "conn/peer_backlog.hpp"
+#include "transport/h2_session.hpp"
+
+namespace sluice::session {
+
+class H2SocketBacklog {
+ public:
+  using Clock = conn::PeerBacklog::Clock;
+  struct Offsets {
+    std::uint64_t acked = 0;     // the reader's kernel acknowledged the bytes before this
+    std::uint64_t consumed = 0;  // the reader's client read the bytes before this
+  };
+
+  // Reads socket `fd`, which it does not own, about `h2`'s bytes.
+  H2SocketBacklog(int fd, const transport::H2Session& h2) : peer_(fd), h2_(h2) {}
+
+  // nullopt when the kernel does not tell (see conn::PeerBacklog).
+  [[nodiscard]] std::optional<Offsets> sample(Clock::time_point now);
+
+ private:
+  conn::PeerBacklog peer_;
+  const transport::H2Session& h2_;
+  Clock::time_point last_at_{};
+  std::uint64_t last_written_ = UINT64_MAX;
+  std::optional<Offsets> last_;
+};
+
+class H2StreamBacklog final : public conn::BacklogSource {
+ public:
+  // `stream` must be watched (H2Session::watch()); `socket` and `h2`
+  // outlive this.
+  H2StreamBacklog(H2SocketBacklog& socket, transport::H2Session& h2, std::int32_t stream)
+      : socket_(socket), h2_(h2), stream_(stream) {}
+
+  [[nodiscard]] std::optional<conn::Backlog> sample(Clock::time_point now) override;
+  [[nodiscard]] bool shares_segments() const override { return true; }
+
+ private:
+  H2SocketBacklog& socket_;
+  transport::H2Session& h2_;
+  const std::int32_t stream_;
+};
+
+}  // namespace sluice::session

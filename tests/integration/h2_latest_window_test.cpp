@@ -1,0 +1,143 @@
+// policy.latest_window_frames over HTTP/2, through real sockets, a real
+// server and nghttp2's client: a `latest` reader with a 4 KiB receive
+// buffer reads its connection five times slower than frames are published
+// on one of its two streams. Every frame it reads is at most about two of
+// its reads behind the newest published, the frames `latest` replaced are
+// told in notices, exactly, and its other stream is not held behind the
+// first. With the window off, what the stream's flow-control window lets
+// into the kernel is read first, further behind with every read.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "h2_test_client.hpp"
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+using transport::test::H2ClientOptions;
+using transport::test::H2TestClient;
+
+constexpr std::size_t kBody = 1000;
+
+server::Config latest_config(std::int64_t window_frames) {
+  server::Config config;
+  config.threads = 1;  // a publish is answered after its event was handed to the subscriber
+  config.policy.fallback = Policy::latest;
+  config.policy.latest_window_frames = window_frames;
+  return config;
+}
+
+std::string body(int n) {
+  char head[16];
+  std::snprintf(head, sizeof head, "%06d", n);
+  return std::string(head) + std::string(kBody - 6, 'p');
+}
+
+// One SSE stream's events as read so far: the frames' numbers in order and
+// the loss it was told of.
+struct Read {
+  std::vector<int> numbers;
+  std::uint64_t reported_lost = 0;
+};
+
+Read parse(const std::string& stream_body) {
+  Read got;
+  std::size_t at = 0;
+  for (std::size_t end; (end = stream_body.find("\n\n", at)) != std::string::npos; at = end + 2) {
+    const std::string event = stream_body.substr(at, end - at);
+    const std::size_t data = event.find("data: ");
+    if (data == std::string::npos) continue;  // the window's probes, the stream's preamble
+    if (event.find("event: sluice-dropped") != std::string::npos) {
+      const std::size_t field = event.find("\"dropped\":");
+      if (field != std::string::npos) got.reported_lost += std::strtoull(event.c_str() + field + 10, nullptr, 10);
+    } else {
+      got.numbers.push_back(std::atoi(event.c_str() + data + 6));
+    }
+  }
+  return got;
+}
+
+// The reader's two streams on one connection, open.
+struct Streams {
+  std::int32_t feed = 0;
+  std::int32_t other = 0;
+};
+
+Streams open_streams(H2TestClient& reader) {
+  Streams streams{reader.request("GET", "/sse/feed"), reader.request("GET", "/sse/other")};
+  EXPECT_TRUE(reader.pump([&] {
+    return reader.stream(streams.feed).body.find("retry:") != std::string::npos &&
+           reader.stream(streams.other).body.find("retry:") != std::string::npos;
+  }));
+  return streams;
+}
+
+// A reader five times slower than its publisher: each round publishes
+// kPerRead frames, then the reader reads its socket 2 KiB at a time until
+// one more frame of the feed is whole. Returns how far behind the newest
+// published each frame read was, at worst.
+constexpr int kPerRead = 5;
+constexpr int kRounds = 30;
+
+int slow_rounds(RunningServer& server, H2TestClient& reader, const Streams& streams) {
+  TestClient publisher(server.port());
+  int newest = 0;
+  int worst = 0;
+  std::size_t seen = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < kPerRead; ++i) EXPECT_EQ(publish(publisher, "/pub/feed", body(++newest)), 200);
+    Read got;
+    while ((got = parse(reader.stream(streams.feed).body)).numbers.size() == seen) {
+      if (!reader.read_some(2048)) {
+        ADD_FAILURE() << "no frame in round " << round;
+        return worst;
+      }
+    }
+    for (; seen < got.numbers.size(); ++seen) worst = std::max(worst, newest - got.numbers[seen]);
+  }
+  return worst;
+}
+
+// Two read intervals: the frame the window let in while the reader did not
+// read, and those published since. (Without the window: 90 and more.)
+constexpr int kMostBehind = 2 * kPerRead;
+
+TEST(H2LatestWindow, ASlowReaderReadsFramesAtMostTwoOfItsReadsOldAndItsOtherStreamGoesOn) {
+  RunningServer server(latest_config(1));
+  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
+  ASSERT_TRUE(reader.ok());
+  const Streams streams = open_streams(reader);
+  EXPECT_LE(slow_rounds(server, reader, streams), kMostBehind);
+  // The other stream's one event, published behind the feed's held frames.
+  TestClient publisher(server.port());
+  EXPECT_EQ(publish(publisher, "/pub/other", body(1)), 200);
+  Read got;
+  ASSERT_TRUE(reader.pump([&] {
+    got = parse(reader.stream(streams.feed).body);
+    return !got.numbers.empty() && got.numbers.back() == kRounds * kPerRead &&
+           got.numbers.size() + got.reported_lost == static_cast<std::size_t>(kRounds * kPerRead) &&
+           !parse(reader.stream(streams.other).body).numbers.empty();
+  })) << "read " << got.numbers.size() << ", told " << got.reported_lost;
+  EXPECT_TRUE(std::is_sorted(got.numbers.begin(), got.numbers.end()));
+  EXPECT_EQ(parse(reader.stream(streams.other).body).numbers, std::vector<int>{1});
+  EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
+  EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
+TEST(H2LatestWindow, WithTheWindowOffTheKernelHoldsWhatTheStreamWindowLetsIn) {
+  server::Config config = latest_config(0);
+  config.tcp_notsent_lowat = 64 * 1024;
+  RunningServer server(config);
+  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
+  ASSERT_TRUE(reader.ok());
+  EXPECT_GT(slow_rounds(server, reader, open_streams(reader)), kMostBehind);
+}
+
+}  // namespace
+}  // namespace sluice::test
