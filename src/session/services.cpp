@@ -25,6 +25,7 @@ void LoopServices::reconfigure(const server::Config& next) {
   const std::int64_t beat = config_.heartbeat_ms;
   config_ = next;
   derive_limits();
+  latest_window_.set_window(config_.policy.latest_window_frames);
   if (config_.heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_.heartbeat_ms));
 }
 
