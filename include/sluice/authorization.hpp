@@ -58,25 +58,32 @@ class AuthWaitRoom;  // where a connection can wait for one
 }  // namespace detail
 
 // The handle through which an authorizer gives its decision later
-// (AuthRequest::answer_later()). Copies share one question. Every call
-// happens on the thread of the connection's loop, the thread the
-// authorizer was called on: a decision from another thread is not taken.
+// (AuthRequest::answer_later()). Copies share one question. The decision
+// may be given on any thread: on the connection's loop (the thread the
+// authorizer was called on) it is taken at once; on another (say, the
+// authorizer's own thread, waiting for another server) it is handed to the
+// loop through its inbox and taken there on the loop's next turn.
 class AuthReply {
  public:
   AuthReply() = default;
   explicit AuthReply(std::shared_ptr<detail::PendingAuth> question) : question_(std::move(question)) {}
 
-  // Gives the decision. Taken once: a second call, a call after the
-  // question was withdrawn, or a call from another thread does nothing and
-  // returns false. It reaches the client on a later turn of the loop,
+  // Gives the decision. Taken once: a second call, or a call after the
+  // question was withdrawn, does nothing and returns false. From another
+  // thread, true means handed to the loop: a question withdrawn before the
+  // loop takes it (the client left, the wait bound passed) still drops it,
+  // as it would have been dropped a moment later; false also once the
+  // server is gone. It reaches the client on a later turn of the loop,
   // never inside this call.
   bool operator()(const AuthDecision& decision) const;
   // The question no longer waits: the connection closed, or no decision
   // came within auth.callback_timeout_ms and the client was answered 503.
+  // Any thread.
   [[nodiscard]] bool withdrawn() const;
   // `fn` runs, on the loop's thread, when the question is withdrawn before
   // a decision is given: the place to stop what was started for it (a
-  // socket, a timer). A later call replaces it.
+  // socket, a timer). A later call replaces it. Called on the loop's
+  // thread only (on another it does nothing).
   void on_withdrawn(std::function<void()> fn) const;
   // A handle to a question; an empty one (default, or where the
   // connection cannot wait) takes nothing.

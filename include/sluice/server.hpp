@@ -163,8 +163,8 @@ class Server {
   // decision that needs time (a key server, a database, the application's
   // backend) is given later: `fn` takes a handle with
   // request.answer_later(), returns AuthDecision::later(), and gives the
-  // decision through the handle on the same loop's thread
-  // (authorization.hpp). Meanwhile the connection waits and its loop serves
+  // decision through the handle, on the loop's thread or any other (one
+  // given elsewhere is handed to the loop, authorization.hpp). Meanwhile the connection waits and its loop serves
   // every other one: an HTTP request is left unanswered and nothing behind
   // it is read; a WebSocket message (a /ws subscribe or publish, a topic
   // stream's first message) is kept, its ack and the requests behind it

@@ -67,6 +67,12 @@ std::int64_t RateTable::take(std::uint64_t key, const RateRule& rule, Clock::tim
 RateLimiter::RateLimiter(const RateConfig& config, SipKey key)
     : config_(config), key_(key), table_(config.table_entries) {}
 
+void RateLimiter::set_rules(const RateConfig& config) noexcept {
+  const std::size_t entries = config_.table_entries;
+  config_ = config;
+  config_.table_entries = entries;
+}
+
 std::uint64_t RateLimiter::key_for(RateKind kind, RateScope scope, std::string_view bytes) const noexcept {
   // Each (kind, scope) hashes under its own key, so an address and a
   // subject with the same bytes never share a bucket.

@@ -107,6 +107,13 @@ class RateLimiter {
 
   [[nodiscard]] const RateTable& table() const { return table_; }
 
+  // New rates and bursts for every check from now on (a reload). The
+  // buckets are kept: each is one time, judged by the rule in force when
+  // it is next taken from, so a lowered rate binds a client's next request
+  // and a raised one lets it in at once. `table_entries` is not changed
+  // (the table is sized once).
+  void set_rules(const RateConfig& config) noexcept;
+
  private:
   [[nodiscard]] std::uint64_t key_for(RateKind kind, RateScope scope, std::string_view bytes) const noexcept;
 

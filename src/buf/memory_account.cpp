@@ -6,7 +6,7 @@ namespace sluice::buf {
 // under the cap, and a refused charge is taken back at once.
 bool MemoryCap::take(std::size_t bytes) {
   const std::size_t before = charged_.fetch_add(bytes, std::memory_order_relaxed);
-  if (before + bytes <= limit_) return true;
+  if (before + bytes <= limit_.load(std::memory_order_relaxed)) return true;
   charged_.fetch_sub(bytes, std::memory_order_relaxed);
   refused_server_.fetch_add(1, std::memory_order_relaxed);
   return false;

@@ -34,7 +34,12 @@ class MemoryCap {
   MemoryCap(const MemoryCap&) = delete;
   MemoryCap& operator=(const MemoryCap&) = delete;
 
-  [[nodiscard]] std::size_t limit() const { return limit_; }
+  [[nodiscard]] std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  // Any thread (a reload). Binds the next charge. Nothing charged is taken
+  // back: with more charged than a lowered limit, every growth is refused
+  // until connections give back enough (they finish a request or message,
+  // or close).
+  void set_limit(std::size_t limit) { limit_.store(limit, std::memory_order_relaxed); }
   // Bytes charged now, by every connection.
   [[nodiscard]] std::size_t charged() const { return charged_.load(std::memory_order_relaxed); }
   // Charges refused since start, by which limit refused them.
@@ -46,7 +51,7 @@ class MemoryCap {
   [[nodiscard]] bool take(std::size_t bytes);
   void give_back(std::size_t bytes) { charged_.fetch_sub(bytes, std::memory_order_relaxed); }
 
-  const std::size_t limit_;
+  std::atomic<std::size_t> limit_;
   std::atomic<std::size_t> charged_{0};
   // Word-sized, so the counts stay lock-free where 64-bit atomics need a
   // library (a 32-bit microcontroller); they wrap there after 2^32.

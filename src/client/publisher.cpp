@@ -53,6 +53,15 @@ bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::str
   return reader.finish() && named;
 }
 
+// A header value ends at CR or LF: a token carrying one would add headers
+// of its own choosing to the request.
+bool fits_a_header(std::string_view token) {
+  for (const char c : token) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
 std::string first_line(std::string_view body) {
   const std::string_view line = body.substr(0, body.find('\n'));
   return std::string(line.substr(0, 200));
@@ -117,11 +126,17 @@ PublishResult Publisher::publish_to(std::string_view target, std::string_view da
 PublishResult Publisher::Impl::exchange(std::string_view target, std::string_view data, bool& nothing_back) {
   PublishResult result;
   nothing_back = false;
+  const std::string token = options.token ? options.token() : std::string();
+  if (!fits_a_header(token)) {
+    result.error = {.kind = ErrorKind::bad_url, .message = "the token holds a control character; not sent"};
+    return result;
+  }
   if (!link.is_open()) {
     result.error = link.connect(url, options.timeout, 0, &tls);
     if (result.error.kind != ErrorKind::none) return result;
   }
   request.assign("POST ").append(target).append(" HTTP/1.1\r\nHost: ").append(url.authority());
+  if (!token.empty()) request.append("\r\nAuthorization: Bearer ").append(token);
   request.append("\r\nContent-Type: application/octet-stream\r\nContent-Length: ").append(std::to_string(data.size()));
   request.append("\r\n\r\n").append(data);
   detail::ResponseHead head;

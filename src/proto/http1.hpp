@@ -69,6 +69,11 @@ struct Request {
 
 enum class ParseStatus : std::uint8_t { need_more, complete, error };
 
+// The reason of a 413 for a body over Limits::max_body (Content-Length or
+// chunked), the same pointer each time, so that a caller can tell it from
+// the other 413s and name the limit in its answer.
+inline constexpr char kBodyOverMaxBody[] = "request body over http.max_body";
+
 struct ParseResult {
   ParseStatus status;
   // On complete: how many leading bytes of `input` the request used (any
@@ -113,6 +118,8 @@ class RequestParser {
   // Allocates only to grow the chunked-body buffer past its largest size so
   // far (its capacity is kept across reset() up to buf::kRestingCapacity).
   [[nodiscard]] ParseResult parse(std::string_view input);
+  // The limits this parser applies.
+  [[nodiscard]] const Limits& limits() const { return limits_; }
 
   // The request, after parse() returned complete. Its views point into the
   // `input` of the last parse() call, except a chunked body, which points

@@ -76,7 +76,7 @@ Framing body_framing(const Survey& s, int version_minor, const Limits& limits) {
   if (s.transfer_encodings > 0) return chunked_framing(s, version_minor);
   Framing framing;
   if (!s.has_content_length) return framing;
-  if (s.content_length > limits.max_body) return reject(413, "Content-Length over max_body");
+  if (s.content_length > limits.max_body) return reject(413, kBodyOverMaxBody);
   framing.content_length = static_cast<std::size_t>(s.content_length);  // at most max_body
   return framing;
 }

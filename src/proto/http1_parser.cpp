@@ -187,7 +187,7 @@ RequestParser::Flow RequestParser::on_chunk_size(std::string_view in) {
     return fail(400, "malformed chunk-size line");
   }
   if (size > limits_.max_body - chunked_body_.size())
-    return fail(413, "chunked body over max_body");
+    return fail(413, kBodyOverMaxBody);
   cur_.chunk_left = static_cast<std::size_t>(size);  // at most max_body
   return finish_line(scan.length, size == 0 ? State::trailer_line : State::chunk_data);
 }

@@ -34,6 +34,11 @@ bool AddressLimit::enter(const Key& key) {
   return true;
 }
 
+void AddressLimit::set_max(std::int64_t max_per_address) {
+  const std::lock_guard lock(mutex_);
+  max_ = max_per_address;
+}
+
 void AddressLimit::leave(const Key& key) {
   const std::lock_guard lock(mutex_);
   const auto it = open_.find(key);

@@ -29,6 +29,10 @@ class AddressLimit {
   [[nodiscard]] bool enter(const Key& key);
   // Any thread. A connection counted by enter() closed.
   void leave(const Key& key);
+  // Any thread (a reload). Binds the next enter(): an address already over
+  // a lowered maximum keeps its connections and is refused new ones until
+  // enough of them have closed.
+  void set_max(std::int64_t max_per_address);
 
  private:
   struct KeyHash {
@@ -37,8 +41,8 @@ class AddressLimit {
     }
   };
 
-  const std::int64_t max_;
   std::mutex mutex_;
+  std::int64_t max_;  // guarded by mutex_
   std::unordered_map<Key, std::int64_t, KeyHash> open_;
 };
 

@@ -29,11 +29,35 @@ using W = WsConfig;
 using P = PolicyConfig;
 using O = OpsConfig;
 using H2 = H2Config;
+using R = AuthRateConfig;
+
+template <auto Field>
+constexpr LiveSetting live_rate(std::string_view key) {
+  return live<&C::auth, &AuthConfig::rate, Field>(key);
+}
 
 // Where each is read: per request or connection through the loop's copy of
 // the config (LoopServices), or by the loop's timers, which a reload
-// re-arms (the sweep, the SSE heartbeat), or by the logger.
+// re-arms (the sweep, the SSE heartbeat), or by the logger; the limits
+// every loop shares (the per-address count, the server's memory cap, the
+// authorizer's rates) are set in place by apply_live_settings.
 constexpr LiveSetting kLiveSettings[] = {
+    live<&C::max_connections>("max_connections"),
+    live<&C::per_ip_connections>("limits.per_ip_connections"),
+    live<&C::server_memory_bytes>("limits.server_bytes"),
+    live<&C::policy, &P::latest_window_frames>("policy.latest_window_frames"),
+    live_rate<&R::connect_per_ip>("auth.rate.connect_per_ip"),
+    live_rate<&R::connect_per_ip_burst>("auth.rate.connect_per_ip_burst"),
+    live_rate<&R::connect_per_identity>("auth.rate.connect_per_identity"),
+    live_rate<&R::connect_per_identity_burst>("auth.rate.connect_per_identity_burst"),
+    live_rate<&R::subscribe_per_ip>("auth.rate.subscribe_per_ip"),
+    live_rate<&R::subscribe_per_ip_burst>("auth.rate.subscribe_per_ip_burst"),
+    live_rate<&R::subscribe_per_identity>("auth.rate.subscribe_per_identity"),
+    live_rate<&R::subscribe_per_identity_burst>("auth.rate.subscribe_per_identity_burst"),
+    live_rate<&R::publish_per_ip>("auth.rate.publish_per_ip"),
+    live_rate<&R::publish_per_ip_burst>("auth.rate.publish_per_ip_burst"),
+    live_rate<&R::publish_per_identity>("auth.rate.publish_per_identity"),
+    live_rate<&R::publish_per_identity_burst>("auth.rate.publish_per_identity_burst"),
     live<&C::http, &H::max_request_line>("http.max_request_line"),
     live<&C::http, &H::max_header_bytes>("http.max_header_bytes"),
     live<&C::http, &H::max_headers>("http.max_headers"),

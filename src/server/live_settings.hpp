@@ -1,10 +1,12 @@
 // Owns: which settings a reload applies to a running server. A live
 // setting bounds work the server starts after the reload (a request's
-// size, a new connection's budgets, a new subscription's policy, a log
-// line) or a period a loop can re-arm, so taking its new value needs no
-// memory moved and no listener rebuilt. Every other key (listen, threads,
-// the pool, the topic book's limits, the broker, the authorizer's keys and
-// rates, TLS's file names) shapes what was built at start and waits for a
+// size, a new connection's budgets, a new subscription's policy, whether
+// the next connection or the next buffer growth fits under a shared limit,
+// the next rate check, a log line) or a period a loop can re-arm, so
+// taking its new value needs no memory moved, no connection dropped and no
+// listener rebuilt. Every other key (listen, threads, the pool, the topic
+// book's limits, the broker, the authorizer's keys and its rate table's
+// size, TLS's file names) shapes what was built at start and waits for a
 // restart; a reload names it and leaves it as it is.
 //
 // One table says both which keys are live and which field each copies, so
@@ -12,6 +14,7 @@
 // cannot drift apart.
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +40,15 @@ namespace sluice::server {
 // line) is bound by the new values; what is under way keeps those it
 // started with. Any thread; a reload step may call it, and that reload is
 // then reported to Server::on_reloaded once every loop has taken them.
+// The limits shared by every loop (max_connections as metrics show it,
+// limits.per_ip_connections, limits.server_bytes) are set at once, from the
+// calling thread.
 void apply_live_settings(Server& server, const Config& read);
+
+// Something built at start outside the loops that takes live settings too
+// (the token authorizer's rates): `fn` is called with each reload's new
+// settings, on the thread that applies them, before the loops take theirs.
+// Before run().
+void on_live_settings(Server& server, std::function<void(const Config&)> fn);
 
 }  // namespace sluice::server

@@ -15,7 +15,7 @@ metrics::ServerGauges OpsView::gauges() const {
   return {.version = kVersion,
           .topics = book_.topic_count(),
           .topics_limit = config_.hub.max_topics,
-          .connections_limit = static_cast<std::uint64_t>(config_.max_connections),
+          .connections_limit = static_cast<std::uint64_t>(connections_limit_.load(std::memory_order_relaxed)),
           .pool_blocks = pool.block_count,
           .pool_block_size = pool.block_size,
           .pool_reserve = pool.reserve,

@@ -4,6 +4,8 @@
 // every loop's cells with relaxed loads and no loop ever waits for it.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "buf/memory_account.hpp"
@@ -29,6 +31,8 @@ class OpsView final : public session::OpsPages {
   void set_admin(session::AdminDesk* desk) { admin_ = desk; }
   // What the server knows outside its loops, now.
   [[nodiscard]] metrics::ServerGauges gauges() const;
+  // Any thread (a reload): max_connections as the loops now apply it.
+  void set_connections_limit(std::int64_t limit) { connections_limit_.store(limit, std::memory_order_relaxed); }
 
  private:
   const Config& config_;
@@ -38,6 +42,7 @@ class OpsView final : public session::OpsPages {
   const log::Logger& logger_;
   const buf::MemoryCap& memory_;  // what connections hold outside the pool
   session::AdminDesk* admin_ = nullptr;
+  std::atomic<std::int64_t> connections_limit_{config_.max_connections};
 };
 
 }  // namespace sluice::server

@@ -66,12 +66,20 @@ void apply_live_settings(Server& server, const Config& read) {
   const auto next = std::make_shared<const Config>(with_live_settings(s.config, read));
   s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
   s.logger.set_access(next->ops.log_access != 0);
+  s.ops.set_connections_limit(next->max_connections);
+  s.address_limit.set_max(next->per_ip_connections);
+  s.memory_cap.set_limit(static_cast<std::size_t>(next->server_memory_bytes));
+  for (const auto& fn : s.live_setting_hooks) fn(*next);
   s.loops_taking.fetch_add(s.workers.size(), std::memory_order_acq_rel);
   for (const auto& worker : s.workers) {
     worker->reconfigure(next, [&s] {
       if (s.loops_taking.fetch_sub(1, std::memory_order_acq_rel) == 1) s.settings_taken.fire();
     });
   }
+}
+
+void on_live_settings(Server& server, std::function<void(const Config&)> fn) {
+  impl_of(server).live_setting_hooks.push_back(std::move(fn));
 }
 
 std::vector<std::string> Server::reload() { return reload_now(*impl_); }

@@ -82,6 +82,12 @@ class TokenAuthorizer {
                  identity != nullptr ? identity->subject : std::string_view());
   }
 
+  // A reload's rates, for the next check (the table's size stays).
+  void set_rates(const AuthRateConfig& rates) {
+    const std::lock_guard lock(mutex_);
+    limiter_.set_rules(rate_config(rates));
+  }
+
  private:
   // Every request: its token (if any) is verified and what it grants kept
   // in the connection's data, replacing what an earlier request on the
@@ -193,7 +199,7 @@ std::optional<std::string> patterns(const std::vector<std::string>& list, std::s
 
 }  // namespace
 
-std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out) {
+std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out, RateRetune* retune) {
   const AuthConfig& a = config.auth;
   auth::KeyRing keys;
   const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
@@ -221,6 +227,7 @@ std::optional<std::string> make_token_authorizer(const Config& config, Authorize
   auto authorizer =
       std::make_shared<TokenAuthorizer>(a, auth::JwtVerifier(std::move(keys), std::move(rules)), std::move(anonymous));
   out = [authorizer](const AuthRequest& request) { return (*authorizer)(request); };
+  if (retune != nullptr) *retune = [authorizer](const AuthRateConfig& rates) { authorizer->set_rates(rates); };
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 // rate limits. Nothing here runs per event.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,9 +17,15 @@
 
 namespace sluice::server {
 
-// Builds the authorizer `config.auth` describes. Returns one line naming
+// Gives the installed authorizer new rate limits (auth.rate.*, but for
+// the table's size), from any thread; its next check uses them.
+using RateRetune = std::function<void(const AuthRateConfig&)>;
+
+// Builds the authorizer `config.auth` describes, and in `retune` (when
+// given) the way to change its rates on a reload. Returns one line naming
 // the config key at fault (a short secret, an unreadable key file, a bad
 // pattern), or nullopt.
-[[nodiscard]] std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out);
+[[nodiscard]] std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out,
+                                                               RateRetune* retune = nullptr);
 
 }  // namespace sluice::server

@@ -218,6 +218,7 @@ void Worker::drain_inboxes() {
   hub::TopicRecord* record = nullptr;
   while (topic_inbox_.try_pop(record)) hub_.drain(record);
   if (topics_overflowed_.exchange(false, std::memory_order_acq_rel)) hub_.drain_pending();
+  services_.decision_mailbox()->drain();
   Command command;
   while (command_inbox_.try_pop(command)) {
     if (command.listing != 0) {

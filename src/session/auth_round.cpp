@@ -63,7 +63,9 @@ AuthOutcome AuthRound::settle(AuthOutcome outcome) {
 
 server::AuthReply AuthRound::defer() {
   server::detail::DecisionSink& sink = *this;
-  if (question_ == nullptr) question_ = std::make_shared<server::detail::PendingAuth>(sink);
+  if (question_ == nullptr) {
+    question_ = std::make_shared<server::detail::PendingAuth>(sink, services_.decision_mailbox());
+  }
   return server::AuthReply(question_);
 }
 

@@ -2,6 +2,7 @@
 
 #include "session/flush_metrics.hpp"
 #include "session/services.hpp"
+#include "session/shared_routes.hpp"
 #include "session/session.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
@@ -159,6 +160,11 @@ void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
   body_bytes_ -= exchange->body.size();
   // Reused once the engine call under way has returned.
   exchanges_.retire(*exchange);
+}
+
+void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) {
+  ReplyText text;
+  reply(stream, body_over_max_body(max_body, text));
 }
 
 void H2Connection::stream_output(std::int32_t stream) {

@@ -101,7 +101,12 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
       if (input.size() >= services_.connection_limits().receive_budget) fail(413);
       return false;
     case ParseStatus::error:
-      fail(result.http_status, named_key(result.reason));
+      if (result.reason == proto::http1::kBodyOverMaxBody) {
+        ReplyText text;
+        respond(body_over_max_body(parser_.limits().max_body, text));
+      } else {
+        fail(result.http_status, named_key(result.reason));
+      }
       parser_.reset();  // the connection closes: its body buffer goes back now
       log_access({}, {}, {}, 0);
       return false;

@@ -13,6 +13,10 @@ std::atomic<bool> g_unbounded_reported{false};
 
 LatestWindow::LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters)
     : pool_(pool), counters_(counters), checks_(loop) {
+  set_window(window_frames);
+}
+
+void LatestWindow::set_window(std::int64_t window_frames) {
   settings_.window_frames = window_frames > 0 ? static_cast<std::size_t>(window_frames) : 0;
 }
 

@@ -33,6 +33,9 @@ class LatestWindow {
   LatestWindow& operator=(const LatestWindow&) = delete;
 
   [[nodiscard]] bool enabled() const { return settings_.window_frames > 0; }
+  // On the loop's thread (a reload): the window the next bound() gives. A
+  // stream already bound keeps the window it was given.
+  void set_window(std::int64_t window_frames);
   // Bounds `outlet` (once per outlet; later calls change nothing). When it
   // cannot be, the stream delivers as it would without the bound, and that
   // is counted (latest_unbounded) and said once.

@@ -21,8 +21,8 @@ struct Response {
 // The whole reply to a connection past max_connections, sent at once
 // before it is closed: it fits any fresh socket buffer.
 inline constexpr std::string_view kTooManyConnections =
-    "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 20\r\nConnection: close\r\n"
-    "Retry-After: 1\r\n\r\ntoo many connections";
+    "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 38\r\nConnection: close\r\n"
+    "Retry-After: 1\r\n\r\ntoo many connections (max_connections)";
 // The same past limits.per_ip_connections from one address.
 inline constexpr std::string_view kTooManyFromAddress =
     "HTTP/1.1 503 Service Unavailable\r\nServer: sluice\r\nContent-Length: 66\r\nConnection: close\r\n"

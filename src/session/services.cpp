@@ -3,6 +3,7 @@
 #include "io/socket.hpp"
 #include "session/config_limits.hpp"
 #include "session/host_check.hpp"
+#include "session/pending_auth.hpp"
 
 namespace sluice::session {
 
@@ -10,6 +11,7 @@ LoopServices::LoopServices(const LoopParts& parts)
     : parts_(parts),
       config_(parts.config),
       auth_gate_(parts.hooks.authorize, parts.counters, parts.index),
+      decision_mailbox_(std::make_shared<server::detail::DecisionMailbox>([&loop = parts.loop] { loop.wake(); })),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(config_.heartbeat_ms)),
       answers_(config_.hub.max_topic_name),
       latest_window_(config_.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
@@ -21,10 +23,15 @@ LoopServices::LoopServices(const LoopParts& parts)
   derive_limits();
 }
 
+// A decision given later for a connection of this loop is refused from now
+// on: nothing would take it.
+LoopServices::~LoopServices() { decision_mailbox_->close(); }
+
 void LoopServices::reconfigure(const server::Config& next) {
   const std::int64_t beat = config_.heartbeat_ms;
   config_ = next;
   derive_limits();
+  latest_window_.set_window(config_.policy.latest_window_frames);
   if (config_.heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_.heartbeat_ms));
 }
 

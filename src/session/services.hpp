@@ -30,6 +30,7 @@
 #include "session/hub_answers.hpp"
 #include "session/latest_window.hpp"
 #include "session/ops_pages.hpp"
+#include "session/pending_auth.hpp"
 #include "session/sse_heartbeat.hpp"
 #include "session/ws_stream.hpp"
 #include "sluice/config.hpp"
@@ -81,6 +82,7 @@ struct LoopParts {
 class LoopServices {
  public:
   explicit LoopServices(const LoopParts& parts);
+  ~LoopServices();
   LoopServices(const LoopServices&) = delete;
   LoopServices& operator=(const LoopServices&) = delete;
 
@@ -109,6 +111,11 @@ class LoopServices {
   [[nodiscard]] FramePoster& poster() { return parts_.poster; }
   [[nodiscard]] const AppHooks& hooks() const { return parts_.hooks; }
   [[nodiscard]] AuthGate& auth_gate() { return auth_gate_; }
+  // Where decisions given on other threads wait for this loop
+  // (pending_auth.hpp); the loop drains it with its other inboxes.
+  [[nodiscard]] const std::shared_ptr<server::detail::DecisionMailbox>& decision_mailbox() const {
+    return decision_mailbox_;
+  }
   [[nodiscard]] SseHeartbeat& heartbeat() { return heartbeat_; }
   [[nodiscard]] HeldPublishers& held_publishers() { return held_publishers_; }
   [[nodiscard]] LatestWindow& latest_window() { return latest_window_; }
@@ -139,6 +146,7 @@ class LoopServices {
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> allowed_origins_;
   AuthGate auth_gate_;
+  std::shared_ptr<server::detail::DecisionMailbox> decision_mailbox_;
   bool guarded_ = false;  // an authorizer was installed when the loop was built
   std::vector<std::string> allowed_hosts_;
   std::vector<std::string_view> allowed_host_views_;

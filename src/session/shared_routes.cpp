@@ -92,6 +92,12 @@ Response malformed(int status, ReplyText& text, std::string_view detail) {
   return {.status = status, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
 }
 
+Response body_over_max_body(std::size_t max_body, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %s (%zu bytes)\n", 413,
+                              proto::http1::status_reason(413), proto::http1::kBodyOverMaxBody, max_body);
+  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+}
+
 std::optional<Response> check_publish(LoopServices& services, Peer& peer, const proto::http1::Request& request,
                                       std::string_view raw_topic, ReplyText& text, PublishTarget& target) {
   target.topic = decode_into(raw_topic, text.topic, sizeof text.topic);

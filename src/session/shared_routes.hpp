@@ -65,6 +65,10 @@ struct ReplyText {
 // "STATUS Reason" for a request that cannot be served, then ": " and
 // `detail` when given; keep_alive false.
 [[nodiscard]] Response malformed(int status, ReplyText& text, std::string_view detail = {});
+// 413 for a request body over http.max_body, one line naming the key and
+// the limit the request met (`max_body`, in bytes), over HTTP/1.1 and
+// HTTP/2 alike.
+[[nodiscard]] Response body_over_max_body(std::size_t max_body, ReplyText& text);
 
 // What a checked publish publishes to: views into a ReplyText.
 struct PublishTarget {

@@ -144,7 +144,9 @@ int H2Callbacks::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, voi
     s.end_.error_code = frame->goaway.error_code;
     return 0;
   }
-  if (frame->hd.type == NGHTTP2_HEADERS && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
+  // The end of the answer: its HEADERS, or the last DATA of a body.
+  const bool answer_ends = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
+  if (answer_ends && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
     if (H2Stream* stream = s.find(frame->hd.stream_id); stream != nullptr && stream->refused) s.stop_sender(*stream);
   }
   return 0;

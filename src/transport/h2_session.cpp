@@ -219,6 +219,7 @@ void H2Session::on_data(std::int32_t id, std::string_view bytes) {
     stream->body_bytes += bytes.size();
     if (stream->body_bytes > limits_.max_body) {
       nghttp2_session_consume(session_, id, bytes.size());
+      handler_.on_body_too_large(id, limits_.max_body);
       return refuse(*stream, 413);
     }
   }

@@ -90,6 +90,12 @@ class H2Handler {
   // ended); `error_code` is HTTP/2's (0: NO_ERROR). Its queue is released
   // after this returns; the stream id means nothing any more.
   virtual void on_close(std::int32_t stream, std::uint32_t error_code) = 0;
+  // The request body passed H2Limits::max_body (`max_body` bytes): the
+  // handler may answer the stream now (respond(), queue, finish()), say
+  // with a line naming the limit; the session then stops taking the body
+  // and closes the stream, and answers a bare 413 itself if the handler
+  // did not. on_close() follows at once.
+  virtual void on_body_too_large(std::int32_t stream, std::size_t max_body) { (void)stream, (void)max_body; }
 
  protected:
   ~H2Handler() = default;

@@ -2,8 +2,11 @@
 // SLUICE_CLI) against an in-process server.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -256,6 +259,77 @@ TEST_F(Cli, SubReadsItsBearerTokenFromAFile) {
   EXPECT_EQ(missing.output(), "sluice: --token-file " + file + ".none cannot be read\n");
   std::remove(file.c_str());
   EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
+}
+
+// `sluice pub` against sluiced in jwt mode: a token granting the topic
+// publishes (given inline or from a file), one granting another topic is
+// refused 403, none at all 401; each refusal is one line naming the status
+// and the server's reason, and the token is in no line either side writes.
+TEST_F(Cli, PubSendsItsBearerTokenAndReportsEachRefusal) {
+  const std::string secret = "a-secret-of-at-least-thirty-two-bytes!!";
+  sluice::test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + secret, "log.access=1"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string url = sluiced.base() + "/pub/news";
+  const std::string allowed = mint_token(secret, {}, {"news"});
+  const std::string other_topic = mint_token(secret, {}, {"sports"});
+  const std::string file = ::testing::TempDir() + "sluice_pub_token_" + std::to_string(::getpid());
+  std::ofstream(file) << allowed << "\n";
+  auto pub = [&](const std::string& options) {
+    ChildProcess p(shell("printf 'one\\ntwo\\n' | " + cli() + " pub -v " + options + " " + url));
+    const int status = p.wait(10s);
+    EXPECT_TRUE(p.read_to_end(10s));
+    return std::pair(status, p.output());
+  };
+  const auto [inline_status, inline_out] = pub("--token " + allowed);
+  EXPECT_EQ(inline_status, 0) << inline_out;
+  EXPECT_EQ(std::count(inline_out.begin(), inline_out.end(), '\n'), 2) << inline_out;
+  const auto [file_status, file_out] = pub("--token-file " + file);
+  EXPECT_EQ(file_status, 0) << file_out;
+  const auto [wrong_status, wrong_out] = pub("--token=" + other_topic);
+  EXPECT_EQ(wrong_status, 1);
+  EXPECT_TRUE(wrong_out.starts_with("sluice: line 1: ") && wrong_out.find("403") != std::string::npos) << wrong_out;
+  const auto [none_status, none_out] = pub("");
+  EXPECT_EQ(none_status, 1);
+  EXPECT_TRUE(none_out.starts_with("sluice: line 1: ") && none_out.find("401") != std::string::npos) << none_out;
+  const auto [both_status, both_out] = pub("--token " + allowed + " --token-file " + file);
+  EXPECT_EQ(both_status, 2) << both_out;
+  const auto [missing_status, missing_out] = pub("--token-file " + file + ".none");
+  EXPECT_EQ(missing_status, 2);
+  EXPECT_EQ(missing_out, "sluice: --token-file " + file + ".none cannot be read\n");
+  std::remove(file.c_str());
+  EXPECT_EQ(sluiced.stop(), 0);
+  const std::string server_log = sluiced.output();
+  EXPECT_NE(server_log.find("/pub/news"), std::string::npos) << "the access log is on: " << server_log;
+  for (const std::string& token : {allowed, other_topic}) {
+    EXPECT_EQ(server_log.find(token), std::string::npos);
+    EXPECT_EQ(wrong_out.find(token), std::string::npos);
+    EXPECT_EQ(both_out.find(token), std::string::npos);
+  }
+}
+
+// --token is wiped from the process's own arguments once read: another
+// user's `ps` sees x's where it was. The process waits on a FIFO for its
+// standard input, so the test can look at it while it runs.
+TEST_F(Cli, PubWipesAnInlineTokenFromItsArguments) {
+  const std::string fifo = ::testing::TempDir() + "sluice_pub_stdin_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string token = "secret-token-in-argv";
+  ChildProcess sh(shell(cli() + " pub --token " + token + " http://127.0.0.1:9/pub/t < " + fifo + " & echo $!"));
+  ASSERT_TRUE(sh.read_until_contains("\n", 10s));
+  const std::string pid = sh.output().substr(0, sh.output().find('\n'));
+  const int writer = ::open(fifo.c_str(), O_WRONLY);  // lets the background shell open it and exec
+  ASSERT_GE(writer, 0);
+  std::string arguments;
+  EXPECT_TRUE(wait_until([&] {
+    std::ifstream cmdline("/proc/" + pid + "/cmdline");
+    arguments.assign(std::istreambuf_iterator<char>(cmdline), {});
+    std::replace(arguments.begin(), arguments.end(), '\0', ' ');
+    return arguments.find(" pub --token xxxxxxxx") != std::string::npos;
+  })) << arguments;
+  EXPECT_EQ(arguments.find(token), std::string::npos) << arguments;
+  ::close(writer);  // end of input: the publisher exits having published nothing
+  EXPECT_EQ(sh.wait(10s), 0);
+  std::remove(fifo.c_str());
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // What bounds a publish over HTTP/2 (h2c POST /pub/{topic}), each with its
 // answer: bodies held across a connection's streams past
 // receive.budget_bytes get 503 with Retry-After, one body past
-// http.max_body gets 413, and a body the pool has no block for gets 503;
+// http.max_body gets 413 with a line naming the key and the limit, and a body the pool has no block for gets 503;
 // after each the connection goes on and a small publish is served.
 #include <gtest/gtest.h>
 
@@ -56,6 +56,7 @@ TEST(H2PublishLimits, ABodyPastMaxBodyGets413) {
   const std::int32_t big = client.request("POST", "/pub/limits", {}, std::string(12 << 10, 'x'));
   ASSERT_TRUE(answered(client, big));
   EXPECT_EQ(client.stream(big).status, 413);
+  EXPECT_EQ(client.stream(big).body, "413 Content Too Large: request body over http.max_body (8192 bytes)\n");
   expect_small_publish_served(client);
 }
 

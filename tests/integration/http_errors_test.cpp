@@ -49,6 +49,23 @@ TEST(HttpErrors, EachBadRequestGetsItsStatusAndAClosedConnection) {
   }
 }
 
+// A body over http.max_body, announced by Content-Length or met in a
+// chunk-size line, is answered with one line naming the key and the limit.
+TEST(HttpErrors, ABodyPastMaxBodyIsAnsweredWithTheKeyAndTheLimit) {
+  server::Config config;
+  config.http.max_body = 8 << 10;
+  RunningServer server(config);
+  const std::string expected = "413 Content Too Large: request body over http.max_body (8192 bytes)\n";
+  for (const std::string framing : {"Content-Length: 9000\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\n2328\r\n"}) {
+    SCOPED_TRACE(framing);
+    TestClient client(server.port());
+    client.send("POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\n" + framing);
+    const HttpReply reply = read_reply(client);
+    EXPECT_EQ(reply.status, 413);
+    EXPECT_EQ(reply.body, expected);
+  }
+}
+
 TEST(HttpErrors, UnknownPathAndWrongMethod) {
   RunningServer server;
   EXPECT_EQ(http_request(server.port(), "GET", "/nope").status, 404);

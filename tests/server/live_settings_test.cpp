@@ -18,11 +18,13 @@ Config with(std::initializer_list<std::pair<std::string_view, std::string_view>>
 TEST(LiveSettings, LimitsOnNewWorkAreLiveWhatWasBuiltAtStartIsNot) {
   for (const char* key : {"http.max_body", "http.allowed_hosts", "sse.heartbeat_ms", "send.budget_bytes",
                           "ws.max_message", "ws.allowed_origins", "policy.default", "policy.topics.prices.*",
-                          "admin.max_topics", "log.level", "log.access", "h2.max_concurrent_streams"}) {
+                          "admin.max_topics", "log.level", "log.access", "h2.max_concurrent_streams",
+                          "max_connections", "limits.per_ip_connections", "limits.server_bytes",
+                          "policy.latest_window_frames", "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst"}) {
     EXPECT_TRUE(is_live_setting(key)) << key;
   }
-  for (const char* key : {"listen", "threads", "max_connections", "pool.block_count", "topics.max_name",
-                          "history.max_events", "broker.url", "auth.mode", "auth.rate.connect_per_ip",
+  for (const char* key : {"listen", "threads", "pool.block_count", "topics.max_name", "auth.jwt_secret",
+                          "history.max_events", "broker.url", "auth.mode", "auth.rate.table_entries",
                           "tls.cert_file", "h2.enabled", "admin.listen", "log.format", "policy.topics."}) {
     EXPECT_FALSE(is_live_setting(key)) << key;
   }

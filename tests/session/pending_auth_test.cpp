@@ -61,13 +61,56 @@ TEST_F(PendingAuthTest, TheHandleMayOutliveTheConnection) {
   EXPECT_TRUE(reply.withdrawn());
 }
 
-TEST_F(PendingAuthTest, ADecisionFromAnotherThreadIsNotTaken) {
+// Without a mailbox (no loop to hand it to) a decision from another thread
+// is refused, and the question still waits for one on its own thread.
+TEST_F(PendingAuthTest, ADecisionFromAnotherThreadWithoutAMailboxIsNotTaken) {
   bool taken = true;
   std::thread other([&] { taken = reply(AuthDecision::allow()); });
   other.join();
   EXPECT_FALSE(taken);
   EXPECT_TRUE(reply(AuthDecision::deny(401, "who")));
   EXPECT_EQ(sink.statuses, std::vector<int>{401});
+}
+
+// The loop's side: the mailbox wakes it, and the decision reaches the sink
+// only when the loop drains it, on its own thread.
+struct MailboxTest : testing::Test {
+  MailboxTest() { question->set_in_call(false); }
+  int wakes = 0;
+  std::shared_ptr<DecisionMailbox> mailbox = std::make_shared<DecisionMailbox>([this] { ++wakes; });
+  Sink sink;
+  std::shared_ptr<PendingAuth> question = std::make_shared<PendingAuth>(sink, mailbox);
+  AuthReply reply{question};
+
+  bool give_from_another_thread(const AuthDecision& decision) {
+    bool taken = false;
+    std::thread([&] { taken = reply(decision); }).join();
+    return taken;
+  }
+};
+
+TEST_F(MailboxTest, ADecisionFromAnotherThreadIsTakenWhenTheLoopDrains) {
+  EXPECT_TRUE(give_from_another_thread(AuthDecision::deny(403, "no")));
+  EXPECT_EQ(wakes, 1);
+  EXPECT_TRUE(sink.statuses.empty());
+  EXPECT_FALSE(give_from_another_thread(AuthDecision::allow())) << "taken once";
+  EXPECT_FALSE(reply(AuthDecision::allow())) << "taken once, whichever thread";
+  mailbox->drain();
+  EXPECT_EQ(sink.statuses, std::vector<int>{403});
+}
+
+TEST_F(MailboxTest, AQuestionWithdrawnBeforeTheDrainDropsTheDecision) {
+  EXPECT_TRUE(give_from_another_thread(AuthDecision::allow()));
+  question->withdraw();
+  mailbox->drain();
+  EXPECT_TRUE(sink.statuses.empty());
+  EXPECT_FALSE(give_from_another_thread(AuthDecision::allow()));
+}
+
+TEST_F(MailboxTest, AClosedMailboxRefuses) {
+  mailbox->close();
+  EXPECT_FALSE(give_from_another_thread(AuthDecision::allow()));
+  EXPECT_EQ(wakes, 0);
 }
 
 TEST(PendingAuth, ADecisionGivenDuringTheAuthorizersCallIsKeptForTheCheck) {

@@ -3,6 +3,8 @@
 // event per line; `sluice token` mints a token for a server with auth on.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 
 #include "interrupt.hpp"
 #include "pub_command.hpp"
@@ -37,6 +39,27 @@ void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
   pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")->check(CLI::Range(1, 64 << 20));
   pub->add_option("--cacert", o.ca_file, "https: trust the CAs in this PEM file instead of the system's");
   pub->add_flag("--insecure", o.insecure, "https: do not check the server's certificate (tests only)");
+  CLI::Option* token = pub->add_option(
+      "--token", o.token, "the bearer token (other users of this machine may see it in the process list while "
+                          "sluice starts: prefer --token-file)");
+  pub->add_option("--token-file", o.token_file, "a file holding the bearer token, read again for each line")
+      ->excludes(token);
+}
+
+// A token given on the command line is wiped from the process's arguments
+// once CLI11 has its own copy, so that `ps` and /proc/PID/cmdline show it
+// only for the moment between exec and here.
+void wipe_token_arguments(int argc, char** argv) {
+  bool next_is_token = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    const bool inline_value = arg.starts_with("--token=");
+    if (next_is_token || inline_value) {
+      const std::size_t from = inline_value ? std::strlen("--token=") : 0;
+      std::memset(argv[i] + from, 'x', arg.size() - from);
+    }
+    next_is_token = arg == "--token";
+  }
 }
 
 void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {
@@ -64,6 +87,7 @@ int run(int argc, char** argv) {
   add_token(app, token);
   try {
     app.parse(argc, argv);
+    wipe_token_arguments(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

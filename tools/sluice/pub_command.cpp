@@ -7,6 +7,7 @@
 
 #include "interrupt.hpp"
 #include "line_reader.hpp"
+#include "token_file.hpp"
 #include "sluice/client/publisher.hpp"
 
 namespace sluice::cli {
@@ -41,11 +42,25 @@ int fail(std::size_t line_number, const std::string& message) {
   return 1;
 }
 
+client::PublisherOptions publisher_options(const PubOptions& options) {
+  client::PublisherOptions o{.timeout = options.timeout,
+                             .tls = {.ca_file = options.ca_file, .insecure = options.insecure}};
+  if (!options.token_file.empty()) {
+    o.token = [path = options.token_file] { return read_token_file(path); };
+  } else if (!options.token.empty()) {
+    o.token = [token = options.token] { return token; };
+  }
+  return o;
+}
+
 }  // namespace
 
 int run_pub(const PubOptions& options) {
-  client::Publisher publisher(
-      {.timeout = options.timeout, .tls = {.ca_file = options.ca_file, .insecure = options.insecure}});
+  if (!options.token_file.empty() && !token_file_readable(options.token_file)) {
+    std::fprintf(stderr, "sluice: --token-file %s cannot be read\n", options.token_file.c_str());
+    return 2;
+  }
+  client::Publisher publisher(publisher_options(options));
   if (const client::ClientError e = publisher.open(options.url); e.kind != ErrorKind::none) {
     std::fprintf(stderr, "sluice: %s\n", e.message.c_str());
     return 2;

@@ -1,11 +1,11 @@
 #include "sub_command.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <vector>
 
 #include "event_line.hpp"
 #include "interrupt.hpp"
+#include "token_file.hpp"
 #include "sluice/client/sse_client.hpp"
 #include "sluice/client/url.hpp"
 #include "sluice/client/ws_client.hpp"
@@ -37,19 +37,9 @@ void report_status(const client::StatusReport& report) {
                static_cast<long long>(report.retry_in.count()));
 }
 
-// The file's first line; empty when it cannot be read (the server then
-// answers 401, and the client retries as after any refusal).
-std::string read_token(const std::string& path) {
-  std::ifstream file(path);
-  std::string token;
-  std::getline(file, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  return token;
-}
-
 client::ClientOptions client_options(const SubOptions& options) {
   client::ClientOptions o;
-  if (!options.token_file.empty()) o.token = [path = options.token_file] { return read_token(path); };
+  if (!options.token_file.empty()) o.token = [path = options.token_file] { return read_token_file(path); };
   o.delivery = options.latest ? client::Delivery::latest : client::Delivery::queue;
   o.reconnect.max_attempts = options.max_attempts;
   o.on_status = report_status;
@@ -132,7 +122,7 @@ int run_sub(const SubOptions& options) {
   client::Url url;
   std::string why;
   if (!client::parse_url(options.url, url, why)) return usage_error(why);
-  if (!options.token_file.empty() && !std::ifstream(options.token_file)) {
+  if (!options.token_file.empty() && !token_file_readable(options.token_file)) {
     return usage_error("--token-file " + options.token_file + " cannot be read");
   }
   return url.scheme == client::Scheme::ws ? run_ws(options, url) : run_sse(options);

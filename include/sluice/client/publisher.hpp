@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,14 @@ struct PublishResult {
 struct PublisherOptions {
   std::chrono::milliseconds timeout{10000};  // connect, and each request's whole exchange
   TlsOptions tls;                            // https://
+  // Credentials for a server with auth on. Called on the publishing thread
+  // before each request: a non-empty answer is sent as
+  // "Authorization: Bearer TOKEN", so a source that renews its token (a
+  // file rewritten by a sidecar) is followed from the next publish on. A
+  // token holding a control character (CR, LF: it would end the header) is
+  // not sent; the publish fails with bad_url. The token is never logged and
+  // never part of an error message.
+  std::function<std::string()> token;
 };
 
 class Publisher {
