@@ -65,9 +65,7 @@ class ConnectionRef {
   std::shared_ptr<session::ConnectionState> state_;
 };
 
-// A connection became a WebSocket on `path`. Over HTTP/2 each WebSocket
-// (an extended CONNECT) is a connection of its own here, with its own
-// ConnectionRef and id, however many share one TCP connection.
+// A connection became a WebSocket on `path`.
 using OpenHandler = std::function<void(ConnectionRef connection, std::string_view path)>;
 // A connection on_open was called for has closed (closed() is true).
 using CloseHandler = std::function<void(ConnectionRef connection)>;
