@@ -6,11 +6,15 @@
 // reaches its stream, and what bounds the new path: a message past
 // ws.max_message (1009), partial messages of two streams together past
 // the connection's memory (1009 for the one that did not fit), a malformed
-// frame inside DATA (1002), and a stream reset mid-message, after which
-// the connection's other streams go on.
+// frame inside DATA (1002), a stream reset mid-message, after which the
+// connection's other streams go on, and the WebSocket decoder's fuzz
+// corpus replayed through HTTP/2 streams.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -57,6 +61,19 @@ std::vector<Frame> frames_of(const std::string& bytes) {
     at += head + length;
   }
   return out;
+}
+
+// Whether `bytes` is nothing but whole server frames of known opcodes.
+bool only_whole_frames(const std::string& bytes) {
+  std::size_t parsed = 0;
+  for (const Frame& f : frames_of(bytes)) {
+    const bool known = f.opcode == ws::kText || f.opcode == ws::kBinary || f.opcode == ws::kClose ||
+                       f.opcode == ws::kPing || f.opcode == ws::kPong;
+    if (!known) return false;
+    const std::size_t length = f.payload.size();
+    parsed += (length < 126 ? 2 : length < 65536 ? 4 : 10) + length;
+  }
+  return parsed == bytes.size();
 }
 
 // The close code the server sent on the stream, 0 while none.
@@ -269,6 +286,50 @@ TEST_F(H2WebSocketRoutes, AStreamResetMidMessageLetsGoAndTheOthersGoOn) {
   ASSERT_TRUE(client->pump([&] { return client->stream(post).closed; }));
   EXPECT_TRUE(has(client->stream(post).body, R"("subscribers":1)")) << client->stream(post).body;
   EXPECT_FALSE(client->goaway());
+}
+
+// Every input the frame decoder's fuzzer kept, sent by a client on a /ws
+// stream in two DATA frames split where the fuzzer split it: whatever the
+// server answers on each stream is whole frames, the connection is never
+// given up (no GOAWAY), and a stream opened after them all is served.
+TEST_F(H2WebSocketRoutes, TheFrameFuzzCorpusThroughHttp2StreamsGetsWholeAnswers) {
+  start();
+  std::vector<std::string> inputs;
+  for (const auto& entry : std::filesystem::directory_iterator(SLUICE_SOURCE_DIR "/fuzz/corpus/ws_frame_fuzz")) {
+    std::ifstream file(entry.path(), std::ios::binary);
+    inputs.emplace_back(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(inputs.size(), 50u);
+  const std::int32_t control = open("/ws");
+  constexpr std::size_t kBatch = 25;  // streams open at once, well under h2.max_concurrent_streams
+  int req = 0;
+  for (std::size_t first = 0; first < inputs.size(); first += kBatch) {
+    std::vector<std::int32_t> streams;
+    for (std::size_t i = first; i < std::min(first + kBatch, inputs.size()); ++i) {
+      // Bytes 0 and 1 steer the fuzzer (role, limits, split point); the
+      // rest is what a peer sent.
+      const std::string& input = inputs[i];
+      const std::string bytes = input.size() > 2 ? input.substr(2) : "";
+      const std::size_t split = input.size() > 1 ? static_cast<std::uint8_t>(input[1]) % (bytes.size() + 1) : 0;
+      const std::int32_t stream = client->request("CONNECT", "/ws", kWsVersion, "", true, "websocket");
+      client->send(stream, bytes.substr(0, split), false);
+      client->send(stream, bytes.substr(split), false);
+      streams.push_back(stream);
+    }
+    // The server reads a connection's frames in order: once the control
+    // stream's ack is back, every stream of the batch has been answered.
+    const std::string ack = "\"req\":" + std::to_string(++req) + ",";
+    client->send(control, text(R"({"op":"subscribe","topic":"corpus","req":)" + std::to_string(req) + "}"), false);
+    ASSERT_TRUE(received(control, ack)) << "batch at " << first;
+    for (const std::int32_t stream : streams) {
+      EXPECT_TRUE(only_whole_frames(body(stream))) << "stream " << stream;
+      nghttp2_submit_rst_stream(client->session(), NGHTTP2_FLAG_NONE, stream, NGHTTP2_CANCEL);
+    }
+  }
+  EXPECT_FALSE(client->goaway());
+  const std::int32_t after = open("/ws");
+  client->send(after, text(R"({"op":"publish","topic":"corpus","data":"still-here","req":1})"), false);
+  ASSERT_TRUE(received(control, R"("data":"still-here")"));
 }
 
 }  // namespace
