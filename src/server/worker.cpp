@@ -178,11 +178,17 @@ void Worker::run_deferred() {
   retired_.clear();
 }
 
-SendStatus Worker::post(std::uint64_t id, buf::FrameRef frame) {
+SendStatus Worker::post(std::uint64_t id, std::int32_t stream, buf::FrameRef frame) {
   if (!frame) return SendStatus::invalid;  // an empty command is a close (close_later)
-  if (!command_inbox_.try_push(Command{id, std::move(frame)})) return SendStatus::busy;
+  if (!command_inbox_.try_push(Command{id, std::move(frame), 0, stream})) return SendStatus::busy;
   signal();
   return SendStatus::ok;
+}
+
+std::uint64_t Worker::new_id() {
+  const std::uint64_t id = next_id_;
+  next_id_ += id_step_;
+  return id;
 }
 
 bool Worker::close_later(std::uint64_t id) {
@@ -230,7 +236,7 @@ void Worker::drain_inboxes() {
       if (it != slot_by_id_.end() && !sessions_[it->second]->ended()) sessions_[it->second]->shutdown();
       continue;
     }
-    if (it == slot_by_id_.end() || !sessions_[it->second]->post(std::move(command.frame))) {
+    if (it == slot_by_id_.end() || !sessions_[it->second]->post(command.stream, std::move(command.frame))) {
       ++counters_.sends_to_closed;
       metrics_.sends_to_closed.add();
     }

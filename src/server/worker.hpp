@@ -100,8 +100,10 @@ class Worker final : public io::Handler,
   // Null without a broker.
   [[nodiscard]] LoopBroker* broker() { return broker_.get(); }
 
-  // Any thread (a ConnectionRef): queues a whole frame for connection `id`.
-  [[nodiscard]] SendStatus post(std::uint64_t id, buf::FrameRef frame) override;
+  // Any thread (a ConnectionRef): queues a whole frame for connection `id`
+  // (its HTTP/2 stream `stream`, when not 0).
+  [[nodiscard]] SendStatus post(std::uint64_t id, std::int32_t stream, buf::FrameRef frame) override;
+  [[nodiscard]] std::uint64_t new_id() override;
   // Any thread (the admin API): connection `id`, if this loop still has
   // it, says goodbye and closes. False when the inbox is full.
   [[nodiscard]] bool close_later(std::uint64_t id);
@@ -129,6 +131,7 @@ class Worker final : public io::Handler,
     std::uint64_t id = 0;
     buf::FrameRef frame;
     std::uint64_t listing = 0;
+    std::int32_t stream = 0;
   };
   // The admin listener's readiness, on loop 0 only.
   struct AdminAccept final : io::Handler {

@@ -16,7 +16,7 @@ SendStatus ConnectionRef::send(std::string_view payload, bool text) const {
                                                       text ? proto::ws::Opcode::text : proto::ws::Opcode::binary,
                                                       std::span<const char>(payload.data(), payload.size()));
   if (!frame) return SendStatus::no_memory;
-  return state_->poster.post(state_->id, std::move(frame));
+  return state_->poster.post(state_->connection, state_->stream, std::move(frame));
 }
 
 bool ConnectionRef::closed() const { return state_ == nullptr || state_->closed.load(std::memory_order_acquire); }

@@ -167,6 +167,16 @@ void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) 
   reply(stream, body_over_max_body(max_body, text));
 }
 
+// A ConnectionRef's frame for the WebSocket on `stream`; false (counted
+// as a send to a closed connection) when that stream has gone.
+bool H2Connection::on_posted(std::int32_t stream, buf::FrameRef& frame) {
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange == nullptr || !exchange->ws || exchange->outlet->ended()) return false;
+  const bool taken = exchange->ws->on_posted(stream, frame);
+  session_.want_flush();
+  return taken;
+}
+
 void H2Connection::stream_output(std::int32_t stream) {
   h2_->wake(stream);
   session_.want_flush();
@@ -195,6 +205,7 @@ void H2Connection::let_go(H2Exchange& exchange) {
   if (exchange.outlet) exchange.outlet->gone();
   if (exchange.sse) exchange.sse->on_closed();
   if (exchange.ws) exchange.ws->on_closed();
+  if (exchange.peer) exchange.peer->closed();  // on_close, when on_open was called
 }
 
 }  // namespace sluice::session

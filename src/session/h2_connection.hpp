@@ -4,9 +4,10 @@
 // on its streams. Each GET /sse stream is an SseStream writing to an outlet
 // of its own (H2StreamOutlet), so it has the same semantics as over
 // HTTP/1.1 (authorizer, Origin, replay, its policy on its own queue) and a
-// stream whose window is shut holds only itself. A WebSocket on
-// /ws/{topic} opened by extended CONNECT is a WsTopicStream on such an
-// outlet (h2_websocket.cpp). POST /pub/{topic} is checked when its headers
+// stream whose window is shut holds only itself. A WebSocket opened by
+// extended CONNECT (/ws, /ws/{topic}, /pub/{topic}, the application's
+// routes) is the same stream type as over HTTP/1.1 on such an outlet,
+// with a Peer of its own (h2_websocket.cpp). POST /pub/{topic} is checked when its headers
 // arrive and published when its body is whole, its body gathered in pool
 // blocks (H2Body) and its state in one of the connection's fixed set of
 // exchanges (H2Exchanges): a steady run of publishes on one connection
@@ -46,6 +47,7 @@
 #include <vector>
 
 #include "proto/http1.hpp"
+#include "proto/ws_handshake.hpp"
 #include "session/h2_exchanges.hpp"
 #include "session/h2_stream_backlog.hpp"
 #include "session/h2_stream_outlet.hpp"
@@ -59,6 +61,7 @@ namespace sluice::session {
 class LoopServices;
 class Session;
 class SseStream;
+class WsStream;
 
 class H2Connection final : public Phase,
                            public transport::H2Handler,
@@ -72,6 +75,7 @@ class H2Connection final : public Phase,
   void tick(io::Loop::Clock::time_point now) override;
   void shutdown() override;
   void on_closed() override;
+  bool on_posted(std::int32_t stream, buf::FrameRef& frame) override;
   void before_flush() override;
   void on_drained() override;
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
@@ -111,6 +115,15 @@ class H2Connection final : public Phase,
   // the bytes of an open WebSocket stream.
   void open_websocket(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol,
                       bool end_stream);
+  // The route's checks, then the stream it opens (null: answered with a
+  // status instead).
+  WsStream* route_websocket(std::int32_t stream, const proto::http1::Request& request,
+                            const proto::ws::HandshakeResult& handshake);
+  // Answers 200 and makes the stream `make` builds, with a Peer of its
+  // own; the application hears of it (on_open) before it sends a thing.
+  template <typename MakeStream>
+  WsStream* accept_websocket(std::int32_t stream, const proto::http1::Request& request,
+                             const proto::ws::HandshakeResult& handshake, MakeStream make);
   void feed_websocket(H2Exchange& exchange, std::string_view bytes);
   [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
   // h2_auth_waits.cpp: the request just routed waits for its

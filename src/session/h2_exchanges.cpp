@@ -15,6 +15,7 @@ void H2Exchange::reset() {
   id = 0;
   sse.reset();
   ws.reset();
+  peer.reset();
   outlet.reset();
   unread.clear();
   waiting.reset();

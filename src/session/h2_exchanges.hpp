@@ -22,6 +22,7 @@
 #include "session/h2_body.hpp"
 #include "session/h2_stream_outlet.hpp"
 #include "session/h2_waiting.hpp"
+#include "session/peer.hpp"
 
 namespace sluice::session {
 
@@ -45,6 +46,10 @@ struct H2Exchange {
 
   std::int32_t id = 0;  // 0: not in use
   std::unique_ptr<H2StreamOutlet> outlet;
+  // A WebSocket stream's client as the application sees it: a connection
+  // of its own (its ConnectionRef, on_open and on_close, the request its
+  // later checks are shown, its credentials' expiry). Outlives `ws`.
+  std::unique_ptr<Peer> peer;
   std::unique_ptr<SseStream> sse;
   std::unique_ptr<WsStream> ws;
   // Bytes not yet given back to the client's window: a WebSocket stream's

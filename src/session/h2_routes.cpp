@@ -1,7 +1,7 @@
 // What each path does over HTTP/2: the same routes as over HTTP/1.1
 // (http_routes.cpp), through the same checks and answers
-// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams, and a
-// WebSocket on /ws/{topic} by extended CONNECT (h2_websocket.cpp); the
+// (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams, and
+// every WebSocket route by extended CONNECT (h2_websocket.cpp); the
 // operator pages (/metrics, /dashboard) are served over HTTP/1.1 only and
 // answer 404.
 #include <algorithm>
@@ -94,14 +94,19 @@ void H2Connection::route(std::int32_t stream, const Request& request, std::strin
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));
   }
-  if (auto refusal = origin_refusal(services_, request, request.method == Method::post)) {
+  // A request that can publish or act, as over HTTP/1.1: a POST, or a
+  // WebSocket on any route but a topic's read-only /ws/{topic}.
+  const bool websocket = request.method_text == "CONNECT";
+  const bool writes = request.method == Method::post ||
+                      (websocket && (!request.path.starts_with("/ws/") || services_.ws_route(request.path) != nullptr));
+  if (auto refusal = origin_refusal(services_, request, writes)) {
     return reply(stream, *refusal);
   }
   if (request.method == Method::options) {
     return reply(stream, {.status = 204, .extra_headers = cors_headers(cors_origin(services_, request), true,
                                                                          text.headers)});
   }
-  if (request.method_text == "CONNECT") return open_websocket(stream, request, protocol, end_stream);
+  if (websocket) return open_websocket(stream, request, protocol, end_stream);
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) {

@@ -1,10 +1,28 @@
 // WebSocket over HTTP/2 (extended CONNECT): a stream opened with :method
-// CONNECT and :protocol websocket on /ws/{topic} is answered 200 and from
-// then on its DATA, both ways, carries WebSocket frames: the same
-// WsTopicStream as over HTTP/1.1, writing to the stream's outlet, its
-// frames decoded by the same codec (masked client frames, limits, close
-// handshake, pings). The engine announces SETTINGS_ENABLE_CONNECT_PROTOCOL
-// so that clients know they may.
+// CONNECT and :protocol websocket is answered 200 and from then on its
+// DATA, both ways, carries WebSocket frames. Every WebSocket route of
+// HTTP/1.1 is served, by the same stream types: /ws (the JSON protocol,
+// WsJsonStream), /ws/{topic} (WsTopicStream), /pub/{topic} (a publisher,
+// WsPublisherStream) and the application's own routes, each writing to
+// the stream's outlet, its frames decoded by the same codec (masked client
+// frames, limits, close handshake, pings). The engine announces
+// SETTINGS_ENABLE_CONNECT_PROTOCOL so that clients know they may.
+//
+// To the application each such stream is a connection of its own: a Peer
+// with its own ConnectionRef (frames posted to it reach this stream), its
+// own on_open and on_close, the request that opened it kept for its later
+// checks (each /ws subscribe and publish, a topic stream's first publish,
+// a refresh), and credentials that start as its connection's request's and
+// move with its own refreshes. Topics it creates count against its
+// connection's allowance. The checks at the opening (subscribe to
+// /ws/{topic}, publish to /pub/{topic}) are made in the stream's routing
+// round, so an authorizer that answers later holds only this stream; a
+// refusal there is the HTTP status an HTTP/2 client can read.
+//
+// Bounds, as over HTTP/1.1: a message being joined and one kept while its
+// check or its publish waits are charged to the connection's memory
+// account (past it: 1009 naming the limit), each at most ws.max_message
+// (1009), a /ws client's unread acks at most ws.json_max_replies.
 //
 // Flow control is backpressure both ways: what the stream sends waits in
 // its queue behind a shut window, where its policy acts on it; what the
@@ -16,18 +34,23 @@
 #include <nghttp2/nghttp2.h>
 
 #include "buf/fixed_sink.hpp"
+#include "hub/hub.hpp"
+#include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/h2_connection.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
+#include "session/ws_json_stream.hpp"
+#include "session/ws_publisher_stream.hpp"
 #include "session/ws_topic_stream.hpp"
 
 namespace sluice::session {
 
 namespace {
 
+constexpr std::string_view kWsPath = "/ws";
 constexpr std::string_view kWsTopicPrefix = "/ws/";
 
 }  // namespace
@@ -36,7 +59,7 @@ void H2Connection::open_websocket(std::int32_t stream, const proto::http1::Reque
                                   std::string_view protocol, bool end_stream) {
   if (protocol.empty()) {
     return reply(stream, {.status = 405,
-                          .body = "CONNECT is served only as a WebSocket (:protocol websocket) on /ws/{topic}\n",
+                          .body = "CONNECT is served only as a WebSocket (:protocol websocket)\n",
                           .extra_headers = "Allow: GET, POST\r\n"});
   }
   const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
@@ -50,42 +73,96 @@ void H2Connection::open_websocket(std::int32_t stream, const proto::http1::Reque
                           .extra_headers = "Sec-WebSocket-Version: 13\r\n"});
   }
   if (result.http_status != 200) return reply(stream, {.status = result.http_status, .body = result.reason});
-  const std::string_view path = request.path;
-  if (path == "/ws" || path.starts_with(kPublishPrefix) || services_.ws_route(path) != nullptr) {
-    // Their streams rest on the connection (the /ws protocol's token
-    // refresh, the application's on_open and ConnectionRef), which here
-    // carries many streams.
-    return reply(stream, {.status = 501, .body = "this WebSocket route is served over HTTP/1.1 only\n"});
-  }
-  if (!path.starts_with(kWsTopicPrefix)) return reply(stream, {.status = 404, .body = "no such resource\n"});
-  char topic_text[1024];
-  const std::string_view topic = decode_into(path.substr(kWsTopicPrefix.size()), topic_text, sizeof topic_text);
-  ReplyText text;
-  if (const AuthOutcome verdict = session_.peer().authorize(server::Action::subscribe, topic, request);
-      !verdict.allowed()) {
-    return reply(stream, denial(verdict, text));
-  }
-  conn::OutQueue* queue = h2_->queue(stream);
-  if (queue == nullptr) return;
-  H2Exchange* exchange = open_exchange(stream);
-  if (exchange == nullptr) return;
-  std::array<transport::H2Header, 3> headers{{{"server", "sluice"}}};
-  std::size_t n = 1;
-  if (!result.subprotocol.empty()) headers[n++] = {"sec-websocket-protocol", result.subprotocol};
-  char extensions[128];
-  buf::FixedSink extensions_sink(extensions, sizeof extensions);
-  if (result.deflate.enabled && proto::ws::write_deflate_response(result.deflate, extensions_sink)) {
-    headers[n++] = {"sec-websocket-extensions", extensions_sink.text()};
-  }
-  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) return exchanges_.retire(*exchange);
-  exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
-  auto made = std::make_unique<WsTopicStream>(
-      WsSetup{*exchange->outlet, services_, result.deflate, session_.peer(), false}, std::string(topic));
-  WsTopicStream& opened = *made;
-  exchange->ws = std::move(made);
-  opened.open(request.header("last-event-id"));
+  if (route_websocket(stream, request, result) == nullptr) return;
   if (end_stream) on_end(stream);
   session_.want_flush();
+}
+
+// The routes in HTTP/1.1's order (http_routes.cpp), with its checks.
+WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1::Request& request,
+                                        const proto::ws::HandshakeResult& handshake) {
+  const std::string_view path = request.path;
+  ReplyText text;
+  if (path.starts_with(kPublishPrefix)) {
+    if (services_.config().ws.client_publish == 0) {
+      reply(stream, {.status = 403, .body = "publishing over WebSocket is switched off (ws.client_publish)\n"});
+      return nullptr;
+    }
+    const std::string_view topic =
+        decode_into(path.substr(kPublishPrefix.size()), text.topic, sizeof text.topic);
+    if (!proto::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
+      reply(stream, hub_refusal(services_.answer(hub::HubStatus::bad_topic), text));
+      return nullptr;
+    }
+    if (const AuthOutcome verdict = session_.peer().authorize(server::Action::publish, topic, request);
+        !verdict.allowed()) {
+      reply(stream, denial(verdict, text));
+      return nullptr;
+    }
+    return accept_websocket(stream, request, handshake, [topic = std::string(topic)](const WsSetup& setup) {
+      return std::make_unique<WsPublisherStream>(setup, topic);
+    });
+  }
+  if (const WsRoute* registered = services_.ws_route(path)) {
+    return accept_websocket(stream, request, handshake, registered->make);
+  }
+  if (path == kWsPath) {
+    return accept_websocket(stream, request, handshake,
+                            [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); });
+  }
+  if (!path.starts_with(kWsTopicPrefix)) {
+    reply(stream, {.status = 404, .body = "no such resource\n"});
+    return nullptr;
+  }
+  const std::string_view topic = decode_into(path.substr(kWsTopicPrefix.size()), text.topic, sizeof text.topic);
+  if (const AuthOutcome verdict = session_.peer().authorize(server::Action::subscribe, topic, request);
+      !verdict.allowed()) {
+    reply(stream, denial(verdict, text));
+    return nullptr;
+  }
+  WsTopicStream* opened = nullptr;
+  WsStream* made = accept_websocket(stream, request, handshake, [&](const WsSetup& setup) {
+    auto topic_stream = std::make_unique<WsTopicStream>(setup, std::string(topic));
+    opened = topic_stream.get();
+    return topic_stream;
+  });
+  if (made != nullptr && !made->close_sent()) opened->open(request.header("last-event-id"));
+  return made;
+}
+
+template <typename MakeStream>
+WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1::Request& request,
+                                         const proto::ws::HandshakeResult& handshake, MakeStream make) {
+  conn::OutQueue* queue = h2_->queue(stream);
+  if (queue == nullptr) return nullptr;
+  H2Exchange* exchange = open_exchange(stream);
+  if (exchange == nullptr) return nullptr;
+  std::array<transport::H2Header, 3> headers{{{"server", "sluice"}}};
+  std::size_t n = 1;
+  if (!handshake.subprotocol.empty()) headers[n++] = {"sec-websocket-protocol", handshake.subprotocol};
+  char extensions[128];
+  buf::FixedSink extensions_sink(extensions, sizeof extensions);
+  if (handshake.deflate.enabled && proto::ws::write_deflate_response(handshake.deflate, extensions_sink)) {
+    headers[n++] = {"sec-websocket-extensions", extensions_sink.text()};
+  }
+  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) {
+    exchanges_.retire(*exchange);
+    return nullptr;
+  }
+  exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
+  Peer& connection = session_.peer();
+  FramePoster& poster = services_.poster();
+  exchange->peer = std::make_unique<Peer>(
+      services_, std::make_shared<ConnectionState>(poster, services_.pool(), poster.new_id(), session_.id(), stream),
+      connection.address(), &connection.topic_allowance());
+  exchange->peer->take_credentials(connection);
+  exchange->ws = make(WsSetup{*exchange->outlet, services_, handshake.deflate, *exchange->peer, false,
+                              &session_.memory()});
+  WsStream* const made = exchange->ws.get();
+  // As over HTTP/1.1: an on_open that throws closes the stream as the
+  // server's failure (its on_close still follows).
+  if (!exchange->peer->opened(request)) made->refuse(proto::ws::CloseCode::internal_error, "server error");
+  return made;
 }
 
 // Bytes the stream decoded (or that arrived after it ended) are given

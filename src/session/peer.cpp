@@ -4,11 +4,13 @@
 
 namespace sluice::session {
 
-Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address)
+Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address,
+           hub::TopicAllowance* allowance)
     : services_(services),
       state_(std::move(state)),
       address_(std::move(address)),
-      topic_allowance_{services.config().hub.max_created_per_connection},
+      own_allowance_{services.config().hub.max_created_per_connection},
+      topic_allowance_(allowance != nullptr ? *allowance : own_allowance_),
       round_(services) {}
 
 using server::detail::AuthWaitRoom;
@@ -104,6 +106,11 @@ bool Peer::opened(const proto::http1::Request& request) {
     return false;
   }
   return true;
+}
+
+void Peer::take_credentials(const Peer& connection) {
+  valid_until_ = connection.valid_until_;
+  state_->user.store(connection.state_->user.load());
 }
 
 void Peer::closed() {

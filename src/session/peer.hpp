@@ -38,7 +38,10 @@ class LoopServices;
 class Peer final {
  public:
   // `address` is the client's, "IP:PORT" (empty when nobody asks for it).
-  Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address);
+  // A Peer of one stream among a connection's (a WebSocket on HTTP/2)
+  // draws the topics it creates from its connection's `allowance`.
+  Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address,
+       hub::TopicAllowance* allowance = nullptr);
   // ConnectionRefs that outlive the connection see it closed; a question
   // still pending is withdrawn.
   ~Peer();
@@ -92,6 +95,10 @@ class Peer final {
   // on_open now, on_close when it closes. False when on_open threw: the
   // stream is to close as the server's failure.
   [[nodiscard]] bool opened(const proto::http1::Request& request);
+  // A WebSocket on one stream of an HTTP/2 connection starts from the
+  // credentials its connection's request presented: their expiry and the
+  // application's data the authorizer kept for them.
+  void take_credentials(const Peer& connection);
   // The connection closed: ConnectionRefs see it, then on_close is called
   // if on_open was (an exception out of it is dropped: the connection is
   // gone either way, and the loop serves others).
@@ -113,7 +120,8 @@ class Peer final {
   std::shared_ptr<ConnectionState> state_;
   std::string address_;
   KeptRequest upgrade_request_;
-  hub::TopicAllowance topic_allowance_;
+  hub::TopicAllowance own_allowance_;
+  hub::TopicAllowance& topic_allowance_;  // own_allowance_, or the connection's
   bool opened_ = false;
   std::optional<io::Loop::Clock::time_point> valid_until_;
   AuthRound round_;                // the connection's own (the HTTP/1.1 request phase)

@@ -7,6 +7,7 @@
 // Every call happens on the thread of the loop that owns the connection.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,8 +57,10 @@ class Phase {
   // holds elsewhere (topics, a held publish) before anything is destroyed.
   virtual void on_closed() {}
   // A whole frame another thread encoded for this connection (a
-  // ConnectionRef). Returns false when this phase takes no such frames.
-  virtual bool on_posted(buf::FrameRef& frame) {
+  // ConnectionRef), for its HTTP/2 stream `stream` (0: the connection).
+  // Returns false when this phase takes no such frames.
+  virtual bool on_posted(std::int32_t stream, buf::FrameRef& frame) {
+    (void)stream;
     (void)frame;
     return false;
   }

@@ -83,6 +83,6 @@ conn::FlushResult Session::write_queued(conn::Writer& writer, conn::DataAllowanc
   return result;
 }
 
-bool Session::post(buf::FrameRef frame) { return !ended() && phase_->on_posted(frame); }
+bool Session::post(std::int32_t stream, buf::FrameRef frame) { return !ended() && phase_->on_posted(stream, frame); }
 
 }  // namespace sluice::session

@@ -47,9 +47,10 @@ class Session final : public conn::Connection {
   // The server is stopping: the phase says goodbye, then the queue flushes
   // and the connection closes.
   void shutdown();
-  // A whole frame another thread encoded for this connection. False when
-  // the connection takes none (it is ending, or not a WebSocket).
-  bool post(buf::FrameRef frame);
+  // A whole frame another thread encoded for this connection (for its
+  // HTTP/2 stream `stream`, when not 0). False when the connection takes
+  // none (it is ending, or not a WebSocket).
+  bool post(std::int32_t stream, buf::FrameRef frame);
 
   // Makes `next` the phase from now on. The phase being replaced lives on
   // until the call it is in returns; bytes still buffered go to `next`.

@@ -168,7 +168,7 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
 
 void WsStream::shutdown() { send_close(CloseCode::going_away, "server shutting down"); }
 
-bool WsStream::on_posted(buf::FrameRef& frame) {
+bool WsStream::on_posted(std::int32_t, buf::FrameRef& frame) {
   if (close_sent_) return true;  // taken, and dropped: nothing may follow a close
   if (outlet_.send_data(std::move(frame)) == conn::EnqueueStatus::ok) return true;
   ++services_.counters().slow_disconnects;

@@ -60,8 +60,9 @@ class WsStream : public Phase, private AuthWaiter {
   void shutdown() final;
   void on_closed() final;
   // The application's own message, under the same send budget as events;
-  // past it the stream is cut off as slow.
-  bool on_posted(buf::FrameRef& frame) final;
+  // past it the stream is cut off as slow. The stream is the one it was
+  // posted to (its connection's whole, or its HTTP/2 stream).
+  bool on_posted(std::int32_t stream, buf::FrameRef& frame) final;
   // A WebSocket that follows no topic (a publisher, an application's endpoint).
   [[nodiscard]] View view() const override { return {"ws", {}}; }
 

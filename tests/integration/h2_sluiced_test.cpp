@@ -116,14 +116,20 @@ TEST_F(SluicedH2Tls, NodeHttp2RunsTwentyStreamsOverTls) {
 TEST_F(SluicedH2Tls, ChromiumOpensTwentyEventSourcesToOneOriginAndEveryOneReceives) {
   ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "playwright-core"))
       << "the peers' npm packages are missing: run make peers";
-  SluicedProcess sluiced(with_tls(cert_));
+  SluicedProcess sluiced(with_tls(cert_, {"log.access=1"}));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   const Ran browser = run({"node", (kPeers / "chromium_h2_streams.mjs").string(), std::to_string(sluiced.port()),
                            cert_.cert_file, "20"});
   EXPECT_EQ(browser.code, 0) << browser.output;
   EXPECT_TRUE(has(browser.output, "20 EventSource streams to one origin all received")) << browser.output;
   EXPECT_TRUE(has(browser.output, "protocol h2")) << browser.output;
+  EXPECT_TRUE(has(browser.output, "the WebSocket received its event")) << browser.output;
   EXPECT_EQ(sluiced.stop(), 0);
+  // The page's WebSocket went over the page's HTTP/2 connection: an
+  // extended CONNECT answered 200, where over HTTP/1.1 it would be a GET
+  // answered 101.
+  EXPECT_TRUE(has(sluiced.output(), "method=CONNECT target=/ws/chrome-ws status=200 transport=ws"))
+      << sluiced.output();
 }
 
 // Routes other than streams and publishes answer as over HTTP/1.1, or with

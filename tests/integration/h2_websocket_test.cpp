@@ -1,8 +1,9 @@
 // WebSocket over HTTP/2 (extended CONNECT) with real peers against
 // sluiced: Node's built-in http2 client, masking its own frames, over h2c
 // and over TLS (ALPN h2) receives 100 events in order on /ws/{topic},
-// pings, publishes a message back and closes; requests that are not a
-// WebSocket on a topic get their status; and nghttp2's client keeping a
+// pings, publishes a message back and closes; Node speaks the /ws JSON
+// protocol on one stream (two topics, a publish to each, both received);
+// requests that are not a WebSocket get their status; and nghttp2's client keeping a
 // WebSocket stream's window shut makes that stream a slow consumer while
 // an SSE stream beside it on the same connection receives every event.
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@ using transport::test::H2ClientOptions;
 using transport::test::H2TestClient;
 
 const std::filesystem::path kPeer = SLUICE_SOURCE_DIR "/tests/peers/h2_websocket.mjs";
+const std::filesystem::path kJsonPeer = SLUICE_SOURCE_DIR "/tests/peers/h2_ws_json.mjs";
 
 struct Ran {
   int code;
@@ -73,22 +75,14 @@ TEST(SluicedH2WebSocket, RequestsThatAreNotAWebSocketOnATopicGetTheirStatus) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
-// The routes whose streams rest on the whole connection (the /ws JSON
-// protocol, a WebSocket publisher on /pub/{topic}) are refused clearly.
-TEST(SluicedH2WebSocket, RoutesServedOverHttp11OnlyAnswer501) {
+// The /ws JSON protocol on one HTTP/2 stream, as a real peer speaks it.
+TEST(SluicedH2WebSocket, NodeSpeaksTheJsonProtocolOnOneStream) {
   SluicedProcess sluiced({});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
-  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
-  ASSERT_TRUE(client.ok());
-  ASSERT_TRUE(client.pump([&] {
-    return nghttp2_session_get_remote_settings(client.session(), NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL) == 1;
-  }));
-  const std::vector<std::pair<std::string, std::string>> version = {{"sec-websocket-version", "13"}};
-  const auto json = client.request("CONNECT", "/ws", version, "", true, "websocket");
-  const auto publisher = client.request("CONNECT", "/pub/x", version, "", true, "websocket");
-  ASSERT_TRUE(client.pump([&] { return client.stream(json).status != 0 && client.stream(publisher).status != 0; }));
-  EXPECT_EQ(client.stream(json).status, 501);
-  EXPECT_EQ(client.stream(publisher).status, 501);
+  const Ran peer = run({"node", kJsonPeer.string(), sluiced.base(), "alpha", "beta"});
+  EXPECT_EQ(peer.code, 0) << peer.output;
+  EXPECT_TRUE(has(peer.output, "subscribed to alpha and beta, published to both on one stream, received both"))
+      << peer.output;
   EXPECT_EQ(sluiced.stop(), 0);
 }
 

@@ -11,53 +11,23 @@
 //     sends the requests a server must refuse and prints their statuses:
 //     CONNECT without :protocol, a wrong path, another protocol, no
 //     sec-websocket-version.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http2 from 'node:http2';
 import { exitAfter, fail } from './lib/deadline.mjs';
+import { maskedFrame, takeFrames as splitFrames } from './lib/ws_frames.mjs';
 
 const script = 'h2_websocket';
 const [url, topicArg, countArg, caFile] = process.argv.slice(2);
 const session = http2.connect(url, caFile ? { ca: fs.readFileSync(caFile) } : {});
 session.on('error', (e) => fail(script, `session: ${e.message}`));
 
-// One client frame: FIN, `opcode`, masked with a fresh key.
-function maskedFrame(opcode, payload) {
-  const length = payload.length;
-  const head = length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length])
-    : length < 65536 ? Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
-      : (() => { const b = Buffer.alloc(10); b[0] = 0x80 | opcode; b[1] = 0x80 | 127; b.writeBigUInt64BE(BigInt(length), 2); return b; })();
-  const key = crypto.randomBytes(4);
-  const body = Buffer.from(payload);
-  for (let i = 0; i < body.length; ++i) body[i] ^= key[i % 4];
-  return Buffer.concat([head, key, body]);
-}
-
-// Splits whole server frames (unmasked) off `buffer`.
-function takeFrames(buffer, onFrame) {
-  for (;;) {
-    if (buffer.length < 2) return buffer;
-    if (buffer[1] & 0x80) fail(script, 'the server masked a frame');
-    let length = buffer[1] & 0x7f;
-    let at = 2;
-    if (length === 126) {
-      if (buffer.length < 4) return buffer;
-      length = buffer.readUInt16BE(2);
-      at = 4;
-    } else if (length === 127) {
-      if (buffer.length < 10) return buffer;
-      length = Number(buffer.readBigUInt64BE(2));
-      at = 10;
-    }
-    if (buffer.length < at + length) return buffer;
-    if ((buffer[0] & 0x80) === 0) fail(script, 'a fragmented message (not sent by this server for small events)');
-    onFrame(buffer[0] & 0x0f, buffer.subarray(at, at + length));
-    buffer = buffer.subarray(at + length);
-  }
-}
-
 function open(headers) {
   return session.request({ ':method': 'CONNECT', ...headers }, { endStream: false });
+}
+
+// Splits whole server frames off `buffer`; a masked or fragmented one fails.
+function takeFrames(buffer, onFrame) {
+  return splitFrames(buffer, onFrame, (why) => fail(script, why));
 }
 
 function statusOf(headers) {
