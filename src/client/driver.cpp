@@ -81,6 +81,7 @@ bool Driver::is_fatal(const ClientError& error) const {
     case ErrorKind::bad_response:
     case ErrorKind::resources:
     case ErrorKind::tls:
+    case ErrorKind::bad_token:
       return true;
     case ErrorKind::http_status:
       if (!retryable_status(error.http_status)) return true;

@@ -5,6 +5,7 @@
 
 #include "head_reader.hpp"
 #include "link.hpp"
+#include "bearer_token.hpp"
 #include "proto/json_reader.hpp"
 #include "tls_setup.hpp"
 
@@ -51,15 +52,6 @@ bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::str
     }
   }
   return reader.finish() && named;
-}
-
-// A header value ends at CR or LF: a token carrying one would add headers
-// of its own choosing to the request.
-bool fits_a_header(std::string_view token) {
-  for (const char c : token) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
-  }
-  return true;
 }
 
 std::string first_line(std::string_view body) {
@@ -127,8 +119,8 @@ PublishResult Publisher::Impl::exchange(std::string_view target, std::string_vie
   PublishResult result;
   nothing_back = false;
   const std::string token = options.token ? options.token() : std::string();
-  if (!fits_a_header(token)) {
-    result.error = {.kind = ErrorKind::bad_url, .message = "the token holds a control character; not sent"};
+  if (!detail::fits_a_header(token)) {
+    result.error = detail::unfit_token();
     return result;
   }
   if (!link.is_open()) {

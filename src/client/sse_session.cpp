@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "bearer_token.hpp"
 #include "head_reader.hpp"
 #include "notice.hpp"
 #include "proto/url.hpp"
@@ -68,6 +69,7 @@ ClientError SseSession::run(Driver& driver) {
   cancelled_ = false;
   const ClientOptions& options = driver.options();
   token_ = options.token ? options.token() : std::string();
+  if (!detail::fits_a_header(token_)) return detail::unfit_token();
   Link link(&driver.wake(), &driver.interrupt());
   ClientError error = link.connect(url_, options.connect_timeout, options.receive_buffer, &tls_);
   if (error.kind == ErrorKind::none) error = use_h2(link) ? open_h2(link, driver) : open_stream(link, driver);

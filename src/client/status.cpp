@@ -17,6 +17,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::aborted: return "aborted";
     case ErrorKind::resources: return "resources";
     case ErrorKind::tls: return "tls";
+    case ErrorKind::bad_token: return "bad_token";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <utility>
 
+#include "bearer_token.hpp"
 #include "head_reader.hpp"
 #include "notice.hpp"
 #include "proto/url.hpp"
@@ -95,6 +96,7 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
     return {.kind = ErrorKind::resources, .message = "no random bytes for a WebSocket key"};
   }
   token_ = options.token ? options.token() : std::string();
+  if (!detail::fits_a_header(token_)) return detail::unfit_token();
   std::string request = "GET " + url_.target + " HTTP/1.1\r\nHost: " + url_.authority() +
                         "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key_ +
                         "\r\nSec-WebSocket-Version: 13\r\n";

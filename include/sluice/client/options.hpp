@@ -83,7 +83,9 @@ struct ClientOptions {
   // token that differs is sent in {"op":"refresh"}: the connection and its
   // subscriptions live on instead of being closed 4401 at the old token's
   // expiry. While it gives back the same token it is asked again each
-  // second. It must return quickly; the answer is never logged.
+  // second. It must return quickly; the answer is never logged. A token
+  // holding a control character (CR, LF: it would end the header) is not
+  // sent: the client stops with bad_token.
   std::function<std::string()> token;
   std::chrono::milliseconds refresh_before{10000};
   // Called on the client's thread at each change of state. It must return

@@ -44,7 +44,7 @@ struct PublisherOptions {
   // "Authorization: Bearer TOKEN", so a source that renews its token (a
   // file rewritten by a sidecar) is followed from the next publish on. A
   // token holding a control character (CR, LF: it would end the header) is
-  // not sent; the publish fails with bad_url. The token is never logged and
+  // not sent; the publish fails with bad_token. The token is never logged and
   // never part of an error message.
   std::function<std::string()> token;
 };

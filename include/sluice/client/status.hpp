@@ -26,6 +26,8 @@ enum class ErrorKind : std::uint8_t {
   tls,             // TLS failed: the CA file, the server's certificate (untrusted, expired, another
                    // host's), no shared version or protocol; fatal (a socket failing during the
                    // handshake is io_error or closed, and retried)
+  bad_token,       // the token source gave a token a header cannot carry (a control character):
+                   // nothing was sent; fatal
 };
 
 struct ClientError {
