@@ -5,8 +5,8 @@
 //
 // What it adds to the clear-text server is only what TLS cannot do
 // without: every byte of a round's batch is encrypted per subscriber, in
-// records of up to 16 KiB, one SSL_write of the whole batch (or of the
-// rest of it) per subscriber per round. OpenSSL keeps its buffers between
+// records of up to 16 KiB, SSL_write after SSL_write (each returns after
+// the record it wrote) until the batch is out or the socket is full. OpenSSL keeps its buffers between
 // writes (no release when idle: a stream is never idle here) and writes
 // partially, so a full socket takes the records it can and the rest of the
 // batch waits for EPOLLOUT, as in clear.

@@ -116,7 +116,7 @@ struct AuthRequest {
   detail::AuthWaitRoom* wait_room = nullptr;
 
   // To decide later: take the handle, return AuthDecision::later(), and
-  // give the decision through the handle, on this loop's thread, within
+  // give the decision through the handle, from any thread, within
   // auth.callback_timeout_ms (past it the client is answered 503 and the
   // handle is withdrawn). An empty handle where the connection cannot wait
   // (can_wait() false): decide now.

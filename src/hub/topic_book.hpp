@@ -257,7 +257,7 @@ class TopicBook {
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
   // encode_event() for an event whose epoch and seq `out` holds and whose
-  // id is `id` (empty when `with_sse` is false: nothing else reads it).
+  // id is `id` (empty only when no form is built: nothing reads it then).
   [[nodiscard]] bool encode_payload(std::string_view id, const Message& message, KeptEvent& out, bool with_sse);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
                                      KeptEvent& out);

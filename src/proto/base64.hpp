@@ -1,8 +1,8 @@
-// Owns: base64 (RFC 4648 §4, the standard alphabet, padded), the one copy
-// sluice has. The /ws protocol carries event data that is not UTF-8 as
-// base64, because a JSON string can only hold UTF-8 text; the server
-// encodes it, the client library decodes it. The WebSocket handshake's
-// key and accept values are base64 of a few bytes too.
+// Owns: base64 (RFC 4648 §4, the standard alphabet, padded; tokens' base64url
+// is in base64url.hpp). The /ws protocol carries event data that is not UTF-8
+// as base64, because a JSON string can only hold UTF-8 text; the server
+// encodes it, the client library decodes it. The WebSocket handshake's key
+// and accept values are base64 of a few bytes too.
 #pragma once
 
 #include <cstddef>

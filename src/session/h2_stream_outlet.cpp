@@ -76,7 +76,7 @@ void H2StreamOutlet::flushed(io::Loop::Clock::time_point now, conn::FlushStatus 
   if (status != conn::FlushStatus::error && status != conn::FlushStatus::blocked) {
     result.status = held ? conn::FlushStatus::held : conn::FlushStatus::drained;
   }
-  result.bytes = static_cast<std::size_t>(sent - sent_before_);
+  result.bytes = static_cast<std::size_t>(sent > sent_before_ ? sent - sent_before_ : 0);
   const std::size_t data_after = queue().data_bytes();
   gate_->flushed(now, result, data_before_ > data_after ? data_before_ - data_after : 0);
 }

@@ -81,6 +81,7 @@ void* H2Memory::allocate(std::size_t size) {
   auto* base = static_cast<unsigned char*>(::operator new(block + kHeader, std::nothrow));
   if (base == nullptr) {
     uncharge(block + kHeader);  // the heap's refusal, not a limit's
+    refused_by_ = {};
     return nullptr;
   }
   std::memcpy(base, &block, sizeof block);

@@ -23,7 +23,8 @@ class H2cStream {
 
   // Takes the server's bytes: stream 1's DATA is appended to `body`,
   // acknowledgements to `replies`. False, with error(), when the stream
-  // failed (not a 200, reset, GOAWAY).
+  // failed (not a 200); a reset of stream 1 or a GOAWAY is not a failure
+  // of the bytes and leaves ended() true.
   bool feed(std::string_view bytes, std::string& body, std::string& replies);
   [[nodiscard]] const std::string& error() const { return error_; }
   // The server ended the stream or the connection.
