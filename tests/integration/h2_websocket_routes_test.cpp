@@ -228,16 +228,17 @@ TEST_F(H2WebSocketRoutes, AMessagePastMaxMessageIsClosed1009AndTheConnectionGoes
 
 TEST_F(H2WebSocketRoutes, PartialMessagesOfTwoStreamsPastTheConnectionsMemoryAreRefused1009) {
   // The decoder makes room for a frame's whole payload when its header
-  // comes: a 50 KiB frame charges 34 KiB (the first 16 KiB are the
-  // buffer's resting size), which fits 64 KiB once but not twice.
+  // comes: a 100 KiB frame charges 84 KiB (the first 16 KiB are the
+  // buffer's resting size), which fits 128 KiB once, beside what the
+  // connection's HTTP/2 state is charged, but not twice.
   server::Config config;
-  config.connection.memory_bytes = 64 << 10;
+  config.connection.memory_bytes = 128 << 10;
   start(config);
   const std::int32_t reader = client->request("GET", "/sse/joined");
   ASSERT_TRUE(received(reader, "retry: "));
   const std::int32_t first = open("/pub/joined");
   const std::int32_t second = open("/pub/joined");
-  const std::string frame = text(std::string(50 << 10, 'a') + "-end");
+  const std::string frame = text(std::string(100 << 10, 'a') + "-end");
   const std::size_t half = frame.size() / 2;
   client->send(first, frame.substr(0, half), false);
   ASSERT_TRUE(client->flush());

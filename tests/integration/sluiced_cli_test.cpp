@@ -127,7 +127,7 @@ TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
 // nothing.
 TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   const std::string path = temp_path("sluice_reload.toml");
-  std::ofstream(path) << "max_connections = 500\n[limits]\nper_ip_connections = 100\n";
+  std::ofstream(path) << "max_connections = 500\n[topics]\nmax = 100\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=1"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   const std::uint16_t port = listening_port(sluiced.output());
@@ -139,9 +139,9 @@ TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   ASSERT_TRUE(sluiced.read_until_contains("sluiced: reloaded\n", 10s)) << sluiced.output();
   EXPECT_EQ(sluiced.output().find("reload: "), std::string::npos) << "nothing changed yet";
 
-  std::ofstream(path) << "max_connections = 500\n[limits]\nper_ip_connections = 50\n[policy]\ndefault = \"latest\"\n";
+  std::ofstream(path) << "max_connections = 500\n[topics]\nmax = 50\n[policy]\ndefault = \"latest\"\n";
   sluiced.signal(SIGHUP);
-  ASSERT_TRUE(sluiced.read_until_contains("needs restart, not applied: limits.per_ip_connections\n", 10s))
+  ASSERT_TRUE(sluiced.read_until_contains("needs restart, not applied: topics.max\n", 10s))
       << sluiced.output();
   ASSERT_TRUE(sluiced.read_until_contains("reload: applied: policy.default\n", 10s)) << sluiced.output();
 
