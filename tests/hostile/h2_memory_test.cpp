@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.hpp"
 #include "h2_test_client.hpp"
 #include "test_client.hpp"
 
@@ -28,16 +29,6 @@ namespace {
 using transport::test::H2TestClient;
 
 constexpr std::size_t kKiB = 1024;
-
-template <typename Done>
-bool eventually(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll of the condition itself
-  }
-  return true;
-}
 
 // An account small enough for a few dozen streams; the message and body
 // limits lowered with it, as the start-up check asks.

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
 
@@ -28,16 +29,6 @@ constexpr std::size_t kTooLargeToKeep = 56 * kKiB;
 constexpr std::size_t kSmallEnoughToKeep = 24 * kKiB;
 
 std::string close_reason(const ServerFrame& close) { return close.payload.size() > 2 ? close.payload.substr(2) : ""; }
-
-template <typename Done>
-bool eventually(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll of the condition itself
-  }
-  return true;
-}
 
 // A pool a stalled subscriber fills in a few dozen publishes.
 server::Config tiny_pool_small_account() {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.hpp"
 #include "test_certs.hpp"
 #include "test_client.hpp"
 #include "tls_peer.hpp"
@@ -29,16 +30,6 @@ using transport::test::ClientOptions;
 using transport::test::OpenSslClient;
 
 constexpr std::size_t kKiB = 1024;
-
-template <typename Done>
-bool eventually(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll of the condition itself
-  }
-  return true;
-}
 
 int connect_nonblocking(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
