@@ -6,31 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "transport/tls_error.hpp"
+
 namespace sluice::peers {
 
-namespace {
-
-// SSL_get_error's answer as recv()/send() would give it.
-long as_socket_result(SSL* ssl, int n) {
-  if (n > 0) return n;
-  switch (SSL_get_error(ssl, n)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-      errno = EAGAIN;
-      return -1;
-    case SSL_ERROR_ZERO_RETURN:
-      return 0;
-    case SSL_ERROR_SYSCALL:
-      ERR_clear_error();
-      return errno == 0 ? 0 : -1;
-    default:
-      ERR_clear_error();
-      errno = EPROTO;
-      return -1;
-  }
-}
-
-}  // namespace
+using transport::as_socket_result;
 
 SolTls::SolTls(const std::string& cert_file, const std::string& key_file) {
   context_ = transport::make_server_context({.cert_file = cert_file, .key_file = key_file}, {.offer_h2 = false}, error_);

@@ -1,6 +1,9 @@
 #include "transport/tls_error.hpp"
 
 #include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <cerrno>
 
 namespace sluice::transport {
 
@@ -19,6 +22,25 @@ std::string take_openssl_error(std::string_view what, std::string_view fallback)
   }
   ERR_clear_error();
   return line;
+}
+
+long as_socket_result(SSL* ssl, int n) {
+  if (n > 0) return n;
+  switch (SSL_get_error(ssl, n)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+      errno = EAGAIN;
+      return -1;
+    case SSL_ERROR_ZERO_RETURN:
+      return 0;
+    case SSL_ERROR_SYSCALL:
+      ERR_clear_error();
+      return errno == 0 ? 0 : -1;
+    default:
+      ERR_clear_error();
+      errno = EPROTO;
+      return -1;
+  }
 }
 
 }  // namespace sluice::transport

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "transport/tls_error.hpp"
+
 namespace sluice::bench {
 
 namespace {
@@ -77,26 +79,7 @@ std::string Channel::open(int fd, const TlsClient* tls) {
   return {};
 }
 
-ssize_t Channel::tls_result(int n) {
-  if (n > 0) return n;
-  switch (SSL_get_error(ssl_, n)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-      errno = EAGAIN;
-      return -1;
-    case SSL_ERROR_ZERO_RETURN:
-      return 0;
-    case SSL_ERROR_SYSCALL:
-      ERR_clear_error();
-      // An end of stream without close_notify reads as the end, as in clear.
-      if (errno == 0) return 0;
-      return -1;
-    default:
-      ERR_clear_error();
-      errno = EPROTO;
-      return -1;
-  }
-}
+ssize_t Channel::tls_result(int n) { return transport::as_socket_result(ssl_, n); }
 
 ssize_t Channel::read(char* into, std::size_t size) {
   if (ssl_ == nullptr) return ::recv(fd_, into, size, 0);
