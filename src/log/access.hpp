@@ -4,7 +4,8 @@
 //     transport=sse peer=127.0.0.1:51522 conn=7 user_agent=curl/7.88.1 body_bytes=0 duration_us=41
 //
 // conn is the server's id of the connection (ConnectionRef::id), the name
-// the admin API closes it by.
+// the admin API closes it by. Over HTTP/2, conn is the HTTP/2 connection
+// and stream= names the stream.
 //
 // The record carries the body's length, never the body; the target goes
 // through redact_target(), and no header but User-Agent is written.
@@ -24,6 +25,7 @@ struct AccessRecord {
   std::string_view transport;  // http, sse, ws
   std::string_view peer;       // address:port
   std::uint64_t connection = 0;  // the connection's id
+  std::int32_t stream = 0;       // the HTTP/2 stream's id; 0 (not written) over HTTP/1.1
   std::string_view user_agent;
   std::uint64_t body_bytes = 0;   // the request body's length
   std::uint64_t duration_us = 0;  // from the request's first byte to its reply

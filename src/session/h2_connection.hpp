@@ -103,10 +103,11 @@ class H2Connection final : public Phase,
   // Routes a request (in the asking round the caller opened) and logs it.
   void serve(const transport::H2Request& request);
   void route(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol, bool end_stream);
-  // The access log's line for a request (log.access); the target is
-  // redacted by the logger, the body never passed, only its length.
-  void log_request(std::string_view method, std::string_view target, std::string_view user_agent, int status,
-                   std::string_view transport, std::size_t body_bytes);
+  // The access log's line for a request on `stream` (log.access), naming
+  // `connection`; the target is redacted by the logger, the body never
+  // passed, only its length.
+  void log_request(std::int32_t stream, std::uint64_t connection, std::string_view method, std::string_view target,
+                   std::string_view user_agent, int status, std::string_view transport, std::size_t body_bytes);
   void open_sse(std::int32_t stream, const proto::http1::Request& request, std::string_view path_topic);
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);

@@ -71,17 +71,20 @@ void H2Connection::serve(const transport::H2Request& h2request) {
     return;
   }
   const bool stream = answered_status_ == 0 && exchange != nullptr && (exchange->sse || exchange->ws);
-  log_request(request.method_text, request.target, request.header("User-Agent"), stream ? 200 : answered_status_,
-              !stream ? "http" : exchange->sse ? "sse" : "ws", 0);
+  log_request(h2request.stream, session_.id(), request.method_text, request.target, request.header("User-Agent"),
+              stream ? 200 : answered_status_, !stream ? "http" : exchange->sse ? "sse" : "ws", 0);
 }
 
-void H2Connection::log_request(std::string_view method, std::string_view target, std::string_view user_agent,
-                               int status, std::string_view transport, std::size_t body_bytes) {
+void H2Connection::log_request(std::int32_t stream, std::uint64_t connection, std::string_view method,
+                               std::string_view target, std::string_view user_agent, int status,
+                               std::string_view transport, std::size_t body_bytes) {
   log::log_access(*services_.logger(), {.method = method,
                                         .target = target,
                                         .status = status,
                                         .transport = transport,
                                         .peer = session_.peer().address(),
+                                        .connection = connection,
+                                        .stream = stream,
                                         .user_agent = user_agent,
                                         .body_bytes = body_bytes,
                                         .duration_us = 0});
@@ -94,12 +97,8 @@ void H2Connection::route(std::int32_t stream, const Request& request, std::strin
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
     return reply(stream, denial(outcome, text));
   }
-  // A request that can publish or act, as over HTTP/1.1: a POST, or a
-  // WebSocket on any route but a topic's read-only /ws/{topic}.
   const bool websocket = request.method_text == "CONNECT";
-  const bool writes = request.method == Method::post ||
-                      (websocket && (!request.path.starts_with("/ws/") || services_.ws_route(request.path) != nullptr));
-  if (auto refusal = origin_refusal(services_, request, writes)) {
+  if (auto refusal = origin_refusal(services_, request, request_writes(services_, request, websocket))) {
     return reply(stream, *refusal);
   }
   if (request.method == Method::options) {
@@ -243,7 +242,8 @@ void H2Connection::finish_post(H2Exchange& post) {
           : memory_refusal(body.growth);
   joined_.trim();  // a large body's copy goes back once published
   if (!post.logged_target.empty()) {
-    log_request("POST", post.logged_target, post.logged_agent, answer.status, "http", post.body.size());
+    log_request(post.id, session_.id(), "POST", post.logged_target, post.logged_agent, answer.status, "http",
+                post.body.size());
   }
   body_bytes_ -= post.body.size();
   post.body.clear();

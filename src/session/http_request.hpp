@@ -78,7 +78,6 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   WsStream* upgrade(const proto::http1::Request& request, MakeStream make,
                     const AuthOutcome& verdict = AuthOutcome::allow());
   OriginRule origin_rule() const;
-  [[nodiscard]] bool writes(const proto::http1::Request& request) const;
   std::string_view cors_origin(const proto::http1::Request& request) const;
 
   // ops_routes.cpp: GET /metrics, GET /dashboard and its events; false when `request`

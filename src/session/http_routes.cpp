@@ -51,7 +51,8 @@ void HttpRequestPhase::route(const Request& request) {
     return deny(outcome);
   }
   if (session_.door() == Door::admin) return route_admin(request);
-  if (auto refusal = origin_refusal(services_, request, writes(request))) {
+  const bool websocket = !request.header("Upgrade").empty();
+  if (auto refusal = origin_refusal(services_, request, request_writes(services_, request, websocket))) {
     keep_alive_ = false;
     return respond(*refusal);
   }
@@ -116,15 +117,6 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   session_.become(std::move(stream));
   sse.open(make_sse_head(services_.pool(), services_.config().sse_retry_ms, cors_origin(request)), opening.topics,
            opening.requested, opening.last_id);
-}
-
-// A request that can publish or act: a POST, or a WebSocket upgrade on any
-// route but a topic's read-only /ws/{topic} (an application's own WebSocket
-// routes act on what they are sent).
-bool HttpRequestPhase::writes(const Request& request) const {
-  if (request.method == Method::post) return true;
-  if (request.header("Upgrade").empty()) return false;
-  return !request.path.starts_with("/ws/") || services_.ws_route(request.path) != nullptr;
 }
 
 OriginRule HttpRequestPhase::origin_rule() const { return session::origin_rule(services_); }

@@ -38,6 +38,12 @@ OriginRule origin_rule(LoopServices& services) {
   return {services.allowed_origins(), services.auth_gate().installed(), services.config().tls.enabled()};
 }
 
+bool request_writes(const LoopServices& services, const proto::http1::Request& request, bool websocket) {
+  if (request.method == proto::http1::Method::post) return true;
+  if (!websocket) return false;
+  return !request.path.starts_with("/ws/") || services.ws_route(request.path) != nullptr;
+}
+
 std::optional<Response> origin_refusal(LoopServices& services, const proto::http1::Request& request, bool writes) {
   const OriginVerdict verdict = judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services));
   if (verdict == OriginVerdict::refused) {

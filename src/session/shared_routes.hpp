@@ -47,6 +47,11 @@ struct ReplyText {
 [[nodiscard]] std::optional<Response> host_refusal(const LoopServices& services, const proto::http1::Request& request);
 
 [[nodiscard]] OriginRule origin_rule(LoopServices& services);
+// Whether a request can publish or act: a POST, or a WebSocket (an
+// HTTP/1.1 upgrade or an HTTP/2 extended CONNECT, `websocket`) on any route
+// but a topic's read-only /ws/{topic}; an application's own WebSocket
+// routes act on what they are sent.
+[[nodiscard]] bool request_writes(const LoopServices& services, const proto::http1::Request& request, bool websocket);
 // 403 for a request from an origin the rule refuses, or for one that
 // `writes` (publishes or acts) from an origin that may only read
 // (origin_check.hpp); nothing when it may go on.

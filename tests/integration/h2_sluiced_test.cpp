@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "child_process.hpp"
@@ -187,6 +188,17 @@ TEST(SluicedH2, AccessLinesCoverStreamsAndPublishesAndNeverABody) {
   EXPECT_TRUE(has(log, "h2-agent")) << log;
   EXPECT_FALSE(has(log, "TOKEN-H2-5e1d")) << log;
   EXPECT_FALSE(has(log, "BODY-SECRET-H2-77")) << log;
+  // Each line names the connection by the id the admin API knows it by
+  // (one connection: one id, not 0), and its own stream.
+  std::set<std::string> connections;
+  for (const auto id : {stream, post, missing}) {
+    const std::size_t at = log.find(" stream=" + std::to_string(id) + " ");
+    ASSERT_NE(at, std::string::npos) << id << "\n" << log;
+    const std::size_t conn = log.rfind(" conn=", at);
+    connections.insert(log.substr(conn, at - conn));
+  }
+  EXPECT_EQ(connections.size(), 1u) << log;
+  EXPECT_FALSE(connections.contains(" conn=0")) << log;
 }
 
 // A stream whose client keeps its window shut is a slow consumer under its

@@ -208,6 +208,23 @@ TEST_F(SluicedAuth, NodeWsWithABearerTokenSubscribesAndWithoutOneIsClosed4401) {
       << node.output();
 }
 
+// A browser's login cookie, HttpOnly: Chromium sends it with its
+// EventSource and its WebSocket by itself, and sluiced reads the token from
+// it (auth.cookie_name); without it, both are refused.
+TEST_F(SluicedAuth, ChromiumSendsItsHttpOnlyCookieWithEventSourceAndWebSocket) {
+  const std::filesystem::path peers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
+  ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / "playwright-core"))
+      << "the peers' npm packages are missing: run make peers (npm ci --prefix tests/peers)";
+  ChildProcess node(
+      {"node", (peers / "chromium_cookie.mjs").string(), std::to_string(sluiced.port()), pyjwt(kNewsReader)});
+  node.read_to_end(90s);
+  EXPECT_EQ(node.wait(5s), 0) << node.output();
+  EXPECT_NE(node.output().find("chromium_cookie: with the HttpOnly cookie EventSource and WebSocket got the event, "
+                               "ungranted topic refused, without it EventSource refused and WebSocket closed 4401"),
+            std::string::npos)
+      << node.output();
+}
+
 TEST(SluicedAuthLimits, OverThePublishRateIs429WithRetryAfter) {
   SluicedProcess sluiced(jwt_settings({"auth.rate.publish_per_ip=1", "auth.rate.publish_per_ip_burst=1"}));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();

@@ -38,6 +38,19 @@ TEST(LogAccess, OneLinePerRequestWithTheTargetRedacted) {
   EXPECT_EQ(json["conn"], 7);
   EXPECT_EQ(json["user_agent"], "curl/7.88.1");
   EXPECT_EQ(json["duration_us"], 41);
+  EXPECT_FALSE(json.contains("stream")) << text;  // HTTP/1.1: no stream to name
+}
+
+TEST(LogAccess, AnHttp2RequestNamesItsStream) {
+  test::LogPipe pipe;
+  Output out(pipe.write_end());
+  Logger logger({.format = Format::json, .access = true}, out);
+  AccessRecord record = a_request();
+  record.stream = 5;
+  log_access(logger, record);
+  const auto json = nlohmann::json::parse(pipe.take());
+  EXPECT_EQ(json["conn"], 7);
+  EXPECT_EQ(json["stream"], 5);
 }
 
 TEST(LogAccess, NothingWhenTheAccessLogIsOff) {
