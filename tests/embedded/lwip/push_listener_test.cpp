@@ -207,7 +207,7 @@ TEST_F(PushListenerTest, SseAndWebSocketSubscribersGetAThousandEventsInOrder) {
   const WsStream got_ws = parse_ws(ws->received());
   ASSERT_EQ(got_sse.ids.size(), kEvents);
   ASSERT_EQ(got_ws.messages.size(), kEvents);
-  for (std::uint64_t n = 1; n <= kEvents; ++n) {
+  for (std::size_t n = 1; n <= kEvents; ++n) {
     ASSERT_EQ(got_sse.ids[n - 1], n);
     ASSERT_EQ(got_sse.data[n - 1], event_data(n));
     ASSERT_EQ(got_ws.messages[n - 1], event_data(n));
@@ -290,11 +290,12 @@ TEST_F(PushListenerTest, InAFortyBlockPoolBulkDataNeverStarvesAnotherClientsHand
   EXPECT_GT(pool->stats().data_refusals, 0u);  // still saturated all along
   EXPECT_EQ(pool->stats().control_refusals, 0u);
   std::printf("40 x 196 B pool, reserve 8, one subscriber saturated (%llu events published, %llu data refusals, "
-              "min %zu blocks free): WebSocket handshake answered in %u ms of lwIP time (%d steps), ping answered "
+              "min %lu blocks free): WebSocket handshake answered in %u ms of lwIP time (%d steps), ping answered "
               "in %u ms (%d steps)\n",
               static_cast<unsigned long long>(published),
-              static_cast<unsigned long long>(pool->stats().data_refusals), pool->stats().min_free_blocks,
-              handshake_ms, handshake_steps, pong_ms, pong_steps);
+              static_cast<unsigned long long>(pool->stats().data_refusals),
+              static_cast<unsigned long>(pool->stats().min_free_blocks),
+              static_cast<unsigned>(handshake_ms), handshake_steps, static_cast<unsigned>(pong_ms), pong_steps);
 
   // The bulk subscriber reads again: the rest of its stream arrives, and
   // the notices of what it lost.
