@@ -100,6 +100,25 @@ void PushServer::input(PushConnection& c) {
   }
 }
 
+// Nothing waiting is the sign of an idle stream; a subscriber with bytes
+// still queued is not helped by more.
+void PushServer::heartbeat(PushConnection& c) {
+  c.idle_polls_ = 0;
+  Link& link = *c.link_;
+  if (!link.out().empty()) return;
+  buf::FrameBuilder builder(pool_, buf::Lane::data);
+  if (c.phase_ == PushConnection::Phase::sse) {
+    builder.append(":\n\n");
+  } else {
+    (void)proto::ws::encode_frame(proto::ws::Opcode::ping, true, false, std::span<const char>(), builder);
+  }
+  buf::FrameRef beat = builder.finish();
+  if (!beat || link.out().push_data(std::move(beat), delivery::FrameTag::notice(0).label()) != conn::EnqueueStatus::ok) {
+    return;
+  }
+  link.flush();
+}
+
 PublishReport PushServer::publish(std::string_view topic, std::string_view data) {
   PublishReport report{.id = ++last_id_};
   history_.record(report.id, topic, data);

@@ -123,9 +123,9 @@ class PushServer {
 
   // resume.cpp
   void resume(PushConnection& c, const proto::http1::Request& request);
-  void heartbeat(PushConnection& c);
 
   // push_server.cpp
+  void heartbeat(PushConnection& c);
   void deliver(PushConnection& c, std::size_t topic, const buf::FrameRef& frame, std::uint64_t id,
                PublishReport& report);
   bool tell_drops(PushConnection& c);

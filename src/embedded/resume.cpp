@@ -7,15 +7,10 @@
 // too-old (the history no longer reaches back that far), unknown-id (an id
 // this server has not sent yet: the device restarted and its ids began
 // again) and malformed-id.
-//
-// And the heartbeat of an idle subscriber.
 #include <charconv>
 
-#include "buf/frame.hpp"
-#include "delivery/frame_tag.hpp"
 #include "embedded/push_server.hpp"
 #include "proto/url.hpp"
-#include "proto/ws_encoder.hpp"
 
 namespace sluice::embedded {
 
@@ -39,29 +34,31 @@ void PushServer::resume(PushConnection& c, const proto::http1::Request& request)
   if (text.empty()) return;
   std::uint64_t last = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), last);
-  const char* reason = nullptr;
+  // The id is echoed as the number it parsed to: the client's own text is
+  // neither trusted inside JSON nor bounded in length (leading zeros).
+  char digits[21];
+  std::string_view echoed(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, last).ptr - digits));
+  std::string_view reason;
   if (error != std::errc{} || end != text.data() + text.size()) {
     reason = "malformed-id";
+    echoed = {};
   } else if (last > last_id_) {
     reason = "unknown-id";
   } else if (last < history_.lost_through()) {
     reason = "too-old";
   }
-  if (reason != nullptr) {
-    // Only digits are echoed: the client's text is not trusted inside JSON.
-    const std::string_view echoed = std::string_view(reason) == "malformed-id" ? "" : text;
+  if (!reason.empty()) {
     for (std::size_t i = 0; i < c.topic_count_; ++i) {
       char fields[160];  // a 32-byte topic, the longest reason, a 20-digit id
       std::size_t n = 0;
       for (std::string_view part : {std::string_view("\"topic\":\""), c.topic(i), std::string_view("\",\"reason\":\""),
-                                    std::string_view(reason), std::string_view("\",\"last_id\":\""), echoed,
-                                    std::string_view("\"")}) {
+                                    reason, std::string_view("\",\"last_id\":\""), echoed, std::string_view("\"")}) {
         part.copy(fields + n, part.size());
         n += part.size();
       }
       (void)push_notice(c, "reset", std::string_view(fields, n));
     }
-    if (std::string_view(reason) != "too-old") return;
+    if (reason != "too-old") return;  // nothing of this server's to replay
   }
   PublishReport ignored;
   for (std::size_t k = 0; k < history_.size() && c.subscribed(); ++k) {
@@ -70,25 +67,6 @@ void PushServer::resume(PushConnection& c, const proto::http1::Request& request)
     if (i < 0) continue;
     deliver(c, static_cast<std::size_t>(i), encode(c.phase_, record.event_data(), record.id), record.id, ignored);
   }
-}
-
-// Nothing waiting is the sign of an idle stream; a subscriber with bytes
-// still queued is not helped by more.
-void PushServer::heartbeat(PushConnection& c) {
-  c.idle_polls_ = 0;
-  Link& link = *c.link_;
-  if (!link.out().empty()) return;
-  buf::FrameBuilder builder(pool_, buf::Lane::data);
-  if (c.phase_ == PushConnection::Phase::sse) {
-    builder.append(":\n\n");
-  } else {
-    (void)proto::ws::encode_frame(proto::ws::Opcode::ping, true, false, std::span<const char>(), builder);
-  }
-  buf::FrameRef beat = builder.finish();
-  if (!beat || link.out().push_data(std::move(beat), delivery::FrameTag::notice(0).label()) != conn::EnqueueStatus::ok) {
-    return;
-  }
-  link.flush();
 }
 
 }  // namespace sluice::embedded

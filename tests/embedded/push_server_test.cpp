@@ -379,6 +379,10 @@ TEST_F(PushServerHistoryTest, AnIdThisServerHasNotSentOrNoIdAtAllIsToldSo) {
   ASSERT_EQ(unknown.notices.size(), 1u);
   EXPECT_EQ(unknown.notices[0], "{\"topic\":\"t\",\"reason\":\"unknown-id\",\"last_id\":\"99\"}");
   EXPECT_TRUE(unknown.data.empty());
+  // The id is echoed as the number it is, however it was spelt.
+  const Events zeros = resume_from(server, std::string(300, '0') + "99", "/sse/t");
+  ASSERT_EQ(zeros.notices.size(), 1u);
+  EXPECT_EQ(zeros.notices[0], unknown.notices[0]);
   const Events malformed = resume_from(server, "1\"x", "/sse/t");
   ASSERT_EQ(malformed.notices.size(), 1u);
   EXPECT_EQ(malformed.notices[0], "{\"topic\":\"t\",\"reason\":\"malformed-id\",\"last_id\":\"\"}");
