@@ -47,8 +47,10 @@ check-headers:
 	cmake --build --preset release -j $(JOBS) --target check_headers
 
 # The portable core built for a Cortex-M4 and its unit tests run on QEMU's
-# MPS2-AN386 board (tests/cortex_m/README.md).
+# MPS2-AN386 board (tests/cortex_m/README.md), with lwIP compiled for the
+# board from Debian's source package (scripts/lwip-source.sh).
 test-cortex-m:
+	scripts/lwip-source.sh
 	cmake --preset cortex-m >/dev/null
 	cmake --build --preset cortex-m -j $(JOBS)
 	ctest --preset cortex-m -j $(JOBS)

@@ -19,17 +19,41 @@ list(FILTER portable_sources EXCLUDE REGEX "/(pool_mmap|ws_deflate|random_bytes_
 add_library(sluice_portable STATIC ${portable_sources})
 target_include_directories(sluice_portable PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
 
-# The lwIP backend (embedded/lwip/) compiled for the target against lwIP's own
-# headers (Debian's lwIP 2.1 sources of them) and a small device's options
-# (cmake/cortex-m/lwip/): for its flash and its per-connection RAM. There
-# is no lwIP library for the target here, so it is compiled, not linked;
-# a board's build links it with its own lwIP.
+# lwIP for the target. Debian's lwIP source package, unpacked by
+# scripts/lwip-source.sh (make test-cortex-m runs it), is compiled here for
+# the Cortex-M4 with a small device's options (cmake/cortex-m/lwip/): the
+# raw API, NO_SYS=1, IPv4. Without it only lwIP's headers are at hand
+# (Debian's liblwip-dev), and the backend is compiled for the size report
+# but not linked.
+set(SLUICE_LWIP_SOURCE_DIR ${PROJECT_SOURCE_DIR}/build/lwip-source CACHE PATH
+    "Debian's lwIP source package, unpacked (scripts/lwip-source.sh)")
 set(SLUICE_LWIP_INCLUDE_DIR /usr/include/lwip CACHE PATH "lwIP's headers (the directory holding lwip/tcp.h)")
+add_library(lwip_options_m INTERFACE)
+target_include_directories(lwip_options_m INTERFACE ${PROJECT_SOURCE_DIR}/cmake/cortex-m/lwip)
+if(EXISTS ${SLUICE_LWIP_SOURCE_DIR}/src/core/tcp.c)
+  enable_language(C)
+  file(GLOB lwip_core_sources ${SLUICE_LWIP_SOURCE_DIR}/src/core/*.c ${SLUICE_LWIP_SOURCE_DIR}/src/core/ipv4/*.c
+       ${SLUICE_LWIP_SOURCE_DIR}/src/netif/ethernet.c)
+  add_library(lwip_m STATIC ${lwip_core_sources})
+  target_include_directories(lwip_m SYSTEM PUBLIC ${SLUICE_LWIP_SOURCE_DIR}/src/include)
+  target_link_libraries(lwip_m PUBLIC lwip_options_m)
+  target_compile_options(lwip_m PRIVATE -w)
+  set(SLUICE_LWIP_LINKED ON)
+else()
+  message(STATUS "lwIP sources not in ${SLUICE_LWIP_SOURCE_DIR} (scripts/lwip-source.sh): "
+                 "the lwIP backend is compiled for the size report, not linked or tested on the target")
+  add_library(lwip_m INTERFACE)
+  target_include_directories(lwip_m SYSTEM INTERFACE ${SLUICE_LWIP_INCLUDE_DIR})
+  target_link_libraries(lwip_m INTERFACE lwip_options_m)
+  set(SLUICE_LWIP_LINKED OFF)
+endif()
+
+# The lwIP backend (embedded/lwip/) for the target: its flash and
+# per-connection RAM in the size report and, when lwIP is linked, the
+# firmware of the lwIP tests.
 file(GLOB lwip_backend_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/embedded/lwip/*.cpp)
 add_library(sluice_lwip_m OBJECT ${lwip_backend_sources} ${PROJECT_SOURCE_DIR}/cmake/cortex-m/lwip_type_sizes.cpp)
-target_include_directories(sluice_lwip_m PRIVATE ${PROJECT_SOURCE_DIR}/cmake/cortex-m/lwip)
-target_include_directories(sluice_lwip_m SYSTEM PRIVATE ${SLUICE_LWIP_INCLUDE_DIR})
-target_link_libraries(sluice_lwip_m PRIVATE sluice_portable)
+target_link_libraries(sluice_lwip_m PUBLIC sluice_portable lwip_m)
 
 # Flash and RAM of each file of the core, by layer (cmake/cortex-m/size_report.cmake).
 add_library(sluice_type_sizes OBJECT ${PROJECT_SOURCE_DIR}/cmake/cortex-m/type_sizes.cpp)

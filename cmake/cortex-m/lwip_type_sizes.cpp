@@ -13,6 +13,7 @@
 
 SLUICE_SIZE_OF(embedded_PushConnection, sluice::embedded::PushConnection)
 SLUICE_SIZE_OF(embedded_PushServer, sluice::embedded::PushServer)
+SLUICE_SIZE_OF(embedded_HistoryRecord, sluice::embedded::HistoryRecord)
 SLUICE_SIZE_OF(io_lwip_TcpConnection, sluice::embedded::lwip::TcpConnection)
 SLUICE_SIZE_OF(io_lwip_PushSlot_per_connection, sluice::embedded::lwip::PushSlot)
 SLUICE_SIZE_OF(lwip_tcp_pcb, struct tcp_pcb)

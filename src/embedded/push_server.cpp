@@ -22,11 +22,12 @@ std::string_view id_text(std::uint64_t id, char (&out)[kIdText]) {
   return {out, static_cast<std::size_t>(std::to_chars(out, out + kIdText, id).ptr - out)};
 }
 
-// The JSON fields of a drop notice, as the server's streams write them.
-std::size_t drop_fields(const PushConnection& c, Policy policy, char* out, std::size_t capacity) {
-  const delivery::DropRecord& d = c.unreported_drops();
+// The JSON fields of a drop notice of topic `i`, as the server's streams
+// write them.
+std::size_t drop_fields(const PushConnection& c, std::size_t i, Policy policy, char* out, std::size_t capacity) {
+  const delivery::DropRecord& d = c.unreported_drops(i);
   char count[kIdText], first[kIdText], last[kIdText];
-  const std::string_view parts[] = {"\"topic\":\"", c.topic(), "\",\"dropped\":", id_text(d.count, count),
+  const std::string_view parts[] = {"\"topic\":\"", c.topic(i), "\",\"dropped\":", id_text(d.count, count),
                                     ",\"first_id\":\"", id_text(d.first_id, first), "\",\"last_id\":\"",
                                     id_text(d.last_id, last), "\",\"policy\":\"", delivery::policy_name(policy),
                                     "\""};
@@ -43,14 +44,16 @@ std::size_t drop_fields(const PushConnection& c, Policy policy, char* out, std::
 
 PushServer::PushServer(buf::Pool& pool, const PushConfig& config)
     : pool_(pool), config_(config),
-      parser_({.max_request_line = 256, .max_header_bytes = 2048, .max_headers = config.max_headers, .max_body = 0}) {}
+      parser_({.max_request_line = 256, .max_header_bytes = 2048, .max_headers = config.max_headers, .max_body = 0}),
+      history_(config.history) {}
 
 void PushServer::opened(PushConnection& c, Link& link) {
   c.link_ = &link;
   c.phase_ = PushConnection::Phase::request;
-  c.topic_size_ = 0;
+  c.topic_count_ = 0;
   c.request_polls_ = 0;
-  c.drops_ = {};
+  c.idle_polls_ = 0;
+  for (delivery::DropRecord& d : c.drops_) d = {};
   c.decoder_ = proto::ws::Decoder({.max_message_size = 0});
   c.next_ = head_;
   head_ = &c;
@@ -69,8 +72,12 @@ void PushServer::closed(PushConnection& c) {
 }
 
 void PushServer::poll(PushConnection& c) {
-  if (c.phase_ != PushConnection::Phase::request) return;
-  if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
+  if (c.phase_ == PushConnection::Phase::request) {
+    if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
+    return;
+  }
+  if (!c.subscribed() || config_.heartbeat_polls == 0 || ++c.idle_polls_ < config_.heartbeat_polls) return;
+  heartbeat(c);
 }
 
 void PushServer::input(PushConnection& c) {
@@ -93,17 +100,38 @@ void PushServer::input(PushConnection& c) {
   }
 }
 
+// Nothing waiting is the sign of an idle stream; a subscriber with bytes
+// still queued is not helped by more.
+void PushServer::heartbeat(PushConnection& c) {
+  c.idle_polls_ = 0;
+  Link& link = *c.link_;
+  if (!link.out().empty()) return;
+  buf::FrameBuilder builder(pool_, buf::Lane::data);
+  if (c.phase_ == PushConnection::Phase::sse) {
+    builder.append(":\n\n");
+  } else {
+    (void)proto::ws::encode_frame(proto::ws::Opcode::ping, true, false, std::span<const char>(), builder);
+  }
+  buf::FrameRef beat = builder.finish();
+  if (!beat || link.out().push_data(std::move(beat), delivery::FrameTag::notice(0).label()) != conn::EnqueueStatus::ok) {
+    return;
+  }
+  link.flush();
+}
+
 PublishReport PushServer::publish(std::string_view topic, std::string_view data) {
   PublishReport report{.id = ++last_id_};
+  history_.record(report.id, topic, data);
   buf::FrameRef sse;
   buf::FrameRef ws;
   for (PushConnection* c = head_; c != nullptr;) {
     PushConnection* next = c->next_;
-    if (c->subscribed() && c->topic() == topic) {
+    const int i = c->subscribed() ? c->find_topic(topic) : -1;
+    if (i >= 0) {
       ++report.subscribers;
       buf::FrameRef& frame = c->phase_ == PushConnection::Phase::sse ? sse : ws;
       if (!frame) frame = encode(c->phase_, data, report.id);
-      deliver(*c, frame, report.id, report);
+      deliver(*c, static_cast<std::size_t>(i), frame, report.id, report);
     }
     c = next;
   }
@@ -113,7 +141,7 @@ PublishReport PushServer::publish(std::string_view topic, std::string_view data)
 void PushServer::flush() {
   for (PushConnection* c = head_; c != nullptr;) {
     PushConnection* next = c->next_;
-    if (c->subscribed() && !c->drops_.empty()) (void)tell_drops(*c);
+    if (c->subscribed()) (void)tell_drops(*c);
     c->link_->flush();
     c = next;
   }
@@ -127,26 +155,32 @@ std::size_t PushServer::connections() const {
 
 std::size_t PushServer::subscribers(std::string_view topic) const {
   std::size_t n = 0;
-  for (const PushConnection* c = head_; c != nullptr; c = c->next_) n += c->subscribed() && c->topic() == topic;
+  for (const PushConnection* c = head_; c != nullptr; c = c->next_) n += c->subscribed() && c->find_topic(topic) >= 0;
   return n;
 }
 
 // An event the pool had no block for is lost to every subscriber, and
 // each is told, as for any other drop.
-void PushServer::deliver(PushConnection& c, const buf::FrameRef& frame, std::uint64_t id, PublishReport& report) {
+void PushServer::deliver(PushConnection& c, std::size_t topic, const buf::FrameRef& frame, std::uint64_t id,
+                         PublishReport& report) {
   if (!frame) {
-    c.drops_.add(id);
+    c.drops_[topic].add(id);
     ++report.dropped;
     return;
   }
-  if (!c.drops_.empty()) (void)tell_drops(c);
-  const std::uint64_t lost_before = c.drops_.count;
-  const delivery::Verdict verdict = delivery::enqueue_with_policy(
-      c.link_->out(), config_.policy, frame, delivery::FrameTag::event(0, id, 0), &c.drops_);
-  report.dropped += static_cast<std::size_t>(c.drops_.count - lost_before);
+  (void)tell_drops(c);
+  std::uint64_t lost_before = 0;
+  for (const delivery::DropRecord& d : c.drops_) lost_before += d.count;
+  const delivery::Verdict verdict =
+      delivery::enqueue_with_policy(c.link_->out(), config_.policy, frame,
+                                    delivery::FrameTag::event(static_cast<std::uint32_t>(topic), id, 0), c.drops_);
+  std::uint64_t lost_after = 0;
+  for (const delivery::DropRecord& d : c.drops_) lost_after += d.count;
+  report.dropped += static_cast<std::size_t>(lost_after - lost_before);
   switch (verdict) {
     case delivery::Verdict::queued:
       ++report.queued;
+      c.idle_polls_ = 0;
       return;
     case delivery::Verdict::dropped:
       return;
@@ -157,32 +191,44 @@ void PushServer::deliver(PushConnection& c, const buf::FrameRef& frame, std::uin
   }
 }
 
-// Queues a notice of the events `c` lost, ahead of its next event. A full
-// queue or pool keeps the record for the next try.
+// Queues a notice of the events `c` lost on each topic, ahead of its next
+// event. A full queue or pool keeps the record for the next try.
 bool PushServer::tell_drops(PushConnection& c) {
-  char fields[192];  // the longest: a 32-byte topic, three 20-digit numbers, the longest policy name
-  const std::size_t n = drop_fields(c, config_.policy, fields, sizeof fields);
+  for (std::size_t i = 0; i < c.topic_count_; ++i) {
+    if (c.drops_[i].empty()) continue;
+    char fields[192];  // the longest: a 32-byte topic, three 20-digit numbers, the longest policy name
+    const std::size_t n = drop_fields(c, i, config_.policy, fields, sizeof fields);
+    if (!push_notice(c, "dropped", std::string_view(fields, n))) return false;
+    c.drops_[i] = {};
+  }
+  return true;
+}
+
+// A notice in the data lane, in order with the events: an SSE event named
+// sluice-{kind} whose data is {fields}, or a WebSocket text message
+// {"sluice":"{kind}",fields}.
+bool PushServer::push_notice(PushConnection& c, std::string_view kind, std::string_view fields) {
   buf::FrameBuilder builder(pool_, buf::Lane::data);
   if (c.phase_ == PushConnection::Phase::sse) {
-    builder.append("event: sluice-dropped\ndata: {");
-    builder.append(std::string_view(fields, n));
+    builder.append("event: sluice-");
+    builder.append(kind);
+    builder.append("\ndata: {");
+    builder.append(fields);
     builder.append("}\n\n");
   } else {
-    char text[sizeof fields + 24];
-    constexpr std::string_view kOpening = "{\"sluice\":\"dropped\",";
-    kOpening.copy(text, kOpening.size());
-    std::string_view(fields, n).copy(text + kOpening.size(), n);
-    text[kOpening.size() + n] = '}';
-    (void)proto::ws::encode_frame(proto::ws::Opcode::text, true, false,
-                                  std::span<const char>(text, kOpening.size() + n + 1), builder);
+    char text[256];
+    std::size_t n = 0;
+    for (std::string_view part : {std::string_view("{\"sluice\":\""), kind, std::string_view("\","), fields,
+                                  std::string_view("}")}) {
+      if (n + part.size() > sizeof text) return false;
+      part.copy(text + n, part.size());
+      n += part.size();
+    }
+    (void)proto::ws::encode_frame(proto::ws::Opcode::text, true, false, std::span<const char>(text, n), builder);
   }
   buf::FrameRef notice = builder.finish();
-  if (!notice || c.link_->out().push_data(std::move(notice), delivery::FrameTag::notice(0).label()) !=
-                     conn::EnqueueStatus::ok) {
-    return false;
-  }
-  c.drops_ = {};
-  return true;
+  return notice && c.link_->out().push_data(std::move(notice), delivery::FrameTag::notice(0).label()) ==
+                       conn::EnqueueStatus::ok;
 }
 
 void PushServer::cut_off(PushConnection& c) {

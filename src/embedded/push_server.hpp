@@ -2,8 +2,14 @@
 // subscribers for a device: one loop, no threads, no heap after start-up,
 // on any callback TCP stack (embedded/link.hpp).
 //
-// A client asks `GET /sse/{topic}` or opens a WebSocket on `/ws/{topic}`;
-// the application publishes with publish(topic, data). Each event is
+// A client asks `GET /sse/{topic}` or opens a WebSocket on `/ws/{topic}`,
+// naming up to kMaxTopicsPerConnection topics in all with `?topic=` (the
+// path's topic may be left out: `/sse?topic=a&topic=b`); the application
+// publishes with publish(topic, data). A client that comes back with
+// Last-Event-ID (or `?lastEventId=`) gets the events after it that the
+// history still has, and a sluice-reset notice first when some are gone.
+// An idle subscriber gets a heartbeat (an SSE comment, a WebSocket ping)
+// every PushConfig::heartbeat_polls of the link's timer. Each event is
 // encoded once per wire form into a frame of the application's pool and
 // queued by reference on every subscriber of the topic, under the
 // subscriber's policy: a subscriber that cannot keep up loses the oldest
@@ -29,6 +35,7 @@
 #include <string_view>
 
 #include "buf/pool.hpp"
+#include "embedded/event_history.hpp"
 #include "embedded/link.hpp"
 #include "embedded/push_connection.hpp"
 #include "proto/http1.hpp"
@@ -48,6 +55,13 @@ struct PushConfig {
   // close. A client that connects and never finishes would hold its slot
   // for good otherwise.
   std::uint8_t request_polls = 10;
+  // Polls of a subscriber with nothing sent to it after which it gets a
+  // heartbeat, so that the client, and any proxy between, sees the stream
+  // alive; 0: none.
+  std::uint8_t heartbeat_polls = 15;
+  // The event history's records, in the application's memory (a static
+  // array); empty: none kept, and every resume is told it missed events.
+  std::span<HistoryRecord> history;
 };
 
 struct PublishReport {
@@ -75,11 +89,12 @@ class PushServer {
   // connection is idle again and may serve the next one.
   void closed(PushConnection& connection);
   // The link's timer fired: ends a request phase that has taken more
-  // than PushConfig::request_polls of them.
+  // than PushConfig::request_polls of them, and sends an idle subscriber
+  // its heartbeat.
   void poll(PushConnection& connection);
 
-  // Queues `data` as the next event of `topic` for every subscriber of it.
-  // Never allocates; never blocks. The bytes go out at flush() or as the
+  // Queues `data` as the next event of `topic` for every subscriber of it,
+  // and keeps it in the history. Never allocates; never blocks. The bytes go out at flush() or as the
   // stack makes room.
   PublishReport publish(std::string_view topic, std::string_view data);
 
@@ -91,11 +106,13 @@ class PushServer {
   [[nodiscard]] std::size_t subscribers(std::string_view topic) const;
   [[nodiscard]] std::uint64_t last_id() const { return last_id_; }
   [[nodiscard]] buf::Pool& pool() { return pool_; }
+  [[nodiscard]] const EventHistory& history() const { return history_; }
 
  private:
   // request_phase.cpp
   void on_request(PushConnection& c);
   void route(PushConnection& c, const proto::http1::Request& request);
+  bool take_topics(PushConnection& c, const proto::http1::Request& request, std::string_view path_topic);
   bool subscribe_sse(PushConnection& c);
   bool subscribe_websocket(PushConnection& c, const proto::http1::Request& request);
   void refuse(PushConnection& c, int status, std::string_view reason);
@@ -104,9 +121,15 @@ class PushServer {
   void on_websocket_input(PushConnection& c);
   void end_websocket(PushConnection& c, proto::ws::CloseCode code, std::string_view reason);
 
+  // resume.cpp
+  void resume(PushConnection& c, const proto::http1::Request& request);
+
   // push_server.cpp
-  void deliver(PushConnection& c, const buf::FrameRef& frame, std::uint64_t id, PublishReport& report);
+  void heartbeat(PushConnection& c);
+  void deliver(PushConnection& c, std::size_t topic, const buf::FrameRef& frame, std::uint64_t id,
+               PublishReport& report);
   bool tell_drops(PushConnection& c);
+  bool push_notice(PushConnection& c, std::string_view kind, std::string_view fields);
   void cut_off(PushConnection& c);
   void end(PushConnection& c);
   buf::FrameRef encode(PushConnection::Phase form, std::string_view data, std::uint64_t id);
@@ -114,6 +137,7 @@ class PushServer {
   buf::Pool& pool_;
   PushConfig config_;
   proto::http1::RequestParser parser_;
+  EventHistory history_;
   PushConnection* head_ = nullptr;
   std::uint64_t last_id_ = 0;
 };

@@ -15,14 +15,19 @@
 #include "buf/frame.hpp"
 #include "embedded/push_server.hpp"
 #include "proto/topic_name.hpp"
+#include "proto/url.hpp"
 #include "proto/ws_handshake.hpp"
 
 namespace sluice::embedded {
 
 namespace {
 
+constexpr std::string_view kSse = "/sse";
+constexpr std::string_view kWs = "/ws";
 constexpr std::string_view kSsePrefix = "/sse/";
 constexpr std::string_view kWsPrefix = "/ws/";
+static_assert(kMaxTopicsPerConnection == 4, "kTooManyTopics names the limit");
+constexpr std::string_view kTooManyTopics = "a connection follows at most 4 topics (kMaxTopicsPerConnection)";
 constexpr std::string_view kSseHead =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
 
@@ -54,8 +59,8 @@ void PushServer::on_request(PushConnection& c) {
 }
 
 void PushServer::route(PushConnection& c, const proto::http1::Request& request) {
-  const bool sse = request.path.starts_with(kSsePrefix);
-  const bool ws = request.path.starts_with(kWsPrefix);
+  const bool sse = request.path == kSse || request.path.starts_with(kSsePrefix);
+  const bool ws = request.path == kWs || request.path.starts_with(kWsPrefix);
   if (!sse && !ws) {
     refuse(c, 404, "this device serves /sse/{topic} and /ws/{topic}");
     return;
@@ -64,14 +69,45 @@ void PushServer::route(PushConnection& c, const proto::http1::Request& request) 
     refuse(c, 405, "subscriptions are GET requests");
     return;
   }
-  const std::string_view topic = request.path.substr(sse ? kSsePrefix.size() : kWsPrefix.size());
-  if (!proto::valid_topic_name(topic, kMaxTopicBytes)) {
-    refuse(c, 400, "a topic is 1 to 32 characters of A-Z a-z 0-9 _ . : -");
-    return;
-  }
+  const std::string_view prefix = sse ? kSsePrefix : kWsPrefix;
+  const std::string_view path_topic = request.path.size() > prefix.size() ? request.path.substr(prefix.size()) : "";
+  if (!take_topics(c, request, path_topic)) return;
   if (!(sse ? subscribe_sse(c) : subscribe_websocket(c, request))) return;
-  topic.copy(c.topic_, topic.size());
-  c.topic_size_ = static_cast<std::uint8_t>(topic.size());
+  resume(c, request);
+}
+
+// The path's topic and every `topic=` of the query, each once, into the
+// connection's table. Topic names need no percent-encoding, so the raw
+// query value is the name (an encoded one is refused as malformed).
+bool PushServer::take_topics(PushConnection& c, const proto::http1::Request& request, std::string_view path_topic) {
+  c.topic_count_ = 0;
+  const auto take = [&](std::string_view topic) {
+    if (!proto::valid_topic_name(topic, kMaxTopicBytes)) {
+      refuse(c, 400, "a topic is 1 to 32 characters of A-Z a-z 0-9 _ . : -");
+      return false;
+    }
+    if (c.find_topic(topic) >= 0) return true;
+    if (c.topic_count_ == kMaxTopicsPerConnection) {
+      refuse(c, 400, kTooManyTopics);
+      return false;
+    }
+    topic.copy(c.topics_[c.topic_count_], topic.size());
+    c.topic_sizes_[c.topic_count_] = static_cast<std::uint8_t>(topic.size());
+    ++c.topic_count_;
+    return true;
+  };
+  if (!path_topic.empty() && !take(path_topic)) return false;
+  proto::url::QueryIterator it(request.query);
+  std::string_view key;
+  std::string_view value;
+  while (it.next(key, value)) {
+    if (key == "topic" && !take(value)) return false;
+  }
+  if (c.topic_count_ == 0) {
+    refuse(c, 400, "name a topic: /sse/{topic}, /ws/{topic} or ?topic=");
+    return false;
+  }
+  return true;
 }
 
 bool PushServer::subscribe_sse(PushConnection& c) {

@@ -29,9 +29,11 @@ struct Events final : proto::sse::Handler {
       ids.push_back(std::string(event.id));
       data.push_back(std::string(event.data));
     } else {
+      notice_types.push_back(std::string(event.type));
       notices.push_back(std::string(event.data));
     }
   }
+  std::vector<std::string> notice_types;
   std::vector<std::string> ids;
   std::vector<std::string> data;
   std::vector<std::string> notices;
@@ -66,7 +68,8 @@ TEST_F(PushServerTest, AnSseSubscriberGetsTheHeadThenEveryEventInOrder) {
   link.receive("GET /sse/t HTTP/1.1\r\nHost: d\r\n\r\n");
   EXPECT_EQ(link.wire(), kSseHead);
   EXPECT_EQ(connection.phase(), PushConnection::Phase::sse);
-  EXPECT_EQ(connection.topic(), "t");
+  EXPECT_EQ(connection.topic_count(), 1u);
+  EXPECT_EQ(connection.topic(0), "t");
   for (int i = 1; i <= 30; ++i) {
     EXPECT_EQ(server.publish("t", "e" + std::to_string(i)).queued, 1u);
     EXPECT_EQ(server.publish("other", "x").subscribers, 0u);
@@ -117,7 +120,7 @@ TEST_F(PushServerTest, ASlowSubscriberLosesTheOldestEventsAndIsToldWhichOnes) {
   std::size_t dropped = 0;
   for (int i = 1; i <= 40; ++i) dropped += server.publish("t", "e" + std::to_string(i)).dropped;
   EXPECT_GT(dropped, 0u);
-  EXPECT_FALSE(connection.unreported_drops().empty());
+  EXPECT_FALSE(connection.unreported_drops(0).empty());
   link.set_room(SIZE_MAX);
   server.flush();
   server.flush();  // the notice, queued once the first flush made room
@@ -180,6 +183,220 @@ TEST_F(PushServerTest, ARequestHeadNotCompleteAfterItsPollsIsAnswered408) {
   server.poll(connection);
   EXPECT_TRUE(link.closed());
   EXPECT_EQ(link.wire().rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << link.wire();
+}
+
+TEST_F(PushServerTest, ASubscriberFollowsTheTopicsOfItsPathAndQuery) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/a?topic=b&topic=a&topic=c HTTP/1.1\r\nHost: d\r\n\r\n");
+  ASSERT_EQ(connection.phase(), PushConnection::Phase::sse);
+  ASSERT_EQ(connection.topic_count(), 3u);  // "a" twice is followed once
+  EXPECT_EQ(server.subscribers("b"), 1u);
+  for (std::string_view topic : {"a", "x", "b", "c", "a"}) (void)server.publish(topic, topic);
+  server.flush();
+  const Events events = sse_events(link.wire());
+  EXPECT_EQ(events.data, (std::vector<std::string>{"a", "b", "c", "a"}));
+  EXPECT_EQ(events.ids, (std::vector<std::string>{"1", "3", "4", "5"}));
+}
+
+TEST_F(PushServerTest, AWebSocketSubscriberNamesItsTopicsInTheQuery) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  std::string request(kWsRequest);
+  request.replace(request.find("/ws/t"), 5, "/ws?topic=a&topic=b");
+  link.receive(request);
+  ASSERT_EQ(connection.phase(), PushConnection::Phase::websocket) << link.wire();
+  const std::size_t head = link.wire().size();
+  for (std::string_view topic : {"a", "x", "b"}) (void)server.publish(topic, topic);
+  server.flush();
+  proto::ws::Decoder decoder({.role = proto::ws::Role::client});
+  std::span<const char> in(link.wire().data() + head, link.wire().size() - head);
+  std::vector<std::string> got;
+  for (proto::ws::DecodeResult r = decoder.feed(in); r.status == proto::ws::DecodeStatus::message;
+       r = decoder.feed(in)) {
+    got.emplace_back(r.payload.data(), r.payload.size());
+    in = in.subspan(r.consumed);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b"}));
+}
+
+// The connection's topic table holds kMaxTopicsPerConnection: a request
+// naming one more is answered 400, naming the limit, and follows nothing.
+TEST_F(PushServerTest, ARequestNamingMoreTopicsThanTheTableHoldsIsAnswered400) {
+  static_assert(kMaxTopicsPerConnection == 4);
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.receive("GET /sse?topic=a&topic=b&topic=c&topic=d&topic=e HTTP/1.1\r\nHost: d\r\n\r\n");
+  EXPECT_TRUE(link.closed());
+  EXPECT_EQ(link.wire().rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << link.wire();
+  EXPECT_NE(link.wire().find("at most 4 topics (kMaxTopicsPerConnection)"), std::string::npos);
+  EXPECT_EQ(server.subscribers("a"), 0u);
+  EXPECT_EQ(pool.free_blocks(), 64u);
+
+  PushConnection second;
+  MemoryLink four(server, second);
+  four.receive("GET /sse?topic=a&topic=b&topic=c&topic=d HTTP/1.1\r\nHost: d\r\n\r\n");
+  EXPECT_EQ(second.phase(), PushConnection::Phase::sse);
+  EXPECT_EQ(server.subscribers("d"), 1u);
+
+  PushConnection third;
+  MemoryLink none(server, third);
+  none.receive("GET /sse HTTP/1.1\r\nHost: d\r\n\r\n");
+  EXPECT_EQ(none.wire().rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << none.wire();
+  EXPECT_NE(none.wire().find("name a topic"), std::string::npos);
+}
+
+// Each topic's losses are told under its own name.
+TEST_F(PushServerTest, DropsAreToldPerTopic) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.receive("GET /sse?topic=a&topic=b HTTP/1.1\r\nHost: d\r\n\r\n");
+  link.set_room(0);
+  for (int i = 0; i < 20; ++i) (void)server.publish(i % 2 == 0 ? "a" : "b", "e");
+  link.set_room(SIZE_MAX);
+  server.flush();
+  server.flush();
+  const Events events = sse_events(link.wire());
+  ASSERT_EQ(events.notices.size(), 2u);
+  EXPECT_EQ(events.notices[0].rfind("{\"topic\":\"a\",\"dropped\":2,", 0), 0u) << events.notices[0];
+  EXPECT_EQ(events.notices[1].rfind("{\"topic\":\"b\",\"dropped\":2,", 0), 0u) << events.notices[1];
+  EXPECT_EQ(events.data.size(), 16u);
+}
+
+TEST_F(PushServerTest, AnIdleSubscriberGetsAHeartbeatEveryConfiguredPolls) {
+  PushServer server(pool, {.heartbeat_polls = 3});
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/t HTTP/1.1\r\nHost: d\r\n\r\n");
+  server.poll(connection);
+  server.poll(connection);
+  EXPECT_EQ(link.wire(), kSseHead);
+  server.poll(connection);
+  EXPECT_EQ(link.wire(), std::string(kSseHead) + ":\n\n");
+  // An event sent restarts the count.
+  (void)server.publish("t", "e");
+  server.flush();
+  const std::size_t after_event = link.wire().size();
+  server.poll(connection);
+  server.poll(connection);
+  EXPECT_EQ(link.wire().size(), after_event);
+  server.poll(connection);
+  EXPECT_EQ(link.wire().substr(after_event), ":\n\n");
+  // Nothing is added to a queue that is not moving.
+  link.set_room(0);
+  (void)server.publish("t", "e");
+  server.flush();
+  for (int i = 0; i < 3; ++i) server.poll(connection);
+  EXPECT_EQ(link.out().data_frames(), 1u);
+}
+
+TEST_F(PushServerTest, AnIdleWebSocketSubscriberIsPinged) {
+  PushServer server(pool, {.heartbeat_polls = 2});
+  MemoryLink link(server, connection);
+  link.receive(kWsRequest);
+  const std::size_t head = link.wire().size();
+  server.poll(connection);
+  server.poll(connection);
+  proto::ws::Decoder decoder({.role = proto::ws::Role::client});
+  const proto::ws::DecodeResult r =
+      decoder.feed(std::span<const char>(link.wire().data() + head, link.wire().size() - head));
+  EXPECT_EQ(r.status, proto::ws::DecodeStatus::ping);
+  EXPECT_EQ(r.consumed, link.wire().size() - head);
+}
+
+class PushServerHistoryTest : public PushServerTest {
+ protected:
+  // Publishes events 1..n, alternating topics t and u, data "e{id}".
+  static void publish_events(PushServer& server, int n) {
+    for (int id = 1; id <= n; ++id) (void)server.publish(id % 2 == 1 ? "t" : "u", "e" + std::to_string(id));
+  }
+  Events resume_from(PushServer& server, std::string_view last_id, std::string_view path = "/sse/t?topic=u") {
+    MemoryLink link(server, connection);
+    link.receive("GET " + std::string(path) + " HTTP/1.1\r\nHost: d\r\nLast-Event-ID: " + std::string(last_id) +
+                 "\r\n\r\n");
+    server.flush();
+    Events events = sse_events(link.wire());
+    link.peer_closes();
+    return events;
+  }
+  HistoryRecord records[4];
+};
+
+TEST_F(PushServerHistoryTest, AReturningSubscriberGetsTheEventsAfterItsLastId) {
+  PushServer server(pool, {.history = records});
+  publish_events(server, 4);
+  const Events events = resume_from(server, "1");
+  EXPECT_TRUE(events.notices.empty());
+  EXPECT_EQ(events.ids, (std::vector<std::string>{"2", "3", "4"}));
+  EXPECT_EQ(events.data, (std::vector<std::string>{"e2", "e3", "e4"}));
+  // One topic of the two: only its events.
+  const Events only_u = resume_from(server, "1", "/sse/u");
+  EXPECT_EQ(only_u.data, (std::vector<std::string>{"e2", "e4"}));
+  // ?lastEventId= for a first connection, on the WebSocket as well.
+  MemoryLink ws(server, connection);
+  std::string request(kWsRequest);
+  request.replace(request.find("/ws/t"), 5, "/ws/t?lastEventId=2");
+  ws.receive(request);
+  server.flush();
+  EXPECT_NE(ws.wire().find("e3"), std::string::npos);
+  EXPECT_EQ(ws.wire().find("e1"), std::string::npos);
+}
+
+// The history holds four events: a client whose last id is older than
+// that is told before anything else that it missed some, then gets what
+// is kept.
+TEST_F(PushServerHistoryTest, AResumeFromBeforeTheHistoryIsToldItMissedEvents) {
+  PushServer server(pool, {.history = records});
+  publish_events(server, 10);
+  EXPECT_EQ(server.history().size(), 4u);
+  EXPECT_EQ(server.history().lost_through(), 6u);
+  const Events events = resume_from(server, "3");
+  ASSERT_EQ(events.notice_types, (std::vector<std::string>{"sluice-reset", "sluice-reset"}));
+  EXPECT_EQ(events.notices[0], "{\"topic\":\"t\",\"reason\":\"too-old\",\"last_id\":\"3\"}");
+  EXPECT_EQ(events.notices[1], "{\"topic\":\"u\",\"reason\":\"too-old\",\"last_id\":\"3\"}");
+  EXPECT_EQ(events.ids, (std::vector<std::string>{"7", "8", "9", "10"}));
+  // From the newest lost id on, nothing is missing.
+  const Events from_six = resume_from(server, "6");
+  EXPECT_TRUE(from_six.notices.empty());
+  EXPECT_EQ(from_six.ids.size(), 4u);
+}
+
+TEST_F(PushServerHistoryTest, AnEventLongerThanARecordIsNotKeptAndCountsAsMissed) {
+  PushServer server(pool, {.history = records});
+  (void)server.publish("t", "e1");
+  (void)server.publish("t", std::string(kHistoryDataBytes + 1, 'x'));
+  (void)server.publish("t", "e3");
+  EXPECT_EQ(server.history().size(), 2u);
+  const Events events = resume_from(server, "1");
+  ASSERT_EQ(events.notice_types.size(), 2u);
+  EXPECT_NE(events.notices[0].find("too-old"), std::string::npos);
+  EXPECT_EQ(events.data, (std::vector<std::string>{"e3"}));
+}
+
+TEST_F(PushServerHistoryTest, AnIdThisServerHasNotSentOrNoIdAtAllIsToldSo) {
+  PushServer server(pool, {.history = records});
+  publish_events(server, 2);
+  const Events unknown = resume_from(server, "99", "/sse/t");  // the device restarted: ids began again
+  ASSERT_EQ(unknown.notices.size(), 1u);
+  EXPECT_EQ(unknown.notices[0], "{\"topic\":\"t\",\"reason\":\"unknown-id\",\"last_id\":\"99\"}");
+  EXPECT_TRUE(unknown.data.empty());
+  // The id is echoed as the number it is, however it was spelt.
+  const Events zeros = resume_from(server, std::string(300, '0') + "99", "/sse/t");
+  ASSERT_EQ(zeros.notices.size(), 1u);
+  EXPECT_EQ(zeros.notices[0], unknown.notices[0]);
+  const Events malformed = resume_from(server, "1\"x", "/sse/t");
+  ASSERT_EQ(malformed.notices.size(), 1u);
+  EXPECT_EQ(malformed.notices[0], "{\"topic\":\"t\",\"reason\":\"malformed-id\",\"last_id\":\"\"}");
+  EXPECT_TRUE(malformed.data.empty());
+}
+
+TEST_F(PushServerHistoryTest, WithoutAHistoryEveryResumeIsToldItMissedEvents) {
+  PushServer server(pool);
+  publish_events(server, 3);
+  const Events events = resume_from(server, "1", "/sse/t");
+  ASSERT_EQ(events.notices.size(), 1u);
+  EXPECT_NE(events.notices[0].find("too-old"), std::string::npos);
+  EXPECT_TRUE(events.data.empty());
+  EXPECT_TRUE(resume_from(server, "3", "/sse/t").notices.empty());
 }
 
 }  // namespace

@@ -35,7 +35,9 @@ namespace {
 
 constexpr std::uint8_t kProtocolTcp = 6;
 
+#if LWIP_IPV6  // Debian's host lwIP has IPv6; the device build has not
 err_t drop_ip6(netif*, pbuf*, const ip6_addr_t*) { return ERR_OK; }
+#endif
 
 }  // namespace
 
@@ -73,7 +75,9 @@ err_t LwipNet::init_netif(netif* nif) {
   nif->name[1] = 'p';
   nif->mtu = 1500;
   nif->output = &LwipNet::output;
+#if LWIP_IPV6
   nif->output_ip6 = &drop_ip6;
+#endif
   nif->flags = 0;  // no NETIF_FLAG_LINK_UP: see the routing note above
   return ERR_OK;
 }

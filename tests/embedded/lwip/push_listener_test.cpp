@@ -112,10 +112,11 @@ std::string masked(proto::ws::Opcode op, std::string_view payload) {
 
 class PushListenerTest : public testing::Test {
  protected:
-  void start(const buf::PoolConfig& pool_config, const TcpConnectionLimits& limits = {}) {
+  void start(const buf::PoolConfig& pool_config, const TcpConnectionLimits& limits = {},
+             const embedded::PushConfig& config = {}) {
     pool.emplace(pool_config);
     ASSERT_TRUE(pool->ok());
-    server.emplace(*pool);
+    server.emplace(*pool, config);
     listener.emplace(net.new_server_pcb(LwipNet::kPort), *server, slots, scratch, limits);
     ASSERT_TRUE(listener->ok());
   }
@@ -207,7 +208,7 @@ TEST_F(PushListenerTest, SseAndWebSocketSubscribersGetAThousandEventsInOrder) {
   const WsStream got_ws = parse_ws(ws->received());
   ASSERT_EQ(got_sse.ids.size(), kEvents);
   ASSERT_EQ(got_ws.messages.size(), kEvents);
-  for (std::uint64_t n = 1; n <= kEvents; ++n) {
+  for (std::size_t n = 1; n <= kEvents; ++n) {
     ASSERT_EQ(got_sse.ids[n - 1], n);
     ASSERT_EQ(got_sse.data[n - 1], event_data(n));
     ASSERT_EQ(got_ws.messages[n - 1], event_data(n));
@@ -290,11 +291,12 @@ TEST_F(PushListenerTest, InAFortyBlockPoolBulkDataNeverStarvesAnotherClientsHand
   EXPECT_GT(pool->stats().data_refusals, 0u);  // still saturated all along
   EXPECT_EQ(pool->stats().control_refusals, 0u);
   std::printf("40 x 196 B pool, reserve 8, one subscriber saturated (%llu events published, %llu data refusals, "
-              "min %zu blocks free): WebSocket handshake answered in %u ms of lwIP time (%d steps), ping answered "
+              "min %lu blocks free): WebSocket handshake answered in %u ms of lwIP time (%d steps), ping answered "
               "in %u ms (%d steps)\n",
               static_cast<unsigned long long>(published),
-              static_cast<unsigned long long>(pool->stats().data_refusals), pool->stats().min_free_blocks,
-              handshake_ms, handshake_steps, pong_ms, pong_steps);
+              static_cast<unsigned long long>(pool->stats().data_refusals),
+              static_cast<unsigned long>(pool->stats().min_free_blocks),
+              static_cast<unsigned>(handshake_ms), handshake_steps, static_cast<unsigned>(pong_ms), pong_steps);
 
   // The bulk subscriber reads again: the rest of its stream arrives, and
   // the notices of what it lost.
@@ -397,6 +399,43 @@ TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
   talker->send(masked(proto::ws::Opcode::text, "hello"));
   ASSERT_TRUE(net.run_until([&] { return talker->peer_closed(); }));
   EXPECT_TRUE(parse_ws(talker->received()).closed);
+}
+
+// A subscriber of two topics leaves and comes back over lwIP with
+// Last-Event-ID: it gets what it missed from the history, then heartbeats
+// on lwIP's poll timer while nothing is published. One from an id the
+// history no longer reaches is told so first.
+TEST_F(PushListenerTest, ASubscriberThatComesBackGetsWhatItMissedThenHeartbeats) {
+  embedded::HistoryRecord history[4];
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false}, {},
+        {.heartbeat_polls = 2, .history = history});
+  const std::string request = "GET /sse/a?topic=b HTTP/1.1\r\nHost: device\r\n";
+  std::unique_ptr<RawPeer> first = connect_and_send(request + "\r\n");
+  ASSERT_TRUE(net.run_until([&] { return first->received().size() >= kSseHead.size(); }));
+  for (std::uint64_t n = 1; n <= 3; ++n) (void)server->publish(n % 2 == 1 ? "a" : "b", event_data(n));
+  server->flush();
+  ASSERT_TRUE(net.run_until([&] { return first->received().size() > kSseHead.size() && parse_sse(first->received()).ids.size() == 3; }));
+  first->close();
+  ASSERT_TRUE(net.run_until([&] { return server->connections() == 0; }));
+
+  for (std::uint64_t n = 4; n <= 6; ++n) (void)server->publish(n % 2 == 1 ? "a" : "b", event_data(n));
+  std::unique_ptr<RawPeer> back = connect_and_send(request + "Last-Event-ID: 3\r\n\r\n");
+  ASSERT_TRUE(net.run_until([&] { return back->received().size() > kSseHead.size() && parse_sse(back->received()).ids.size() == 3; }));
+  const SseStream missed = parse_sse(back->received());
+  EXPECT_EQ(missed.ids, (std::vector<std::uint64_t>{4, 5, 6}));
+  EXPECT_EQ(missed.data.back(), event_data(6));
+  EXPECT_TRUE(missed.notices.empty());
+
+  const std::size_t before = back->received().size();
+  net.run_for(3000);  // lwIP polls every second: two idle polls make a heartbeat
+  EXPECT_EQ(back->received().substr(before).rfind(":\n\n", 0), 0u) << back->received().substr(before);
+
+  std::unique_ptr<RawPeer> late = connect_and_send(request + "Last-Event-ID: 1\r\n\r\n");
+  ASSERT_TRUE(net.run_until([&] { return late->received().size() > kSseHead.size() && parse_sse(late->received()).ids.size() == 4; }));
+  const SseStream told = parse_sse(late->received());
+  ASSERT_EQ(told.notices.size(), 2u);
+  EXPECT_EQ(told.notices[0], "sluice-reset {\"topic\":\"a\",\"reason\":\"too-old\",\"last_id\":\"1\"}");
+  EXPECT_EQ(told.ids, (std::vector<std::uint64_t>{3, 4, 5, 6}));
 }
 
 }  // namespace
