@@ -48,6 +48,7 @@ Channel::~Channel() {
 std::string Channel::open(int fd, const TlsClient* tls) {
   if (ssl_ != nullptr) SSL_free(ssl_);
   ssl_ = nullptr;
+  wants_socket_ = false;
   fd_ = fd;
   if (tls == nullptr) return {};
   ERR_clear_error();
@@ -84,7 +85,9 @@ ssize_t Channel::tls_result(int n) { return transport::as_socket_result(ssl_, n)
 ssize_t Channel::read(char* into, std::size_t size) {
   if (ssl_ == nullptr) return ::recv(fd_, into, size, 0);
   errno = 0;
-  return tls_result(SSL_read(ssl_, into, static_cast<int>(std::min<std::size_t>(size, 1u << 30))));
+  const int n = SSL_read(ssl_, into, static_cast<int>(std::min<std::size_t>(size, 1u << 30)));
+  wants_socket_ = n <= 0 && SSL_get_error(ssl_, n) == SSL_ERROR_WANT_READ;
+  return tls_result(n);
 }
 
 ssize_t Channel::write(std::string_view bytes) {
@@ -104,6 +107,6 @@ bool Channel::write_all(std::string_view bytes) {
   return true;
 }
 
-bool Channel::buffered() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
+bool Channel::buffered() const { return ssl_ != nullptr && !wants_socket_ && SSL_has_pending(ssl_) == 1; }
 
 }  // namespace sluice::bench

@@ -62,8 +62,11 @@ class Channel {
   [[nodiscard]] ssize_t write(std::string_view bytes);
   // write() until all of `bytes` went, on a blocking socket. False on error.
   [[nodiscard]] bool write_all(std::string_view bytes);
-  // Bytes OpenSSL has decrypted and not handed out: the socket will not
-  // say it is readable for them, so a poller reads them first.
+  // Whether OpenSSL may hold a record to hand out that the socket will not
+  // say is readable (read ahead with the one before it), so a poller reads
+  // before it waits. False after a read that wanted more from the socket:
+  // what OpenSSL holds then is the start of a record, and reading again
+  // before the rest arrives would only spin.
   [[nodiscard]] bool buffered() const;
 
   [[nodiscard]] int fd() const { return fd_; }
@@ -74,6 +77,7 @@ class Channel {
 
   int fd_ = -1;
   SSL* ssl_ = nullptr;
+  bool wants_socket_ = false;  // the last read stopped for want of bytes
 };
 
 }  // namespace sluice::bench
