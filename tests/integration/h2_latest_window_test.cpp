@@ -1,7 +1,8 @@
 // policy.latest_window_frames over HTTP/2, through real sockets, a real
 // server and nghttp2's client: a `latest` reader with a 4 KiB receive
 // buffer reads its connection five times slower than frames are published
-// on one of its two streams. Every frame it reads is at most about two of
+// on one of its two streams, SSE streams or WebSocket streams (extended
+// CONNECT on /ws/{topic}). Every frame it reads is at most about two of
 // its reads behind the newest published, the frames `latest` replaced are
 // told in notices, exactly, and its other stream is not held behind the
 // first. With the window off, what the stream's flow-control window lets
@@ -46,7 +47,7 @@ struct Read {
   std::uint64_t reported_lost = 0;
 };
 
-Read parse(const std::string& stream_body) {
+Read parse_sse(const std::string& stream_body) {
   Read got;
   std::size_t at = 0;
   for (std::size_t end; (end = stream_body.find("\n\n", at)) != std::string::npos; at = end + 2) {
@@ -63,10 +64,46 @@ Read parse(const std::string& stream_body) {
   return got;
 }
 
-// The reader's two streams on one connection, open.
+// A WebSocket stream's messages as read so far (the server's frames are
+// not masked): text frames carry a frame's number or a `dropped` notice;
+// the window's probes are pings, which are not messages.
+Read parse_ws(const std::string& stream_body) {
+  Read got;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(stream_body.data());
+  std::size_t at = 0;
+  while (stream_body.size() - at >= 2) {
+    const unsigned opcode = bytes[at] & 0x0fu;
+    std::size_t length = bytes[at + 1] & 0x7fu;
+    std::size_t head = 2;
+    if (length == 126) {
+      if (stream_body.size() - at < 4) break;
+      length = (std::size_t{bytes[at + 2]} << 8) | bytes[at + 3];
+      head = 4;
+    } else if (length == 127) {
+      if (stream_body.size() - at < 10) break;
+      length = 0;
+      for (std::size_t i = 0; i < 8; ++i) length = (length << 8) | bytes[at + 2 + i];
+      head = 10;
+    }
+    if (stream_body.size() - at - head < length) break;  // not whole yet
+    const std::string payload = stream_body.substr(at + head, length);
+    at += head + length;
+    if (opcode != 0x1) continue;
+    if (payload.find("{\"sluice\":\"dropped\"") == 0) {
+      const std::size_t field = payload.find("\"dropped\":");
+      if (field != std::string::npos) got.reported_lost += std::strtoull(payload.c_str() + field + 10, nullptr, 10);
+    } else {
+      got.numbers.push_back(std::atoi(payload.c_str()));
+    }
+  }
+  return got;
+}
+
+// The reader's two streams on one connection, open, and how to read them.
 struct Streams {
   std::int32_t feed = 0;
   std::int32_t other = 0;
+  Read (*parse)(const std::string&) = parse_sse;
 };
 
 Streams open_streams(H2TestClient& reader) {
@@ -75,6 +112,18 @@ Streams open_streams(H2TestClient& reader) {
     return reader.stream(streams.feed).body.find("retry:") != std::string::npos &&
            reader.stream(streams.other).body.find("retry:") != std::string::npos;
   }));
+  return streams;
+}
+
+Streams open_websockets(H2TestClient& reader) {
+  EXPECT_TRUE(reader.pump([&] {
+    return nghttp2_session_get_remote_settings(reader.session(), NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL) == 1;
+  }));
+  const std::vector<std::pair<std::string, std::string>> version{{"sec-websocket-version", "13"}};
+  Streams streams{reader.request("CONNECT", "/ws/feed", version, "", true, "websocket"),
+                  reader.request("CONNECT", "/ws/other", version, "", true, "websocket"), parse_ws};
+  EXPECT_TRUE(reader.pump(
+      [&] { return reader.stream(streams.feed).status == 200 && reader.stream(streams.other).status == 200; }));
   return streams;
 }
 
@@ -93,7 +142,7 @@ int slow_rounds(RunningServer& server, H2TestClient& reader, const Streams& stre
   for (int round = 0; round < kRounds; ++round) {
     for (int i = 0; i < kPerRead; ++i) EXPECT_EQ(publish(publisher, "/pub/feed", body(++newest)), 200);
     Read got;
-    while ((got = parse(reader.stream(streams.feed).body)).numbers.size() == seen) {
+    while ((got = streams.parse(reader.stream(streams.feed).body)).numbers.size() == seen) {
       if (!reader.read_some(2048)) {
         ADD_FAILURE() << "no frame in round " << round;
         return worst;
@@ -108,26 +157,40 @@ int slow_rounds(RunningServer& server, H2TestClient& reader, const Streams& stre
 // read, and those published since. (Without the window: 90 and more.)
 constexpr int kMostBehind = 2 * kPerRead;
 
-TEST(H2LatestWindow, ASlowReaderReadsFramesAtMostTwoOfItsReadsOldAndItsOtherStreamGoesOn) {
-  RunningServer server(latest_config(1));
-  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
-  ASSERT_TRUE(reader.ok());
-  const Streams streams = open_streams(reader);
+// The feed read slowly, then one event on the other stream, published
+// behind the feed's held frames: the feed ends on the newest frame with
+// every other frame told lost, and the other stream has its event.
+void expect_slow_feed_bounded_and_other_stream_free(RunningServer& server, H2TestClient& reader,
+                                                    const Streams& streams) {
   EXPECT_LE(slow_rounds(server, reader, streams), kMostBehind);
   // The other stream's one event, published behind the feed's held frames.
   TestClient publisher(server.port());
   EXPECT_EQ(publish(publisher, "/pub/other", body(1)), 200);
   Read got;
   ASSERT_TRUE(reader.pump([&] {
-    got = parse(reader.stream(streams.feed).body);
+    got = streams.parse(reader.stream(streams.feed).body);
     return !got.numbers.empty() && got.numbers.back() == kRounds * kPerRead &&
            got.numbers.size() + got.reported_lost == static_cast<std::size_t>(kRounds * kPerRead) &&
-           !parse(reader.stream(streams.other).body).numbers.empty();
+           !streams.parse(reader.stream(streams.other).body).numbers.empty();
   })) << "read " << got.numbers.size() << ", told " << got.reported_lost;
   EXPECT_TRUE(std::is_sorted(got.numbers.begin(), got.numbers.end()));
-  EXPECT_EQ(parse(reader.stream(streams.other).body).numbers, std::vector<int>{1});
+  EXPECT_EQ(streams.parse(reader.stream(streams.other).body).numbers, std::vector<int>{1});
   EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
   EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
+TEST(H2LatestWindow, ASlowReaderReadsFramesAtMostTwoOfItsReadsOldAndItsOtherStreamGoesOn) {
+  RunningServer server(latest_config(1));
+  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
+  ASSERT_TRUE(reader.ok());
+  expect_slow_feed_bounded_and_other_stream_free(server, reader, open_streams(reader));
+}
+
+TEST(H2LatestWindow, ASlowWebSocketReaderReadsFramesAtMostTwoOfItsReadsOldAndItsOtherStreamGoesOn) {
+  RunningServer server(latest_config(1));
+  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
+  ASSERT_TRUE(reader.ok());
+  expect_slow_feed_bounded_and_other_stream_free(server, reader, open_websockets(reader));
 }
 
 TEST(H2LatestWindow, WithTheWindowOffTheKernelHoldsWhatTheStreamWindowLetsIn) {
@@ -137,6 +200,15 @@ TEST(H2LatestWindow, WithTheWindowOffTheKernelHoldsWhatTheStreamWindowLetsIn) {
   H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
   ASSERT_TRUE(reader.ok());
   EXPECT_GT(slow_rounds(server, reader, open_streams(reader)), kMostBehind);
+}
+
+TEST(H2LatestWindow, WithTheWindowOffAWebSocketStreamIsReadFurtherBehind) {
+  server::Config config = latest_config(0);
+  config.tcp_notsent_lowat = 64 * 1024;
+  RunningServer server(config);
+  H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
+  ASSERT_TRUE(reader.ok());
+  EXPECT_GT(slow_rounds(server, reader, open_websockets(reader)), kMostBehind);
 }
 
 }  // namespace

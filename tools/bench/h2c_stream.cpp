@@ -24,9 +24,8 @@ std::string frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream, s
   return out;
 }
 
-}  // namespace
-
-std::string H2cStream::open(std::string_view path) {
+// The preface, SETTINGS and the connection's window.
+std::string preface() {
   std::string out = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
   std::string settings = {0, 4};  // SETTINGS_INITIAL_WINDOW_SIZE
   put32(settings, kLargestWindow);
@@ -34,15 +33,46 @@ std::string H2cStream::open(std::string_view path) {
   std::string increment;
   put32(increment, kLargestWindow - 65535);
   out += frame(8, 0, 0, increment);  // WINDOW_UPDATE: the connection's window as large
-  // HPACK: :method GET and :scheme http indexed; :path and :authority
-  // literal, not indexed.
-  std::string block = "\x82\x86\x04";
-  block.push_back(static_cast<char>(path.size()));
-  block.append(path);
-  block += "\x01\x09" "127.0.0.1";
-  out += frame(kHeaders, kEndStream | kEndHeaders, 1, block);
   return out;
 }
+
+// HPACK: a literal field not indexed, its name a new name or the static
+// table's entry `name_index`. Names and values are shorter than 127 bytes.
+void literal(std::string& block, std::uint8_t name_index, std::string_view name, std::string_view value) {
+  block.push_back(static_cast<char>(name_index));
+  if (name_index == 0) {
+    block.push_back(static_cast<char>(name.size()));
+    block.append(name);
+  }
+  block.push_back(static_cast<char>(value.size()));
+  block.append(value);
+}
+
+}  // namespace
+
+std::string H2cStream::open(std::string_view path) {
+  // :method GET and :scheme http indexed; :path and :authority literal.
+  std::string block = "\x82\x86";
+  literal(block, 4, {}, path);
+  literal(block, 1, {}, "127.0.0.1");
+  return preface() + frame(kHeaders, kEndStream | kEndHeaders, 1, block);
+}
+
+std::string H2cStream::open_websocket(std::string_view path) {
+  // :method CONNECT (the static table's :method, a literal value), :scheme
+  // http indexed, the rest literal; the stream stays open for the
+  // reader's pongs.
+  std::string block;
+  literal(block, 2, {}, "CONNECT");
+  block += "\x86";
+  literal(block, 4, {}, path);
+  literal(block, 1, {}, "127.0.0.1");
+  literal(block, 0, ":protocol", "websocket");
+  literal(block, 0, "sec-websocket-version", "13");
+  return preface() + frame(kHeaders, kEndHeaders, 1, block);
+}
+
+std::string H2cStream::data(std::string_view payload) { return frame(kData, 0, 1, payload); }
 
 bool H2cStream::feed(std::string_view bytes, std::string& body, std::string& replies) {
   in_.append(bytes);

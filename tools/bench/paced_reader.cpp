@@ -110,7 +110,7 @@ class PacedReader::Handler final : public SseHandler, public WsFrameHandler {
 
 bool PacedReader::start() {
   std::string first;
-  if (options_.proto == Proto::ws) {
+  if (options_.proto == Proto::ws && !options_.h2c) {
     WsConnection c = ws_connect(options_.server, options_.path, now_ns() + kHandshakeTimeout, options_.receive_buffer);
     fd_ = c.fd;
     first = std::move(c.leftover);
@@ -118,7 +118,8 @@ bool PacedReader::start() {
   } else {
     fd_ = dial(options_.server, options_.receive_buffer);
     const std::string request =
-        options_.h2c ? H2cStream::open(options_.path)
+        options_.h2c ? (options_.proto == Proto::ws ? H2cStream::open_websocket(options_.path)
+                                                    : H2cStream::open(options_.path))
                      : "GET " + options_.path + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
     if (fd_ < 0 || !write_all(fd_, request)) error_ = "cannot connect";
   }
@@ -188,11 +189,18 @@ void PacedReader::run(std::string first) {
     if (!head_done && !read_head(pending, head_done)) break;
     if (!head_done) continue;
     handler.set_now(now);
+    const std::size_t h2_replies = handler.replies().size();  // the engine's acknowledgements, before pongs
     const bool ok = is_ws ? (ws.feed(pending, handler) == WsScanStatus::ok || ws.status() == WsScanStatus::closed)
                           : sse.feed(pending, handler) == ScanStatus::ok;
     pending.clear();
     if (!ok) error_ = "malformed stream: " + (is_ws ? std::string(ws.error()) : sse.bad_line());
     if (error_.empty()) error_ = handler.error();
+    if (is_ws && options_.h2c && handler.replies().size() > h2_replies) {
+      // A WebSocket stream's answers go as the stream's DATA.
+      const std::string answers = handler.replies().substr(h2_replies);
+      handler.replies().resize(h2_replies);
+      handler.replies() += H2cStream::data(answers);
+    }
     if (!error_.empty() || !write_all(fd_, handler.replies())) break;
     handler.replies().clear();
     const auto due = start + static_cast<std::uint64_t>(static_cast<double>(events_) / options_.drain_rate * 1e9);

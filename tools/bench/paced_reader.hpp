@@ -1,6 +1,7 @@
-// Owns: PacedReader, the slow consumer of slow-consumer: one SSE (over
-// HTTP/1.1 or h2c) or WebSocket stream read on its own thread no faster than `drain_rate` events/s (the
-// device's decode-and-paint loop), through a receive buffer of chosen size. It
+// Owns: PacedReader, the slow consumer of slow-consumer: one SSE or
+// WebSocket stream, over HTTP/1.1 or h2c, read on its own thread no faster
+// than `drain_rate` events/s (the device's decode-and-paint loop), through
+// a receive buffer of chosen size. It
 // records the age of every event it reads, per time slot, so a run shows
 // whether the age stays bounded or grows without end.
 #pragma once
@@ -30,7 +31,7 @@ struct PacedReaderOptions {
   Proto proto = Proto::sse;
   double drain_rate = 20;          // events/s
   int receive_buffer = 0;          // SO_RCVBUF; 0: kernel default (autotuned)
-  bool h2c = false;                // SSE over HTTP/2 by prior knowledge (H2cStream)
+  bool h2c = false;                // over HTTP/2 by prior knowledge (H2cStream); WebSocket: extended CONNECT
   std::uint64_t slot_ns = 250'000'000;
 };
 

@@ -6,7 +6,7 @@
 // disconnect instead. The policy is
 // the server's: run one --server per policy to compare them. The reader
 // speaks SSE or WebSocket (--proto; a fifo WebSocket is cut off with close
-// 1008), SSE over HTTP/2 too (--h2c), the publisher POSTs or sends WebSocket frames (--publish).
+// 1008), either over HTTP/2 too (--h2c), the publisher POSTs or sends WebSocket frames (--publish).
 #include <memory>
 
 #include "clock.hpp"
@@ -27,7 +27,7 @@ struct SlowOptions {
   double duration = 10;
   int receive_buffer = 0;   // the reader's SO_RCVBUF; 0: kernel default
   Proto proto = Proto::sse;
-  bool h2c = false;  // the reader's SSE stream over HTTP/2 by prior knowledge
+  bool h2c = false;  // the reader's stream over HTTP/2 by prior knowledge
   PublishMode publish = PublishMode::post;
 };
 
@@ -76,7 +76,7 @@ void add_slow_consumer(CLI::App& app, int& exit_code) {
   cmd->add_option("-d,--duration", o->duration, "seconds")->capture_default_str();
   cmd->add_option("--rcvbuf", o->receive_buffer, "reader's SO_RCVBUF bytes; 0: kernel default")->capture_default_str();
   add_proto_option(*cmd, o->proto);
-  cmd->add_flag("--h2c", o->h2c, "the reader's SSE stream over HTTP/2 by prior knowledge (h2c)");
+  cmd->add_flag("--h2c", o->h2c, "the reader's stream over HTTP/2 by prior knowledge (h2c; WebSocket: extended CONNECT)");
   add_publish_option(*cmd, o->publish);
   cmd->callback([o, &exit_code] {
     const ReportSpec spec{.scenario = "slow-consumer", .headline = "final_age_ms", .higher_is_better = false, .columns = {
