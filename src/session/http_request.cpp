@@ -204,12 +204,16 @@ void HttpRequestPhase::fail(int status, std::string_view reason) {
 // limit stopped it.
 void HttpRequestPhase::on_input_refused(buf::ChargeStatus status) {
   if (awaiting_publish_ || replies_full() || session_.ended()) return;
+  fail_for_memory(status);
+  parser_.reset();
+}
+
+void HttpRequestPhase::fail_for_memory(buf::ChargeStatus status) {
   if (status == buf::ChargeStatus::over_server) {
     fail(503, "server memory for requests is full (limits.server_bytes)");
   } else {
     fail(413, "request over this connection's memory (limits.connection_bytes)");
   }
-  parser_.reset();
 }
 
 void HttpRequestPhase::refuse(hub::HubStatus status) {
