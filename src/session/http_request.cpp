@@ -98,7 +98,10 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
     case ParseStatus::need_more:
       // The whole request must fit the receive budget; one that cannot
       // (say, a chunked body with heavy framing) is refused, not stalled.
-      if (input.size() >= services_.connection_limits().receive_budget) fail(413);
+      if (const std::size_t budget = services_.connection_limits().receive_budget; input.size() >= budget) {
+        ReplyText text;
+        respond(request_over_receive_budget(budget, text));
+      }
       return false;
     case ParseStatus::error:
       if (result.reason == proto::http1::kBodyOverMaxBody) {
