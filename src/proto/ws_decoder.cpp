@@ -49,7 +49,7 @@ DecodeResult event(DecodeStatus status, std::span<const char> payload) {
 
 }  // namespace
 
-Decoder::Decoder(const DecoderLimits& limits) : limits_(limits), message_(limits.account) {}
+Decoder::Decoder(const DecoderLimits& limits) : limits_(limits), message_(limits.account, limits.uncharged) {}
 
 bool Decoder::set_deflate(const DeflateParams& params) {
   inflater_.reset();

@@ -6,7 +6,8 @@
 // Memory: a decoder holds one message buffer that grows as a message needs
 // (never past max_message_size) and is reused, a 125-byte control payload
 // buffer, and, once deflate is negotiated, one Inflater. With an account,
-// every growth past buf::kRestingCapacity is charged to it first, and so is
+// every growth past buf::kRestingCapacity (or past nothing: see
+// DecoderLimits::uncharged) is charged to it first, and so is
 // all of the Inflater's zlib state; a refused charge fails the message with
 // 1009 (zlib's: 1008 or 1013, deflate_refusal()), and trim() gives a large buffer back
 // once its message is done. Messages up to that size allocate
@@ -40,8 +41,12 @@ enum class Role : std::uint8_t {
 struct DecoderLimits {
   std::size_t max_message_size = std::size_t{1} << 20;  // after inflating
   Role role = Role::server;
-  // Charged for the message buffer past buf::kRestingCapacity; null: not charged.
+  // Charged for the message buffer past `uncharged` bytes; null: not charged.
   buf::MemoryAccount* account = nullptr;
+  // buf::kRestingCapacity for a connection's one decoder; 0 where one
+  // account holds a decoder per stream (HTTP/2), so that what each keeps
+  // at rest is charged too.
+  std::size_t uncharged = buf::kRestingCapacity;
 };
 
 enum class DecodeStatus : std::uint8_t {

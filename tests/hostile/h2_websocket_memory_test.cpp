@@ -7,6 +7,11 @@
 // request's size above an SSE stream's with the same headers, a stream
 // whose copy the account cannot hold is refused with
 // RST_STREAM(REFUSED_STREAM), and a stream that ends gives its copy back.
+//
+// Each stream's message buffer is charged for all it keeps at rest (up to
+// 16 KiB after a message that large), where a connection's one WebSocket
+// over HTTP/1.1 keeps that much as its fixed cost.
+//
 // nghttp2's client API plays the client.
 #include <gtest/gtest.h>
 
@@ -20,6 +25,7 @@
 #include "eventually.hpp"
 #include "h2_test_client.hpp"
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -112,6 +118,26 @@ TEST_F(H2WebSocketMemory, EachWebSocketStreamsCopyIsChargedRefusedPastTheShareAn
 
   client.reset();
   EXPECT_TRUE(eventually([&] { return charged() == 0; })) << "charged after close: " << charged();
+}
+
+TEST_F(H2WebSocketMemory, EachStreamsMessageBufferIsChargedAtRestAndGivenBack) {
+  SseSubscriber subscriber(server->port(), "/sse/h2-resting");
+  ASSERT_TRUE(subscriber.opened());
+  const std::int32_t publisher = open("CONNECT", "/pub/h2-resting", "websocket");
+  ASSERT_NE(publisher, 0);
+  const std::size_t before = charged();
+  const std::string message(10000, 'm');
+  client->send(publisher, ws::wire({.opcode = ws::kText, .payload = message}), false);
+  ASSERT_TRUE(client->flush());
+  ASSERT_TRUE(subscriber.wait_for(1));
+  EXPECT_EQ(subscriber.events()[0].data, message);
+  // The buffer the message grew stays for the next one, charged.
+  const std::size_t resting = charged();
+  EXPECT_GE(resting, before + message.size()) << "a stream's resting message buffer is not charged";
+  ASSERT_EQ(nghttp2_submit_rst_stream(client->session(), NGHTTP2_FLAG_NONE, publisher, NGHTTP2_CANCEL), 0);
+  ASSERT_TRUE(client->flush());
+  EXPECT_TRUE(eventually([&] { return charged() + message.size() <= resting; }))
+      << "charged with the stream: " << resting << ", after it: " << charged();
 }
 
 }  // namespace
