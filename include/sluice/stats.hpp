@@ -23,6 +23,7 @@ struct Counters {
   Count publishes_held{};    // WebSocket messages held until the hub had room
   Count denied{};            // requests, subscriptions and publishes the authorizer refused
   Count latest_unbounded{};  // latest streams whose reader's backlog the kernel could not tell: no window
+  Count memory_closes{};     // closed because their memory account could not hold their TLS record buffers
 
   // Calls fn(name, s.counter...) for every counter, in the order above, of
   // every struct given, in step: a loop's atomic counts and a snapshot can
@@ -39,6 +40,7 @@ struct Counters {
     fn("publishes_held", self.publishes_held...);
     fn("denied", self.denied...);
     fn("latest_unbounded", self.latest_unbounded...);
+    fn("memory_closes", self.memory_closes...);
   }
 };
 using ServerStats = Counters<std::uint64_t>;

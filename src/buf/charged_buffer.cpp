@@ -29,8 +29,8 @@ Growth ChargedBuffer::reserve(std::size_t total, std::size_t limit) {
   if (total <= capacity_) return Growth::ok;
   const std::size_t wanted = std::max({total, capacity_ * 2, kMinCapacity});
   const std::size_t capacity = std::min(wanted, std::max(limit, total));
-  const std::size_t charge_from = charged_part(capacity_, kRestingCapacity);
-  const std::size_t charge_to = charged_part(capacity, kRestingCapacity);
+  const std::size_t charge_from = charged_part(capacity_, uncharged_);
+  const std::size_t charge_to = charged_part(capacity, uncharged_);
   if (account_ != nullptr) {
     if (const Growth g = growth_of(account_->resize(charge_from, charge_to)); g != Growth::ok) return g;
   }
@@ -63,7 +63,11 @@ void ChargedBuffer::trim() {
 }
 
 ChargedBuffer::ChargedBuffer(ChargedBuffer&& other) noexcept
-    : account_(other.account_), data_(std::move(other.data_)), size_(other.size_), capacity_(other.capacity_) {
+    : account_(other.account_),
+      uncharged_(other.uncharged_),
+      data_(std::move(other.data_)),
+      size_(other.size_),
+      capacity_(other.capacity_) {
   other.size_ = 0;
   other.capacity_ = 0;
 }
@@ -72,6 +76,7 @@ ChargedBuffer& ChargedBuffer::operator=(ChargedBuffer&& other) noexcept {
   if (this != &other) {
     give_back();
     account_ = other.account_;
+    uncharged_ = other.uncharged_;
     data_ = std::move(other.data_);
     size_ = other.size_;
     capacity_ = other.capacity_;
@@ -82,7 +87,7 @@ ChargedBuffer& ChargedBuffer::operator=(ChargedBuffer&& other) noexcept {
 }
 
 void ChargedBuffer::give_back() {
-  if (account_ != nullptr) account_->release(charged_part(capacity_, kRestingCapacity));
+  if (account_ != nullptr) account_->release(charged_part(capacity_, uncharged_));
 }
 
 }  // namespace sluice::buf

@@ -1,6 +1,7 @@
 // Owns: ChargedBuffer, a growable byte buffer for what a client sends (a
 // WebSocket message being joined, a chunked body being joined) whose
-// growth past kRestingCapacity is charged to a MemoryAccount first.
+// growth past kRestingCapacity is charged to a MemoryAccount first (past
+// nothing, where one account holds many such buffers: see the constructor).
 //
 // It keeps its capacity between uses up to kRestingCapacity, so the
 // common small message or body allocates nothing after the first; a larger
@@ -26,8 +27,13 @@ enum class Growth : std::uint8_t { ok, no_memory, over_connection, over_server }
 
 class ChargedBuffer {
  public:
-  // `account` may be null: nothing is charged.
-  explicit ChargedBuffer(MemoryAccount* account) : account_(account) {}
+  // `account` may be null: nothing is charged. `uncharged` is what the
+  // buffer holds before it is charged: kRestingCapacity for a connection's
+  // own buffers (its fixed cost, one of each per connection), 0 where one
+  // account holds a buffer per stream (the WebSocket streams of an HTTP/2
+  // connection), so that their resting capacity is charged too.
+  explicit ChargedBuffer(MemoryAccount* account, std::size_t uncharged = kRestingCapacity)
+      : account_(account), uncharged_(uncharged) {}
   ~ChargedBuffer() { give_back(); }
   ChargedBuffer(const ChargedBuffer&) = delete;
   ChargedBuffer& operator=(const ChargedBuffer&) = delete;
@@ -57,6 +63,7 @@ class ChargedBuffer {
   void give_back();
 
   MemoryAccount* account_;
+  std::size_t uncharged_;
   std::unique_ptr<char[]> data_;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;

@@ -75,7 +75,7 @@ void Connection::read_available() {
     const std::size_t want = std::min(chunk.size(), limit - turn);
     const std::size_t room =
         lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
-    if (room == 0) return;
+    if (room == 0 || !reserve_for_read()) return;
     const long n = transport_->read(chunk.data(), room);
     if (!charge_transport()) return;
     if (n > 0) {
@@ -201,6 +201,36 @@ void Connection::flush() {
   }
 }
 
+// What a read may make the transport hold is charged before the read (and
+// settled by charge_transport() after it), so a read the account has no
+// room for is not made. The server's cap being full is no fault of this
+// client's: its read waits, its bytes stay in its socket (its TCP window
+// fills, which slows it), and the owner's sweep tries again
+// (retry_read_for_memory()); the connection's other deadlines still run.
+// Its own share being full closes it, as in charge_transport().
+bool Connection::reserve_for_read() {
+  const std::size_t reserve = transport_->read_reserve();
+  if (reserve == 0) return true;
+  const buf::ChargeStatus status = memory_.charge(reserve);
+  if (status == buf::ChargeStatus::over_server) {
+    read_waits_for_memory_ = true;
+    return false;
+  }
+  if (status != buf::ChargeStatus::ok) {
+    close_now(CloseReason::memory);
+    return false;
+  }
+  read_waits_for_memory_ = false;
+  transport_charge_ += reserve;
+  return true;
+}
+
+void Connection::retry_read_for_memory() {
+  if (!read_waits_for_memory_ || closed()) return;
+  read_waits_for_memory_ = false;
+  read_unless_queued();
+}
+
 // The transport's buffers (TLS records) were allocated already when this
 // is called: the charge follows them. A connection the account cannot hold
 // them for is closed, as its record can neither complete nor wait: no
@@ -211,7 +241,7 @@ bool Connection::charge_transport() {
   const std::size_t held = transport_->held_bytes();
   if (held == transport_charge_) return true;
   if (memory_.resize(transport_charge_, held) != buf::ChargeStatus::ok) {
-    close_now(CloseReason::protocol);
+    close_now(CloseReason::memory);
     return false;
   }
   transport_charge_ = held;

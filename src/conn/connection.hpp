@@ -96,6 +96,9 @@ class Connection : private detail::OwnedQueue,
   [[nodiscard]] int socket_fd() const { return transport_ ? transport_->fd() : -1; }
   // The account this connection's buffers outside the pool are charged to.
   [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }
+  // Tries a read that waited for the server's memory again (the owner's
+  // sweep): nothing would wake the connection when memory comes back.
+  void retry_read_for_memory();
 
  protected:
   // Called after new bytes arrived. Consume from the front of `input`
@@ -153,6 +156,10 @@ class Connection : private detail::OwnedQueue,
   // Charges what the transport holds now (its held_bytes()); false when
   // the account refused it and the connection was closed.
   [[nodiscard]] bool charge_transport();
+  // Charges what the next read may make the transport hold; false when
+  // the read is not to be made (it waits for the server's memory, or the
+  // connection was closed).
+  [[nodiscard]] bool reserve_for_read();
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;
@@ -166,6 +173,7 @@ class Connection : private detail::OwnedQueue,
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool lingering_ = false;
+  bool read_waits_for_memory_ = false;
   CloseReason close_reason_ = CloseReason::peer;
 };
 

@@ -20,7 +20,9 @@ namespace sluice::conn {
 class GateChecks;
 struct LatencyGateSettings;
 
-enum class CloseReason : std::uint8_t { peer, protocol, slow_consumer, timeout, shutdown, io_error };
+// memory: the connection's memory account could not hold what its
+// transport holds for it (a TLS record buffer).
+enum class CloseReason : std::uint8_t { peer, protocol, slow_consumer, timeout, shutdown, io_error, memory };
 
 class Outlet {
  public:

@@ -60,6 +60,10 @@ class Transport {
   // (TLS record buffers while a record is partly read or waits for the
   // socket); the connection charges them to its memory account.
   [[nodiscard]] virtual std::size_t held_bytes() const { return 0; }
+  // Bytes the next read() may come to hold past held_bytes() (a TLS record
+  // buffer, when a record arrives in part): charged before the read, so
+  // that the transport allocates nothing the account has no room for.
+  [[nodiscard]] virtual std::size_t read_reserve() const { return 0; }
 };
 
 }  // namespace sluice::conn

@@ -62,6 +62,7 @@ struct alignas(64) LoopMetrics {
   Counter publishes_held;   // WebSocket publisher messages held until there was room
   Counter protocol_errors;  // WebSockets closed with 1002, 1007 or 1009
   Counter sends_to_closed;  // frames sent through a ConnectionRef after its connection went
+  Counter memory_closes;    // connections closed for want of room for their transport's buffers
 
   Histogram<kWritevEventBounds> writev_events;
   Histogram<kEventAgeMicrosBounds> event_age_at_flush_us;

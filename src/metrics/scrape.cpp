@@ -45,6 +45,9 @@ void write_connections(Exposition& out, const Registry& r) {
   single(out, r, "sluice_connections_refused_total", Type::counter,
          "Connections refused with 503 because max_connections were open.",
          [](const LoopMetrics& m) { return m.connections_refused.value(); });
+  single(out, r, "sluice_connections_closed_for_memory_total", Type::counter,
+         "Connections closed because their memory account could not hold their TLS record buffers.",
+         [](const LoopMetrics& m) { return m.memory_closes.value(); });
   single(out, r, "sluice_subscribers", Type::gauge,
          "Topic subscriptions of open streams (a stream following three topics counts three).",
          [](const LoopMetrics& m) { return m.subscribers.value(); });

@@ -49,7 +49,7 @@ DecodeResult event(DecodeStatus status, std::span<const char> payload) {
 
 }  // namespace
 
-Decoder::Decoder(const DecoderLimits& limits) : limits_(limits), message_(limits.account) {}
+Decoder::Decoder(const DecoderLimits& limits) : limits_(limits), message_(limits.account, limits.uncharged) {}
 
 bool Decoder::set_deflate(const DeflateParams& params) {
   inflater_.reset();
@@ -59,8 +59,15 @@ bool Decoder::set_deflate(const DeflateParams& params) {
   const bool server = limits_.role == Role::server;
   const int window_bits = server ? params.client_max_window_bits : params.server_max_window_bits;
   const bool no_takeover = server ? params.client_no_context_takeover : params.server_no_context_takeover;
-  inflater_.reset(new (std::nothrow) Inflater(window_bits, no_takeover, limits_.max_message_size));
-  if (inflater_ && !inflater_->ok()) inflater_.reset();
+  inflater_.reset(new (std::nothrow) Inflater(window_bits, no_takeover, limits_.max_message_size, limits_.account));
+  if (inflater_ && !inflater_->ok()) {
+    const buf::ChargeStatus refusal = inflater_->refusal();
+    inflater_.reset();
+    if (refusal != buf::ChargeStatus::ok) {
+      const MemoryRefusal answer = deflate_refusal(refusal);
+      (void)fail(answer.code, answer.reason);
+    }
+  }
   return inflater_ != nullptr;
 }
 
@@ -220,6 +227,13 @@ MemoryRefusal memory_refusal(buf::Growth growth) {
   return {CloseCode::internal_error, "out of memory"};
 }
 
+MemoryRefusal deflate_refusal(buf::ChargeStatus status) {
+  if (status == buf::ChargeStatus::over_server) {
+    return {CloseCode::try_again_later, "server memory for compression is full (limits.server_bytes)"};
+  }
+  return {CloseCode::policy_violation, "compression state over this connection's memory (limits.connection_bytes)"};
+}
+
 DecodeResult Decoder::refuse(buf::Growth growth) {
   const MemoryRefusal refusal = memory_refusal(growth);
   return fail(refusal.code, refusal.reason);
@@ -313,6 +327,10 @@ DecodeResult Decoder::after_inflate(InflateStatus status, std::size_t text_start
     case InflateStatus::corrupt:
       return fail(CloseCode::invalid_payload, "invalid compressed data");
     case InflateStatus::no_memory:
+      if (const buf::ChargeStatus refusal = inflater_->refusal(); refusal != buf::ChargeStatus::ok) {
+        const MemoryRefusal answer = deflate_refusal(refusal);
+        return fail(answer.code, answer.reason);
+      }
       return refuse(inflate_growth_);
     case InflateStatus::ok:
     case InflateStatus::need_space:

@@ -6,8 +6,10 @@
 // Memory: a decoder holds one message buffer that grows as a message needs
 // (never past max_message_size) and is reused, a 125-byte control payload
 // buffer, and, once deflate is negotiated, one Inflater. With an account,
-// every growth past buf::kRestingCapacity is charged to it first; a refused
-// charge fails the message with 1009, and trim() gives a large buffer back
+// every growth past buf::kRestingCapacity (or past nothing: see
+// DecoderLimits::uncharged) is charged to it first, and so is
+// all of the Inflater's zlib state; a refused charge fails the message with
+// 1009 (zlib's: 1008 or 1013, deflate_refusal()), and trim() gives a large buffer back
 // once its message is done. Messages up to that size allocate
 // nothing after the first (buf/charged_buffer.hpp).
 //
@@ -39,8 +41,12 @@ enum class Role : std::uint8_t {
 struct DecoderLimits {
   std::size_t max_message_size = std::size_t{1} << 20;  // after inflating
   Role role = Role::server;
-  // Charged for the message buffer past buf::kRestingCapacity; null: not charged.
+  // Charged for the message buffer past `uncharged` bytes; null: not charged.
   buf::MemoryAccount* account = nullptr;
+  // buf::kRestingCapacity for a connection's one decoder; 0 where one
+  // account holds a decoder per stream (HTTP/2), so that what each keeps
+  // at rest is charged too.
+  std::size_t uncharged = buf::kRestingCapacity;
 };
 
 enum class DecodeStatus : std::uint8_t {
@@ -75,6 +81,10 @@ struct MemoryRefusal {
   const char* reason;  // a static string
 };
 [[nodiscard]] MemoryRefusal memory_refusal(buf::Growth growth);
+// What a connection whose zlib state the account refused is closed with:
+// 1008 naming limits.connection_bytes (the client's own share is spent),
+// 1013 naming limits.server_bytes (the server's is: come back later).
+[[nodiscard]] MemoryRefusal deflate_refusal(buf::ChargeStatus status);
 
 // Usage: give each chunk read from the socket to feed() until it returns
 // need_more, advancing past `consumed` after each event:
@@ -93,8 +103,15 @@ class Decoder {
   // Turns permessage-deflate on with the negotiated parameters (from this
   // side's point of view, chosen by `role`); call before the first feed().
   // Without it, a frame with RSV1 is a protocol error. Returns false when
-  // the Inflater could not be allocated (deflate then stays off).
+  // the Inflater could not be allocated (deflate then stays off). With an
+  // account, zlib's state is charged to it (proto/zlib_memory.hpp); when
+  // the account refused it, the extension was negotiated all the same, so
+  // the decoder fails (deflate_refusal()) at the peer's first frame: until
+  // it sends one it holds nothing, and what is sent to it may go
+  // uncompressed.
   [[nodiscard]] bool set_deflate(const DeflateParams& params);
+  // Bytes of zlib state charged for the inflater now.
+  [[nodiscard]] std::size_t inflater_charged() const { return inflater_ ? inflater_->charged() : 0; }
 
   // Decodes from `bytes`, stopping after the first event. The bytes are
   // only read during the call.

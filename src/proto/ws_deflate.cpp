@@ -284,10 +284,14 @@ uInt clamp_uint(std::size_t n) { return static_cast<uInt>(std::min<std::size_t>(
 
 }  // namespace
 
-Inflater::Inflater(int window_bits, bool no_context_takeover, std::size_t max_message_size)
-    : limit_(max_message_size), no_context_takeover_(no_context_takeover) {
+Inflater::Inflater(int window_bits, bool no_context_takeover, std::size_t max_message_size,
+                   buf::MemoryAccount* account)
+    : memory_(account), limit_(max_message_size), no_context_takeover_(no_context_takeover) {
   auto* stream = new (std::nothrow) z_stream{};
   if (stream == nullptr) return;
+  stream->zalloc = &ZlibMemory::allocate;
+  stream->zfree = &ZlibMemory::release;
+  stream->opaque = &memory_;
   if (inflateInit2(stream, -zlib_window_bits(window_bits)) != Z_OK) {
     delete stream;
     return;

@@ -23,7 +23,9 @@
 #include <span>
 #include <string_view>
 
+#include "buf/memory_account.hpp"
 #include "buf/sink.hpp"
+#include "proto/zlib_memory.hpp"
 
 struct z_stream_s;
 
@@ -78,7 +80,8 @@ enum class InflateStatus : std::uint8_t {
   need_space,  // `out` is full: call again with more room and the unconsumed input
   too_big,     // the message would inflate past max_message_size (close 1009)
   corrupt,     // not a valid deflate stream (close 1007)
-  no_memory,   // zlib could not allocate its window (close 1011)
+  no_memory,   // zlib could not allocate its window: the account refused it
+              // (refusal()), or the heap did (close 1011)
 };
 
 struct InflateResult {
@@ -103,9 +106,17 @@ class Inflater {
   // it only when the reference reaches into output of an earlier call, so a
   // peer that breaks its declared window may or may not be refused (as
   // corrupt) depending on how its bytes arrive.
-  Inflater(int window_bits, bool no_context_takeover, std::size_t max_message_size);
+  // zlib's state, and its window when first used, are charged to `account`
+  // (null: nothing charged; it must outlive the Inflater).
+  Inflater(int window_bits, bool no_context_takeover, std::size_t max_message_size,
+           buf::MemoryAccount* account = nullptr);
 
   [[nodiscard]] bool ok() const { return stream_ != nullptr; }
+  // Bytes of zlib's state charged now.
+  [[nodiscard]] std::size_t charged() const { return memory_.charged(); }
+  // Which limit refused zlib memory (ok: none did): why ok() is false, or
+  // why an answer was no_memory.
+  [[nodiscard]] buf::ChargeStatus refusal() const { return memory_.refusal(); }
 
   // Inflates compressed bytes of the current message into `out`. Neither
   // span is kept after the call. After too_big, corrupt or no_memory the
@@ -122,6 +133,7 @@ class Inflater {
   [[nodiscard]] InflateResult run(std::span<const char> in, std::span<char> out);
   void end_message();
 
+  ZlibMemory memory_;  // before stream_: zlib frees through it as the stream ends
   std::unique_ptr<z_stream_s, detail::InflateStreamDeleter> stream_;
   std::size_t limit_;
   std::size_t produced_ = 0;   // bytes of the current message so far

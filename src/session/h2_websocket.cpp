@@ -22,7 +22,9 @@
 // Bounds, as over HTTP/1.1: a message being joined and one kept while its
 // check or its publish waits are charged to the connection's memory
 // account (past it: 1009 naming the limit), each at most ws.max_message
-// (1009), a /ws client's unread acks at most ws.json_max_replies.
+// (1009), a /ws client's unread acks at most ws.json_max_replies. The
+// stream's copy of its request is charged to the account too; a stream it
+// has no room for is refused (RST_STREAM(REFUSED_STREAM)).
 //
 // Flow control is backpressure both ways: what the stream sends waits in
 // its queue behind a shut window, where its policy acts on it; what the
@@ -137,6 +139,21 @@ WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1
   if (queue == nullptr) return nullptr;
   H2Exchange* exchange = open_exchange(stream);
   if (exchange == nullptr) return nullptr;
+  Peer& connection = session_.peer();
+  FramePoster& poster = services_.poster();
+  exchange->peer = std::make_unique<Peer>(
+      services_, std::make_shared<ConnectionState>(poster, services_.pool(), poster.new_id(), session_.id(), stream),
+      connection.address(), &connection.topic_allowance());
+  // Each stream keeps a copy of its request for its later checks: up to
+  // h2.max_concurrent_streams copies on one connection, so each is charged
+  // to the connection's account, and a stream it cannot hold is refused
+  // before it opens, as a stream past the account's room is at admission.
+  if (exchange->peer->keep_request(request, &session_.memory()) != buf::ChargeStatus::ok) {
+    exchanges_.retire(*exchange);
+    answered_status_ = 503;
+    reset_stream(stream, NGHTTP2_REFUSED_STREAM);
+    return nullptr;
+  }
   std::array<transport::H2Header, 3> headers{{{"server", "sluice"}}};
   std::size_t n = 1;
   if (!handshake.subprotocol.empty()) headers[n++] = {"sec-websocket-protocol", handshake.subprotocol};
@@ -150,11 +167,6 @@ WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1
     return nullptr;
   }
   exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
-  Peer& connection = session_.peer();
-  FramePoster& poster = services_.poster();
-  exchange->peer = std::make_unique<Peer>(
-      services_, std::make_shared<ConnectionState>(poster, services_.pool(), poster.new_id(), session_.id(), stream),
-      connection.address(), &connection.topic_allowance());
   exchange->peer->take_credentials(connection);
   exchange->ws = make(WsSetup{*exchange->outlet, services_, handshake.deflate, *exchange->peer, false,
                               &session_.memory()});

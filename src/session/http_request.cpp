@@ -98,7 +98,10 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
     case ParseStatus::need_more:
       // The whole request must fit the receive budget; one that cannot
       // (say, a chunked body with heavy framing) is refused, not stalled.
-      if (input.size() >= services_.connection_limits().receive_budget) fail(413);
+      if (const std::size_t budget = services_.connection_limits().receive_budget; input.size() >= budget) {
+        ReplyText text;
+        respond(request_over_receive_budget(budget, text));
+      }
       return false;
     case ParseStatus::error:
       if (result.reason == proto::http1::kBodyOverMaxBody) {
@@ -204,12 +207,16 @@ void HttpRequestPhase::fail(int status, std::string_view reason) {
 // limit stopped it.
 void HttpRequestPhase::on_input_refused(buf::ChargeStatus status) {
   if (awaiting_publish_ || replies_full() || session_.ended()) return;
+  fail_for_memory(status);
+  parser_.reset();
+}
+
+void HttpRequestPhase::fail_for_memory(buf::ChargeStatus status) {
   if (status == buf::ChargeStatus::over_server) {
     fail(503, "server memory for requests is full (limits.server_bytes)");
   } else {
     fail(413, "request over this connection's memory (limits.connection_bytes)");
   }
-  parser_.reset();
 }
 
 void HttpRequestPhase::refuse(hub::HubStatus status) {

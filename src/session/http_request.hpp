@@ -51,6 +51,9 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool queue_response(const Response& response);
   // `reason`, when given, follows the status line's text in the body.
   void fail(int status, std::string_view reason = {});
+  // The request could not be held: 413 naming limits.connection_bytes,
+  // or 503 naming limits.server_bytes.
+  void fail_for_memory(buf::ChargeStatus status);
   // The hub's refusal, as an HTTP reply that keeps the connection.
   void refuse(hub::HubStatus status);
   void method_not_allowed(std::string_view allow);

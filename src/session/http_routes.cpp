@@ -179,6 +179,16 @@ WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, con
     respond({.status = result.http_status, .body = result.reason});
     return nullptr;
   }
+  // The copy of the request its later checks are shown is charged before
+  // the 101, so a refusal is still a status.
+  if (verdict.allowed()) {
+    if (const buf::ChargeStatus kept = session_.peer().keep_request(request, &session_.memory());
+        kept != buf::ChargeStatus::ok) {
+      keep_alive_ = false;
+      fail_for_memory(kept);
+      return nullptr;
+    }
+  }
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   buf::FrameRef reply =
       proto::ws::write_handshake_response(result, builder) ? builder.finish() : buf::FrameRef();

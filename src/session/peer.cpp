@@ -93,8 +93,12 @@ void Peer::expire_at(const AuthOutcome& outcome) {
   valid_until_ = io::Loop::Clock::now() + std::chrono::duration_cast<io::Loop::Clock::duration>(left);
 }
 
+buf::ChargeStatus Peer::keep_request(const proto::http1::Request& request, buf::MemoryAccount* account) {
+  if (!services_.auth_gate().installed()) return buf::ChargeStatus::ok;
+  return upgrade_request_.keep(request, account);
+}
+
 bool Peer::opened(const proto::http1::Request& request) {
-  if (services_.auth_gate().installed()) upgrade_request_.keep(request);
   opened_ = true;
   const server::OpenHandler& on_open = services_.hooks().on_open;
   if (!on_open) return true;

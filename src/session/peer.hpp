@@ -90,10 +90,14 @@ class Peer final {
     return valid_until_ && now >= *valid_until_;
   }
 
-  // The connection became a WebSocket on `request.path`: the request is
-  // kept for the stream's later checks (when there is an authorizer), then
-  // on_open now, on_close when it closes. False when on_open threw: the
-  // stream is to close as the server's failure.
+  // The connection is becoming a WebSocket: `request` is kept for the
+  // stream's later checks when there is an authorizer, its copy charged to
+  // `account` (KeptRequest). Refused: nothing is kept, and the stream is
+  // not to open.
+  [[nodiscard]] buf::ChargeStatus keep_request(const proto::http1::Request& request, buf::MemoryAccount* account);
+  // The connection became a WebSocket on `request.path`: on_open now,
+  // on_close when it closes. False when on_open threw: the stream is to
+  // close as the server's failure.
   [[nodiscard]] bool opened(const proto::http1::Request& request);
   // A WebSocket on one stream of an HTTP/2 connection starts from the
   // credentials its connection's request presented: their expiry and the

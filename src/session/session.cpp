@@ -42,13 +42,19 @@ void Session::become(std::unique_ptr<Phase> next) {
   phase_ = std::move(next);
 }
 
-void Session::on_closed(conn::CloseReason) {
+void Session::on_closed(conn::CloseReason reason) {
+  if (reason == conn::CloseReason::memory) {
+    ++services_.counters().memory_closes;
+    services_.metrics().memory_closes.add();
+  }
   phase_->on_closed();
   peer_.closed();
   services_.owner().retire(*this);
 }
 
 void Session::tick(io::Loop::Clock::time_point now) {
+  retry_read_for_memory();
+  if (closed()) return;
   if (closing()) {
     // A peer that neither reads our last bytes nor closes is not waited for.
     const auto lingered = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_activity()).count();

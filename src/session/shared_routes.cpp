@@ -104,6 +104,12 @@ Response body_over_max_body(std::size_t max_body, ReplyText& text) {
   return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
 }
 
+Response request_over_receive_budget(std::size_t budget, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: request over receive.budget_bytes (%zu bytes)\n",
+                              413, proto::http1::status_reason(413), budget);
+  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+}
+
 std::optional<Response> check_publish(LoopServices& services, Peer& peer, const proto::http1::Request& request,
                                       std::string_view raw_topic, ReplyText& text, PublishTarget& target) {
   target.topic = decode_into(raw_topic, text.topic, sizeof text.topic);

@@ -74,6 +74,9 @@ struct ReplyText {
 // the limit the request met (`max_body`, in bytes), over HTTP/1.1 and
 // HTTP/2 alike.
 [[nodiscard]] Response body_over_max_body(std::size_t max_body, ReplyText& text);
+// 413 for a request that cannot be whole within the input buffer, one line
+// naming receive.budget_bytes and its value (`budget`, in bytes).
+[[nodiscard]] Response request_over_receive_budget(std::size_t budget, ReplyText& text);
 
 // What a checked publish publishes to: views into a ReplyText.
 struct PublishTarget {

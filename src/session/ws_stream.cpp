@@ -8,6 +8,16 @@ namespace sluice::session {
 using proto::ws::CloseCode;
 using proto::ws::DecodeStatus;
 
+namespace {
+
+// A connection's one stream keeps its buffers' resting size uncharged, as
+// its fixed cost; one of many streams on a connection (HTTP/2) is charged
+// for all it holds, or one connection could keep h2.max_concurrent_streams
+// resting buffers outside its account.
+std::size_t resting_uncharged(const WsSetup& setup) { return setup.whole_connection ? buf::kRestingCapacity : 0; }
+
+}  // namespace
+
 WsStream::WsStream(const WsSetup& setup)
     : outlet_(setup.outlet),
       services_(setup.services),
@@ -16,10 +26,11 @@ WsStream::WsStream(const WsSetup& setup)
       round_(setup.services),
       decoder_(proto::ws::DecoderLimits{
           .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
-          .account = setup.memory}),
+          .account = setup.memory,
+          .uncharged = resting_uncharged(setup)}),
       whole_connection_(setup.whole_connection),
       last_ping_(setup.outlet.loop().now()),
-      waiting_message_(setup.memory) {
+      waiting_message_(setup.memory, resting_uncharged(setup)) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;
   if (whole_connection_) {

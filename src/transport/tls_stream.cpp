@@ -134,6 +134,10 @@ std::size_t TlsStream::buffered_bytes() const {
   return bytes;
 }
 
+std::size_t TlsStream::read_reserve() const {
+  return ssl_ != nullptr && SSL_has_pending(ssl_) == 1 ? 0 : kRecordBufferEstimate;
+}
+
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;
   ERR_clear_error();

@@ -119,6 +119,8 @@ class TlsStream final : public conn::Writer {
   // read buffer while a record is partly in (or decrypted bytes wait), its
   // write buffer and the staging buffer while a record waits for the socket.
   [[nodiscard]] std::size_t buffered_bytes() const;
+  // What a read may add to buffered_bytes(): the read buffer, unless held.
+  [[nodiscard]] std::size_t read_reserve() const;
 
   // Sends close_notify (once). ok when sent, want_write to try again.
   [[nodiscard]] TlsStatus shutdown();

@@ -44,6 +44,11 @@ class TlsTransport final : public conn::Transport {
   }
   // The record buffers held now (TlsStream::buffered_bytes(), an estimate).
   [[nodiscard]] std::size_t held_bytes() const override { return stream_.buffered_bytes(); }
+  // A record buffer, unless one is held already. None while handshaking:
+  // the handshake's buffers are the idle connection's fixed cost.
+  [[nodiscard]] std::size_t read_reserve() const override {
+    return handshaking() ? 0 : stream_.read_reserve();
+  }
 
   // The stream, for the figures (records and system calls) and the SSL object.
   [[nodiscard]] const TlsStream& stream() const { return stream_; }

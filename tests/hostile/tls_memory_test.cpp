@@ -1,9 +1,10 @@
 // A TLS client that sends the start of a record and never its end makes
 // OpenSSL keep a record buffer for its connection (about 17 KiB) for as
 // long as it likes. The connection charges it to its memory account as
-// soon as it is held: many such clients together meet limits.server_bytes
-// and the ones past it are closed, the total stays under the cap, and the
-// charge goes back when a connection closes. OpenSSL's calls alone play
+// soon as it is held (before the read that may hold it): many such clients
+// together meet limits.server_bytes and the ones past it are not read until
+// there is room again (their own bytes wait in their sockets), the total
+// stays under the cap, and the charge goes back when a connection closes. OpenSSL's calls alone play
 // the client; the record's start is written past it, straight to the
 // socket.
 #include <fcntl.h>
@@ -45,17 +46,18 @@ int connect_nonblocking(std::uint16_t port) {
   return fd;
 }
 
-// One TLS client that has sent the first 1,000 bytes of a 16,640-byte
-// application-data record.
+// One TLS client, connected; by default it has sent the first 1,000 bytes
+// of a 16,640-byte application-data record.
 struct HalfRecordClient {
-  HalfRecordClient(std::uint16_t port, const std::string& ca_file) : fd(connect_nonblocking(port)) {
+  HalfRecordClient(std::uint16_t port, const std::string& ca_file, bool half_record = true)
+      : fd(connect_nonblocking(port)) {
     if (fd < 0) return;
     tls = std::make_unique<OpenSslClient>(fd, ClientOptions{.ca_file = ca_file, .alpn = {"http/1.1"}});
     connected = transport::test::pump([&] { return tls->connect_step() || tls->failed(); }, {fd}) && !tls->failed();
-    if (!connected) return;
+    if (!connected || !half_record) return;
     std::string partial = {0x17, 0x03, 0x03, 0x41, 0x00};
     partial += std::string(1000, 'p');
-    sent = ::send(fd, partial.data(), partial.size(), 0) == static_cast<ssize_t>(partial.size());
+    sent = send_raw(partial);
   }
   ~HalfRecordClient() {
     tls.reset();
@@ -64,6 +66,17 @@ struct HalfRecordClient {
   HalfRecordClient(const HalfRecordClient&) = delete;
   HalfRecordClient& operator=(const HalfRecordClient&) = delete;
 
+  // Bytes straight to the socket, past OpenSSL.
+  bool send_raw(const std::string& bytes) {
+    return ::send(fd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size());
+  }
+  // A request and its answer: the server has read from this client.
+  bool answered() {
+    if (!tls->write_all("GET /none HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")) return false;
+    return transport::test::pump(
+        [&] { return !tls->read_available() || tls->received().find("\r\n\r\n") != std::string::npos; }, {fd}) &&
+           tls->received().starts_with("HTTP/1.1 404");
+  }
   // The server closed the connection.
   bool closed_by_server() {
     char byte;
@@ -77,7 +90,7 @@ struct HalfRecordClient {
   bool sent = false;
 };
 
-TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapClosed) {
+TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
   TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
   const ServerCert cert = certs.server("localhost");
@@ -91,6 +104,11 @@ TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapClosed) {
   config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
   RunningServer server(config);
 
+  // A client connected (and served once) before the cap fills.
+  auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(late->connected);
+  ASSERT_TRUE(late->answered());
+
   std::vector<std::unique_ptr<HalfRecordClient>> clients;
   for (int i = 0; i < 2; ++i) {
     clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
@@ -99,16 +117,64 @@ TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapClosed) {
     ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= expected; }))
         << "charged " << server.server().memory_stats().charged << " after " << i + 1 << " half records";
   }
-  // The third finds no room: closed, and the total stays under the cap.
-  auto third = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file());
-  ASSERT_TRUE(third->connected && third->sent);
-  EXPECT_TRUE(eventually([&] { return third->closed_by_server(); }));
-  EXPECT_GE(server.server().memory_stats().refused_by_server, 1u);
+  // Now the late client sends a record the server cannot decrypt. A read
+  // needs room for a record buffer, and the cap has none left: that is no
+  // fault of this client's, so it is not closed but not read either (its
+  // bytes wait in its socket); nothing is charged for it.
+  ASSERT_TRUE(late->send_raw(std::string{0x17, 0x03, 0x03, 0x00, 0x20} + std::string(32, 'x')));
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().refused_by_server >= 1; }));
   EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
-  // The two held go on holding; once they leave, nothing is charged.
+  EXPECT_FALSE(late->closed_by_server()) << "a client was closed because the server's cap was full";
+  // Once one of the two leaves, the late client is read (and closed, for
+  // its bad record) without a byte more from it.
+  clients.erase(clients.begin());
+  EXPECT_TRUE(eventually([&] { return late->closed_by_server(); })) << "the waiting read was not tried again";
   EXPECT_FALSE(clients[0]->closed_by_server());
   clients.clear();
-  third.reset();
+  late.reset();
+  EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == 0; }))
+      << "charged after close: " << server.server().memory_stats().charged;
+}
+
+// A reader that does not read leaves a record waiting for its socket:
+// OpenSSL's write buffer and the staging buffer (33 KiB) are charged while
+// it waits. Two such readers against a cap that holds one: the second's
+// record finds no room, and that reader is closed for memory (counted as
+// such, not as a protocol error), while the first keeps its record.
+TEST(TlsMemory, ARecordWaitingForAReaderTheServerCannotHoldClosesItForMemory) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  constexpr std::size_t kServerBytes = 40 * kKiB;
+  server::Config config;
+  config.threads = 1;
+  config.tls.cert_file = cert.cert_file;
+  config.tls.key_file = cert.key_file;
+  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
+  config.tcp_send_buffer = 4096;
+  config.connection.send.max_bytes = 8 << 20;  // the records, not the budget, stop the data here
+  RunningServer server(config);
+
+  std::vector<std::unique_ptr<HalfRecordClient>> readers;
+  for (int i = 0; i < 2; ++i) {
+    readers.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false));
+    ASSERT_TRUE(readers.back()->connected) << i;
+    ASSERT_TRUE(readers.back()->tls->write_all("GET /sse/stuck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  }
+  ASSERT_TRUE(eventually([&] { return server.server().stats().streams == 2; }));
+  // 800 KB: far more than both sockets take, far less than the send budget.
+  const std::string event(8000, 'e');
+  for (int i = 0; i < 100; ++i) (void)server.server().publish("stuck", event);
+  ASSERT_TRUE(eventually([&] { return server.server().stats().memory_closes == 1; }))
+      << "charged " << server.server().memory_stats().charged;
+  EXPECT_EQ(server.server().stats().protocol_errors, 0u);
+  EXPECT_GE(server.server().memory_stats().refused_by_server, 1u);
+  EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
+  // One of the two is gone, the other still holds its record.
+  EXPECT_TRUE(eventually([&] { return server.server().stats().streams == 1; }));
+  EXPECT_GE(server.server().memory_stats().charged, 33 * kKiB);
+  readers.clear();
   EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == 0; }))
       << "charged after close: " << server.server().memory_stats().charged;
 }

@@ -228,11 +228,12 @@ TEST_F(H2WebSocketRoutes, AMessagePastMaxMessageIsClosed1009AndTheConnectionGoes
 
 TEST_F(H2WebSocketRoutes, PartialMessagesOfTwoStreamsPastTheConnectionsMemoryAreRefused1009) {
   // The decoder makes room for a frame's whole payload when its header
-  // comes: a 100 KiB frame charges 84 KiB (the first 16 KiB are the
-  // buffer's resting size), which fits 128 KiB once, beside what the
-  // connection's HTTP/2 state is charged, but not twice.
+  // comes: a 100 KiB frame charges 100 KiB (a stream's buffer is charged
+  // from its first byte over HTTP/2, its resting size included), which
+  // fits 160 KiB once, beside what the connection's HTTP/2 state is
+  // charged, but not twice.
   server::Config config;
-  config.connection.memory_bytes = 128 << 10;
+  config.connection.memory_bytes = 160 << 10;
   start(config);
   const std::int32_t reader = client->request("GET", "/sse/joined");
   ASSERT_TRUE(received(reader, "retry: "));

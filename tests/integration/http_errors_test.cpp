@@ -49,6 +49,22 @@ TEST(HttpErrors, EachBadRequestGetsItsStatusAndAClosedConnection) {
   }
 }
 
+// A request that cannot be whole within the input buffer (here a chunked
+// body whose framing outweighs its bytes) is answered with one line naming
+// receive.budget_bytes and its value, as http.max_body is.
+TEST(HttpErrors, ARequestPastTheReceiveBudgetIsAnsweredWithTheKeyAndTheLimit) {
+  server::Config config;
+  config.connection.receive_budget = 16 << 10;
+  RunningServer server(config);
+  TestClient client(server.port());
+  std::string request = "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  while (request.size() < (20 << 10)) request += "1\r\na\r\n";
+  client.send(request);
+  const HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 413);
+  EXPECT_EQ(reply.body, "413 Content Too Large: request over receive.budget_bytes (16384 bytes)\n");
+}
+
 // A body over http.max_body, announced by Content-Length or met in a
 // chunk-size line, is answered with one line naming the key and the limit.
 TEST(HttpErrors, ABodyPastMaxBodyIsAnsweredWithTheKeyAndTheLimit) {

@@ -501,3 +501,40 @@ TEST(WsDecoder, TrimGivesALargeBufferBackAndItsCharge) {
 
 }  // namespace
 }  // namespace sluice::proto::ws
+
+namespace sluice::proto::ws {
+namespace {
+
+// zlib's state is charged to the account with the message buffer. When the
+// account refuses it the extension has already been negotiated, so the
+// decoder fails at the peer's first frame, naming the limit: 1008 for the
+// connection's own share, 1013 for the server's.
+TEST(WsDecoderDeflate, ZlibStateTheConnectionCannotHoldFailsWith1008) {
+  buf::MemoryAccount account(nullptr, 1024);
+  Decoder decoder({.account = &account});
+  EXPECT_FALSE(decoder.set_deflate(deflate_params()));
+  EXPECT_EQ(account.charged(), 0u);
+  const DecodeResult r = decoder.feed(masked(0xC1, deflate("hello")));
+  ASSERT_EQ(r.status, DecodeStatus::error);
+  EXPECT_EQ(r.close_code, CloseCode::policy_violation);
+  EXPECT_STREQ(r.error, "compression state over this connection's memory (limits.connection_bytes)");
+}
+
+TEST(WsDecoderDeflate, AWindowTheServerCannotHoldFailsWith1013) {
+  buf::MemoryCap cap(16 << 10);  // zlib's state fits, its 32 KiB window does not
+  buf::MemoryAccount account(&cap, 1 << 20);
+  {
+    Decoder decoder({.account = &account});
+    ASSERT_TRUE(decoder.set_deflate(deflate_params()));
+    EXPECT_GT(decoder.inflater_charged(), 0u);
+    EXPECT_EQ(account.charged(), decoder.inflater_charged());
+    const DecodeResult r = decoder.feed(masked(0xC1, deflate("hello")));
+    ASSERT_EQ(r.status, DecodeStatus::error);
+    EXPECT_EQ(r.close_code, CloseCode::try_again_later);
+    EXPECT_STREQ(r.error, "server memory for compression is full (limits.server_bytes)");
+  }
+  EXPECT_EQ(cap.charged(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::proto::ws

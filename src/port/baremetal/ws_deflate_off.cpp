@@ -17,8 +17,8 @@ DeflateParams negotiate_deflate(std::string_view, int) { return {}; }
 
 bool write_deflate_response(const DeflateParams&, buf::Sink&) { return false; }
 
-Inflater::Inflater(int, bool no_context_takeover, std::size_t max_message_size)
-    : limit_(max_message_size), no_context_takeover_(no_context_takeover) {}
+Inflater::Inflater(int, bool no_context_takeover, std::size_t max_message_size, buf::MemoryAccount* account)
+    : memory_(account), limit_(max_message_size), no_context_takeover_(no_context_takeover) {}
 
 InflateResult Inflater::inflate(std::span<const char>, std::span<char>) { return {InflateStatus::corrupt}; }
 
