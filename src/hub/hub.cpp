@@ -105,9 +105,14 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
     }
+    if (follower_ != nullptr) {
+      result.stream_epoch = record->stream_epoch;
+      result.awaiting = !record->reader_placed && !from_stream && !result.parked && result.reset == nullptr;
+    }
   }
   result.newest = result.parked ? newest : first_owed - 1;
-  local->subscribers.push_back({subscriber, cookie, first_owed, form});
+  local->subscribers.push_back({subscriber, cookie, first_owed, form, result.awaiting});
+  local->has_awaiting = local->has_awaiting || result.awaiting;
   result.replayed = batch_.size();
   hand_over_batch(*record, subscriber, cookie);
   return result;

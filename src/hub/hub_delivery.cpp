@@ -31,6 +31,8 @@ void Hub::deliver_news(TopicRecord* record) {
   batch_.clear();
   const char* reset = nullptr;
   bool rebased = false;
+  bool placed = false;
+  std::uint64_t epoch = 0;
   {
     const std::lock_guard lock(record->mutex);
     if (local.resets != record->resets) {  // only ever with a broker
@@ -39,9 +41,12 @@ void Hub::deliver_news(TopicRecord* record) {
       reset = record->reset_reason;
       rebased = true;
     }
+    placed = local.has_awaiting && record->reader_placed;
+    epoch = record->stream_epoch;
     collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);
+  if (placed) answer_awaiting(local, epoch, reset);
   // Publishers wait for a lagging loop and the pool never takes back an
   // undelivered event, so this is a safety net: should the history ever not
   // reach back, the subscribers hear exactly which ids they lost.
@@ -138,7 +143,31 @@ void Hub::rebase(Local& local, const char* reason) {
       continue;
     }
     entry.first_seq = local.delivered + 1;
-    entry.subscriber->reset(entry.cookie, reason);
+    // One still awaiting its place hears the reason after it (answer_awaiting).
+    if (!entry.awaiting) entry.subscriber->reset(entry.cookie, reason);
+  }
+}
+
+// The subscribers that joined before the reader placed the topic: each is
+// told where it stands, then (the place came with a reset) why nothing
+// before it is coming. Before any event of this drain, which may be the
+// first after the place. Index loop, the entry read afresh: an answer may
+// unsubscribe or subscribe.
+void Hub::answer_awaiting(Local& local, std::uint64_t epoch, const char* reason) {
+  local.has_awaiting = false;
+  local.delivering = true;
+  for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
+    Local::Entry& entry = local.subscribers[i];
+    if (entry.subscriber == nullptr || !entry.awaiting) continue;
+    entry.awaiting = false;
+    const Local::Entry told = entry;
+    told.subscriber->placed(told.cookie, epoch, told.first_seq - 1);
+    if (reason != nullptr && local.subscribers[i].subscriber != nullptr) told.subscriber->reset(told.cookie, reason);
+  }
+  local.delivering = false;
+  if (local.has_holes) {
+    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
+    local.has_holes = false;
   }
 }
 

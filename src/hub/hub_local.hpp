@@ -23,6 +23,7 @@ struct Hub::Local {
     std::uint32_t cookie;
     std::uint64_t first_seq;  // the first event this subscriber is owed live
     WireForm form;
+    bool awaiting = false;    // to be told Subscriber::placed()
   };
   explicit Local(TopicRecord* r) : record(r) {}
   [[nodiscard]] bool followed() const {
@@ -35,6 +36,7 @@ struct Hub::Local {
   std::vector<Entry> subscribers;
   bool delivering = false;
   bool has_holes = false;  // unsubscribed during a delivery: compact after it
+  bool has_awaiting = false;  // an entry is awaiting
 };
 
 }  // namespace sluice::hub

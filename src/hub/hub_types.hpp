@@ -83,8 +83,12 @@ struct ReplayResult {
   // has fetched stream_epoch's events after+1..newest from Redis and
   // calls Hub::attach().
   bool parked = false;
-  std::uint64_t stream_epoch = 0;
+  std::uint64_t stream_epoch = 0;  // with a broker: the topic's stream (0: none found yet)
   std::uint64_t after = 0;
+  // With a broker: the node's reader has not placed the topic yet, and the
+  // subscriber (no id of its own) is owed what comes after where it will.
+  // Its owner holds the client's answer until Subscriber::placed().
+  bool awaiting = false;
 };
 
 // What Hub::attach() did with a parked subscriber.
@@ -143,6 +147,12 @@ class Subscriber {
   // What comes next does not continue what came before (a broker's stream
   // was replaced or lost): `reason` says why, and ids start afresh.
   virtual void reset(std::uint32_t /*cookie*/, const char* /*reason*/) {}
+  // A subscriber that joined `awaiting` (ReplayResult): the node's reader
+  // now knows where the topic stands, and the subscriber is owed every
+  // event after `newest` of stream `epoch` (0: the stream does not exist
+  // yet, and it is owed all of it). Called before any event or notice of
+  // the topic reaches it.
+  virtual void placed(std::uint32_t /*cookie*/, std::uint64_t /*epoch*/, std::uint64_t /*newest*/) {}
 
  protected:
   ~Subscriber() = default;

@@ -96,9 +96,17 @@ struct TopicRecord {
   // `resume_start`: no reader has found the stream yet, and a resuming
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
+  // `reader_placed`: this node's reader knows where it reads the topic
+  // from (it located the stream, or follows on from the last kept event),
+  // or has told the subscribers why it cannot. A subscriber that joins
+  // before then with no id of its own is owed what comes after that place,
+  // so its answer (SSE head, /ws ack) waits for it (Subscriber::placed):
+  // an event published once the client holds its answer is then always
+  // after the place, on whichever node it was published.
   std::uint64_t stream_epoch = 0;
   bool adopting = false;
   bool resume_start = false;
+  bool reader_placed = false;
   std::uint64_t resets = 0;
   std::uint64_t reset_base = 0;
   const char* reset_reason = nullptr;
@@ -186,7 +194,16 @@ class TopicBook {
   // `seq`, or an earlier one of the same stream when a resuming client set
   // the topic's start there (start_at_resume_point). A stream that is not
   // the one the client named is a reset, told.
+  // The topic counts as placed from here on (TopicRecord::reader_placed)
+  // and every loop hears of it.
   [[nodiscard]] std::uint64_t stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
+  // The reader follows the topic on from its last kept event: it is placed
+  // at once (no round trip decides where), and every loop hears of it.
+  void reader_placed(std::string_view topic);
+  // The reader may stop reading the topic: true, and the topic is no
+  // longer placed, when no loop follows it (checked under its lock); false
+  // when a loop has followed it again since the reader looked.
+  [[nodiscard]] bool reader_leaves(std::string_view topic);
   // Under the topic's lock, on a record no reader has found in its stream
   // yet (nothing kept): a client resumes after `seq` of stream `epoch`, so
   // the topic begins there (or earlier, for an earlier resume point), and

@@ -55,6 +55,9 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
   std::uint64_t read_after = seq;
   {
     const std::lock_guard lock(record->mutex);
+    // Subscribers waiting for the place hear of it whatever follows.
+    record->reader_placed = true;
+    mask = record->loop_mask;
     if (record->resume_start) {
       const std::uint64_t resume_point = record->next_id - 1;
       if (epoch == 0) {
@@ -69,11 +72,9 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
         record->next_id = seq + 1;
         record->reset_base = seq;
       } else {
-        return resume_point;
+        read_after = resume_point;
       }
-      mask = record->loop_mask;
-    } else {
-      if (epoch == 0) return seq;
+    } else if (epoch != 0) {
       if (record->stream_epoch == 0 || (record->adopting && epoch > record->stream_epoch)) {
         record->stream_epoch = epoch;
         record->adopting = false;
@@ -89,11 +90,31 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
         record->reset_reason = nullptr;
         ++record->resets;
       }
-      return read_after;
     }
   }
   notify_loops(*record, mask);
   return read_after;
+}
+
+void TopicBook::reader_placed(std::string_view name) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return;
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(ref->mutex);
+    ref->reader_placed = true;
+    mask = ref->loop_mask;
+  }
+  notify_loops(*ref.get(), mask);
+}
+
+bool TopicBook::reader_leaves(std::string_view name) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return true;
+  const std::lock_guard lock(ref->mutex);
+  if (ref->loop_mask != 0) return false;
+  ref->reader_placed = false;
+  return true;
 }
 
 TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
@@ -111,10 +132,16 @@ void TopicBook::stream_reset(std::string_view name, const char* reason) {
   std::uint64_t mask = 0;
   {
     const std::lock_guard lock(record->mutex);
-    if (record->adopting) return;  // told already, by another loop's reader
-    cut_history(*record, reason);
-    record->adopting = true;
+    // Whoever waits for the place is answered, then told the reason.
+    const bool waited = !record->reader_placed;
+    record->reader_placed = true;
     mask = record->loop_mask;
+    if (record->adopting) {  // told already, by another loop's reader
+      if (!waited) return;
+    } else {
+      cut_history(*record, reason);
+      record->adopting = true;
+    }
   }
   notify_loops(*record, mask);
 }

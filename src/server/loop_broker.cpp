@@ -66,24 +66,32 @@ bool LoopBroker::forward(std::string_view topic, const broker::EventFields& even
 // now. A topic followed again keeps its history: it is read on from the
 // last event kept, checked against the stream first (a stream replaced in
 // the meantime is a reset, a trimmed stretch a gap, both told).
+// A topic is placed (TopicRecord::reader_placed) while it is read, and no
+// longer once the reader lets it go: a subscriber that comes after that
+// waits for the next place, which a new follow() finds.
 void LoopBroker::check(const std::string& topic) {
   const hub::TopicBook::FollowState state = book_.follow_state(topic);
   const auto it = reading_.find(topic);
-  if (state.followed == (it != reading_.end())) return;
   if (!state.followed) {
+    // A loop that followed it again since the state was read keeps it read
+    // (and placed); its request to check comes next.
+    if (!book_.reader_leaves(topic) || it == reading_.end()) return;
     broker_->unfollow(topic);
     reading_.erase(it);
     return;
   }
-  const broker::FollowStatus status = state.epoch != 0 && state.last != 0
-                                          ? broker_->follow_from(topic, {state.epoch, state.last})
-                                          : broker_->follow(topic);
+  if (it != reading_.end()) return;
+  const bool from_kept = state.epoch != 0 && state.last != 0;
+  const broker::FollowStatus status =
+      from_kept ? broker_->follow_from(topic, {state.epoch, state.last}) : broker_->follow(topic);
   if (status == broker::FollowStatus::full) {
     // The subscribers would wait for events that never come: they are told.
     book_.stream_reset(topic, "broker-full");
     return;
   }
   reading_.insert(topic);
+  // On from the last kept event: nothing between it and the reader.
+  if (from_kept) book_.reader_placed(topic);
 }
 
 void LoopBroker::room_made() {

@@ -21,34 +21,61 @@ SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
 void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
                      std::string_view last_id) {
-  // The head goes first: a replay may fill the send budget and cut the
-  // stream off, and the client must still see a well-formed stream end.
-  if (!head || outlet_.send_control(std::move(head)) != conn::EnqueueStatus::ok) {
-    return outlet_.close_now(conn::CloseReason::io_error);
-  }
+  if (!head) return outlet_.close_now(conn::CloseReason::io_error);
+  head_ = std::move(head);
   ++services_.counters().streams;
   if (carrier_ == SseCarrier::connection) {
     services_.metrics().connections_of(metrics::Transport::http).dec();
     services_.metrics().connections_of(metrics::Transport::sse).inc();
   }
   counted_ = true;
-  services_.heartbeat().add(this);
   // Ids count per topic and do not name theirs, so one Last-Event-ID
   // cannot say where each of several topics stopped: such a stream joins
   // every topic live and tells each (an `ambiguous-id` reset) rather than
   // letting a browser's reconnect skip what it missed without a word.
   const bool resumable = topics.size() == 1;
+  // A stream of one topic this node's broker reader has not placed yet
+  // sends its head once the topic is placed (placed()): a client that has
+  // its head and then publishes, on any node, gets the event. The head is
+  // queued before anything else can be (each way the stream ends sends it
+  // first), and the events of the topic come only after its place. A
+  // stream of several topics sends its head at once: another topic's
+  // events could otherwise go out before it.
+  if (!resumable && !send_head()) return;
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
     const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, resumable ? last_id : "");
     if (joined.status == Subscriptions::JoinStatus::too_many) return refuse("too many topics on this connection");
     if (joined.status == Subscriptions::JoinStatus::refused) return refuse(services_.answer(joined.refusal).text);
     if (!resumable && !last_id.empty()) subscriptions_.tell_reset(topic, "ambiguous-id", last_id);
+    awaiting_ = awaiting_ || (resumable && joined.awaiting);
   }
+  if (!awaiting_ && !outlet_.ended()) (void)send_head();
+}
+
+// The head, once, ahead of anything else the stream says: while it is held
+// nothing can be queued but what ends the stream, and each of those sends
+// it first. The heartbeat starts with it.
+bool SseStream::send_head() {
+  if (!head_) return true;
+  if (outlet_.send_control(std::move(head_)) != conn::EnqueueStatus::ok) {
+    outlet_.close_now(conn::CloseReason::io_error);
+    return false;
+  }
+  head_ = {};
+  awaiting_ = false;
+  services_.heartbeat().add(this);
+  outlet_.want_flush();
+  return true;
+}
+
+void SseStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
+  if (awaiting_ && !outlet_.ended()) (void)send_head();
 }
 
 void SseStream::beat(const buf::FrameRef& frame) {
-  if (!outlet_.closing()) (void)outlet_.send_control(frame);  // a full control lane already has bytes going out
+  // Not before the head; a full control lane already has bytes going out.
+  if (!outlet_.closing() && !head_) (void)outlet_.send_control(frame);
 }
 
 // The stream's notices (sluice-dropped, sluice-reset) speak of one topic's
@@ -76,7 +103,7 @@ void SseStream::shutdown() {
                               static_cast<unsigned long long>(retry));
   buf::FrameRef hint =
       buf::make_frame(services_.pool(), buf::Lane::control, std::string_view(text, static_cast<std::size_t>(n)));
-  if (hint) (void)outlet_.send_control(std::move(hint));
+  if (hint && send_head()) (void)outlet_.send_control(std::move(hint));
 }
 
 void SseStream::on_closed() {
@@ -110,6 +137,7 @@ void SseStream::cut_off() {
                               static_cast<long long>(services_.config().policy.slow_retry_ms));
   buf::FrameRef hint =
       buf::make_frame(services_.pool(), buf::Lane::control, std::string_view(text, static_cast<std::size_t>(n)));
+  if (!send_head()) return;
   if (hint) (void)outlet_.send_control(std::move(hint));
   outlet_.close_after_flush(conn::CloseReason::slow_consumer);
 }
@@ -119,6 +147,7 @@ void SseStream::cut_off() {
 void SseStream::refuse(std::string_view why) {
   const std::string text = ": " + std::string(why) + "\n\n";
   buf::FrameRef comment = buf::make_frame(services_.pool(), buf::Lane::control, text);
+  if (!send_head()) return;
   if (comment) (void)outlet_.send_control(std::move(comment));
   outlet_.close_after_flush(conn::CloseReason::protocol);
 }

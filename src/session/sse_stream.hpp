@@ -37,7 +37,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
 
   // Sends `head` (the carrier's: an HTTP/1.1 response head and the first
   // `retry:`, or over HTTP/2, whose response headers are HEADERS, the
-  // `retry:` alone), then joins `topics`, replaying what came after
+  // `retry:` alone; with a broker, once the topic is placed), and joins
+  // `topics`, replaying what came after
   // `last_id` (a stream of several topics is told, per topic, that one id
   // cannot resume it). A topic that cannot be joined ends the stream with
   // a comment saying why.
@@ -60,6 +61,9 @@ class SseStream final : public Phase, private Subscriptions::Owner {
  private:
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void cut_off() override;
+  void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
+  // Queues the head if it is still held; false when the stream had to end.
+  bool send_head();
   // Ends the stream after what is queued, with a comment saying why.
   void refuse(std::string_view why);
 
@@ -68,6 +72,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   const Peer& peer_;
   Subscriptions subscriptions_;
   const SseCarrier carrier_;
+  buf::FrameRef head_;      // held until the stream's topic is placed (open())
+  bool awaiting_ = false;   // head_ waits for placed()
   bool counted_ = false;
 };
 

@@ -56,7 +56,18 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   if (result.parked) start_fetch(cookie, result);
   // A parked client has what came up to its own id: resuming from there
   // loses nothing should it leave before the fetched events reach it.
-  return {JoinStatus::ok, hub::HubStatus::ok, result.parked ? result.after : result.newest};
+  return {JoinStatus::ok, hub::HubStatus::ok, result.parked ? result.after : result.newest, result.stream_epoch,
+          result.awaiting};
+}
+
+void Subscriptions::placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) {
+  if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
+  owner_.placed(cookie, epoch, newest);
+}
+
+std::size_t Subscriptions::format_resume_id(std::uint64_t epoch, std::uint64_t seq, char* out) const {
+  if (services_.broker_publishes() == nullptr) return services_.hub().format_id(seq, out);
+  return epoch == 0 ? 0 : hub::format_stream_event_id(epoch, seq, out);
 }
 
 void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::string_view last_id) {

@@ -43,6 +43,10 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
     // fifo past the send budget: nothing is lost yet, so the stream ends
     // in its own way and the client resumes from its last id.
     virtual void cut_off() = 0;
+    // A topic joined `awaiting` (JoinResult) is placed: the client's
+    // answer, held until now, may go, naming `newest` of stream `epoch`
+    // (format_stream_id) as where it stands.
+    virtual void placed(std::uint32_t /*cookie*/, std::uint64_t /*epoch*/, std::uint64_t /*newest*/) {}
 
    protected:
     ~Owner() = default;
@@ -57,6 +61,13 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
     JoinStatus status;
     hub::HubStatus refusal = hub::HubStatus::ok;
     std::uint64_t newest = 0;  // ok: the topic's newest id when it was joined
+    // With a broker: the topic's stream (0: none found yet), and whether
+    // the client's answer must wait for Owner::placed() (a subscriber with
+    // no id of a topic this node has not placed yet: it is owed what is
+    // published after the place, so the answer that tells it it follows
+    // the topic goes only then).
+    std::uint64_t stream_epoch = 0;
+    bool awaiting = false;
   };
 
   // `form` is the wire form this stream takes; the topics it makes are
@@ -92,6 +103,12 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   bool deliver_run(const hub::RunDelivery& run) override;
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
   void reset(std::uint32_t cookie, const char* reason) override;
+  void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
+  // Writes the id a client resumes from after event `seq` of the topic into
+  // `out` (hub::kMaxIdText bytes): with a broker the stream's id, the same
+  // on every node, and nothing when there is no stream yet (epoch 0);
+  // without, this run's.
+  [[nodiscard]] std::size_t format_resume_id(std::uint64_t epoch, std::uint64_t seq, char* out) const;
 
  private:
   // A parked slot's replay from the broker: the events after `after`, up

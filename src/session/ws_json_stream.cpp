@@ -121,9 +121,17 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
   const Subscriptions::JoinResult joined = subscriptions_.join(request.topic, policy, request.since);
   switch (joined.status) {
     case Subscriptions::JoinStatus::ok: {
+      if (joined.awaiting) {
+        // The ack waits for the topic's place (placed()), and the requests
+        // behind this one with it: acks stay in order.
+        awaiting_subscribe_ = true;
+        subscribe_req_ = request.req;
+        return;
+      }
       // The topic's newest id: a client with no event yet resumes after it.
       char newest[hub::kMaxIdText];
-      const std::string_view last_id(newest, services().hub().format_id(joined.newest, newest));
+      const std::string_view last_id(newest,
+                                     subscriptions_.format_resume_id(joined.stream_epoch, joined.newest, newest));
       return send_ack({request.req, true, {}, last_id, {}});
     }
     case Subscriptions::JoinStatus::too_many:
@@ -218,6 +226,14 @@ void WsJsonStream::published(broker::PublishStatus status, broker::StreamId id, 
   }
   // The requests behind this one were left unread: on with them.
   if (was_waiting && !outlet().ended() && !input_held()) outlet().resume_input();
+}
+
+void WsJsonStream::placed(std::uint32_t, std::uint64_t epoch, std::uint64_t newest) {
+  if (!awaiting_subscribe_) return;
+  awaiting_subscribe_ = false;
+  char id[hub::kMaxIdText];
+  send_ack({subscribe_req_, true, {}, std::string_view(id, subscriptions_.format_resume_id(epoch, newest, id)), {}});
+  if (!outlet().ended() && !input_held()) outlet().resume_input();
 }
 
 // An ack rides in the room left in the block of the control frame before

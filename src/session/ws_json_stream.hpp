@@ -42,13 +42,17 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
   // With a broker, one publish at a time waits for Redis's answer (its ack
   // carries the id) and no request is read meanwhile: acks stay in order.
-  [[nodiscard]] bool input_held() const override { return awaiting_publish_ || replies_unread(); }
+  // A subscribe whose ack waits for the topic's place holds the input the same way.
+  [[nodiscard]] bool input_held() const override {
+    return awaiting_publish_ || awaiting_subscribe_ || replies_unread();
+  }
   [[nodiscard]] bool held_by_peer() const override { return replies_unread(); }
   [[nodiscard]] bool replies_unread() const { return outlet().queue().control_frames() >= max_replies_; }
   void on_close_sent() override { subscriptions_.stop(); }
   void let_go() override { subscriptions_.leave_all(); }
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
+  void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
 
   // Answers a request as read: an error ack, or what the request asks.
   void reply(const proto::wsjson::ReadResult& read, const proto::wsjson::Request& request);
@@ -73,6 +77,8 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   bool awaiting_publish_ = false;
   std::uint32_t publish_ticket_ = 0;
   proto::wsjson::Req publish_req_;  // the waiting publish's req, for its ack
+  bool awaiting_subscribe_ = false;
+  proto::wsjson::Req subscribe_req_;  // the subscribe whose ack waits for placed()
 };
 
 }  // namespace sluice::session

@@ -117,5 +117,82 @@ TEST_F(StreamTopicTest, AResumePointOfAStreamRedisNoLongerHasIsAReset) {
   EXPECT_EQ(gone.ids, (std::vector<std::uint64_t>{1}));
 }
 
+// Records, in order, where it was placed and each event it was handed.
+struct PlaceCollector : ResetCollector {
+  std::vector<std::string> log;
+  void placed(std::uint32_t, std::uint64_t epoch, std::uint64_t newest) override {
+    log.push_back("placed " + std::to_string(epoch) + ":" + std::to_string(newest));
+  }
+  void deliver(const Delivery& d) override {
+    Collector::deliver(d);
+    log.push_back("event " + std::to_string(d.id));
+  }
+  void reset(std::uint32_t cookie, const char* reason) override {
+    ResetCollector::reset(cookie, reason);
+    log.push_back(std::string("reset ") + reason);
+  }
+};
+
+// A subscriber with no id joins before the reader knows where the topic
+// stands: it awaits the place, hears it before the first event, and is
+// owed what comes after it. One that joins later is answered at once.
+TEST_F(StreamTopicTest, ASubscriberWithNoIdAwaitsThePlaceAndHearsItBeforeAnyEvent) {
+  PlaceCollector c;
+  const ReplayResult r = hub.subscribe_after("t", &c, 0, "");
+  EXPECT_TRUE(r.awaiting);
+  pump();
+  EXPECT_TRUE(c.log.empty());
+  (void)book.stream_started("t", kEpoch, 41);
+  append(kEpoch, 42, "a");
+  EXPECT_EQ(c.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":41", "event 42"}));
+  PlaceCollector later;
+  const ReplayResult joined = hub.subscribe_after("t", &later, 0, "");
+  EXPECT_FALSE(joined.awaiting);
+  EXPECT_EQ(joined.stream_epoch, kEpoch);
+  EXPECT_EQ(joined.newest, 42u);
+}
+
+// A stream that does not exist yet is a place too: everything it will
+// hold is owed.
+TEST_F(StreamTopicTest, NoStreamYetIsAPlaceFromItsFirstEvent) {
+  PlaceCollector c;
+  ASSERT_TRUE(hub.subscribe_after("t", &c, 0, "").awaiting);
+  (void)book.stream_started("t", 0, 0);
+  pump();
+  append(kEpoch, 1, "first");
+  EXPECT_EQ(c.log, (std::vector<std::string>{"placed 0:0", "event 1"}));
+}
+
+// A reset before the place (the reader could not follow the topic): the
+// subscriber is answered, then told why nothing comes.
+TEST_F(StreamTopicTest, AResetBeforeThePlaceAnswersTheSubscriberThenTellsIt) {
+  PlaceCollector c;
+  ASSERT_TRUE(hub.subscribe_after("t", &c, 0, "").awaiting);
+  book.stream_reset("t", "broker-full");
+  pump();
+  EXPECT_EQ(c.log, (std::vector<std::string>{"placed 0:0", "reset broker-full"}));
+}
+
+// Once the reader lets the topic go it is no longer placed: a subscriber
+// that comes then waits for the next place (from the kept events here). A
+// loop that follows it again before the reader lets go keeps it placed.
+TEST_F(StreamTopicTest, ATopicTheReaderLetGoIsPlacedAgainBeforeANewSubscriberIsAnswered) {
+  PlaceCollector first;
+  ASSERT_EQ(hub.subscribe("t", &first), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 3);
+  append(kEpoch, 4, "kept");
+  hub.unsubscribe("t", &first);
+  PlaceCollector back;
+  ASSERT_FALSE(hub.subscribe_after("t", &back, 0, "").awaiting);
+  EXPECT_FALSE(book.reader_leaves("t")) << "followed again: still read";
+  hub.unsubscribe("t", &back);
+  EXPECT_TRUE(book.reader_leaves("t"));
+  PlaceCollector next;
+  ASSERT_TRUE(hub.subscribe_after("t", &next, 0, "").awaiting);
+  book.reader_placed("t");
+  pump();
+  EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":4"}));
+}
+
 }  // namespace
 }  // namespace sluice::hub::test

@@ -76,5 +76,71 @@ TEST(BrokerLimits, PastMaxPendingAPublishIsRefusedBusyAtOnce) {
   EXPECT_EQ(until_taken(node, "t", "after").status, 200);
 }
 
+// Redis's total_connections_received: how many connections it has taken
+// (each command() is one of them).
+long long connections_received(const RedisServer& redis) {
+  const ReplyPtr info = redis.command({"INFO", "stats"});
+  if (!info || info->type != REDIS_REPLY_STRING) return -1;
+  const std::string text(info->str, info->len);
+  const std::string key = "total_connections_received:";
+  const std::size_t at = text.find(key);
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size()));
+}
+
+// A client resumes on A, which has never read the topic, from the first of
+// 60 events of 4 KiB: A's reader reads the stream from there, and the
+// answer (up to broker.read_count entries, some 240 KiB) is larger than
+// broker.max_reply_bytes (64 KiB). As documented, the connection is closed
+// and the reader asks for fewer entries per read: the client gets every
+// event once, in order, with no notice; the other topic A reads on the
+// same connection goes on without a word, and A's publishes are taken.
+TEST(BrokerLimits, AnAnswerLargerThanMaxReplyBytesClosesTheReadersConnectionAndReadsGoOnInSmallerBites) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  std::vector<std::string> settings = node_settings(redis);
+  settings.emplace_back("broker.max_reply_bytes=65536");
+  settings.emplace_back("threads=1");  // one reader: both topics on one connection
+  SluicedProcess a(settings);
+  SluicedProcess b(node_settings(redis));
+  ASSERT_NE(a.port(), 0) << a.output();
+  ASSERT_NE(b.port(), 0) << b.output();
+
+  SseSubscriber other(a.port(), "/sse/small");
+  ASSERT_TRUE(other.opened()) << "placed: what comes next is its";
+  std::vector<std::string> small_data, small_ids;
+  const auto publish_small = [&](const SluicedProcess& via, const std::string& body) {
+    const Published p = until_taken(via, "small", body);
+    ASSERT_EQ(p.status, 200) << body;
+    small_data.push_back(body);
+    small_ids.push_back(p.id);
+  };
+  publish_small(b, "s1");
+
+  std::vector<std::string> data, ids;
+  for (int i = 1; i <= 60; ++i) {
+    const std::string body = std::to_string(i) + ":" + std::string(4096, static_cast<char>('a' + i % 26));
+    const Published p = until_taken(b, "big", body);
+    ASSERT_EQ(p.status, 200) << i;
+    data.push_back(body);
+    ids.push_back(p.id);
+  }
+  const long long connections_before = connections_received(redis);
+  ASSERT_GT(connections_before, 0);
+
+  SseSubscriber big(a.port(), "/sse/big", 0, ids.front());
+  ASSERT_TRUE(big.opened());
+  publish_small(a, "s2");
+  ASSERT_TRUE(wait_events(big, 59, 20s)) << big.events().size() << " of 59";
+  expect_exactly(big.events(), std::vector<std::string>(data.begin() + 1, data.end()),
+                 std::vector<std::string>(ids.begin() + 1, ids.end()), "resumed on A");
+  // One more for this check's own connection: the rest are the reader's
+  // connection, closed for the answer's size and opened again.
+  EXPECT_GE(connections_received(redis) - connections_before, 2) << "the answer was larger than the limit";
+
+  publish_small(a, "s3");
+  ASSERT_TRUE(wait_events(other, small_data.size(), 10s)) << other.events().size();
+  expect_exactly(other.events(), small_data, small_ids, "the other topic on A");
+}
+
 }  // namespace
 }  // namespace sluice::test
