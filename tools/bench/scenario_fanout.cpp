@@ -50,6 +50,7 @@ struct FanoutOptions {
   FdLimit fds;  // raised before the first server starts (it inherits the limit)
   Proto proto = Proto::sse;
   PublishMode publish = PublishMode::post;
+  std::string token;  // presented as ?token= by every subscriber and publisher
   bool h2c = false;                      // SSE subscribers over HTTP/2 by prior knowledge
   std::size_t streams_per_connection = 1;  // with h2c: subscribers that share one connection
 };
@@ -111,7 +112,7 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
   std::vector<std::unique_ptr<Publisher>> publishers;
   const bool closed_loop = o.publish == PublishMode::ws && o.rate == 0;
   for (std::size_t i = 0; i < o.publishers; ++i) {
-    PublisherOptions p{.server = sut.endpoint, .topic = o.topic, .mode = o.publish, .tls = sut.tls,
+    PublisherOptions p{.server = sut.endpoint, .topic = o.topic, .token = o.token, .mode = o.publish, .tls = sut.tls,
                        .index = static_cast<std::uint32_t>(i),
                        .size = o.size, .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline,
                        .window = o.window};
@@ -128,9 +129,10 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
+  if (o.h2c && !o.token.empty()) return {{"error", "--token is not sent over --h2c"}};
   if (o.h2c && sut.tls) return {{"error", "--h2c is HTTP/2 in clear text; this server is read over TLS"}};
   const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
-  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto,
+  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token), .proto = o.proto,
                                .tls = sut.tls, .h2c_streams = o.h2c ? o.streams_per_connection : 0},
                    .sessions = connections(o), .threads = o.threads, .latency_every = o.latency_every,
                    .sources = o.sources});
@@ -210,6 +212,8 @@ void add_fanout(CLI::App& app, int& exit_code) {
   cmd->add_option("--sources", o->sources,
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
+  cmd->add_option("--token", o->token,
+                  "a token (`sluice token`) every subscriber and publisher presents as ?token=, for auth.mode=jwt");
   cmd->add_flag("--h2c", o->h2c, "SSE subscribers over HTTP/2 by prior knowledge (h2c)");
   cmd->add_option("--streams-per-connection", o->streams_per_connection,
                   "with --h2c: subscribers (streams) on each connection; divides --subscribers")
