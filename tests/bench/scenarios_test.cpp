@@ -190,6 +190,24 @@ TEST(Scenarios, BulkMovesBytes) {
   EXPECT_GT(r.value("bytes_per_s", 0.0), 0);
 }
 
+// Over h2c, ten subscribers as streams of one connection and as five
+// connections of two: each stream's events are checked one by one, so a
+// lost or reordered event on any stream shows as a gap or an order error.
+TEST(Scenarios, FanoutOverH2cStreamsDeliversEveryEvent) {
+  for (const char* per_connection : {"10", "2"}) {
+    SCOPED_TRACE(per_connection);
+    const nlohmann::json r = run_bench(std::string("fanout -n 10 -d 1 --warmup 0.2 --rate 2000 --h2c "
+                                                   "--streams-per-connection ") + per_connection);
+    EXPECT_FALSE(r.contains("error")) << r.dump();
+    EXPECT_GT(r.value("events_per_s", 0.0), 0);
+    EXPECT_GT(r.value("latency_samples", 0), 0);
+    EXPECT_EQ(r.value("streams_failed", -1), 0);
+    EXPECT_EQ(r.value("gaps", -1), 0);
+    EXPECT_EQ(r.value("streams_with_gaps", -1), 0);
+    EXPECT_EQ(r.value("order_errors", -1), 0);
+  }
+}
+
 TEST(Scenarios, FanoutOverWebSocketDeliversInOrder) {
   const nlohmann::json r = run_bench("fanout --proto ws -n 10 -d 1 --warmup 0.2 --rate 2000");
   EXPECT_GT(r.value("events_per_s", 0.0), 0);

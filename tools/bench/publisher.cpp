@@ -27,6 +27,7 @@ Publisher::Publisher(const PublisherOptions& options) : options_(options) {
   payload_ = make_payload(options_.size, 0, options_.index);
   std::string target = "/pub/" + options_.topic;
   if (!options_.event.empty()) target += "?event=" + options_.event;
+  if (!options_.token.empty()) target += (options_.event.empty() ? "?token=" : "&token=") + options_.token;
   request_ = "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: " +
              std::to_string(payload_.size()) + "\r\n\r\n";
   stamp_offset_ = request_.size();
@@ -68,7 +69,7 @@ bool Publisher::connect() {
 }
 
 bool Publisher::connect_ws() {
-  WsConnection c = ws_connect(options_.server, "/pub/" + options_.topic, now_ns() + kHandshakeTimeout);
+  WsConnection c = ws_connect(options_.server, "/pub/" + options_.topic + (options_.token.empty() ? "" : "?token=" + options_.token), now_ns() + kHandshakeTimeout);
   fd_ = c.fd;
   (void)channel_.open(fd_, nullptr);
   if (fd_ < 0) {

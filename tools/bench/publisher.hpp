@@ -39,6 +39,7 @@ enum class PublishMode : std::uint8_t { post, ws };
 struct PublisherOptions {
   io::Endpoint server;
   std::string topic = "bench";
+  std::string token;  // set: sent as ?token= on the POST target and the upgrade (sluiced's auth.mode=jwt)
   std::string event;              // ?event= name; empty: none (post only)
   PublishMode mode = PublishMode::post;
   // Set: publish over TLS (post mode only: the WebSocket publisher speaks

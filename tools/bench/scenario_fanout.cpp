@@ -2,7 +2,8 @@
 // target rate or flat out. Reports delivered events/s and bytes/s over the
 // measured window (after a warm-up) and the latency of sampled events.
 // Subscribers speak SSE or WebSocket (--proto), publishers POST or send
-// WebSocket frames (--publish). Gaps are the sequence numbers a subscriber
+// WebSocket frames (--publish); SSE subscribers may read over h2c, K
+// streams to a connection (--h2c, --streams-per-connection). Gaps are the sequence numbers a subscriber
 // never saw before its stream ended (stamp.hpp), which includes every POST
 // the server refused; the streams that saw one are counted, and those the
 // server then closed (a lossless subscriber must never see a gap before
@@ -49,10 +50,17 @@ struct FanoutOptions {
   FdLimit fds;  // raised before the first server starts (it inherits the limit)
   Proto proto = Proto::sse;
   PublishMode publish = PublishMode::post;
+  std::string token;  // presented as ?token= by every subscriber and publisher
+  bool h2c = false;                      // SSE subscribers over HTTP/2 by prior knowledge
+  std::size_t streams_per_connection = 1;  // with h2c: subscribers that share one connection
 };
 
+// Connections the subscribers take: one each over HTTP/1.1, K to a
+// connection over h2c.
+std::size_t connections(const FanoutOptions& o) { return o.h2c ? o.subscribers / o.streams_per_connection : o.subscribers; }
+
 // Subscribers, publishers, and the bench's own files and probes.
-std::size_t fds_wanted(const FanoutOptions& o) { return o.subscribers + o.publishers + 64; }
+std::size_t fds_wanted(const FanoutOptions& o) { return connections(o) + o.publishers + 64; }
 
 struct Snapshot {
   std::uint64_t at = now_ns();
@@ -104,7 +112,7 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
   std::vector<std::unique_ptr<Publisher>> publishers;
   const bool closed_loop = o.publish == PublishMode::ws && o.rate == 0;
   for (std::size_t i = 0; i < o.publishers; ++i) {
-    PublisherOptions p{.server = sut.endpoint, .topic = o.topic, .mode = o.publish, .tls = sut.tls,
+    PublisherOptions p{.server = sut.endpoint, .topic = o.topic, .token = o.token, .mode = o.publish, .tls = sut.tls,
                        .index = static_cast<std::uint32_t>(i),
                        .size = o.size, .rate = o.rate / static_cast<double>(o.publishers), .pipeline = o.pipeline,
                        .window = o.window};
@@ -121,15 +129,17 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
+  if (o.h2c && !o.token.empty()) return {{"error", "--token is not sent over --h2c"}};
+  if (o.h2c && sut.tls) return {{"error", "--h2c is HTTP/2 in clear text; this server is read over TLS"}};
   const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
-  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic), .proto = o.proto,
-                               .tls = sut.tls},
-                   .sessions = o.subscribers, .threads = o.threads, .latency_every = o.latency_every,
+  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token), .proto = o.proto,
+                               .tls = sut.tls, .h2c_streams = o.h2c ? o.streams_per_connection : 0},
+                   .sessions = connections(o), .threads = o.threads, .latency_every = o.latency_every,
                    .sources = o.sources});
   pool.start();
   if (!pool.wait_ready(now_ns() + 60 * kNsPerSec)) {
     return {{"error", "subscribers did not all connect: " + std::to_string(pool.counters().ready.load()) + " of " +
-                          std::to_string(o.subscribers) + " have their stream"}};
+                          std::to_string(connections(o)) + " have their stream" + (o.h2c ? "s" : "")}};
   }
   const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
   std::vector<std::unique_ptr<Publisher>> publishers;
@@ -202,7 +212,16 @@ void add_fanout(CLI::App& app, int& exit_code) {
   cmd->add_option("--sources", o->sources,
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
+  cmd->add_option("--token", o->token,
+                  "a token (`sluice token`) every subscriber and publisher presents as ?token=, for auth.mode=jwt");
+  cmd->add_flag("--h2c", o->h2c, "SSE subscribers over HTTP/2 by prior knowledge (h2c)");
+  cmd->add_option("--streams-per-connection", o->streams_per_connection,
+                  "with --h2c: subscribers (streams) on each connection; divides --subscribers")
+      ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
   cmd->callback([o, &exit_code] {
+    if (o->h2c && (o->proto != Proto::sse || o->subscribers % o->streams_per_connection != 0)) {
+      throw CLI::ValidationError("--h2c", "needs --proto sse and --streams-per-connection dividing --subscribers");
+    }
     o->fds = raise_fd_limit(fds_wanted(*o));
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
         {"events_per_s", "events/s", 1e6, 3}, {"bytes_per_s", "MB/s", 1e6, 1}, {"published_per_s", "pub/s", 1e3, 1},
@@ -217,7 +236,8 @@ void add_fanout(CLI::App& app, int& exit_code) {
     const nlohmann::json options = {{"subscribers", o->subscribers}, {"publishers", o->publishers}, {"size", o->size},
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
                                     {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},
-                                    {"publish", publish_mode_name(o->publish)}, {"sources", o->sources}};
+                                    {"publish", publish_mode_name(o->publish)}, {"sources", o->sources},
+                                    {"h2c", o->h2c}, {"streams_per_connection", o->h2c ? o->streams_per_connection : 1}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [o](const nlohmann::json& results) {
                                std::vector<Bar> bars;

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "clock.hpp"
+#include "h2c_sse_subscriber.hpp"
 #include "net.hpp"
 #include "sse_subscriber.hpp"
 #include "ws_subscriber.hpp"
@@ -44,6 +45,7 @@ int open_stream(const SubscriberOptions& options, std::string_view request, Chan
 
 std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options) {
   if (options.proto == Proto::ws) return std::make_unique<WsSubscriber>(context, options);
+  if (options.h2c_streams > 0) return std::make_unique<H2cSseSubscriber>(context, options);
   return std::make_unique<SseSubscriber>(context, options);
 }
 

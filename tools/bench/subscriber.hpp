@@ -1,5 +1,5 @@
 // Owns: Subscriber, what ClientPool needs of one subscriber whatever its
-// protocol (SseSubscriber, WsSubscriber: one class per protocol), the options they
+// protocol (SseSubscriber, H2cSseSubscriber, WsSubscriber: one class per protocol), the options they
 // share, and the choice between them (--proto sse|ws).
 #pragma once
 
@@ -25,6 +25,9 @@ struct SubscriberOptions {
   std::string last_event_id;  // WebSocket: sent as Last-Event-ID, to resume after it; empty: live only
   std::string source;         // local IPv4 address to connect from; empty: the kernel's choice
   std::shared_ptr<const TlsClient> tls;  // set: the stream is read over TLS
+  // SSE over HTTP/2 by prior knowledge: this many streams on the
+  // connection (H2cSseSubscriber); 0: HTTP/1.1.
+  std::size_t h2c_streams = 0;
 };
 
 class Subscriber : public io::Handler {
@@ -48,7 +51,7 @@ enum class Received : std::uint8_t { bytes, again, eof, error };
 [[nodiscard]] int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel,
                               std::string& why);
 
-// A session of `options.proto`, not started.
+// A session of `options.proto` (over h2c when options.h2c_streams is set), not started.
 [[nodiscard]] std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options);
 
 [[nodiscard]] std::string proto_name(Proto proto);  // "sse", "ws"
