@@ -195,34 +195,31 @@ TEST_F(SluicedAuth, AWsSubscribeNotGrantedIsAFailedAckAndTheConnectionGoesOn) {
   EXPECT_EQ(ack->payload.rfind(R"({"op":"ack","req":2,"ok":true)", 0), 0u) << ack->payload;
 }
 
-TEST_F(SluicedAuth, NodeWsWithABearerTokenSubscribesAndWithoutOneIsClosed4401) {
+// Runs a script of tests/peers (its npm package `package` installed)
+// against `port` with `token`; it must exit 0 and print `summary`.
+void expect_peer_passes(int port, const std::string& script, const std::string& package, const std::string& token,
+                        const std::string& summary) {
   const std::filesystem::path peers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
-  ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / "ws"))
+  ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / package))
       << "the peers' npm packages are missing: run make peers (npm ci --prefix tests/peers)";
-  ChildProcess node({"node", (peers / "ws_token.mjs").string(), std::to_string(sluiced.port()), pyjwt(kNewsReader)});
-  node.read_to_end(60s);
+  ChildProcess node({"node", (peers / script).string(), std::to_string(port), token});
+  node.read_to_end(90s);
   EXPECT_EQ(node.wait(5s), 0) << node.output();
-  EXPECT_NE(node.output().find("ws_token: bearer subscribe ok, ungranted 403 ack, own event received, no token "
-                               "closed 4401"),
-            std::string::npos)
-      << node.output();
+  EXPECT_NE(node.output().find(summary), std::string::npos) << node.output();
+}
+
+TEST_F(SluicedAuth, NodeWsWithABearerTokenSubscribesAndWithoutOneIsClosed4401) {
+  expect_peer_passes(sluiced.port(), "ws_token.mjs", "ws", pyjwt(kNewsReader),
+                     "ws_token: bearer subscribe ok, ungranted 403 ack, own event received, no token closed 4401");
 }
 
 // A browser's login cookie, HttpOnly: Chromium sends it with its
 // EventSource and its WebSocket by itself, and sluiced reads the token from
 // it (auth.cookie_name); without it, both are refused.
 TEST_F(SluicedAuth, ChromiumSendsItsHttpOnlyCookieWithEventSourceAndWebSocket) {
-  const std::filesystem::path peers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
-  ASSERT_TRUE(std::filesystem::exists(peers / "node_modules" / "playwright-core"))
-      << "the peers' npm packages are missing: run make peers (npm ci --prefix tests/peers)";
-  ChildProcess node(
-      {"node", (peers / "chromium_cookie.mjs").string(), std::to_string(sluiced.port()), pyjwt(kNewsReader)});
-  node.read_to_end(90s);
-  EXPECT_EQ(node.wait(5s), 0) << node.output();
-  EXPECT_NE(node.output().find("chromium_cookie: with the HttpOnly cookie EventSource and WebSocket got the event, "
-                               "ungranted topic refused, without it EventSource refused and WebSocket closed 4401"),
-            std::string::npos)
-      << node.output();
+  expect_peer_passes(sluiced.port(), "chromium_cookie.mjs", "playwright-core", pyjwt(kNewsReader),
+                     "chromium_cookie: with the HttpOnly cookie EventSource and WebSocket got the event, ungranted "
+                     "topic refused, without it EventSource refused and WebSocket closed 4401");
 }
 
 TEST(SluicedAuthLimits, OverThePublishRateIs429WithRetryAfter) {
