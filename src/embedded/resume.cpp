@@ -56,7 +56,12 @@ void PushServer::resume(PushConnection& c, const proto::http1::Request& request)
         part.copy(fields + n, part.size());
         n += part.size();
       }
-      (void)push_notice(c, "reset", std::string_view(fields, n));
+      if (!push_notice(c, "reset", std::string_view(fields, n))) {
+        // No room to say what it missed: it must not read on past a gap it
+        // was not told of. Cut off, it comes back with the same id.
+        cut_off(c);
+        return;
+      }
     }
     if (reason != "too-old") return;  // nothing of this server's to replay
   }

@@ -107,7 +107,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     }
     if (follower_ != nullptr) {
       result.stream_epoch = record->stream_epoch;
-      result.awaiting = !record->reader_placed && !from_stream && !result.parked && result.reset == nullptr;
+      // Only a client with no id waits for the topic's place: one that
+      // resumes is answered with its replay at once, as without a broker.
+      result.awaiting = !record->reader_placed && last_id == nullptr && !from_stream && !result.parked &&
+                        result.reset == nullptr;
     }
   }
   result.newest = result.parked ? newest : first_owed - 1;
