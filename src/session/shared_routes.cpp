@@ -22,6 +22,14 @@ std::string_view clipped(const char* text, int n, std::size_t capacity) {
   return std::string_view(text, std::min(static_cast<std::size_t>(std::max(n, 0)), capacity - 1));
 }
 
+// 413, naming the limit `what` went over and its value; the connection
+// closes after it (the rest of the request is not read).
+Response too_large(std::string_view what, std::size_t limit, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %.*s (%zu bytes)\n", 413,
+                              proto::http1::status_reason(413), static_cast<int>(what.size()), what.data(), limit);
+  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+}
+
 }  // namespace
 
 // 421 Misdirected Request: the request reached a server that does not
@@ -99,15 +107,11 @@ Response malformed(int status, ReplyText& text, std::string_view detail) {
 }
 
 Response body_over_max_body(std::size_t max_body, ReplyText& text) {
-  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %s (%zu bytes)\n", 413,
-                              proto::http1::status_reason(413), proto::http1::kBodyOverMaxBody, max_body);
-  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+  return too_large(proto::http1::kBodyOverMaxBody, max_body, text);
 }
 
 Response request_over_receive_budget(std::size_t budget, ReplyText& text) {
-  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: request over receive.budget_bytes (%zu bytes)\n",
-                              413, proto::http1::status_reason(413), budget);
-  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+  return too_large("request over receive.budget_bytes", budget, text);
 }
 
 std::optional<Response> check_publish(LoopServices& services, Peer& peer, const proto::http1::Request& request,

@@ -31,6 +31,19 @@ using transport::test::ClientOptions;
 using transport::test::OpenSslClient;
 
 constexpr std::size_t kKiB = 1024;
+// The server's cap in these tests: room for two record buffers (17 KiB
+// each), not three.
+constexpr std::size_t kServerBytes = 40 * kKiB;
+
+// One loop serving TLS with `cert`, the whole server held to kServerBytes.
+server::Config tls_config(const ServerCert& cert) {
+  server::Config config;
+  config.threads = 1;
+  config.tls.cert_file = cert.cert_file;
+  config.tls.key_file = cert.key_file;
+  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
+  return config;
+}
 
 int connect_nonblocking(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -95,14 +108,7 @@ TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
   ASSERT_TRUE(certs.ok()) << certs.error();
   const ServerCert cert = certs.server("localhost");
   ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
-  // Room for two record buffers (17 KiB each), not three.
-  constexpr std::size_t kServerBytes = 40 * kKiB;
-  server::Config config;
-  config.threads = 1;
-  config.tls.cert_file = cert.cert_file;
-  config.tls.key_file = cert.key_file;
-  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
-  RunningServer server(config);
+  RunningServer server(tls_config(cert));
 
   // A client connected (and served once) before the cap fills.
   auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
@@ -146,12 +152,7 @@ TEST(TlsMemory, ARecordWaitingForAReaderTheServerCannotHoldClosesItForMemory) {
   ASSERT_TRUE(certs.ok()) << certs.error();
   const ServerCert cert = certs.server("localhost");
   ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
-  constexpr std::size_t kServerBytes = 40 * kKiB;
-  server::Config config;
-  config.threads = 1;
-  config.tls.cert_file = cert.cert_file;
-  config.tls.key_file = cert.key_file;
-  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
+  server::Config config = tls_config(cert);
   config.tcp_send_buffer = 4096;
   config.connection.send.max_bytes = 8 << 20;  // the records, not the budget, stop the data here
   RunningServer server(config);

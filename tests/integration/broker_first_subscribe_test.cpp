@@ -44,15 +44,6 @@ class BrokerFirstSubscribe : public testing::Test {
   std::unique_ptr<SluicedProcess> a_, b_;
 };
 
-// The text of JSON string field `name` in `json`; empty when absent.
-std::string field_of(const std::string& json, const std::string& name) {
-  const std::string key = "\"" + name + "\":\"";
-  const std::size_t at = json.find(key);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + key.size();
-  return json.substr(begin, json.find('"', begin) - begin);
-}
-
 // Every topic is new to A, and each event is published the moment the
 // head is in: the first event the subscriber gets is that one, under the
 // id B was given.

@@ -138,4 +138,13 @@ class BrokerNodes : public testing::Test {
   std::unique_ptr<SluicedProcess> a_, b_, c_;
 };
 
+// The text of JSON string field `name` in `json`; empty when absent.
+inline std::string field_of(const std::string& json, const std::string& name) {
+  const std::string key = "\"" + name + "\":\"";
+  const std::size_t at = json.find(key);
+  if (at == std::string::npos) return {};
+  const std::size_t begin = at + key.size();
+  return json.substr(begin, json.find('"', begin) - begin);
+}
+
 }  // namespace sluice::test

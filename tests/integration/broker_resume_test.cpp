@@ -85,15 +85,6 @@ TEST_F(BrokerResume, OnANodeThatReadsTheTopicPastItsHistoryTheMissedEventsComeFr
   expect_tail(back, data, ids, 5, "resumed on A");
 }
 
-// The text of JSON field `name` (a string) in `json`; empty when absent.
-std::string field_of(const std::string& json, const std::string& name) {
-  const std::string key = "\"" + name + "\":\"";
-  const std::size_t at = json.find(key);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + key.size();
-  return json.substr(begin, json.find('"', begin) - begin);
-}
-
 // Subscribes over /ws with `since`, and reads the ack and `count` messages
 // after it (fewer if they stop coming): each as an SSE-like event, its
 // type the message's op.

@@ -193,19 +193,23 @@ TEST(H2LatestWindow, ASlowWebSocketReaderReadsFramesAtMostTwoOfItsReadsOldAndIts
   expect_slow_feed_bounded_and_other_stream_free(server, reader, open_websockets(reader));
 }
 
-TEST(H2LatestWindow, WithTheWindowOffTheKernelHoldsWhatTheStreamWindowLetsIn) {
+// The window off, and the kernel let hold as much as a stream window
+// lets in: what the gate's tests would see without it.
+server::Config window_off_config() {
   server::Config config = latest_config(0);
   config.tcp_notsent_lowat = 64 * 1024;
-  RunningServer server(config);
+  return config;
+}
+
+TEST(H2LatestWindow, WithTheWindowOffTheKernelHoldsWhatTheStreamWindowLetsIn) {
+  RunningServer server(window_off_config());
   H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
   ASSERT_TRUE(reader.ok());
   EXPECT_GT(slow_rounds(server, reader, open_streams(reader)), kMostBehind);
 }
 
 TEST(H2LatestWindow, WithTheWindowOffAWebSocketStreamIsReadFurtherBehind) {
-  server::Config config = latest_config(0);
-  config.tcp_notsent_lowat = 64 * 1024;
-  RunningServer server(config);
+  RunningServer server(window_off_config());
   H2TestClient reader(server.port(), H2ClientOptions{.receive_buffer = 4096});
   ASSERT_TRUE(reader.ok());
   EXPECT_GT(slow_rounds(server, reader, open_websockets(reader)), kMostBehind);
