@@ -68,7 +68,6 @@ Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContex
                const std::string& topic) {
   const std::uint64_t deadline = deadline_of(setup);
   if (!session.start()) return failed("cannot connect");
-  const std::uint64_t segments_before = segments_in(session.fd());
   while (!session.streaming() && !session.done() && now_ns() < deadline) context.loop.run_once(10);
   if (!session.streaming()) return failed("no stream head: " + session.error());
   Publisher publisher({.server = sut.direct, .topic = topic, .size = setup.size, .pipeline = setup.events,
@@ -101,7 +100,7 @@ Round run_live(const BurstSetup& setup, const ServerUnderTest& sut, ReaderContex
   // The first segment after the handshake carried the stream head (the
   // SSE response head, or the 101). A burst small enough to ride in that
   // same segment (a replay sent with its head) was all in one segment.
-  const std::uint64_t segments = segments_in(session.fd()) - segments_before;
+  const std::uint64_t segments = segments_in(session.fd()) - session.segments_at_request();
   if (segments > 0) {
     const std::uint64_t event_segments = segments > 1 ? segments - 1 : 1;
     round.events_per_segment = static_cast<double>(session.events()) / static_cast<double>(event_segments);
@@ -162,7 +161,6 @@ Round ws_replay(const BurstSetup& setup, const ServerUnderTest& sut, const std::
                               .last_event_id = first_id});
   const std::uint64_t requested = now_ns();
   if (!session.start()) return failed("cannot connect");
-  const std::uint64_t segments_before = segments_in(session.fd());
   while (session.events() < setup.events && !session.done() && now_ns() < deadline) context.loop.run_once(10);
   if (session.events() < setup.events) {
     return failed(with_settings_hint(std::to_string(session.events()) + " of " + std::to_string(setup.events) +
@@ -180,7 +178,7 @@ Round ws_replay(const BurstSetup& setup, const ServerUnderTest& sut, const std::
   round.last_ms = ms_between(requested, session.last_event_ns());
   round.drain_ms = ms_between(session.first_event_ns(), session.last_event_ns());
   // Counted from the request on: the 101 may share a segment with events.
-  if (const std::uint64_t segments = segments_in(session.fd()) - segments_before; segments > 0) {
+  if (const std::uint64_t segments = segments_in(session.fd()) - session.segments_at_request(); segments > 0) {
     round.events_per_segment = static_cast<double>(setup.events) / static_cast<double>(segments);
   }
   return round;

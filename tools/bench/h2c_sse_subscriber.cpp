@@ -24,7 +24,7 @@ H2cSseSubscriber::~H2cSseSubscriber() {
 
 bool H2cSseSubscriber::start() {
   std::string why;
-  fd_ = open_stream(options_, H2cStream::open(options_.path, streams_.size()), channel_, why);
+  fd_ = open_stream(options_, H2cStream::open(options_.path, streams_.size()), channel_, segments_at_request_, why);
   if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
   if (!why.empty()) {
     finish(why, true);

@@ -23,7 +23,7 @@ bool SseSubscriber::start() {
   const std::string request = "GET " + options_.path +
                               " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
   std::string why;
-  fd_ = open_stream(options_, request, channel_, why);
+  fd_ = open_stream(options_, request, channel_, segments_at_request_, why);
   if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
   if (!why.empty()) {
     finish(why, true);

@@ -29,13 +29,15 @@ Received receive(ReaderContext& context, Channel& channel, std::string_view& byt
   }
 }
 
-int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel, std::string& why) {
+int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel,
+                std::uint64_t& segments_at_request, std::string& why) {
   const int fd = dial(options.server, options.receive_buffer, options.source);
   if (fd < 0) {
     why = "cannot connect";
     return -1;
   }
   why = channel.open(fd, options.tls.get());
+  segments_at_request = segments_in(fd);
   if (why.empty() && !channel.write_all(request)) why = "cannot send the request";
   if (why.empty() && io::set_nonblocking(fd, true) != 0) why = "cannot make the socket non-blocking";
   if (why.empty()) return fd;

@@ -36,6 +36,15 @@ class Subscriber : public io::Handler {
   // Connects, sends the request and watches the socket. False (counted as
   // failed) when the connection was refused.
   virtual bool start() = 0;
+
+  // The socket's received-segment count (TCP_INFO) just before the request
+  // went out: what arrives from then on, the head included, is the reply's.
+  // Taken after the request, a server that answers at once would already
+  // have delivered part of it.
+  [[nodiscard]] std::uint64_t segments_at_request() const { return segments_at_request_; }
+
+ protected:
+  std::uint64_t segments_at_request_ = 0;
 };
 
 // One recv() (or TLS read) into the thread's shared buffer, as every
@@ -46,10 +55,11 @@ enum class Received : std::uint8_t { bytes, again, eof, error };
 [[nodiscard]] Received receive(ReaderContext& context, Channel& channel, std::string_view& bytes, std::uint64_t& now);
 
 // Connects to options.server, opens `channel` on the socket (the TLS
-// handshake when options.tls is set) and writes `request`, blocking; then
-// makes the socket non-blocking. The fd (>= 0), or -1 with `why` set.
+// handshake when options.tls is set), notes `segments_at_request` and
+// writes `request`, blocking; then makes the socket non-blocking. The fd
+// (>= 0), or -1 with `why` set.
 [[nodiscard]] int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel,
-                              std::string& why);
+                              std::uint64_t& segments_at_request, std::string& why);
 
 // A session of `options.proto` (over h2c when options.h2c_streams is set), not started.
 [[nodiscard]] std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options);

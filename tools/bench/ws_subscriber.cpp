@@ -30,7 +30,7 @@ bool WsSubscriber::start() {
     return false;
   }
   std::string why;
-  fd_ = open_stream(options_, request, channel_, why);
+  fd_ = open_stream(options_, request, channel_, segments_at_request_, why);
   if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
   if (!why.empty()) {
     finish(why, true);
