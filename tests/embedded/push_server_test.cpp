@@ -360,6 +360,25 @@ TEST_F(PushServerHistoryTest, AResumeFromBeforeTheHistoryIsToldItMissedEvents) {
   EXPECT_EQ(from_six.ids.size(), 4u);
 }
 
+// A resume that cannot be told what it missed (no pool block left for its
+// notice) must not read on past the gap as if there were none: it is cut
+// off, and comes back later with the same id.
+TEST_F(PushServerHistoryTest, AResumeWithNoRoomToBeToldItMissedEventsIsCutOff) {
+  constexpr buf::PoolConfig kOneDataBlock{.block_count = 9, .block_size = 196, .reserve = 8};
+  alignas(buf::Pool::kArenaAlign) static std::byte small_arena[buf::Pool::arena_bytes(kOneDataBlock)];
+  buf::Pool small(kOneDataBlock, small_arena);
+  PushServer server(small, {.history = records});
+  publish_events(server, 10);
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/t?topic=u HTTP/1.1\r\nHost: d\r\nLast-Event-ID: 3\r\n\r\n");
+  server.flush();
+  EXPECT_TRUE(link.closed());
+  EXPECT_NE(link.wire().find(": slow consumer, resume from the last id\n\n"), std::string::npos);
+  const Events events = sse_events(link.wire());
+  EXPECT_LT(events.notices.size(), 2u);  // not every topic could be told
+  EXPECT_TRUE(events.data.empty());      // and nothing was read on past the gap
+}
+
 TEST_F(PushServerHistoryTest, AnEventLongerThanARecordIsNotKeptAndCountsAsMissed) {
   PushServer server(pool, {.history = records});
   (void)server.publish("t", "e1");
