@@ -24,11 +24,11 @@ include(GoogleTest)
 file(GLOB lwip_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/embedded/lwip/*.cpp)
 add_executable(lwip_tests ${lwip_test_srcs})
 target_link_libraries(lwip_tests PRIVATE sluice_lwip sluice_test_support GTest::gtest_main)
-gtest_discover_tests(lwip_tests DISCOVERY_MODE PRE_TEST)
+sluice_register_tests(lwip_tests UNIT)
 
 # The embedded core's own tests (tests/embedded): the server over an
 # in-memory link, the same files the Cortex-M board runs.
 file(GLOB embedded_test_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/embedded/*_test.cpp)
 add_executable(embedded_tests ${embedded_test_srcs})
 target_link_libraries(embedded_tests PRIVATE sluice_embedded sluice_test_support sluice_alloc_counter GTest::gtest_main)
-gtest_discover_tests(embedded_tests DISCOVERY_MODE PRE_TEST)
+sluice_register_tests(embedded_tests UNIT)

@@ -25,7 +25,7 @@ add_executable(transport_tests ${transport_test_srcs})
 target_include_directories(transport_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/transport)
 target_link_libraries(transport_tests PRIVATE sluice_transport sluice_test_tls GTest::gtest_main)
 sluice_test_compile_settings(transport_tests)
-gtest_discover_tests(transport_tests DISCOVERY_MODE PRE_TEST)
+sluice_register_tests(transport_tests UNIT)
 
 # The HTTP/2 session's fuzz target: its corpus is replayed by the tests
 # under the normal compiler, and with the fuzz preset it is a libFuzzer
