@@ -127,7 +127,7 @@ bool read_events(int fd, int want, char& prev) {
 }
 
 SteadyState publish_steadily(std::size_t body_bytes) {
-  RunningServer server;
+  RunningServer server(without_system_feed());
   TestClient subscriber(server.port());
   subscriber.send("GET /sse/steady HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   if (!subscriber.read_until_contains("\n\n")) return {};  // the head, and the stream's retry: line

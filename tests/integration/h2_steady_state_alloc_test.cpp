@@ -103,7 +103,7 @@ class FrameWalker {
 TEST(H2SteadyState, DeliveringToHttp2SseStreamsAllocatesNothing) {
   constexpr int kBatch = 50;
   constexpr int kRounds = 20;
-  RunningServer server;
+  RunningServer server(without_system_feed());
   TestClient h2(server.port());
   h2.send(open_streams());
   FrameWalker walker(h2.fd());

@@ -109,7 +109,7 @@ class FrameWalker {
 TEST(H2WebSocketSteadyState, DeliveringToWebSocketsOverHttp2AllocatesNothing) {
   constexpr int kBatch = 50;
   constexpr int kRounds = 20;
-  RunningServer server;
+  RunningServer server(without_system_feed());
   TestClient h2(server.port());
   std::string opening = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
   opening += frame(4, 0, 0, std::string("\x00\x04", 2) + be32(0x7fffffff));

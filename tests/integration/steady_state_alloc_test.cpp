@@ -40,7 +40,7 @@ TEST(SteadyState, PublishingAndDeliveringAllocatesNothing) {
   // drains fall; the warm-up sizes everything else.
   constexpr int kBatch = 50;
   constexpr int kRounds = 20;
-  RunningServer server;
+  RunningServer server(without_system_feed());
   std::vector<std::unique_ptr<SseSubscriber>> subs;
   for (int i = 0; i < 10; ++i) {
     subs.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/steady"));
@@ -70,7 +70,7 @@ TEST(SteadyState, PublishingAndDeliveringAllocatesNothing) {
 TEST(SteadyState, PublishingOverWsJsonAndDeliveringToWebSocketsAllocatesNothing) {
   constexpr int kBatch = 50;
   constexpr int kRounds = 20;
-  RunningServer server;
+  RunningServer server(without_system_feed());
   std::vector<std::unique_ptr<ws::WsTestClient>> subs;
   for (int i = 0; i < 3; ++i) {
     subs.push_back(std::make_unique<ws::WsTestClient>(server.port()));

@@ -89,7 +89,7 @@ TEST(TlsSteadyState, PublishingAndDeliveringOverTlsAllocatesNothingOfOurs) {
   config.listen = "127.0.0.1:0";
   config.tls.cert_file = cert.cert_file;
   config.tls.key_file = cert.key_file;
-  RunningServer server(config);
+  RunningServer server(without_system_feed(config));
 
   std::vector<std::unique_ptr<BlockingTlsClient>> subs;
   for (int i = 0; i < 10; ++i) {

@@ -178,6 +178,11 @@ void SseSubscriber::on_event(const proto::sse::ReceivedEvent& event) {
   events_.push_back(Event{std::string(event.id), std::string(event.type), std::string(event.data)});
 }
 
+server::Config without_system_feed(server::Config config) {
+  config.ops.dashboard = 0;
+  return config;
+}
+
 RunningServer::RunningServer(server::Config config, const std::function<void(server::Server&)>& before_run)
     : config_(std::move(config)) {
   config_.listen = "127.0.0.1:0";

@@ -100,6 +100,12 @@ std::uint64_t seq_of(std::string_view id);
 // Publishes on a kept-alive connection and returns the reply's status.
 int publish(TestClient& publisher, std::string_view target, std::string_view body);
 
+// `config` for a test that counts the server's heap allocations: without the
+// $sys snapshots, the server's own once-a-second publish, whose JSON is
+// built on the heap. A measured stretch that happened to span a snapshot
+// (on a loaded machine) counted its allocations as the publishes'.
+server::Config without_system_feed(server::Config config = {});
+
 class RunningServer {
  public:
   // `before_run` may set hooks (on_open, every) before the loops start.
