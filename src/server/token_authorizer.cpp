@@ -101,7 +101,8 @@ class TokenAuthorizer {
  private:
   // Every request: its token (if any) is verified and what it grants kept
   // in the connection's data, replacing what an earlier request on the
-  // same connection left there. Only a connection's first request counts
+  // same connection left there, unless it is the very token that earlier
+  // request proved (reuse()). Only a connection's first request counts
   // against the connect limits: a kept-alive client's later requests are
   // not new connections (each publish counts against the publish limits).
   // The address's connect token is spent before the signature is checked:
