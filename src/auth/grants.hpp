@@ -28,6 +28,10 @@ enum class Action : std::uint8_t { subscribe, publish };
 struct Identity {
   std::string subject;                                           // the token's `sub`; empty when it has none
   std::optional<std::chrono::system_clock::time_point> expires;  // `exp`
+  // `nbf` and `iat`, kept so that a connection reusing the token can be
+  // judged by every time claim again (jwt_claims.hpp, check_token_times).
+  std::optional<std::chrono::system_clock::time_point> not_before;
+  std::optional<std::chrono::system_clock::time_point> issued_at;
   TopicPatterns subscribe;
   TopicPatterns publish;
 

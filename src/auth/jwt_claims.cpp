@@ -23,23 +23,45 @@ bool numeric_date(const json& value, std::int64_t& ms) {
   return true;
 }
 
+// The three comparisons, shared by the first check and by every reuse of
+// a verified token (check_token_times), so both answer alike.
+bool expired_at(std::int64_t exp_ms, std::int64_t now_ms, std::int64_t skew) { return now_ms >= exp_ms + skew; }
+bool early_at(std::int64_t nbf_ms, std::int64_t now_ms, std::int64_t skew) { return now_ms + skew < nbf_ms; }
+bool issued_after(std::int64_t iat_ms, std::int64_t now_ms, std::int64_t skew) { return iat_ms > now_ms + skew; }
+
+TokenCheck refused_expired() { return token_refused(TokenError::expired, "token expired"); }
+TokenCheck refused_early() { return token_refused(TokenError::not_yet_valid, "token not valid yet (nbf)"); }
+TokenCheck refused_future() {
+  return token_refused(TokenError::issued_in_future, "token issued in the future (iat)");
+}
+
+std::chrono::system_clock::time_point at_ms(std::int64_t ms) {
+  return std::chrono::system_clock::time_point(milliseconds(ms));
+}
+
+std::int64_t ms_of(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
+}
+
 TokenCheck check_times(const json& claims, const JwtRules& rules, std::int64_t now_ms, Identity& out) {
   const std::int64_t skew = rules.clock_skew.count();
   std::int64_t at = 0;
   if (const auto exp = claims.find("exp"); exp != claims.end()) {
     if (!numeric_date(*exp, at)) return token_refused(TokenError::bad_claim, "exp is not a NumericDate");
-    if (now_ms >= at + skew) return token_refused(TokenError::expired, "token expired");
-    out.expires = std::chrono::system_clock::time_point(milliseconds(at));
+    if (expired_at(at, now_ms, skew)) return refused_expired();
+    out.expires = at_ms(at);
   } else if (rules.require_exp) {
     return token_refused(TokenError::missing_exp, "token has no exp and auth.require_exp is set");
   }
   if (const auto nbf = claims.find("nbf"); nbf != claims.end()) {
     if (!numeric_date(*nbf, at)) return token_refused(TokenError::bad_claim, "nbf is not a NumericDate");
-    if (now_ms + skew < at) return token_refused(TokenError::not_yet_valid, "token not valid yet (nbf)");
+    if (early_at(at, now_ms, skew)) return refused_early();
+    out.not_before = at_ms(at);
   }
   if (const auto iat = claims.find("iat"); iat != claims.end()) {
     if (!numeric_date(*iat, at)) return token_refused(TokenError::bad_claim, "iat is not a NumericDate");
-    if (at > now_ms + skew) return token_refused(TokenError::issued_in_future, "token issued in the future (iat)");
+    if (issued_after(at, now_ms, skew)) return refused_future();
+    out.issued_at = at_ms(at);
   }
   return {};
 }
@@ -112,7 +134,7 @@ TokenCheck check_claims(std::string_view payload, const JwtRules& rules, std::ch
                                                           " claims, more than auth.max_claims (" +
                                                           std::to_string(rules.max_claims) + ")");
   }
-  const auto now_ms = std::chrono::duration_cast<milliseconds>(now.time_since_epoch()).count();
+  const std::int64_t now_ms = ms_of(now);
   if (TokenCheck check = check_times(claims, rules, now_ms, out); !check.ok()) return check;
   if (TokenCheck check = check_audience_and_issuer(claims, rules); !check.ok()) return check;
   if (const auto sub = claims.find("sub"); sub != claims.end()) {
@@ -120,6 +142,16 @@ TokenCheck check_claims(std::string_view payload, const JwtRules& rules, std::ch
     out.subject = sub->get<std::string>();
   }
   return read_grants(claims, rules, out);
+}
+
+TokenCheck check_token_times(const Identity& identity, const JwtRules& rules,
+                             std::chrono::system_clock::time_point now) {
+  const std::int64_t skew = rules.clock_skew.count();
+  const std::int64_t now_ms = ms_of(now);
+  if (identity.expires && expired_at(ms_of(*identity.expires), now_ms, skew)) return refused_expired();
+  if (identity.not_before && early_at(ms_of(*identity.not_before), now_ms, skew)) return refused_early();
+  if (identity.issued_at && issued_after(ms_of(*identity.issued_at), now_ms, skew)) return refused_future();
+  return {};
 }
 
 }  // namespace sluice::auth

@@ -36,4 +36,10 @@ struct JwtRules {
 [[nodiscard]] TokenCheck check_claims(std::string_view payload, const JwtRules& rules,
                                       std::chrono::system_clock::time_point now, Identity& out);
 
+// The time claims of `identity`, read by check_claims earlier, judged again
+// at `now` with the same comparisons and reasons: what check_claims would
+// answer now about them. Allocates only to word a refusal.
+[[nodiscard]] TokenCheck check_token_times(const Identity& identity, const JwtRules& rules,
+                                           std::chrono::system_clock::time_point now);
+
 }  // namespace sluice::auth

@@ -1,6 +1,7 @@
 #include "server/token_authorizer.hpp"
 
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -9,10 +10,12 @@
 
 #include "auth/decision.hpp"
 #include "auth/grants.hpp"
+#include "auth/jwt_claims.hpp"
 #include "auth/jwt_verifier.hpp"
 #include "auth/key_ring.hpp"
 #include "auth/peer_address.hpp"
 #include "auth/rate_limiter.hpp"
+#include "auth/token_fingerprint.hpp"
 #include "auth/token_source.hpp"
 
 namespace sluice::server {
@@ -22,9 +25,12 @@ namespace {
 constexpr std::string_view kRealm = "sluice";
 
 // What a connection's data holds from its first request on: the identity
-// its latest request's token proved, if any.
+// its latest request's token proved, if any, and that token's fingerprint
+// (empty after a refresh, whose token no request carries). Never changed
+// once made: a ConnectionRef on another thread may be reading it.
 struct ConnectionAuth {
   std::optional<auth::Identity> identity;
+  auth::TokenFingerprint token;
 };
 
 AuthDecision to_hook(const auth::Decision& d) {
@@ -88,10 +94,15 @@ class TokenAuthorizer {
     limiter_.set_rules(rate_config(rates));
   }
 
+  [[nodiscard]] TokenChecks checks() const {
+    return {verified_.load(std::memory_order_relaxed), reused_.load(std::memory_order_relaxed)};
+  }
+
  private:
   // Every request: its token (if any) is verified and what it grants kept
   // in the connection's data, replacing what an earlier request on the
-  // same connection left there. Only a connection's first request counts
+  // same connection left there, unless it is the very token that earlier
+  // request proved (reuse()). Only a connection's first request counts
   // against the connect limits: a kept-alive client's later requests are
   // not new connections (each publish counts against the publish limits).
   // The address's connect token is spent before the signature is checked:
@@ -103,19 +114,29 @@ class TokenAuthorizer {
       AuthDecision limited = limit_one(auth::RateKind::connect, auth::RateScope::address, address.view());
       if (!limited.allowed()) return limited;
     }
-    auto held = std::make_shared<ConnectionAuth>();
-    request.user = held;
-    std::vector<proto::http1::Header> headers;
-    headers.reserve(request.headers.fields().size());
+    // Each loop's thread keeps its own list, which keeps its capacity: after
+    // a connection's first requests, finding the token allocates nothing.
+    thread_local std::vector<proto::http1::Header> headers;
+    headers.clear();
     for (const HeaderField& f : request.headers.fields()) headers.push_back({f.name, f.value});
     const auth::FoundToken found = auth::find_token(headers, request.query, lookup_);
+    const auth::TokenFingerprint fingerprint =
+        found.error == nullptr && found.source != auth::TokenSource::none ? fingerprints_.of(found.token)
+                                                                          : auth::TokenFingerprint{};
+    if (const auto* known = static_cast<const ConnectionAuth*>(request.user.get()); known != nullptr) {
+      if (auto reused = reuse(*known, fingerprint)) return *std::move(reused);
+    }
+    auto held = std::make_shared<ConnectionAuth>();
+    request.user = held;
     auth::Decision refused;
     if (found.error != nullptr) {
       refused = auth::Decision::invalid_token(found.error);
     } else if (found.source != auth::TokenSource::none) {
       auth::VerifiedToken verified = verifier_.verify(found.token, std::chrono::system_clock::now());
+      verified_.fetch_add(1, std::memory_order_relaxed);
       if (verified.check.ok()) {
         held->identity = std::move(verified.identity);
+        held->token = fingerprint;
       } else {
         refused = auth::Decision::invalid_token(std::move(verified.check.reason));
       }
@@ -125,6 +146,20 @@ class TokenAuthorizer {
       if (!limited.allowed()) return limited;
     }
     return valid_until(to_hook(refused), held->identity);
+  }
+
+  // The same token as the connection's last request, from the same
+  // verifier: its identity stands if its time claims still hold now (an
+  // expired token falls through to a full verification, which refuses it
+  // with the same reason as ever and leaves the connection anonymous).
+  // Nothing is allocated and the connection's data is left as it is.
+  std::optional<AuthDecision> reuse(const ConnectionAuth& known, const auth::TokenFingerprint& token) {
+    if (!known.identity || !auth::same_token(known.token, token)) return std::nullopt;
+    if (!auth::check_token_times(*known.identity, verifier_.rules(), std::chrono::system_clock::now()).ok()) {
+      return std::nullopt;
+    }
+    reused_.fetch_add(1, std::memory_order_relaxed);
+    return valid_until(AuthDecision::allow(), known.identity);
   }
 
   // A /ws client's new token, verified like the first. It must name the
@@ -143,6 +178,7 @@ class TokenAuthorizer {
       return limited;
     }
     auth::VerifiedToken verified = verifier_.verify(request.token, std::chrono::system_clock::now());
+    verified_.fetch_add(1, std::memory_order_relaxed);
     if (!verified.check.ok()) return to_hook(auth::Decision::invalid_token(std::move(verified.check.reason)));
     if (verified.identity.subject != held->identity->subject) {
       return to_hook(auth::Decision::forbid("the token's subject is not the connection's"));
@@ -184,6 +220,12 @@ class TokenAuthorizer {
   }
 
   const auth::JwtVerifier verifier_;
+  // Its keys and generation are the verifier's as far as reuse goes: an
+  // authorizer built anew (from new keys) never matches a fingerprint this
+  // one made.
+  const auth::TokenFingerprinter fingerprints_;
+  std::atomic<std::uint64_t> verified_{0};
+  std::atomic<std::uint64_t> reused_{0};
   const auth::AnonymousGrants anonymous_;
   const std::string cookie_name_;
   const auth::TokenLookup lookup_;
@@ -199,7 +241,8 @@ std::optional<std::string> patterns(const std::vector<std::string>& list, std::s
 
 }  // namespace
 
-std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out, RateRetune* retune) {
+std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out, RateRetune* retune,
+                                                 TokenCheckCounts* counts) {
   const AuthConfig& a = config.auth;
   auth::KeyRing keys;
   const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
@@ -228,6 +271,7 @@ std::optional<std::string> make_token_authorizer(const Config& config, Authorize
       std::make_shared<TokenAuthorizer>(a, auth::JwtVerifier(std::move(keys), std::move(rules)), std::move(anonymous));
   out = [authorizer](const AuthRequest& request) { return (*authorizer)(request); };
   if (retune != nullptr) *retune = [authorizer](const AuthRateConfig& rates) { authorizer->set_rates(rates); };
+  if (counts != nullptr) *counts = [authorizer] { return authorizer->checks(); };
   return std::nullopt;
 }
 

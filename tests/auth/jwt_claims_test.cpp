@@ -151,5 +151,32 @@ TEST(JwtClaims, PayloadMustBeAnObject) {
   EXPECT_EQ(check_claims("", {}, kNow, id).error, TokenError::malformed);
 }
 
+// A token reused later is judged by its time claims again, at the later
+// time, with the same boundaries and reasons as when it was first read.
+TEST(JwtClaims, TimeClaimsJudgedAgainAnswerAsTheFirstCheckWould) {
+  JwtRules rules;
+  rules.clock_skew = milliseconds(1000);
+  Identity id;
+  ASSERT_TRUE(check({{"exp", kNowS + 60}, {"nbf", kNowS}, {"iat", kNowS}}, rules, &id).ok());
+  EXPECT_EQ(id.not_before, system_clock::time_point(seconds(kNowS)));
+  EXPECT_EQ(id.issued_at, system_clock::time_point(seconds(kNowS)));
+  EXPECT_TRUE(check_token_times(id, rules, kNow + seconds(60)).ok()) << "within the skew past exp";
+  const TokenCheck expired = check_token_times(id, rules, kNow + seconds(61));
+  EXPECT_EQ(expired.error, TokenError::expired);
+  EXPECT_EQ(expired.reason, "token expired");
+  // The clock went back: before nbf, iat in the future.
+  EXPECT_EQ(check_token_times(id, rules, kNow - seconds(2)).error, TokenError::not_yet_valid);
+  Identity issued_only;
+  ASSERT_TRUE(check({{"exp", kNowS + 60}, {"iat", kNowS}}, rules, &issued_only).ok());
+  EXPECT_EQ(check_token_times(issued_only, rules, kNow - seconds(2)).error, TokenError::issued_in_future);
+  // Each boundary where check_claims puts it.
+  for (const auto& at : {kNow + milliseconds(60'999), kNow + milliseconds(61'000), kNow - milliseconds(1000),
+                         kNow - milliseconds(1001)}) {
+    Identity fresh;
+    const TokenCheck first = check_claims(json{{"exp", kNowS + 60}, {"nbf", kNowS}}.dump(), rules, at, fresh);
+    EXPECT_EQ(check_token_times(id, rules, at).error, first.error);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::auth

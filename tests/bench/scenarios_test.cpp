@@ -208,6 +208,31 @@ TEST(Scenarios, FanoutOverH2cStreamsDeliversEveryEvent) {
   }
 }
 
+// With auth.mode=jwt and no anonymous access, every h2c stream must carry
+// the token (in its path's query, as over HTTP/1.1: a path longer than
+// HPACK's one-byte length) or it is answered 401 and the run fails.
+TEST(Scenarios, FanoutOverH2cCarriesTheToken) {
+  const std::string secret = "bench-h2c-secret-0123456789abcdef";
+  test::ChildProcess python({"/usr/bin/python3", "-c",
+                             "import jwt, sys, time\n"
+                             "print(jwt.encode({'sub': 'bench', 'exp': int(time.time()) + 600, 'sluice': "
+                             "{'subscribe': ['fanout'], 'publish': ['fanout']}}, sys.argv[1], algorithm='HS256'))\n",
+                             secret});
+  ASSERT_TRUE(python.read_to_end(10s));
+  ASSERT_EQ(python.wait(5s), 0) << python.output();
+  std::string token = python.output();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  ASSERT_GT(token.size(), 127u);
+  const std::string server = "jwt=" + test::env_path("SLUICED") + " --listen 127.0.0.1:0 --set auth.mode=jwt" +
+                             " --set auth.jwt_secret=" + secret;
+  const nlohmann::json r = run_bench("fanout -n 4 -d 1 --warmup 0.2 --rate 2000 --h2c --streams-per-connection 2 "
+                                     "--token " + token, server);
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_GT(r.value("events_per_s", 0.0), 0);
+  EXPECT_EQ(r.value("streams_failed", -1), 0);
+  EXPECT_EQ(r.value("gaps", -1), 0);
+}
+
 TEST(Scenarios, FanoutOverWebSocketDeliversInOrder) {
   const nlohmann::json r = run_bench("fanout --proto ws -n 10 -d 1 --warmup 0.2 --rate 2000");
   EXPECT_GT(r.value("events_per_s", 0.0), 0);

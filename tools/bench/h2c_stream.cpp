@@ -55,15 +55,29 @@ std::string preface() {
   return out;
 }
 
+// HPACK (RFC 7541 §5.2): a string's length, not Huffman-coded, as an
+// integer with a 7-bit prefix (§5.1): below 127 in the one byte, else 127
+// there and the rest in 7-bit groups, low first, each but the last with
+// its top bit set (a path with a token in its query is longer than 127).
+void string_length(std::string& block, std::size_t length) {
+  if (length < 127) {
+    block.push_back(static_cast<char>(length));
+    return;
+  }
+  block.push_back(static_cast<char>(127));
+  for (length -= 127; length >= 128; length >>= 7) block.push_back(static_cast<char>(0x80 | (length & 0x7f)));
+  block.push_back(static_cast<char>(length));
+}
+
 // HPACK: a literal field not indexed, its name a new name or the static
-// table's entry `name_index`. Names and values are shorter than 127 bytes.
+// table's entry `name_index` (below 15, the 4-bit prefix).
 void literal(std::string& block, std::uint8_t name_index, std::string_view name, std::string_view value) {
   block.push_back(static_cast<char>(name_index));
   if (name_index == 0) {
-    block.push_back(static_cast<char>(name.size()));
+    string_length(block, name.size());
     block.append(name);
   }
-  block.push_back(static_cast<char>(value.size()));
+  string_length(block, value.size());
   block.append(value);
 }
 

@@ -36,8 +36,8 @@ class H2cStream {
   explicit H2cStream(std::size_t streams = 1);
 
   // The connection preface, SETTINGS, the connection's window and
-  // GET `path` on streams 1, 3, ... (`streams` of them; `path` shorter
-  // than 127 bytes).
+  // GET `path` on streams 1, 3, ... (`streams` of them; one header block
+  // each, so `path` must leave it under 16 KiB, the least frame size).
   [[nodiscard]] static std::string open(std::string_view path, std::size_t streams = 1);
   // The same with an extended CONNECT for a WebSocket on `path` on
   // stream 1 instead of the GETs (RFC 8441). It does not wait for the

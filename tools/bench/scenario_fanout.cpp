@@ -129,7 +129,6 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
-  if (o.h2c && !o.token.empty()) return {{"error", "--token is not sent over --h2c"}};
   if (o.h2c && sut.tls) return {{"error", "--h2c is HTTP/2 in clear text; this server is read over TLS"}};
   const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
   ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token), .proto = o.proto,
@@ -213,7 +212,8 @@ void add_fanout(CLI::App& app, int& exit_code) {
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
   cmd->add_option("--token", o->token,
-                  "a token (`sluice token`) every subscriber and publisher presents as ?token=, for auth.mode=jwt");
+                  "a token (`sluice token`) every subscriber (over HTTP/1.1 or --h2c) and publisher presents as ?token=, for "
+                  "auth.mode=jwt");
   cmd->add_flag("--h2c", o->h2c, "SSE subscribers over HTTP/2 by prior knowledge (h2c)");
   cmd->add_option("--streams-per-connection", o->streams_per_connection,
                   "with --h2c: subscribers (streams) on each connection; divides --subscribers")
