@@ -207,7 +207,14 @@ void Connection::flush() {
 // client's: its read waits, its bytes stay in its socket (its TCP window
 // fills, which slows it), and the owner's sweep tries again
 // (retry_read_for_memory()); the connection's other deadlines still run.
-// Its own share being full closes it, as in charge_transport().
+// Its own share being too full for the read is its own doing (what it has
+// sent so far holds the share: a request or message being joined): the
+// protocol is told, as when the input buffer may not grow, and answers as
+// it would over TCP when that request or message passes the share (413,
+// close 1009, both naming limits.connection_bytes); a protocol with nothing
+// to answer waits, as for the server's cap, until a deadline of its own or
+// memory given back lets it go on. A lingering connection has sent its
+// last bytes already: it is closed.
 bool Connection::reserve_for_read() {
   const std::size_t reserve = transport_->read_reserve();
   if (reserve == 0) return true;
@@ -217,7 +224,12 @@ bool Connection::reserve_for_read() {
     return false;
   }
   if (status != buf::ChargeStatus::ok) {
-    close_now(CloseReason::memory);
+    if (lingering_) {
+      close_now(close_reason_);
+      return false;
+    }
+    on_input_refused(status);
+    if (!closed()) read_waits_for_memory_ = !closing();
     return false;
   }
   read_waits_for_memory_ = false;

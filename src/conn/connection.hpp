@@ -157,8 +157,8 @@ class Connection : private detail::OwnedQueue,
   // the account refused it and the connection was closed.
   [[nodiscard]] bool charge_transport();
   // Charges what the next read may make the transport hold; false when
-  // the read is not to be made (it waits for the server's memory, or the
-  // connection was closed).
+  // the read is not to be made (it waits for memory, the protocol was told
+  // its share is spent, or the connection was closed).
   [[nodiscard]] bool reserve_for_read();
 
   std::unique_ptr<Transport> transport_;

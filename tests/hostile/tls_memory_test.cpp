@@ -142,6 +142,42 @@ TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
       << "charged after close: " << server.server().memory_stats().charged;
 }
 
+// A read over TLS that may leave a record buffer held needs room for one
+// in the connection's share before it is made. A body that fills the share
+// until less than that is left is the client's own doing, and it is
+// answered as over TCP: 413 naming limits.connection_bytes (not a close
+// without a word). The share here (240 KiB) holds the input buffer grown
+// to 256 KiB (224 KiB charged) but not a record buffer (17 KiB) beside it;
+// the body's 240 KiB fit that buffer, and the start of a record after them
+// is what needs the record buffer.
+TEST(TlsMemory, ABodyThatLeavesNoRoomForARecordBufferGets413AsOverTcp) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = tls_config(cert);
+  config.server_memory_bytes = 4 << 20;
+  config.connection.memory_bytes = 240 * kKiB;
+  RunningServer server(config);
+
+  HalfRecordClient client(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(client.connected);
+  const std::string head = "POST /pub/attack HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 600000\r\n\r\n";
+  ASSERT_TRUE(client.tls->write_all(head + std::string(240 * kKiB, 'c')));
+  ASSERT_TRUE(client.send_raw(std::string{0x17, 0x03, 0x03, 0x41, 0x00} + std::string(1000, 'p')));
+  const auto answered = [&] {
+    const std::string& got = client.tls->received();
+    return !client.tls->read_available() || got.find("limits.") != std::string::npos;
+  };
+  ASSERT_TRUE(transport::test::pump(answered, {client.fd}));
+  const std::string& reply = client.tls->received();
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 413")) << "the client got: " << reply;
+  EXPECT_NE(reply.find("request over this connection's memory (limits.connection_bytes)"), std::string::npos)
+      << reply;
+  EXPECT_EQ(server.server().stats().memory_closes, 0u);
+  EXPECT_GE(server.server().memory_stats().refused_by_connection, 1u);
+}
+
 // A reader that does not read leaves a record waiting for its socket:
 // OpenSSL's write buffer and the staging buffer (33 KiB) are charged while
 // it waits. Two such readers against a cap that holds one: the second's
