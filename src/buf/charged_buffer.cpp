@@ -9,6 +9,7 @@ namespace sluice::buf {
 
 namespace {
 constexpr std::size_t kMinCapacity = 256;
+}  // namespace
 
 Growth growth_of(ChargeStatus status) {
   switch (status) {
@@ -21,7 +22,6 @@ Growth growth_of(ChargeStatus status) {
   }
   return Growth::ok;
 }
-}  // namespace
 
 // The account is charged before anything is allocated, and given the
 // charge back if the allocation fails: its count is what is held.

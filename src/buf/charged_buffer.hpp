@@ -25,6 +25,9 @@ inline constexpr std::size_t kRestingCapacity = 16 << 10;
 
 enum class Growth : std::uint8_t { ok, no_memory, over_connection, over_server };
 
+// The growth an account's refusal stands for (ok for ok).
+[[nodiscard]] Growth growth_of(ChargeStatus status);
+
 class ChargedBuffer {
  public:
   // `account` may be null: nothing is charged. `uncharged` is what the

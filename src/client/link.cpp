@@ -218,6 +218,7 @@ IoResult Link::tls_receive(std::span<char> into, std::size_t& got) {
     case transport::TlsStatus::ok:
     case transport::TlsStatus::want_read:
     case transport::TlsStatus::want_write:
+    case transport::TlsStatus::read_again:  // only a confined read, which a client never makes
       return IoResult::ok;
     case transport::TlsStatus::eof:
       return IoResult::eof;

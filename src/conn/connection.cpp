@@ -75,9 +75,13 @@ void Connection::read_available() {
     const std::size_t want = std::min(chunk.size(), limit - turn);
     const std::size_t room =
         lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
-    if (room == 0 || !reserve_for_read()) return;
+    if (room == 0 || !reserve_for_read(room)) return;
     const long n = transport_->read(chunk.data(), room);
     if (!charge_transport()) return;
+    // A record that carried no bytes (an alert, a key update) ends the
+    // turn: the socket may hold more, read at the connection's next turn,
+    // so that a client sending only such records cannot hold the loop.
+    if (n == -EINTR) return reads.push_back(this);
     if (n > 0) {
       turn += static_cast<std::size_t>(n);
       reads.spend(static_cast<std::size_t>(n));
@@ -207,17 +211,45 @@ void Connection::flush() {
 // client's: its read waits, its bytes stay in its socket (its TCP window
 // fills, which slows it), and the owner's sweep tries again
 // (retry_read_for_memory()); the connection's other deadlines still run.
-// Its own share being full closes it, as in charge_transport().
-bool Connection::reserve_for_read() {
+// Its own share being too full for the read is its own doing (what it has
+// sent so far holds the share: a request or message being joined): the
+// protocol is told, as when the input buffer may not grow, and answers as
+// it would over TCP when that request or message passes the share (413,
+// close 1009, both naming limits.connection_bytes); a protocol with nothing
+// to answer waits, as for the server's cap, until a deadline of its own or
+// memory given back lets it go on. A lingering connection has sent its
+// last bytes already: it is closed.
+//
+// Either way, a read that can be held to bytes that leave nothing held
+// after it (whole TLS records, whose buffer OpenSSL gives back within the
+// call) is made without a reservation: the bytes that would free memory (a
+// WINDOW_UPDATE, the end of a message, a close) are read while the cap is
+// full. What such a read allocates lives only within the call, one loop's
+// read at a time.
+bool Connection::reserve_for_read(std::size_t room) {
   const std::size_t reserve = transport_->read_reserve();
   if (reserve == 0) return true;
   const buf::ChargeStatus status = memory_.charge(reserve);
+  if (status != buf::ChargeStatus::ok && transport_->confine_read(room)) {
+    read_waits_for_memory_ = false;
+    return true;
+  }
+  // Nothing sent yet: the next bytes raise an event of their own.
+  if (status != buf::ChargeStatus::ok && !transport_->bytes_waiting()) {
+    read_waits_for_memory_ = false;
+    return false;
+  }
   if (status == buf::ChargeStatus::over_server) {
     read_waits_for_memory_ = true;
     return false;
   }
   if (status != buf::ChargeStatus::ok) {
-    close_now(CloseReason::memory);
+    if (lingering_) {
+      close_now(close_reason_);
+      return false;
+    }
+    on_input_refused(status);
+    if (!closed()) read_waits_for_memory_ = !closing();
     return false;
   }
   read_waits_for_memory_ = false;

@@ -156,10 +156,11 @@ class Connection : private detail::OwnedQueue,
   // Charges what the transport holds now (its held_bytes()); false when
   // the account refused it and the connection was closed.
   [[nodiscard]] bool charge_transport();
-  // Charges what the next read may make the transport hold; false when
-  // the read is not to be made (it waits for the server's memory, or the
-  // connection was closed).
-  [[nodiscard]] bool reserve_for_read();
+  // Charges what the next read (into `room` bytes) may make the transport
+  // hold, or has the read held to what leaves nothing held; false when
+  // the read is not to be made (it waits for memory, the protocol was told
+  // its share is spent, or the connection was closed).
+  [[nodiscard]] bool reserve_for_read(std::size_t room);
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;

@@ -28,7 +28,9 @@ class Transport {
 
   // Reads up to `room` bytes of the peer's stream into `out`. Returns the
   // bytes read, 0 at the peer's end of stream, or -errno (-EAGAIN when
-  // nothing more can be read now).
+  // nothing more can be read now; -EINTR when a read confine_read() held
+  // to whole records took them and they carried no bytes for the caller:
+  // read again).
   [[nodiscard]] virtual long read(char* out, std::size_t room) = 0;
 
   // Writes from `count` iovecs (count <= IOV_MAX), which are only read
@@ -64,6 +66,17 @@ class Transport {
   // buffer, when a record arrives in part): charged before the read, so
   // that the transport allocates nothing the account has no room for.
   [[nodiscard]] virtual std::size_t read_reserve() const { return 0; }
+  // When the reservation cannot be had: true when the next read(), into
+  // `room` bytes, can be held to what leaves nothing held after it (whole
+  // TLS records waiting in the socket), and is; it then needs none.
+  [[nodiscard]] virtual bool confine_read(std::size_t room) {
+    (void)room;
+    return false;
+  }
+  // The peer has sent bytes (or its end) not read yet (a system call to look): when
+  // not, a read that found no reservation waits for the event the next
+  // bytes raise, and nothing is refused.
+  [[nodiscard]] virtual bool bytes_waiting() const { return true; }
 };
 
 }  // namespace sluice::conn

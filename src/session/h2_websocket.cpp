@@ -40,6 +40,7 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/h2_connection.hpp"
+#include "session/kept_request.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
@@ -137,6 +138,18 @@ WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1
                                          const proto::ws::HandshakeResult& handshake, MakeStream make) {
   conn::OutQueue* queue = h2_->queue(stream);
   if (queue == nullptr) return nullptr;
+  // Each stream keeps a copy of its request for its later checks (when an
+  // authorizer is installed): up to h2.max_concurrent_streams copies on
+  // one connection, so each is charged to the connection's account, and a
+  // stream it cannot hold is refused before it opens, as a stream past the
+  // account's room is at admission: before its exchange and its Peer (a
+  // ConnectionState and an id) are made, so a refusal costs nothing.
+  KeptRequest kept;
+  if (services_.auth_gate().installed() && kept.keep(request, &session_.memory()) != buf::ChargeStatus::ok) {
+    answered_status_ = 503;
+    reset_stream(stream, NGHTTP2_REFUSED_STREAM);
+    return nullptr;
+  }
   H2Exchange* exchange = open_exchange(stream);
   if (exchange == nullptr) return nullptr;
   Peer& connection = session_.peer();
@@ -144,16 +157,7 @@ WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1
   exchange->peer = std::make_unique<Peer>(
       services_, std::make_shared<ConnectionState>(poster, services_.pool(), poster.new_id(), session_.id(), stream),
       connection.address(), &connection.topic_allowance());
-  // Each stream keeps a copy of its request for its later checks: up to
-  // h2.max_concurrent_streams copies on one connection, so each is charged
-  // to the connection's account, and a stream it cannot hold is refused
-  // before it opens, as a stream past the account's room is at admission.
-  if (exchange->peer->keep_request(request, &session_.memory()) != buf::ChargeStatus::ok) {
-    exchanges_.retire(*exchange);
-    answered_status_ = 503;
-    reset_stream(stream, NGHTTP2_REFUSED_STREAM);
-    return nullptr;
-  }
+  exchange->peer->keep_request(std::move(kept));
   std::array<transport::H2Header, 3> headers{{{"server", "sluice"}}};
   std::size_t n = 1;
   if (!handshake.subprotocol.empty()) headers[n++] = {"sec-websocket-protocol", handshake.subprotocol};

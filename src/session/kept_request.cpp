@@ -40,6 +40,18 @@ void KeptRequest::let_go() {
   charged_ = 0;
 }
 
+void KeptRequest::take(KeptRequest& other) {
+  text_ = std::exchange(other.text_, {});
+  method_ = std::exchange(other.method_, {});
+  path_ = std::exchange(other.path_, {});
+  query_ = std::exchange(other.query_, {});
+  fields_ = std::exchange(other.fields_, {});
+  views_.clear();  // views into the other's text; view() makes them again
+  other.views_.clear();
+  account_ = std::exchange(other.account_, nullptr);
+  charged_ = std::exchange(other.charged_, 0);
+}
+
 RequestView KeptRequest::view() const {
   views_.clear();
   for (const auto& [name, value] : fields_) views_.push_back({at(name), at(value)});

@@ -36,6 +36,16 @@ class KeptRequest {
   ~KeptRequest() { let_go(); }
   KeptRequest(const KeptRequest&) = delete;
   KeptRequest& operator=(const KeptRequest&) = delete;
+  // The copy and its charge move (an HTTP/2 stream keeps its request
+  // before its Peer is made, so that one it cannot hold costs nothing more).
+  KeptRequest(KeptRequest&& other) noexcept { take(other); }
+  KeptRequest& operator=(KeptRequest&& other) noexcept {
+    if (this != &other) {
+      let_go();
+      take(other);
+    }
+    return *this;
+  }
 
   // Copies `request` in place of what was kept, its storage charged to
   // `account` first (null: nothing charged; the account must outlive this
@@ -57,6 +67,8 @@ class KeptRequest {
   [[nodiscard]] std::string_view at(Span span) const { return std::string_view(text_).substr(span.at, span.size); }
   // Frees the copy's storage and gives its charge back.
   void let_go();
+  // Takes `other`'s copy and charge, leaving it empty.
+  void take(KeptRequest& other);
 
   std::string text_;  // every part, one after another
   Span method_, path_, query_;

@@ -95,6 +95,10 @@ class Peer final {
   // `account` (KeptRequest). Refused: nothing is kept, and the stream is
   // not to open.
   [[nodiscard]] buf::ChargeStatus keep_request(const proto::http1::Request& request, buf::MemoryAccount* account);
+  // The same, for a copy made (and charged) before this Peer was: an
+  // HTTP/2 stream that cannot hold its copy is refused before its Peer
+  // is made. `kept` is empty when there is no authorizer.
+  void keep_request(KeptRequest&& kept) { upgrade_request_ = std::move(kept); }
   // The connection became a WebSocket on `request.path`: on_open now,
   // on_close when it closes. False when on_open threw: the stream is to
   // close as the server's failure.

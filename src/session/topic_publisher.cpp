@@ -15,13 +15,13 @@ bool retry_later(hub::HubStatus status) {
 }  // namespace
 
 TopicPublisher::TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
-                               hub::TopicAllowance& allowance, buf::MemoryAccount* memory)
+                               hub::TopicAllowance& allowance, buf::MemoryAccount* memory, std::size_t uncharged)
     : services_(services),
       outlet_(outlet),
       owner_(owner),
       topic_(std::move(topic)),
       allowance_(allowance),
-      held_(memory) {}
+      held_(memory, uncharged) {}
 
 TopicPublisher::~TopicPublisher() { release(); }
 

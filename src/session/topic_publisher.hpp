@@ -40,9 +40,10 @@ class TopicPublisher final : private PublishWaiter {
   };
 
   // A topic it makes is charged to `allowance` (the client's), a held
-  // message to `memory` (null: not charged).
+  // message to `memory` (null: not charged) past its first `uncharged`
+  // bytes (the stream's resting_uncharged(): none on an HTTP/2 stream).
   TopicPublisher(LoopServices& services, conn::Outlet& outlet, Owner& owner, std::string topic,
-                 hub::TopicAllowance& allowance, buf::MemoryAccount* memory);
+                 hub::TopicAllowance& allowance, buf::MemoryAccount* memory, std::size_t uncharged);
   ~TopicPublisher();
   TopicPublisher(const TopicPublisher&) = delete;
   TopicPublisher& operator=(const TopicPublisher&) = delete;

@@ -7,7 +7,8 @@ namespace sluice::session {
 
 WsPublisherStream::WsPublisherStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
-      publisher_(setup.services, setup.outlet, *this, std::move(topic), setup.peer.topic_allowance(), setup.memory) {}
+      publisher_(setup.services, setup.outlet, *this, std::move(topic), setup.peer.topic_allowance(), setup.memory,
+                 memory_uncharged()) {}
 
 void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
   publisher_.publish(std::string_view(payload.data(), payload.size()));

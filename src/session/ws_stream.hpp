@@ -65,6 +65,11 @@ class WsStream : public Phase, private AuthWaiter {
   bool on_posted(std::int32_t stream, buf::FrameRef& frame) final;
   // A WebSocket that follows no topic (a publisher, an application's endpoint).
   [[nodiscard]] View view() const override { return {"ws", {}}; }
+  // The connection's share has no room left to read the client's next
+  // bytes (over TLS: a record buffer, see conn::Connection): the message
+  // being sent cannot be taken, so it is refused as one the share cannot
+  // hold, close 1009 naming the limit.
+  void on_input_refused(buf::ChargeStatus status) final { refuse_for_memory(buf::growth_of(status)); }
 
   // Ends a stream that may not open (the authorizer refused it, or the
   // application's on_open failed) with `code` and `reason`, right behind
@@ -114,6 +119,10 @@ class WsStream : public Phase, private AuthWaiter {
   void refuse_for_memory(buf::Growth growth);
   // What a message kept past its decoding is charged to; null: nothing.
   [[nodiscard]] buf::MemoryAccount* memory() const { return memory_; }
+  // What such a message's buffer may hold at rest uncharged: its resting
+  // size when the stream is the whole connection, nothing on an HTTP/2
+  // stream (see resting_uncharged() in ws_stream.cpp).
+  [[nodiscard]] std::size_t memory_uncharged() const { return whole_connection_ ? buf::kRestingCapacity : 0; }
   // permessage-deflate was negotiated.
   [[nodiscard]] bool deflate() const { return deflate_; }
 

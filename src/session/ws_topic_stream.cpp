@@ -33,7 +33,7 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
     if (!outcome.allowed()) return end(outcome.close_code(), outcome.text(), conn::CloseReason::protocol);
     TopicPublisher::Owner& owner = *this;  // a private base, reachable here
     publisher_ = std::make_unique<TopicPublisher>(services(), outlet(), owner, topic_, peer().topic_allowance(),
-                                                  memory());
+                                                  memory(), memory_uncharged());
   }
   publisher_->publish(std::string_view(payload.data(), payload.size()));
 }

@@ -3,6 +3,7 @@
 #include <openssl/bio.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 
@@ -30,9 +31,19 @@ int bio_write(BIO* bio, const char* data, int length) {
 int bio_read(BIO* bio, char* out, int length) {
   BIO_clear_retry_flags(bio);
   SocketBioState& state = state_of(bio);
+  std::size_t want = static_cast<std::size_t>(length);
+  if (state.confined) {
+    if (state.allowance == 0) {
+      state.allowance_spent = true;
+      BIO_set_retry_read(bio);
+      return -1;
+    }
+    want = std::min(want, state.allowance);
+  }
   for (;;) {
     ++state.counters.recvs;
-    const ssize_t n = ::recv(state.fd, out, static_cast<std::size_t>(length), MSG_DONTWAIT);
+    const ssize_t n = ::recv(state.fd, out, want, MSG_DONTWAIT);
+    if (n > 0 && state.confined) state.allowance -= static_cast<std::size_t>(n);
     if (n >= 0) return static_cast<int>(n);  // 0: the peer closed its side
     if (errno == EINTR) continue;
     if (would_block(errno)) BIO_set_retry_read(bio);

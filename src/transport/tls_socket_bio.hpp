@@ -11,6 +11,7 @@
 
 #include <openssl/types.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace sluice::transport {
@@ -23,6 +24,12 @@ struct SocketBioCounters {
 struct SocketBioState {
   int fd = -1;
   SocketBioCounters counters;
+  // While `confined`, reads give OpenSSL at most `allowance` more bytes
+  // (the whole records a read is held to); past them they say "retry", as
+  // an empty socket does, and `allowance_spent` records that they did.
+  bool confined = false;
+  std::size_t allowance = 0;
+  bool allowance_spent = false;
 };
 
 // A new BIO over `state->fd` (not owned, not closed by the BIO). `state`

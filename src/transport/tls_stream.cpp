@@ -4,8 +4,11 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -138,11 +141,42 @@ std::size_t TlsStream::read_reserve() const {
   return ssl_ != nullptr && SSL_has_pending(ssl_) == 1 ? 0 : kRecordBufferEstimate;
 }
 
+// A record's header: its type, version, and the length of what follows.
+constexpr std::size_t kRecordHeader = 5;
+
+bool TlsStream::confine_next_read(std::size_t room) {
+  if (ssl_ == nullptr || !established_ || SSL_has_pending(ssl_) == 1) return false;
+  std::array<unsigned char, kRecordHeader> header{};
+  if (::recv(bio_.fd, header.data(), header.size(), MSG_PEEK | MSG_DONTWAIT) != static_cast<ssize_t>(header.size())) {
+    return false;
+  }
+  const std::size_t length = (static_cast<std::size_t>(header[3]) << 8) | header[4];
+  // The plaintext is never longer than the record, nor than a record's
+  // plaintext may be.
+  if (room < std::min(length, kMaxRecordPlaintext)) return false;
+  int waiting = 0;
+  if (::ioctl(bio_.fd, FIONREAD, &waiting) != 0 || static_cast<std::size_t>(waiting) < kRecordHeader + length) {
+    return false;
+  }
+  bio_.confined = true;
+  bio_.allowance = kRecordHeader + length;
+  bio_.allowance_spent = false;
+  return true;
+}
+
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;
   ERR_clear_error();
-  if (SSL_read_ex(ssl_, into.data(), into.size(), &got) == 1) return TlsStatus::ok;
-  return status_of(0, "tls read");
+  const bool confined = bio_.confined;
+  const int rc = SSL_read_ex(ssl_, into.data(), into.size(), &got);
+  bio_.confined = false;
+  if (rc == 1) return TlsStatus::ok;
+  const TlsStatus status = status_of(0, "tls read");
+  // The record was not application data (an alert, a key update) and
+  // OpenSSL went on for the next one, which the read was not to take: the
+  // socket may hold more.
+  if (confined && status == TlsStatus::want_read && bio_.allowance_spent) return TlsStatus::read_again;
+  return status;
 }
 
 long TlsStream::writev(const struct iovec* iov, int count) {

@@ -65,6 +65,7 @@ enum class TlsStatus : std::uint8_t {
   want_read,   // wait until the socket is readable, then call again
   want_write,  // wait until the socket is writable, then call again
   eof,         // the peer closed the connection (with or without close_notify)
+  read_again,  // a confined read ended with its record, which held no data: call again
   failed,      // see error(); the connection is over (an alert went out when one applies)
 };
 
@@ -121,6 +122,14 @@ class TlsStream final : public conn::Writer {
   [[nodiscard]] std::size_t buffered_bytes() const;
   // What a read may add to buffered_bytes(): the read buffer, unless held.
   [[nodiscard]] std::size_t read_reserve() const;
+  // Holds the next read() to the record at the head of the socket, when
+  // that record is there whole and its plaintext fits `room`: OpenSSL then
+  // takes its read buffer and gives it back within the call (it keeps the
+  // buffer only while it holds bytes it has not handed out), so the read
+  // adds nothing to buffered_bytes() and needs no reservation. False when
+  // no such read can be made (no record there whole, a record partly read
+  // already, too little room); a system call or two to look.
+  [[nodiscard]] bool confine_next_read(std::size_t room);
 
   // Sends close_notify (once). ok when sent, want_write to try again.
   [[nodiscard]] TlsStatus shutdown();

@@ -21,6 +21,8 @@ long TlsTransport::status_to_result(TlsStatus status) {
     case TlsStatus::want_read:
     case TlsStatus::want_write:
       return -EAGAIN;
+    case TlsStatus::read_again:
+      return -EINTR;
     case TlsStatus::eof:
       return 0;
     case TlsStatus::failed:
@@ -45,6 +47,12 @@ int TlsTransport::shutdown_write() {
   // the end of the stream either way.
   (void)stream_.shutdown();
   return ::shutdown(fd_, SHUT_WR) == 0 ? 0 : -errno;
+}
+
+// The peer's end of stream, or an error, counts as waiting: the read finds it.
+bool TlsTransport::bytes_waiting() const {
+  char byte = 0;
+  return ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 std::string TlsTransport::peer_address() const { return peer_address_of(fd_); }

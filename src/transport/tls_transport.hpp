@@ -49,6 +49,10 @@ class TlsTransport final : public conn::Transport {
   [[nodiscard]] std::size_t read_reserve() const override {
     return handshaking() ? 0 : stream_.read_reserve();
   }
+  // TlsStream::confine_next_read(): a whole record waits and fits.
+  [[nodiscard]] bool confine_read(std::size_t room) override { return stream_.confine_next_read(room); }
+  // A byte (or the end of the stream) waits in the socket.
+  [[nodiscard]] bool bytes_waiting() const override;
 
   // The stream, for the figures (records and system calls) and the SSL object.
   [[nodiscard]] const TlsStream& stream() const { return stream_; }

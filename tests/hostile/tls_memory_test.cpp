@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "test_certs.hpp"
 #include "test_client.hpp"
 #include "tls_peer.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -123,23 +125,142 @@ TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
     ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= expected; }))
         << "charged " << server.server().memory_stats().charged << " after " << i + 1 << " half records";
   }
-  // Now the late client sends a record the server cannot decrypt. A read
-  // needs room for a record buffer, and the cap has none left: that is no
-  // fault of this client's, so it is not closed but not read either (its
-  // bytes wait in its socket); nothing is charged for it.
-  ASSERT_TRUE(late->send_raw(std::string{0x17, 0x03, 0x03, 0x00, 0x20} + std::string(32, 'x')));
+  // Now the late client sends the start of a record. A read that may
+  // leave it held needs room for a record buffer, and the cap has none
+  // left: that is no fault of this client's, so it is not closed but not
+  // read either (its bytes wait in its socket); nothing is charged for it.
+  const std::size_t two_held = server.server().memory_stats().charged;
+  ASSERT_TRUE(late->send_raw(std::string{0x17, 0x03, 0x03, 0x00, 0x20} + std::string(16, 'x')));
   ASSERT_TRUE(eventually([&] { return server.server().memory_stats().refused_by_server >= 1; }));
   EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
   EXPECT_FALSE(late->closed_by_server()) << "a client was closed because the server's cap was full";
-  // Once one of the two leaves, the late client is read (and closed, for
-  // its bad record) without a byte more from it.
+  // Once one of the two leaves, the late client is read without a byte
+  // more from it: its partial record is held, and charged, in the place
+  // of the one that left.
   clients.erase(clients.begin());
-  EXPECT_TRUE(eventually([&] { return late->closed_by_server(); })) << "the waiting read was not tried again";
+  EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == two_held; }))
+      << "the waiting read was not tried again: charged " << server.server().memory_stats().charged;
+  EXPECT_FALSE(late->closed_by_server());
   EXPECT_FALSE(clients[0]->closed_by_server());
   clients.clear();
   late.reset();
   EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == 0; }))
       << "charged after close: " << server.server().memory_stats().charged;
+}
+
+// A read over TLS that may leave a record buffer held needs room for one
+// in the connection's share before it is made. A body that fills the share
+// until less than that is left is the client's own doing, and it is
+// answered as over TCP: 413 naming limits.connection_bytes (not a close
+// without a word). The share here (240 KiB) holds the input buffer grown
+// to 256 KiB (224 KiB charged) but not a record buffer (17 KiB) beside it;
+// the body's 240 KiB fit that buffer, and the start of a record after them
+// is what needs the record buffer.
+TEST(TlsMemory, ABodyThatLeavesNoRoomForARecordBufferGets413AsOverTcp) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = tls_config(cert);
+  config.server_memory_bytes = 4 << 20;
+  config.connection.memory_bytes = 240 * kKiB;
+  RunningServer server(config);
+
+  HalfRecordClient client(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(client.connected);
+  const std::string head = "POST /pub/attack HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 600000\r\n\r\n";
+  ASSERT_TRUE(client.tls->write_all(head + std::string(240 * kKiB, 'c')));
+  ASSERT_TRUE(client.send_raw(std::string{0x17, 0x03, 0x03, 0x41, 0x00} + std::string(1000, 'p')));
+  const auto answered = [&] {
+    const std::string& got = client.tls->received();
+    return !client.tls->read_available() || got.find("limits.") != std::string::npos;
+  };
+  ASSERT_TRUE(transport::test::pump(answered, {client.fd}));
+  const std::string& reply = client.tls->received();
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 413")) << "the client got: " << reply;
+  EXPECT_NE(reply.find("request over this connection's memory (limits.connection_bytes)"), std::string::npos)
+      << reply;
+  EXPECT_EQ(server.server().stats().memory_closes, 0u);
+  EXPECT_GE(server.server().memory_stats().refused_by_connection, 1u);
+}
+
+// The same over a WebSocket: a first fragment whose charge (55 KiB past
+// the 16 KiB a connection's message buffer keeps uncharged, made from its
+// header, which comes in a record of its own) leaves less than a record
+// buffer of a 64 KiB share; its payload follows in whole records, then the
+// start of a record: close 1009 naming limits.connection_bytes, as a TCP
+// client gets once its next fragment passes the share.
+TEST(TlsMemory, AMessageThatLeavesNoRoomForARecordBufferIsClosedWith1009AsOverTcp) {
+  // The server may close while the fragment is still being written: the
+  // write fails (EPIPE), and the test reads what was answered.
+  std::signal(SIGPIPE, SIG_IGN);
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = tls_config(cert);
+  config.server_memory_bytes = 4 << 20;
+  config.connection.memory_bytes = 64 * kKiB;
+  RunningServer server(config);
+
+  HalfRecordClient client(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(client.connected);
+  ASSERT_TRUE(client.tls->write_all(
+      "GET /pub/tls-ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"));
+  std::string& got = client.tls->received();
+  ASSERT_TRUE(transport::test::pump(
+      [&] { return !client.tls->read_available() || got.find("\r\n\r\n") != std::string::npos; }, {client.fd}));
+  ASSERT_TRUE(got.starts_with("HTTP/1.1 101")) << got;
+  got.erase(0, got.find("\r\n\r\n") + 4);
+  const std::string fragment = ws::wire({.payload = std::string(71 * kKiB, 'm'), .fin = false});
+  constexpr std::size_t kHeader = 14;  // two bytes, a 64-bit length, the mask
+  ASSERT_TRUE(client.tls->write_all(fragment.substr(0, kHeader)));
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 55 * kKiB; }))
+      << "charged " << server.server().memory_stats().charged << " after the header";
+  const bool written = client.tls->write_all(fragment.substr(kHeader));
+  if (written) (void)client.send_raw(std::string{0x17, 0x03, 0x03, 0x41, 0x00} + std::string(1000, 'p'));
+  // The server's close frame: 0x88, a short length, the code, the reason.
+  const auto whole_close = [&] { return got.size() >= 2 && got.size() >= 2 + static_cast<std::size_t>(got[1] & 0x7f); };
+  ASSERT_TRUE(transport::test::pump([&] { return !client.tls->read_available() || whole_close(); }, {client.fd}));
+  ASSERT_TRUE(whole_close()) << "the client got " << got.size() << " bytes; the fragment was "
+                             << (written ? "" : "not ") << "written whole";
+  EXPECT_EQ(static_cast<unsigned char>(got[0]), 0x88);
+  ASSERT_GE(got[1] & 0x7f, 2);
+  const int code = (static_cast<unsigned char>(got[2]) << 8) | static_cast<unsigned char>(got[3]);
+  EXPECT_EQ(code, 1009);
+  EXPECT_EQ(got.substr(4, static_cast<std::size_t>(got[1] & 0x7f) - 2),
+            "message over this connection's memory (limits.connection_bytes)");
+  EXPECT_EQ(server.server().stats().memory_closes, 0u);
+}
+
+// While the server's cap is full, a read that leaves nothing held is made
+// all the same: a request that arrives in whole records (the bytes that
+// could end a message, open a window, or close) is read and answered
+// without a reservation, as OpenSSL gives its read buffer back within the
+// call. The cap stays full of the two half records throughout.
+TEST(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  RunningServer server(tls_config(cert));
+
+  auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(late->connected);
+  std::vector<std::unique_ptr<HalfRecordClient>> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
+    ASSERT_TRUE(clients.back()->connected && clients.back()->sent) << i;
+  }
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; }));
+  const server::MemoryStats full = server.server().memory_stats();
+  EXPECT_TRUE(late->answered()) << "the request was not read";
+  EXPECT_GT(server.server().memory_stats().refused_by_server, full.refused_by_server)
+      << "the cap had room: the test shows nothing";
+  EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
+  EXPECT_FALSE(clients[0]->closed_by_server());
+  EXPECT_FALSE(clients[1]->closed_by_server());
 }
 
 // A reader that does not read leaves a record waiting for its socket:

@@ -126,17 +126,25 @@ std::string OpenSslClient::peer_serial() const {
   return out;
 }
 
+// A write the peer ended (it closed, or reset the connection) ends at once,
+// false; what the peer sent before is still there for read_available().
 bool OpenSslClient::write_all(const std::string& bytes) {
   std::size_t done = 0;
+  bool broken = false;
   return pump(
              [&] {
                std::size_t n = 0;
                ERR_clear_error();
-               if (SSL_write_ex(ssl_, bytes.data() + done, bytes.size() - done, &n) == 1) done += n;
-               return done == bytes.size() || failed_;
+               if (SSL_write_ex(ssl_, bytes.data() + done, bytes.size() - done, &n) == 1) {
+                 done += n;
+               } else {
+                 const int err = SSL_get_error(ssl_, 0);
+                 broken = err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE;
+               }
+               return done == bytes.size() || failed_ || broken;
              },
              {fd_}) &&
-         !failed_;
+         !failed_ && !broken;
 }
 
 bool OpenSslClient::read_available() {
