@@ -4,7 +4,9 @@
 // the key and the range.
 //
 // Every limit here bounds memory or time a client can make the server
-// spend; `sluiced --help-config` lists the keys with their ranges.
+// spend; `sluiced --help-config` lists the keys with their ranges. Two
+// configs compare field by field (==), which is how a test sees which
+// fields a reload's merge changed.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +26,7 @@ struct HttpLimits {
   std::size_t max_header_bytes = 16384;  // header and trailer field lines (431 past it)
   std::size_t max_headers = 64;          // header and trailer fields (431 past it)
   std::size_t max_body = 1 << 20;        // decoded body bytes (413 past it)
+  bool operator==(const HttpLimits&) const = default;
 };
 
 // All payload memory: block_count blocks of block_size bytes, taken at start.
@@ -32,6 +35,7 @@ struct PoolConfig {
   std::size_t block_size = 4096;    // payload bytes per block
   std::size_t reserve = 256;        // blocks only control traffic (replies, pongs, heartbeats) may use
   bool prefault = true;             // fault every page in at start, so no event waits on a fresh page
+  bool operator==(const PoolConfig&) const = default;
 };
 
 // One connection's send budget: what waits for a slow client.
@@ -39,6 +43,7 @@ struct SendLimits {
   std::size_t max_bytes = 1 << 20;  // data bytes queued; past it the policy decides
   std::size_t max_frames = 4096;    // data frames queued
   std::size_t max_control_frames = 16;  // replies, pongs, notices queued
+  bool operator==(const SendLimits&) const = default;
 };
 
 struct ConnectionLimits {
@@ -51,6 +56,7 @@ struct ConnectionLimits {
   // Bytes one connection's buffers outside the pool may hold past their
   // resting size (input, a WebSocket message or chunked body being joined).
   std::size_t memory_bytes = 2 << 20;
+  bool operator==(const ConnectionLimits&) const = default;
 };
 
 struct TopicLimits {
@@ -63,6 +69,7 @@ struct TopicLimits {
   // once when it has none), when a new topic needs its place.
   std::int64_t history_ttl_ms = 60000;
   std::size_t max_created_per_connection = 1000;  // new topics one connection may bring into being
+  bool operator==(const TopicLimits&) const = default;
 };
 
 // Which slow-consumer policy a subscription gets: the first rule whose
@@ -73,6 +80,7 @@ struct PolicyConfig {
   struct Rule {
     std::string pattern;
     Policy policy;
+    bool operator==(const Rule&) const = default;
   };
   Policy fallback = Policy::fifo;
   unsigned allowed = (1u << kPolicyCount) - 1;  // bit per Policy
@@ -84,6 +92,7 @@ struct PolicyConfig {
 
   [[nodiscard]] Policy for_topic(std::string_view topic) const;
   [[nodiscard]] bool allows(Policy policy) const { return (allowed >> static_cast<unsigned>(policy)) & 1u; }
+  bool operator==(const PolicyConfig&) const = default;
 };
 
 struct WsConfig {
@@ -103,6 +112,7 @@ struct WsConfig {
   std::int64_t json_max_replies = 8;
   std::vector<std::string> allowed_origins;  // empty: any
   std::vector<std::string> subprotocols;     // offered, most preferred first
+  bool operator==(const WsConfig&) const = default;
 };
 
 // What sluiced shows the people who run it: the metrics and dashboard
@@ -122,6 +132,7 @@ struct OpsConfig {
   std::string log_format = "logfmt";      // logfmt, json
   std::int64_t log_access = 0;            // one line per request
   std::int64_t log_max_line = 2048;       // bytes per log line
+  bool operator==(const OpsConfig&) const = default;
 };
 
 // Who may connect, subscribe and publish (docs/SECURITY.md). Read by
@@ -143,6 +154,7 @@ struct AuthRateConfig {
   std::int64_t publish_per_ip = 10000, publish_per_ip_burst = 20000;
   std::int64_t publish_per_identity = 10000, publish_per_identity_burst = 20000;
   std::int64_t table_entries = 65536;  // buckets, 16 bytes each
+  bool operator==(const AuthRateConfig&) const = default;
 };
 
 struct AuthConfig {
@@ -175,6 +187,7 @@ struct AuthConfig {
   std::int64_t callback_cache_entries = 10000;   // per loop
   std::int64_t callback_max_inflight = 64;       // questions open per loop: 503 past it
   std::int64_t callback_max_reply_bytes = 8192;  // the callback's reply head: 503 past it
+  bool operator==(const AuthConfig&) const = default;
 };
 
 // TLS on the listening port. No certificate: plain TCP.
@@ -186,6 +199,7 @@ struct TlsConfig {
   std::int64_t min_version = 12;             // 12: TLS 1.2 and 1.3; 13: TLS 1.3 only
 
   [[nodiscard]] bool enabled() const { return !cert_file.empty(); }
+  bool operator==(const TlsConfig&) const = default;
 };
 
 // HTTP/2 on the listening port: by ALPN over TLS, by prior knowledge (h2c)
@@ -199,6 +213,7 @@ struct H2Config {
   std::int64_t connection_window = 1 << 20;    // the same across all streams of a connection
   std::int64_t max_frames_per_second = 1000;   // frames carrying no request or body (GOAWAY past it)
   std::int64_t max_session_bytes = 1 << 20;    // the HTTP/2 library's memory per connection (GOAWAY past it)
+  bool operator==(const H2Config&) const = default;
 };
 
 // Several nodes sharing their topics through Redis Streams
@@ -220,6 +235,7 @@ struct BrokerSettings {
   std::int64_t read_block_ms = 1000;
 
   [[nodiscard]] bool enabled() const { return !urls.empty(); }
+  bool operator==(const BrokerSettings&) const = default;
 };
 
 struct Config {
@@ -253,6 +269,7 @@ struct Config {
   TlsConfig tls;
   H2Config h2;
   BrokerSettings broker;
+  bool operator==(const Config&) const = default;
 };
 
 // Applies one "key=value" setting. Returns an error line, or nullopt.

@@ -57,22 +57,29 @@ void report_reload(const std::vector<std::string>& failures) {
   std::fflush(stdout);
 }
 
+// " a b c" for a log line.
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& key : keys) out += " " + key;
+  return out;
+}
+
 // A reload step: the config file and --set read again and checked as at
 // start. The live settings (live_settings.hpp) whose value changed since
 // the last reload are applied, and named; every other key whose value
 // differs from what the server started with is named as needing a restart
-// and keeps its running value. A file that no longer reads or checks is
-// the reload's failure, reported as such, and nothing of it is applied.
+// and keeps its running value. A file that no longer reads or checks, or
+// whose live values do not hold together with the running server, is the
+// reload's failure, reported as such, and nothing of it is applied.
 class SettingsReload {
  public:
   SettingsReload(sluice::server::Server& server, std::string path, std::vector<std::string> sets,
-                 sluice::server::SettingList started, const sluice::server::Config& running)
+                 sluice::server::SettingList started)
       : server_(server),
         path_(std::move(path)),
         sets_(std::move(sets)),
         started_(std::move(started)),
-        applied_(started_),
-        running_(running) {}
+        applied_(started_) {}
 
   std::optional<std::string> operator()() {
     sluice::server::SettingList now;
@@ -82,25 +89,15 @@ class SettingsReload {
       if (auto error = sluice::server::apply_setting(read, key, value)) return error;
     }
     if (auto error = sluice::server::validate(read)) return error;
-    // The running server with the new live values must hold together too
-    // (the pool it keeps must still hold what the new limits allow).
-    const sluice::server::Config next = sluice::server::with_live_settings(running_, read);
-    if (auto error = sluice::server::validate(next)) return error;
-    std::string restart;
-    for (const std::string& key : sluice::server::changed_keys(started_, now)) {
-      if (!sluice::server::is_live_setting(key)) restart += " " + key;
+    const sluice::server::SettingsChanges changes = sluice::server::settings_changes(started_, applied_, now);
+    if (!changes.applied.empty()) {
+      if (auto error = sluice::server::apply_live_settings(server_, read)) return error;
     }
-    std::string live;
-    for (const std::string& key : sluice::server::changed_keys(applied_, now)) {
-      if (sluice::server::is_live_setting(key)) live += " " + key;
+    if (!changes.restart.empty()) {
+      std::printf("sluiced: reload: needs restart, not applied:%s\n", key_list(changes.restart).c_str());
     }
-    if (!restart.empty()) std::printf("sluiced: reload: needs restart, not applied:%s\n", restart.c_str());
-    if (!live.empty()) {
-      sluice::server::apply_live_settings(server_, read);
-      std::printf("sluiced: reload: applied:%s\n", live.c_str());
-    }
+    if (!changes.applied.empty()) std::printf("sluiced: reload: applied:%s\n", key_list(changes.applied).c_str());
     applied_ = std::move(now);
-    running_ = next;
     return std::nullopt;
   }
 
@@ -110,7 +107,6 @@ class SettingsReload {
   std::vector<std::string> sets_;
   sluice::server::SettingList started_;  // what every restart-only key keeps
   sluice::server::SettingList applied_;  // the live keys as last applied
-  sluice::server::Config running_;
 };
 
 int fail(const std::string& message) {
@@ -176,7 +172,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   if (auto error = setup_auth(config, server)) return fail(*error);
   if (prepare) prepare(server);
   if (sluice::server::SettingList started; !read_setting_list(config_path, settings, started)) {
-    server.on_reload(SettingsReload(server, config_path, settings, std::move(started), config));
+    server.on_reload(SettingsReload(server, config_path, settings, std::move(started)));
   }
   server.on_reloaded(report_reload);
   if (const int rc = server.bind(); rc != 0) {

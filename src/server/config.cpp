@@ -67,8 +67,17 @@ std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::strin
   if (!parsed) return policy_error(key, value);
   if (key == "policy.default") {
     policy.fallback = *parsed;
+    return std::nullopt;
+  }
+  // A pattern set again (the file's, then a --set) takes the later value,
+  // as every other key does: for_topic() takes the first rule that matches.
+  const std::string_view pattern = key.substr(kTopicRulePrefix.size());
+  const auto same = std::find_if(policy.rules.begin(), policy.rules.end(),
+                                 [&](const PolicyConfig::Rule& rule) { return rule.pattern == pattern; });
+  if (same != policy.rules.end()) {
+    same->policy = *parsed;
   } else {
-    policy.rules.push_back({std::string(key.substr(kTopicRulePrefix.size())), *parsed});
+    policy.rules.push_back({std::string(pattern), *parsed});
   }
   return std::nullopt;
 }

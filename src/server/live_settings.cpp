@@ -1,5 +1,7 @@
 #include "server/live_settings.hpp"
 
+#include <utility>
+
 #include "server/config_field.hpp"
 
 namespace sluice::server {
@@ -127,6 +129,17 @@ std::vector<std::string_view> live_setting_keys() {
   std::vector<std::string_view> keys;
   for (const LiveSetting& setting : kLiveSettings) keys.push_back(setting.key);
   return keys;
+}
+
+SettingsChanges settings_changes(const SettingList& started, const SettingList& applied, const SettingList& now) {
+  SettingsChanges changes;
+  for (std::string& key : changed_keys(applied, now)) {
+    if (is_live_setting(key)) changes.applied.push_back(std::move(key));
+  }
+  for (std::string& key : changed_keys(started, now)) {
+    if (!is_live_setting(key)) changes.restart.push_back(std::move(key));
+  }
+  return changes;
 }
 
 Config with_live_settings(const Config& running, const Config& read) {

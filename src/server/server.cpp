@@ -65,7 +65,9 @@ unsigned loop_count(const Config& config) {
 }
 
 Server::Impl::Impl(const Config& c)
-    : config(c),
+    : started(std::make_shared<const Config>(c)),
+      config(*started),
+      in_force(started),
       pool(session::pool_config(config.pool)),
       memory_cap(static_cast<std::size_t>(config.server_memory_bytes)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),
@@ -78,7 +80,7 @@ Server::Impl::Impl(const Config& c)
 Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   Impl& s = *impl_;
   if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
-  const WorkerShared shared{s.config,           s.pool,          s.book,  s.registry, s.ops,      &s.logger,
+  const WorkerShared shared{s.started,          s.pool,          s.book,  s.registry, s.ops,      &s.logger,
                             s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
                             s.broker_config.get(), &s.broker_node, &s.admin.listing(), &s.memory_cap};
   for (unsigned i = 0; i < loop_count(s.config); ++i) {

@@ -1,5 +1,5 @@
 // Owns: Server::Impl, what a Server holds behind its public header: the
-// config, the pool, the topic book, the loops' metrics and what the
+// config (as started, and as in force since the last reload), the pool, the topic book, the loops' metrics and what the
 // operator routes read of them, the admin API's desk and listener, the application's hooks, the extra
 // WebSocket endpoints, one Worker per loop, the TLS context and what a
 // reload runs.
@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "buf/pool.hpp"
@@ -31,7 +32,17 @@ namespace sluice::server {
 struct Server::Impl {
   explicit Impl(const Config& config);
 
-  Config config;
+  // The settings the server was built with: what is built at start (the
+  // pool, the book, the loops, the listeners) reads them through `config`.
+  const std::shared_ptr<const Config> started;
+  const Config& config;
+  // The settings in force: `started` with the last reload's live settings
+  // (apply_live_settings). One immutable snapshot every loop shares: each
+  // holds this one, or the one before until it takes this one between two
+  // events (Worker::reconfigure). Replaced whole, never changed, under the
+  // mutex, which only a reload takes.
+  std::mutex in_force_mutex;
+  std::shared_ptr<const Config> in_force;
   buf::Pool pool;
   buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
   hub::TopicBook book;

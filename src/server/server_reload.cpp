@@ -4,6 +4,7 @@
 // every loop through its inbox, and the reload is reported once all have
 // taken them.
 #include <memory>
+#include <mutex>
 #include <utility>
 
 #include "server/live_settings.hpp"
@@ -61,9 +62,17 @@ void report_settings_taken(Server::Impl& s) {
   if (s.on_reloaded) s.on_reloaded(failures);
 }
 
-void apply_live_settings(Server& server, const Config& read) {
+std::optional<std::string> apply_live_settings(Server& server, const Config& read) {
   Server::Impl& s = impl_of(server);
-  const auto next = std::make_shared<const Config>(with_live_settings(s.config, read));
+  // Held from the merge to the last loop's hand-over: two reloads on two
+  // threads (Server::reload is any thread's) each merge onto what the
+  // other put in force, and the loops take them in the same order.
+  const std::lock_guard lock(s.in_force_mutex);
+  auto next = std::make_shared<const Config>(with_live_settings(*s.in_force, read));
+  // The server with the new values must hold together (the pool it keeps
+  // must still hold what the new limits allow).
+  if (auto error = validate(*next)) return error;
+  s.in_force = next;
   s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
   s.logger.set_access(next->ops.log_access != 0);
   s.ops.set_connections_limit(next->max_connections);
@@ -76,6 +85,7 @@ void apply_live_settings(Server& server, const Config& read) {
       if (s.loops_taking.fetch_sub(1, std::memory_order_acq_rel) == 1) s.settings_taken.fire();
     });
   }
+  return std::nullopt;
 }
 
 void on_live_settings(Server& server, std::function<void(const Config&)> fn) {

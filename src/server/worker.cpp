@@ -28,17 +28,18 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
                   ? nullptr
                   : std::make_unique<LoopBroker>(loop_, *shared.broker_config, shared.book, index, [this] { signal(); })),
       metrics_(shared.registry.loop(index)),
-      services_({shared.config, shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this,
-                 shared.hooks, shared.ws_routes, broker_ ? &broker_->publishes() : nullptr,
-                 broker_ ? &broker_->replays() : nullptr, index, shared.memory_cap}),
+      services_({shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this, shared.hooks,
+                 shared.ws_routes, broker_ ? &broker_->publishes() : nullptr, broker_ ? &broker_->replays() : nullptr,
+                 index, shared.memory_cap},
+                shared.config),
       listing_(shared.listing),
       next_id_(index + 1),
       id_step_(shared.registry.loops()),
       topic_inbox_(kTopicInbox),
       command_inbox_(kCommandInbox) {
-  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(shared.config.max_connections, 65536)));
+  sessions_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(shared.config->max_connections, 65536)));
   retired_.reserve(sessions_.capacity());
-  loop_.reads().set_tick_bytes(shared.config.connection.receive_tick);
+  loop_.reads().set_tick_bytes(shared.config->connection.receive_tick);
   arm_sweep();
   loop_.set_wake_task(&inbox_task_);
   shared.book.set_watcher(index, this);

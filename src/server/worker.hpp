@@ -2,9 +2,11 @@
 // socket, its sessions, its view of the topics (a hub::Hub), the services
 // its sessions share, and the inboxes through which other threads reach it.
 // A session belongs to one worker for its whole life and no other thread
-// touches it. The loop reads the config through its own copy
-// (LoopServices), which a reload replaces on the loop's thread. The worker knows no protocol: it accepts, ticks, posts
-// frames to sessions by id, and reaps the closed ones.
+// touches it. The loop reads the config through the snapshot it holds
+// (LoopServices), shared with the other loops and never changed; a reload
+// hands it the next one, which it takes on its own thread. The worker
+// knows no protocol: it accepts, ticks, posts frames to sessions by id,
+// and reaps the closed ones.
 #pragma once
 
 #include <atomic>
@@ -40,7 +42,9 @@ namespace sluice::server {
 
 // What every worker of a server shares; all of it outlives the workers.
 struct WorkerShared {
-  const Config& config;
+  // The settings at start: one snapshot, which every loop holds until a
+  // reload hands it the next (reconfigure).
+  std::shared_ptr<const Config> config;
   buf::Pool& pool;
   hub::TopicBook& book;
   metrics::Registry& registry;  // loop i writes only registry.loop(i)

@@ -46,7 +46,7 @@ void Worker::take_config() {
   }
   if (!handover.config) return;
   const std::chrono::milliseconds before = sweep_period(services_.config());
-  services_.reconfigure(*handover.config);
+  services_.reconfigure(std::move(handover.config));
   if (sweep_period(services_.config()) != before) arm_sweep();
   if (handover.taken) handover.taken();
 }

@@ -1,5 +1,7 @@
 #include "session/services.hpp"
 
+#include <utility>
+
 #include "io/socket.hpp"
 #include "session/config_limits.hpp"
 #include "session/host_check.hpp"
@@ -7,15 +9,15 @@
 
 namespace sluice::session {
 
-LoopServices::LoopServices(const LoopParts& parts)
+LoopServices::LoopServices(const LoopParts& parts, std::shared_ptr<const server::Config> config)
     : parts_(parts),
-      config_(parts.config),
+      config_(std::move(config)),
       auth_gate_(parts.hooks.authorize, parts.counters, parts.index),
       decision_mailbox_(std::make_shared<server::detail::DecisionMailbox>([&loop = parts.loop] { loop.wake(); })),
-      heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(config_.heartbeat_ms)),
-      answers_(config_.hub.max_topic_name),
-      latest_window_(config_.policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
-  auth_gate_.set_wait_bound(std::chrono::milliseconds(config_.auth.callback_timeout_ms));
+      heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(config_->heartbeat_ms)),
+      answers_(config_->hub.max_topic_name),
+      latest_window_(config_->policy.latest_window_frames, parts.pool, parts.loop, parts.counters) {
+  auth_gate_.set_wait_bound(std::chrono::milliseconds(config_->auth.callback_timeout_ms));
   // Whether an authorizer guards the server decides the default Host list;
   // it is taken as the server is built, and a reload keeps that answer so
   // that a reload never widens the list it started with.
@@ -27,30 +29,33 @@ LoopServices::LoopServices(const LoopParts& parts)
 // on: nothing would take it.
 LoopServices::~LoopServices() { decision_mailbox_->close(); }
 
-void LoopServices::reconfigure(const server::Config& next) {
-  const std::int64_t beat = config_.heartbeat_ms;
-  config_ = next;
+// The snapshot held before is let go here; the last loop to let it go
+// frees it (a reload's cost, never an event's).
+void LoopServices::reconfigure(std::shared_ptr<const server::Config> next) {
+  const std::int64_t beat = config_->heartbeat_ms;
+  config_ = std::move(next);
   derive_limits();
-  latest_window_.set_window(config_.policy.latest_window_frames);
-  if (config_.heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_.heartbeat_ms));
+  latest_window_.set_window(config_->policy.latest_window_frames);
+  if (config_->heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_->heartbeat_ms));
 }
 
 void LoopServices::derive_limits() {
-  http_limits_ = session::http_limits(config_.http);
-  connection_limits_ = session::connection_limits(config_.connection);
+  const server::Config& config = *config_;
+  http_limits_ = session::http_limits(config.http);
+  connection_limits_ = session::connection_limits(config.connection);
   connection_limits_.memory_cap = parts_.memory_cap;
-  h2_limits_ = session::h2_limits(config_);
-  subprotocols_.assign(config_.ws.subprotocols.begin(), config_.ws.subprotocols.end());
-  allowed_origins_.assign(config_.ws.allowed_origins.begin(), config_.ws.allowed_origins.end());
+  h2_limits_ = session::h2_limits(config);
+  subprotocols_.assign(config.ws.subprotocols.begin(), config.ws.subprotocols.end());
+  allowed_origins_.assign(config.ws.allowed_origins.begin(), config.ws.allowed_origins.end());
   // The hosts of the public and admin listeners decide the default list.
   std::vector<std::string> listen_hosts;
-  for (const std::string* listen : {&config_.listen, &config_.ops.admin_listen}) {
+  for (const std::string* listen : {&config.listen, &config.ops.admin_listen}) {
     if (io::Endpoint endpoint; !listen->empty() && io::parse_endpoint(*listen, endpoint)) {
       listen_hosts.push_back(endpoint.host);
     }
   }
   const std::vector<std::string_view> listen_views(listen_hosts.begin(), listen_hosts.end());
-  allowed_hosts_ = hosts_in_force(config_.allowed_hosts, listen_views, guarded_);
+  allowed_hosts_ = hosts_in_force(config.allowed_hosts, listen_views, guarded_);
   allowed_host_views_.assign(allowed_hosts_.begin(), allowed_hosts_.end());
 }
 

@@ -1,5 +1,5 @@
 // Owns: LoopServices, what one loop offers the sessions it owns: the
-// loop's own copy of the config (and the limits each layer takes from it), the pool, the loop, its
+// config snapshot the loop holds (and the limits each layer takes from it), the pool, the loop, its
 // hub, its counters, the loop's owner, the application's hooks (and the
 // door to its authorizer), and the helpers that serve many sessions at
 // once (the SSE heartbeat, the held publishers, the hub's answers). The worker builds one and hands it to
@@ -61,7 +61,6 @@ struct WsRoute {
 // The loop's owner and what it shares with the server's other loops; all of
 // it must outlive the services.
 struct LoopParts {
-  const server::Config& config;
   buf::Pool& pool;
   io::Loop& loop;
   hub::Hub& hub;
@@ -81,20 +80,24 @@ struct LoopParts {
 
 class LoopServices {
  public:
-  explicit LoopServices(const LoopParts& parts);
+  // `config`: the settings at start, one snapshot every loop shares.
+  LoopServices(const LoopParts& parts, std::shared_ptr<const server::Config> config);
   ~LoopServices();
   LoopServices(const LoopServices&) = delete;
   LoopServices& operator=(const LoopServices&) = delete;
 
-  // The loop's own copy, read on its thread only: a reload replaces it
-  // there (reconfigure), so no session ever sees it change mid-read.
-  [[nodiscard]] const server::Config& config() const { return config_; }
-  // On the loop's thread: takes `next` (a running config with a reload's
-  // live settings, live_settings.hpp) and derives again every limit cached
-  // from it. What is under way keeps what it started with (a connection's
+  // The snapshot this loop holds, shared with the other loops and never
+  // changed: a reload hands the loop the next one, which it takes on its
+  // own thread (reconfigure), between two events, so no session sees a
+  // value change mid-read. A reference to it is good until the loop
+  // returns to its events; keep a value, never the reference.
+  [[nodiscard]] const server::Config& config() const { return *config_; }
+  // On the loop's thread: takes `next` (the config in force with a
+  // reload's live settings, live_settings.hpp) in place of the snapshot it
+  // held, and derives again every limit cached from it. What is under way keeps what it started with (a connection's
   // budgets, a parser's limits); what starts from now on takes the new
   // values; the SSE heartbeat is re-armed at the new period.
-  void reconfigure(const server::Config& next);
+  void reconfigure(std::shared_ptr<const server::Config> next);
   [[nodiscard]] const proto::http1::Limits& http_limits() const { return http_limits_; }
   [[nodiscard]] const conn::ConnectionLimits& connection_limits() const { return connection_limits_; }
   [[nodiscard]] const transport::H2Limits& h2_limits() const { return h2_limits_; }
@@ -139,7 +142,7 @@ class LoopServices {
   void derive_limits();
 
   LoopParts parts_;
-  server::Config config_;
+  std::shared_ptr<const server::Config> config_;
   proto::http1::Limits http_limits_;
   conn::ConnectionLimits connection_limits_;
   transport::H2Limits h2_limits_;

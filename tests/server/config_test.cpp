@@ -199,5 +199,18 @@ TEST(Config, TheMemoryLimitsHaveRangesAndTheServersCoversAConnections) {
   EXPECT_NE(low->find("65536"), std::string::npos) << *low;
 }
 
+// The file's rule for a pattern, then a --set of the same pattern (or a
+// reload that reads both): the later value is the rule, as it is for every
+// other key. Both used to be kept, and the first to match (the file's) won.
+TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
+  Config c;
+  ASSERT_EQ(apply_setting(c, "policy.topics.news", "fifo"), std::nullopt);
+  ASSERT_EQ(apply_setting(c, "policy.topics.prices.*", "drop-oldest"), std::nullopt);
+  ASSERT_EQ(apply_setting(c, "policy.topics.news", "latest"), std::nullopt);
+  EXPECT_EQ(c.policy.for_topic("news"), Policy::latest);
+  EXPECT_EQ(c.policy.for_topic("prices.eu"), Policy::drop_oldest);
+  EXPECT_EQ(c.policy.rules.size(), 2u);
+}
+
 }  // namespace
 }  // namespace sluice::server

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <map>
+#include <sstream>
 #include <string>
 
 namespace sluice::server {
@@ -55,6 +58,82 @@ TEST(LiveSettings, OnlyLiveValuesAreTakenFromWhatWasRead) {
   EXPECT_EQ(next.listen, "127.0.0.1:9000");
   EXPECT_EQ(next.pool.block_count, 2048u);
   EXPECT_EQ(next.hub.max_topic_name, Config{}.hub.max_topic_name);
+}
+
+// A value other than the default for every key `sluiced --help-config`
+// lists: an integer key's bound farthest from its default, a word or list
+// key's from `words` (any text where none is named).
+std::map<std::string, std::string> non_default_values() {
+  const std::map<std::string, std::string> words{
+      {"listen", "127.0.0.1:9"},          {"admin.listen", "127.0.0.1:9"},
+      {"policy.default", "latest"},       {"policy.allow", "fifo"},
+      {"policy.topics.PATTERN", "latest"}, {"http.allowed_hosts", "a.example"},
+      {"metrics.path", "/m"},             {"log.level", "debug"},
+      {"log.format", "json"},             {"auth.mode", "open"},
+      {"auth.callback_url", "http://127.0.0.1:9/auth"}, {"broker.url", "redis://127.0.0.1:9"}};
+  std::map<std::string, std::string> values;
+  std::istringstream lines(describe_settings());
+  for (std::string line; std::getline(lines, line);) {
+    const std::string key = line.substr(0, line.find_first_of(" ="));
+    if (line.find(" = \"") != std::string::npos) {
+      const auto word = words.find(key);
+      values[key] = word != words.end() ? word->second : "x";
+      continue;
+    }
+    // KEY = DEFAULT  # help [MIN..MAX]
+    const std::size_t range = line.rfind('[');
+    const std::size_t dots = line.find("..", range);
+    const std::int64_t fallback = std::stoll(line.substr(line.find('=') + 1));
+    const std::int64_t min = std::stoll(line.substr(range + 1, dots - range - 1));
+    const std::int64_t max = std::stoll(line.substr(dots + 2));
+    values[key] = std::to_string(fallback == min ? max : min);
+  }
+  return values;
+}
+
+// For every key there is: a reload that reads a new value takes it exactly
+// when the key is live. A key whose field the merge copies without the key
+// being live would change unannounced (the log names it as needing a
+// restart); a live key whose field it does not copy would be named as
+// applied and change nothing.
+TEST(LiveSettings, EveryKeyReachesTheRunningConfigExactlyWhenItIsLive) {
+  const Config running;
+  const auto values = non_default_values();
+  ASSERT_GT(values.size(), 100u);
+  for (const auto& [described, value] : values) {
+    const std::string key = described == "policy.topics.PATTERN" ? "policy.topics.news" : described;
+    Config read;
+    ASSERT_EQ(apply_setting(read, key, value), std::nullopt) << key << " = " << value;
+    ASSERT_FALSE(read == running) << key << " = " << value << " is the default";
+    const Config next = with_live_settings(running, read);
+    if (is_live_setting(key)) {
+      EXPECT_TRUE(next == read) << key << " is live but the merge does not take it";
+    } else {
+      EXPECT_TRUE(next == running) << key << " needs a restart but the merge takes it";
+    }
+  }
+}
+
+// What a reload names: the live keys changed since the last reload that
+// applied them, and every other key that differs from the start, however
+// many reloads ago it was changed.
+TEST(LiveSettings, AReloadNamesLiveKeysChangedSinceTheLastAndTheOthersChangedSinceTheStart) {
+  const SettingList started{{"http.max_body", "4096"}, {"topics.max", "100"}};
+  const SettingList first{{"http.max_body", "1000"}, {"topics.max", "50"}, {"log.level", "debug"}};
+  SettingsChanges changes = settings_changes(started, started, first);
+  EXPECT_EQ(changes.applied, (std::vector<std::string>{"http.max_body", "log.level"}));
+  EXPECT_EQ(changes.restart, std::vector<std::string>{"topics.max"});
+
+  changes = settings_changes(started, first, first);
+  EXPECT_TRUE(changes.applied.empty());
+  EXPECT_EQ(changes.restart, std::vector<std::string>{"topics.max"}) << "still not in force";
+
+  // Back to the start's value: nothing waits for a restart; a live key
+  // removed from the file goes back to its default, and is named.
+  const SettingList second{{"http.max_body", "1000"}, {"topics.max", "100"}};
+  changes = settings_changes(started, first, second);
+  EXPECT_EQ(changes.applied, std::vector<std::string>{"log.level"});
+  EXPECT_TRUE(changes.restart.empty());
 }
 
 }  // namespace

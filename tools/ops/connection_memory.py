@@ -7,7 +7,8 @@ resident memory and of the kernel's TCP memory per connection.
 Usage: connection_memory.py SLUICED [COUNT] [TOPICS]   (defaults 2000, 100)
 The pool is as small as the connections allow (one block each, which
 sluiced requires) and faulted in at start, so what grows is the
-per-connection memory, not pool pages being touched."""
+per-connection memory, not pool pages being touched; max_connections and
+limits.per_ip_connections are raised to let them all in."""
 import base64
 import os
 import re
@@ -48,7 +49,10 @@ def main():
     server = subprocess.Popen(
         [sluiced, "--listen", "127.0.0.1:0", "--threads", "1",
          "--set", f"pool.block_count={2 * count + 200}", "--set", "pool.reserve=64",
-         "--set", f"max_connections={2 * count + 10}"],
+         "--set", f"max_connections={2 * count + 10}",
+         # every connection comes from 127.0.0.1: past the per-address
+         # limit (1024 by default) it would be refused
+         "--set", f"limits.per_ip_connections={2 * count + 10}"],
         stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline().rsplit(":", 1)[1])
