@@ -42,7 +42,7 @@ void Hub::deliver_news(TopicRecord* record) {
       rebased = true;
     }
     placed = local.has_awaiting && record->reader_placed;
-    epoch = record->stream_epoch;
+    epoch = current_stream(*record);
     collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);

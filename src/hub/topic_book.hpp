@@ -112,6 +112,16 @@ struct TopicRecord {
   const char* reset_reason = nullptr;
 };
 
+// The epoch of the stream a subscriber joining now follows, as its answer
+// names it (a /ws ack's `last_id`): 0 while none is known, which includes
+// the time after a reset until the next stream is read (`adopting`: the
+// epoch still recorded is the lost stream's, and an id of it would send a
+// client resuming elsewhere to a stream that no longer continues). Under
+// the topic's lock.
+[[nodiscard]] inline std::uint64_t current_stream(const TopicRecord& record) {
+  return record.adopting ? 0 : record.stream_epoch;
+}
+
 // A loop that must be told when a topic it follows has new events. Called
 // from the publishing thread, at most once until the loop drains the topic.
 class TopicWatcher {

@@ -194,5 +194,40 @@ TEST_F(StreamTopicTest, ATopicTheReaderLetGoIsPlacedAgainBeforeANewSubscriberIsA
   EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":4"}));
 }
 
+// After a reset the lost stream is nobody's place: a subscriber that joins
+// before the next stream is read is told of no stream (its /ws ack then
+// names no id), whether it is answered at once or was awaiting the place
+// that the reset gave. The next stream's epoch is named once it is read.
+TEST_F(StreamTopicTest, AfterAResetTheLostStreamIsNotNamedAsThePlace) {
+  PlaceCollector kept;
+  ASSERT_EQ(hub.subscribe("t", &kept), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "old");
+  book.stream_reset("t", "stream-lost");
+  pump();
+  PlaceCollector joined_now;
+  const ReplayResult now = hub.subscribe_after("t", &joined_now, 0, "");
+  EXPECT_FALSE(now.awaiting);
+  EXPECT_EQ(now.stream_epoch, 0u);
+  EXPECT_EQ(now.newest, 0u);
+  append(kLaterEpoch, 1, "new");
+  PlaceCollector after_new;
+  const ReplayResult later = hub.subscribe_after("t", &after_new, 0, "");
+  EXPECT_EQ(later.stream_epoch, kLaterEpoch);
+  EXPECT_EQ(later.newest, 1u);
+
+  // Awaiting: the topic was let go with a kept stream, and the reader's
+  // follow ends in a reset.
+  hub.unsubscribe("t", &kept);
+  hub.unsubscribe("t", &joined_now);
+  hub.unsubscribe("t", &after_new);
+  ASSERT_TRUE(book.reader_leaves("t"));
+  PlaceCollector waiting;
+  ASSERT_TRUE(hub.subscribe_after("t", &waiting, 0, "").awaiting);
+  book.stream_reset("t", "broker-full");
+  pump();
+  EXPECT_EQ(waiting.log, (std::vector<std::string>{"placed 0:0", "reset broker-full"}));
+}
+
 }  // namespace
 }  // namespace sluice::hub::test
