@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "broker_nodes.hpp"
+#include "h2_test_client.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test {
@@ -155,8 +156,9 @@ TEST_F(BrokerFirstSubscribe, WhileRedisCannotAnswerTheHeadWaitsForThePlace) {
 
 // While Redis cannot answer, a client held for its topic's place gets a
 // refusal once broker.placement_timeout_ms has passed, not before: an SSE
-// request a 503 with Retry-After and the reason, a /ws/{topic} its 101 and
-// a 1013 close, a /ws subscribe an error ack on a connection that reads on. A subscriber whose topic was placed
+// request a 503 with Retry-After and the reason (over HTTP/2, its stream
+// ended with the reason), a /ws/{topic} its 101 and a 1013 close, a /ws
+// subscribe an error ack on a connection that reads on. A subscriber whose topic was placed
 // before Redis stopped keeps its stream, and gets what is published once
 // Redis is back.
 TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOthersGoOn) {
@@ -174,6 +176,10 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   TestClient held(port_a());
   held.send("GET /sse/held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   ws_client.send({.opcode = ws::kText, .payload = R"({"op":"subscribe","topic":"held_ws","req":1})"});
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+  const std::int32_t h2_sse = h2.request("GET", "/sse/held_h2");
+  ASSERT_GT(h2_sse, 0);
   ws::WsTestClient topic_client(port_a());
   const ws::UpgradeReply upgraded = topic_client.upgrade({.path = "/ws/held_topic"});
   EXPECT_GE(Clock::now() - asked, 500ms) << "a 101 before the timeout";
@@ -188,6 +194,13 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
   EXPECT_NE(reply.body.find("broker.placement_timeout_ms"), std::string::npos) << reply.body;
   EXPECT_TRUE(held.read_until_closed(5s));
+  // Over HTTP/2 the response HEADERS went at once: the stream ends with
+  // the reason as a comment, and no event.
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_sse).closed; }, 10s));
+  EXPECT_GE(Clock::now() - asked, 500ms);
+  EXPECT_EQ(h2.stream(h2_sse).status, 200);
+  EXPECT_NE(h2.stream(h2_sse).body.find(": broker unavailable"), std::string::npos) << h2.stream(h2_sse).body;
+  EXPECT_EQ(h2.stream(h2_sse).body.find("data:"), std::string::npos) << h2.stream(h2_sse).body;
   const std::optional<ws::ServerFrame> refused = ws_client.read_message();
   ASSERT_TRUE(refused.has_value());
   EXPECT_NE(refused->payload.find(R"("req":1,"ok":false)"), std::string::npos) << refused->payload;
