@@ -233,6 +233,10 @@ struct BrokerSettings {
   std::int64_t read_max_topics = 10000;  // per reader
   std::int64_t read_count = 100;
   std::int64_t read_block_ms = 1000;
+  // A subscriber with no id of a topic this node has not read yet gets its
+  // answer once the reader has found the topic in Redis; past this, with
+  // Redis still unreachable, it gets a refusal instead (503, an error ack).
+  std::int64_t placement_timeout_ms = 5000;
 
   [[nodiscard]] bool enabled() const { return !urls.empty(); }
   bool operator==(const BrokerSettings&) const = default;

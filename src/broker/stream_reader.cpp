@@ -150,6 +150,15 @@ void StreamReader::on_reply(std::uint64_t tag, Outcome outcome, const redisReply
     default:
       break;
   }
+  // A locate refused while broker.max_pending requests waited goes now that
+  // one of them was answered, whichever it was; otherwise only another
+  // follow or a reconnect would send it, and the topic's subscribers would
+  // wait for their place until then.
+  if (kind_of(tag) != kLocate) {
+    const std::size_t before = locating_;
+    locate_waiting();
+    if (locating_ > before) cut_read_short();
+  }
   maybe_read();
 }
 

@@ -106,7 +106,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (result.parked) first_owed = kParked;
     }
     if (follower_ != nullptr) {
-      result.stream_epoch = record->stream_epoch;
+      result.stream_epoch = current_stream(*record);
       // Only a client with no id waits for the topic's place: one that
       // resumes is answered with its replay at once, as without a broker.
       result.awaiting = !record->reader_placed && last_id == nullptr && !from_stream && !result.parked &&

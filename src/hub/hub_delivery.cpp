@@ -36,13 +36,15 @@ void Hub::deliver_news(TopicRecord* record) {
   {
     const std::lock_guard lock(record->mutex);
     if (local.resets != record->resets) {  // only ever with a broker
+      // The reason is told once: a rebase after the reset that set it is
+      // silent for a loop that acted on that reset already.
+      reset = local.resets < record->reason_count ? record->reset_reason : nullptr;
       local.resets = record->resets;
       local.delivered = record->reset_base;
-      reset = record->reset_reason;
       rebased = true;
     }
     placed = local.has_awaiting && record->reader_placed;
-    epoch = record->stream_epoch;
+    epoch = current_stream(*record);
     collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);

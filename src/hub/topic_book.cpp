@@ -258,7 +258,10 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
   std::uint64_t mask = 0;
   {
     const std::lock_guard lock(record->mutex);
-    if (record->adopting) {
+    if (record->adopting && record->read_on && epoch == record->stream_epoch) {
+      // Redis rewound the stream: the reader reads on after its newest.
+      read_on_from(*record, seq - 1);
+    } else if (record->adopting) {
       if (epoch <= record->stream_epoch) return Append::accepted;  // the lost stream's, read late
       record->stream_epoch = epoch;
       record->adopting = false;

@@ -62,6 +62,13 @@ inline constexpr std::size_t kMinKeptEvents = 64;
 
 using proto::kServerTopicMark;
 
+// What a reset says of the stream the topic was read from: `gone` (Redis
+// lost or replaced it: an event read later under its epoch is a stale copy
+// and is passed over), or `read_on` (the reader stopped following it, or
+// Redis came back from an older copy of it: the same epoch goes on, and
+// the events the reader hands over from its new position are the topic's).
+enum class StreamAfterReset : std::uint8_t { gone, read_on };
+
 struct TopicRecord {
   TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id);
 
@@ -91,8 +98,15 @@ struct TopicRecord {
   // it stands. A reset (the stream replaced or lost) empties the history,
   // counts in `resets`, and the next stream's events follow `reset_base`;
   // each loop tells its subscribers `reset_reason` when it sees the count
-  // move. `adopting`: after a reset, the next epoch met is taken as the new
-  // stream's without a second reset.
+  // move, unless it saw the reset that set `reset_reason` already (its
+  // count is `reason_count`: a rebase after it is silent for that loop,
+  // and still tells a loop that has not drained since the reason came).
+  // `adopting`: after a reset, the next epoch met is taken as the new
+  // stream's without a second reset. `read_on`: the reset does not say the
+  // stream is gone (the reader stopped, or Redis rewound it), so the same
+  // epoch is taken too, from where the reader stands; `read_on_base` is the
+  // last of its ids this node had, so a stretch the reader skipped after
+  // it is reported as lost.
   // `resume_start`: no reader has found the stream yet, and a resuming
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
@@ -105,12 +119,25 @@ struct TopicRecord {
   // after the place, on whichever node it was published.
   std::uint64_t stream_epoch = 0;
   bool adopting = false;
+  bool read_on = false;
+  std::uint64_t read_on_base = 0;
   bool resume_start = false;
   bool reader_placed = false;
   std::uint64_t resets = 0;
   std::uint64_t reset_base = 0;
   const char* reset_reason = nullptr;
+  std::uint64_t reason_count = 0;
 };
+
+// The epoch of the stream a subscriber joining now follows, as its answer
+// names it (a /ws ack's `last_id`): 0 while none is known, which includes
+// the time after a reset until the next stream is read (`adopting`: the
+// epoch still recorded is the lost stream's, and an id of it would send a
+// client resuming elsewhere to a stream that no longer continues). Under
+// the topic's lock.
+[[nodiscard]] inline std::uint64_t current_stream(const TopicRecord& record) {
+  return record.adopting ? 0 : record.stream_epoch;
+}
 
 // A loop that must be told when a topic it follows has new events. Called
 // from the publishing thread, at most once until the loop drains the topic.
@@ -213,7 +240,8 @@ class TopicBook {
   static bool start_at_resume_point(TopicRecord& record, std::uint64_t epoch, std::uint64_t seq);
   // What comes next does not continue what came before: the history is
   // emptied and every loop tells its subscribers `reason` (a literal).
-  void stream_reset(std::string_view topic, const char* reason);
+  // `after`: whether the stream's epoch can still bring events.
+  void stream_reset(std::string_view topic, const char* reason, StreamAfterReset after);
   // Where a broker's reader of the topic stands in the book: whether any
   // loop follows it, and the last event kept of stream `epoch` (0: none
   // read yet).
@@ -285,6 +313,7 @@ class TopicBook {
   TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
   [[nodiscard]] TopicRef find_pinned(std::string_view name) const;
   static void cut_history(TopicRecord& record, const char* reason);
+  static void read_on_from(TopicRecord& record, std::uint64_t position);
   [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
   void reclaim_idle();
   void unlink(TopicRecord& record);

@@ -12,6 +12,8 @@
 // every subscriber is told.
 #include "hub/topic_book.hpp"
 
+#include <algorithm>
+
 namespace sluice::hub {
 
 // Under the topic's lock. The old stream's events go at once, delivered or
@@ -24,6 +26,8 @@ void TopicBook::cut_history(TopicRecord& record, const char* reason) {
   record.next_id = 1;
   record.reset_reason = reason;
   ++record.resets;
+  record.reason_count = record.resets;
+  record.read_on = false;
   // The epoch was only the client's word: the next stream met is taken.
   if (record.resume_start) record.stream_epoch = 0;
   record.resume_start = false;
@@ -41,10 +45,24 @@ bool TopicBook::start_at_resume_point(TopicRecord& record, std::uint64_t epoch, 
     record.resume_start = true;
     record.next_id = seq + 1;
     record.reset_base = seq;
-    record.reset_reason = nullptr;
     ++record.resets;
   }
   return true;
+}
+
+// After a `read_on` reset, once the reader stands at `position` of the same
+// stream: the topic goes on from there, with a rebase every loop acts on.
+// The loops go on from the last id this node had, so that a stretch the
+// reader skipped (published while it did not follow) is told as lost; or
+// from `position` when Redis rewound the stream below that id, since the
+// ids after it are new events'. A loop that told the reset already is not
+// told it again (reason_count), one that has not drained since is.
+void TopicBook::read_on_from(TopicRecord& record, std::uint64_t position) {
+  record.adopting = false;
+  record.read_on = false;
+  record.next_id = position + 1;
+  record.reset_base = std::min(record.read_on_base, position);
+  ++record.resets;
 }
 
 std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epoch, std::uint64_t seq) {
@@ -74,6 +92,8 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
       } else {
         read_after = resume_point;
       }
+    } else if (record->adopting && record->read_on && epoch == record->stream_epoch) {
+      read_on_from(*record, seq);
     } else if (epoch != 0) {
       if (record->stream_epoch == 0 || (record->adopting && epoch > record->stream_epoch)) {
         record->stream_epoch = epoch;
@@ -82,12 +102,12 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
       // Nothing kept yet: the topic begins where the reader does. Kept events
       // stay, and a reader that starts further on leaves a hole the loops
       // report as lost.
-      if (record->stream_epoch == epoch && record->history.empty() && record->next_id != seq + 1) {
+      if (!record->adopting && record->stream_epoch == epoch && record->history.empty() &&
+          record->next_id != seq + 1) {
         // A rebase no subscriber is told of: whoever joined before the reader
         // found its place is owed what comes after it.
         record->next_id = seq + 1;
         record->reset_base = seq;
-        record->reset_reason = nullptr;
         ++record->resets;
       }
     }
@@ -125,7 +145,7 @@ TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
   return {ref->loop_mask != 0, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
 }
 
-void TopicBook::stream_reset(std::string_view name, const char* reason) {
+void TopicBook::stream_reset(std::string_view name, const char* reason, StreamAfterReset after) {
   const TopicRef ref = find_pinned(name);
   if (!ref) return;
   TopicRecord* record = ref.get();
@@ -136,11 +156,17 @@ void TopicBook::stream_reset(std::string_view name, const char* reason) {
     const bool waited = !record->reader_placed;
     record->reader_placed = true;
     mask = record->loop_mask;
-    if (record->adopting) {  // told already, by another loop's reader
+    if (record->adopting) {  // told already
+      // A stream gone is not read on, whatever the reset after it says.
+      if (after == StreamAfterReset::gone) record->read_on = false;
       if (!waited) return;
     } else {
+      const bool read_on = after == StreamAfterReset::read_on && record->stream_epoch != 0;
+      const std::uint64_t last_had = record->next_id - 1;
       cut_history(*record, reason);
       record->adopting = true;
+      record->read_on = read_on;
+      record->read_on_base = last_had;
     }
   }
   notify_loops(*record, mask);

@@ -173,6 +173,9 @@ const IntSetting kIntSettings[] = {
                                                          "entries per topic per XREAD"),
     int_setting<&C::broker, &BrokerSettings::read_block_ms>("broker.read_block_ms", 1, 60000,
                                                             "how long Redis holds an XREAD with nothing new"),
+    int_setting<&C::broker, &BrokerSettings::placement_timeout_ms>(
+        "broker.placement_timeout_ms", 10, 60000,
+        "a new subscriber waits this long for its topic's place in Redis (then 503, or an error ack)"),
 };
 
 std::string range_error(const IntSetting& s, std::string_view got) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "broker/continuity.hpp"
 #include "broker/shard_map.hpp"
 
 namespace sluice::server {
@@ -86,7 +87,7 @@ void LoopBroker::check(const std::string& topic) {
       from_kept ? broker_->follow_from(topic, {state.epoch, state.last}) : broker_->follow(topic);
   if (status == broker::FollowStatus::full) {
     // The subscribers would wait for events that never come: they are told.
-    book_.stream_reset(topic, "broker-full");
+    book_.stream_reset(topic, "broker-full", hub::StreamAfterReset::read_on);
     return;
   }
   reading_.insert(topic);
@@ -110,7 +111,7 @@ void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
   broker_->unfollow(name);
   if (broker_->follow_from(name, {position.epoch, after}) == broker::FollowStatus::full) {
     reading_.erase(name);
-    book_.stream_reset(name, "broker-full");
+    book_.stream_reset(name, "broker-full", hub::StreamAfterReset::read_on);
   }
 }
 
@@ -134,11 +135,17 @@ broker::Take LoopBroker::on_event(std::string_view topic, const broker::StreamEn
 // their subscribers which ids are missing when they deliver it.
 void LoopBroker::on_gap(std::string_view, broker::StreamId, broker::StreamId) {}
 
-void LoopBroker::on_reset(std::string_view topic, const char* reason) { book_.stream_reset(topic, reason); }
+// Lost or replaced, the stream's epoch brings nothing more; rewound, it
+// goes on from where the reader now stands.
+void LoopBroker::on_reset(std::string_view topic, const char* reason) {
+  const std::string_view why(reason);
+  const bool gone = why == broker::kStreamLost || why == broker::kStreamReplaced;
+  book_.stream_reset(topic, reason, gone ? hub::StreamAfterReset::gone : hub::StreamAfterReset::read_on);
+}
 
 void LoopBroker::on_refused(std::string_view topic, std::string_view) {
   if (const auto it = reading_.find(topic); it != reading_.end()) reading_.erase(it);
-  book_.stream_reset(topic, "stream-refused");
+  book_.stream_reset(topic, "stream-refused", hub::StreamAfterReset::read_on);
 }
 
 void BrokerNode::following_changed(std::string_view topic) { loops_[reader_loop(topic)]->request_check(topic); }

@@ -113,6 +113,8 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     if (exchange.waiting) exchange.waiting->round().sweep(now);  // auth.callback_timeout_ms
     // A WebSocket's pings, pong deadline and credentials.
     if (exchange.ws && !exchange.outlet->ended()) exchange.ws->tick(now);
+    // An event stream whose first bytes wait for its topic's place.
+    if (exchange.sse) exchange.sse->check_placement(now);
     H2StreamOutlet* outlet = exchange.outlet.get();
     // A stream that was to end (a slow consumer cut off) behind a window
     // its client keeps shut is not waited for.

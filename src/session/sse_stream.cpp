@@ -1,6 +1,8 @@
 #include "session/sse_stream.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "hub/hub.hpp"
 #include "proto/random_bytes.hpp"
@@ -34,23 +36,35 @@ void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, st
   // every topic live and tells each (an `ambiguous-id` reset) rather than
   // letting a browser's reconnect skip what it missed without a word.
   const bool resumable = topics.size() == 1;
-  // A stream of one topic this node's broker reader has not placed yet
-  // sends its head once the topic is placed (placed()): a client that has
-  // its head and then publishes, on any node, gets the event. The head is
-  // queued before anything else can be (each way the stream ends sends it
-  // first), and the events of the topic come only after its place. A
-  // stream of several topics sends its head at once: another topic's
-  // events could otherwise go out before it.
-  if (!resumable && !send_head()) return;
+  // A stream whose topics this node's broker reader has not all placed yet
+  // sends its head once they are (placed()): a client that has its head
+  // and then publishes, on any node, gets the event. The head is queued
+  // before anything else can be (each way the stream ends sends it first).
+  // The events of a topic come only after its place; those of a topic
+  // placed while another waits are queued but not written before the head
+  // (write_queued()). Over HTTP/2, whose streams' queues the connection
+  // writes, only a stream of one topic waits.
+  const bool may_wait = resumable || carrier_ == SseCarrier::connection;
+  if (!may_wait && !send_head()) return;
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
     const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, resumable ? last_id : "");
     if (joined.status == Subscriptions::JoinStatus::too_many) return refuse("too many topics on this connection");
     if (joined.status == Subscriptions::JoinStatus::refused) return refuse(services_.answer(joined.refusal).text);
     if (!resumable && !last_id.empty()) subscriptions_.tell_reset(topic, "ambiguous-id", last_id);
-    awaiting_ = awaiting_ || (resumable && joined.awaiting);
+    if (may_wait && joined.awaiting) ++unplaced_;
   }
+  awaiting_ = unplaced_ > 0;
+  if (awaiting_) awaiting_since_ = services_.loop().now();
   if (!awaiting_ && !outlet_.ended()) (void)send_head();
+}
+
+// While the head waits, data (events of a topic placed already, the
+// notices that go with them) stays queued: it may not precede the head.
+conn::FlushResult SseStream::write_queued(conn::Writer& writer, conn::OutQueue& queue,
+                                          conn::DataAllowance allowance) {
+  if (head_) return queue.flush(writer, {.bytes = 0, .one_frame = false});
+  return queue.flush(writer, allowance);
 }
 
 // The head, once, ahead of anything else the stream says: while it is held
@@ -64,13 +78,37 @@ bool SseStream::send_head() {
   }
   head_ = {};
   awaiting_ = false;
+  unplaced_ = 0;
   services_.heartbeat().add(this);
   outlet_.want_flush();
   return true;
 }
 
 void SseStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
-  if (awaiting_ && !outlet_.ended()) (void)send_head();
+  if (unplaced_ > 0) --unplaced_;
+  if (awaiting_ && unplaced_ == 0 && !outlet_.ended()) (void)send_head();
+}
+
+// The client has no head yet, so over HTTP/1.1 it can still be given a
+// plain refusal, which a retrying client (or its load balancer) acts on.
+void SseStream::check_placement(io::Loop::Clock::time_point now) {
+  const auto limit = std::chrono::milliseconds(services_.config().broker.placement_timeout_ms);
+  if (!awaiting_ || outlet_.ended() || now - awaiting_since_ < limit) return;
+  subscriptions_.leave_all();
+  if (carrier_ == SseCarrier::h2_stream) return refuse(kNotPlacedInTime);
+  head_ = {};
+  awaiting_ = false;
+  unplaced_ = 0;
+  // Events of the topics placed meanwhile: none went out, none may now.
+  while (outlet_.queue().drop_oldest_data()) {
+  }
+  const std::string body = std::string(kNotPlacedInTime) + "\n";
+  buf::FrameRef refusal = make_response(
+      services_.pool(), {.status = 503, .body = body, .keep_alive = false, .extra_headers = "Retry-After: 1\r\n"});
+  if (!refusal || outlet_.send_control(std::move(refusal)) != conn::EnqueueStatus::ok) {
+    return outlet_.close_now(conn::CloseReason::io_error);
+  }
+  outlet_.close_after_flush(conn::CloseReason::timeout);
 }
 
 void SseStream::beat(const buf::FrameRef& frame) {
@@ -83,6 +121,7 @@ void SseStream::beat(const buf::FrameRef& frame) {
 // like its other ends. No event joins the queue after it; those already
 // queued (published while the token was good) still go out, then the end.
 void SseStream::tick(io::Loop::Clock::time_point now) {
+  check_placement(now);
   if (!outlet_.ended() && peer_.credentials_expired(now)) {
     subscriptions_.leave_all();
     refuse("token expired: reconnect with a fresh token");

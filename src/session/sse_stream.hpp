@@ -7,6 +7,7 @@
 // token on an open stream, so it reconnects with a fresh one).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -37,7 +38,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
 
   // Sends `head` (the carrier's: an HTTP/1.1 response head and the first
   // `retry:`, or over HTTP/2, whose response headers are HEADERS, the
-  // `retry:` alone; with a broker, once the topic is placed), and joins
+  // `retry:` alone; with a broker, once the topics are placed), and joins
   // `topics`, replaying what came after
   // `last_id` (a stream of several topics is told, per topic, that one id
   // cannot resume it). A topic that cannot be joined ends the stream with
@@ -50,7 +51,17 @@ class SseStream final : public Phase, private Subscriptions::Owner {
 
   void on_input(std::string& input) override { input.clear(); }  // a stream's client has nothing more to say
   void tick(io::Loop::Clock::time_point now) override;
-  void before_flush() override { subscriptions_.before_flush(); }
+  // A head held for the topic's place past broker.placement_timeout_ms
+  // (Redis unreachable) is not sent: over HTTP/1.1 the client gets a 503
+  // instead; over HTTP/2, whose response headers went already, the stream
+  // ends with a comment saying why. Called from tick(), and by an HTTP/2
+  // connection's own sweep.
+  void check_placement(io::Loop::Clock::time_point now);
+  // Notices of drops wait for the head (they go in the control lane).
+  void before_flush() override {
+    if (!head_) subscriptions_.before_flush();
+  }
+  conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
   void on_drained() override { subscriptions_.on_drained(); }
   [[nodiscard]] View view() const override { return {"sse", subscriptions_.topics()}; }
   // The server is going away (stopped, drained, or the admin API closed
@@ -74,6 +85,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   const SseCarrier carrier_;
   buf::FrameRef head_;      // held until the stream's topic is placed (open())
   bool awaiting_ = false;   // head_ waits for placed()
+  std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed
+  io::Loop::Clock::time_point awaiting_since_{};
   bool counted_ = false;
 };
 

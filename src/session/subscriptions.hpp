@@ -32,6 +32,11 @@ namespace sluice::session {
 
 class LoopServices;
 
+// What a client is told whose answer waited for its topic's place past
+// broker.placement_timeout_ms (Redis unreachable): it may try again.
+inline constexpr std::string_view kNotPlacedInTime =
+    "broker unavailable: the topic was not found in Redis within broker.placement_timeout_ms, retry later";
+
 class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
  public:
   // What differs from stream to stream.

@@ -2,6 +2,7 @@
 #include "session/ws_json_stream.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "buf/fixed_sink.hpp"
@@ -126,6 +127,8 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
         // behind this one with it: acks stay in order.
         awaiting_subscribe_ = true;
         subscribe_req_ = request.req;
+        subscribe_topic_ = request.topic;
+        subscribe_since_ = services().loop().now();
         return;
       }
       // The topic's newest id: a client with no event yet resumes after it.
@@ -233,6 +236,16 @@ void WsJsonStream::placed(std::uint32_t, std::uint64_t epoch, std::uint64_t newe
   awaiting_subscribe_ = false;
   char id[hub::kMaxIdText];
   send_ack({subscribe_req_, true, {}, std::string_view(id, subscriptions_.format_resume_id(epoch, newest, id)), {}});
+  if (!outlet().ended() && !input_held()) outlet().resume_input();
+}
+
+void WsJsonStream::sweep_waits(io::Loop::Clock::time_point now) {
+  const auto limit = std::chrono::milliseconds(services().config().broker.placement_timeout_ms);
+  if (!awaiting_subscribe_ || now - subscribe_since_ < limit) return;
+  awaiting_subscribe_ = false;
+  (void)subscriptions_.leave(subscribe_topic_);
+  subscribe_topic_.clear();
+  refuse(subscribe_req_, kNotPlacedInTime);
   if (!outlet().ended() && !input_held()) outlet().resume_input();
 }
 

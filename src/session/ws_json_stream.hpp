@@ -19,6 +19,7 @@
 // leave; one that stays that way past ws.pong_timeout_ms is closed.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "proto/ws_json.hpp"
@@ -53,6 +54,10 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
+  // A subscribe whose ack waited for the topic's place past
+  // broker.placement_timeout_ms (Redis unreachable) is refused, the topic
+  // left, and the requests behind it read on.
+  void sweep_waits(io::Loop::Clock::time_point now) override;
 
   // Answers a request as read: an error ack, or what the request asks.
   void reply(const proto::wsjson::ReadResult& read, const proto::wsjson::Request& request);
@@ -79,6 +84,8 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   proto::wsjson::Req publish_req_;  // the waiting publish's req, for its ack
   bool awaiting_subscribe_ = false;
   proto::wsjson::Req subscribe_req_;  // the subscribe whose ack waits for placed()
+  std::string subscribe_topic_;       // its topic
+  io::Loop::Clock::time_point subscribe_since_{};
 };
 
 }  // namespace sluice::session

@@ -141,6 +141,7 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   const auto& ws = services_.config().ws;
   // Whatever the stream is doing, a publisher held for room included.
   if (peer_.credentials_expired(now)) return expire();
+  sweep_waits(now);
   round_.sweep(now);
   if (waiting()) {
     if (!held_) held_since_ = now;

@@ -96,6 +96,9 @@ class WsStream : public Phase, private AuthWaiter {
   virtual void let_go() {}
   // Called once, when the close frame is queued: nothing may follow it.
   virtual void on_close_sent() {}
+  // The sweep, before the stream's own deadlines: a wait of the stream's
+  // own (an ack held for a topic's place) that has lasted too long.
+  virtual void sweep_waits(io::Loop::Clock::time_point now) { (void)now; }
   // Past the send budget (fifo, or an application frame): a 1008 close
   // saying why, after what is queued; the client resumes from its last id.
   virtual void cut_off();

@@ -1,5 +1,8 @@
 #include "session/ws_topic_stream.hpp"
 
+#include <chrono>
+#include <string>
+
 #include "hub/hub.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
@@ -12,13 +15,44 @@ WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
     : WsStream(setup),
       topic_(std::move(topic)),
       subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate()),
-                     setup.peer.topic_allowance()) {}
+                     setup.peer.topic_allowance()),
+      whole_connection_(setup.whole_connection) {}
 
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
   if (joined.status != Subscriptions::JoinStatus::ok) {
-    end(CloseCode::policy_violation, services().answer(joined.refusal).text, conn::CloseReason::protocol);
+    return end(CloseCode::policy_violation, services().answer(joined.refusal).text, conn::CloseReason::protocol);
   }
+  // Over HTTP/2 the response HEADERS are written by the connection, with
+  // its other streams' frames: that stream is answered at once.
+  awaiting_ = joined.awaiting && whole_connection_;
+  if (awaiting_) awaiting_since_ = services().loop().now();
+}
+
+// Nothing leaves while the topic waits for its place, the 101 included; an
+// ended stream (its close frame queued) flushes as any other.
+conn::FlushResult WsTopicStream::write_queued(conn::Writer& writer, conn::OutQueue& queue,
+                                              conn::DataAllowance allowance) {
+  if (awaiting_ && !outlet().ended()) return {conn::FlushStatus::held};
+  return queue.flush(writer, allowance);
+}
+
+void WsTopicStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
+  if (!awaiting_) return;
+  awaiting_ = false;
+  if (outlet().ended()) return;
+  outlet().want_flush();
+  if (!input_held()) outlet().resume_input();
+}
+
+// A refusal after the 101, as for a topic stream refused at its upgrade:
+// 1013 (try again later) and "503 reason".
+void WsTopicStream::sweep_waits(io::Loop::Clock::time_point now) {
+  const auto limit = std::chrono::milliseconds(services().config().broker.placement_timeout_ms);
+  if (!awaiting_ || now - awaiting_since_ < limit) return;
+  awaiting_ = false;
+  subscriptions_.leave_all();
+  end(CloseCode::try_again_later, "503 " + std::string(kNotPlacedInTime), conn::CloseReason::timeout);
 }
 
 void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload) {

@@ -5,6 +5,7 @@
 // first one).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,15 +22,25 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
 
   // Joins the topic, replaying what came after `last_id` when given; a
   // topic that cannot be joined closes the stream (1008).
+  //
+  // With a broker, a client with no id of a topic this node has not placed
+  // yet is owed what is published after the place, and the 101 is what
+  // tells it it follows the topic: over HTTP/1.1 nothing is written (the
+  // 101 included) and nothing read until the topic is placed (placed()).
+  // Past broker.placement_timeout_ms (Redis unreachable) the 101 goes
+  // with a 1013 close saying why.
   void open(std::string_view last_id);
 
   void before_flush() override { subscriptions_.before_flush(); }
+  conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
   void on_drained() override { subscriptions_.on_drained(); }
   [[nodiscard]] View view() const override { return {"ws", subscriptions_.topics()}; }
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;
-  [[nodiscard]] bool input_held() const override { return publisher_ && publisher_->holding(); }
+  [[nodiscard]] bool input_held() const override { return awaiting_ || (publisher_ && publisher_->holding()); }
+  void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
+  void sweep_waits(io::Loop::Clock::time_point now) override;
   void on_close_sent() override { subscriptions_.stop(); }
   void let_go() override;
   void cut_off() override;
@@ -43,6 +54,9 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // Made when the authorizer first allows this stream to publish: most
   // topic streams only read, and an idle one should not carry a publisher.
   std::unique_ptr<TopicPublisher> publisher_;
+  const bool whole_connection_;
+  bool awaiting_ = false;  // the 101 waits for placed()
+  io::Loop::Clock::time_point awaiting_since_{};
 };
 
 }  // namespace sluice::session

@@ -330,6 +330,22 @@ TEST_F(StreamReaderTest, AnAnswerTooLargeMakesTheReaderAskForLess) {
   EXPECT_EQ(journal.lines.size(), 20u);  // no gap, no reset
 }
 
+// With one request allowed on the connection, a topic followed while the
+// read is in flight cannot be located at once; it is as soon as the read is
+// answered (cut short for it), and read from then on.
+TEST_F(StreamReaderTest, ALocateRefusedForMaxPendingGoesWhenTheReadIsAnswered) {
+  LinkLimits one = quick_limits();
+  one.max_pending = 1;
+  start(one);
+  ASSERT_EQ(reader->follow("a"), FollowStatus::ok);
+  ASSERT_TRUE(started("a"));
+  ASSERT_EQ(reader->follow("b"), FollowStatus::ok);
+  ASSERT_TRUE(started("b"));
+  publish("b", "after b's place");
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 1; }));
+  EXPECT_EQ(journal.lines.back(), "event b after b's place");
+}
+
 TEST_F(StreamReaderTest, TheFollowedSetIsBounded) {
   limits.max_topics = 3;
   start();

@@ -58,7 +58,7 @@ TEST_F(ParkedResumeTest, TheFetchedEventsThenTheKeptOnesThenLiveExactlyOnce) {
 TEST_F(ParkedResumeTest, AStreamReplacedWhileFetchingIsTold) {
   ResetCollector resumed;
   ASSERT_TRUE(hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:3").parked);
-  book.stream_reset("t", "stream-lost");
+  book.stream_reset("t", "stream-lost", StreamAfterReset::gone);
   pump();
   EXPECT_TRUE(resumed.resets.empty()) << "a parked subscriber hears it when it attaches";
   const AttachResult a = hub.attach("t", &resumed, kEpoch, 10);

@@ -64,7 +64,7 @@ TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
   ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
   (void)book.stream_started("t", kEpoch, 7);
   append(kEpoch, 8, "old");
-  book.stream_reset("t", "stream-lost");
+  book.stream_reset("t", "stream-lost", StreamAfterReset::gone);
   pump();
   ASSERT_EQ(c.resets, (std::vector<std::string>{"stream-lost"}));
   EXPECT_EQ(append(kEpoch, 9, "late copy of the lost stream"), TopicBook::Append::accepted);
@@ -77,6 +77,86 @@ TEST_F(StreamTopicTest, AResetIsToldAndTheNewStreamFollows) {
   append(kLaterEpoch + 1, 1, "newer");
   EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost", "stream-replaced"}));
   EXPECT_EQ(c.ids.back(), 1u);
+}
+
+// A reset that does not say the stream is gone (the reader could not
+// follow the topic: broker-full, stream-refused) leaves its epoch going on:
+// once the reader follows it again, from the stream's newest, its events
+// are delivered, and what was published while nobody here read it is told
+// as lost, after the reset told once.
+TEST_F(StreamTopicTest, AfterABrokerFullResetTheSameStreamReadAgainIsDeliveredAndTheSkippedStretchToldLost) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "before");
+  book.stream_reset("t", "broker-full", StreamAfterReset::read_on);
+  pump();
+  ASSERT_EQ(c.resets, (std::vector<std::string>{"broker-full"}));
+  EXPECT_EQ(book.follow_state("t").epoch, 0u) << "not read while the reader does not follow it";
+
+  // Followed again once there is room: 9..12 went by meanwhile.
+  EXPECT_EQ(book.stream_started("t", kEpoch, 12), 12u);
+  EXPECT_EQ(append(kEpoch, 13, "after"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 14, "next"), TopicBook::Append::accepted);
+  ASSERT_EQ(c.ids, (std::vector<std::uint64_t>{8, 13, 14}));
+  EXPECT_EQ(text(c.frames[1]), "id: mx4qgqmb:13\ndata: after\n\n");
+  ASSERT_EQ(c.losses.size(), 1u);
+  EXPECT_EQ(c.losses[0], (std::pair<std::uint64_t, std::uint64_t>{9, 12}));
+  EXPECT_EQ(c.resets.size(), 1u) << "told once";
+  EXPECT_EQ(book.follow_state("t").epoch, kEpoch);
+  EXPECT_EQ(book.follow_state("t").last, 14u);
+}
+
+// A loop that drains only after the reader followed the topic again still
+// tells the reset: the rebase that came after it does not hide it.
+TEST_F(StreamTopicTest, ALoopThatDrainsOnlyAfterTheReaderIsBackIsToldTheResetAndTheLoss) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "before");
+  book.stream_reset("t", "stream-refused", StreamAfterReset::read_on);
+  EXPECT_EQ(book.stream_started("t", kEpoch, 10), 10u);
+  (void)book.append("t", kEpoch, 11, {"after"}, nullptr);
+  pump();
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-refused"}));
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{8, 11}));
+  ASSERT_EQ(c.losses.size(), 1u);
+  EXPECT_EQ(c.losses[0], (std::pair<std::uint64_t, std::uint64_t>{9, 10}));
+}
+
+// Redis came back from an older copy: the same stream goes on after its
+// newest (8), and the ids after it are new events', delivered after the
+// reset with nothing told lost.
+TEST_F(StreamTopicTest, ARewoundStreamGoesOnUnderItsEpochAfterItsNewest) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  for (std::uint64_t seq = 8; seq <= 10; ++seq) append(kEpoch, seq, "old");
+  book.stream_reset("t", "stream-rewound", StreamAfterReset::read_on);
+  EXPECT_EQ(append(kEpoch, 9, "new 9"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 10, "new 10"), TopicBook::Append::accepted);
+  EXPECT_EQ(append(kEpoch, 11, "new 11"), TopicBook::Append::accepted);
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-rewound"}));
+  ASSERT_EQ(c.ids, (std::vector<std::uint64_t>{8, 9, 10, 9, 10, 11}));
+  EXPECT_EQ(text(c.frames[3]), "id: mx4qgqmb:9\ndata: new 9\n\n");
+  EXPECT_TRUE(c.losses.empty());
+}
+
+// A stream gone stays gone: a reset after it that would read on does not
+// bring its epoch back, and its late events are passed over.
+TEST_F(StreamTopicTest, AStreamGoneIsNotReadOnByALaterReset) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "old");
+  book.stream_reset("t", "stream-lost", StreamAfterReset::gone);
+  book.stream_reset("t", "broker-full", StreamAfterReset::read_on);
+  (void)book.stream_started("t", kEpoch, 12);
+  append(kEpoch, 13, "late copy of the lost stream");
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{8}));
+  append(kLaterEpoch, 1, "new");
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{8, 1}));
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost"}));
 }
 
 // A client resuming on a node whose reader has not found the stream yet
@@ -168,7 +248,7 @@ TEST_F(StreamTopicTest, NoStreamYetIsAPlaceFromItsFirstEvent) {
 TEST_F(StreamTopicTest, AResetBeforeThePlaceAnswersTheSubscriberThenTellsIt) {
   PlaceCollector c;
   ASSERT_TRUE(hub.subscribe_after("t", &c, 0, "").awaiting);
-  book.stream_reset("t", "broker-full");
+  book.stream_reset("t", "broker-full", StreamAfterReset::read_on);
   pump();
   EXPECT_EQ(c.log, (std::vector<std::string>{"placed 0:0", "reset broker-full"}));
 }
@@ -192,6 +272,41 @@ TEST_F(StreamTopicTest, ATopicTheReaderLetGoIsPlacedAgainBeforeANewSubscriberIsA
   book.reader_placed("t");
   pump();
   EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":4"}));
+}
+
+// After a reset the lost stream is nobody's place: a subscriber that joins
+// before the next stream is read is told of no stream (its /ws ack then
+// names no id), whether it is answered at once or was awaiting the place
+// that the reset gave. The next stream's epoch is named once it is read.
+TEST_F(StreamTopicTest, AfterAResetTheLostStreamIsNotNamedAsThePlace) {
+  PlaceCollector kept;
+  ASSERT_EQ(hub.subscribe("t", &kept), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  append(kEpoch, 8, "old");
+  book.stream_reset("t", "stream-lost", StreamAfterReset::gone);
+  pump();
+  PlaceCollector joined_now;
+  const ReplayResult now = hub.subscribe_after("t", &joined_now, 0, "");
+  EXPECT_FALSE(now.awaiting);
+  EXPECT_EQ(now.stream_epoch, 0u);
+  EXPECT_EQ(now.newest, 0u);
+  append(kLaterEpoch, 1, "new");
+  PlaceCollector after_new;
+  const ReplayResult later = hub.subscribe_after("t", &after_new, 0, "");
+  EXPECT_EQ(later.stream_epoch, kLaterEpoch);
+  EXPECT_EQ(later.newest, 1u);
+
+  // Awaiting: the topic was let go with a kept stream, and the reader's
+  // follow ends in a reset.
+  hub.unsubscribe("t", &kept);
+  hub.unsubscribe("t", &joined_now);
+  hub.unsubscribe("t", &after_new);
+  ASSERT_TRUE(book.reader_leaves("t"));
+  PlaceCollector waiting;
+  ASSERT_TRUE(hub.subscribe_after("t", &waiting, 0, "").awaiting);
+  book.stream_reset("t", "broker-full", StreamAfterReset::read_on);
+  pump();
+  EXPECT_EQ(waiting.log, (std::vector<std::string>{"placed 0:0", "reset broker-full"}));
 }
 
 }  // namespace

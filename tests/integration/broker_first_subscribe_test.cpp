@@ -6,10 +6,13 @@
 // stream, which resumes on either node.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "broker_nodes.hpp"
+#include "h2_test_client.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test {
@@ -63,6 +66,75 @@ TEST_F(BrokerFirstSubscribe, AnEventPublishedOnTheOtherNodeOnceTheSseHeadIsInIsD
   }
 }
 
+// /ws/{topic}: the 101 waits for the topic's place, so an event published
+// on B once the client holds it is delivered.
+TEST_F(BrokerFirstSubscribe, AnEventPublishedOnTheOtherNodeOnceTheWsTopicUpgradeIsInIsDelivered) {
+  for (int i = 0; i < 4; ++i) {
+    const std::string topic = "upgraded" + std::to_string(i);
+    if (i % 2 == 1) {
+      ASSERT_EQ(taken_on_b(topic, "before").status, 200);
+    }
+    ws::WsTestClient client(port_a());
+    ASSERT_TRUE(client.open("/ws/" + topic)) << topic;
+    const Published p = taken_on_b(topic, "first after the 101");
+    ASSERT_EQ(p.status, 200) << topic;
+    const std::optional<ws::ServerFrame> event = client.read_message();
+    ASSERT_TRUE(event.has_value()) << topic;
+    EXPECT_EQ(event->payload, "first after the 101") << topic;
+  }
+}
+
+// A stream of several topics, all new to A, waits for every topic's place:
+// an event published on B to each topic once the head is in is delivered.
+// One topic of each pair is placed already (another client follows it).
+TEST_F(BrokerFirstSubscribe, AStreamOfSeveralTopicsGetsItsHeadOnceEveryTopicIsPlaced) {
+  for (int i = 0; i < 4; ++i) {
+    const std::string known = "known" + std::to_string(i);
+    const std::string fresh = "new" + std::to_string(i);
+    SseSubscriber other(port_a(), "/sse/" + known);
+    ASSERT_TRUE(other.opened()) << known;
+    if (i % 2 == 1) {
+      ASSERT_EQ(taken_on_b(fresh, "before").status, 200);
+    }
+    SseSubscriber sub(port_a(), "/sse?topic=" + known + "&topic=" + fresh);
+    ASSERT_TRUE(sub.opened()) << fresh;
+    const Published to_fresh = taken_on_b(fresh, "to the new topic");
+    const Published to_known = taken_on_b(known, "to the known topic");
+    ASSERT_EQ(to_fresh.status, 200);
+    ASSERT_EQ(to_known.status, 200);
+    ASSERT_TRUE(sub.wait_for(2, 10s)) << fresh;
+    // The topics' events may interleave in either order across topics.
+    std::vector<SseSubscriber::Event> got = sub.events();
+    if (got[0].data != "to the new topic") std::swap(got[0], got[1]);
+    expect_exactly(got, {"to the new topic", "to the known topic"}, {to_fresh.id, to_known.id}, fresh);
+  }
+}
+
+// While Redis is stopped, the stream of a placed topic and a new one gets
+// no head (B's publish timing out is the clock), and past
+// broker.placement_timeout_ms a 503.
+TEST_F(BrokerFirstSubscribe, AStreamOfSeveralTopicsWaitsForTheNewOneThenIsRefused) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.emplace_back("broker.placement_timeout_ms=1500");
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  SseSubscriber other(port_a(), "/sse/known");
+  ASSERT_TRUE(other.opened());
+  redis_.pause();
+  const auto asked = Clock::now();
+  TestClient held(port_a());
+  held.send("GET /sse?topic=known&topic=unplaced HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  EXPECT_FALSE(held.read_until([](const std::string& got) { return !got.empty(); }, 1ms))
+      << "a head before every topic is placed: " << held.buffer();
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_GE(Clock::now() - asked, 1500ms) << "answered before the timeout";
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  EXPECT_NE(reply.body.find("broker.placement_timeout_ms"), std::string::npos) << reply.body;
+  redis_.resume();
+}
+
 // While Redis is stopped A's reader cannot place the topic, so the head
 // does not come; B's publish of another topic timing out (504, after
 // broker.request_timeout_ms) is the clock. Once Redis goes on the head
@@ -80,6 +152,72 @@ TEST_F(BrokerFirstSubscribe, WhileRedisCannotAnswerTheHeadWaitsForThePlace) {
   ASSERT_EQ(p.status, 200);
   ASSERT_TRUE(sub.wait_for(1, 10s));
   expect_exactly(sub.events(), {"after the head"}, {p.id}, "subscriber on A");
+}
+
+// While Redis cannot answer, a client held for its topic's place gets a
+// refusal once broker.placement_timeout_ms has passed, not before: an SSE
+// request a 503 with Retry-After and the reason (over HTTP/2, its stream
+// ended with the reason), a /ws/{topic} its 101 and a 1013 close, a /ws
+// subscribe an error ack on a connection that reads on. A subscriber whose topic was placed
+// before Redis stopped keeps its stream, and gets what is published once
+// Redis is back.
+TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOthersGoOn) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.emplace_back("broker.placement_timeout_ms=500");
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  SseSubscriber placed(port_a(), "/sse/placed");
+  ASSERT_TRUE(placed.opened());
+  ws::WsTestClient ws_client(port_a());
+  ASSERT_TRUE(ws_client.open("/ws"));
+
+  redis_.pause();
+  const auto asked = Clock::now();
+  TestClient held(port_a());
+  held.send("GET /sse/held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  ws_client.send({.opcode = ws::kText, .payload = R"({"op":"subscribe","topic":"held_ws","req":1})"});
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+  const std::int32_t h2_sse = h2.request("GET", "/sse/held_h2");
+  ASSERT_GT(h2_sse, 0);
+  ws::WsTestClient topic_client(port_a());
+  const ws::UpgradeReply upgraded = topic_client.upgrade({.path = "/ws/held_topic"});
+  EXPECT_GE(Clock::now() - asked, 500ms) << "a 101 before the timeout";
+  EXPECT_EQ(upgraded.status, 101) << upgraded.head;
+  const std::optional<ws::ServerFrame> close = topic_client.read_frame();
+  ASSERT_TRUE(close.has_value());
+  EXPECT_EQ(close->close_code(), 1013);
+  EXPECT_NE(close->payload.find("503 broker unavailable"), std::string::npos) << close->payload;
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_GE(Clock::now() - asked, 500ms) << "answered before the timeout";
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
+  EXPECT_NE(reply.body.find("broker.placement_timeout_ms"), std::string::npos) << reply.body;
+  EXPECT_TRUE(held.read_until_closed(5s));
+  // Over HTTP/2 the response HEADERS went at once: the stream ends with
+  // the reason as a comment, and no event.
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_sse).closed; }, 10s));
+  EXPECT_GE(Clock::now() - asked, 500ms);
+  EXPECT_EQ(h2.stream(h2_sse).status, 200);
+  EXPECT_NE(h2.stream(h2_sse).body.find(": broker unavailable"), std::string::npos) << h2.stream(h2_sse).body;
+  EXPECT_EQ(h2.stream(h2_sse).body.find("data:"), std::string::npos) << h2.stream(h2_sse).body;
+  const std::optional<ws::ServerFrame> refused = ws_client.read_message();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->payload.find(R"("req":1,"ok":false)"), std::string::npos) << refused->payload;
+  EXPECT_NE(field_of(refused->payload, "error").find("broker.placement_timeout_ms"), std::string::npos)
+      << refused->payload;
+
+  redis_.resume();
+  const Published p = taken_on_b("placed", "after Redis is back");
+  ASSERT_EQ(p.status, 200);
+  ASSERT_TRUE(placed.wait_for(1, 10s));
+  expect_exactly(placed.events(), {"after Redis is back"}, {p.id}, "subscriber placed before Redis stopped");
+  // A's reader reads again (the event above came through it): the same
+  // /ws connection subscribes now, and is answered as usual.
+  ws_client.send({.opcode = ws::kText, .payload = R"({"op":"subscribe","topic":"held_ws","req":2})"});
+  const std::optional<ws::ServerFrame> ack = ws_client.read_message();
+  ASSERT_TRUE(ack.has_value());
+  EXPECT_NE(ack->payload.find(R"("req":2,"ok":true)"), std::string::npos) << ack->payload;
 }
 
 // Over /ws: the ack waits for the place and names it (the newest event of
@@ -127,6 +265,36 @@ TEST_F(BrokerFirstSubscribe, OverWsTheAckNamesThePlaceAndResumesOnTheOtherNode) 
   }
   EXPECT_EQ(data, (std::vector<std::string>{"after the ack", "missed"}));
   EXPECT_EQ(ids, (std::vector<std::string>{after.id, missed.id}));
+}
+
+// Redis restarted empty under a node that reads the topic: its reader
+// tells its subscribers of the reset, and until the next stream is read a
+// /ws ack names no id (before, it named the lost stream's epoch, from
+// which no node could resume). The next stream's events follow.
+TEST_F(BrokerFirstSubscribe, AfterAResetTheWsAckNamesNoIdOfTheLostStream) {
+  SseSubscriber kept(port_a(), "/sse/renewed");
+  ASSERT_TRUE(kept.opened());
+  const Published old = taken_on_b("renewed", "old stream");
+  ASSERT_EQ(old.status, 200);
+  ASSERT_TRUE(kept.wait_for(1, 10s));
+  ASSERT_TRUE(redis_.restart()) << redis_.error();
+  ASSERT_TRUE(kept.wait_for(2, 10s)) << "no reset after Redis restarted empty";
+  EXPECT_EQ(kept.events()[1].type, "sluice-reset") << kept.events()[1].data;
+
+  ws::WsTestClient client(port_a());
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = ws::kText, .payload = R"({"op":"subscribe","topic":"renewed","req":1})"});
+  const std::optional<ws::ServerFrame> ack = client.read_message();
+  ASSERT_TRUE(ack.has_value());
+  ASSERT_NE(ack->payload.find("\"ok\":true"), std::string::npos) << ack->payload;
+  EXPECT_EQ(field_of(ack->payload, "last_id"), "") << ack->payload << " (the lost stream was " << old.id << ")";
+  const Published fresh = taken_on_b("renewed", "new stream");
+  ASSERT_EQ(fresh.status, 200);
+  EXPECT_NE(fresh.id.substr(0, fresh.id.find(':')), old.id.substr(0, old.id.find(':'))) << "a new stream, a new epoch";
+  const std::optional<ws::ServerFrame> event = client.read_message();
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(field_of(event->payload, "data"), "new stream") << event->payload;
+  EXPECT_EQ(field_of(event->payload, "id"), fresh.id) << event->payload;
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "broker.url=redis://127.0.0.1:99999"}, "config key broker.url 'redis://127.0.0.1:99999'"},
       {{"--set", "broker.read_count=0"}, "'broker.read_count' must be an integer between 1 and 10000"},
       {{"--set", "broker.prefix="}, "'broker.prefix' must be 1 to 64 bytes"},
+      {{"--set", "broker.placement_timeout_ms=9"},
+       "'broker.placement_timeout_ms' must be an integer between 10 and 60000"},
       {{"--broker", "redis://127.0.0.1:6379", "--set", "broker.max_pending_bytes=4096"},
        "'broker.max_pending_bytes' must be at least"},
       {{"--set", "ws.max_message=2097152"},
