@@ -212,8 +212,10 @@ class TopicBook {
   // Event `seq` of the topic's stream `epoch`: appended under that id when
   // it is the next one (a later one leaves a hole its loops report as lost;
   // an earlier one, or one of an older stream, was appended already by
-  // another loop's reader and is passed over). `hold`: a loop has yet to
-  // deliver what it would push out; nothing was appended.
+  // another loop's reader and is passed over). After a reset, a newer
+  // epoch is taken, and the lost one only if the reset left it going on
+  // (StreamAfterReset::read_on). `hold`: a loop has yet to deliver what it
+  // would push out; nothing was appended.
   [[nodiscard]] Append append(std::string_view topic, std::uint64_t epoch, std::uint64_t seq, const Message& message,
                               FrameScratch* scratch);
   // The reader reads the topic after event `seq` of stream `epoch` (0: the

@@ -5,6 +5,7 @@
 // Redis, one more is refused at once (503, busy) rather than queued.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,86 @@ TEST(BrokerLimits, PastMaxPendingAPublishIsRefusedBusyAtOnce) {
 
   // Redis goes on: publishes are taken again once the link is back.
   EXPECT_EQ(until_taken(node, "t", "after").status, 200);
+}
+
+// Publishes probes on `via` until `s` is handed something: a probe once
+// its node reads the topic, or the reset that says the node cannot.
+bool first_news(const SluicedProcess& via, const std::string& topic, SseSubscriber& s, std::chrono::seconds limit) {
+  const auto deadline = Clock::now() + limit;
+  for (int n = 0; Clock::now() < deadline; ++n) {
+    (void)publish_on(via, topic, "probe " + std::to_string(n));
+    if (s.wait_for(1, 300ms)) return true;
+  }
+  return false;
+}
+
+// A subscriber of `topic` on `node` that its node reads (its first news is
+// a probe). One that comes while the reader has yet to let go of the topic
+// it followed before is told broker-full, or waits: another is tried.
+std::unique_ptr<SseSubscriber> once_read(const SluicedProcess& node, const SluicedProcess& via,
+                                         const std::string& topic) {
+  const auto deadline = Clock::now() + 20s;
+  while (Clock::now() < deadline) {
+    auto s = std::make_unique<SseSubscriber>(static_cast<std::uint16_t>(node.port()), "/sse/" + topic);
+    if (!s->opened()) return nullptr;
+    if (first_news(via, topic, *s, 3s) && has_probe(*s)) return s;
+  }
+  return nullptr;
+}
+
+// broker.read_max_topics=1 on A: a subscriber of a second topic is told
+// broker-full. Once the first topic's subscriber leaves, the topic A read
+// before is followed again, and the events of its stream (the same stream,
+// same epoch) reach the new subscriber, exactly, in order.
+TEST(BrokerLimits, AfterBrokerFullTheSameStreamFollowedAgainIsDelivered) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  std::vector<std::string> settings = node_settings(redis);
+  settings.emplace_back("threads=1");  // one reader, which follows one topic at most
+  settings.emplace_back("broker.read_max_topics=1");
+  SluicedProcess a(settings);
+  SluicedProcess b(node_settings(redis));
+  ASSERT_NE(a.port(), 0) << a.output();
+  ASSERT_NE(b.port(), 0) << b.output();
+
+  // A reads "full" once, so it knows the topic's stream, then lets it go.
+  auto first = once_read(a, b, "full");
+  ASSERT_NE(first, nullptr) << "A reads full";
+  first.reset();
+  // "other" takes the reader's one place once "full" is let go.
+  auto other = once_read(a, b, "other");
+  ASSERT_NE(other, nullptr) << "A reads other";
+
+  auto refused = std::make_unique<SseSubscriber>(a.port(), "/sse/full");
+  ASSERT_TRUE(refused->opened());
+  ASSERT_TRUE(first_news(b, "full", *refused, 10s));
+  const SseSubscriber::Event told = refused->events().front();
+  EXPECT_EQ(told.type, "sluice-reset") << told.data;
+  EXPECT_NE(told.data.find("broker-full"), std::string::npos) << told.data;
+
+  refused.reset();
+  other.reset();
+  auto back = once_read(a, b, "full");
+  ASSERT_NE(back, nullptr) << "the same stream, followed again, is delivered";
+  std::vector<std::string> data, ids;
+  for (int i = 1; i <= 3; ++i) {
+    const Published p = publish_on(b, "full", "after " + std::to_string(i));
+    ASSERT_EQ(p.status, 200);
+    data.push_back("after " + std::to_string(i));
+    ids.push_back(p.id);
+  }
+  const auto published = [&] {
+    std::vector<SseSubscriber::Event> got;
+    for (const auto& e : events_of(*back)) {
+      // The probes published while A did not read the topic are told lost.
+      if (e.type == "sluice-dropped") continue;
+      got.push_back(e);
+    }
+    return got;
+  };
+  const auto deadline = Clock::now() + 10s;
+  while (published().size() < 3 && Clock::now() < deadline) back->wait_for(back->events().size() + 1, 300ms);
+  expect_exactly(published(), data, ids, "followed again");
 }
 
 // Redis's total_connections_received: how many connections it has taken
