@@ -143,7 +143,13 @@ class TokenAuthorizer {
     }
     if (first && held->identity) {
       AuthDecision limited = limit_one(auth::RateKind::connect, auth::RateScope::identity, held->identity->subject);
-      if (!limited.allowed()) return limited;
+      if (!limited.allowed()) {
+        // The connection stays a new one: over HTTP/2 the refusal ends only
+        // this stream, and the next must meet the connect limits again
+        // rather than find an identity proved and reuse it.
+        request.user = nullptr;
+        return limited;
+      }
     }
     return valid_until(to_hook(refused), held->identity);
   }

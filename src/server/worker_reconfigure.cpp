@@ -13,9 +13,11 @@ namespace {
 // How often timeouts are checked: often enough to honour the shortest one
 // within a fraction of itself, never more than every 10 ms.
 std::chrono::milliseconds sweep_period(const Config& c) {
-  const std::int64_t shortest = std::min(
+  std::int64_t shortest = std::min(
       {c.handshake_timeout_ms, c.idle_timeout_ms, c.linger_timeout_ms, c.ws.ping_interval_ms, c.ws.pong_timeout_ms,
        c.tls.handshake_timeout_ms});
+  // A client held for its topic's place in Redis is answered by the sweep.
+  if (c.broker.enabled()) shortest = std::min(shortest, c.broker.placement_timeout_ms);
   return std::chrono::milliseconds(std::clamp<std::int64_t>(shortest / 4, 10, 1000));
 }
 

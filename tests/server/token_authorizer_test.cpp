@@ -188,6 +188,27 @@ TEST(TokenAuthorizer, ReusingAConnectionsTokenAllocatesNothing) {
   EXPECT_EQ(counts().reused, static_cast<std::uint64_t>(kRequests));
 }
 
+// A connection refused for its identity's connect limit is still a new
+// one: the next request on it (an HTTP/2 connection's next stream) meets
+// the limit again instead of reusing the identity the refused one proved.
+TEST(TokenAuthorizer, AConnectionRefusedForItsIdentitysConnectLimitIsNotLetInByItsNextRequest) {
+  server::Config config = jwt_config();
+  config.auth.rate.connect_per_identity = 1;
+  config.auth.rate.connect_per_identity_burst = 1;
+  server::Authorizer authorizer;
+  ASSERT_FALSE(server::make_token_authorizer(config, authorizer));
+  const std::string bearer = "Bearer " + mint("alice");
+  Asked first;
+  ASSERT_TRUE(authorizer(first.connect(bearer)).allowed());
+  Asked second;
+  ASSERT_EQ(authorizer(second.connect(bearer)).status(), 429);
+  // One request a second is let in: twenty at once let in one at most,
+  // should a second pass while they are asked.
+  int let_in = 0;
+  for (int i = 0; i < 20; ++i) let_in += authorizer(second.connect(bearer)).allowed() ? 1 : 0;
+  EXPECT_LE(let_in, 1);
+}
+
 // What a reload that changed the secret would do: build a new authorizer.
 // A connection's data left by the old one is not taken as proof by the
 // new one, whose verification refuses a token the old secret signed.
