@@ -47,6 +47,15 @@ server::Config tls_config(const ServerCert& cert) {
   return config;
 }
 
+// One loop serving TLS with `cert`, each connection held to `share` within a
+// server roomy enough (4 MiB) that the share is what a test meets.
+server::Config tls_share_config(const ServerCert& cert, std::size_t share) {
+  server::Config config = tls_config(cert);
+  config.server_memory_bytes = 4 << 20;
+  config.connection.memory_bytes = static_cast<std::int64_t>(share);
+  return config;
+}
+
 int connect_nonblocking(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -161,10 +170,7 @@ TEST(TlsMemory, ABodyThatLeavesNoRoomForARecordBufferGets413AsOverTcp) {
   ASSERT_TRUE(certs.ok()) << certs.error();
   const ServerCert cert = certs.server("localhost");
   ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
-  server::Config config = tls_config(cert);
-  config.server_memory_bytes = 4 << 20;
-  config.connection.memory_bytes = 240 * kKiB;
-  RunningServer server(config);
+  RunningServer server(tls_share_config(cert, 240 * kKiB));
 
   HalfRecordClient client(server.port(), certs.ca_file(), false);
   ASSERT_TRUE(client.connected);
@@ -198,10 +204,7 @@ TEST(TlsMemory, AMessageThatLeavesNoRoomForARecordBufferIsClosedWith1009AsOverTc
   ASSERT_TRUE(certs.ok()) << certs.error();
   const ServerCert cert = certs.server("localhost");
   ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
-  server::Config config = tls_config(cert);
-  config.server_memory_bytes = 4 << 20;
-  config.connection.memory_bytes = 64 * kKiB;
-  RunningServer server(config);
+  RunningServer server(tls_share_config(cert, 64 * kKiB));
 
   HalfRecordClient client(server.port(), certs.ca_file(), false);
   ASSERT_TRUE(client.connected);
