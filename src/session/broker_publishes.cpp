@@ -31,7 +31,7 @@ void BrokerPublishes::on_published(std::uint64_t tag, broker::PublishStatus stat
   PublishWaiter* waiter = waiters_[ticket];
   waiters_[ticket] = nullptr;
   free_.push_back(ticket);
-  if (waiter != nullptr) waiter->published(status, id, error);
+  if (waiter != nullptr) waiter->published(ticket, status, id, error);
 }
 
 BrokerRefusal broker_refusal(broker::PublishStatus status) {

@@ -21,8 +21,11 @@ namespace sluice::session {
 class PublishWaiter {
  public:
   // On the loop's thread, once per publish that was sent and not
-  // cancelled. `error` is Redis's text when refused (valid during the call).
-  virtual void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) = 0;
+  // cancelled, with the ticket publish() gave it (a waiter with several
+  // publishes under way tells them apart by it). `error` is Redis's text
+  // when refused (valid during the call).
+  virtual void published(std::uint32_t ticket, broker::PublishStatus status, broker::StreamId id,
+                         std::string_view error) = 0;
 
  protected:
   ~PublishWaiter() = default;

@@ -150,7 +150,7 @@ void H2Connection::shutdown() {
 }
 
 void H2Connection::on_closed() {
-  exchanges_.for_each([](H2Exchange& exchange) { let_go(exchange); });
+  exchanges_.for_each([this](H2Exchange& exchange) { let_go(exchange); });
   exchanges_.retire_all();
   body_bytes_ = 0;
 }
@@ -204,6 +204,10 @@ void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
 // go of its topics.
 void H2Connection::let_go(H2Exchange& exchange) {
   if (exchange.waiting) exchange.waiting->round().close();  // a question pending is withdrawn
+  if (exchange.awaiting_broker) {  // Redis's answer, when it comes, reaches nobody
+    services_.broker_publishes()->cancel(exchange.broker_ticket);
+    exchange.awaiting_broker = false;
+  }
   if (exchange.outlet) exchange.outlet->gone();
   if (exchange.sse) exchange.sse->on_closed();
   if (exchange.ws) exchange.ws->on_closed();

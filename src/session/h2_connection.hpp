@@ -11,7 +11,9 @@
 // arrive and published when its body is whole, its body gathered in pool
 // blocks (H2Body) and its state in one of the connection's fixed set of
 // exchanges (H2Exchanges): a steady run of publishes on one connection
-// allocates nothing. What each path does is in h2_routes.cpp.
+// allocates nothing. What each path does is in h2_routes.cpp; on a node
+// with a broker the publish goes through Redis and its stream waits for
+// the answer (h2_broker_publish.cpp).
 //
 // A request whose authorization is decided later (an authorizer that
 // answers later: the HTTP authorization callback) waits on its own stream
@@ -48,6 +50,7 @@
 
 #include "proto/http1.hpp"
 #include "proto/ws_handshake.hpp"
+#include "session/broker_publishes.hpp"
 #include "session/h2_exchanges.hpp"
 #include "session/h2_stream_backlog.hpp"
 #include "session/h2_stream_outlet.hpp"
@@ -66,7 +69,8 @@ class WsStream;
 class H2Connection final : public Phase,
                            public transport::H2Handler,
                            public H2StreamCarrier,
-                           public H2WaitOwner {
+                           public H2WaitOwner,
+                           private PublishWaiter {
  public:
   explicit H2Connection(Session& session);
   ~H2Connection() override;
@@ -112,6 +116,13 @@ class H2Connection final : public Phase,
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
   void finish_post(H2Exchange& exchange);
+  // Logs and answers a POST whose publish is done or refused.
+  void answer_post(H2Exchange& post, const Response& answer);
+  // h2_broker_publish.cpp: a whole POST body sent to the broker, and
+  // Redis's answer (PublishWaiter).
+  void publish_to_broker(BrokerPublishes& publishes, H2Exchange& post, std::string_view body);
+  void published(std::uint32_t ticket, broker::PublishStatus status, broker::StreamId id,
+                 std::string_view error) override;
   // h2_websocket.cpp: an extended CONNECT (`protocol` its :protocol), and
   // the bytes of an open WebSocket stream.
   void open_websocket(std::int32_t stream, const proto::http1::Request& request, std::string_view protocol,
@@ -136,7 +147,7 @@ class H2Connection final : public Phase,
   void reply(std::int32_t stream, const Response& response);
 
   void after_engine(transport::H2Status status);
-  static void let_go(H2Exchange& exchange);
+  void let_go(H2Exchange& exchange);
 
   Session& session_;
   LoopServices& services_;

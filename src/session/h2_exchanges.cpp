@@ -20,6 +20,9 @@ void H2Exchange::reset() {
   unread.clear();
   waiting.reset();
   posting = false;
+  awaiting_broker = false;
+  broker_ticket = 0;
+  posted_bytes = 0;
   topic.clear();
   event.clear();
   key.clear();

@@ -57,6 +57,11 @@ struct H2Exchange {
   std::string unread;
   std::unique_ptr<H2Waiting> waiting;  // the request, when its authorization waited
   bool posting = false;  // a checked POST /pub: `body` is its body so far
+  // A POST sent to the broker waits for Redis's answer under this ticket
+  // (BrokerPublishes); its body's length is kept for the access log.
+  bool awaiting_broker = false;
+  std::uint32_t broker_ticket = 0;
+  std::size_t posted_bytes = 0;
   std::string topic, event, key, allow_origin;
   std::string logged_target, logged_agent;  // for the access log's line (log.access)
   H2Body body;

@@ -168,12 +168,6 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
     return reply(stream, *refusal);
   }
-  // A node with a broker publishes through Redis and answers when Redis
-  // has; that wait is built for HTTP/1.1 requests only so far. Publishing
-  // here to the local hub would give the event an id no other node knows.
-  if (services_.broker_publishes() != nullptr) {
-    return reply(stream, {.status = 501, .body = "with a broker, publish over HTTP/1.1 or WebSocket\n"});
-  }
   H2Exchange* post = open_exchange(stream);
   if (post == nullptr) return;
   // assign() keeps each string's capacity from the exchange's last stream.
@@ -233,21 +227,29 @@ Response memory_refusal(buf::Growth growth) {
 }  // namespace
 
 void H2Connection::finish_post(H2Exchange& post) {
-  ReplyText text;
-  const PublishTarget target{post.topic, post.event, post.key};
   const JoinedBody body = post.body.view(joined_);
-  const Response answer =
-      body.growth == buf::Growth::ok
-          ? publish_event(services_, session_.peer(), target, body.bytes, post.allow_origin, text)
-          : memory_refusal(body.growth);
-  joined_.trim();  // a large body's copy goes back once published
-  if (!post.logged_target.empty()) {
-    log_request(post.id, session_.id(), "POST", post.logged_target, post.logged_agent, answer.status, "http",
-                post.body.size());
+  post.posted_bytes = post.body.size();
+  BrokerPublishes* broker = services_.broker_publishes();
+  if (body.growth == buf::Growth::ok && broker != nullptr) {
+    publish_to_broker(*broker, post, body.bytes);  // the broker has its own copy now
+  } else {
+    ReplyText text;
+    const PublishTarget target{post.topic, post.event, post.key};
+    answer_post(post, body.growth == buf::Growth::ok
+                          ? publish_event(services_, session_.peer(), target, body.bytes, post.allow_origin, text)
+                          : memory_refusal(body.growth));
   }
+  joined_.trim();  // a large body's copy goes back once published
   body_bytes_ -= post.body.size();
   post.body.clear();
   post.posting = false;
+}
+
+void H2Connection::answer_post(H2Exchange& post, const Response& answer) {
+  if (!post.logged_target.empty()) {
+    log_request(post.id, session_.id(), "POST", post.logged_target, post.logged_agent, answer.status, "http",
+                post.posted_bytes);
+  }
   reply(post.id, answer);
 }
 

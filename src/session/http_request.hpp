@@ -71,7 +71,8 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   // and reads no further request meanwhile (replies stay in order).
   void publish_to_broker(BrokerPublishes& publishes, const proto::http1::Request& request, std::string_view topic,
                          const hub::Message& message);
-  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
+  void published(std::uint32_t ticket, broker::PublishStatus status, broker::StreamId id,
+                 std::string_view error) override;
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void upgrade_topic(const proto::http1::Request& request, std::string_view raw_topic);
   void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);

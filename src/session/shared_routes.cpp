@@ -133,6 +133,31 @@ std::optional<Response> check_publish(LoopServices& services, Peer& peer, const 
   return std::nullopt;
 }
 
+namespace {
+
+// A taken publish's reply: the topic, the event's id and how many of this
+// node's subscribers it reached. Appended, not printf-formatted: this runs
+// once per published event.
+Response published_reply(std::string_view topic, std::string_view id, std::size_t subscribers,
+                         std::string_view allow_origin, ReplyText& text) {
+  buf::FixedSink out(text.body, sizeof text.body);
+  out.append("{\"topic\":\"");
+  out.append(topic);
+  out.append("\",\"id\":\"");
+  out.append(id);
+  out.append("\",\"subscribers\":");
+  char count[24];
+  const auto [count_end, ec] = std::to_chars(count, count + sizeof count, subscribers);
+  out.append(count, static_cast<std::size_t>(count_end - count));
+  out.append("}\n");
+  return {.status = 200,
+          .content_type = "application/json",
+          .body = out.text(),
+          .extra_headers = cors_headers(allow_origin, false, text.headers)};
+}
+
+}  // namespace
+
 Response publish_event(LoopServices& services, Peer& peer, const PublishTarget& target, std::string_view body,
                        std::string_view allow_origin, ReplyText& text) {
   hub::Hub& hub = services.hub();
@@ -141,21 +166,32 @@ Response publish_event(LoopServices& services, Peer& peer, const PublishTarget& 
   if (result.status != hub::HubStatus::ok) return hub_refusal(services.answer(result.status), text);
   char id_text[hub::kMaxIdText];
   const std::size_t id_length = hub.format_id(result.id, id_text);
-  // Appended, not printf-formatted: this runs once per published event.
-  buf::FixedSink out(text.body, sizeof text.body);
-  out.append("{\"topic\":\"");
-  out.append(target.topic);
-  out.append("\",\"id\":\"");
-  out.append(id_text, id_length);
-  out.append("\",\"subscribers\":");
-  char count[24];
-  const auto [count_end, ec] = std::to_chars(count, count + sizeof count, result.subscribers);
-  out.append(count, static_cast<std::size_t>(count_end - count));
-  out.append("}\n");
-  return {.status = 200,
-          .content_type = "application/json",
-          .body = out.text(),
-          .extra_headers = cors_headers(allow_origin, false, text.headers)};
+  return published_reply(target.topic, std::string_view(id_text, id_length), result.subscribers, allow_origin, text);
+}
+
+Response broker_publish_answer(LoopServices& services, broker::PublishStatus status, broker::StreamId id,
+                               std::string_view error, std::string_view topic, std::string_view allow_origin,
+                               ReplyText& text) {
+  if (status != broker::PublishStatus::ok) {
+    count_publish(services.metrics(), hub::HubStatus::busy);
+    const BrokerRefusal refusal = broker_refusal(status);
+    buf::FixedSink out(text.body, sizeof text.body);
+    out.append(refusal.text);
+    if (!error.empty()) {
+      out.append(": ");
+      out.append(error.substr(0, 256));
+    }
+    out.append("\n");
+    return {.status = refusal.http_status,
+            .body = out.text(),
+            .extra_headers = refusal.http_status == 503 ? "Retry-After: 1\r\n" : ""};
+  }
+  count_publish(services.metrics(), hub::HubStatus::ok);
+  char id_text[broker::kMaxEventIdText];
+  const std::size_t id_length = broker::format_event_id(id, id_text);
+  // This node's subscribers: the other nodes' are not known here.
+  return published_reply(topic, std::string_view(id_text, id_length), services.hub().node_subscribers(topic),
+                         allow_origin, text);
 }
 
 std::optional<Response> check_sse(LoopServices& services, Peer& peer, const proto::http1::Request& request,

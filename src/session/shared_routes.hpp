@@ -16,6 +16,7 @@
 #include "hub/event_id.hpp"
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
+#include "session/broker_publishes.hpp"
 #include "session/hub_answers.hpp"
 #include "session/origin_check.hpp"
 #include "session/response.hpp"
@@ -95,6 +96,13 @@ struct PublishTarget {
 // "subscribers"}), or the hub's refusal.
 [[nodiscard]] Response publish_event(LoopServices& services, Peer& peer, const PublishTarget& target,
                                      std::string_view body, std::string_view allow_origin, ReplyText& text);
+// A publish the broker has answered (a node with a broker publishes through
+// Redis and answers when Redis has): on ok the same JSON reply, its id the
+// stream's and its subscribers this node's; else the refusal's status and
+// line, with Redis's own text after it.
+[[nodiscard]] Response broker_publish_answer(LoopServices& services, broker::PublishStatus status,
+                                             broker::StreamId id, std::string_view error, std::string_view topic,
+                                             std::string_view allow_origin, ReplyText& text);
 
 // What GET /sse asks for, once checked.
 struct SseOpening {

@@ -49,12 +49,12 @@ void TopicPublisher::publish_to_broker(BrokerPublishes& publishes, std::string_v
     return owner_.publish_refused(checked);
   }
   const broker::PublishStatus status = publishes.publish(topic_, {data, {}, {}}, *this, ticket_);
-  if (status != broker::PublishStatus::ok) return published(status, {}, {});
+  if (status != broker::PublishStatus::ok) return published(ticket_, status, {}, {});
   awaiting_broker_ = true;
   holding_ = true;
 }
 
-void TopicPublisher::published(broker::PublishStatus status, broker::StreamId, std::string_view) {
+void TopicPublisher::published(std::uint32_t, broker::PublishStatus status, broker::StreamId, std::string_view) {
   awaiting_broker_ = false;
   holding_ = false;
   if (status != broker::PublishStatus::ok) {

@@ -60,7 +60,8 @@ class TopicPublisher final : private PublishWaiter {
  private:
   [[nodiscard]] hub::PublishResult publish_or_wait(std::string_view data);
   void publish_to_broker(BrokerPublishes& publishes, std::string_view data);
-  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
+  void published(std::uint32_t ticket, broker::PublishStatus status, broker::StreamId id,
+                 std::string_view error) override;
 
   LoopServices& services_;
   conn::Outlet& outlet_;

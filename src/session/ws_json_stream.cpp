@@ -160,7 +160,7 @@ void WsJsonStream::publish(const wsjson::Request& request) {
     publish_req_ = request.req;
     const broker::PublishStatus status =
         publishes->publish(request.topic, {request.data, request.event, request.key}, *this, publish_ticket_);
-    if (status != broker::PublishStatus::ok) return published(status, {}, {});
+    if (status != broker::PublishStatus::ok) return published(publish_ticket_, status, {}, {});
     awaiting_publish_ = true;
     return;
   }
@@ -216,7 +216,7 @@ void WsJsonStream::revoke_ungranted() {
   end(proto::ws::CloseCode::internal_error, "no room for a reply", conn::CloseReason::protocol);
 }
 
-void WsJsonStream::published(broker::PublishStatus status, broker::StreamId id, std::string_view) {
+void WsJsonStream::published(std::uint32_t, broker::PublishStatus status, broker::StreamId id, std::string_view) {
   const bool was_waiting = awaiting_publish_;
   awaiting_publish_ = false;
   if (status != broker::PublishStatus::ok) {

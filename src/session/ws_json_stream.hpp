@@ -69,7 +69,8 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   // Leaves every topic the refreshed credentials no longer grant, and
   // tells the client which and why.
   void revoke_ungranted();
-  void published(broker::PublishStatus status, broker::StreamId id, std::string_view error) override;
+  void published(std::uint32_t ticket, broker::PublishStatus status, broker::StreamId id,
+                 std::string_view error) override;
   // Queues `ack` in the control lane; a connection whose ack cannot be
   // queued is closed (1011) rather than left without its answer.
   void send_ack(const proto::wsjson::Ack& ack);
