@@ -72,10 +72,10 @@ struct TopicLimits {
   bool operator==(const TopicLimits&) const = default;
 };
 
-// Which slow-consumer policy a subscription gets: the first rule whose
-// pattern matches the topic ("prices.*" matches by prefix, anything else
-// exactly), else `fallback`; a client may ask for another with ?policy=
-// among the `allowed` ones.
+// Which slow-consumer policy a subscription gets: the rule naming the topic
+// exactly, else the rule with the longest matching prefix ("prices.*"
+// matches by prefix, anything else exactly), else `fallback`; a client may
+// ask for another with ?policy= among the `allowed` ones.
 struct PolicyConfig {
   struct Rule {
     std::string pattern;

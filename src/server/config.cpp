@@ -70,7 +70,7 @@ std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::strin
     return std::nullopt;
   }
   // A pattern set again (the file's, then a --set) takes the later value,
-  // as every other key does: for_topic() takes the first rule that matches.
+  // as every other key does.
   const std::string_view pattern = key.substr(kTopicRulePrefix.size());
   const auto same = std::find_if(policy.rules.begin(), policy.rules.end(),
                                  [&](const PolicyConfig::Rule& rule) { return rule.pattern == pattern; });
@@ -164,13 +164,25 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   return "unknown config key '" + std::string(key) + "'";
 }
 
+// The most specific rule wins, whatever order the rules were set in (a
+// file's keys are read sorted): `prices.eu.*` over `prices.*` for
+// "prices.eu.fr", and a topic named exactly over any prefix.
 Policy PolicyConfig::for_topic(std::string_view topic) const {
+  const Rule* longest_prefix = nullptr;
+  std::size_t longest = 0;
   for (const Rule& rule : rules) {
     const std::string_view pattern = rule.pattern;
-    const bool prefix = pattern.ends_with('*');
-    if (prefix ? topic.starts_with(pattern.substr(0, pattern.size() - 1)) : topic == pattern) return rule.policy;
+    if (!pattern.ends_with('*')) {
+      if (topic == pattern) return rule.policy;
+      continue;
+    }
+    const std::string_view prefix = pattern.substr(0, pattern.size() - 1);
+    if (topic.starts_with(prefix) && (longest_prefix == nullptr || prefix.size() > longest)) {
+      longest_prefix = &rule;
+      longest = prefix.size();
+    }
   }
-  return fallback;
+  return longest_prefix != nullptr ? longest_prefix->policy : fallback;
 }
 
 std::optional<std::string> load_config_file(Config& config, const std::string& path) {
@@ -225,7 +237,7 @@ std::string describe_settings() {
   std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT (an IPv6 host in brackets: [::1]:8080)\n";
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
   out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
-  out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in *\n";
+  out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in * (the most specific wins)\n";
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any origin may read, none may publish (with auth.mode=jwt: the server's own only)\n";
   out += "http.allowed_hosts = \"\"  # comma list of Host names requests may carry (NAME or NAME:PORT), * for any; empty: localhost, 127.0.0.1, [::1] and the listen host when on loopback without auth, else any (421 otherwise)\n";
   out += "ws.subprotocols = \"\"  # comma list of WebSocket subprotocols offered, most preferred first\n";

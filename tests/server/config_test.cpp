@@ -212,5 +212,25 @@ TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
   EXPECT_EQ(c.policy.rules.size(), 2u);
 }
 
+// Rules are read in name order from a file, so the order they were set in
+// must not decide: the exact name wins, then the longest prefix.
+TEST(Config, TheMostSpecificTopicRuleWinsInEitherOrder) {
+  const std::vector<std::pair<std::string, std::string>> rules = {{"policy.topics.*", "drop-newest"},
+                                                                  {"policy.topics.prices.*", "drop-oldest"},
+                                                                  {"policy.topics.prices.eu.*", "latest"},
+                                                                  {"policy.topics.prices.eu.fr", "fifo"}};
+  for (const bool reversed : {false, true}) {
+    Config c;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      const auto& [key, value] = rules[reversed ? rules.size() - 1 - i : i];
+      ASSERT_EQ(apply_setting(c, key, value), std::nullopt) << key;
+    }
+    EXPECT_EQ(c.policy.for_topic("prices.eu.fr"), Policy::fifo) << reversed;
+    EXPECT_EQ(c.policy.for_topic("prices.eu.de"), Policy::latest) << reversed;
+    EXPECT_EQ(c.policy.for_topic("prices.us"), Policy::drop_oldest) << reversed;
+    EXPECT_EQ(c.policy.for_topic("news"), Policy::drop_newest) << reversed;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::server
