@@ -92,8 +92,9 @@ class Server {
   // Reloading what may change while serving. reload() reads the TLS
   // certificate and key again (connections accepted from then on get the
   // new ones; open connections keep theirs and are not dropped), then runs
-  // each step added with on_reload(), in order. Any thread. Returns one
-  // line per failure; whatever failed goes on with its old value.
+  // each step added with on_reload(), in order. Any thread; two reloads
+  // asked at once run one after the other. Returns one line per failure;
+  // whatever failed goes on with its old value.
   std::vector<std::string> reload();
   // Async-signal-safe (sluiced calls it on SIGHUP): loop 0 runs reload() at
   // its next tick and hands the failures to on_reloaded. The caller does

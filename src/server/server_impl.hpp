@@ -64,6 +64,9 @@ struct Server::Impl {
   // TLS (null: plain TCP) and reloading; src/server/server_reload.cpp.
   std::unique_ptr<transport::TlsReloader> tls;
   std::vector<std::function<std::optional<std::string>()>> reload_steps;
+  // One reload at a time: a step (sluiced's keeps what it applied last)
+  // never runs on two threads at once.
+  std::mutex reload_mutex;
   std::function<void(const std::vector<std::string>&)> on_reloaded;
   std::vector<std::function<void(const Config&)>> live_setting_hooks;  // on_live_settings()
   ReloadTrigger reload_trigger;

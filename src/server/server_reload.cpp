@@ -38,6 +38,7 @@ bool load_tls(Server::Impl& impl) {
 }
 
 std::vector<std::string> reload_now(Server::Impl& s) {
+  const std::lock_guard lock(s.reload_mutex);
   std::vector<std::string> failures;
   if (s.tls) {
     if (auto error = s.tls->reload()) failures.push_back(std::move(*error));
