@@ -12,4 +12,4 @@ add_custom_command(
 file(GLOB dashboard_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/dashboard/*.cpp)
 add_library(sluice_dashboard STATIC ${dashboard_srcs} ${dashboard_page_cpp})
 target_include_directories(sluice_dashboard PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
-target_link_libraries(sluice_dashboard PUBLIC sluice_metrics PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
+target_link_libraries(sluice_dashboard PUBLIC sluice_metrics PRIVATE sluice_core)

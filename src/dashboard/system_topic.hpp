@@ -19,6 +19,11 @@
 // of the writes since the previous snapshot fell in (null when there were
 // none). top_topics holds at most max_topics topics, the busiest first, so
 // a snapshot's size is bounded whatever the number of topics.
+//
+// The snapshot is written straight into a buffer kept from the last one,
+// and the topics' counts are kept in tables whose strings are reused: once
+// the set of topics is steady, a snapshot allocates nothing, so a server
+// serving the dashboard still publishes and delivers without allocating.
 #pragma once
 
 #include <chrono>
@@ -26,7 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "metrics/loop_metrics.hpp"
 #include "metrics/registry.hpp"
@@ -54,10 +59,11 @@ class SystemTopic {
   static constexpr std::size_t kDefaultMaxTopics = 20;
   explicit SystemTopic(std::size_t max_topics = kDefaultMaxTopics) : max_topics_(max_topics) {}
 
-  // One snapshot's JSON. Reads the registry as a scrape does (no lock a
-  // loop waits on); costs O(topics). Call it from one thread.
-  [[nodiscard]] std::string snapshot(const metrics::Registry& registry, const metrics::ServerGauges& server,
-                                     std::span<const TopicSample> topics, const SnapshotTime& time);
+  // One snapshot's JSON, valid until the next call. Reads the registry as
+  // a scrape does (no lock a loop waits on); costs O(topics log topics).
+  // Call it from one thread.
+  [[nodiscard]] std::string_view snapshot(const metrics::Registry& registry, const metrics::ServerGauges& server,
+                                          std::span<const TopicSample> topics, const SnapshotTime& time);
 
   struct Totals {
     std::uint64_t published = 0;
@@ -74,7 +80,30 @@ class SystemTopic {
   bool first_ = true;
   std::chrono::steady_clock::time_point previous_at_;
   Totals previous_;
-  std::unordered_map<std::string, std::uint64_t> previous_published_;  // by topic, as of the last snapshot
+  // A topic's count of events published, as of a snapshot.
+  struct TopicCount {
+    std::string name;
+    std::uint64_t published = 0;
+  };
+  // The ranking of this snapshot's topics.
+  struct Row {
+    const TopicSample* topic;
+    double rate;
+  };
+
+  // What `name` had published at the last snapshot, or nullptr.
+  [[nodiscard]] const std::uint64_t* published_before(std::string_view name) const;
+  // Writes top_topics, the busiest first.
+  void write_top_topics(std::span<const TopicSample> topics, double seconds);
+  // Keeps `topics`' counts, sorted by name, for the next snapshot's rates.
+  void keep_counts(std::span<const TopicSample> topics);
+
+  std::string json_;                         // the last snapshot
+  std::vector<TopicCount> counts_;           // as of the last snapshot, the first counted_ sorted by name
+  std::vector<TopicCount> next_counts_;      // built beside them, then swapped in
+  std::size_t counted_ = 0;
+  std::vector<std::uint32_t> order_;         // the topics' indices, sorted by name
+  std::vector<Row> rows_;
 };
 
 }  // namespace sluice::dashboard

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "alloc_counter.hpp"
 
 namespace sluice::dashboard {
 namespace {
@@ -94,6 +98,36 @@ TEST(DashboardSystemTopic, TopTopicsAreTheBusiestAndBounded) {
   ASSERT_EQ(j["top_topics"].size(), 2u);
   EXPECT_EQ(j["top_topics"][0], json({{"name", "busy"}, {"subscribers", 1}, {"rate", 300.0}}));
   EXPECT_EQ(j["top_topics"][1]["name"], "medium");
+}
+
+// Once a second on a serving server: with a steady set of topics (names
+// longer than a string keeps inline), a snapshot allocates nothing.
+TEST(DashboardSystemTopic, ASteadySetOfTopicsIsSnapshottedWithoutAllocating) {
+  metrics::Registry registry(2);
+  SystemTopic sys(5);
+  Clock clock;
+  std::vector<std::string> names;
+  for (int i = 0; i < 50; ++i) names.push_back("sensors.building-" + std::to_string(i % 7) + ".floor-" + std::to_string(i));
+  std::vector<TopicSample> topics;
+  for (const std::string& name : names) topics.push_back({name, 2, 0});
+  const auto tick = [&](int n) {
+    for (std::size_t i = 0; i < topics.size(); ++i) topics[i].published += i;  // topic i: i a second
+    registry.loop(0).events_published.add(50);
+    registry.loop(1).event_age_at_flush_us.observe(300);
+    return sys.snapshot(registry, kGauges, topics, clock.at(std::chrono::milliseconds(1000 * n)));
+  };
+  for (int n = 0; n < 3; ++n) (void)tick(n);
+  const std::uint64_t before = test::allocations();
+  std::size_t written = 0;
+  for (int n = 3; n < 13; ++n) written += tick(n).size();
+  EXPECT_EQ(test::allocations() - before, 0u);
+  EXPECT_GT(written, 0u);
+  // And what it wrote is still the snapshot: the busiest five, in order.
+  const json j = json::parse(tick(13));
+  ASSERT_EQ(j["top_topics"].size(), 5u);
+  EXPECT_EQ(j["top_topics"][0]["name"], names[49]);
+  EXPECT_EQ(j["top_topics"][0]["rate"], 49.0);
+  EXPECT_EQ(j["top_topics"][4]["name"], names[45]);
 }
 
 }  // namespace

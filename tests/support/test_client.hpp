@@ -101,9 +101,11 @@ std::uint64_t seq_of(std::string_view id);
 int publish(TestClient& publisher, std::string_view target, std::string_view body);
 
 // `config` for a test that counts the server's heap allocations: without the
-// $sys snapshots, the server's own once-a-second publish, whose JSON is
-// built on the heap. A measured stretch that happened to span a snapshot
-// (on a loaded machine) counted its allocations as the publishes'.
+// $sys snapshots, the server's own once-a-second publish. A snapshot
+// allocates only while its tables grow (the first ones, or when a topic
+// appears: DashboardSystemTopic.ASteadySetOfTopics…), which a test's new
+// topics make happen during its measured stretch whenever a snapshot falls
+// in it, as it did on a loaded machine.
 server::Config without_system_feed(server::Config config = {});
 
 class RunningServer {
