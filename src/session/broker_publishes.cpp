@@ -11,12 +11,14 @@ broker::PublishStatus BrokerPublishes::publish(std::string_view topic, const bro
     ticket = free_.back();
     free_.pop_back();
   }
+  // Set before the send, so that an answer given during it still finds
+  // its waiter.
+  waiters_[ticket] = &waiter;
   const broker::PublishStatus status = broker_.publish(topic, event, *this, ticket);
   if (status != broker::PublishStatus::ok) {
+    waiters_[ticket] = nullptr;
     free_.push_back(ticket);
-    return status;
   }
-  waiters_[ticket] = &waiter;
   return status;
 }
 

@@ -63,9 +63,10 @@ void H2Connection::serve(const transport::H2Request& h2request) {
   // Waiting for its authorization: logged once routed with the decision.
   if (!services_.logs_access() || session_.peer().asking_pending()) return;
   // A stream that opened is logged as opened (200); a POST when its reply
-  // goes (finish_post).
+  // goes (answer_post), even one whose whole body came with its headers
+  // and that waits for Redis's answer already.
   H2Exchange* exchange = exchanges_.find(h2request.stream);
-  if (answered_status_ == 0 && exchange != nullptr && exchange->posting) {
+  if (answered_status_ == 0 && exchange != nullptr && (exchange->posting || exchange->awaiting_broker)) {
     exchange->logged_target.assign(request.target);
     exchange->logged_agent.assign(request.header("User-Agent"));
     return;

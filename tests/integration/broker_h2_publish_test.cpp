@@ -93,5 +93,29 @@ TEST_F(BrokerNodes, AnHttp2PublishWaitingForRedisIsAnsweredAndOneResetByItsClien
   EXPECT_FALSE(client.goaway());
 }
 
+// The access log's line for a publish over HTTP/2 carries Redis's answer,
+// also for a POST whose (empty) body ended with its headers, which waits
+// for Redis from the moment it is routed.
+TEST_F(BrokerNodes, AnHttp2PublishIsLoggedWithTheStatusRedisAnswered) {
+  auto node = start_node({"log.access=1", "threads=1"});
+  ASSERT_NE(node->port(), 0) << node->output();
+  H2TestClient client(port_of(node));
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE(until_taken(client, "logged"));
+  const std::int32_t with_body = client.request("POST", "/pub/logged", {}, "some data");
+  const std::int32_t empty = client.request("POST", "/pub/logged");
+  ASSERT_TRUE(client.pump([&] { return client.stream(with_body).closed && client.stream(empty).closed; }));
+  ASSERT_EQ(client.stream(with_body).status, 200) << client.stream(with_body).body;
+  ASSERT_EQ(client.stream(empty).status, 200) << client.stream(empty).body;
+  EXPECT_EQ(node->stop(), 0);
+  const std::string log = node->output();
+  for (const std::int32_t stream : {with_body, empty}) {
+    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
+    ASSERT_NE(at, std::string::npos) << stream << "\n" << log;
+    const std::string line = log.substr(log.rfind('\n', at) + 1, log.find('\n', at) - log.rfind('\n', at) - 1);
+    EXPECT_NE(line.find("status=200"), std::string::npos) << line;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::test
