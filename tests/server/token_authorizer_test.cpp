@@ -1,8 +1,8 @@
 // The token authorizer sluiced installs with auth.mode=jwt, in a real
 // server over real sockets: a connection that sends the same token on
 // request after request (a kept-alive HTTP/1.1 connection, the streams of
-// one h2c connection) has it verified once, which the authorizer's own
-// counts show; a different token, an expired one and an authorizer built
+// one h2c connection) has it verified once, which the authorizer's counts
+// (sluice_tokens_total's cells) show; a different token, an expired one and an authorizer built
 // from another secret are each verified anew and judged as ever.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 
 #include "alloc_counter.hpp"
 #include "auth/jwt_mint.hpp"
+#include "metrics/registry.hpp"
 #include "server/token_authorizer.hpp"
 #include "child_process.hpp"
 #include "test_client.hpp"
@@ -51,17 +52,33 @@ std::string mint(const std::string& subject, system_clock::time_point issued_at 
   return token;
 }
 
-// A server whose authorizer is the one sluiced builds, with its counts.
+// What an authorizer counted, over every loop.
+struct TokenChecks {
+  std::uint64_t verified = 0;
+  std::uint64_t reused = 0;
+  std::uint64_t refused = 0;
+};
+
+TokenChecks checks_in(const metrics::Registry& registry) {
+  auto total = [&](metrics::TokenOutcome outcome) {
+    return registry.sum([outcome](const metrics::LoopMetrics& m) { return m.tokens[static_cast<std::size_t>(outcome)].value(); });
+  };
+  return {total(metrics::TokenOutcome::verified), total(metrics::TokenOutcome::reused),
+          total(metrics::TokenOutcome::refused)};
+}
+
+// A server (one loop) whose authorizer is the one sluiced builds, counting
+// in cells of the test's own.
 class TokenReuse : public testing::Test {
  protected:
   TokenReuse()
       : server_(jwt_config(), [this](server::Server& s) {
           server::Authorizer authorizer;
-          ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, nullptr, &counts_));
+          ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, &counts_));
           s.authorize(std::move(authorizer));
         }) {}
 
-  server::TokenChecks checks() const { return counts_(); }
+  TokenChecks checks() const { return checks_in(counts_); }
 
   static int publish_with(TestClient& client, const std::string& topic, const std::string& token) {
     client.send("POST /pub/" + topic + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token +
@@ -69,7 +86,7 @@ class TokenReuse : public testing::Test {
     return read_reply(client).status;
   }
 
-  server::TokenCheckCounts counts_;
+  metrics::Registry counts_{1};
   RunningServer server_;
 };
 
@@ -112,7 +129,8 @@ TEST_F(TokenReuse, ADifferentTokenOnTheSameConnectionIsVerifiedAnewAndJudgedByIt
   char& flipped = forged[forged.size() - 5];
   flipped = flipped == 'A' ? 'B' : 'A';
   EXPECT_EQ(publish_with(another, "news", forged), 401);
-  EXPECT_EQ(checks().verified, 4u);
+  EXPECT_EQ(checks().verified, 3u);
+  EXPECT_EQ(checks().refused, 1u);
   EXPECT_EQ(checks().reused, 1u);
 }
 
@@ -167,8 +185,8 @@ struct Asked {
 
 TEST(TokenAuthorizer, ReusingAConnectionsTokenAllocatesNothing) {
   server::Authorizer authorizer;
-  server::TokenCheckCounts counts;
-  ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, nullptr, &counts));
+  metrics::Registry counts(1);
+  ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, &counts));
   Asked asked;
   const std::string bearer = "Bearer " + mint("alice");
   ASSERT_TRUE(authorizer(asked.connect(bearer)).allowed());
@@ -184,8 +202,8 @@ TEST(TokenAuthorizer, ReusingAConnectionsTokenAllocatesNothing) {
   const std::uint64_t allocated = allocations() - before;
   EXPECT_TRUE(all_allowed);
   EXPECT_EQ(allocated, 0u);
-  EXPECT_EQ(counts().verified, 1u);
-  EXPECT_EQ(counts().reused, static_cast<std::uint64_t>(kRequests));
+  EXPECT_EQ(checks_in(counts).verified, 1u);
+  EXPECT_EQ(checks_in(counts).reused, static_cast<std::uint64_t>(kRequests));
 }
 
 // A connection refused for its identity's connect limit is still a new
@@ -216,15 +234,15 @@ TEST(TokenAuthorizer, AnAuthorizerBuiltFromAnotherSecretDoesNotReuseTheOldOnesId
   server::Authorizer old_one;
   ASSERT_FALSE(server::make_token_authorizer(jwt_config(), old_one));
   server::Authorizer new_one;
-  server::TokenCheckCounts counts;
-  ASSERT_FALSE(server::make_token_authorizer(jwt_config(kOtherSecret), new_one, nullptr, &counts));
+  metrics::Registry counts(1);
+  ASSERT_FALSE(server::make_token_authorizer(jwt_config(kOtherSecret), new_one, &counts));
   Asked asked;
   const std::string bearer = "Bearer " + mint("alice");
   ASSERT_TRUE(old_one(asked.connect(bearer)).allowed());
   const server::AuthDecision decision = new_one(asked.connect(bearer));
   EXPECT_EQ(decision.status(), 401);
-  EXPECT_EQ(counts().verified, 1u);
-  EXPECT_EQ(counts().reused, 0u);
+  EXPECT_EQ(checks_in(counts).refused, 1u);
+  EXPECT_EQ(checks_in(counts).reused, 0u);
   // Signed with the new secret, the same subject is welcome again.
   EXPECT_TRUE(new_one(asked.connect("Bearer " + mint("alice", system_clock::now(), std::chrono::seconds(3600),
                                                         kOtherSecret)))
