@@ -39,12 +39,13 @@ server::Config jwt_config(const std::string& secret = kSecret) {
 // A token for `subject` that may publish on "news", issued at `issued_at`
 // and valid `ttl` from the whole second it was issued in.
 std::string mint(const std::string& subject, system_clock::time_point issued_at = system_clock::now(),
-                 std::chrono::seconds ttl = std::chrono::seconds(3600), const std::string& secret = kSecret) {
+                 std::chrono::seconds ttl = std::chrono::seconds(3600), const std::string& secret = kSecret,
+                 const std::string& topic = "news") {
   auth::SigningKey key;
   EXPECT_FALSE(auth::signing_key_from_secret(secret, key));
   auth::TokenClaims claims;
   claims.subject = subject;
-  claims.publish = {"news"};
+  claims.publish = {topic};
   claims.issued_at = issued_at;
   claims.ttl = ttl;
   std::string token;
@@ -167,6 +168,40 @@ TEST_F(TokenReuse, TheStreamsOfOneH2cConnectionHaveTheirTokenVerifiedOnce) {
   ASSERT_NE(out.find("session 1"), std::string::npos) << out;
   EXPECT_EQ(checks().verified, 1u);
   EXPECT_EQ(checks().reused, static_cast<std::uint64_t>(kPublishes - 1));
+}
+
+// A request without a token after one with a good token, on the same
+// kept-alive connection, is anonymous: the identity the first proved is
+// kept with that token's fingerprint and stands for that token only.
+TEST_F(TokenReuse, ARequestWithoutATokenAfterAGoodOneIsNotTakenForItsIdentity) {
+  TestClient client(server_.port());
+  ASSERT_EQ(publish_with(client, "news", mint("alice")), 200);
+  client.send("POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
+  const HttpReply anonymous = read_reply(client);
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  EXPECT_NE(anonymous.head.find("WWW-Authenticate: Bearer"), std::string::npos) << anonymous.head;
+  EXPECT_EQ(checks().reused, 0u);
+}
+
+// Streams of one h2c connection alternating two subjects' tokens (a proxy
+// carrying two clients' requests): alice may publish on "news", bob only
+// on "sports", and each stream is judged by its own token's grants every
+// time, never by the other's identity left on the connection.
+TEST_F(TokenReuse, TheStreamsOfOneH2cConnectionAlternatingTwoSubjectsEachGetTheirOwnGrants) {
+  constexpr int kPublishes = 8;
+  const std::string alice = mint("alice");
+  const std::string bob = mint("bob", system_clock::now(), std::chrono::seconds(3600), kSecret, "sports");
+  ChildProcess node({"node", SLUICE_SOURCE_DIR "/tests/peers/h2_token_posts.mjs",
+                     "http://127.0.0.1:" + std::to_string(server_.port()), "news", alice + "," + bob,
+                     std::to_string(kPublishes)});
+  node.read_to_end(25s);
+  ASSERT_EQ(node.wait(5s), 0) << node.output();
+  std::string expected;
+  for (int i = 0; i < kPublishes; ++i) expected += i % 2 == 0 ? "status 200\n" : "status 403\n";
+  EXPECT_EQ(node.output(), expected + "session 1\n");
+  // Each stream's token differs from the last one the connection proved.
+  EXPECT_EQ(checks().verified, static_cast<std::uint64_t>(kPublishes));
+  EXPECT_EQ(checks().reused, 0u);
 }
 
 // The authorizer alone, asked as a loop asks it, for what a request costs.
