@@ -54,9 +54,9 @@ struct SettingsChanges {
 // Takes from `read` every live setting into the settings `server` has in
 // force (the others keep their values until a restart). When the result
 // does not hold together (validate()), or what it names does not load (a
-// LiveSettingsHook's prepare), returns the error and changes nothing. Else it is the new snapshot in force, handed to each of
-// `server`'s loops, which takes it on its own thread when it next drains
-// its inbox: what starts from then on (a request, a connection, a
+// LiveSettingsHook's prepare), returns the error and changes nothing.
+// Else it is the new snapshot in force, handed to each of `server`'s
+// loops, which takes it on its own thread when it next drains its inbox: what starts from then on (a request, a connection, a
 // subscription, a log line) is bound by the new values; what is under way
 // keeps those it started with. Any thread; a reload step may call it, and
 // that reload is then reported to Server::on_reloaded once every loop has

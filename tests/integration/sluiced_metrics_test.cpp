@@ -154,8 +154,10 @@ TEST(SluicedMetrics, CountsTokensVerifiedReusedAndRefused) {
   std::string forged = token;
   char& flipped = forged[forged.size() - 5];
   flipped = flipped == 'A' ? 'B' : 'A';
-  TestClient other(sluiced.port());
-  ASSERT_EQ(post(other, forged), 401);
+  {
+    TestClient other(sluiced.port());
+    ASSERT_EQ(post(other, forged), 401);
+  }
 
   auto scraper = std::make_unique<TestClient>(sluiced.port());
   scraper->send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\n\r\n");

@@ -29,8 +29,9 @@ TEST(LiveSettings, LimitsOnNewWorkAreLiveWhatWasBuiltAtStartIsNot) {
     EXPECT_TRUE(is_live_setting(key)) << key;
   }
   for (const char* key : {"listen", "threads", "pool.block_count", "topics.max_name", "auth.max_keys",
-                          "auth.anonymous_subscribe", "history.max_events", "broker.url", "auth.mode", "auth.rate.table_entries",
-                          "tls.cert_file", "h2.enabled", "admin.listen", "log.format", "policy.topics."}) {
+                          "auth.anonymous_subscribe", "history.max_events", "broker.url", "auth.mode",
+                          "auth.rate.table_entries", "tls.cert_file", "h2.enabled", "admin.listen", "log.format",
+                          "policy.topics."}) {
     EXPECT_FALSE(is_live_setting(key)) << key;
   }
 }

@@ -62,7 +62,8 @@ struct TokenChecks {
 
 TokenChecks checks_in(const metrics::Registry& registry) {
   auto total = [&](metrics::TokenOutcome outcome) {
-    return registry.sum([outcome](const metrics::LoopMetrics& m) { return m.tokens[static_cast<std::size_t>(outcome)].value(); });
+    const auto at = static_cast<std::size_t>(outcome);
+    return registry.sum([at](const metrics::LoopMetrics& m) { return m.tokens[at].value(); });
   };
   return {total(metrics::TokenOutcome::verified), total(metrics::TokenOutcome::reused),
           total(metrics::TokenOutcome::refused)};
