@@ -33,6 +33,13 @@ inline constexpr std::array<std::string_view, 5> kPolicyLabels{"fifo", "drop-old
 enum class Refusal : std::uint8_t { no_memory, busy, too_many_topics };
 inline constexpr std::array<std::string_view, 3> kRefusalLabels{"no_memory", "busy", "too_many_topics"};
 
+// What the token authorizer (auth.mode=jwt) made of a request's token:
+// checked (signature and claims) and accepted; taken without a check as
+// the token its connection's last request proved; refused (unreadable,
+// or its check failed).
+enum class TokenOutcome : std::uint8_t { verified, reused, refused };
+inline constexpr std::array<std::string_view, 3> kTokenOutcomeLabels{"verified", "reused", "refused"};
+
 // Data frames in one writev: powers of two up to the iovec batch.
 inline constexpr std::array<std::uint64_t, 11> kWritevEventBounds{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 // Microseconds from publish to the write that carried the event: from a
@@ -63,6 +70,7 @@ struct alignas(64) LoopMetrics {
   Counter protocol_errors;  // WebSockets closed with 1002, 1007 or 1009
   Counter sends_to_closed;  // frames sent through a ConnectionRef after its connection went
   Counter memory_closes;    // connections closed for want of room for their transport's buffers
+  std::array<Counter, kTokenOutcomeLabels.size()> tokens;  // by TokenOutcome
 
   Histogram<kWritevEventBounds> writev_events;
   Histogram<kEventAgeMicrosBounds> event_age_at_flush_us;
@@ -72,6 +80,7 @@ struct alignas(64) LoopMetrics {
   const Gauge& connections_of(Transport t) const { return connections[static_cast<std::size_t>(t)]; }
   Counter& delivered_to(Transport t) { return events_delivered[static_cast<std::size_t>(t)]; }
   Counter& refused(Refusal r) { return publish_refusals[static_cast<std::size_t>(r)]; }
+  Counter& token(TokenOutcome o) { return tokens[static_cast<std::size_t>(o)]; }
 };
 
 }  // namespace sluice::metrics

@@ -81,6 +81,13 @@ void write_events(Exposition& out, const Registry& r) {
          [](const LoopMetrics& m) { return m.sends_to_closed.value(); });
 }
 
+void write_tokens(Exposition& out, const Registry& r) {
+  labelled(out, r, "sluice_tokens_total", Type::counter,
+           "Request tokens the JWT authorizer judged: verified (signature and claims checked, accepted), reused "
+           "(the token the connection's last request proved, not checked again), refused.",
+           "outcome", kTokenOutcomeLabels, [](const LoopMetrics& m, std::size_t i) { return m.tokens[i].value(); });
+}
+
 template <const auto& Bounds>
 void write_histogram(Exposition& out, const Registry& r, std::string_view name, std::string_view help,
                      Histogram<Bounds> LoopMetrics::*member, double divisor = 1) {
@@ -139,6 +146,7 @@ void write_exposition(const Registry& registry, const ServerGauges& server, std:
   write_connections(exposition, registry);
   write_events(exposition, registry);
   write_flushes(exposition, registry);
+  write_tokens(exposition, registry);
   write_server(exposition, registry, server);
 }
 

@@ -5,6 +5,7 @@
 #include "io/socket.hpp"
 #include "server/callback_authorizer.hpp"
 #include "server/live_settings.hpp"
+#include "server/server_impl.hpp"
 #include "server/token_authorizer.hpp"
 
 namespace sluice::server {
@@ -27,9 +28,9 @@ std::optional<std::string> install_authorizer(const Config& config, Server& serv
   const AuthConfig& auth = config.auth;
   Authorizer authorizer;
   if (auth.mode == AuthMode::jwt) {
-    RateRetune retune;
-    if (auto error = make_token_authorizer(config, authorizer, &retune)) return error;
-    on_live_settings(server, [retune = std::move(retune)](const Config& next) { retune(next.auth.rate); });
+    LiveSettingsHook reload;
+    if (auto error = make_token_authorizer(config, authorizer, &impl_of(server).registry, &reload)) return error;
+    on_live_settings(server, std::move(reload));
   }
   if (auth.mode == AuthMode::callback || !auth.callback_url.empty()) {
     if (auto error = make_callback_authorizer(config, server, std::move(authorizer), authorizer)) return error;

@@ -65,8 +65,8 @@ std::string key_list(const std::vector<std::string>& keys) {
 }
 
 // A reload step: the config file and --set read again and checked as at
-// start. The live settings (live_settings.hpp) whose value changed since
-// the last reload are applied, and named; every other key whose value
+// start. The live settings (live_settings.hpp) are applied, and those
+// whose value changed since the last reload named; every other key whose value
 // differs from what the server started with is named as needing a restart
 // and keeps its running value. A file that no longer reads or checks, or
 // whose live values do not hold together with the running server, is the
@@ -90,9 +90,10 @@ class SettingsReload {
     }
     if (auto error = sluice::server::validate(read)) return error;
     const sluice::server::SettingsChanges changes = sluice::server::settings_changes(started_, applied_, now);
-    if (!changes.applied.empty()) {
-      if (auto error = sluice::server::apply_live_settings(server_, read)) return error;
-    }
+    // Applied even when no live key changed: the files they name (the
+    // authorizer's keys) are read again on every reload, so one rotated
+    // in place under the same name is taken.
+    if (auto error = sluice::server::apply_live_settings(server_, read)) return error;
     if (!changes.restart.empty()) {
       std::printf("sluiced: reload: needs restart, not applied:%s\n", key_list(changes.restart).c_str());
     }

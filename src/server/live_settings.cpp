@@ -32,6 +32,7 @@ using P = PolicyConfig;
 using O = OpsConfig;
 using H2 = H2Config;
 using R = AuthRateConfig;
+using A = AuthConfig;
 
 template <auto Field>
 constexpr LiveSetting live_rate(std::string_view key) {
@@ -42,7 +43,9 @@ constexpr LiveSetting live_rate(std::string_view key) {
 // the config (LoopServices), or by the loop's timers, which a reload
 // re-arms (the sweep, the SSE heartbeat), or by the logger; the limits
 // every loop shares (the per-address count, the server's memory cap, the
-// authorizer's rates) are set in place by apply_live_settings.
+// authorizer's rates) are set in place by apply_live_settings; the
+// authorizer's keys and claim rules are loaded anew from the auth.* keys
+// and swapped in whole (token_authorizer.hpp).
 constexpr LiveSetting kLiveSettings[] = {
     live<&C::max_connections>("max_connections"),
     live<&C::per_ip_connections>("limits.per_ip_connections"),
@@ -60,6 +63,12 @@ constexpr LiveSetting kLiveSettings[] = {
     live_rate<&R::publish_per_ip_burst>("auth.rate.publish_per_ip_burst"),
     live_rate<&R::publish_per_identity>("auth.rate.publish_per_identity"),
     live_rate<&R::publish_per_identity_burst>("auth.rate.publish_per_identity_burst"),
+    live<&C::auth, &A::jwt_secret>("auth.jwt_secret"),
+    live<&C::auth, &A::jwt_public_key_file>("auth.jwt_public_key_file"),
+    live<&C::auth, &A::jwks_file>("auth.jwks_file"),
+    live<&C::auth, &A::audience>("auth.audience"),
+    live<&C::auth, &A::issuer>("auth.issuer"),
+    live<&C::auth, &A::clock_skew_ms>("auth.clock_skew_ms"),
     live<&C::http, &H::max_request_line>("http.max_request_line"),
     live<&C::http, &H::max_header_bytes>("http.max_header_bytes"),
     live<&C::http, &H::max_headers>("http.max_headers"),

@@ -14,6 +14,7 @@
 #include "buf/pool.hpp"
 #include "server/address_limit.hpp"
 #include "server/admin_view.hpp"
+#include "server/live_settings.hpp"
 #include "server/loop_broker.hpp"
 #include "hub/topic_book.hpp"
 #include "log/logger.hpp"
@@ -68,7 +69,7 @@ struct Server::Impl {
   // never runs on two threads at once.
   std::mutex reload_mutex;
   std::function<void(const std::vector<std::string>&)> on_reloaded;
-  std::vector<std::function<void(const Config&)>> live_setting_hooks;  // on_live_settings()
+  std::vector<LiveSettingsHook> live_setting_hooks;  // on_live_settings()
   ReloadTrigger reload_trigger;
   // Live settings handed to the loops and not yet taken by all of them; the
   // last to take them fires `settings_taken` on loop 0, which reports the

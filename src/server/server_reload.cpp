@@ -73,13 +73,19 @@ std::optional<std::string> apply_live_settings(Server& server, const Config& rea
   // The server with the new values must hold together (the pool it keeps
   // must still hold what the new limits allow).
   if (auto error = validate(*next)) return error;
+  for (const LiveSettingsHook& hook : s.live_setting_hooks) {
+    if (!hook.prepare) continue;
+    if (auto error = hook.prepare(*next)) return error;
+  }
   s.in_force = next;
   s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
   s.logger.set_access(next->ops.log_access != 0);
   s.ops.set_connections_limit(next->max_connections);
   s.address_limit.set_max(next->per_ip_connections);
   s.memory_cap.set_limit(static_cast<std::size_t>(next->server_memory_bytes));
-  for (const auto& fn : s.live_setting_hooks) fn(*next);
+  for (const LiveSettingsHook& hook : s.live_setting_hooks) {
+    if (hook.apply) hook.apply(*next);
+  }
   s.loops_taking.fetch_add(s.workers.size(), std::memory_order_acq_rel);
   for (const auto& worker : s.workers) {
     worker->reconfigure(next, [&s] {
@@ -89,8 +95,8 @@ std::optional<std::string> apply_live_settings(Server& server, const Config& rea
   return std::nullopt;
 }
 
-void on_live_settings(Server& server, std::function<void(const Config&)> fn) {
-  impl_of(server).live_setting_hooks.push_back(std::move(fn));
+void on_live_settings(Server& server, LiveSettingsHook hook) {
+  impl_of(server).live_setting_hooks.push_back(std::move(hook));
 }
 
 std::vector<std::string> Server::reload() { return reload_now(*impl_); }

@@ -56,26 +56,78 @@ auth::RateConfig rate_config(const AuthRateConfig& r) {
   return out;
 }
 
+// What tokens are checked with: one load's keys and claim rules, and the
+// fingerprinter whose fingerprints stand for tokens these proved. Built
+// whole at start and by each reload, never changed after: a connection's
+// fingerprint made under one set matches nothing another set makes.
+struct TokenKeys {
+  explicit TokenKeys(auth::JwtVerifier v) : verifier(std::move(v)) {}
+
+  [[nodiscard]] const auth::JwtRules& rules() const { return verifier.rules(); }
+
+  const auth::JwtVerifier verifier;
+  const auth::TokenFingerprinter fingerprints;
+};
+using KeysRef = std::shared_ptr<const TokenKeys>;
+
+// One loop's hold on the set it checks with, written by that loop only.
+struct alignas(64) LoopKeys {
+  std::uint64_t generation = 0;
+  KeysRef keys;
+};
+
+// The keys and claim rules `config.auth` names, key files read now.
+std::optional<std::string> load_keys(const Config& config, KeysRef& out) {
+  const AuthConfig& a = config.auth;
+  auth::KeyRing keys;
+  const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
+                                 static_cast<std::size_t>(a.max_keys)};
+  if (auto error = keys.load(sources)) return error;
+  if (keys.empty()) {
+    return std::string("config key 'auth.mode' is jwt but no key is set: give auth.jwt_secret, "
+                       "auth.jwt_public_key_file or auth.jwks_file");
+  }
+  auth::JwtRules rules;
+  rules.max_token_bytes = static_cast<std::size_t>(a.max_token_bytes);
+  rules.max_claims = static_cast<std::size_t>(a.max_claims);
+  rules.max_patterns = static_cast<std::size_t>(a.max_patterns);
+  rules.clock_skew = std::chrono::milliseconds(a.clock_skew_ms);
+  rules.require_exp = a.require_exp != 0;
+  rules.audience = a.audience;
+  rules.issuer = a.issuer;
+  rules.claim = a.claim;
+  rules.max_topic_name = config.hub.max_topic_name;
+  out = std::make_shared<const TokenKeys>(auth::JwtVerifier(std::move(keys), std::move(rules)));
+  return std::nullopt;
+}
+
 class TokenAuthorizer {
  public:
-  TokenAuthorizer(const AuthConfig& config, auth::JwtVerifier verifier, auth::AnonymousGrants anonymous)
-      : verifier_(std::move(verifier)),
+  TokenAuthorizer(const AuthConfig& config, KeysRef keys, auth::AnonymousGrants anonymous,
+                  metrics::Registry* metrics)
+      : metrics_(metrics),
+        loop_keys_(metrics != nullptr ? metrics->loops() : 1),
+        keys_(std::move(keys)),
         anonymous_(std::move(anonymous)),
         cookie_name_(config.cookie_name),
         lookup_{cookie_name_, config.query_token != 0},
-        limiter_(rate_config(config.rate)) {}
+        limiter_(rate_config(config.rate)) {
+    for (LoopKeys& mine : loop_keys_) mine = {1, keys_};
+  }
 
   AuthDecision operator()(const AuthRequest& request) {
+    KeysRef held_here;  // only for a loop index past the loops counted at build (never in sluiced)
+    const TokenKeys& keys = keys_for(request.loop, held_here);
     const auth::PeerAddress address = auth::peer_address(request.peer);
-    if (request.action == Action::connect) return connect(request, address);
-    if (request.action == Action::refresh) return refresh(request, address);
+    if (request.action == Action::connect) return connect(request, address, keys);
+    if (request.action == Action::refresh) return refresh(request, address, keys);
     const auto kind = request.action == Action::subscribe ? auth::Action::subscribe : auth::Action::publish;
     const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
     const auth::Identity* identity = held != nullptr && held->identity ? &*held->identity : nullptr;
     // A WebSocket lives past its token's expiry until the sweep closes it:
     // what it asks meanwhile is judged by the token as it is then.
     if (identity != nullptr && identity->expires &&
-        std::chrono::system_clock::now() > *identity->expires + verifier_.rules().clock_skew) {
+        std::chrono::system_clock::now() > *identity->expires + keys.rules().clock_skew) {
       return to_hook(auth::Decision::invalid_token("token expired"));
     }
     if (auth::Decision d = auth::decide_topic(identity, anonymous_, kind, request.topic); !d.allowed()) {
@@ -88,17 +140,57 @@ class TokenAuthorizer {
                  identity != nullptr ? identity->subject : std::string_view());
   }
 
-  // A reload's rates, for the next check (the table's size stays).
-  void set_rates(const AuthRateConfig& rates) {
-    const std::lock_guard lock(mutex_);
-    limiter_.set_rules(rate_config(rates));
+  // A reload's first step: the keys and claim rules `next` names, loaded
+  // beside the running ones and kept for apply(); nothing changes in force.
+  std::optional<std::string> prepare(const Config& next) {
+    KeysRef keys;
+    if (auto error = load_keys(next, keys)) return error;
+    const std::lock_guard lock(keys_mutex_);
+    staged_ = std::move(keys);
+    return std::nullopt;
   }
 
-  [[nodiscard]] TokenChecks checks() const {
-    return {verified_.load(std::memory_order_relaxed), reused_.load(std::memory_order_relaxed)};
+  // A reload's second step: the keys prepare() loaded, for each loop's next
+  // check, and the rates (the table and its buckets stay).
+  void apply(const Config& next) {
+    {
+      const std::lock_guard lock(keys_mutex_);
+      if (staged_) {
+        keys_ = std::move(staged_);
+        generation_.fetch_add(1, std::memory_order_release);
+      }
+    }
+    const std::lock_guard lock(mutex_);
+    limiter_.set_rules(rate_config(next.auth.rate));
   }
 
  private:
+  // The set loop `loop` checks with: its own hold, taken again under the
+  // mutex only when a reload has swapped the set since it last looked.
+  const TokenKeys& keys_for(unsigned loop, KeysRef& held_here) {
+    const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+    if (loop >= loop_keys_.size()) {
+      const std::lock_guard lock(keys_mutex_);
+      held_here = keys_;
+      return *held_here;
+    }
+    LoopKeys& mine = loop_keys_[loop];
+    if (mine.generation != generation) {
+      const std::lock_guard lock(keys_mutex_);
+      mine = {generation_.load(std::memory_order_relaxed), keys_};
+    }
+    return *mine.keys;
+  }
+
+  void count(unsigned loop, metrics::TokenOutcome outcome) {
+    if (metrics_ == nullptr) return;
+    if (loop < metrics_->loops()) {
+      metrics_->loop(loop).token(outcome).add();
+    } else {
+      metrics_->update_off_loop([outcome](metrics::LoopMetrics& m) { m.token(outcome).add(); });
+    }
+  }
+
   // Every request: its token (if any) is verified and what it grants kept
   // in the connection's data, replacing what an earlier request on the
   // same connection left there, unless it is the very token that earlier
@@ -108,7 +200,7 @@ class TokenAuthorizer {
   // The address's connect token is spent before the signature is checked:
   // a client sending connection after connection with forged tokens is
   // refused once over its limit without costing a verification each.
-  AuthDecision connect(const AuthRequest& request, const auth::PeerAddress& address) {
+  AuthDecision connect(const AuthRequest& request, const auth::PeerAddress& address, const TokenKeys& keys) {
     const bool first = request.user == nullptr;
     if (first) {
       AuthDecision limited = limit_one(auth::RateKind::connect, auth::RateScope::address, address.view());
@@ -121,23 +213,25 @@ class TokenAuthorizer {
     for (const HeaderField& f : request.headers.fields()) headers.push_back({f.name, f.value});
     const auth::FoundToken found = auth::find_token(headers, request.query, lookup_);
     const auth::TokenFingerprint fingerprint =
-        found.error == nullptr && found.source != auth::TokenSource::none ? fingerprints_.of(found.token)
+        found.error == nullptr && found.source != auth::TokenSource::none ? keys.fingerprints.of(found.token)
                                                                           : auth::TokenFingerprint{};
     if (const auto* known = static_cast<const ConnectionAuth*>(request.user.get()); known != nullptr) {
-      if (auto reused = reuse(*known, fingerprint)) return *std::move(reused);
+      if (auto reused = reuse(request.loop, *known, fingerprint, keys)) return *std::move(reused);
     }
     auto held = std::make_shared<ConnectionAuth>();
     request.user = held;
     auth::Decision refused;
     if (found.error != nullptr) {
+      count(request.loop, metrics::TokenOutcome::refused);
       refused = auth::Decision::invalid_token(found.error);
     } else if (found.source != auth::TokenSource::none) {
-      auth::VerifiedToken verified = verifier_.verify(found.token, std::chrono::system_clock::now());
-      verified_.fetch_add(1, std::memory_order_relaxed);
+      auth::VerifiedToken verified = keys.verifier.verify(found.token, std::chrono::system_clock::now());
       if (verified.check.ok()) {
+        count(request.loop, metrics::TokenOutcome::verified);
         held->identity = std::move(verified.identity);
         held->token = fingerprint;
       } else {
+        count(request.loop, metrics::TokenOutcome::refused);
         refused = auth::Decision::invalid_token(std::move(verified.check.reason));
       }
     }
@@ -151,21 +245,23 @@ class TokenAuthorizer {
         return limited;
       }
     }
-    return valid_until(to_hook(refused), held->identity);
+    return valid_until(to_hook(refused), held->identity, keys);
   }
 
-  // The same token as the connection's last request, from the same
-  // verifier: its identity stands if its time claims still hold now (an
+  // The same token as the connection's last request, from the same set of
+  // keys (a fingerprint made before a reload swapped them matches nothing
+  // now): its identity stands if its time claims still hold now (an
   // expired token falls through to a full verification, which refuses it
   // with the same reason as ever and leaves the connection anonymous).
   // Nothing is allocated and the connection's data is left as it is.
-  std::optional<AuthDecision> reuse(const ConnectionAuth& known, const auth::TokenFingerprint& token) {
+  std::optional<AuthDecision> reuse(unsigned loop, const ConnectionAuth& known, const auth::TokenFingerprint& token,
+                                    const TokenKeys& keys) {
     if (!known.identity || !auth::same_token(known.token, token)) return std::nullopt;
-    if (!auth::check_token_times(*known.identity, verifier_.rules(), std::chrono::system_clock::now()).ok()) {
+    if (!auth::check_token_times(*known.identity, keys.rules(), std::chrono::system_clock::now()).ok()) {
       return std::nullopt;
     }
-    reused_.fetch_add(1, std::memory_order_relaxed);
-    return valid_until(AuthDecision::allow(), known.identity);
+    count(loop, metrics::TokenOutcome::reused);
+    return valid_until(AuthDecision::allow(), known.identity, keys);
   }
 
   // A /ws client's new token, verified like the first. It must name the
@@ -175,7 +271,7 @@ class TokenAuthorizer {
   // was told) and a connection opened without a token cannot gain one. A
   // refresh counts against the connect limits: each costs a signature
   // check, as a new connection's token does.
-  AuthDecision refresh(const AuthRequest& request, const auth::PeerAddress& address) {
+  AuthDecision refresh(const AuthRequest& request, const auth::PeerAddress& address, const TokenKeys& keys) {
     const auto* held = static_cast<const ConnectionAuth*>(request.user.get());
     if (held == nullptr || !held->identity) {
       return to_hook(auth::Decision::forbid("the connection was opened without a token; a refresh cannot add one"));
@@ -183,8 +279,8 @@ class TokenAuthorizer {
     if (AuthDecision limited = limit(auth::RateKind::connect, address, held->identity->subject); !limited.allowed()) {
       return limited;
     }
-    auth::VerifiedToken verified = verifier_.verify(request.token, std::chrono::system_clock::now());
-    verified_.fetch_add(1, std::memory_order_relaxed);
+    auth::VerifiedToken verified = keys.verifier.verify(request.token, std::chrono::system_clock::now());
+    count(request.loop, verified.check.ok() ? metrics::TokenOutcome::verified : metrics::TokenOutcome::refused);
     if (!verified.check.ok()) return to_hook(auth::Decision::invalid_token(std::move(verified.check.reason)));
     if (verified.identity.subject != held->identity->subject) {
       return to_hook(auth::Decision::forbid("the token's subject is not the connection's"));
@@ -194,13 +290,14 @@ class TokenAuthorizer {
     auto next = std::make_shared<ConnectionAuth>();
     next->identity = std::move(verified.identity);
     request.user = next;
-    return valid_until(AuthDecision::allow(), next->identity);
+    return valid_until(AuthDecision::allow(), next->identity, keys);
   }
 
   // The moment the sweep ends a stream opened on `identity`'s token: its
   // exp with the same slack the token was accepted with.
-  AuthDecision valid_until(AuthDecision decision, const std::optional<auth::Identity>& identity) const {
-    if (identity && identity->expires) decision.until(*identity->expires + verifier_.rules().clock_skew);
+  static AuthDecision valid_until(AuthDecision decision, const std::optional<auth::Identity>& identity,
+                                  const TokenKeys& keys) {
+    if (identity && identity->expires) decision.until(*identity->expires + keys.rules().clock_skew);
     return decision;
   }
 
@@ -225,13 +322,14 @@ class TokenAuthorizer {
     return check.allowed ? AuthDecision::allow() : to_hook(auth::rate_decision(check));
   }
 
-  const auth::JwtVerifier verifier_;
-  // Its keys and generation are the verifier's as far as reuse goes: an
-  // authorizer built anew (from new keys) never matches a fingerprint this
-  // one made.
-  const auth::TokenFingerprinter fingerprints_;
-  std::atomic<std::uint64_t> verified_{0};
-  std::atomic<std::uint64_t> reused_{0};
+  metrics::Registry* const metrics_;
+  std::vector<LoopKeys> loop_keys_;  // by loop
+  // The set in force, and the one a reload's prepare() loaded, under the
+  // mutex: a reload and a loop's first check after it take it, nothing else.
+  std::mutex keys_mutex_;
+  KeysRef keys_;
+  KeysRef staged_;
+  std::atomic<std::uint64_t> generation_{1};  // counts the sets put in force
   const auth::AnonymousGrants anonymous_;
   const std::string cookie_name_;
   const auth::TokenLookup lookup_;
@@ -247,37 +345,22 @@ std::optional<std::string> patterns(const std::vector<std::string>& list, std::s
 
 }  // namespace
 
-std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out, RateRetune* retune,
-                                                 TokenCheckCounts* counts) {
+std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out, metrics::Registry* metrics,
+                                                 LiveSettingsHook* reload) {
   const AuthConfig& a = config.auth;
-  auth::KeyRing keys;
-  const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
-                                 static_cast<std::size_t>(a.max_keys)};
-  if (auto error = keys.load(sources)) return error;
-  if (keys.empty()) {
-    return std::string("config key 'auth.mode' is jwt but no key is set: give auth.jwt_secret, "
-                       "auth.jwt_public_key_file or auth.jwks_file");
-  }
-  auth::JwtRules rules;
-  rules.max_token_bytes = static_cast<std::size_t>(a.max_token_bytes);
-  rules.max_claims = static_cast<std::size_t>(a.max_claims);
-  rules.max_patterns = static_cast<std::size_t>(a.max_patterns);
-  rules.clock_skew = std::chrono::milliseconds(a.clock_skew_ms);
-  rules.require_exp = a.require_exp != 0;
-  rules.audience = a.audience;
-  rules.issuer = a.issuer;
-  rules.claim = a.claim;
-  rules.max_topic_name = config.hub.max_topic_name;
+  KeysRef keys;
+  if (auto error = load_keys(config, keys)) return error;
   auth::AnonymousGrants anonymous;
   if (auto error = patterns(a.anonymous_subscribe, "auth.anonymous_subscribe", config, anonymous.subscribe)) {
     return error;
   }
   if (auto error = patterns(a.anonymous_publish, "auth.anonymous_publish", config, anonymous.publish)) return error;
-  auto authorizer =
-      std::make_shared<TokenAuthorizer>(a, auth::JwtVerifier(std::move(keys), std::move(rules)), std::move(anonymous));
+  auto authorizer = std::make_shared<TokenAuthorizer>(a, std::move(keys), std::move(anonymous), metrics);
   out = [authorizer](const AuthRequest& request) { return (*authorizer)(request); };
-  if (retune != nullptr) *retune = [authorizer](const AuthRateConfig& rates) { authorizer->set_rates(rates); };
-  if (counts != nullptr) *counts = [authorizer] { return authorizer->checks(); };
+  if (reload != nullptr) {
+    reload->prepare = [authorizer](const Config& next) { return authorizer->prepare(next); };
+    reload->apply = [authorizer](const Config& next) { authorizer->apply(next); };
+  }
   return std::nullopt;
 }
 

@@ -10,38 +10,38 @@
 // token of the same subject; each subscribe and publish is then judged
 // against those grants and the anonymous ones, and counted against the
 // rate limits. Nothing here runs per event.
+//
+// A reload may bring new keys and claim rules (auth.jwt_secret, the key
+// files, auth.audience, auth.issuer, auth.clock_skew_ms): they are loaded
+// whole beside the running ones, with a fingerprinter of their own, and
+// swapped in. Each loop holds the set it checks with and looks at a shared
+// generation number (one atomic load per request) to see that a reload
+// replaced it; it takes the set's mutex once per reload. A connection's
+// fingerprint made under the old set matches nothing the new one makes, so
+// its next request is verified under the new keys.
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
+#include "metrics/registry.hpp"
+#include "server/live_settings.hpp"
 #include "sluice/authorization.hpp"
 #include "sluice/config.hpp"
 
 namespace sluice::server {
 
-// Gives the installed authorizer new rate limits (auth.rate.*, but for
-// the table's size), from any thread; its next check uses them.
-using RateRetune = std::function<void(const AuthRateConfig&)>;
-
-// How many tokens the authorizer has verified (signature and claims) and
-// how many requests it let reuse their connection's verified token instead.
-struct TokenChecks {
-  std::uint64_t verified = 0;
-  std::uint64_t reused = 0;
-};
-// Reads those counts, from any thread.
-using TokenCheckCounts = std::function<TokenChecks()>;
-
-// Builds the authorizer `config.auth` describes, in `retune` (when given)
-// the way to change its rates on a reload, and in `counts` (when given)
-// the way to read its TokenChecks. Returns one line naming the config key
-// at fault (a short secret, an unreadable key file, a bad pattern), or
+// Builds the authorizer `config.auth` describes. With `metrics`, what it
+// makes of each request's token (metrics::TokenOutcome) is counted in the
+// cells of the loop that asked (AuthRequest::loop). With `reload`, the way
+// a reload gives it new keys, claim rules and rates: `prepare` loads the
+// keys the auth.* settings name (their files read again) into a verifier
+// beside the running one, `apply` swaps it in whole and sets the rates;
+// the rate table and its buckets stay. Returns one line naming the config
+// key at fault (a short secret, an unreadable key file, a bad pattern), or
 // nullopt.
 [[nodiscard]] std::optional<std::string> make_token_authorizer(const Config& config, Authorizer& out,
-                                                               RateRetune* retune = nullptr,
-                                                               TokenCheckCounts* counts = nullptr);
+                                                               metrics::Registry* metrics = nullptr,
+                                                               LiveSettingsHook* reload = nullptr);
 
 }  // namespace sluice::server

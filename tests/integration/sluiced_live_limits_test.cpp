@@ -20,75 +20,11 @@
 
 #include "child_process.hpp"
 #include "sluiced_process.hpp"
+#include "reloaded_sluiced.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
 namespace {
-
-std::size_t count_of(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
-// Polls `done` until it holds or `limit` passes.
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
-
-// sluiced reading its settings from a TOML file this test rewrites.
-class ReloadedSluiced {
- public:
-  explicit ReloadedSluiced(const std::string& name, const std::string& toml)
-      : path_(testing::TempDir() + std::to_string(::getpid()) + "_" + name + ".toml") {
-    std::ofstream(path_) << toml;
-    process_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-        env_path("SLUICED"), "--config", path_, "--listen", "127.0.0.1:0", "--set", "threads=1", "--set",
-        "pool.prefault=0"});
-    if (process_->read_until_contains("\n", 10s)) port_ = listening_port(process_->output());
-  }
-  ~ReloadedSluiced() {
-    process_->signal(SIGKILL);
-    (void)process_->wait(10s);
-    std::remove(path_.c_str());
-  }
-
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-  [[nodiscard]] const std::string& output() const { return process_->output(); }
-
-  // Writes `toml` as the whole file, signals a reload and waits until every
-  // loop has taken it; true when the reload applied exactly `applied`.
-  bool reload(const std::string& toml, const std::string& applied) {
-    std::ofstream(path_) << toml;
-    const std::size_t before = count_of(process_->output(), "sluiced: reloaded\n");
-    process_->signal(SIGHUP);
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (count_of(process_->output(), "sluiced: reloaded\n") == before) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      // A needle never written: reads what comes for 20 ms; the count decides.
-      (void)process_->read_until_contains(std::string(1, '\0'), 20ms);
-    }
-    return process_->output().find("sluiced: reload: applied: " + applied + "\n") != std::string::npos;
-  }
-
-  // sluice_connection_memory_bytes, read from /metrics.
-  std::uint64_t connection_memory() const {
-    const HttpReply reply = http_request(port_, "GET", "/metrics");
-    const std::string name = "\nsluice_connection_memory_bytes ";
-    const std::size_t at = reply.body.find(name);
-    return at == std::string::npos ? ~std::uint64_t{0} : std::strtoull(reply.body.c_str() + at + name.size(), nullptr, 10);
-  }
-
- private:
-  std::string path_;
-  std::unique_ptr<ChildProcess> process_;
-  std::uint16_t port_ = 0;
-};
 
 std::unique_ptr<SseSubscriber> open_stream(std::uint16_t port, std::string_view target) {
   auto stream = std::make_unique<SseSubscriber>(port, target);

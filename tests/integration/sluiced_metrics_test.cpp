@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "auth/jwt_mint.hpp"
 #include "child_process.hpp"
 #include "h2_test_client.hpp"
 #include "prometheus.hpp"
@@ -121,6 +122,52 @@ TEST(SluicedMetrics, Http2FlushesCountInTheFlushHistograms) {
   EXPECT_GE(s["sluice_event_age_at_flush_seconds_count"], 1);
   EXPECT_GT(s["sluice_event_age_at_flush_seconds_sum"], 0);
   h2.reset();  // gone before the stop, which would otherwise wait for it to linger out
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+// With auth.mode=jwt, what the token authorizer made of each request's
+// token: three publishes on one kept-alive connection are one token
+// verified and two reused, a forged token is refused, and the scrape's own
+// token (on a new connection) is verified too.
+TEST(SluicedMetrics, CountsTokensVerifiedReusedAndRefused) {
+  const std::string secret = "metrics-token-secret-0123456789abcdef";
+  SluicedProcess sluiced = sluiced_with({"auth.mode=jwt", "auth.jwt_secret=" + secret});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  auth::SigningKey key;
+  ASSERT_FALSE(auth::signing_key_from_secret(secret, key));
+  auth::TokenClaims claims;
+  claims.subject = "ops";
+  claims.publish = {"news"};
+  claims.subscribe = {"$metrics"};
+  claims.issued_at = std::chrono::system_clock::now();
+  std::string token;
+  ASSERT_FALSE(auth::mint_token(claims, key, token));
+  const auto post = [&](TestClient& client, const std::string& bearer) {
+    client.send("POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + bearer +
+                "\r\nContent-Length: 1\r\n\r\nx");
+    return read_reply(client).status;
+  };
+  {
+    TestClient kept(sluiced.port());
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(post(kept, token), 200) << i;
+  }
+  std::string forged = token;
+  char& flipped = forged[forged.size() - 5];
+  flipped = flipped == 'A' ? 'B' : 'A';
+  {
+    TestClient other(sluiced.port());
+    ASSERT_EQ(post(other, forged), 401);
+  }
+
+  auto scraper = std::make_unique<TestClient>(sluiced.port());
+  scraper->send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\n\r\n");
+  const HttpReply reply = read_reply(*scraper);
+  scraper.reset();  // gone before the stop, which would otherwise wait for it to linger out
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  auto s = samples(reply.body);
+  EXPECT_EQ(s["sluice_tokens_total{outcome=\"verified\"}"], 2);
+  EXPECT_EQ(s["sluice_tokens_total{outcome=\"reused\"}"], 2);
+  EXPECT_EQ(s["sluice_tokens_total{outcome=\"refused\"}"], 1);
   EXPECT_EQ(sluiced.stop(), 0);
 }
 

@@ -51,6 +51,8 @@ std::string busy_exposition() {
     m.events_conflated.add(6);
     m.slow_consumer_cutoffs[0].add(1);
     m.refused(Refusal::no_memory).add(2);
+    m.token(TokenOutcome::verified).add(1);
+    m.token(TokenOutcome::reused).add(7);
     m.writev_events.observe(3);
     m.event_age_at_flush_us.observe(120);
     m.queue_depth.observe(0);
@@ -68,6 +70,9 @@ TEST(MetricsScrape, SumsLoopsIntoOneSamplePerSeries) {
                            "sluice_slow_consumer_cutoffs_total{policy=\"fifo\"} 2\n",
                            "sluice_publish_refusals_total{reason=\"no_memory\"} 4\n",
                            "sluice_publish_refusals_total{reason=\"busy\"} 0\n", "sluice_writev_events_count 2\n",
+                           "sluice_tokens_total{outcome=\"verified\"} 2\n",
+                           "sluice_tokens_total{outcome=\"reused\"} 14\n",
+                           "sluice_tokens_total{outcome=\"refused\"} 0\n",
                            "sluice_event_age_at_flush_seconds_bucket{le=\"0.00025\"} 2\n",
                            "sluice_event_age_at_flush_seconds_sum 0.00024\n", "sluice_pool_blocks_in_use 24\n",
                            "sluice_pool_refusals_total{lane=\"data\"} 5\n", "sluice_loops 2\n",

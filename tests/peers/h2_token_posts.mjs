@@ -1,13 +1,16 @@
 // Node's built-in `http2` client: COUNT publishes (POST /pub/{topic}), one
-// after another, each on a new stream of one HTTP/2 session and each with
-// the same bearer token, as a kept-alive client sends them.
-// Usage: node h2_token_posts.mjs URL TOPIC TOKEN COUNT
+// after another, each on a new stream of one HTTP/2 session, as a
+// kept-alive client sends them. TOKENS is one bearer token, or several
+// joined by commas, taken in turn (publish i carries token i mod their
+// number), as a proxy carrying several clients' requests sends them.
+// Usage: node h2_token_posts.mjs URL TOPIC TOKENS COUNT
 //   prints one line per publish: "status S", then "session 1".
 import http2 from 'node:http2';
 import { exitAfter, fail } from './lib/deadline.mjs';
 
 const script = 'h2_token_posts';
-const [url, topic, token, countArg] = process.argv.slice(2);
+const [url, topic, tokensArg, countArg] = process.argv.slice(2);
+const tokens = tokensArg.split(',');
 const count = Number(countArg);
 let done = 0;
 exitAfter(20000, script, () => `${done}/${count} publishes answered`);
@@ -21,7 +24,7 @@ function publish() {
   const req = session.request({
     ':method': 'POST',
     ':path': `/pub/${topic}`,
-    authorization: `Bearer ${token}`,
+    authorization: `Bearer ${tokens[done % tokens.length]}`,
   });
   req.on('response', (headers) => console.log(`status ${headers[':status']}`));
   req.on('error', (e) => fail(script, `publish ${done}: ${e.message}`));

@@ -23,12 +23,15 @@ TEST(LiveSettings, LimitsOnNewWorkAreLiveWhatWasBuiltAtStartIsNot) {
                           "ws.max_message", "ws.allowed_origins", "policy.default", "policy.topics.prices.*",
                           "admin.max_topics", "log.level", "log.access", "h2.max_concurrent_streams",
                           "max_connections", "limits.per_ip_connections", "limits.server_bytes",
-                          "policy.latest_window_frames", "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst"}) {
+                          "policy.latest_window_frames", "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst",
+                          "auth.jwt_secret", "auth.jwt_public_key_file", "auth.jwks_file", "auth.audience",
+                          "auth.issuer", "auth.clock_skew_ms"}) {
     EXPECT_TRUE(is_live_setting(key)) << key;
   }
-  for (const char* key : {"listen", "threads", "pool.block_count", "topics.max_name", "auth.jwt_secret",
-                          "history.max_events", "broker.url", "auth.mode", "auth.rate.table_entries",
-                          "tls.cert_file", "h2.enabled", "admin.listen", "log.format", "policy.topics."}) {
+  for (const char* key : {"listen", "threads", "pool.block_count", "topics.max_name", "auth.max_keys",
+                          "auth.anonymous_subscribe", "history.max_events", "broker.url", "auth.mode",
+                          "auth.rate.table_entries", "tls.cert_file", "h2.enabled", "admin.listen", "log.format",
+                          "policy.topics."}) {
     EXPECT_FALSE(is_live_setting(key)) << key;
   }
 }

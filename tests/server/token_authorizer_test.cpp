@@ -1,8 +1,8 @@
 // The token authorizer sluiced installs with auth.mode=jwt, in a real
 // server over real sockets: a connection that sends the same token on
 // request after request (a kept-alive HTTP/1.1 connection, the streams of
-// one h2c connection) has it verified once, which the authorizer's own
-// counts show; a different token, an expired one and an authorizer built
+// one h2c connection) has it verified once, which the authorizer's counts
+// (sluice_tokens_total's cells) show; a different token, an expired one and an authorizer built
 // from another secret are each verified anew and judged as ever.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 
 #include "alloc_counter.hpp"
 #include "auth/jwt_mint.hpp"
+#include "metrics/registry.hpp"
 #include "server/token_authorizer.hpp"
 #include "child_process.hpp"
 #include "test_client.hpp"
@@ -38,12 +39,13 @@ server::Config jwt_config(const std::string& secret = kSecret) {
 // A token for `subject` that may publish on "news", issued at `issued_at`
 // and valid `ttl` from the whole second it was issued in.
 std::string mint(const std::string& subject, system_clock::time_point issued_at = system_clock::now(),
-                 std::chrono::seconds ttl = std::chrono::seconds(3600), const std::string& secret = kSecret) {
+                 std::chrono::seconds ttl = std::chrono::seconds(3600), const std::string& secret = kSecret,
+                 const std::string& topic = "news") {
   auth::SigningKey key;
   EXPECT_FALSE(auth::signing_key_from_secret(secret, key));
   auth::TokenClaims claims;
   claims.subject = subject;
-  claims.publish = {"news"};
+  claims.publish = {topic};
   claims.issued_at = issued_at;
   claims.ttl = ttl;
   std::string token;
@@ -51,17 +53,34 @@ std::string mint(const std::string& subject, system_clock::time_point issued_at 
   return token;
 }
 
-// A server whose authorizer is the one sluiced builds, with its counts.
+// What an authorizer counted, over every loop.
+struct TokenChecks {
+  std::uint64_t verified = 0;
+  std::uint64_t reused = 0;
+  std::uint64_t refused = 0;
+};
+
+TokenChecks checks_in(const metrics::Registry& registry) {
+  auto total = [&](metrics::TokenOutcome outcome) {
+    const auto at = static_cast<std::size_t>(outcome);
+    return registry.sum([at](const metrics::LoopMetrics& m) { return m.tokens[at].value(); });
+  };
+  return {total(metrics::TokenOutcome::verified), total(metrics::TokenOutcome::reused),
+          total(metrics::TokenOutcome::refused)};
+}
+
+// A server (one loop) whose authorizer is the one sluiced builds, counting
+// in cells of the test's own.
 class TokenReuse : public testing::Test {
  protected:
   TokenReuse()
       : server_(jwt_config(), [this](server::Server& s) {
           server::Authorizer authorizer;
-          ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, nullptr, &counts_));
+          ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, &counts_));
           s.authorize(std::move(authorizer));
         }) {}
 
-  server::TokenChecks checks() const { return counts_(); }
+  TokenChecks checks() const { return checks_in(counts_); }
 
   static int publish_with(TestClient& client, const std::string& topic, const std::string& token) {
     client.send("POST /pub/" + topic + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token +
@@ -69,7 +88,7 @@ class TokenReuse : public testing::Test {
     return read_reply(client).status;
   }
 
-  server::TokenCheckCounts counts_;
+  metrics::Registry counts_{1};
   RunningServer server_;
 };
 
@@ -112,7 +131,8 @@ TEST_F(TokenReuse, ADifferentTokenOnTheSameConnectionIsVerifiedAnewAndJudgedByIt
   char& flipped = forged[forged.size() - 5];
   flipped = flipped == 'A' ? 'B' : 'A';
   EXPECT_EQ(publish_with(another, "news", forged), 401);
-  EXPECT_EQ(checks().verified, 4u);
+  EXPECT_EQ(checks().verified, 3u);
+  EXPECT_EQ(checks().refused, 1u);
   EXPECT_EQ(checks().reused, 1u);
 }
 
@@ -151,6 +171,40 @@ TEST_F(TokenReuse, TheStreamsOfOneH2cConnectionHaveTheirTokenVerifiedOnce) {
   EXPECT_EQ(checks().reused, static_cast<std::uint64_t>(kPublishes - 1));
 }
 
+// A request without a token after one with a good token, on the same
+// kept-alive connection, is anonymous: the identity the first proved is
+// kept with that token's fingerprint and stands for that token only.
+TEST_F(TokenReuse, ARequestWithoutATokenAfterAGoodOneIsNotTakenForItsIdentity) {
+  TestClient client(server_.port());
+  ASSERT_EQ(publish_with(client, "news", mint("alice")), 200);
+  client.send("POST /pub/news HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
+  const HttpReply anonymous = read_reply(client);
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  EXPECT_NE(anonymous.head.find("WWW-Authenticate: Bearer"), std::string::npos) << anonymous.head;
+  EXPECT_EQ(checks().reused, 0u);
+}
+
+// Streams of one h2c connection alternating two subjects' tokens (a proxy
+// carrying two clients' requests): alice may publish on "news", bob only
+// on "sports", and each stream is judged by its own token's grants every
+// time, never by the other's identity left on the connection.
+TEST_F(TokenReuse, TheStreamsOfOneH2cConnectionAlternatingTwoSubjectsEachGetTheirOwnGrants) {
+  constexpr int kPublishes = 8;
+  const std::string alice = mint("alice");
+  const std::string bob = mint("bob", system_clock::now(), std::chrono::seconds(3600), kSecret, "sports");
+  ChildProcess node({"node", SLUICE_SOURCE_DIR "/tests/peers/h2_token_posts.mjs",
+                     "http://127.0.0.1:" + std::to_string(server_.port()), "news", alice + "," + bob,
+                     std::to_string(kPublishes)});
+  node.read_to_end(25s);
+  ASSERT_EQ(node.wait(5s), 0) << node.output();
+  std::string expected;
+  for (int i = 0; i < kPublishes; ++i) expected += i % 2 == 0 ? "status 200\n" : "status 403\n";
+  EXPECT_EQ(node.output(), expected + "session 1\n");
+  // Each stream's token differs from the last one the connection proved.
+  EXPECT_EQ(checks().verified, static_cast<std::uint64_t>(kPublishes));
+  EXPECT_EQ(checks().reused, 0u);
+}
+
 // The authorizer alone, asked as a loop asks it, for what a request costs.
 struct Asked {
   server::UserData user;
@@ -167,8 +221,8 @@ struct Asked {
 
 TEST(TokenAuthorizer, ReusingAConnectionsTokenAllocatesNothing) {
   server::Authorizer authorizer;
-  server::TokenCheckCounts counts;
-  ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, nullptr, &counts));
+  metrics::Registry counts(1);
+  ASSERT_FALSE(server::make_token_authorizer(jwt_config(), authorizer, &counts));
   Asked asked;
   const std::string bearer = "Bearer " + mint("alice");
   ASSERT_TRUE(authorizer(asked.connect(bearer)).allowed());
@@ -184,8 +238,8 @@ TEST(TokenAuthorizer, ReusingAConnectionsTokenAllocatesNothing) {
   const std::uint64_t allocated = allocations() - before;
   EXPECT_TRUE(all_allowed);
   EXPECT_EQ(allocated, 0u);
-  EXPECT_EQ(counts().verified, 1u);
-  EXPECT_EQ(counts().reused, static_cast<std::uint64_t>(kRequests));
+  EXPECT_EQ(checks_in(counts).verified, 1u);
+  EXPECT_EQ(checks_in(counts).reused, static_cast<std::uint64_t>(kRequests));
 }
 
 // A connection refused for its identity's connect limit is still a new
@@ -216,15 +270,15 @@ TEST(TokenAuthorizer, AnAuthorizerBuiltFromAnotherSecretDoesNotReuseTheOldOnesId
   server::Authorizer old_one;
   ASSERT_FALSE(server::make_token_authorizer(jwt_config(), old_one));
   server::Authorizer new_one;
-  server::TokenCheckCounts counts;
-  ASSERT_FALSE(server::make_token_authorizer(jwt_config(kOtherSecret), new_one, nullptr, &counts));
+  metrics::Registry counts(1);
+  ASSERT_FALSE(server::make_token_authorizer(jwt_config(kOtherSecret), new_one, &counts));
   Asked asked;
   const std::string bearer = "Bearer " + mint("alice");
   ASSERT_TRUE(old_one(asked.connect(bearer)).allowed());
   const server::AuthDecision decision = new_one(asked.connect(bearer));
   EXPECT_EQ(decision.status(), 401);
-  EXPECT_EQ(counts().verified, 1u);
-  EXPECT_EQ(counts().reused, 0u);
+  EXPECT_EQ(checks_in(counts).refused, 1u);
+  EXPECT_EQ(checks_in(counts).reused, 0u);
   // Signed with the new secret, the same subject is welcome again.
   EXPECT_TRUE(new_one(asked.connect("Bearer " + mint("alice", system_clock::now(), std::chrono::seconds(3600),
                                                         kOtherSecret)))
