@@ -223,6 +223,15 @@ void Hub::unsubscribe(std::string_view topic, Subscriber* subscriber) {
   let_go_if_unfollowed(record);
 }
 
+// As in unsubscribe(): the record is read only while this loop follows it.
+std::uint64_t Hub::stream_epoch(std::string_view topic) const {
+  TopicRecord* record = book_.find(topic);
+  const auto it = record == nullptr ? locals_.end() : locals_.find(record);
+  if (it == locals_.end() || it->second->record->name != topic) return 0;
+  const std::lock_guard lock(record->mutex);
+  return current_stream(*record);
+}
+
 std::size_t Hub::subscriber_count(std::string_view topic) const {
   for (const auto& [record, local] : locals_) {
     if (record->name == topic) {

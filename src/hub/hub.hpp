@@ -102,6 +102,11 @@ class Hub {
   [[nodiscard]] const std::string& epoch() const { return book_.epoch(); }
   [[nodiscard]] const HubLimits& limits() const { return book_.limits(); }
   std::size_t format_id(std::uint64_t seq, char* out) const { return book_.format_id(seq, out); }
+  // The epoch of the Redis Stream that `topic`, which this loop follows,
+  // reads now (current_stream()): what a notice written outside an event (a
+  // drop notice) names its ids with on a node with a broker. 0 when the
+  // loop does not follow the topic or no stream is known yet.
+  [[nodiscard]] std::uint64_t stream_epoch(std::string_view topic) const;
 
  private:
   struct Local;

@@ -166,10 +166,15 @@ bool Subscriptions::queue_drop_notices() {
   if (outlet_.queue().control_frames() > 0) return false;
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   const hub::Hub& hub = services_.hub();
+  const bool stream_ids = services_.broker_publishes() != nullptr;
   std::uint64_t dropped = 0;
   for (std::size_t i = 0; i < drops_.size(); ++i) {
     const delivery::DropRecord& d = drops_[i];
     if (d.empty()) continue;
+    // The ids a resuming client would give: of the topic's stream on a
+    // node with a broker (none while no stream is known), of this run's
+    // epoch otherwise.
+    const std::uint64_t epoch = stream_ids ? hub.stream_epoch(topics_[i]) : 0;
     char first[hub::kMaxIdText];
     char last[hub::kMaxIdText];
     const std::string_view policy = delivery::policy_name(policies_[i]);
@@ -177,8 +182,10 @@ bool Subscriptions::queue_drop_notices() {
     const int n = std::snprintf(
         fields, sizeof fields,
         "\"topic\":\"%s\",\"dropped\":%llu,\"first_id\":\"%.*s\",\"last_id\":\"%.*s\",\"policy\":\"%.*s\"",
-        topics_[i].c_str(), static_cast<unsigned long long>(d.count), static_cast<int>(hub.format_id(d.first_id, first)),
-        first, static_cast<int>(hub.format_id(d.last_id, last)), last, static_cast<int>(policy.size()), policy.data());
+        topics_[i].c_str(), static_cast<unsigned long long>(d.count),
+        static_cast<int>(format_resume_id(epoch, d.first_id, first)), first,
+        static_cast<int>(format_resume_id(epoch, d.last_id, last)), last, static_cast<int>(policy.size()),
+        policy.data());
     owner_.append_notice(builder, "dropped", std::string_view(fields, static_cast<std::size_t>(n)));
     dropped += d.count;
   }

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   sluice::bench::add_client_ceiling(app, exit_code);
   sluice::bench::add_connections(app, exit_code);
   sluice::bench::add_hostile_memory(app, exit_code);
+  sluice::bench::add_cluster(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

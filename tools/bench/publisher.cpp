@@ -51,6 +51,11 @@ void Publisher::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void Publisher::finish() {
+  finishing_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
 bool Publisher::connect() {
   if (options_.mode == PublishMode::ws) {
     if (options_.tls) {
@@ -85,7 +90,9 @@ bool Publisher::run(std::uint64_t deadline_ns) {
   while (!stop_.load(std::memory_order_relaxed)) {
     const std::uint64_t now = now_ns();
     if (now >= deadline_ns || (options_.max_events != 0 && answered_ >= options_.max_events)) break;
-    if (out_done_ == out_.size()) fill(batch_allowed(now), now);
+    const bool finishing = finishing_.load(std::memory_order_relaxed);
+    if (finishing && out_done_ == out_.size() && answered_ == issued_) break;
+    if (out_done_ == out_.size() && !finishing) fill(batch_allowed(now), now);
     pollfd p{fd_, static_cast<short>(POLLIN | (out_done_ < out_.size() ? POLLOUT : 0)), 0};
     // Over TLS, bytes already read from the socket wait in OpenSSL, which
     // the socket does not report: those are read first.
@@ -95,7 +102,9 @@ bool Publisher::run(std::uint64_t deadline_ns) {
     if ((p.revents & POLLOUT) != 0 && !flush()) return false;
     if (((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0 || channel_.buffered()) && !read_input()) return false;
   }
-  if (options_.mode == PublishMode::ws) close_ws(options_.max_events != 0 && answered_ >= options_.max_events);
+  if (options_.mode == PublishMode::ws) {
+    close_ws(finishing_.load() || (options_.max_events != 0 && answered_ >= options_.max_events));
+  }
   return ws_error_.empty() || fail(ws_error_.c_str());
 }
 

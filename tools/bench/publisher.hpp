@@ -91,6 +91,10 @@ class Publisher : private WsFrameHandler {
   // Runs run() on a thread of its own.
   void start(std::uint64_t deadline_ns);
   void stop();  // thread-safe; joins the thread start() made
+  // Issues no more events, waits (until run()'s deadline at most) for the
+  // replies to those issued, then joins like stop(): afterwards every
+  // event sent was answered, so `accepted` is exactly what the server took.
+  void finish();
 
   [[nodiscard]] const PublisherCounters& counters() const { return counters_; }
   [[nodiscard]] const std::string& error() const { return error_; }
@@ -117,6 +121,7 @@ class Publisher : private WsFrameHandler {
   PublisherOptions options_;
   PublisherCounters counters_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> finishing_{false};
   std::thread thread_;
   int fd_ = -1;
   Channel channel_;

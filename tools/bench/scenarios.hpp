@@ -18,5 +18,6 @@ void add_concurrent_send(CLI::App& app, int& exit_code);
 void add_client_ceiling(CLI::App& app, int& exit_code);
 void add_connections(CLI::App& app, int& exit_code);
 void add_hostile_memory(CLI::App& app, int& exit_code);
+void add_cluster(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::bench

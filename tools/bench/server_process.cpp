@@ -34,8 +34,26 @@ bool wait_exit(pid_t pid, std::uint64_t limit_ns) {
 ServerProcess::~ServerProcess() { stop(); }
 
 std::string ServerProcess::start(const std::string& command) {
+  if (!spawn(command)) return "cannot start: " + command;
+  std::string output;
+  if (!read_until_line(kBanner, output)) return "no 'listening on HOST:PORT' from: " + command + "\n" + output;
+  const std::size_t at = output.find(kBanner) + kBanner.size();
+  if (!io::parse_endpoint(output.substr(at, output.find('\n', at) - at), endpoint_)) {
+    return "no 'listening on HOST:PORT' from: " + command + "\n" + output;
+  }
+  return "";
+}
+
+std::string ServerProcess::start_until(const std::string& command, std::string_view ready) {
+  if (!spawn(command)) return "cannot start: " + command;
+  std::string output;
+  if (!read_until_line(ready, output)) return "no '" + std::string(ready) + "' from: " + command + "\n" + output;
+  return "";
+}
+
+bool ServerProcess::spawn(const std::string& command) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return "pipe failed";
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
@@ -46,18 +64,14 @@ std::string ServerProcess::start(const std::string& command) {
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   out_fd_ = fds[0];
-  if (rc != 0) {
-    pid_ = -1;
-    return "cannot start: " + command;
-  }
-  std::string output;
-  if (!read_banner(output)) return "no 'listening on HOST:PORT' from: " + command + "\n" + output;
-  return "";
+  if (rc != 0) pid_ = -1;
+  return rc == 0;
 }
 
-bool ServerProcess::read_banner(std::string& output) {
+// Reads the output until a whole line holding `marker` has come.
+bool ServerProcess::read_until_line(std::string_view marker, std::string& output) {
   const std::uint64_t deadline = now_ns() + kBannerWaitNs;
-  while (output.find('\n', output.find(kBanner)) == std::string::npos || output.find(kBanner) == std::string::npos) {
+  while (output.find(marker) == std::string::npos || output.find('\n', output.find(marker)) == std::string::npos) {
     const std::uint64_t now = now_ns();
     pollfd p{out_fd_, POLLIN, 0};
     if (now >= deadline || ::poll(&p, 1, static_cast<int>((deadline - now) / kNsPerMs) + 1) <= 0) return false;
@@ -66,8 +80,7 @@ bool ServerProcess::read_banner(std::string& output) {
     if (n <= 0) return false;
     output.append(chunk, static_cast<std::size_t>(n));
   }
-  const std::size_t at = output.find(kBanner) + kBanner.size();
-  return io::parse_endpoint(output.substr(at, output.find('\n', at) - at), endpoint_);
+  return true;
 }
 
 void ServerProcess::stop() {

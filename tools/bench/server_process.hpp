@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "io/socket.hpp"
 
@@ -24,13 +25,18 @@ class ServerProcess {
   // Starts `command` and waits up to 10 s for its banner. Returns an error
   // line, or "" once the server listens.
   [[nodiscard]] std::string start(const std::string& command);
+  // Starts `command` and waits up to 10 s for a line of its output that
+  // holds `ready` (for a program with a banner of its own, such as
+  // redis-server's "Ready to accept connections"); endpoint() stays unset.
+  [[nodiscard]] std::string start_until(const std::string& command, std::string_view ready);
   void stop();
 
   [[nodiscard]] io::Endpoint endpoint() const { return endpoint_; }
   [[nodiscard]] pid_t pid() const { return pid_; }
 
  private:
-  bool read_banner(std::string& output);
+  bool spawn(const std::string& command);
+  bool read_until_line(std::string_view marker, std::string& output);
 
   pid_t pid_ = -1;
   int out_fd_ = -1;
