@@ -27,6 +27,7 @@
 #include "test_client.hpp"
 #include "tls_peer.hpp"
 #include "transport/tls_stream.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -231,6 +232,89 @@ TEST(TlsMemory, TheLargestBodyATcpShareTakesPassesOverTlsAndOneByteMoreGets413On
     EXPECT_TRUE(over.starts_with("HTTP/1.1 413")) << fits + 1 << " bytes in " << split << ": " << over;
     EXPECT_NE(over.find("request over this connection's memory (limits.connection_bytes)"), std::string::npos)
         << over;
+  }
+  EXPECT_EQ(tls_server.server().stats().memory_closes, 0u);
+}
+
+// What the server answers a WebSocket publisher's message of `size` bytes
+// followed by a ping: "pong" when the message passed, else "close CODE
+// REASON".
+std::string ws_outcome(const ws::ServerFrame& frame) {
+  if (frame.opcode == ws::kPong) return "pong";
+  if (frame.opcode != ws::kClose) return "opcode " + std::to_string(frame.opcode);
+  return "close " + std::to_string(frame.close_code()) + " " + frame.payload.substr(std::min<std::size_t>(2, frame.payload.size()));
+}
+
+std::string tcp_message_outcome(std::uint16_t port, std::size_t size) {
+  ws::WsTestClient client(port);
+  if (!client.open("/pub/tls-ws")) return "no upgrade";
+  client.send({.payload = std::string(size, 'm')});
+  client.send({.opcode = ws::kPing, .payload = "p"});
+  const std::optional<ws::ServerFrame> frame = client.read_frame();
+  return frame ? ws_outcome(*frame) : "nothing";
+}
+
+// The same over TLS, the frame written `split` bytes at a time.
+std::string tls_message_outcome(std::uint16_t port, const std::string& ca_file, std::size_t size, std::size_t split) {
+  HalfRecordClient client(port, ca_file, false);
+  std::string& got = client.tls->received();
+  if (!client.connected ||
+      !client.tls->write_all("GET /pub/tls-ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                             "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n") ||
+      !transport::test::pump(
+          [&] { return !client.tls->read_available() || got.find("\r\n\r\n") != std::string::npos; },
+          {client.fd}) ||
+      !got.starts_with("HTTP/1.1 101")) {
+    return "no upgrade";
+  }
+  got.erase(0, got.find("\r\n\r\n") + 4);
+  const std::string frame = ws::wire({.payload = std::string(size, 'm')}) + ws::wire({.opcode = ws::kPing, .payload = "p"});
+  for (std::size_t at = 0; at < frame.size(); at += split) {
+    if (!client.tls->write_all(frame.substr(at, split))) break;
+  }
+  // A server frame of a short length: the opcode byte, the length, the payload.
+  const auto whole = [&] { return got.size() >= 2 && got.size() >= 2 + static_cast<std::size_t>(got[1] & 0x7f); };
+  (void)transport::test::pump([&] { return !client.tls->read_available() || whole(); }, {client.fd});
+  if (!whole()) return "nothing";
+  ws::ServerFrame server_frame;
+  server_frame.opcode = static_cast<std::uint8_t>(got[0] & 0x0f);
+  server_frame.payload = got.substr(2, static_cast<std::size_t>(got[1] & 0x7f));
+  return ws_outcome(server_frame);
+}
+
+// The same for a WebSocket message: the largest a 100 KiB share lets
+// through over TCP passes over TLS, and one byte more is closed 1009 on
+// both. Before, a read inside a record near its end met the share.
+TEST(TlsMemory, TheLargestMessageATcpShareTakesPassesOverTlsAndOneByteMoreIsClosed1009OnBoth) {
+  std::signal(SIGPIPE, SIG_IGN);
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config tls = tls_share_config(cert, 100 * kKiB);
+  server::Config tcp = tls;
+  tcp.tls = {};
+  RunningServer tls_server(tls);
+  RunningServer tcp_server(tcp);
+
+  const std::string refusal = "close 1009 message over this connection's memory (limits.connection_bytes)";
+  std::size_t fits = 0;
+  std::size_t refused = 512 * kKiB;
+  ASSERT_EQ(tcp_message_outcome(tcp_server.port(), refused), refusal);
+  while (refused - fits > 1) {
+    const std::size_t middle = fits + (refused - fits) / 2;
+    const std::string outcome = tcp_message_outcome(tcp_server.port(), middle);
+    ASSERT_TRUE(outcome == "pong" || outcome == refusal) << middle << ": " << outcome;
+    (outcome == refusal ? refused : fits) = middle;
+  }
+  ASSERT_GT(fits, 16 * kKiB) << "the share let no large message through: the test shows nothing";
+
+  for (const std::size_t split : {997u, 4093u, 9999u, 16384u}) {
+    EXPECT_EQ(tls_message_outcome(tls_server.port(), certs.ca_file(), fits, split), "pong")
+        << fits << " bytes in " << split;
+    EXPECT_EQ(tls_message_outcome(tls_server.port(), certs.ca_file(), fits + 1, split), refusal)
+        << fits + 1 << " bytes in " << split;
   }
   EXPECT_EQ(tls_server.server().stats().memory_closes, 0u);
 }
