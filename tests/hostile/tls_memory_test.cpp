@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -375,6 +376,34 @@ TEST(TlsMemory, ARecordLongerThanAReadsTurnIsReadWhileTheServersCapIsFull) {
   EXPECT_TRUE(late->answered(3000)) << "a record of 3 KiB was not read with 1 KiB turns";
   EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
   EXPECT_FALSE(clients[0]->closed_by_server());
+}
+
+// A TLS 1.3 client may ask for a KeyUpdate, and the server must answer
+// with one of its own. OpenSSL keeps that answer as one flag and sends it
+// with the next record it writes, however many requests came: a client
+// that floods them, reading nothing, makes the server hold nothing (each
+// request costs a key derivation, as a record costs its decryption), and
+// is answered as before. Renegotiation (TLS 1.2) is refused outright
+// (SSL_OP_NO_RENEGOTIATION).
+TEST(TlsMemory, AKeyUpdateFloodHoldsNothingAndTheConnectionIsAnsweredAsBefore) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = tls_config(cert);
+  config.tcp_send_buffer = 4096;
+  RunningServer server(config);
+
+  HalfRecordClient client(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(client.connected);
+  SSL* ssl = client.tls->ssl();
+  ASSERT_EQ(SSL_version(ssl), TLS1_3_VERSION);
+  int sent = 0;
+  while (sent < 1000 && SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1 && SSL_do_handshake(ssl) == 1) ++sent;
+  ASSERT_EQ(sent, 1000);
+  EXPECT_TRUE(client.answered()) << "the connection was not answered after the flood";
+  EXPECT_EQ(server.server().memory_stats().charged, 0u);
+  EXPECT_FALSE(client.closed_by_server());
 }
 
 // A reader that does not read leaves a record waiting for its socket:
