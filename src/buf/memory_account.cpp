@@ -8,19 +8,21 @@ bool MemoryCap::take(std::size_t bytes) {
   const std::size_t before = charged_.fetch_add(bytes, std::memory_order_relaxed);
   if (before + bytes <= limit_.load(std::memory_order_relaxed)) return true;
   charged_.fetch_sub(bytes, std::memory_order_relaxed);
-  refused_server_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
-ChargeStatus MemoryAccount::charge(std::size_t bytes) {
+ChargeStatus MemoryAccount::try_charge(std::size_t bytes) {
   if (bytes == 0) return ChargeStatus::ok;
-  if (bytes > limit_ - charged_) {
-    if (cap_ != nullptr) cap_->refused_connection_.fetch_add(1, std::memory_order_relaxed);
-    return ChargeStatus::over_connection;
-  }
+  if (bytes > limit_ - charged_) return ChargeStatus::over_connection;
   if (cap_ != nullptr && !cap_->take(bytes)) return ChargeStatus::over_server;
   charged_ += bytes;
   return ChargeStatus::ok;
+}
+
+void MemoryAccount::count_refusal(ChargeStatus status) {
+  if (cap_ == nullptr) return;
+  if (status == ChargeStatus::over_connection) cap_->refused_connection_.fetch_add(1, std::memory_order_relaxed);
+  if (status == ChargeStatus::over_server) cap_->refused_server_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void MemoryAccount::release(std::size_t bytes) {

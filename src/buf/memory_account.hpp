@@ -48,6 +48,7 @@ class MemoryCap {
 
  private:
   friend class MemoryAccount;
+  // Adds `bytes` unless the limit would be passed; counts nothing.
   [[nodiscard]] bool take(std::size_t bytes);
   void give_back(std::size_t bytes) { charged_.fetch_sub(bytes, std::memory_order_relaxed); }
 
@@ -68,8 +69,18 @@ class MemoryAccount {
   MemoryAccount(const MemoryAccount&) = delete;
   MemoryAccount& operator=(const MemoryAccount&) = delete;
 
-  // Charges `bytes` to this account and to the cap, or to neither.
-  [[nodiscard]] ChargeStatus charge(std::size_t bytes);
+  // Charges `bytes` to this account and to the cap, or to neither; a
+  // refusal is counted (MemoryCap::refused_by_connection / _by_server).
+  [[nodiscard]] ChargeStatus charge(std::size_t bytes) {
+    const ChargeStatus status = try_charge(bytes);
+    count_refusal(status);
+    return status;
+  }
+  // charge() without counting a refusal: for a caller that may still do
+  // without the memory (a read held to whole records), and counts the
+  // refusal itself, with count_refusal(), only when it does not.
+  [[nodiscard]] ChargeStatus try_charge(std::size_t bytes);
+  void count_refusal(ChargeStatus status);
   // Gives back `bytes` charged before.
   void release(std::size_t bytes);
   // A buffer's charged size goes from `from` to `to` bytes: charges the

@@ -13,6 +13,7 @@ Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
       transport_(std::move(transport)),
       limits_(limits),
       memory_(limits.memory_cap, limits.memory_bytes),
+      transport_memory_(limits.memory_cap, transport_->most_held()),
       last_activity_(loop.now()) {
   writer_.target = transport_.get();
 }
@@ -39,7 +40,7 @@ void Connection::close_now(CloseReason reason) {
   loop().unwatch(transport_->fd());
   gate_.reset();  // before the socket it reads
   transport_.reset();  // closes the socket
-  memory_.release(transport_charge_);
+  transport_memory_.release(transport_charge_);
   transport_charge_ = 0;
   writer_.target = nullptr;
   set_closed();
@@ -73,8 +74,7 @@ void Connection::read_available() {
     if (!lingering_ && (closing() || input_held() || input_.size() >= limits_.receive_budget)) return;
     if (turn >= limit) return reads.push_back(this);
     const std::size_t want = std::min(chunk.size(), limit - turn);
-    const std::size_t room =
-        lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
+    std::size_t room = lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
     if (room == 0 || !reserve_for_read(room)) return;
     const long n = transport_->read(chunk.data(), room);
     if (!charge_transport()) return;
@@ -111,14 +111,17 @@ void Connection::read_turn() {
 // short-string size gets what it asks for), so what is charged is what is
 // held. A refused growth leaves the room already there: the client's next
 // bytes wait in its socket.
-std::size_t Connection::input_room(std::size_t want) {
+std::size_t Connection::input_room(std::size_t want, bool answer_refusal) {
   const std::size_t spare = input_.capacity() - input_.size();
   if (want <= spare) return want;
   const std::size_t capacity =
       std::min(std::max(input_.size() + want, 2 * input_.capacity()), std::max(limits_.receive_budget, kInputResting));
   const std::size_t charge = buf::charged_part(capacity, kInputResting);
-  if (const buf::ChargeStatus status = memory_.resize(input_charge_, charge); status != buf::ChargeStatus::ok) {
-    if (spare > 0) return spare;
+  const buf::ChargeStatus status =
+      charge > input_charge_ ? memory_.try_charge(charge - input_charge_) : memory_.resize(input_charge_, charge);
+  if (status != buf::ChargeStatus::ok) {
+    if (spare > 0 || !answer_refusal) return spare;
+    memory_.count_refusal(status);
     on_input_refused(status);
     if (!closed()) rest_input();
     return 0;
@@ -205,61 +208,67 @@ void Connection::flush() {
   }
 }
 
-// What a read may make the transport hold is charged before the read (and
-// settled by charge_transport() after it), so a read the account has no
-// room for is not made. The server's cap being full is no fault of this
-// client's: its read waits, its bytes stay in its socket (its TCP window
-// fills, which slows it), and the owner's sweep tries again
-// (retry_read_for_memory()); the connection's other deadlines still run.
-// Its own share being too full for the read is its own doing (what it has
-// sent so far holds the share: a request or message being joined): the
-// protocol is told, as when the input buffer may not grow, and answers as
-// it would over TCP when that request or message passes the share (413,
-// close 1009, both naming limits.connection_bytes); a protocol with nothing
-// to answer waits, as for the server's cap, until a deadline of its own or
-// memory given back lets it go on. A lingering connection has sent its
-// last bytes already: it is closed.
+// What a read may make the transport hold (a TLS record buffer) is
+// charged before the read (and settled by charge_transport() after it),
+// so a read the server has no room for is not made. It is charged to the
+// server's cap, apart from the connection's share: the transport bounds
+// it itself (most_held()), and the share judges what the request holds,
+// so a body or message is refused over TLS exactly where it is over TCP.
+// The cap being full is no fault of this client's: its read waits, its
+// bytes stay in its socket (its TCP window fills, which slows it), and the
+// owner's sweep tries again (retry_read_for_memory()); the connection's
+// other deadlines still run.
 //
-// Either way, a read that can be held to bytes that leave nothing held
-// after it (whole TLS records, whose buffer OpenSSL gives back within the
-// call) is made without a reservation: the bytes that would free memory (a
+// A read that can be held to bytes that leave nothing held after it (a
+// whole TLS record, whose buffer OpenSSL gives back within the call) is
+// made without a reservation: the bytes that would free memory (a
 // WINDOW_UPDATE, the end of a message, a close) are read while the cap is
 // full. What such a read allocates lives only within the call, one loop's
-// read at a time.
-bool Connection::reserve_for_read(std::size_t room) {
+// read at a time. A record longer than the read's room (the turn was
+// nearly spent, or receive.turn_bytes is shorter than a record) widens the
+// room to the record, as far as the input buffer may grow for it without
+// a refusal: cut to the turn, it would never fit, and the read would wait
+// for as long as the cap stays full. Only a record the input buffer cannot
+// take whole waits, with the cap, for the protocol to use its input.
+bool Connection::reserve_for_read(std::size_t& room) {
   const std::size_t reserve = transport_->read_reserve();
   if (reserve == 0) return true;
-  const buf::ChargeStatus status = memory_.charge(reserve);
-  if (status != buf::ChargeStatus::ok && transport_->confine_read(room)) {
+  const buf::ChargeStatus status = transport_memory_.try_charge(reserve);
+  if (status == buf::ChargeStatus::ok) {
+    read_waits_for_memory_ = false;
+    transport_charge_ += reserve;
+    return true;
+  }
+  if (transport_->confine_read(room) || confine_wider(room)) {
     read_waits_for_memory_ = false;
     return true;
   }
   // Nothing sent yet: the next bytes raise an event of their own.
-  if (status != buf::ChargeStatus::ok && !transport_->bytes_waiting()) {
+  if (!transport_->bytes_waiting()) {
     read_waits_for_memory_ = false;
     return false;
   }
-  if (status == buf::ChargeStatus::over_server) {
-    read_waits_for_memory_ = true;
-    return false;
+  // Counted once a wait, not again at each retry of the sweep.
+  if (!read_waits_for_memory_) transport_memory_.count_refusal(status);
+  read_waits_for_memory_ = true;
+  return false;
+}
+
+bool Connection::confine_wider(std::size_t& room) {
+  const std::size_t record = transport_->confinable_room();
+  if (record <= room) return false;
+  std::size_t wider = record;
+  if (!lingering_) {
+    if (record > limits_.receive_budget - input_.size()) return false;
+    wider = input_room(record, false);
   }
-  if (status != buf::ChargeStatus::ok) {
-    if (lingering_) {
-      close_now(close_reason_);
-      return false;
-    }
-    on_input_refused(status);
-    if (!closed()) read_waits_for_memory_ = !closing();
-    return false;
-  }
-  read_waits_for_memory_ = false;
-  transport_charge_ += reserve;
+  if (wider < record || !transport_->confine_read(wider)) return false;
+  room = wider;
   return true;
 }
 
 void Connection::retry_read_for_memory() {
   if (!read_waits_for_memory_ || closed()) return;
-  read_waits_for_memory_ = false;
   read_unless_queued();
 }
 
@@ -272,7 +281,7 @@ void Connection::retry_read_for_memory() {
 bool Connection::charge_transport() {
   const std::size_t held = transport_->held_bytes();
   if (held == transport_charge_) return true;
-  if (memory_.resize(transport_charge_, held) != buf::ChargeStatus::ok) {
+  if (transport_memory_.resize(transport_charge_, held) != buf::ChargeStatus::ok) {
     close_now(CloseReason::memory);
     return false;
   }

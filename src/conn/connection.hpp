@@ -1,8 +1,8 @@
 // Owns: Connection, one accepted connection on one loop: reading its
 // transport into a bounded input buffer, the memory account every buffer
 // the connection's client can make grow is charged to (the input buffer
-// and the transport's record buffers here, the phases' own through
-// memory()), flushing its outlet's queue once
+// here, the phases' own through memory(); the transport's record buffers
+// are charged to the server's cap apart), flushing its outlet's queue once
 // per tick (through its latency gate, once a stream asked for one), and
 // closing (gracefully, after the queue drains, or at once).
 //
@@ -149,18 +149,22 @@ class Connection : private detail::OwnedQueue,
   [[nodiscard]] bool transport_waits_for_writable() const;
   void start_linger();
   // Makes room for `want` more input bytes, charging what passes
-  // kInputResting; returns the room there is (0 when refused).
-  std::size_t input_room(std::size_t want);
+  // kInputResting; returns the room there is (0 when refused, and the
+  // protocol was told unless `answer_refusal` is false).
+  std::size_t input_room(std::size_t want, bool answer_refusal = true);
   // Gives back an input buffer a large request grew, once it is used up.
   void rest_input();
   // Charges what the transport holds now (its held_bytes()); false when
   // the account refused it and the connection was closed.
   [[nodiscard]] bool charge_transport();
   // Charges what the next read (into `room` bytes) may make the transport
-  // hold, or has the read held to what leaves nothing held; false when
-  // the read is not to be made (it waits for memory, the protocol was told
-  // its share is spent, or the connection was closed).
-  [[nodiscard]] bool reserve_for_read(std::size_t room);
+  // hold, or has the read held to what leaves nothing held (widening
+  // `room` to a whole record); false when the read is not to be made (it
+  // waits for the server's memory, or the connection was closed).
+  [[nodiscard]] bool reserve_for_read(std::size_t& room);
+  // Widens `room` to a whole record waiting longer than it, and holds the
+  // next read to it; false when the input buffer cannot take it whole.
+  [[nodiscard]] bool confine_wider(std::size_t& room);
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;
@@ -170,7 +174,10 @@ class Connection : private detail::OwnedQueue,
   buf::MemoryAccount memory_;
   std::string input_;
   std::size_t input_charge_ = 0;  // what memory_ holds for input_
-  std::size_t transport_charge_ = 0;  // what memory_ holds for the transport's buffers (TLS records)
+  // The transport's buffers (TLS records), charged to the cap apart from
+  // memory_ (see reserve_for_read()), up to the transport's most_held().
+  buf::MemoryAccount transport_memory_;
+  std::size_t transport_charge_ = 0;  // what transport_memory_ holds
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool lingering_ = false;

@@ -60,8 +60,11 @@ class Transport {
   [[nodiscard]] virtual bool chose_h2() const { return false; }
   // Bytes the transport holds for the connection now past its idle state
   // (TLS record buffers while a record is partly read or waits for the
-  // socket); the connection charges them to its memory account.
+  // socket); the connection charges them to the server's cap, apart from
+  // its own share (limits.connection_bytes), which is the request's.
   [[nodiscard]] virtual std::size_t held_bytes() const { return 0; }
+  // The most held_bytes() can ever be: the transport's own bound.
+  [[nodiscard]] virtual std::size_t most_held() const { return 0; }
   // Bytes the next read() may come to hold past held_bytes() (a TLS record
   // buffer, when a record arrives in part): charged before the read, so
   // that the transport allocates nothing the account has no room for.
@@ -73,6 +76,9 @@ class Transport {
     (void)room;
     return false;
   }
+  // The room confine_read() needs: the plaintext a whole TLS record waiting
+  // at the head of the socket may carry; 0 when no read can be confined.
+  [[nodiscard]] virtual std::size_t confinable_room() const { return 0; }
   // The peer has sent bytes (or its end) not read yet (a system call to look): when
   // not, a read that found no reservation waits for the event the next
   // bytes raise, and nothing is refused.

@@ -132,7 +132,8 @@ void write_server(Exposition& out, const Registry& r, const ServerGauges& s) {
   server_value(out, "sluice_connection_memory_limit_bytes", Type::gauge,
                "What those buffers may hold together (limits.server_bytes).", s.memory_limit);
   out.family("sluice_connection_memory_refusals_total", Type::counter,
-             "Buffer growths refused: past one connection's share, or past the server's cap.");
+             "Buffer growths refused (a client answered, or its read made to wait): past one connection's share, "
+             "or past the server's cap.");
   out.sample("sluice_connection_memory_refusals_total", {{"limit", "connection"}}, s.memory_refused_connection);
   out.sample("sluice_connection_memory_refusals_total", {{"limit", "server"}}, s.memory_refused_server);
   server_value(out, "sluice_log_lines_dropped_total", Type::counter,

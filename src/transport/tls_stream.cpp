@@ -21,6 +21,9 @@ namespace sluice::transport {
 
 namespace {
 
+// A record's header: its type, version, and the length of what follows.
+constexpr std::size_t kRecordHeader = 5;
+
 bool is_ip_address(const std::string& host) {
   unsigned char scratch[16];
   return ::inet_pton(AF_INET, host.c_str(), scratch) == 1 || ::inet_pton(AF_INET6, host.c_str(), scratch) == 1;
@@ -141,25 +144,33 @@ std::size_t TlsStream::read_reserve() const {
   return ssl_ != nullptr && SSL_has_pending(ssl_) == 1 ? 0 : kRecordBufferEstimate;
 }
 
-// A record's header: its type, version, and the length of what follows.
-constexpr std::size_t kRecordHeader = 5;
 
-bool TlsStream::confine_next_read(std::size_t room) {
-  if (ssl_ == nullptr || !established_ || SSL_has_pending(ssl_) == 1) return false;
+// The length of the record waiting whole at the head of the socket (its
+// header included), or 0.
+std::size_t TlsStream::whole_record_waiting() const {
+  if (ssl_ == nullptr || !established_ || SSL_has_pending(ssl_) == 1) return 0;
   std::array<unsigned char, kRecordHeader> header{};
   if (::recv(bio_.fd, header.data(), header.size(), MSG_PEEK | MSG_DONTWAIT) != static_cast<ssize_t>(header.size())) {
-    return false;
+    return 0;
   }
-  const std::size_t length = (static_cast<std::size_t>(header[3]) << 8) | header[4];
-  // The plaintext is never longer than the record, nor than a record's
-  // plaintext may be.
-  if (room < std::min(length, kMaxRecordPlaintext)) return false;
+  const std::size_t length = kRecordHeader + ((static_cast<std::size_t>(header[3]) << 8) | header[4]);
   int waiting = 0;
-  if (::ioctl(bio_.fd, FIONREAD, &waiting) != 0 || static_cast<std::size_t>(waiting) < kRecordHeader + length) {
-    return false;
-  }
+  if (::ioctl(bio_.fd, FIONREAD, &waiting) != 0 || static_cast<std::size_t>(waiting) < length) return 0;
+  return length;
+}
+
+// The plaintext is never longer than the record, nor than a record's
+// plaintext may be; a record of no plaintext needs a byte of room all the same.
+std::size_t TlsStream::whole_record_plaintext() const {
+  const std::size_t record = whole_record_waiting();
+  return record == 0 ? 0 : std::max<std::size_t>(1, std::min(record - kRecordHeader, kMaxRecordPlaintext));
+}
+
+bool TlsStream::confine_next_read(std::size_t room) {
+  const std::size_t record = whole_record_waiting();
+  if (record == 0 || room < std::min(record - kRecordHeader, kMaxRecordPlaintext)) return false;
   bio_.confined = true;
-  bio_.allowance = kRecordHeader + length;
+  bio_.allowance = record;
   bio_.allowance_spent = false;
   return true;
 }

@@ -30,7 +30,10 @@
 // OpenSSL's encrypted copy (about 17 KiB) until it is sent; one whose
 // client sent part of a record holds OpenSSL's read buffer (about 17 KiB)
 // until the rest comes. buffered_bytes() says which of those it holds now,
-// for the connection's memory account. OpenSSL allocates from one
+// for the server's memory cap; never more than kMostBuffered (about 50
+// KiB), a bound of the transport's own, so they are charged apart from the
+// connection's share, which judges a request over TLS exactly as over TCP.
+// OpenSSL allocates from one
 // process-wide heap and does not say what one connection holds, so each
 // record buffer is counted at kRecordBufferEstimate, the size OpenSSL 3
 // gives it (a record's plaintext, its encryption overhead, the header and
@@ -77,6 +80,8 @@ enum class AppProtocol : std::uint8_t { http1, h2 };
 // and alignment; tls_stream_test measures 16,712 bytes for the read buffer
 // and 16,584 for the write buffer with OpenSSL 3.0. Rounded up.
 inline constexpr std::size_t kRecordBufferEstimate = 17 * 1024;
+// The most buffered_bytes() can be: both record buffers and the staging buffer.
+inline constexpr std::size_t kMostBuffered = 2 * kRecordBufferEstimate + kMaxRecordPlaintext;
 
 class TlsStream final : public conn::Writer {
  public:
@@ -130,6 +135,10 @@ class TlsStream final : public conn::Writer {
   // no such read can be made (no record there whole, a record partly read
   // already, too little room); a system call or two to look.
   [[nodiscard]] bool confine_next_read(std::size_t room);
+  // The room confine_next_read() needs: the longest plaintext the record
+  // at the head of the socket may carry, when it is there whole and no
+  // record is partly read; else 0.
+  [[nodiscard]] std::size_t whole_record_plaintext() const;
 
   // Sends close_notify (once). ok when sent, want_write to try again.
   [[nodiscard]] TlsStatus shutdown();
@@ -150,6 +159,7 @@ class TlsStream final : public conn::Writer {
   TlsStatus status_of(int result, const char* during);
   long send_held();
   std::size_t stage(const struct iovec* iov, int count, std::size_t skip);
+  [[nodiscard]] std::size_t whole_record_waiting() const;
 
   SocketBioState bio_;
   SSL* ssl_ = nullptr;

@@ -44,6 +44,7 @@ class TlsTransport final : public conn::Transport {
   }
   // The record buffers held now (TlsStream::buffered_bytes(), an estimate).
   [[nodiscard]] std::size_t held_bytes() const override { return stream_.buffered_bytes(); }
+  [[nodiscard]] std::size_t most_held() const override { return kMostBuffered; }
   // A record buffer, unless one is held already. None while handshaking:
   // the handshake's buffers are the idle connection's fixed cost.
   [[nodiscard]] std::size_t read_reserve() const override {
@@ -51,6 +52,7 @@ class TlsTransport final : public conn::Transport {
   }
   // TlsStream::confine_next_read(): a whole record waits and fits.
   [[nodiscard]] bool confine_read(std::size_t room) override { return stream_.confine_next_read(room); }
+  [[nodiscard]] std::size_t confinable_room() const override { return stream_.whole_record_plaintext(); }
   // A byte (or the end of the stream) waits in the socket.
   [[nodiscard]] bool bytes_waiting() const override;
 

@@ -22,6 +22,24 @@ TEST(MemoryAccount, ChargesTheConnectionAndTheServerTogether) {
   EXPECT_EQ(cap.refused_by_connection(), 1u);
 }
 
+// A charge tried and done without is no refusal: only the caller that
+// then refuses counts it.
+TEST(MemoryAccount, ATriedChargeIsCountedOnlyWhenTheCallerCountsItsRefusal) {
+  MemoryCap cap(1000);
+  MemoryAccount a(&cap, 600);
+  EXPECT_EQ(a.try_charge(700), ChargeStatus::over_connection);
+  EXPECT_EQ(a.try_charge(500), ChargeStatus::ok);
+  MemoryAccount b(&cap, 1000);
+  EXPECT_EQ(b.try_charge(600), ChargeStatus::over_server);
+  EXPECT_EQ(cap.refused_by_connection(), 0u);
+  EXPECT_EQ(cap.refused_by_server(), 0u);
+  b.count_refusal(ChargeStatus::over_server);
+  a.count_refusal(ChargeStatus::ok);
+  EXPECT_EQ(cap.refused_by_server(), 1u);
+  EXPECT_EQ(cap.refused_by_connection(), 0u);
+  EXPECT_EQ(cap.charged(), 500u);
+}
+
 TEST(MemoryAccount, ResizeChargesGrowthAndGivesBackShrink) {
   MemoryCap cap(1000);
   MemoryAccount a(&cap, 1000);
