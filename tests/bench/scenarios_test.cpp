@@ -307,6 +307,22 @@ TEST(Scenarios, FanoutOverTlsH2RefusesAServerWithoutH2) {
   EXPECT_NE(doc["results"][0].value("error", "").find("ALPN for h2"), std::string::npos) << doc.dump();
 }
 
+// A WebSocket publisher over TLS (HTTP/1.1 by ALPN), to SSE subscribers
+// over h2 by ALPN and to WebSocket subscribers over TLS: every event, in
+// order, and the publisher's events all taken.
+TEST(Scenarios, FanoutPublishedByWebSocketOverTlsDeliversEveryEvent) {
+  for (const char* readers : {"--tls-server 'tls@h2/5=", "--proto ws --tls-server 'tls="}) {
+    SCOPED_TRACE(readers);
+    const nlohmann::json doc = run_bench_all(std::string("fanout -n 10 -d 0.3 --warmup 0.1 --rate 2000 --publish ws ") +
+                                             readers + sluiced_tls_command() + "'");
+    ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 1u) << doc.dump();
+    const nlohmann::json& r = doc["results"][0];
+    expect_every_event(r);
+    EXPECT_EQ(r.value("tls", false), true);
+    EXPECT_GT(r.value("published_per_s", 0.0), 0) << r.dump();
+  }
+}
+
 TEST(Scenarios, FanoutOverWebSocketDeliversInOrder) {
   const nlohmann::json r = run_bench("fanout --proto ws -n 10 -d 1 --warmup 0.2 --rate 2000");
   EXPECT_GT(r.value("events_per_s", 0.0), 0);
