@@ -339,6 +339,27 @@ TEST(Scenarios, SlowConsumerOverWebSocketRecordsAge) {
   EXPECT_GE(r["series"].size(), 3u);
 }
 
+// The slow reader over TLS, HTTP/1.1 and h2 by ALPN, with its publisher
+// over TLS too: it reads, in order, and its age is recorded slot by slot.
+TEST(Scenarios, SlowConsumerOverTlsRecordsAge) {
+  for (const char* proto : {"sse", "ws"}) {
+    SCOPED_TRACE(proto);
+    const nlohmann::json doc =
+        run_bench_all(std::string("slow-consumer -d 1 -f 50 -R 20 -s 256 --proto ") + proto + " --tls-server 'tls=" +
+                      sluiced_tls_command() + "' --tls-server 'tls@h2=" + sluiced_tls_command() + "'");
+    ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 2u) << doc.dump();
+    for (const nlohmann::json& r : doc["results"]) {
+      EXPECT_FALSE(r.contains("error")) << r.dump();
+      EXPECT_EQ(r.value("tls", false), true);
+      EXPECT_GT(r.value("events_read", 0), 0) << r.dump();
+      EXPECT_EQ(r.value("order_errors", -1), 0) << r.dump();
+      ASSERT_TRUE(r.contains("series"));
+      EXPECT_GE(r["series"].size(), 3u);
+    }
+    EXPECT_EQ(doc["results"][1].value("transport", ""), "h2");
+  }
+}
+
 TEST(Scenarios, ConcurrentSendDeliversEveryMessageIntactInOrder) {
   const nlohmann::json r = run_bench("concurrent-send -T 10 -M 50");
   EXPECT_EQ(r.value("delivered", 0), 500);

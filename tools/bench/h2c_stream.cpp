@@ -99,13 +99,13 @@ std::string H2cStream::open(std::string_view path, std::size_t streams, bool ove
   return out;
 }
 
-std::string H2cStream::open_websocket(std::string_view path) {
+std::string H2cStream::open_websocket(std::string_view path, bool over_tls) {
   // :method CONNECT (the static table's :method, a literal value), :scheme
-  // http indexed, the rest literal; the stream stays open for the
-  // reader's pongs.
+  // http (or https) indexed, the rest literal; the stream stays open for
+  // the reader's pongs.
   std::string block;
   literal(block, 2, {}, "CONNECT");
-  block += "\x86";
+  block += over_tls ? "\x87" : "\x86";
   literal(block, 4, {}, path);
   literal(block, 1, {}, "127.0.0.1");
   literal(block, 0, ":protocol", "websocket");

@@ -45,8 +45,8 @@ class H2cStream {
   // stream 1 instead of the GETs (RFC 8441). It does not wait for the
   // server's SETTINGS_ENABLE_CONNECT_PROTOCOL: sluiced announces it in the
   // SETTINGS it sends first, and nghttp2 takes `:protocol` from the moment
-  // a server has queued that setting.
-  [[nodiscard]] static std::string open_websocket(std::string_view path);
+  // a server has queued that setting. :scheme https when over TLS.
+  [[nodiscard]] static std::string open_websocket(std::string_view path, bool over_tls = false);
   // `payload` as one DATA frame on stream 1 (a WebSocket stream's pongs
   // and close answer; at most 16 KiB).
   [[nodiscard]] static std::string data(std::string_view payload);

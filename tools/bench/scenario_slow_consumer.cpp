@@ -7,8 +7,10 @@
 // the server's: run one --server per policy to compare them. The reader
 // speaks SSE or WebSocket (--proto; a fifo WebSocket is cut off with close
 // 1008), either over HTTP/2 by prior knowledge too (a server named
-// NAME@h2c, or every server under --h2c; WebSocket: extended CONNECT), the
-// publisher POSTs or sends WebSocket frames (--publish).
+// NAME@h2c, or every server under --h2c; WebSocket: extended CONNECT),
+// and over TLS (--tls-server NAME=..., NAME@h2 for HTTP/2 chosen by ALPN),
+// the publisher POSTs or sends WebSocket frames (--publish), over TLS too
+// to a TLS server.
 #include <memory>
 
 #include "clock.hpp"
@@ -49,11 +51,12 @@ nlohmann::json summarize(const PacedReader& reader) {
 nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
   const std::string topic = "slow-" + std::to_string(now_ns() % 1000000);
   PacedReader reader({.server = sut.endpoint, .path = stream_path(o.proto, topic), .proto = o.proto, .drain_rate = o.drain,
-                      .receive_buffer = o.receive_buffer, .h2c = sut.http == HttpVersion::h2});
+                      .receive_buffer = o.receive_buffer, .h2c = sut.http == HttpVersion::h2,
+                      .tls = sut.tls});
   if (!reader.start()) return {{"error", reader.error()}};
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
   Publisher publisher(
-      {.server = sut.direct, .topic = topic, .mode = o.publish, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
+      {.server = sut.direct, .topic = topic, .mode = o.publish, .tls = sut.tls, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
   publisher.start(deadline);
   wait_with_progress(o.common, deadline, [&] { return std::to_string(publisher.counters().accepted.load()) + " published"; });
   publisher.stop();
@@ -70,7 +73,7 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
 void add_slow_consumer(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SlowOptions>();
   CLI::App* cmd = app.add_subcommand("slow-consumer", "F frames/s to a reader draining R/s; event age over time");
-  add_common_options(*cmd, o->common, {.h2_streams = 1});
+  add_common_options(*cmd, o->common, {.tls = true, .h2_streams = 1});
   cmd->add_option("-s,--size", o->size, "frame payload bytes")->capture_default_str();
   cmd->add_option("-f,--rate", o->rate, "frames/s published")->capture_default_str();
   cmd->add_option("-R,--drain", o->drain, "events/s the reader drains")->capture_default_str();

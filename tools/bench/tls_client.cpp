@@ -120,6 +120,10 @@ bool Channel::write_all(std::string_view bytes) {
   return true;
 }
 
+void Channel::set_read_ahead(bool on) {
+  if (ssl_ != nullptr) SSL_set_read_ahead(ssl_, on ? 1 : 0);
+}
+
 bool Channel::buffered() const { return ssl_ != nullptr && !wants_socket_ && SSL_has_pending(ssl_) == 1; }
 
 }  // namespace sluice::bench

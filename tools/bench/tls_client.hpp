@@ -78,6 +78,11 @@ class Channel {
   // before the rest arrives would only spin.
   [[nodiscard]] bool buffered() const;
 
+  // Over TLS, whether a read takes all the socket holds (the default) or
+  // one record at a time, leaving the rest in the socket's receive buffer
+  // as a reader in clear that reads little at a time does.
+  void set_read_ahead(bool on);
+
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] bool tls() const { return ssl_ != nullptr; }
 
