@@ -35,6 +35,32 @@ nlohmann::json run_bench(const std::string& args, std::string server = {}) {
   return doc["results"][0];
 }
 
+// Runs the bench with `args` naming its servers; the whole JSON document,
+// after checking the exit code.
+nlohmann::json run_bench_all(const std::string& args, int exit_code = 0) {
+  test::ChildProcess bench({"/bin/sh", "-c", std::string(SLUICE_BENCH_PATH) + " " + args + " --quiet --json 2>/dev/null"});
+  EXPECT_TRUE(bench.read_to_end(60s));
+  EXPECT_EQ(bench.wait(10s), exit_code) << bench.output();
+  nlohmann::json doc = nlohmann::json::parse(bench.output(), nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << bench.output();
+  return doc.is_discarded() ? nlohmann::json::object() : doc;
+}
+
+// A row with every event of every stream, in order, and no error.
+void expect_every_event(const nlohmann::json& r) {
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_GT(r.value("events_per_s", 0.0), 0) << r.dump();
+  EXPECT_EQ(r.value("streams_failed", -1), 0) << r.dump();
+  EXPECT_EQ(r.value("gaps", -1), 0) << r.dump();
+  EXPECT_EQ(r.value("streams_with_gaps", -1), 0) << r.dump();
+  EXPECT_EQ(r.value("order_errors", -1), 0) << r.dump();
+}
+
+std::string sluiced_command() { return test::env_path("SLUICED") + " --listen 127.0.0.1:0"; }
+std::string sluiced_tls_command() {
+  return sluiced_command() + " --set tls.cert_file={cert} --set tls.key_file={key}";
+}
+
 TEST(Scenarios, FanoutDeliversToEverySubscriber) {
   const nlohmann::json r = run_bench("fanout -n 10 -d 1 --warmup 0.2 --rate 2000");
   EXPECT_GT(r.value("events_per_s", 0.0), 0);
@@ -233,6 +259,70 @@ TEST(Scenarios, FanoutOverH2cCarriesTheToken) {
   EXPECT_EQ(r.value("gaps", -1), 0);
 }
 
+// One run, the transport chosen per server: HTTP/1.1, h2c with a stream
+// to a connection and h2c with ten, twice over in interleaved rounds.
+// Each row is its own server's, in the order given, every event of every
+// stream checked.
+TEST(Scenarios, FanoutOverHttp1AndH2cSideBySideInOneRun) {
+  const std::string s = sluiced_command();
+  const nlohmann::json doc = run_bench_all("fanout -n 10 -d 0.3 --warmup 0.1 --rate 2000 --repeat 2 --server 'h1=" + s +
+                                           "' --server 'one@h2c=" + s + "' --server 'ten@h2c/10=" + s + "'");
+  ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 6u) << doc.dump();
+  const char* names[] = {"h1", "one@h2c", "ten@h2c/10"};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const nlohmann::json& r = doc["results"][i];
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r.value("server", ""), names[i % 3]);
+    EXPECT_EQ(r.value("round", 0), static_cast<int>(i / 3 + 1));
+    expect_every_event(r);
+  }
+  EXPECT_FALSE(doc["results"][0].contains("transport"));
+  EXPECT_EQ(doc["results"][1].value("transport", ""), "h2c");
+  EXPECT_EQ(doc["results"][1].value("streams_per_connection", 0), 1);
+  EXPECT_EQ(doc["results"][2].value("streams_per_connection", 0), 10);
+}
+
+// Over TLS the subscribers of NAME@h2 ask ALPN for h2 alone and read
+// HTTP/2 frames, five streams to a connection, beside TLS over HTTP/1.1
+// and plain TCP in the same run; the publisher POSTs over TLS HTTP/1.1.
+TEST(Scenarios, FanoutOverTlsWithAlpnH2DeliversEveryEvent) {
+  const nlohmann::json doc = run_bench_all("fanout -n 10 -d 0.3 --warmup 0.1 --rate 2000 --server 'plain=" +
+                                           sluiced_command() + "' --tls-server 'tls=" + sluiced_tls_command() +
+                                           "' --tls-server 'tls@h2/5=" + sluiced_tls_command() + "'");
+  ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 3u) << doc.dump();
+  for (const nlohmann::json& r : doc["results"]) expect_every_event(r);
+  const nlohmann::json& h2 = doc["results"][2];
+  EXPECT_EQ(h2.value("tls", false), true);
+  EXPECT_EQ(h2.value("transport", ""), "h2");
+  EXPECT_EQ(h2.value("streams_per_connection", 0), 5);
+  EXPECT_GT(h2.value("published_per_s", 0.0), 0);
+}
+
+// A TLS server that does not offer h2 (HTTP/2 turned off) is refused at
+// the handshake, saying h2 was asked for, not read as HTTP/1.1.
+TEST(Scenarios, FanoutOverTlsH2RefusesAServerWithoutH2) {
+  const nlohmann::json doc = run_bench_all(
+      "fanout -n 2 -d 0.2 --warmup 0.1 --tls-server 'no-h2@h2=" + sluiced_tls_command() + " --set h2.enabled=0'", 1);
+  ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 1u) << doc.dump();
+  EXPECT_NE(doc["results"][0].value("error", "").find("ALPN for h2"), std::string::npos) << doc.dump();
+}
+
+// A WebSocket publisher over TLS (HTTP/1.1 by ALPN), to SSE subscribers
+// over h2 by ALPN and to WebSocket subscribers over TLS: every event, in
+// order, and the publisher's events all taken.
+TEST(Scenarios, FanoutPublishedByWebSocketOverTlsDeliversEveryEvent) {
+  for (const char* readers : {"--tls-server 'tls@h2/5=", "--proto ws --tls-server 'tls="}) {
+    SCOPED_TRACE(readers);
+    const nlohmann::json doc = run_bench_all(std::string("fanout -n 10 -d 0.3 --warmup 0.1 --rate 2000 --publish ws ") +
+                                             readers + sluiced_tls_command() + "'");
+    ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 1u) << doc.dump();
+    const nlohmann::json& r = doc["results"][0];
+    expect_every_event(r);
+    EXPECT_EQ(r.value("tls", false), true);
+    EXPECT_GT(r.value("published_per_s", 0.0), 0) << r.dump();
+  }
+}
+
 TEST(Scenarios, FanoutOverWebSocketDeliversInOrder) {
   const nlohmann::json r = run_bench("fanout --proto ws -n 10 -d 1 --warmup 0.2 --rate 2000");
   EXPECT_GT(r.value("events_per_s", 0.0), 0);
@@ -247,6 +337,27 @@ TEST(Scenarios, SlowConsumerOverWebSocketRecordsAge) {
   EXPECT_EQ(r.value("order_errors", -1), 0);
   ASSERT_TRUE(r.contains("series"));
   EXPECT_GE(r["series"].size(), 3u);
+}
+
+// The slow reader over TLS, HTTP/1.1 and h2 by ALPN, with its publisher
+// over TLS too: it reads, in order, and its age is recorded slot by slot.
+TEST(Scenarios, SlowConsumerOverTlsRecordsAge) {
+  for (const char* proto : {"sse", "ws"}) {
+    SCOPED_TRACE(proto);
+    const nlohmann::json doc =
+        run_bench_all(std::string("slow-consumer -d 1 -f 50 -R 20 -s 256 --proto ") + proto + " --tls-server 'tls=" +
+                      sluiced_tls_command() + "' --tls-server 'tls@h2=" + sluiced_tls_command() + "'");
+    ASSERT_EQ(doc.value("results", nlohmann::json::array()).size(), 2u) << doc.dump();
+    for (const nlohmann::json& r : doc["results"]) {
+      EXPECT_FALSE(r.contains("error")) << r.dump();
+      EXPECT_EQ(r.value("tls", false), true);
+      EXPECT_GT(r.value("events_read", 0), 0) << r.dump();
+      EXPECT_EQ(r.value("order_errors", -1), 0) << r.dump();
+      ASSERT_TRUE(r.contains("series"));
+      EXPECT_GE(r["series"].size(), 3u);
+    }
+    EXPECT_EQ(doc["results"][1].value("transport", ""), "h2");
+  }
 }
 
 TEST(Scenarios, ConcurrentSendDeliversEveryMessageIntactInOrder) {

@@ -10,9 +10,9 @@
 namespace sluice::bench {
 
 H2cSseSubscriber::H2cSseSubscriber(ReaderContext& context, const SubscriberOptions& options)
-    : context_(context), options_(options), h2_(options.h2c_streams) {
-  streams_.reserve(options.h2c_streams);
-  for (std::size_t i = 0; i < options.h2c_streams; ++i) streams_.emplace_back(*this);
+    : context_(context), options_(options), h2_(options.h2_streams) {
+  streams_.reserve(options.h2_streams);
+  for (std::size_t i = 0; i < options.h2_streams; ++i) streams_.emplace_back(*this);
 }
 
 H2cSseSubscriber::~H2cSseSubscriber() {
@@ -24,7 +24,7 @@ H2cSseSubscriber::~H2cSseSubscriber() {
 
 bool H2cSseSubscriber::start() {
   std::string why;
-  fd_ = open_stream(options_, H2cStream::open(options_.path, streams_.size()), channel_, segments_at_request_, why);
+  fd_ = open_stream(options_, H2cStream::open(options_.path, streams_.size(), options_.tls != nullptr), channel_, segments_at_request_, why);
   if (fd_ >= 0 && context_.loop.watch(fd_, io::kReadable, this) != 0) why = "cannot watch the socket";
   if (!why.empty()) {
     finish(why, true);

@@ -1,6 +1,6 @@
 // Owns: H2cSseSubscriber, one HTTP/2 connection of the bench client
-// carrying K Server-Sent Events streams (h2c by prior knowledge,
-// H2cStream): each stream is scanned and every event checked like an
+// carrying K Server-Sent Events streams (h2c by prior knowledge, or h2
+// chosen by ALPN over TLS; H2cStream): each stream is scanned and every event checked like an
 // HTTP/1.1 SseSubscriber's (its own SseScanner and StreamTally: a skipped
 // sequence number on any stream is a gap). The connection is one session
 // of the pool: it is ready once every stream was answered 200, and it

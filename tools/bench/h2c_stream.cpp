@@ -86,11 +86,11 @@ void literal(std::string& block, std::uint8_t name_index, std::string_view name,
 H2cStream::H2cStream(std::size_t streams)
     : unconsumed_(std::max<std::size_t>(1, streams)), ended_(std::max<std::size_t>(1, streams)) {}
 
-std::string H2cStream::open(std::string_view path, std::size_t streams) {
+std::string H2cStream::open(std::string_view path, std::size_t streams, bool over_tls) {
   std::string out = preface();
-  // HPACK: :method GET and :scheme http indexed; :path and :authority
-  // literal, not indexed (so every request is the same bytes).
-  std::string block = "\x82\x86";
+  // HPACK: :method GET and :scheme http (or https) indexed; :path and
+  // :authority literal, not indexed (so every request is the same bytes).
+  std::string block = over_tls ? "\x82\x87" : "\x82\x86";
   literal(block, 4, {}, path);
   literal(block, 1, {}, "127.0.0.1");
   for (std::size_t i = 0; i < std::max<std::size_t>(1, streams); ++i) {
@@ -99,13 +99,13 @@ std::string H2cStream::open(std::string_view path, std::size_t streams) {
   return out;
 }
 
-std::string H2cStream::open_websocket(std::string_view path) {
+std::string H2cStream::open_websocket(std::string_view path, bool over_tls) {
   // :method CONNECT (the static table's :method, a literal value), :scheme
-  // http indexed, the rest literal; the stream stays open for the
-  // reader's pongs.
+  // http (or https) indexed, the rest literal; the stream stays open for
+  // the reader's pongs.
   std::string block;
   literal(block, 2, {}, "CONNECT");
-  block += "\x86";
+  block += over_tls ? "\x87" : "\x86";
   literal(block, 4, {}, path);
   literal(block, 1, {}, "127.0.0.1");
   literal(block, 0, ":protocol", "websocket");

@@ -1,5 +1,6 @@
 // Owns: H2cStream, the least HTTP/2 a bench reader needs to read SSE
-// streams, or one WebSocket stream, over h2c by prior knowledge: the
+// streams, or one WebSocket stream, over h2c by prior knowledge (or over
+// TLS once ALPN chose h2: the same frames, encrypted): the
 // request it writes first (one GET on each of K streams of the connection,
 // or an extended CONNECT on stream 1), and a frame scanner that
 // hands on each stream's DATA and answers what the server asks (SETTINGS
@@ -37,14 +38,15 @@ class H2cStream {
 
   // The connection preface, SETTINGS, the connection's window and
   // GET `path` on streams 1, 3, ... (`streams` of them; one header block
-  // each, so `path` must leave it under 16 KiB, the least frame size).
-  [[nodiscard]] static std::string open(std::string_view path, std::size_t streams = 1);
+  // each, so `path` must leave it under 16 KiB, the least frame size),
+  // with :scheme https when the connection is TLS.
+  [[nodiscard]] static std::string open(std::string_view path, std::size_t streams = 1, bool over_tls = false);
   // The same with an extended CONNECT for a WebSocket on `path` on
   // stream 1 instead of the GETs (RFC 8441). It does not wait for the
   // server's SETTINGS_ENABLE_CONNECT_PROTOCOL: sluiced announces it in the
   // SETTINGS it sends first, and nghttp2 takes `:protocol` from the moment
-  // a server has queued that setting.
-  [[nodiscard]] static std::string open_websocket(std::string_view path);
+  // a server has queued that setting. :scheme https when over TLS.
+  [[nodiscard]] static std::string open_websocket(std::string_view path, bool over_tls = false);
   // `payload` as one DATA frame on stream 1 (a WebSocket stream's pongs
   // and close answer; at most 16 KiB).
   [[nodiscard]] static std::string data(std::string_view payload);

@@ -110,20 +110,26 @@ class PacedReader::Handler final : public SseHandler, public WsFrameHandler {
 
 bool PacedReader::start() {
   std::string first;
+  const TlsClient* tls = options_.tls.get();
   if (options_.proto == Proto::ws && !options_.h2c) {
-    WsConnection c = ws_connect(options_.server, options_.path, now_ns() + kHandshakeTimeout, options_.receive_buffer);
+    WsConnection c = ws_connect(channel_, tls, options_.server, options_.path, now_ns() + kHandshakeTimeout,
+                                options_.receive_buffer);
     fd_ = c.fd;
     first = std::move(c.leftover);
     error_ = c.error;
   } else {
     fd_ = dial(options_.server, options_.receive_buffer);
+    const bool over_tls = tls != nullptr;
     const std::string request =
-        options_.h2c ? (options_.proto == Proto::ws ? H2cStream::open_websocket(options_.path)
-                                                    : H2cStream::open(options_.path))
+        options_.h2c ? (options_.proto == Proto::ws ? H2cStream::open_websocket(options_.path, over_tls)
+                                                    : H2cStream::open(options_.path, 1, over_tls))
                      : "GET " + options_.path + " HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n";
-    if (fd_ < 0 || !write_all(fd_, request)) error_ = "cannot connect";
+    if (fd_ < 0) error_ = "cannot connect";
+    if (error_.empty()) error_ = channel_.open(fd_, tls, options_.h2c ? HttpVersion::h2 : HttpVersion::http1);
+    if (error_.empty() && !channel_.write_all(request)) error_ = "cannot send the request";
   }
   if (!error_.empty()) return false;
+  channel_.set_read_ahead(false);
   // A short receive timeout lets the thread notice stop() while idle.
   const timeval tv{0, 100'000};
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -168,7 +174,7 @@ void PacedReader::run(std::string first) {
   H2cStream h2c;
   char buffer[2048];
   while (!stop_.load(std::memory_order_relaxed) && !closed_by_server_) {
-    const ssize_t n = take_first ? 0 : ::recv(fd_, buffer, sizeof buffer, 0);
+    const ssize_t n = take_first ? 0 : channel_.read(buffer, sizeof buffer);
     const std::uint64_t now = now_ns();
     handler.roll(now);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
@@ -201,7 +207,7 @@ void PacedReader::run(std::string first) {
       handler.replies().resize(h2_replies);
       handler.replies() += H2cStream::data(answers);
     }
-    if (!error_.empty() || !write_all(fd_, handler.replies())) break;
+    if (!error_.empty() || !channel_.write_all(handler.replies())) break;
     handler.replies().clear();
     const auto due = start + static_cast<std::uint64_t>(static_cast<double>(events_) / options_.drain_rate * 1e9);
     if (due > now_ns()) std::this_thread::sleep_for(std::chrono::nanoseconds(due - now_ns()));

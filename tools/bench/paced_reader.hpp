@@ -1,13 +1,16 @@
 // Owns: PacedReader, the slow consumer of slow-consumer: one SSE or
-// WebSocket stream, over HTTP/1.1 or h2c, read on its own thread no faster
-// than `drain_rate` events/s (the device's decode-and-paint loop), through
-// a receive buffer of chosen size. It
+// WebSocket stream, over HTTP/1.1 or HTTP/2, in clear or over TLS, read on
+// its own thread no faster than `drain_rate` events/s (the device's
+// decode-and-paint loop), through a receive buffer of chosen size. Over
+// TLS it takes one record at a time from the socket (no read-ahead), so
+// that what it has not read stays in the kernel, as in clear. It
 // records the age of every event it reads, per time slot, so a run shows
 // whether the age stays bounded or grows without end.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,7 +34,8 @@ struct PacedReaderOptions {
   Proto proto = Proto::sse;
   double drain_rate = 20;          // events/s
   int receive_buffer = 0;          // SO_RCVBUF; 0: kernel default (autotuned)
-  bool h2c = false;                // over HTTP/2 by prior knowledge (H2cStream); WebSocket: extended CONNECT
+  bool h2c = false;                // over HTTP/2 (H2cStream; by ALPN over TLS); WebSocket: extended CONNECT
+  std::shared_ptr<const TlsClient> tls;  // set: over TLS
   std::uint64_t slot_ns = 250'000'000;
 };
 
@@ -62,6 +66,7 @@ class PacedReader {
 
   PacedReaderOptions options_;
   int fd_ = -1;
+  Channel channel_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::vector<AgeSlot> slots_;

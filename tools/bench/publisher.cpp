@@ -57,13 +57,7 @@ void Publisher::finish() {
 }
 
 bool Publisher::connect() {
-  if (options_.mode == PublishMode::ws) {
-    if (options_.tls) {
-      ws_error_ = "the bench publishes over TLS by POST only (--publish post)";
-      return false;
-    }
-    return connect_ws();
-  }
+  if (options_.mode == PublishMode::ws) return connect_ws();
   fd_ = dial(options_.server);
   if (fd_ < 0) return false;
   if (const std::string why = channel_.open(fd_, options_.tls.get()); !why.empty()) {
@@ -74,9 +68,10 @@ bool Publisher::connect() {
 }
 
 bool Publisher::connect_ws() {
-  WsConnection c = ws_connect(options_.server, "/pub/" + options_.topic + (options_.token.empty() ? "" : "?token=" + options_.token), now_ns() + kHandshakeTimeout);
+  WsConnection c = ws_connect(channel_, options_.tls.get(), options_.server,
+                              "/pub/" + options_.topic + (options_.token.empty() ? "" : "?token=" + options_.token),
+                              now_ns() + kHandshakeTimeout);
   fd_ = c.fd;
-  (void)channel_.open(fd_, nullptr);
   if (fd_ < 0) {
     ws_error_ = "cannot publish over WebSocket: " + c.error;
     return false;
@@ -245,9 +240,12 @@ void Publisher::close_ws(bool wait) {
   const std::uint64_t until = now_ns() + kCloseWait;
   for (std::uint64_t now = now_ns(); now < until && (out_done_ < out_.size() || (wait && !ws_closed_)); now = now_ns()) {
     pollfd p{fd_, static_cast<short>(POLLIN | (out_done_ < out_.size() ? POLLOUT : 0)), 0};
-    if (::poll(&p, 1, static_cast<int>((until - now) / kNsPerMs) + 1) < 0 && errno != EINTR) return;
+    // Over TLS the server's close may already wait in OpenSSL.
+    const bool buffered = channel_.buffered();
+    const int timeout_ms = buffered ? 0 : static_cast<int>((until - now) / kNsPerMs) + 1;
+    if (::poll(&p, 1, timeout_ms) < 0 && errno != EINTR) return;
     if ((p.revents & POLLOUT) != 0 && !flush()) return;
-    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0 && !buffered) continue;
     char chunk[4096];
     const ssize_t n = channel_.read(chunk, sizeof chunk);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;

@@ -42,8 +42,7 @@ struct PublisherOptions {
   std::string token;  // set: sent as ?token= on the POST target and the upgrade (sluiced's auth.mode=jwt)
   std::string event;              // ?event= name; empty: none (post only)
   PublishMode mode = PublishMode::post;
-  // Set: publish over TLS (post mode only: the WebSocket publisher speaks
-  // in clear).
+  // Set: publish over TLS (HTTP/1.1 by ALPN, POST or WebSocket).
   std::shared_ptr<const TlsClient> tls;
   std::uint32_t index = 0;        // publisher index written in every payload, < kMaxPublishers
   std::size_t size = 64;          // payload bytes

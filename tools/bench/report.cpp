@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -73,13 +74,16 @@ std::string format_table(const ReportSpec& spec, const nlohmann::json& results) 
   std::vector<Column> columns = spec.columns;
   columns.push_back({"vs_limit", "vs limit", 1, 3});
   if (!spec.cost.empty()) columns.push_back({"cost_vs_limit", "cpu vs limit", 1, 3});
+  // As wide as the longest name (a server's @TRANSPORT makes them long).
+  std::size_t name_width = 12;
+  for (const auto& r : results) name_width = std::max(name_width, r.value("server", "?").size());
   std::string out;
-  append_padded(out, "server", 12);
+  append_padded(out, "server", name_width);
   for (const Column& c : columns) append_padded(out, c.header, std::max<std::size_t>(c.header.size(), 10));
   out += "\n";
   for (const auto& r : results) {
     std::string line;
-    append_padded(line, r.value("server", "?"), 12);
+    append_padded(line, r.value("server", "?"), name_width);
     for (const Column& c : columns) append_padded(line, cell(r, c), std::max<std::size_t>(c.header.size(), 10));
     if (r.contains("error")) line += "error: " + r["error"].get<std::string>();
     out += line + "\n";

@@ -70,6 +70,13 @@ tls=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1"
      --server "sol=$sol" --tls-server "sol-tls=$sol --tls-cert {cert} --tls-key {key}" --limit sol-tls)
 run fanout-tls fanout "${tls[@]}" -n 100 -s 64 -d 5
 run fanout-ws-tls fanout "${tls[@]}" --proto ws -n 100 -s 64 -d 5
+# Over HTTP/2, the transport chosen per server (NAME@h2c/K, NAME@h2/K):
+# HTTP/1.1, h2c with one stream to each connection and with all 100 on one,
+# and TLS over HTTP/1.1 and over h2 chosen by ALPN; two interleaved rounds.
+one="taskset -c 0 $sluiced $listen --threads 1"
+cert="--set tls.cert_file={cert} --set tls.key_file={key}"
+run fanout-h2 fanout --server "h1=$one" --server "h2c@h2c=$one" --server "h2c@h2c/100=$one" \
+  --tls-server "tls=$one $cert" --tls-server "tls@h2/100=$one $cert" -n 100 -s 64 -d 5 --repeat 2
 # Many connections: sol relays each published event once to everyone.
 run connections connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 10000 -b 10
 run connections-100k connections "${many_servers[@]}" --server "sol=$sol --mode relay" -n 100000 --sources 5 -b 5 \

@@ -20,24 +20,6 @@ namespace sluice::bench {
 
 namespace {
 
-struct Named {
-  std::string name;
-  std::string command;  // empty: the --target endpoint
-  bool tls = false;
-};
-
-std::vector<Named> servers_of(const CommonOptions& common) {
-  std::vector<Named> out;
-  for (const ServerSpec& server : common.servers) {
-    const std::string& spec = server.spec;
-    const std::size_t eq = spec.find('=');
-    if (eq == std::string::npos) out.push_back({spec, spec, server.tls});
-    else out.push_back({spec.substr(0, eq), spec.substr(eq + 1), server.tls});
-  }
-  if (out.empty()) out.push_back({"target", ""});
-  return out;
-}
-
 // The run's certificates, made when the first TLS server needs them.
 const RunCertificates& run_certificates() {
   static const RunCertificates certs;
@@ -45,8 +27,13 @@ const RunCertificates& run_certificates() {
 }
 
 // Runs the scenario against one server: starts it, puts the link in front.
-nlohmann::json run_one(const CommonOptions& common, const Named& named, const ScenarioFn& scenario) {
-  ServerUnderTest sut{.name = named.name};
+nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, const ScenarioFn& scenario) {
+  ServerUnderTest sut{.name = named.name, .http = named.http, .streams_per_connection = named.streams_per_connection};
+  if (named.tls && common.h2c && !named.transport_named) {
+    return {{"server", named.name},
+            {"error", "--h2c is HTTP/2 in clear text: name this TLS server " + named.name +
+                          "@h2 to read it over HTTP/2 chosen by ALPN, or " + named.name + "@h1"}};
+  }
   ServerProcess process;
   std::string command = named.command;
   if (named.tls) {
@@ -77,7 +64,7 @@ nlohmann::json run_one(const CommonOptions& common, const Named& named, const Sc
   if (sut.tls) {
     const int fd = dial(sut.direct);
     Channel probe;
-    const std::string why = fd < 0 ? "cannot connect" : probe.open(fd, sut.tls.get());
+    const std::string why = fd < 0 ? "cannot connect" : probe.open(fd, sut.tls.get(), sut.http);
     if (fd >= 0) ::close(fd);
     if (!why.empty()) return {{"server", named.name}, {"tls", true}, {"error", why}};
   }
@@ -94,6 +81,10 @@ nlohmann::json run_one(const CommonOptions& common, const Named& named, const Sc
   nlohmann::json result = scenario(sut);
   result["server"] = named.name;
   if (named.tls) result["tls"] = true;
+  if (named.http == HttpVersion::h2) {
+    result["transport"] = transport_name(named);
+    result["streams_per_connection"] = named.streams_per_connection;
+  }
   if (!sut.link.empty()) result["link"] = sut.link;
   return result;
 }
@@ -105,29 +96,81 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-void add_common_options(CLI::App& command, CommonOptions& options, bool tls) {
-  command.add_option("--target", options.target, "HOST:PORT of a running server (when no --server is given)");
-  // Taken as they come, so that plain and TLS servers run in the order given.
+namespace {
+
+// A --server or --tls-server, parsed as it comes (so that plain and TLS
+// servers run in the order given) and refused there when the scenario
+// cannot read its transport.
+void add_server_option(CLI::App& command, CommonOptions& options, const Transports& can, bool tls,
+                       const std::string& name, const std::string& help) {
   command
       .add_option_function<std::string>(
-          "--server", [&options](const std::string& spec) { options.servers.push_back({spec, false}); },
-          "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable")
+          name,
+          [&options, can, tls, name](const std::string& text) {
+            ServerSpec spec;
+            if (std::string error = parse_server_spec(text, tls, can, spec); !error.empty()) {
+              throw CLI::ValidationError(name, error);
+            }
+            options.servers.push_back(std::move(spec));
+          },
+          help)
       ->trigger_on_parse();
-  if (tls) {
-    command
-        .add_option_function<std::string>(
-            "--tls-server", [&options](const std::string& spec) { options.servers.push_back({spec, true}); },
-            "NAME=COMMAND: like --server, spoken to over TLS; {cert} and {key} in COMMAND become a certificate "
-            "for 127.0.0.1 made for this run, verified against the run's own CA")
-        ->trigger_on_parse();
+}
+
+}  // namespace
+
+void add_common_options(CLI::App& command, CommonOptions& options, const Transports& can) {
+  command.add_option("--target", options.target, "HOST:PORT of a running server (when no --server is given)");
+  std::string transports;
+  if (can.h2_streams > 0) {
+    transports = std::string("; NAME@h2c") + (can.h2_streams > 1 ? "[/K]" : "") +
+                 "=COMMAND reads it over HTTP/2 by prior knowledge" + (can.h2_streams > 1 ? ", K streams to a connection" : "") +
+                 ", NAME@h1=COMMAND over HTTP/1.1 whatever --h2c says; the row's name is NAME@...";
+  }
+  add_server_option(command, options, can, false, "--server",
+                    "NAME=COMMAND: start this server (it must print 'listening on HOST:PORT'), run, stop; repeatable" +
+                        transports);
+  if (can.tls) {
+    add_server_option(command, options, can, true, "--tls-server",
+                      "NAME=COMMAND: like --server, spoken to over TLS; {cert} and {key} in COMMAND become a "
+                      "certificate for 127.0.0.1 made for this run, verified against the run's own CA" +
+                          std::string(can.h2_streams > 0 ? std::string("; NAME@h2") + (can.h2_streams > 1 ? "[/K]" : "") +
+                                                               "=COMMAND reads it over HTTP/2 chosen by ALPN"
+                                                         : ""));
     command.add_flag("--tls-insecure", options.tls_insecure,
                      "do not verify --tls-server certificates (a server with a certificate of its own)");
   }
+  if (can.h2_streams > 0) {
+    command.add_flag("--h2c", options.h2c,
+                     "read every --server named without @TRANSPORT over HTTP/2 by prior knowledge (h2c)");
+  }
+  if (can.h2_streams > 1) {
+    command.add_option("--streams-per-connection", options.streams_per_connection,
+                       "with --h2c: streams on each connection of those servers")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t{1}, can.h2_streams));
+  }
+  command.add_option("--repeat", options.rounds,
+                     "run the whole list of servers this many times, one round after another (A B A B), so that "
+                     "what else the machine does falls on each alike; a row per server per round")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100}));
   command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760,client=shallow");
-  command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column)");
+  command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column; per round)");
   command.add_option("--svg", options.svg, "write a chart to this file");
   command.add_flag("--json", options.json, "print the results as JSON on stdout (the table goes to stderr)");
   command.add_flag("--quiet", options.quiet, "no progress line");
+}
+
+std::vector<ServerSpec> servers_of(const CommonOptions& common) {
+  std::vector<ServerSpec> out = common.servers;
+  if (out.empty()) out.push_back({.name = "target"});
+  for (ServerSpec& spec : out) {
+    if (spec.transport_named || spec.tls || !common.h2c) continue;
+    spec.http = HttpVersion::h2;
+    spec.streams_per_connection = common.streams_per_connection;
+  }
+  return out;
 }
 
 // Taken as text and checked against the names, so that help and errors
@@ -154,13 +197,26 @@ int run_scenario(const CommonOptions& common, const ReportSpec& spec, const nloh
                  const ScenarioFn& scenario, const ChartFn& chart) {
   nlohmann::json results = nlohmann::json::array();
   bool failed = false;
-  for (const Named& named : servers_of(common)) {
-    if (!common.quiet) std::fprintf(stderr, "%s: %s\n", spec.scenario.c_str(), named.name.c_str());
-    results.push_back(run_one(common, named, scenario));
-    failed = failed || results.back().contains("error");
+  const std::vector<ServerSpec> servers = servers_of(common);
+  for (std::size_t round = 1; round <= common.rounds; ++round) {
+    // Each round's figures are set against that round's limit.
+    nlohmann::json these = nlohmann::json::array();
+    for (const ServerSpec& named : servers) {
+      if (!common.quiet) {
+        std::fprintf(stderr, "%s: %s", spec.scenario.c_str(), named.name.c_str());
+        if (common.rounds > 1) std::fprintf(stderr, " (round %zu of %zu)", round, common.rounds);
+        std::fputs("\n", stderr);
+      }
+      these.push_back(run_one(common, named, scenario));
+      if (common.rounds > 1) these.back()["round"] = round;
+      failed = failed || these.back().contains("error");
+    }
+    add_ratios(spec, common.limit, these);
+    for (nlohmann::json& r : these) results.push_back(std::move(r));
   }
-  add_ratios(spec, common.limit, results);
-  const std::string table = format_table(spec, results);
+  ReportSpec shown = spec;
+  if (common.rounds > 1) shown.columns.insert(shown.columns.begin(), {"round", "round", 1, 0});
+  const std::string table = format_table(shown, results);
   std::fputs(table.c_str(), common.json ? stderr : stdout);
   if (common.json) {
     const nlohmann::json doc = {{"scenario", spec.scenario}, {"machine", describe_machine()}, {"options", options},

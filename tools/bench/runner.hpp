@@ -1,9 +1,11 @@
 // Owns: the part every scenario shares: the command-line options common to
 // all of them, starting each server of the comparison in turn (or using the
-// one --target names), putting the link emulator in front of it when --link
-// asks, making the run's certificates for the servers it speaks TLS to
-// (--tls-server, in the scenarios whose clients can), and writing the
-// table, --json and --svg at the end.
+// one --target names), in one or several interleaved rounds, putting the
+// link emulator in front of it when --link asks, making the run's
+// certificates for the servers it speaks TLS to (--tls-server, in the
+// scenarios whose clients can), and writing the table, --json and --svg at
+// the end. Each server is read over the transport its name asks for
+// (server_spec.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +18,7 @@
 
 #include "publisher.hpp"
 #include "report.hpp"
+#include "server_spec.hpp"
 #include "subscriber.hpp"
 #include "io/socket.hpp"
 #include "svg.hpp"
@@ -23,16 +26,13 @@
 
 namespace sluice::bench {
 
-// One server of the comparison: NAME=COMMAND, spoken to in clear or over TLS.
-struct ServerSpec {
-  std::string spec;
-  bool tls = false;
-};
-
 struct CommonOptions {
   std::string target = "127.0.0.1:8080";  // used when no --server is given
   std::vector<ServerSpec> servers;        // run one after another, in the order given
+  std::size_t rounds = 1;                 // --repeat: times the whole list is run, one round after another
   bool tls_insecure = false;              // --tls-server: do not check the server's certificate
+  bool h2c = false;                       // servers named without @TRANSPORT are read over h2c
+  std::size_t streams_per_connection = 1; // their streams per connection under --h2c
   std::string link;                       // link emulator spec, empty: direct
   std::string limit = "sol";              // the server whose figure is the ceiling
   std::string svg;
@@ -48,18 +48,31 @@ struct ServerUnderTest {
   int pid = -1;           // -1 for --target
   std::string link;       // the link description, empty when direct
   std::shared_ptr<const TlsClient> tls;  // set when the clients speak TLS to it (--tls-server)
+  // What the scenario's readers speak (publishers and probes speak
+  // HTTP/1.1 whatever this says): HTTP/2 by prior knowledge in clear, by
+  // ALPN over TLS.
+  HttpVersion http = HttpVersion::http1;
+  std::size_t streams_per_connection = 1;  // over HTTP/2
 };
 
 using ScenarioFn = std::function<nlohmann::json(const ServerUnderTest&)>;
 // Turns all results into the chart; null when the scenario draws none.
 using ChartFn = std::function<std::string(const nlohmann::json& results)>;
 
-// Adds --target, --server, --link, --limit, --json, --svg, --quiet; and
-// --tls-server and --tls-insecure when the scenario's clients speak TLS
-// (`tls`): a --tls-server's command has "{cert}" and "{key}" replaced by a
-// certificate the run makes for 127.0.0.1 and localhost, signed by a CA the
-// run makes too, which the clients verify the server against.
-void add_common_options(CLI::App& command, CommonOptions& options, bool tls = false);
+// Adds --target, --server, --repeat, --link, --limit, --json, --svg,
+// --quiet; --tls-server and --tls-insecure when the scenario's clients
+// speak TLS (`can.tls`): a --tls-server's command has "{cert}" and "{key}"
+// replaced by a certificate the run makes for 127.0.0.1 and localhost,
+// signed by a CA the run makes too, which the clients verify the server
+// against; and --h2c (with --streams-per-connection when a reader takes
+// several streams) when its readers speak HTTP/2 (`can.h2_streams`). A
+// server's @TRANSPORT the scenario cannot read is refused as the command
+// line is parsed.
+void add_common_options(CLI::App& command, CommonOptions& options, const Transports& can = {});
+
+// The servers of the run in their order, --h2c applied to those named
+// without @TRANSPORT (in clear), or the --target server alone.
+[[nodiscard]] std::vector<ServerSpec> servers_of(const CommonOptions& common);
 
 // --proto sse|ws (the subscribers' protocol) and --publish post|ws (how
 // publishers send), for the scenarios that offer them.

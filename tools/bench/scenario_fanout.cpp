@@ -2,9 +2,10 @@
 // target rate or flat out. Reports delivered events/s and bytes/s over the
 // measured window (after a warm-up) and the latency of sampled events.
 // Subscribers speak SSE or WebSocket (--proto), publishers POST or send
-// WebSocket frames (--publish); SSE subscribers may read over h2c, K
-// streams to a connection (--h2c, --streams-per-connection). Gaps are the sequence numbers a subscriber
-// never saw before its stream ended (stamp.hpp), which includes every POST
+// WebSocket frames (--publish); SSE subscribers may read over HTTP/2, K
+// streams to a connection, chosen per server (NAME@h2c/K in clear,
+// NAME@h2/K by ALPN over TLS; --h2c for every server in clear). Gaps are
+// the sequence numbers a subscriber never saw before its stream ended (stamp.hpp), which includes every POST
 // the server refused; the streams that saw one are counted, and those the
 // server then closed (a lossless subscriber must never see a gap before
 // its close: it would resume after it and miss those events for good).
@@ -51,16 +52,24 @@ struct FanoutOptions {
   Proto proto = Proto::sse;
   PublishMode publish = PublishMode::post;
   std::string token;  // presented as ?token= by every subscriber and publisher
-  bool h2c = false;                      // SSE subscribers over HTTP/2 by prior knowledge
-  std::size_t streams_per_connection = 1;  // with h2c: subscribers that share one connection
 };
 
-// Connections the subscribers take: one each over HTTP/1.1, K to a
-// connection over h2c.
-std::size_t connections(const FanoutOptions& o) { return o.h2c ? o.subscribers / o.streams_per_connection : o.subscribers; }
+// Most streams on one HTTP/2 connection (@h2c/K, --streams-per-connection).
+constexpr std::size_t kMostStreamsPerConnection = 10000;
 
-// Subscribers, publishers, and the bench's own files and probes.
-std::size_t fds_wanted(const FanoutOptions& o) { return connections(o) + o.publishers + 64; }
+// Connections the subscribers take: one each over HTTP/1.1, K to a
+// connection over HTTP/2.
+std::size_t connections(const FanoutOptions& o, HttpVersion http, std::size_t streams_per_connection) {
+  return http == HttpVersion::h2 ? o.subscribers / streams_per_connection : o.subscribers;
+}
+
+// Subscribers, publishers, and the bench's own files and probes, for the
+// server of the run that takes the most.
+std::size_t fds_wanted(const FanoutOptions& o) {
+  std::size_t most = 0;
+  for (const ServerSpec& s : servers_of(o.common)) most = std::max(most, connections(o, s.http, s.streams_per_connection));
+  return most + o.publishers + 64;
+}
 
 struct Snapshot {
   std::uint64_t at = now_ns();
@@ -129,16 +138,17 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
 
 nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   if (!o.fds.enough) return {{"error", describe_fd_shortage(o.fds, fds_wanted(o))}};
-  if (o.h2c && sut.tls) return {{"error", "--h2c is HTTP/2 in clear text; this server is read over TLS"}};
   const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
+  const bool h2 = sut.http == HttpVersion::h2;
+  const std::size_t sessions = connections(o, sut.http, sut.streams_per_connection);
   ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token), .proto = o.proto,
-                               .tls = sut.tls, .h2c_streams = o.h2c ? o.streams_per_connection : 0},
-                   .sessions = connections(o), .threads = o.threads, .latency_every = o.latency_every,
+                               .tls = sut.tls, .h2_streams = h2 ? sut.streams_per_connection : 0},
+                   .sessions = sessions, .threads = o.threads, .latency_every = o.latency_every,
                    .sources = o.sources});
   pool.start();
   if (!pool.wait_ready(now_ns() + 60 * kNsPerSec)) {
     return {{"error", "subscribers did not all connect: " + std::to_string(pool.counters().ready.load()) + " of " +
-                          std::to_string(connections(o)) + " have their stream" + (o.h2c ? "s" : "")}};
+                          std::to_string(sessions) + " have their stream" + (h2 ? "s" : "")}};
   }
   const auto total_ns = static_cast<std::uint64_t>((o.warmup + o.duration) * 1e9);
   std::vector<std::unique_ptr<Publisher>> publishers;
@@ -192,7 +202,7 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
 void add_fanout(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FanoutOptions>();
   CLI::App* cmd = app.add_subcommand("fanout", "P publishers, N subscribers: delivered events/s, bytes/s, latency");
-  add_common_options(*cmd, o->common, /*tls=*/true);
+  add_common_options(*cmd, o->common, {.tls = true, .h2_streams = kMostStreamsPerConnection});
   cmd->add_option("-n,--subscribers", o->subscribers, "subscribers")->capture_default_str();
   cmd->add_option("-p,--publishers", o->publishers, "publishing connections")->capture_default_str()->check(CLI::Range(1, 256));
   cmd->add_option("-s,--size", o->size, "payload bytes (>= 32, the stamp and sequence)")->capture_default_str();
@@ -212,15 +222,18 @@ void add_fanout(CLI::App& app, int& exit_code) {
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
   cmd->add_option("--token", o->token,
-                  "a token (`sluice token`) every subscriber (over HTTP/1.1 or --h2c) and publisher presents as ?token=, for "
-                  "auth.mode=jwt");
-  cmd->add_flag("--h2c", o->h2c, "SSE subscribers over HTTP/2 by prior knowledge (h2c)");
-  cmd->add_option("--streams-per-connection", o->streams_per_connection,
-                  "with --h2c: subscribers (streams) on each connection; divides --subscribers")
-      ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+                  "a token (`sluice token`) every subscriber (over HTTP/1.1 or HTTP/2) and publisher presents as ?token=, "
+                  "for auth.mode=jwt");
   cmd->callback([o, &exit_code] {
-    if (o->h2c && (o->proto != Proto::sse || o->subscribers % o->streams_per_connection != 0)) {
-      throw CLI::ValidationError("--h2c", "needs --proto sse and --streams-per-connection dividing --subscribers");
+    // Subscribers over HTTP/2 read SSE, K streams to each connection.
+    for (const ServerSpec& s : servers_of(o->common)) {
+      if (s.http != HttpVersion::h2) continue;
+      if (o->proto != Proto::sse) throw CLI::ValidationError(s.name, "subscribers over HTTP/2 read SSE (--proto sse)");
+      if (o->subscribers % s.streams_per_connection != 0) {
+        throw CLI::ValidationError(s.name, std::to_string(s.streams_per_connection) +
+                                               " streams per connection must divide --subscribers (" +
+                                               std::to_string(o->subscribers) + ")");
+      }
     }
     o->fds = raise_fd_limit(fds_wanted(*o));
     const ReportSpec spec{.scenario = "fanout", .headline = "events_per_s", .columns = {
@@ -237,7 +250,9 @@ void add_fanout(CLI::App& app, int& exit_code) {
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
                                     {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},
                                     {"publish", publish_mode_name(o->publish)}, {"sources", o->sources},
-                                    {"h2c", o->h2c}, {"streams_per_connection", o->h2c ? o->streams_per_connection : 1}};
+                                    {"h2c", o->common.h2c},
+                                    {"streams_per_connection", o->common.h2c ? o->common.streams_per_connection : 1},
+                                    {"rounds", o->common.rounds}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [o](const nlohmann::json& results) {
                                std::vector<Bar> bars;

@@ -6,7 +6,11 @@
 // disconnect instead. The policy is
 // the server's: run one --server per policy to compare them. The reader
 // speaks SSE or WebSocket (--proto; a fifo WebSocket is cut off with close
-// 1008), either over HTTP/2 too (--h2c), the publisher POSTs or sends WebSocket frames (--publish).
+// 1008), either over HTTP/2 by prior knowledge too (a server named
+// NAME@h2c, or every server under --h2c; WebSocket: extended CONNECT),
+// and over TLS (--tls-server NAME=..., NAME@h2 for HTTP/2 chosen by ALPN),
+// the publisher POSTs or sends WebSocket frames (--publish), over TLS too
+// to a TLS server.
 #include <memory>
 
 #include "clock.hpp"
@@ -27,7 +31,6 @@ struct SlowOptions {
   double duration = 10;
   int receive_buffer = 0;   // the reader's SO_RCVBUF; 0: kernel default
   Proto proto = Proto::sse;
-  bool h2c = false;  // the reader's stream over HTTP/2 by prior knowledge
   PublishMode publish = PublishMode::post;
 };
 
@@ -48,11 +51,12 @@ nlohmann::json summarize(const PacedReader& reader) {
 nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
   const std::string topic = "slow-" + std::to_string(now_ns() % 1000000);
   PacedReader reader({.server = sut.endpoint, .path = stream_path(o.proto, topic), .proto = o.proto, .drain_rate = o.drain,
-                      .receive_buffer = o.receive_buffer, .h2c = o.h2c});
+                      .receive_buffer = o.receive_buffer, .h2c = sut.http == HttpVersion::h2,
+                      .tls = sut.tls});
   if (!reader.start()) return {{"error", reader.error()}};
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
   Publisher publisher(
-      {.server = sut.direct, .topic = topic, .mode = o.publish, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
+      {.server = sut.direct, .topic = topic, .mode = o.publish, .tls = sut.tls, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
   publisher.start(deadline);
   wait_with_progress(o.common, deadline, [&] { return std::to_string(publisher.counters().accepted.load()) + " published"; });
   publisher.stop();
@@ -69,14 +73,13 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
 void add_slow_consumer(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SlowOptions>();
   CLI::App* cmd = app.add_subcommand("slow-consumer", "F frames/s to a reader draining R/s; event age over time");
-  add_common_options(*cmd, o->common);
+  add_common_options(*cmd, o->common, {.tls = true, .h2_streams = 1});
   cmd->add_option("-s,--size", o->size, "frame payload bytes")->capture_default_str();
   cmd->add_option("-f,--rate", o->rate, "frames/s published")->capture_default_str();
   cmd->add_option("-R,--drain", o->drain, "events/s the reader drains")->capture_default_str();
   cmd->add_option("-d,--duration", o->duration, "seconds")->capture_default_str();
   cmd->add_option("--rcvbuf", o->receive_buffer, "reader's SO_RCVBUF bytes; 0: kernel default")->capture_default_str();
   add_proto_option(*cmd, o->proto);
-  cmd->add_flag("--h2c", o->h2c, "the reader's stream over HTTP/2 by prior knowledge (h2c; WebSocket: extended CONNECT)");
   add_publish_option(*cmd, o->publish);
   cmd->callback([o, &exit_code] {
     const ReportSpec spec{.scenario = "slow-consumer", .headline = "final_age_ms", .higher_is_better = false, .columns = {
@@ -84,7 +87,7 @@ void add_slow_consumer(CLI::App& app, int& exit_code) {
         {"notices", "notices", 1, 0}, {"final_age_ms", "final age ms", 1, 0}}};
     const nlohmann::json options = {{"size", o->size}, {"rate", o->rate}, {"drain", o->drain},
                                     {"duration_s", o->duration}, {"rcvbuf", o->receive_buffer},
-                                    {"proto", proto_name(o->proto)}, {"h2c", o->h2c}, {"publish", publish_mode_name(o->publish)}};
+                                    {"proto", proto_name(o->proto)}, {"h2c", o->common.h2c}, {"rounds", o->common.rounds}, {"publish", publish_mode_name(o->publish)}};
     exit_code = run_scenario(o->common, spec, options, [o](const ServerUnderTest& sut) { return measure(*o, sut); },
                              [](const nlohmann::json& results) {
                                std::vector<Series> series;

@@ -36,7 +36,7 @@ int open_stream(const SubscriberOptions& options, std::string_view request, Chan
     why = "cannot connect";
     return -1;
   }
-  why = channel.open(fd, options.tls.get());
+  why = channel.open(fd, options.tls.get(), options.h2_streams > 0 ? HttpVersion::h2 : HttpVersion::http1);
   segments_at_request = segments_in(fd);
   if (why.empty() && !channel.write_all(request)) why = "cannot send the request";
   if (why.empty() && io::set_nonblocking(fd, true) != 0) why = "cannot make the socket non-blocking";
@@ -47,7 +47,7 @@ int open_stream(const SubscriberOptions& options, std::string_view request, Chan
 
 std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options) {
   if (options.proto == Proto::ws) return std::make_unique<WsSubscriber>(context, options);
-  if (options.h2c_streams > 0) return std::make_unique<H2cSseSubscriber>(context, options);
+  if (options.h2_streams > 0) return std::make_unique<H2cSseSubscriber>(context, options);
   return std::make_unique<SseSubscriber>(context, options);
 }
 

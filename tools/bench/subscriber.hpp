@@ -25,9 +25,10 @@ struct SubscriberOptions {
   std::string last_event_id;  // WebSocket: sent as Last-Event-ID, to resume after it; empty: live only
   std::string source;         // local IPv4 address to connect from; empty: the kernel's choice
   std::shared_ptr<const TlsClient> tls;  // set: the stream is read over TLS
-  // SSE over HTTP/2 by prior knowledge: this many streams on the
-  // connection (H2cSseSubscriber); 0: HTTP/1.1.
-  std::size_t h2c_streams = 0;
+  // SSE over HTTP/2: this many streams on the connection
+  // (H2cSseSubscriber), by prior knowledge in clear, chosen by ALPN over
+  // TLS; 0: HTTP/1.1.
+  std::size_t h2_streams = 0;
 };
 
 class Subscriber : public io::Handler {
@@ -55,13 +56,14 @@ enum class Received : std::uint8_t { bytes, again, eof, error };
 [[nodiscard]] Received receive(ReaderContext& context, Channel& channel, std::string_view& bytes, std::uint64_t& now);
 
 // Connects to options.server, opens `channel` on the socket (the TLS
-// handshake when options.tls is set), notes `segments_at_request` and
+// handshake when options.tls is set, asking ALPN for h2 when
+// options.h2_streams is set), notes `segments_at_request` and
 // writes `request`, blocking; then makes the socket non-blocking. The fd
 // (>= 0), or -1 with `why` set.
 [[nodiscard]] int open_stream(const SubscriberOptions& options, std::string_view request, Channel& channel,
                               std::uint64_t& segments_at_request, std::string& why);
 
-// A session of `options.proto` (over h2c when options.h2c_streams is set), not started.
+// A session of `options.proto` (over HTTP/2 when options.h2_streams is set), not started.
 [[nodiscard]] std::unique_ptr<Subscriber> make_subscriber(ReaderContext& context, const SubscriberOptions& options);
 
 [[nodiscard]] std::string proto_name(Proto proto);  // "sse", "ws"

@@ -45,7 +45,7 @@ Channel::~Channel() {
   if (ssl_ != nullptr) SSL_free(ssl_);
 }
 
-std::string Channel::open(int fd, const TlsClient* tls) {
+std::string Channel::open(int fd, const TlsClient* tls, HttpVersion http) {
   if (ssl_ != nullptr) SSL_free(ssl_);
   ssl_ = nullptr;
   wants_socket_ = false;
@@ -69,13 +69,26 @@ std::string Channel::open(int fd, const TlsClient* tls) {
         ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str()) : SSL_set1_host(ssl_, host.c_str());
     if (named != 1) return openssl_error("tls: cannot check the certificate against '" + host + "'");
   }
+  // The context offers http/1.1; a channel for HTTP/2 offers h2 in its place.
+  static constexpr unsigned char kH2[] = {2, 'h', '2'};
+  if (http == HttpVersion::h2 && SSL_set_alpn_protos(ssl_, kH2, sizeof kH2) != 0) return openssl_error("tls: alpn");
   if (SSL_connect(ssl_) != 1) {
     const long verified = SSL_get_verify_result(ssl_);
     if (verified != X509_V_OK) {
       ERR_clear_error();
       return std::string("tls handshake: certificate not trusted: ") + X509_verify_cert_error_string(verified);
     }
-    return openssl_error("tls handshake");
+    return openssl_error(http == HttpVersion::h2 ? "tls handshake asking ALPN for h2 alone" : "tls handshake");
+  }
+  if (http == HttpVersion::h2) {
+    const unsigned char* chosen = nullptr;
+    unsigned length = 0;
+    SSL_get0_alpn_selected(ssl_, &chosen, &length);
+    const std::string_view protocol(reinterpret_cast<const char*>(chosen), chosen == nullptr ? 0 : length);
+    if (protocol != "h2") {
+      return "tls: the server did not choose h2 by ALPN (" +
+             (protocol.empty() ? std::string("it chose none") : "it chose '" + std::string(protocol) + "'") + ")";
+    }
   }
   return {};
 }
@@ -105,6 +118,10 @@ bool Channel::write_all(std::string_view bytes) {
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+void Channel::set_read_ahead(bool on) {
+  if (ssl_ != nullptr) SSL_set_read_ahead(ssl_, on ? 1 : 0);
 }
 
 bool Channel::buffered() const { return ssl_ != nullptr && !wants_socket_ && SSL_has_pending(ssl_) == 1; }

@@ -11,10 +11,15 @@
 // waits for the socket as it would in clear. Partial writes are enabled
 // and a write may be retried from a moved buffer, so a short write
 // resumes from where it stopped exactly like send()'s.
+//
+// A channel asks ALPN for HTTP/1.1 or for HTTP/2 alone: a reader of HTTP/2
+// frames over TLS must be sure the server chose h2 (RFC 9113 §3.2), so
+// the handshake of such a channel fails when it did not.
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +27,9 @@
 #include "transport/tls_context.hpp"
 
 namespace sluice::bench {
+
+// The HTTP a connection speaks: over TLS, what it asks for by ALPN.
+enum class HttpVersion : std::uint8_t { http1, h2 };
 
 class TlsClient {
  public:
@@ -50,10 +58,11 @@ class Channel {
   Channel& operator=(const Channel&) = delete;
 
   // Reads and writes `fd` (connected, blocking; the caller keeps owning
-  // and closes it), through a TLS handshake made now when `tls` is set.
-  // Empty on success, else why the handshake failed. Forgets the
-  // connection it had before, if any.
-  [[nodiscard]] std::string open(int fd, const TlsClient* tls);
+  // and closes it), through a TLS handshake made now when `tls` is set,
+  // offering `http` alone by ALPN (h2 must then be chosen). Empty on
+  // success, else why the handshake failed. Forgets the connection it had
+  // before, if any.
+  [[nodiscard]] std::string open(int fd, const TlsClient* tls, HttpVersion http = HttpVersion::http1);
 
   // recv(): bytes read, 0 at the end of the stream, -1 with errno (EAGAIN
   // when the socket has nothing whole to give yet).
@@ -68,6 +77,11 @@ class Channel {
   // what OpenSSL holds then is the start of a record, and reading again
   // before the rest arrives would only spin.
   [[nodiscard]] bool buffered() const;
+
+  // Over TLS, whether a read takes all the socket holds (the default) or
+  // one record at a time, leaving the rest in the socket's receive buffer
+  // as a reader in clear that reads little at a time does.
+  void set_read_ahead(bool on);
 
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] bool tls() const { return ssl_ != nullptr; }

@@ -45,11 +45,13 @@ bool wait_readable(int fd, std::uint64_t deadline) {
   return ::poll(&p, 1, static_cast<int>((deadline - now) / kNsPerMs) + 1) > 0;
 }
 
-// Reads the answer head into `in`; the parsed head in `head`. Empty or why not.
-std::string read_answer(int fd, std::uint64_t deadline, std::string& in, ReplyHead& head) {
+// Reads the answer head into `in`; the parsed head in `head`. Empty or why
+// not. Over TLS the rest of the head may already wait in OpenSSL, which
+// the socket does not say: that is read without waiting.
+std::string read_answer(Channel& channel, std::uint64_t deadline, std::string& in, ReplyHead& head) {
   char chunk[4096];
-  while (wait_readable(fd, deadline)) {
-    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+  while (channel.buffered() || wait_readable(channel.fd(), deadline)) {
+    const ssize_t n = channel.read(chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return "connection closed before the upgrade answer";
     in.append(chunk, static_cast<std::size_t>(n));
@@ -85,6 +87,12 @@ std::string check_upgrade(std::string_view text, const ReplyHead& head, std::str
 
 WsConnection ws_connect(const io::Endpoint& server, std::string_view path, std::uint64_t deadline_ns,
                         int receive_buffer) {
+  Channel clear;  // holds nothing past the call: in clear the socket is all
+  return ws_connect(clear, nullptr, server, path, deadline_ns, receive_buffer);
+}
+
+WsConnection ws_connect(Channel& channel, const TlsClient* tls, const io::Endpoint& server, std::string_view path,
+                        std::uint64_t deadline_ns, int receive_buffer) {
   WsConnection c;
   std::string request;
   std::string key;
@@ -93,11 +101,13 @@ WsConnection ws_connect(const io::Endpoint& server, std::string_view path, std::
     return c;
   }
   c.fd = dial(server, receive_buffer);
-  if (c.fd < 0 || !write_all(c.fd, request)) {
+  if (c.fd < 0) {
     c.error = "cannot connect";
-  } else {
+  } else if (c.error = channel.open(c.fd, tls); c.error.empty() && !channel.write_all(request)) {
+    c.error = "cannot send the upgrade request";
+  } else if (c.error.empty()) {
     ReplyHead head;
-    c.error = read_answer(c.fd, deadline_ns, c.leftover, head);
+    c.error = read_answer(channel, deadline_ns, c.leftover, head);
     if (c.error.empty()) c.error = check_upgrade(c.leftover, head, key);
     if (c.error.empty()) c.leftover.erase(0, head.head_size);
   }

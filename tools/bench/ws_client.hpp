@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "http_reply.hpp"
+#include "tls_client.hpp"
 #include "io/socket.hpp"
 #include "proto/ws_encoder.hpp"
 
@@ -38,6 +39,12 @@ struct WsConnection {
 // `receive_buffer` first when > 0.
 [[nodiscard]] WsConnection ws_connect(const io::Endpoint& server, std::string_view path, std::uint64_t deadline_ns,
                                       int receive_buffer = 0);
+// The same through `channel`, opened on the new socket over TLS when `tls`
+// is set (HTTP/1.1 by ALPN); the connection is read and written through
+// it from then on, and over TLS what followed the head may wait in the
+// channel rather than in `leftover`.
+[[nodiscard]] WsConnection ws_connect(Channel& channel, const TlsClient* tls, const io::Endpoint& server,
+                                      std::string_view path, std::uint64_t deadline_ns, int receive_buffer = 0);
 
 // Appends one final frame of `op` carrying `payload`, masked with a fresh
 // key. False when there was no entropy or a control payload is over 125.
