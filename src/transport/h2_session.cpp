@@ -276,6 +276,16 @@ bool H2Session::submit(int status, std::span<const H2Header> headers, H2Stream& 
   }
   stream.responded = true;
   stream.streaming = body;
+  // A streamed body takes its turn with the connection's other streams
+  // (RFC 9218's incremental): nghttp2 otherwise sends the oldest stream
+  // with data first, every time, so behind a socket that stays full the
+  // newest streams of a busy connection starved until their queues passed
+  // send.budget_* and their policy cut them off. The client's own priority
+  // signal does not undo it: one subscriber's stream is worth another's.
+  if (body) {
+    const nghttp2_extpri in_turn{NGHTTP2_EXTPRI_DEFAULT_URGENCY, 1};
+    (void)nghttp2_session_change_extpri_stream_priority(session_, stream.id, &in_turn, 1);
+  }
   return true;
 }
 

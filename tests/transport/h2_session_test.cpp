@@ -160,6 +160,40 @@ TEST(H2Session, AShutWindowHoldsOnlyItsOwnStream) {
   EXPECT_LE(client.stream(slow).body.size(), 1024u);
 }
 
+// Behind a socket the client does not read, two streams of one connection
+// queue the same events; once it reads, they take turns (RFC 9218's
+// incremental). Served oldest stream first, the second got no more than
+// what went out before the socket filled until the first had all its
+// events; on a busy connection its queue passed the budget and was cut off.
+TEST(H2Session, StreamsOfOneConnectionTakeTurnsBehindAFullSocket) {
+  H2ServerOptions options;
+  options.limits.stream_send = {.max_bytes = 1 << 20, .max_frames = 4096};
+  H2TestServer server(options);
+  // The streams' windows hold neither back: only the socket does.
+  H2TestClient client(server.port(), {.initial_window = 1 << 30, .receive_buffer = 4096});
+  const std::int32_t first = client.request("GET", "/sse/turns");
+  const std::int32_t second = client.request("GET", "/sse/turns");
+  ASSERT_TRUE(client.pump([&] { return server.subscribers("turns") == 2; }));
+  // 200 KiB for each stream: far more than the kernel holds for a reader
+  // with a 4 KiB buffer, so most of it waits in the streams' queues.
+  constexpr int kEvents = 200;
+  for (int e = 0; e < kEvents; ++e) {
+    ASSERT_EQ(server.publish("turns", "e" + std::to_string(e) + std::string(1000, '.')), 2);
+  }
+  const auto events = [&](std::int32_t stream) {
+    const std::string& body = client.stream(stream).body;
+    int n = 0;
+    for (std::size_t at = 0; (at = body.find("data: e", at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  // Read as a slow reader does, 4 KiB at a time, until the first stream
+  // has every event: the second then has most of its own, a few DATA
+  // frames behind at most.
+  while (events(first) < kEvents) ASSERT_TRUE(client.read_some(4096)) << events(first) << " on the first stream";
+  EXPECT_GE(events(second), kEvents / 2);
+  ASSERT_TRUE(client.pump([&] { return events(second) == kEvents; }));
+}
+
 TEST(H2Session, ABadPrefaceEndsTheConnection) {
   H2TestServer server({});
   H2TestClient client(server.port());
