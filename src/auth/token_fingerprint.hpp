@@ -15,8 +15,11 @@
 //
 // `verifier` names the verifier that checked the token (TokenFingerprinter
 // generation): a fingerprint is only ever equal to one made by the same
-// fingerprinter, so a connection's identity never outlives the keys and
-// rules that proved it.
+// fingerprinter, so a token is never taken as proven by keys and rules
+// other than those that checked it: after a reload swaps the keys, a
+// connection's next request is verified anew. (What the connection opened
+// before, its streams and a /ws session, keeps its identity until the
+// token expires: docs/SECURITY.md.)
 #pragma once
 
 #include <cstdint>
