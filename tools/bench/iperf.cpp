@@ -4,20 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "free_port.hpp"
 #include "server_process.hpp"
-#include "io/socket.hpp"
 
 namespace sluice::bench {
 
 namespace {
-
-int free_port() {
-  const int fd = io::listen_tcp({"127.0.0.1", 0}, {});
-  if (fd < 0) return -1;
-  const int port = io::local_port(fd);
-  ::close(fd);
-  return port;
-}
 
 std::string read_all(FILE* pipe) {
   std::string out;
@@ -29,8 +21,8 @@ std::string read_all(FILE* pipe) {
 }  // namespace
 
 IperfResult run_iperf3(double seconds) {
-  const int port = free_port();
-  if (port <= 0) return {0, "no free port"};
+  const std::uint16_t port = free_port();
+  if (port == 0) return {0, "no free port"};
   const std::string p = std::to_string(port);
   // iperf3 prints no banner of its own; the echo gives ServerProcess one once
   // the server has been started in the same shell.
