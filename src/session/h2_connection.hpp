@@ -44,10 +44,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "delivery/policy.hpp"
 #include "proto/http1.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/broker_publishes.hpp"
@@ -113,6 +116,9 @@ class H2Connection final : public Phase,
   void log_request(std::int32_t stream, std::uint64_t connection, std::string_view method, std::string_view target,
                    std::string_view user_agent, int status, std::string_view transport, std::size_t body_bytes);
   void open_sse(std::int32_t stream, const proto::http1::Request& request, std::string_view path_topic);
+  // An SSE response on `stream` following `topics`, allowed already.
+  void start_sse(std::int32_t stream, const proto::http1::Request& request, std::span<const std::string> topics,
+                 std::optional<Policy> requested, std::string_view last_id);
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
   void finish_post(H2Exchange& exchange);
@@ -165,6 +171,7 @@ class H2Connection final : public Phase,
   std::size_t body_bytes_ = 0;                // POST bodies held across the streams
   io::Loop::Clock::time_point quiet_since_;   // the last time a stream was open
   int answered_status_ = 0;                   // the status of the reply to the request being routed
+  bool routing_head_ = false;                 // that request is a HEAD: its reply has no DATA
   bool served_any_ = false;                   // a request has arrived
   bool ending_ = false;                       // the engine is ending the session (GOAWAY)
 };

@@ -1,18 +1,20 @@
 // What each path does over HTTP/2: the same routes as over HTTP/1.1
 // (http_routes.cpp), through the same checks and answers
 // (shared_routes.hpp): health, POST /pub/{topic}, GET /sse streams, and
-// every WebSocket route by extended CONNECT (h2_websocket.cpp); the
-// operator pages (/metrics, /dashboard) are served over HTTP/1.1 only and
-// answer 404.
+// every WebSocket route by extended CONNECT (h2_websocket.cpp), and the
+// operator pages (ops_answers.hpp): /metrics, /dashboard and the
+// dashboard's stream of the system topic.
 #include <algorithm>
 #include <array>
 #include <charconv>
 
 #include <nghttp2/nghttp2.h>
 
-#include "session/h2_connection.hpp"
+#include "dashboard/system_topic.hpp"
 #include "log/access.hpp"
+#include "session/h2_connection.hpp"
 #include "session/h2_request.hpp"
+#include "session/ops_answers.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
@@ -59,7 +61,9 @@ std::size_t add_header_lines(std::string_view lines, std::span<transport::H2Head
 void H2Connection::serve(const transport::H2Request& h2request) {
   answered_status_ = 0;
   const Request request = as_http1_request(h2request, fields_);
+  routing_head_ = request.method == Method::head;
   route(h2request.stream, request, h2request.protocol, h2request.end_stream);
+  routing_head_ = false;
   // Waiting for its authorization: logged once routed with the decision.
   if (!services_.logs_access() || session_.peer().asking_pending()) return;
   // A stream that opened is logged as opened (200); a POST when its reply
@@ -107,6 +111,15 @@ void H2Connection::route(std::int32_t stream, const Request& request, std::strin
                                                                          text.headers)});
   }
   if (websocket) return open_websocket(stream, request, protocol, end_stream);
+  std::string metrics_text;
+  const OpsAnswer ops = answer_ops(services_, session_.peer(), request, text, metrics_text);
+  if (ops.kind == OpsAnswer::Kind::reply) return reply(stream, ops.reply);
+  if (ops.kind == OpsAnswer::Kind::follow_system_topic) {
+    // A dashboard that falls behind loses the oldest snapshots, never the
+    // stream: the next snapshot carries every total again.
+    const std::string topic(dashboard::kSystemTopic);
+    return start_sse(stream, request, std::span<const std::string>(&topic, 1), Policy::drop_oldest, {});
+  }
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) {
@@ -132,6 +145,11 @@ void H2Connection::open_sse(std::int32_t stream, const Request& request, std::st
   if (auto refusal = check_sse(services_, session_.peer(), request, path_topic, text, opening)) {
     return reply(stream, *refusal);
   }
+  start_sse(stream, request, opening.topics, opening.requested, opening.last_id);
+}
+
+void H2Connection::start_sse(std::int32_t stream, const Request& request, std::span<const std::string> topics,
+                             std::optional<Policy> requested, std::string_view last_id) {
   conn::OutQueue* queue = h2_->queue(stream);
   if (queue == nullptr) return;
   const std::string_view allow_origin = cors_origin(services_, request);
@@ -153,8 +171,7 @@ void H2Connection::open_sse(std::int32_t stream, const Request& request, std::st
   exchange->sse = std::make_unique<SseStream>(*exchange->outlet, services_, session_.peer(),
                                               SseCarrier::h2_stream);
   SseStream& sse = *exchange->sse;
-  sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), opening.topics, opening.requested,
-           opening.last_id);
+  sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), topics, requested, last_id);
   session_.want_flush();
 }
 
@@ -277,7 +294,9 @@ void H2Connection::reply(std::int32_t stream, const Response& response) {
   std::size_t n = 0;
   headers[n++] = {"server", "sluice"};
   char length[24];
-  const bool body = !response.body.empty();
+  // A reply to HEAD says what GET would have, with no DATA: a client
+  // counts DATA after a HEAD as a protocol error.
+  const bool body = !response.body.empty() && !routing_head_;
   if (body) {
     headers[n++] = {"content-type", response.content_type};
     const auto [end, ec] = std::to_chars(length, length + sizeof length, response.body.size());

@@ -168,6 +168,53 @@ TEST(SluicedH2, OtherRoutesAnswerClearly) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+// The operator pages answer over HTTP/2 as over HTTP/1.1: a Prometheus or a
+// browser that speaks h2 to sluiced (over TLS, by ALPN) is not told 404.
+TEST(SluicedH2, OperatorPagesAnswerAsOverHttp11) {
+  SluicedProcess sluiced({"dashboard.interval_ms=100"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(client.ok());
+  const auto metrics = client.request("GET", "/metrics");
+  const auto page = client.request("GET", "/dashboard");
+  const auto post_metrics = client.request("POST", "/metrics", {}, "x");
+  const auto head_missing = client.request("HEAD", "/nowhere");
+  const auto events = client.request("GET", "/dashboard/events");
+  ASSERT_TRUE(client.pump([&] {
+    for (auto id : {metrics, page, post_metrics, head_missing}) {
+      if (!client.stream(id).closed) return false;
+    }
+    return client.stream(events).body.find("event: snapshot\n") != std::string::npos;
+  })) << client.stream(events).body;
+  EXPECT_EQ(client.stream(metrics).status, 200);
+  EXPECT_TRUE(has(client.stream(metrics).body, "# TYPE sluice_connections gauge")) << client.stream(metrics).body;
+  EXPECT_EQ(client.stream(page).status, 200);
+  EXPECT_TRUE(has(client.stream(page).body, "<!doctype html>"));
+  EXPECT_EQ(client.stream(post_metrics).status, 405);
+  // HEAD gets the status and no DATA, which a client would take for an error.
+  EXPECT_EQ(client.stream(head_missing).status, 404);
+  EXPECT_TRUE(client.stream(head_missing).body.empty());
+  const Ran head = run({"curl", "-sS", "-I", "--max-time", "10", "--http2-prior-knowledge", sluiced.base() + "/nowhere"});
+  EXPECT_EQ(head.code, 0) << head.output;
+  EXPECT_TRUE(has(head.output, "HTTP/2 404")) << head.output;
+  EXPECT_EQ(client.stream(events).status, 200);
+  EXPECT_TRUE(has(client.stream(events).body, "data: {\"v\":1,")) << client.stream(events).body;
+
+  // The same authorizer decides: with tokens required, a scrape with none is refused.
+  SluicedProcess guarded({"auth.mode=jwt", "auth.jwt_secret=operator-pages-secret-0123456789abcdef"});
+  ASSERT_NE(guarded.port(), 0) << guarded.output();
+  H2TestClient anonymous(static_cast<std::uint16_t>(guarded.port()));
+  ASSERT_TRUE(anonymous.ok());
+  const auto refused_metrics = anonymous.request("GET", "/metrics");
+  const auto refused_events = anonymous.request("GET", "/dashboard/events");
+  ASSERT_TRUE(anonymous.pump(
+      [&] { return anonymous.stream(refused_metrics).closed && anonymous.stream(refused_events).closed; }));
+  EXPECT_EQ(anonymous.stream(refused_metrics).status, 401);
+  EXPECT_EQ(anonymous.stream(refused_events).status, 401);
+  EXPECT_EQ(guarded.stop(), 0);
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 // The access log has a line per HTTP/2 request as per HTTP/1.1 one, with
 // its token redacted and its body never written.
 TEST(SluicedH2, AccessLinesCoverStreamsAndPublishesAndNeverABody) {
