@@ -94,7 +94,15 @@ void H2cSseSubscriber::on_data(std::size_t index, std::string_view data) {
   if (s.scanner.feed(data, s) != ScanStatus::ok) finish("malformed stream: " + s.scanner.bad_line(), true);
 }
 
-void H2cSseSubscriber::on_end(std::size_t) {}
+void H2cSseSubscriber::on_end(std::size_t index) {
+  if (!done_) end_stream(streams_[index]);
+}
+
+void H2cSseSubscriber::end_stream(Stream& stream) {
+  if (stream.ended) return;
+  stream.ended = true;
+  context_.mark_stream_ended(stream.tally.gaps != 0, stream.tally.events);
+}
 
 // Order and loss are read from the payload (EventCheck), as over HTTP/1.1.
 void H2cSseSubscriber::Stream::on_event(const SseEvent& event) {
@@ -114,9 +122,16 @@ std::uint64_t H2cSseSubscriber::gaps() const {
 
 void H2cSseSubscriber::finish(std::string_view why, bool failed) {
   if (done_) return;
-  done_ = true;
   error_.assign(why);
-  context_.mark_finished(failed, !ready_, gaps());
+  if (failed) {
+    std::uint64_t events = 0;
+    for (const Stream& s : streams_) events += s.tally.events;
+    context_.mark_finished(true, !ready_, gaps(), events);
+  } else {
+    // The server ended the connection: every stream still open ends with it.
+    for (Stream& s : streams_) end_stream(s);
+  }
+  done_ = true;
   if (fd_ >= 0) {
     context_.loop.unwatch(fd_);
     ::shutdown(fd_, SHUT_RDWR);

@@ -4,7 +4,9 @@
 // HTTP/1.1 SseSubscriber's (its own SseScanner and StreamTally: a skipped
 // sequence number on any stream is a gap). The connection is one session
 // of the pool: it is ready once every stream was answered 200, and it
-// finishes when the server ends every stream or the connection.
+// finishes when the server ends every stream or the connection. Each
+// stream the server ends counts as a closed stream when it ends, as an
+// HTTP/1.1 subscriber's would, so that a cut-off shows per stream.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,7 @@ class H2cSseSubscriber final : public Subscriber, private H2cStream::Sink {
     SseScanner scanner;
     StreamTally tally;
     bool head = false;
+    bool ended = false;
   };
 
   void on_ready(std::uint32_t events) override;
@@ -46,6 +49,7 @@ class H2cSseSubscriber final : public Subscriber, private H2cStream::Sink {
   void on_data(std::size_t index, std::string_view data) override;
   void on_end(std::size_t index) override;
   bool read_some();
+  void end_stream(Stream& stream);
   void finish(std::string_view why, bool failed);
   [[nodiscard]] std::uint64_t gaps() const;
 

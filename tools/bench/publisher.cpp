@@ -113,10 +113,21 @@ std::size_t Publisher::batch_allowed(std::uint64_t now) const {
   }
   if (options_.max_events != 0) allowed = std::min(allowed, options_.max_events - issued_);
   if (options_.delivered != nullptr) {
-    const std::uint64_t limit =
-        options_.delivered->load(std::memory_order_relaxed) / std::max<std::uint64_t>(1, options_.delivered_per_event) +
-        options_.max_ahead;
-    allowed = std::min(allowed, limit > issued_ ? limit - issued_ : 0);
+    std::uint64_t delivered = options_.delivered->load(std::memory_order_relaxed);
+    std::uint64_t per_event = options_.delivered_per_event;
+    if (options_.closed_streams != nullptr) {
+      // Read in this order, an ended stream's events may be in
+      // closed_events before they are in delivered: saturated, not wrapped.
+      const std::uint64_t ended = options_.closed_events->load(std::memory_order_relaxed);
+      delivered = delivered > ended ? delivered - ended : 0;
+      const std::uint64_t cut = options_.closed_streams->load(std::memory_order_relaxed) * options_.publishers;
+      per_event = per_event > cut ? per_event - cut : 0;
+    }
+    // Nobody left reading: nothing to keep pace with.
+    if (per_event != 0) {
+      const std::uint64_t limit = delivered / per_event + options_.max_ahead;
+      allowed = std::min(allowed, limit > issued_ ? limit - issued_ : 0);
+    }
   }
   return static_cast<std::size_t>(std::min<std::uint64_t>(allowed, options_.pipeline));
 }

@@ -64,6 +64,14 @@ struct PublisherOptions {
   // What `delivered` counts per event this publisher issues: the number of
   // subscribers times publishers, when it is the sum over every subscriber.
   std::uint64_t delivered_per_event = 1;
+  // Subscribers the server cut off read no more: set, the closed loop
+  // follows those still reading, whose share of `delivered` is what it
+  // counts less `closed_events` (what the ended streams had read), over
+  // `delivered_per_event` less `closed_streams` per publisher. Unset, a cut
+  // stream would hold the publisher back for good.
+  const std::atomic<std::uint64_t>* closed_streams = nullptr;
+  const std::atomic<std::uint64_t>* closed_events = nullptr;
+  std::uint64_t publishers = 1;
   // How often a publisher held by max_ahead looks at `delivered` again (the
   // readers' progress raises no event): well under the time the server
   // takes to drain max_ahead events, or the publisher sets the pace.

@@ -27,6 +27,7 @@ struct StreamCounters {
   std::atomic<std::uint64_t> closed{0};    // streams the server ended
   std::atomic<std::uint64_t> gapped{0};    // streams that saw at least one gap
   std::atomic<std::uint64_t> closed_after_gap{0};  // of those, streams the server then ended
+  std::atomic<std::uint64_t> closed_events{0};     // events read by streams before they ended
 
   void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) { counter.fetch_add(n, std::memory_order_relaxed); }
 };
@@ -50,11 +51,22 @@ struct ReaderContext {
     ++settled;
   }
   // A session ended: `before_head` when it never got its stream head,
-  // `gaps` the sequence numbers it had found missing until then.
-  void mark_finished(bool failed, bool before_head, std::uint64_t gaps) {
+  // `gaps` the sequence numbers it had found missing until then, `events`
+  // what it had read (kept with the closed streams' when the server ended
+  // it).
+  void mark_finished(bool failed, bool before_head, std::uint64_t gaps, std::uint64_t events) {
     counters.add(failed ? counters.failed : counters.closed, 1);
+    if (!failed) counters.add(counters.closed_events, events);
     if (before_head) ++settled;
     if (!failed && gaps != 0) counters.add(counters.closed_after_gap, 1);
+  }
+  // One stream of a session that carries several (HTTP/2) was ended by the
+  // server, `after_gap` when it had found numbers missing: counted as a
+  // session of its own would be, so that cut-offs show per stream.
+  void mark_stream_ended(bool after_gap, std::uint64_t events) {
+    counters.add(counters.closed, 1);
+    counters.add(counters.closed_events, events);
+    if (after_gap) counters.add(counters.closed_after_gap, 1);
   }
   // A session found `gaps` missing numbers, `first` when they are its first.
   void mark_gaps(std::uint64_t gaps, bool first) {

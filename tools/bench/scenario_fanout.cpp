@@ -129,6 +129,9 @@ std::vector<std::unique_ptr<Publisher>> start_publishers(const FanoutOptions& o,
       p.delivered = &pool.counters().events;
       p.max_ahead = o.ahead;
       p.delivered_per_event = o.subscribers * o.publishers;
+      p.closed_streams = &pool.counters().closed;
+      p.closed_events = &pool.counters().closed_events;
+      p.publishers = o.publishers;
     }
     publishers.push_back(std::make_unique<Publisher>(p));
     publishers.back()->start(deadline);

@@ -128,7 +128,7 @@ void WsSubscriber::finish(std::string_view why, bool failed) {
   const bool before_head = state_ == State::head;
   state_ = State::done;
   error_.assign(why);
-  context_.mark_finished(failed, before_head, tally_.gaps);
+  context_.mark_finished(failed, before_head, tally_.gaps, tally_.events);
   if (fd_ >= 0) {
     context_.loop.unwatch(fd_);
     ::shutdown(fd_, SHUT_RDWR);
