@@ -23,8 +23,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "eventually.hpp"
 #include "test_certs.hpp"
@@ -135,7 +138,8 @@ TEST(TlsRecordFlood, ASubscriberOnTheSameLoopGetsEveryEventWhileAClientStreamsKe
         for (;;) {
           if (published == 0 && sent >= 64 * 1024) {
             for (int i = 0; i < kEvents; ++i) {
-              published += server.server().publish("news", "event-" + std::to_string(i)).status == server::PublishStatus::ok;
+              const auto result = server.server().publish("news", "event-" + std::to_string(i));
+              published += result.status == server::PublishStatus::ok;
             }
           }
           if (sent == flood.size()) return true;
