@@ -197,5 +197,33 @@ TEST_F(TlsTransportTest, AReadTakesOneKeyUpdateAtATimeAndCountsItAsAWholeRecord)
   EXPECT_EQ(server.read(chunk, sizeof chunk), -EAGAIN);
 }
 
+// Renegotiation is disabled: a TLS 1.2 client asking for it is told so
+// (the no_renegotiation alert), which OpenSSL's client takes as fatal. The
+// server's read of its hello, a record that carries no application data,
+// says "read again" or "nothing yet", never an error.
+TEST_F(TlsTransportTest, ARenegotiationAttemptIsAnsweredNoRenegotiation) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  ClientOptions options = verified();
+  options.max_version = TLS1_2_VERSION;
+  OpenSslClient client(pair.client, options);
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  ASSERT_EQ(SSL_version(client.ssl()), TLS1_2_VERSION);
+  ASSERT_EQ(SSL_renegotiate(client.ssl()), 1);
+  (void)SSL_do_handshake(client.ssl());  // sends the hello; the answer is yet to come
+  long n = -EAGAIN;
+  ASSERT_TRUE(pump(
+      [&] {
+        char chunk[256];
+        n = server.read(chunk, sizeof chunk);
+        client.read_available();
+        return client.failed() || (n != -EAGAIN && n != -EINTR);
+      },
+      {server.fd(), pair.client}));
+  EXPECT_TRUE(client.failed());
+  EXPECT_NE(client.error().find("no renegotiation"), std::string::npos) << client.error();
+  EXPECT_TRUE(n == -EAGAIN || n == -EINTR) << n << " " << server.stream().error();
+}
+
 }  // namespace
 }  // namespace sluice::transport::test
