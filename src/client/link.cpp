@@ -218,7 +218,7 @@ IoResult Link::tls_receive(std::span<char> into, std::size_t& got) {
     case transport::TlsStatus::ok:
     case transport::TlsStatus::want_read:
     case transport::TlsStatus::want_write:
-    case transport::TlsStatus::read_again:  // only a confined read, which a client never makes
+    case transport::TlsStatus::read_again:  // a server's only: a client keeps OpenSSL's automatic retry
       return IoResult::ok;
     case transport::TlsStatus::eof:
       return IoResult::eof;

@@ -78,13 +78,16 @@ void Connection::read_available() {
     if (room == 0 || !reserve_for_read(room)) return;
     const long n = transport_->read(chunk.data(), room);
     if (!charge_transport()) return;
-    // A record that carried no bytes (an alert, a key update) ends the
-    // turn: the socket may hold more, read at the connection's next turn,
-    // so that a client sending only such records cannot hold the loop.
-    if (n == -EINTR) return reads.push_back(this);
+    // The turn counts what the read cost, not only the bytes it gave: a
+    // TLS record that carried none (a key update, an alert) counts as a
+    // whole record, so a client sending only such records gets a turn's
+    // worth of them and then waits in the line like any other.
+    const std::size_t cost = std::max(n > 0 ? static_cast<std::size_t>(n) : 0, transport_->read_cost());
+    turn += cost;
+    reads.spend(cost);
+    // The socket may hold more after a record that carried no bytes.
+    if (n == -EINTR) continue;
     if (n > 0) {
-      turn += static_cast<std::size_t>(n);
-      reads.spend(static_cast<std::size_t>(n));
       last_activity_ = loop().now();
       if (lingering_) continue;
       input_.append(chunk.data(), static_cast<std::size_t>(n));
@@ -256,7 +259,8 @@ bool Connection::reserve_for_read(std::size_t& room) {
 
 bool Connection::confine_wider(std::size_t& room) {
   const std::size_t record = transport_->confinable_room();
-  if (record <= room) return false;
+  // The read goes into one chunk (read_available()), which a record must fit.
+  if (record <= room || record > kReadChunk) return false;
   std::size_t wider = record;
   if (!lingering_) {
     if (record > limits_.receive_budget - input_.size()) return false;

@@ -28,10 +28,17 @@ class Transport {
 
   // Reads up to `room` bytes of the peer's stream into `out`. Returns the
   // bytes read, 0 at the peer's end of stream, or -errno (-EAGAIN when
-  // nothing more can be read now; -EINTR when a read confine_read() held
-  // to whole records took them and they carried no bytes for the caller:
-  // read again).
+  // nothing more can be read now; -EINTR when the read took a record that
+  // carried no bytes for the caller, and the socket may hold more: read
+  // again, within the turn).
   [[nodiscard]] virtual long read(char* out, std::size_t room) = 0;
+  // What the last read() is to count against the connection's read turn
+  // when that is more than the bytes it returned: a transport with records
+  // of its own (TLS) counts what it took from the socket, and a record
+  // that carried nothing for the caller (-EINTR) as a whole record, so a
+  // client sending only such records cannot hold the loop. 0: the bytes
+  // returned are the cost (plain TCP).
+  [[nodiscard]] virtual std::size_t read_cost() const { return 0; }
 
   // Writes from `count` iovecs (count <= IOV_MAX), which are only read
   // during the call. Returns the bytes taken (possibly fewer than offered),

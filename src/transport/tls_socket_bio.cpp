@@ -34,7 +34,6 @@ int bio_read(BIO* bio, char* out, int length) {
   std::size_t want = static_cast<std::size_t>(length);
   if (state.confined) {
     if (state.allowance == 0) {
-      state.allowance_spent = true;
       BIO_set_retry_read(bio);
       return -1;
     }
@@ -43,10 +42,16 @@ int bio_read(BIO* bio, char* out, int length) {
   for (;;) {
     ++state.counters.recvs;
     const ssize_t n = ::recv(state.fd, out, want, MSG_DONTWAIT);
-    if (n > 0 && state.confined) state.allowance -= static_cast<std::size_t>(n);
+    if (n > 0) {
+      state.counters.received += static_cast<std::size_t>(n);
+      if (state.confined) state.allowance -= static_cast<std::size_t>(n);
+    }
     if (n >= 0) return static_cast<int>(n);  // 0: the peer closed its side
     if (errno == EINTR) continue;
-    if (would_block(errno)) BIO_set_retry_read(bio);
+    if (would_block(errno)) {
+      state.found_empty = true;
+      BIO_set_retry_read(bio);
+    }
     return -1;
   }
 }

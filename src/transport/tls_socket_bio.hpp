@@ -19,6 +19,7 @@ namespace sluice::transport {
 struct SocketBioCounters {
   std::uint64_t sends = 0;  // send() calls, EINTR retries included
   std::uint64_t recvs = 0;  // recv() calls
+  std::uint64_t received = 0;  // bytes recv() took from the socket
 };
 
 struct SocketBioState {
@@ -26,10 +27,13 @@ struct SocketBioState {
   SocketBioCounters counters;
   // While `confined`, reads give OpenSSL at most `allowance` more bytes
   // (the whole records a read is held to); past them they say "retry", as
-  // an empty socket does, and `allowance_spent` records that they did.
+  // an empty socket does, without looking at the socket.
   bool confined = false;
   std::size_t allowance = 0;
-  bool allowance_spent = false;
+  // A recv() found the socket empty (EAGAIN) since this was last cleared:
+  // a "retry" that OpenSSL passes on then means "wait for readability",
+  // and any other means the socket was not looked at and may hold more.
+  bool found_empty = false;
 };
 
 // A new BIO over `state->fd` (not owned, not closed by the BIO). `state`

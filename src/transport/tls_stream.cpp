@@ -107,6 +107,10 @@ TlsStatus TlsStream::handshake() {
   const int rc = SSL_do_handshake(ssl_);
   if (rc == 1) {
     established_ = true;
+    // From now on a server's read stops at each record that carries no
+    // application data (see read()); the handshake itself reads on as
+    // OpenSSL likes.
+    if (SSL_is_server(ssl_) == 1) SSL_clear_mode(ssl_, SSL_MODE_AUTO_RETRY);
     return TlsStatus::ok;
   }
   const TlsStatus status = status_of(rc, "tls handshake");
@@ -171,22 +175,28 @@ bool TlsStream::confine_next_read(std::size_t room) {
   if (record == 0 || room < std::min(record - kRecordHeader, kMaxRecordPlaintext)) return false;
   bio_.confined = true;
   bio_.allowance = record;
-  bio_.allowance_spent = false;
   return true;
 }
 
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;
   ERR_clear_error();
-  const bool confined = bio_.confined;
+  const std::uint64_t received_before = bio_.counters.received;
+  bio_.found_empty = false;
   const int rc = SSL_read_ex(ssl_, into.data(), into.size(), &got);
   bio_.confined = false;
+  read_cost_ = bio_.counters.received - received_before;
   if (rc == 1) return TlsStatus::ok;
-  const TlsStatus status = status_of(0, "tls read");
-  // The record was not application data (an alert, a key update) and
-  // OpenSSL went on for the next one, which the read was not to take: the
-  // socket may hold more.
-  if (confined && status == TlsStatus::want_read && bio_.allowance_spent) return TlsStatus::read_again;
+  TlsStatus status = status_of(0, "tls read");
+  // A "retry" that did not come from an empty socket: the read ended with
+  // a record that carried no application data (a key update, an alert, or
+  // a confined read's record), and the socket may hold more. Such a record
+  // is counted as a whole record's worth: what it costs is its handling (a
+  // key derivation), not its few bytes.
+  if (status == TlsStatus::want_read && !bio_.found_empty) {
+    status = TlsStatus::read_again;
+    read_cost_ = std::max(read_cost_, kMaxRecordPlaintext);
+  }
   return status;
 }
 

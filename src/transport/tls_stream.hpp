@@ -68,7 +68,7 @@ enum class TlsStatus : std::uint8_t {
   want_read,   // wait until the socket is readable, then call again
   want_write,  // wait until the socket is writable, then call again
   eof,         // the peer closed the connection (with or without close_notify)
-  read_again,  // a confined read ended with its record, which held no data: call again
+  read_again,  // a server's read ended with a record that held no data (the socket may hold more): call again
   failed,      // see error(); the connection is over (an alert went out when one applies)
 };
 
@@ -108,9 +108,22 @@ class TlsStream final : public conn::Writer {
   [[nodiscard]] bool resumed() const;
 
   // Decrypts into `into`: ok with got > 0, or want_read (nothing complete
-  // yet), want_write (OpenSSL must send first), eof or failed. A malformed
-  // record is answered with a fatal alert before failed comes back.
+  // yet), want_write (OpenSSL must send first), read_again, eof or failed.
+  // A malformed record is answered with a fatal alert before failed comes
+  // back.
+  //
+  // On the server side a read stops at the first record it takes that
+  // carries no application data (a TLS 1.3 KeyUpdate, an alert OpenSSL
+  // reads past) and returns read_again: OpenSSL's automatic retry
+  // (SSL_MODE_AUTO_RETRY), which would read on through any number of them
+  // within one call, is cleared once the handshake is done. A client
+  // streaming such records thus hands the loop back after each one, and
+  // read_cost() says what the read is to count against its turn.
   [[nodiscard]] TlsStatus read(std::span<char> into, std::size_t& got);
+  // What the last read() is to count against the connection's read turn:
+  // the bytes it took from the socket (headers, padding and tags included),
+  // and at least a whole record's plaintext when it returned read_again.
+  [[nodiscard]] std::size_t read_cost() const { return read_cost_; }
 
   // conn::Writer: see the banner. Returns the bytes taken, -EAGAIN when the
   // socket has no room (nothing taken), or -errno (-EPROTO for a TLS
@@ -168,6 +181,7 @@ class TlsStream final : public conn::Writer {
   bool established_ = false;
   bool shut_ = false;
   std::uint64_t records_ = 0;
+  std::size_t read_cost_ = 0;
   int socket_errno_ = 0;  // the system error that ended the connection, if one did
   bool socket_failed_ = false;
   std::string error_;

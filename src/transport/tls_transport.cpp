@@ -5,9 +5,15 @@
 
 #include <cerrno>
 
+#include "conn/connection.hpp"
 #include "transport/plain_tcp.hpp"
 
 namespace sluice::transport {
+
+// A read the connection widens to the record at the head of the socket
+// (Connection::confine_wider) decrypts that record's whole plaintext into
+// its read chunk: a record's plaintext must fit one.
+static_assert(kMaxRecordPlaintext <= conn::kReadChunk, "a TLS record's plaintext must fit a connection's read chunk");
 
 TlsTransport::TlsTransport(const TlsContext& context, int fd) : fd_(fd), stream_(context, fd) {}
 

@@ -30,6 +30,9 @@ class TlsTransport final : public conn::Transport {
   // (a client that is not speaking TLS, a malformed record), 0 at the
   // peer's end (close_notify or a bare EOF).
   [[nodiscard]] long read(char* out, std::size_t room) override;
+  // TlsStream::read_cost(): the bytes taken from the socket, and a whole
+  // record for one that carried no data (-EINTR).
+  [[nodiscard]] std::size_t read_cost() const override { return stream_.read_cost(); }
   // TlsStream::writev: whole records of the gathered frames.
   [[nodiscard]] long writev(const struct iovec* iov, int count) override { return stream_.writev(iov, count); }
   // close_notify (when the socket takes it), then shutdown(SHUT_WR).

@@ -7,7 +7,7 @@
 // RST_STREAM(REFUSED_STREAM) while the open ones go on; the charge stays
 // under limits.connection_bytes, and under limits.server_bytes for many
 // such connections together, and goes back when the connection closes.
-// nghttp2's client API plays the client.
+// nghttp2's client API plays the client; over TLS, Node's `http2`.
 #include <gtest/gtest.h>
 
 #include <nghttp2/nghttp2.h>
@@ -19,8 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.hpp"
 #include "eventually.hpp"
 #include "h2_test_client.hpp"
+#include "test_certs.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -132,6 +134,33 @@ TEST(H2MemoryBudget, ManyConnectionsTogetherStayUnderTheServersCap) {
   EXPECT_EQ(opened[2], 0u);
   EXPECT_TRUE(clients[2]->goaway());
   clients.clear();
+  EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == 0; }))
+      << "charged after close: " << server.server().memory_stats().charged;
+}
+
+// The same share over TLS, with Node's http2 client and a CA made for the
+// test: the TLS record buffers are charged apart from the share, so the
+// share meets the streams as over TCP. Streams are opened until one is
+// refused with RST_STREAM(REFUSED_STREAM); the full connection is still
+// read, and its first and last open streams get the events published to
+// them from a second connection; closing gives every byte back.
+TEST(H2MemoryBudget, OverTlsAStreamPastTheShareIsRefusedAndTheOpenOnesGoOn) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = small_account(64 * kKiB, 64 * 1024 * kKiB);
+  config.tls.cert_file = cert.cert_file;
+  config.tls.key_file = cert.key_file;
+  RunningServer server(config);
+
+  ChildProcess node({"node", SLUICE_SOURCE_DIR "/tests/peers/h2_streams_until_refused.mjs",
+                     "https://127.0.0.1:" + std::to_string(server.port()), certs.ca_file(), "100"});
+  ASSERT_TRUE(node.read_to_end(std::chrono::seconds(30))) << node.output();
+  EXPECT_EQ(node.wait(std::chrono::seconds(5)), 0) << node.output();
+  const std::string done = "the next refused (REFUSED_STREAM); the first and the last got their events, protocol h2";
+  EXPECT_NE(node.output().find(done), std::string::npos) << node.output();
+  EXPECT_GE(server.server().memory_stats().refused_by_connection, 1u);
   EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == 0; }))
       << "charged after close: " << server.server().memory_stats().charged;
 }

@@ -2,12 +2,15 @@
 // against a client made of OpenSSL calls alone: reads move the handshake
 // on and then carry the request, a flush of many small frames leaves as
 // full records, TLS 1.3 only refuses a TLS 1.2 client, plain HTTP fails
-// the first read, and shutdown_write() sends close_notify.
+// the first read, shutdown_write() sends close_notify, and a read takes one
+// record that carries no data at a time.
 #include "transport/tls_transport.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
+#include <linux/sockios.h>
 #include <openssl/tls1.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +39,19 @@ class TlsTransportTest : public ::testing::Test {
     return made;
   }
   ClientOptions verified() { return {.ca_file = certs_.ca_file(), .alpn = {"h2", "http/1.1"}}; }
+  // Handshakes `server` and `client` by the server's reads alone.
+  static bool connect(TlsTransport& server, OpenSslClient& client, int client_fd) {
+    bool connected = false;
+    return pump(
+               [&] {
+                 connected = connected || client.connect_step();
+                 char chunk[64];
+                 const long n = server.read(chunk, sizeof chunk);
+                 return (connected && !server.handshaking()) || client.failed() || (n < 0 && n != -EAGAIN);
+               },
+               {server.fd(), client_fd}) &&
+           connected && !server.handshaking();
+  }
 
   sluice::test::TestCerts certs_;
   sluice::test::ServerCert cert_;
@@ -121,6 +137,92 @@ TEST_F(TlsTransportTest, PlainHttpFailsTheFirstReadWithoutAReply) {
       {server.fd()});
   EXPECT_EQ(result, -EPROTO);
   EXPECT_TRUE(server.handshaking());
+}
+
+int bytes_waiting_in(int fd) {
+  int n = -1;
+  return ::ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
+
+int bytes_unsent_from(int fd) {
+  int n = -1;
+  return ::ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
+// A client may stream records that carry no application data (TLS 1.3
+// KeyUpdates here) for as long as it likes. With OpenSSL's automatic
+// retry one read went on through all of them while the socket had any,
+// and counted nothing against the connection's turn: the loop was the
+// client's. Now a read takes one such record, says so (-EINTR: read
+// again), and costs a whole record's plaintext, so a turn of 128 KiB
+// takes eight; the rest wait in the socket for the next turn.
+TEST_F(TlsTransportTest, AReadTakesOneKeyUpdateAtATimeAndCountsItAsAWholeRecord) {
+  TcpPair pair;
+  TlsTransport server(context(true), ::dup(pair.server));
+  OpenSslClient client(pair.client, verified());
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  // The session tickets the server sent are the client's to read, not ours.
+  ASSERT_TRUE(client.read_available());
+  constexpr int kUpdates = 200;
+  int sent = 0;
+  while (sent < kUpdates && SSL_key_update(client.ssl(), SSL_KEY_UPDATE_NOT_REQUESTED) == 1 &&
+         SSL_do_handshake(client.ssl()) == 1) {
+    ++sent;
+  }
+  ASSERT_EQ(sent, kUpdates);
+  const std::string request = "GET /sse/a HTTP/1.1\r\n\r\n";
+  ASSERT_TRUE(client.write_all(request));
+  // Everything the client sent waits in the server's socket before its first read.
+  ASSERT_TRUE(pump([&] { return bytes_unsent_from(pair.client) == 0; }, {}));
+  const int waiting = bytes_waiting_in(pair.server);
+  ASSERT_GT(waiting, kUpdates * 22);  // each KeyUpdate: a 5-byte header, 5 of message, its type, a 16-byte tag
+
+  char chunk[4096];
+  long n = server.read(chunk, sizeof chunk);
+  ASSERT_EQ(n, -EINTR) << "one read went on past the first KeyUpdate";
+  const int one_record = waiting - bytes_waiting_in(pair.server);
+  EXPECT_GT(one_record, 0);
+  EXPECT_LE(one_record, 32) << "the read took more than one KeyUpdate";
+  EXPECT_EQ(server.read_cost(), kMaxRecordPlaintext);
+
+  int again = 1;
+  while ((n = server.read(chunk, sizeof chunk)) == -EINTR && again <= kUpdates) ++again;
+  EXPECT_EQ(again, kUpdates);
+  ASSERT_EQ(n, static_cast<long>(request.size()));
+  EXPECT_EQ(std::string(chunk, static_cast<std::size_t>(n)), request);
+  // A record with data costs what it took from the socket: more than its plaintext.
+  EXPECT_GT(server.read_cost(), request.size());
+  EXPECT_LT(server.read_cost(), request.size() + 32);
+  EXPECT_EQ(bytes_waiting_in(pair.server), 0);
+  EXPECT_EQ(server.read(chunk, sizeof chunk), -EAGAIN);
+}
+
+// Renegotiation is disabled: a TLS 1.2 client asking for it is told so
+// (the no_renegotiation alert), which OpenSSL's client takes as fatal. The
+// server's read of its hello, a record that carries no application data,
+// says "read again" or "nothing yet", never an error.
+TEST_F(TlsTransportTest, ARenegotiationAttemptIsAnsweredNoRenegotiation) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  ClientOptions options = verified();
+  options.max_version = TLS1_2_VERSION;
+  OpenSslClient client(pair.client, options);
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  ASSERT_EQ(SSL_version(client.ssl()), TLS1_2_VERSION);
+  ASSERT_EQ(SSL_renegotiate(client.ssl()), 1);
+  (void)SSL_do_handshake(client.ssl());  // sends the hello; the answer is yet to come
+  long n = -EAGAIN;
+  ASSERT_TRUE(pump(
+      [&] {
+        char chunk[256];
+        n = server.read(chunk, sizeof chunk);
+        client.read_available();
+        return client.failed() || (n != -EAGAIN && n != -EINTR);
+      },
+      {server.fd(), pair.client}));
+  EXPECT_TRUE(client.failed());
+  EXPECT_NE(client.error().find("no renegotiation"), std::string::npos) << client.error();
+  EXPECT_TRUE(n == -EAGAIN || n == -EINTR) << n << " " << server.stream().error();
 }
 
 }  // namespace
