@@ -113,6 +113,15 @@ void Subscriptions::leave_all() {
   short_of_room_ = false;
 }
 
+void Subscriptions::stop() {
+  stopped_ = true;
+  if (!short_of_room_) return;
+  short_of_room_ = false;
+  for (hub::TopicRecord* record : fifo_records_) {
+    if (record != nullptr) services_.hub().mark_room_back(*record);
+  }
+}
+
 void Subscriptions::forget_room(std::uint32_t cookie) {
   hub::TopicRecord* record = fifo_records_[cookie];
   if (record == nullptr) return;

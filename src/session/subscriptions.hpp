@@ -107,8 +107,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   [[nodiscard]] std::span<const std::string> topics() const { return topics_; }
   void leave_all();
   // Nothing more may be queued (a WebSocket close went out): deliveries
-  // and notices stop.
-  void stop() { stopped_ = true; }
+  // and notices stop, and the stream holds no waiting publisher back.
+  void stop();
 
   // The stream's flush hooks: notices that waited go out with the flush;
   // a flush that wrote frames may give a waiting publisher room.
