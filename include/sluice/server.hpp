@@ -116,7 +116,7 @@ class Server {
   // are of similar size: each subscriber gets every event, in order, at the
   // pace of the slowest. The loops wake a waiting publisher as soon as they
   // deliver or a subscriber's queue drains; while nobody waits, that costs
-  // them one atomic load per delivery.
+  // them one atomic read-modify-write per delivery to a topic.
   // Answers:
   //   ok           published (as publish());
   //   timed_out    no room within `wait.timeout`; nothing was published.

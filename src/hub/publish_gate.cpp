@@ -3,8 +3,7 @@
 namespace sluice::hub {
 
 PublishGate::Wait::Wait(PublishGate& gate, std::atomic<std::uint32_t>& waiters) : gate_(gate), waiters_(waiters) {
-  waiters_.fetch_add(1, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  waiters_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 PublishGate::Wait::~Wait() { waiters_.fetch_sub(1, std::memory_order_relaxed); }
