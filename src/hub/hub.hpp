@@ -82,13 +82,14 @@ class Hub {
   // after this call, so that a delivery in between is not missed.
   void wait_for_room(std::string_view topic);
 
-  // Publisher flow control (RoomRule): a fifo subscriber of `record`, a
-  // topic this loop follows, is short of room (its queue passed half its
-  // send budget) or has room again (back at a quarter, or gone). Marked
-  // during a delivery, before the loop stores how far it delivered.
   // The record of a topic this loop follows (null when it follows none):
   // valid while it does.
   [[nodiscard]] TopicRecord* record_of(std::string_view topic) const { return book_.find(topic); }
+  // Publisher flow control (RoomRule): a fifo subscriber of `record`, a
+  // topic this loop follows, is short of room (its queue passed half its
+  // send budget; marked during a delivery, before the loop stores how far
+  // it delivered), or has room again (back at a quarter, or gone), which
+  // wakes the publishers waiting on the topic.
   static void mark_short_of_room(TopicRecord& record) {
     record.short_of_room.fetch_add(1, std::memory_order_relaxed);
   }
