@@ -43,6 +43,19 @@ enum class PublishStatus : std::uint8_t {
   busy,                  // a loop has yet to deliver the event the history would drop: retry
   reserved_event,        // an event name starting "sluice-": the server's notices are named so
   reserved_data,         // data starting {"sluice": the form of the server's notices on /ws
+  // publish_waiting() only; nothing was published:
+  timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)
+  cannot_wait,  // called on a loop's thread (it would stop that loop), or the server has a broker
+  bad_timeout,  // a timeout below 0 or above kMaxPublishWait
+};
+
+// How long publish_waiting() may wait, at most.
+inline constexpr std::chrono::milliseconds kMaxPublishWait{10000};
+
+// A publisher's choice to wait for its topic's slowest fifo subscriber
+// rather than outrun it (publish_waiting()).
+struct PublishWait {
+  std::chrono::milliseconds timeout{200};  // 0 .. kMaxPublishWait
 };
 
 struct PublishResult {
@@ -86,6 +99,41 @@ class Server {
   // wait already; Redis's own refusal is not reported back.
   PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
                         std::string_view key = {});
+  // publish(), for a publisher that would rather slow down to its
+  // subscribers than have them cut off. publish() never blocks: a fifo
+  // subscriber that falls a send budget behind (send.budget_frames,
+  // send.budget_bytes) is cut off, and a publisher that outpaces every
+  // subscriber cuts them all off together. This call instead waits, at
+  // most `wait.timeout`, until the topic has room for the event:
+  //   - no fifo subscriber of the topic, on any loop, is short of room: its
+  //     queue holds more than half its send budget (frames or bytes), and it
+  //     counts as short until a flush has it back at a quarter (or it leaves);
+  //   - no loop that follows the topic is W or more events behind, W being
+  //     a quarter of the send budget in events of this one's size (and at
+  //     most half of topics.history_events).
+  // So a subscriber with room takes at most W more events before the
+  // publisher looks again, and stays within its budget as long as events
+  // are of similar size: each subscriber gets every event, in order, at the
+  // pace of the slowest. The loops wake a waiting publisher as soon as they
+  // deliver or a subscriber's queue drains; while nobody waits, that costs
+  // them one atomic read-modify-write per delivery to a topic.
+  // Answers:
+  //   ok           published (as publish());
+  //   timed_out    no room within `wait.timeout`; nothing was published.
+  //                The fifo subscribers still short of room are then cut
+  //                off (as one past its budget is: it resumes by id and
+  //                misses nothing), so that a subscriber that stopped
+  //                reading holds the topic back for one timeout, not for
+  //                good: the caller publishes again and the rest go on;
+  //   cannot_wait  called on one of the server's loop threads (from a hook,
+  //                or an every() callback: waiting there would stop the
+  //                very loop that must make room), or the server has a
+  //                broker (Redis's readers deliver); nothing was published;
+  //   bad_timeout  `wait.timeout` outside 0..kMaxPublishWait;
+  //   any other    refused, as publish() refuses.
+  // Any thread but a loop's. Allocates nothing once the topic exists.
+  PublishResult publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
+                                std::string_view event = {}, std::string_view key = {});
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
 

@@ -86,6 +86,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     if (!local->followed()) {
       if (record->loop_mask == 0 && follower_ != nullptr) follower_->following_changed(record->name);
       local->resets = record->resets;
+      local->stall_cuts = record->stall_cuts.load(std::memory_order_relaxed);
       local->delivered = newest;
       record->delivered[loop_].store(newest, std::memory_order_release);
       record->loop_mask |= std::uint64_t{1} << loop_;

@@ -82,6 +82,22 @@ class Hub {
   // after this call, so that a delivery in between is not missed.
   void wait_for_room(std::string_view topic);
 
+  // The record of a topic this loop follows (null when it follows none):
+  // valid while it does.
+  [[nodiscard]] TopicRecord* record_of(std::string_view topic) const { return book_.find(topic); }
+  // Publisher flow control (RoomRule): a fifo subscriber of `record`, a
+  // topic this loop follows, is short of room (its queue passed half its
+  // send budget; marked during a delivery, before the loop stores how far
+  // it delivered), or has room again (back at a quarter, or gone), which
+  // wakes the publishers waiting on the topic.
+  static void mark_short_of_room(TopicRecord& record) {
+    record.short_of_room.fetch_add(1, std::memory_order_relaxed);
+  }
+  void mark_room_back(TopicRecord& record) {
+    record.short_of_room.fetch_sub(1, std::memory_order_release);
+    book_.gate().room_made(record.room_waiters);
+  }
+
   // Delivers the events of `record` this loop has not delivered yet: for
   // each record the book put in the loop's inbox (TopicWatcher), once.
   void drain(TopicRecord* record);
@@ -126,6 +142,7 @@ class Hub {
   void rebase(Local& local, const char* reason);
   void answer_awaiting(Local& local, std::uint64_t epoch, const char* reason);
   void deliver_with_holes(Local& local);
+  void cut_stalled(Local& local);
 
   TopicBook& book_;
   unsigned loop_;

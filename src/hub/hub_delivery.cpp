@@ -48,6 +48,11 @@ void Hub::deliver_news(TopicRecord* record) {
     collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);
+  // A publisher's wait for room ran out (TopicBook::cut_stalled).
+  if (const std::uint32_t cuts = record->stall_cuts.load(std::memory_order_acquire); cuts != local.stall_cuts) {
+    local.stall_cuts = cuts;
+    cut_stalled(local);
+  }
   if (placed) answer_awaiting(local, epoch, reset);
   // Publishers wait for a lagging loop and the pool never takes back an
   // undelivered event, so this is a safety net: should the history ever not
@@ -64,6 +69,7 @@ void Hub::deliver_news(TopicRecord* record) {
     local.delivered = batch_.back().seq;
     record->delivered[loop_].store(local.delivered, std::memory_order_release);
     book_.wake_waiting_publishers(*record);
+    book_.gate().room_made(record->room_waiters);
   }
   batch_.clear();
   let_go_if_unfollowed(record);
@@ -165,6 +171,22 @@ void Hub::answer_awaiting(Local& local, std::uint64_t epoch, const char* reason)
     const Local::Entry told = entry;
     told.subscriber->placed(told.cookie, epoch, told.first_seq - 1);
     if (reason != nullptr && local.subscribers[i].subscriber != nullptr) told.subscriber->reset(told.cookie, reason);
+  }
+  local.delivering = false;
+  if (local.has_holes) {
+    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
+    local.has_holes = false;
+  }
+}
+
+// Each subscriber decides whether it is one the waiting publisher gave up
+// on (a fifo subscriber still short of room). Index loop, the entry read
+// afresh: a cut-off unsubscribes.
+void Hub::cut_stalled(Local& local) {
+  local.delivering = true;
+  for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
+    const Local::Entry entry = local.subscribers[i];
+    if (entry.subscriber != nullptr) entry.subscriber->stalled(entry.cookie);
   }
   local.delivering = false;
   if (local.has_holes) {

@@ -33,6 +33,7 @@ struct Hub::Local {
   TopicRecord* record;
   std::uint64_t delivered = 0;  // the last seq this loop handed over
   std::uint64_t resets = 0;     // the record's resets this loop has acted on
+  std::uint32_t stall_cuts = 0;  // the record's stall_cuts this loop has acted on
   std::vector<Entry> subscribers;
   bool delivering = false;
   bool has_holes = false;  // unsubscribed during a delivery: compact after it

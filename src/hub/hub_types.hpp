@@ -35,6 +35,15 @@ struct TopicAllowance {
 inline constexpr std::string_view kReservedEventPrefix = "sluice-";
 inline constexpr std::string_view kReservedDataPrefix = "{\"sluice\":";
 
+// What a publisher that waits for its subscribers asks of a topic
+// (Server::publish_waiting), checked under the topic's lock before the event
+// is taken: no fifo subscriber of it, on any loop, is short of room (its
+// queue holds more than half its send budget), and no loop that follows it
+// is `max_lag` or more events behind. Without room the publish answers busy.
+struct RoomRule {
+  std::uint64_t max_lag = 1;
+};
+
 struct Message {
   std::string_view data;
   std::string_view event;  // SSE event name; empty: "message"
@@ -51,7 +60,7 @@ enum class HubStatus : std::uint8_t {
   too_many_created,     // the connection's TopicAllowance is spent
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
-  busy,                 // a loop has yet to deliver the event the history would drop: retry
+  busy,                 // a loop has yet to deliver the event the history would drop (or no room under a RoomRule): retry
 };
 
 // What the book checks of a publish before taking it, for a publish that
@@ -153,6 +162,10 @@ class Subscriber {
   // yet, and it is owed all of it). Called before any event or notice of
   // the topic reaches it.
   virtual void placed(std::uint32_t /*cookie*/, std::uint64_t /*epoch*/, std::uint64_t /*newest*/) {}
+  // A publisher that waited for room on the topic gave up (its wait ran
+  // out): a fifo subscriber still short of room is cut off, as one past its
+  // budget would be, so that the others go on.
+  virtual void stalled(std::uint32_t /*cookie*/) {}
 
  protected:
   ~Subscriber() = default;

@@ -153,14 +153,14 @@ HubStatus check_publishable(std::string_view topic, const Message& message, std:
 }
 
 PublishResult TopicBook::publish(std::string_view name, const Message& message, FrameScratch* scratch,
-                                 TopicAllowance* allowance) {
+                                 TopicAllowance* allowance, const RoomRule* room) {
   if (name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
-  return publish_any(name, message, scratch, allowance);
+  return publish_any(name, message, scratch, allowance, room);
 }
 
 PublishResult TopicBook::publish_server(std::string_view name, const Message& message) {
   if (!name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
-  return publish_any(name, message, nullptr, nullptr);
+  return publish_any(name, message, nullptr, nullptr, nullptr);
 }
 
 // Under the book's shared lock, so no topic is reclaimed while it is read.
@@ -202,7 +202,7 @@ TopicView TopicBook::view_of(const TopicRecord& record) {
 }
 
 PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch,
-                                     TopicAllowance* allowance) {
+                                     TopicAllowance* allowance, const RoomRule* room) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
   // What the server's notices look like on the wire is the server's alone:
   // an SSE event named sluice-*, a /ws/{topic} message that opens with
@@ -218,6 +218,7 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
   PublishResult result{HubStatus::ok};
   {
     const std::lock_guard lock(record->mutex);
+    if (room != nullptr && !has_room(*record, *room)) return {HubStatus::busy, 0, record->subscribers};
     KeptEvent event;
     // When the pool is short of blocks, kept history gives way: replay is a
     // convenience, the live event is the point.
@@ -410,6 +411,29 @@ void TopicBook::wake_waiting_publishers(TopicRecord& record) {
     const auto loop = static_cast<unsigned>(std::countr_zero(mask));
     if (watchers_[loop] != nullptr) watchers_[loop]->room_made();
   }
+}
+
+// Under the topic's lock. How far each loop has delivered is read before
+// the subscribers short of room: a loop marks those its delivery filled
+// before it stores how far it delivered, so the marks read are at least as
+// new as the lag.
+bool TopicBook::has_room(const TopicRecord& record, const RoomRule& room) {
+  const std::uint64_t newest = record.next_id - 1;
+  for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
+    const auto loop = static_cast<unsigned>(std::countr_zero(mask));
+    if (newest - record.delivered[loop].load(std::memory_order_acquire) >= room.max_lag) return false;
+  }
+  return record.short_of_room.load(std::memory_order_acquire) == 0;
+}
+
+void TopicBook::cut_stalled(TopicRecord& record) {
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record.mutex);
+    record.stall_cuts.fetch_add(1, std::memory_order_release);
+    mask = record.loop_mask;
+  }
+  notify_loops(record, mask);
 }
 
 void TopicBook::notify_loops(TopicRecord& record, std::uint64_t mask) {

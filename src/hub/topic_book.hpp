@@ -51,6 +51,7 @@
 #include "hub/event_frames.hpp"
 #include "hub/history.hpp"
 #include "hub/hub_types.hpp"
+#include "hub/publish_gate.hpp"
 #include "proto/topic_name.hpp"
 
 namespace sluice::hub {
@@ -93,6 +94,14 @@ struct TopicRecord {
   // Loops holding a publisher that was told `busy`: the loop that delivers
   // next wakes them, so a held publisher waits for room, not for a timer.
   std::atomic<std::uint64_t> waiting_publishers{0};
+  // Publisher flow control (RoomRule, PublishGate): the fifo subscribers of
+  // the topic, on every loop, short of room (their queue past half its
+  // budget, until it is back at a quarter), and the publishers waiting for
+  // room. `stall_cuts` counts the waits that ran out: each loop that sees
+  // it move cuts off its subscribers still short of room (Subscriber::stalled).
+  std::atomic<std::uint32_t> short_of_room{0};
+  std::atomic<std::uint32_t> room_waiters{0};
+  std::atomic<std::uint32_t> stall_cuts{0};
   // With a broker, the topic's events are its Redis Stream's (append()):
   // stream_epoch is that stream's epoch, 0 until a reader has found where
   // it stands. A reset (the stream replaced or lost) empties the history,
@@ -199,9 +208,11 @@ class TopicBook {
   // in use are built with `scratch`, the caller's (a loop passes its own);
   // without one, the book lends one of its own for the call.
   // A new topic is charged to `allowance` when there is one
-  // (too_many_created when it is spent).
+  // (too_many_created when it is spent). With `room`, the publish answers
+  // busy, taking nothing, while the topic has no room under it.
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
-                                      FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr);
+                                      FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr,
+                                      const RoomRule* room = nullptr);
   // Any thread: the server's own topics, named kServerTopicMark + a valid
   // name ("$sys"). publish() refuses those names, so no client can write
   // there; a client may follow one (a subscription can name it).
@@ -276,6 +287,13 @@ class TopicBook {
   void wait_for_room(std::string_view topic, unsigned loop);
   // Called by a loop after it delivered events of `record`.
   void wake_waiting_publishers(TopicRecord& record);
+  // Where publishers waiting for room sleep (Server::publish_waiting); a
+  // loop tells it of room on a record with room_made(record.room_waiters).
+  [[nodiscard]] PublishGate& gate() { return gate_; }
+  // Any thread holding `record` (a TopicRef): a wait for room on it ran
+  // out. Every loop that follows it cuts off, at its next drain, the fifo
+  // subscribers still short of room.
+  void cut_stalled(TopicRecord& record);
 
   // Encodes an event of `epoch` (0: this run's) as the payload every other
   // form is built from, and as SSE; false when the pool is out of room.
@@ -300,7 +318,8 @@ class TopicBook {
 
   [[nodiscard]] static TopicView view_of(const TopicRecord& record);
   [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
-                                          TopicAllowance* allowance);
+                                          TopicAllowance* allowance, const RoomRule* room);
+  [[nodiscard]] static bool has_room(const TopicRecord& record, const RoomRule& room);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
   // encode_event() for an event whose epoch and seq `out` holds and whose
@@ -334,6 +353,7 @@ class TopicBook {
   std::atomic<std::uint64_t> reclaimed_{0};
   std::array<TopicWatcher*, kMaxLoops> watchers_{};
   ScratchPool scratch_pool_;  // for publishers that bring no scratch of their own
+  PublishGate gate_;
 };
 
 }  // namespace sluice::hub

@@ -186,6 +186,68 @@ PublishResult Server::publish(std::string_view topic, std::string_view data, std
   return {public_status(r.status), r.id, r.subscribers};
 }
 
+namespace {
+
+// What an event adds to a subscriber's queue beside its data and name: the
+// id, the SSE field names or the WebSocket envelope.
+constexpr std::size_t kEventOverhead = 128;
+
+// W of publish_waiting() (see server.hpp): how many events a loop may be
+// behind before a waiting publisher waits for it, so that a subscriber
+// with room takes them all within its budget.
+std::uint64_t lag_window(Server::Impl& s, std::size_t event_bytes) {
+  SendLimits send;
+  {
+    const std::lock_guard lock(s.in_force_mutex);
+    send = s.in_force->connection.send;
+  }
+  const std::size_t history = std::max(s.book.limits().history_events, hub::kMinKeptEvents);
+  const std::size_t window =
+      std::min({history / 2, send.max_frames / 4, send.max_bytes / 4 / (event_bytes + kEventOverhead)});
+  return std::max<std::size_t>(window, 1);
+}
+
+bool on_a_loop(const Server::Impl& s) {
+  return std::any_of(s.workers.begin(), s.workers.end(), [](const auto& w) { return w->runs_here(); });
+}
+
+}  // namespace
+
+// The record is pinned for the whole wait, so the waiter count the loops
+// read stays on it. Each look for room is a publish under a RoomRule: the
+// look and the publish are one step under the topic's lock, so waiting
+// publishers of one topic never overrun the window together.
+PublishResult Server::publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
+                                      std::string_view event, std::string_view key) {
+  Impl& s = *impl_;
+  if (wait.timeout < std::chrono::milliseconds(0) || wait.timeout > kMaxPublishWait) {
+    return {PublishStatus::bad_timeout};
+  }
+  if (s.broker_config || on_a_loop(s)) return {PublishStatus::cannot_wait};
+  const hub::Message message{data, event, key};
+  const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
+  if (checked != hub::HubStatus::ok) return {public_status(checked)};
+  hub::HubStatus status = hub::HubStatus::ok;
+  const hub::TopicRef record = s.book.acquire(topic, status);
+  if (!record) return {public_status(status)};
+  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
+  const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
+  hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
+  for (;;) {
+    waiting.arm();
+    const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
+    if (r.status != hub::HubStatus::busy) {
+      s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
+      return {public_status(r.status), r.id, r.subscribers};
+    }
+    if (!waiting.sleep_until(deadline)) {
+      s.book.cut_stalled(*record.get());
+      s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
+      return {PublishStatus::timed_out, 0, r.subscribers};
+    }
+  }
+}
+
 void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
   impl_->workers[0]->loop().every(period, std::move(fn));
 }

@@ -95,6 +95,8 @@ class Worker final : public io::Handler,
   }
 
   [[nodiscard]] io::Loop& loop() { return loop_; }
+  // Any thread: whether the caller is this loop's thread.
+  [[nodiscard]] bool runs_here() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
   // Before run(): something built for this loop that works on it (a client
   // of another server, watching its sockets here), destroyed after the
   // loop's sessions (which may still hand it work as they close) and

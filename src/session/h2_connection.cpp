@@ -106,6 +106,14 @@ void H2Connection::on_drained() {
   });
 }
 
+// The connection's write drew on its streams' queues.
+void H2Connection::on_flushed() {
+  exchanges_.for_each([](H2Exchange& exchange) {
+    if (exchange.sse) exchange.sse->on_flushed();
+    if (exchange.ws) exchange.ws->on_flushed();
+  });
+}
+
 void H2Connection::tick(io::Loop::Clock::time_point now) {
   if (!h2_) return;
   const auto& config = services_.config();

@@ -85,6 +85,7 @@ class H2Connection final : public Phase,
   bool on_posted(std::int32_t stream, buf::FrameRef& frame) override;
   void before_flush() override;
   void on_drained() override;
+  void on_flushed() override;
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
 
  private:

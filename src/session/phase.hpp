@@ -43,6 +43,9 @@ class Phase {
   virtual void before_flush() {}
   // A flush left the queue empty.
   virtual void on_drained() {}
+  // A flush wrote bytes: a stream whose queue fell far enough below its
+  // budget may give a publisher waiting for room its room back.
+  virtual void on_flushed() {}
   // The flush itself: the connection's queue through `writer`, unless the
   // phase frames its output itself (HTTP/2).
   virtual conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) {

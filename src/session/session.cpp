@@ -86,6 +86,7 @@ conn::FlushResult Session::write_queued(conn::Writer& writer, conn::DataAllowanc
   const conn::FlushResult result = phase_->write_queued(writer, queue(), allowance);
   tally.after(queue());
   tally.record(services_.metrics(), result.calls);
+  if (result.bytes > 0) phase_->on_flushed();
   return result;
 }
 

@@ -33,6 +33,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
     policies_.emplace_back();
     drops_.emplace_back();
     fetching_.emplace_back();
+    fifo_records_.emplace_back();
     slot = topics_.end() - 1;
   }
   const auto cookie = static_cast<std::uint32_t>(slot - topics_.begin());
@@ -50,6 +51,14 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   if (result.status != hub::HubStatus::ok) {
     topics_[cookie].clear();
     return {JoinStatus::refused, result.status};
+  }
+  if (policies_[cookie] == Policy::fifo) {
+    // The loop follows the topic now, so the record stays until it leaves.
+    fifo_records_[cookie] = hub.record_of(topic);
+    if (fifo_records_[cookie] != nullptr) {
+      ++fifo_topics_;
+      if (short_of_room_) hub::Hub::mark_short_of_room(*fifo_records_[cookie]);
+    }
   }
   services_.metrics().subscribers.inc();
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
@@ -80,6 +89,7 @@ bool Subscriptions::leave(std::string_view topic) {
   const auto slot = std::find(topics_.begin(), topics_.end(), topic);
   if (topic.empty() || slot == topics_.end()) return false;
   cancel_fetch(static_cast<std::uint32_t>(slot - topics_.begin()));
+  forget_room(static_cast<std::uint32_t>(slot - topics_.begin()));
   services_.hub().unsubscribe(topic, this);
   services_.metrics().subscribers.dec();
   slot->clear();
@@ -91,6 +101,7 @@ void Subscriptions::leave_all() {
     const std::string& topic = topics_[i];
     if (topic.empty()) continue;
     cancel_fetch(static_cast<std::uint32_t>(i));
+    forget_room(static_cast<std::uint32_t>(i));
     services_.hub().unsubscribe(topic, this);
     services_.metrics().subscribers.dec();
   }
@@ -98,6 +109,54 @@ void Subscriptions::leave_all() {
   policies_.clear();
   drops_.clear();
   fetching_.clear();
+  fifo_records_.clear();
+  short_of_room_ = false;
+}
+
+void Subscriptions::stop() {
+  stopped_ = true;
+  if (!short_of_room_) return;
+  short_of_room_ = false;
+  for (hub::TopicRecord* record : fifo_records_) {
+    if (record != nullptr) services_.hub().mark_room_back(*record);
+  }
+}
+
+void Subscriptions::forget_room(std::uint32_t cookie) {
+  hub::TopicRecord* record = fifo_records_[cookie];
+  if (record == nullptr) return;
+  fifo_records_[cookie] = nullptr;
+  --fifo_topics_;
+  if (short_of_room_) services_.hub().mark_room_back(*record);
+}
+
+void Subscriptions::weigh_room_short() {
+  const conn::OutQueue& queue = outlet_.queue();
+  const conn::OutQueueLimits& budget = queue.limits();
+  if (queue.data_frames() * 2 <= budget.max_frames && queue.data_bytes() * 2 <= budget.max_bytes) return;
+  short_of_room_ = true;
+  for (hub::TopicRecord* record : fifo_records_) {
+    if (record != nullptr) hub::Hub::mark_short_of_room(*record);
+  }
+}
+
+void Subscriptions::weigh_room_back() {
+  const conn::OutQueue& queue = outlet_.queue();
+  const conn::OutQueueLimits& budget = queue.limits();
+  if (queue.data_frames() * 4 > budget.max_frames || queue.data_bytes() * 4 > budget.max_bytes) return;
+  short_of_room_ = false;
+  for (hub::TopicRecord* record : fifo_records_) {
+    if (record != nullptr) services_.hub().mark_room_back(*record);
+  }
+}
+
+// Cut off as a fifo subscriber past its budget is: it resumes by id and
+// misses nothing.
+void Subscriptions::stalled(std::uint32_t cookie) {
+  if (stopped_ || !short_of_room_ || cookie >= fifo_records_.size() || fifo_records_[cookie] == nullptr) return;
+  ++services_.counters().slow_disconnects;
+  services_.metrics().slow_consumer_cutoffs[static_cast<std::size_t>(Policy::fifo)].add();
+  owner_.cut_off();
 }
 
 void Subscriptions::deliver(const hub::Delivery& delivery) {
@@ -115,6 +174,7 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
   switch (delivery::enqueue_with_policy(outlet_.queue(), policy, frame, tag, drops_.data())) {
     case delivery::Verdict::queued:
       services_.metrics().delivered_to(transport()).add();
+      weigh_room();
       [[fallthrough]];
     case delivery::Verdict::dropped:
       // Only the lossy policies record drops, in any of this stream's topics.
@@ -135,6 +195,7 @@ bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
   const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
   if (!delivery::enqueue_run(outlet_.queue(), policies_[run.cookie], frame, tag)) return false;
   services_.metrics().delivered_to(transport()).add(run.last_id - run.first_id + 1);
+  weigh_room();
   outlet_.want_flush();
   return true;
 }

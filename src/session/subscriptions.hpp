@@ -8,6 +8,12 @@
 // subscription parked; then it joins the live stream at the seam
 // (subscription_replay.cpp).
 //
+// Publisher flow control: while the stream's queue holds more than half its
+// send budget (frames or bytes) it is short of room, counted on the record
+// of each topic it follows fifo, until a flush has it back at a quarter or
+// it leaves; a publisher that waits for room (Server::publish_waiting)
+// publishes only while no subscriber of the topic is short of room.
+//
 // A slot per topic: its index is the cookie the hub hands back with each
 // event and the topic index in the event's queue tag. A slot left (over
 // /ws) is emptied and reused, so cookies stay stable.
@@ -27,6 +33,10 @@
 #include "hub/hub_types.hpp"
 #include "hub/wire_form.hpp"
 #include "session/broker_replays.hpp"
+
+namespace sluice::hub {
+struct TopicRecord;
+}  // namespace sluice::hub
 
 namespace sluice::session {
 
@@ -97,18 +107,23 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   [[nodiscard]] std::span<const std::string> topics() const { return topics_; }
   void leave_all();
   // Nothing more may be queued (a WebSocket close went out): deliveries
-  // and notices stop.
-  void stop() { stopped_ = true; }
+  // and notices stop, and the stream holds no waiting publisher back.
+  void stop();
 
-  // The stream's flush hooks: notices that waited go out with the flush.
+  // The stream's flush hooks: notices that waited go out with the flush;
+  // a flush that wrote frames may give a waiting publisher room.
   void before_flush();
   void on_drained();
+  void on_flushed() {
+    if (short_of_room_) weigh_room_back();
+  }
 
   void deliver(const hub::Delivery& delivery) override;
   bool deliver_run(const hub::RunDelivery& run) override;
   void lost(std::uint32_t cookie, std::uint64_t first, std::uint64_t last) override;
   void reset(std::uint32_t cookie, const char* reason) override;
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
+  void stalled(std::uint32_t cookie) override;
   // Writes the id a client resumes from after event `seq` of the topic into
   // `out` (hub::kMaxIdText bytes): with a broker the stream's id, the same
   // on every node, and nothing when there is no stream yet (epoch 0);
@@ -134,6 +149,14 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void cancel_fetch(std::uint32_t cookie);
   bool queue_drop_notices();
   void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
+  // After queueing: the stream may be short of room now.
+  void weigh_room() {
+    if (!short_of_room_ && fifo_topics_ != 0) weigh_room_short();
+  }
+  void weigh_room_short();
+  void weigh_room_back();
+  // Slot `cookie` stops counting (it leaves, or is taken again).
+  void forget_room(std::uint32_t cookie);
 
   LoopServices& services_;
   conn::Outlet& outlet_;
@@ -149,6 +172,10 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   std::vector<Policy> policies_;
   std::vector<delivery::DropRecord> drops_;
   std::vector<Fetching> fetching_;
+  // By slot: the record of a topic followed fifo, else null (see the top).
+  std::vector<hub::TopicRecord*> fifo_records_;
+  std::size_t fifo_topics_ = 0;
+  bool short_of_room_ = false;
   bool drops_pending_ = false;
   bool stopped_ = false;
 };

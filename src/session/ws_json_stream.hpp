@@ -38,6 +38,7 @@ class WsJsonStream final : public WsStream, private Subscriptions::Owner, privat
   void before_flush() override { subscriptions_.before_flush(); }
   [[nodiscard]] View view() const override { return {"ws", subscriptions_.topics()}; }
   void on_drained() override;
+  void on_flushed() override { subscriptions_.on_flushed(); }
 
  private:
   void on_message(proto::ws::Opcode opcode, std::span<const char> payload) override;

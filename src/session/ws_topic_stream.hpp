@@ -34,6 +34,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   void before_flush() override { subscriptions_.before_flush(); }
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
   void on_drained() override { subscriptions_.on_drained(); }
+  void on_flushed() override { subscriptions_.on_flushed(); }
   [[nodiscard]] View view() const override { return {"ws", subscriptions_.topics()}; }
 
  private:

@@ -105,5 +105,37 @@ TEST(SteadyState, PublishingOverWsJsonAndDeliveringToWebSocketsAllocatesNothing)
                         << subs.size() << " WebSocket subscribers";
 }
 
+// The same from an application thread that waits for room
+// (publish_waiting): a send budget of 64 frames makes its window 16 events,
+// so each round's 50 publishes wait for the loop to deliver, sleeping on
+// the gate and woken by the loop.
+TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothing) {
+  constexpr int kBatch = 50;
+  constexpr int kRounds = 20;
+  server::Config config = without_system_feed();
+  config.connection.send.max_frames = 64;
+  RunningServer server(config);
+  std::vector<std::unique_ptr<SseSubscriber>> subs;
+  for (int i = 0; i < 10; ++i) {
+    subs.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/steady?policy=fifo"));
+    ASSERT_TRUE(subs.back()->opened());
+  }
+  const std::string data(64, 'e');
+  const auto round = [&] {
+    bool ok = true;
+    for (int i = 0; i < kBatch; ++i) {
+      const server::PublishResult r = server.server().publish_waiting("steady", data, {.timeout = 5s}, "tick");
+      ok = r.status == server::PublishStatus::ok && ok;
+    }
+    for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
+    return ok;
+  };
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds
+                                 << " events, waiting for room, to " << subs.size() << " subscribers";
+}
+
 }  // namespace
 }  // namespace sluice::test

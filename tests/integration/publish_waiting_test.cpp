@@ -1,0 +1,255 @@
+// Publisher flow control (Server::publish_waiting): a publisher that waits
+// for its topic's slowest fifo subscriber slows down to 200 slow readers
+// instead of having them cut off, where publish() cuts them off; a
+// subscriber that stops reading holds a waiting publisher back for one
+// timeout, is cut off, and the rest go on; the wait is refused where it
+// would stop a loop. These tests also run under ThreadSanitizer (make test).
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "test_client.hpp"
+
+namespace sluice::test {
+namespace {
+
+constexpr std::string_view kData = "0123456789abcdef0123456789abcdef";  // 32 bytes
+
+server::Config small_budgets() {
+  server::Config config;
+  config.threads = 2;
+  // Small kernel buffers and a send budget of 16 KiB (about 230 of these
+  // events): a reader that sips falls a budget behind a publisher that does
+  // not wait within a few hundred events.
+  config.tcp_send_buffer = 4096;
+  config.tcp_notsent_lowat = 1024;
+  config.connection.send = {.max_bytes = 16 << 10, .max_frames = 64, .max_control_frames = 16};
+  config.linger_timeout_ms = 500;
+  return config;
+}
+
+// SSE subscribers read a little at a time, all on one thread: each turn
+// takes at most `sip` bytes from each of them, so together they read far
+// slower than a publisher can publish. Every wait has a deadline.
+class SlowReaders {
+ public:
+  SlowReaders(std::uint16_t port, std::string_view target, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      readers_.push_back(std::make_unique<Reader>(port, target));
+    }
+  }
+
+  [[nodiscard]] bool opened() {
+    for (auto& r : readers_) {
+      if (!r->sub.opened()) return false;
+    }
+    return true;
+  }
+
+  // Reads on its own thread until each reader has `events` events or was
+  // closed by the server.
+  void start(std::size_t events, std::size_t sip) {
+    thread_ = std::thread([this, events, sip] { read_all(events, sip); });
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // A test that failed half way leaves at once rather than at the deadline.
+  ~SlowReaders() {
+    stop_.store(true);
+    join();
+  }
+
+  // After join(): how many were closed, and whether every other one got
+  // exactly events first..first+events-1, in order.
+  [[nodiscard]] std::size_t closed() const {
+    std::size_t n = 0;
+    for (const auto& r : readers_) n += r->closed ? 1 : 0;
+    return n;
+  }
+  [[nodiscard]] std::size_t complete(std::uint64_t first, std::size_t events) const {
+    std::size_t n = 0;
+    for (const auto& r : readers_) {
+      const auto& got = r->sub.events();
+      bool in_order = got.size() == events;
+      for (std::size_t i = 0; in_order && i < got.size(); ++i) in_order = seq_of(got[i].id) == first + i;
+      n += in_order ? 1 : 0;
+    }
+    return n;
+  }
+  // Whether every reader's events are consecutive from `first`: a reader
+  // cut off has a prefix of them, never one with a gap.
+  [[nodiscard]] bool gap_free(std::uint64_t first) const {
+    for (const auto& r : readers_) {
+      const auto& got = r->sub.events();
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (seq_of(got[i].id) != first + i) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  struct Reader {
+    Reader(std::uint16_t port, std::string_view target) : sub(port, target, 4096) {}
+    SseSubscriber sub;
+    bool closed = false;
+  };
+
+  void read_all(std::size_t events, std::size_t sip) {
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    std::vector<char> chunk(sip);
+    std::vector<pollfd> waiting;
+    while (std::chrono::steady_clock::now() < deadline && !stop_.load()) {
+      bool all_done = true;
+      bool read_any = false;
+      waiting.clear();
+      for (auto& r : readers_) {
+        if (r->closed || r->sub.events().size() >= events) continue;
+        all_done = false;
+        const ssize_t n = ::recv(r->sub.client().fd(), chunk.data(), chunk.size(), MSG_DONTWAIT);
+        if (n > 0) {
+          r->sub.client().buffer().append(chunk.data(), static_cast<std::size_t>(n));
+          r->sub.parse_buffered();
+          read_any = true;
+        } else if (n == 0) {
+          r->closed = true;
+        } else {
+          waiting.push_back({r->sub.client().fd(), POLLIN, 0});
+        }
+      }
+      if (all_done) return;
+      // Nothing to read anywhere: sleep until a reader has bytes.
+      if (!read_any && !waiting.empty()) (void)::poll(waiting.data(), waiting.size(), 100);
+    }
+  }
+
+  std::vector<std::unique_ptr<Reader>> readers_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+constexpr std::size_t kReaders = 200;
+constexpr std::size_t kEvents = 1000;
+constexpr std::size_t kSip = 256;
+
+TEST(PublishWaiting, APublisherThatWaitsSlowsDownToTwoHundredSlowReadersAndNoneIsCutOff) {
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  std::uint64_t first = 0;
+  std::size_t waited_out = 0;
+  for (std::size_t i = 0; i < kEvents; ++i) {
+    const server::PublishResult r = server.publish_waiting("flow", kData, {.timeout = 5s});
+    if (r.status == server::PublishStatus::timed_out) ++waited_out;
+    ASSERT_EQ(r.status, server::PublishStatus::ok) << "event " << i;
+    ASSERT_EQ(r.subscribers, kReaders);
+    if (i == 0) first = r.id;
+  }
+  readers.join();
+  EXPECT_EQ(waited_out, 0u);
+  EXPECT_EQ(readers.closed(), 0u);
+  EXPECT_EQ(readers.complete(first, kEvents), kReaders);
+  EXPECT_EQ(server.stats().slow_disconnects, 0u);
+}
+
+// The same readers and events through publish(), which never waits: they
+// fall past their send budget and are cut off (each with a gap-free prefix
+// of the events, as fifo promises).
+TEST(PublishWaiting, WithoutTheWaitTheSameReadersAreCutOff) {
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i < kEvents; ++i) {
+    server::PublishResult r = server.publish("flow", kData);
+    // busy only while a loop lags the history: retried, a bounded number of times.
+    for (int retry = 0; r.status == server::PublishStatus::busy && retry < 100000; ++retry) {
+      std::this_thread::yield();
+      r = server.publish("flow", kData);
+    }
+    ASSERT_EQ(r.status, server::PublishStatus::ok) << "event " << i;
+    if (i == 0) first = r.id;
+  }
+  readers.join();
+  EXPECT_GT(readers.closed(), 0u);
+  EXPECT_LT(readers.complete(first, kEvents), kReaders);
+  EXPECT_GT(server.stats().slow_disconnects, 0u);
+  EXPECT_TRUE(readers.gap_free(first));
+}
+
+// One subscriber reads nothing after its head. The waiting publisher waits
+// its whole timeout, is told timed_out (nothing published), and the stalled
+// subscriber is cut off; the publisher publishes the event again and the
+// readers get every event.
+TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
+  constexpr std::size_t kFew = 20;
+  constexpr auto kTimeout = 200ms;
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SseSubscriber stalled(running.port(), "/sse/flow?policy=fifo", 4096);
+  ASSERT_TRUE(stalled.opened());
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kFew);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  std::uint64_t first = 0;
+  std::size_t timeouts = 0;
+  for (std::size_t i = 0; i < kEvents; ++i) {
+    server::PublishResult r;
+    // Each timeout cuts off who held the publisher: bounded retries.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      const auto start = std::chrono::steady_clock::now();
+      r = server.publish_waiting("flow", kData, {.timeout = kTimeout});
+      if (r.status != server::PublishStatus::timed_out) break;
+      EXPECT_GE(std::chrono::steady_clock::now() - start, kTimeout);
+      EXPECT_EQ(r.id, 0u);
+      ++timeouts;
+    }
+    ASSERT_EQ(r.status, server::PublishStatus::ok) << "event " << i;
+    if (i == 0) first = r.id;
+  }
+  readers.join();
+  EXPECT_EQ(timeouts, 1u);
+  EXPECT_EQ(readers.closed(), 0u);
+  EXPECT_EQ(readers.complete(first, kEvents), kFew);
+  EXPECT_EQ(server.stats().slow_disconnects, 1u);
+  // The stalled subscriber, read at last: a gap-free prefix, then the end.
+  ASSERT_TRUE(stalled.client().read_until_closed());
+  stalled.parse_buffered();
+  ASSERT_FALSE(stalled.events().empty());
+  EXPECT_LT(stalled.events().size(), kEvents);
+  for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
+}
+
+TEST(PublishWaiting, IsRefusedOnALoopThreadAndPastTheLongestWait) {
+  std::atomic<int> on_loop{-1};
+  RunningServer running(server::Config{}, [&](server::Server& s) {
+    s.every(10ms, [&] {
+      if (on_loop.load() == -1) {
+        on_loop.store(static_cast<int>(s.publish_waiting("t", "x", {.timeout = 100ms}).status));
+      }
+    });
+  });
+  for (int i = 0; i < 1000 && on_loop.load() == -1; ++i) std::this_thread::sleep_for(10ms);  // polls, bounded
+  EXPECT_EQ(on_loop.load(), static_cast<int>(server::PublishStatus::cannot_wait));
+  server::Server& server = running.server();
+  EXPECT_EQ(server.publish_waiting("t", "x", {.timeout = server::kMaxPublishWait + 1ms}).status,
+            server::PublishStatus::bad_timeout);
+  EXPECT_EQ(server.publish_waiting("t", "x", {.timeout = -1ms}).status, server::PublishStatus::bad_timeout);
+  EXPECT_EQ(server.publish_waiting("bad topic", "x", {}).status, server::PublishStatus::bad_topic);
+  // Nobody follows "t": there is room, and the event is taken.
+  EXPECT_EQ(server.publish_waiting("t", "x", {}).status, server::PublishStatus::ok);
+}
+
+}  // namespace
+}  // namespace sluice::test
