@@ -113,6 +113,25 @@ TEST(LinkOptions, ParsesRatesDelaysAndWindows) {
   EXPECT_NE(parse_link("client=shallower", link), "");
 }
 
+TEST(LinkOptions, ParsesThePacketModeAndRefusesTheOtherModesKeys) {
+  LinkOptions link;
+  ASSERT_EQ(parse_link("rate=3mbit,delay=20ms,mode=packet,queue=32k", link), "");
+  EXPECT_EQ(link.mode, LinkMode::packet);
+  EXPECT_EQ(link.queue, 32768u);
+  EXPECT_NE(describe_link(link).find("packet link"), std::string::npos);
+  EXPECT_NE(parse_link("mode=datagram", link), "");
+  LinkOptions packet_window;
+  EXPECT_NE(parse_link("mode=packet,window=8k", packet_window), "");
+  LinkOptions packet_shallow;
+  EXPECT_NE(parse_link("client=shallow,mode=packet", packet_shallow), "");
+  LinkOptions proxy_queue;
+  EXPECT_NE(parse_link("rate=3mbit,queue=64k", proxy_queue), "");
+  LinkOptions proxy;
+  ASSERT_EQ(parse_link("rate=3mbit", proxy), "");
+  EXPECT_EQ(proxy.mode, LinkMode::proxy);
+  EXPECT_NE(describe_link(proxy).find("TCP proxy"), std::string::npos);
+}
+
 // A client that reads nothing, behind a 4 KiB buffer: the server writes as
 // much as it can, and the emulator hands the client side no more than the
 // client's window; the rest stays where the server can see it.

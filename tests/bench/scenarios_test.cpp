@@ -13,6 +13,7 @@
 #include <string>
 
 #include "child_process.hpp"
+#include "net_namespace.hpp"
 
 namespace sluice::bench {
 namespace {
@@ -337,6 +338,36 @@ TEST(Scenarios, SlowConsumerOverWebSocketRecordsAge) {
   EXPECT_EQ(r.value("order_errors", -1), 0);
   ASSERT_TRUE(r.contains("series"));
   EXPECT_GE(r["series"].size(), 3u);
+}
+
+// Through the packet link the reader reads from another network namespace:
+// its events crossed the link (the link counted them). Skipped where the
+// bench may not make namespaces or tun devices.
+TEST(Scenarios, SlowConsumerReadsThroughThePacketLink) {
+  std::string why;  // NetNamespace::make says why it cannot
+  if (::access("/dev/net/tun", R_OK | W_OK) != 0) {
+    why = "no usable /dev/net/tun";
+  } else {
+    static_cast<void>(NetNamespace::make(why));
+  }
+  if (!why.empty()) GTEST_SKIP() << why;
+  const nlohmann::json r = run_bench("slow-consumer -d 1 -f 50 -R 20 -s 256 --link delay=5ms,mode=packet");
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_GT(r.value("events_read", 0), 0) << r.dump();
+  EXPECT_NE(r.value("link", "").find("packet link"), std::string::npos) << r.dump();
+  ASSERT_TRUE(r.contains("link_packets")) << r.dump();
+  EXPECT_GT(r["link_packets"].value("down_bytes", 0), r.value("events_read", 0) * 256) << r.dump();
+  EXPECT_GT(r["link_packets"].value("up", 0), 0) << r.dump();
+}
+
+// A scenario whose clients do not place themselves in the link's
+// namespaces refuses mode=packet as its command line is parsed.
+TEST(Scenarios, APacketLinkIsRefusedWhereTheScenarioCannotTakeIt) {
+  test::ChildProcess bench({"/bin/sh", "-c",
+                           std::string(SLUICE_BENCH_PATH) + " fanout -d 1 --quiet --link delay=5ms,mode=packet 2>&1"});
+  ASSERT_TRUE(bench.read_to_end(60s));
+  EXPECT_NE(bench.wait(10s), 0);
+  EXPECT_NE(bench.output().find("mode=packet"), std::string::npos) << bench.output();
 }
 
 // The slow reader over TLS, HTTP/1.1 and h2 by ALPN, with its publisher

@@ -65,6 +65,12 @@ bool take_item(std::string_view item, LinkOptions& out) {
   if (key == "delay") return parse_delay(value, out.delay_ns);
   if (key == "window") return parse_size(value, out.window);
   if (key == "client") return (value == "shallow" || value == "deep") && (out.shallow = value == "shallow", true);
+  if (key == "mode") {
+    if (value != "proxy" && value != "packet") return false;
+    out.mode = value == "packet" ? LinkMode::packet : LinkMode::proxy;
+    return true;
+  }
+  if (key == "queue") return parse_size(value, out.queue);
   return false;
 }
 
@@ -75,18 +81,30 @@ std::string parse_link(std::string_view spec, LinkOptions& out) {
     const std::size_t comma = spec.find(',');
     const std::string_view item = spec.substr(0, comma);
     if (!take_item(item, out)) {
-      return "bad link item '" + std::string(item) + "' (want rate=3mbit, delay=20ms, window=5760 or client=shallow)";
+      return "bad link item '" + std::string(item) +
+             "' (want rate=3mbit, delay=20ms, window=5760, client=shallow, mode=proxy|packet or queue=64k)";
     }
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
   }
+  if (out.mode == LinkMode::packet && (out.window != 0 || out.shallow)) {
+    return "window= and client= shape the TCP proxy; the packet link's windows are TCP's own (want queue=)";
+  }
+  if (out.mode == LinkMode::proxy && out.queue != 0) return "queue= is the packet link's (want mode=packet)";
   return "";
 }
 
 std::string describe_link(const LinkOptions& link) {
-  char text[128];
+  char text[160];
+  if (link.mode == LinkMode::packet) {
+    std::snprintf(text, sizeof text, "%.2f Mbit/s, %.1f ms one way, queue %zu B, packet link (TCP end to end)",
+                  link.rate * 8 / 1e6, static_cast<double>(link.delay_ns) / 1e6,
+                  link.queue == 0 ? kDefaultLinkQueue : link.queue);
+    return text;
+  }
   std::snprintf(text, sizeof text, "%.2f Mbit/s, %.1f ms one way, window %zu B%s",
                 link.rate * 8 / 1e6, static_cast<double>(link.delay_ns) / 1e6,
-                link.window == 0 ? kDefaultLinkWindow : link.window, link.shallow ? ", shallow client side" : "");
+                link.window == 0 ? kDefaultLinkWindow : link.window,
+                link.shallow ? ", shallow client side, TCP proxy" : ", TCP proxy");
   return text;
 }
 

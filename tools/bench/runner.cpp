@@ -13,6 +13,8 @@
 #include "histogram.hpp"
 #include "link_proxy.hpp"
 #include "net.hpp"
+#include "net_namespace.hpp"
+#include "packet_link.hpp"
 #include "run_certificates.hpp"
 #include "server_process.hpp"
 
@@ -34,6 +36,25 @@ nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, con
             {"error", "--h2c is HTTP/2 in clear text: name this TLS server " + named.name +
                           "@h2 to read it over HTTP/2 chosen by ALPN, or " + named.name + "@h1"}};
   }
+  LinkOptions link;
+  if (!common.link.empty()) {
+    if (std::string error = parse_link(common.link, link); !error.empty()) return {{"server", named.name}, {"error", error}};
+  }
+  const bool packet = !common.link.empty() && link.mode == LinkMode::packet;
+  if (packet && named.command.empty()) {
+    return {{"server", named.name}, {"error", "--link mode=packet puts the server in a namespace of its own: name it with --server NAME=COMMAND"}};
+  }
+  // Made first: the server starts inside it. Declared before the process,
+  // so that it goes after the server stopped.
+  std::unique_ptr<PacketLink> packet_link;
+  if (packet) {
+    packet_link = std::make_unique<PacketLink>(link);
+    if (std::string error = packet_link->start(); !error.empty()) {
+      return {{"server", named.name}, {"error", "packet link: " + error}};
+    }
+    sut.server_net = &packet_link->server_side();
+    sut.client_net = &packet_link->client_side();
+  }
   ServerProcess process;
   std::string command = named.command;
   if (named.tls) {
@@ -44,6 +65,10 @@ nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, con
     sut.tls = TlsClient::make(certs.ca_file(), !common.tls_insecure, "127.0.0.1", error);
     if (!sut.tls) return {{"server", named.name}, {"error", error}};
   }
+  // Under mode=packet the server is started (and the probes below dial it)
+  // in the link's server side; the scenario places its own clients.
+  InNamespace on_server_side(sut.server_net);
+  if (packet && !on_server_side.entered()) return {{"server", named.name}, {"error", "cannot enter the packet link's server side"}};
   if (command.empty()) {
     if (!io::parse_endpoint(common.target, sut.direct)) return {{"server", named.name}, {"error", "bad --target"}};
     // Said up front, or every scenario reports its own symptom of it.
@@ -68,16 +93,17 @@ nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, con
     if (fd >= 0) ::close(fd);
     if (!why.empty()) return {{"server", named.name}, {"tls", true}, {"error", why}};
   }
+  on_server_side.leave();
+  // Under mode=packet the readers dial the server's own address from their
+  // namespace, whose 127.0.0.0/8 is the link.
   sut.endpoint = sut.direct;
   std::unique_ptr<LinkProxy> proxy;
-  if (!common.link.empty()) {
-    LinkOptions link;
-    if (std::string error = parse_link(common.link, link); !error.empty()) return {{"server", named.name}, {"error", error}};
+  if (!common.link.empty() && !packet) {
     proxy = std::make_unique<LinkProxy>(sut.direct, link);
     if (proxy->start() != 0) return {{"server", named.name}, {"error", "link emulator cannot listen"}};
     sut.endpoint = proxy->endpoint();
-    sut.link = describe_link(link);
   }
+  if (!common.link.empty()) sut.link = describe_link(link);
   nlohmann::json result = scenario(sut);
   result["server"] = named.name;
   if (named.tls) result["tls"] = true;
@@ -86,6 +112,13 @@ nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, con
     result["streams_per_connection"] = named.streams_per_connection;
   }
   if (!sut.link.empty()) result["link"] = sut.link;
+  if (packet_link) {
+    // What the link carried shows that the readers' bytes went through it.
+    result["link_packets"] = {{"down", packet_link->down().packets.load()}, {"up", packet_link->up().packets.load()},
+                              {"down_bytes", packet_link->down().bytes.load()},
+                              {"dropped_down", packet_link->down().dropped.load()},
+                              {"dropped_up", packet_link->up().dropped.load()}};
+  }
   return result;
 }
 
@@ -155,7 +188,20 @@ void add_common_options(CLI::App& command, CommonOptions& options, const Transpo
                      "what else the machine does falls on each alike; a row per server per round")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{100}));
-  command.add_option("--link", options.link, "emulated link between client and server: rate=3mbit,delay=20ms,window=5760,client=shallow");
+  command
+      .add_option("--link", options.link,
+                  "emulated link between client and server: rate=3mbit,delay=20ms,window=5760,client=shallow "
+                  "(a TCP proxy), or rate=3mbit,delay=20ms,mode=packet,queue=64k (IP packets between network "
+                  "namespaces, TCP end to end; needs root" +
+                      std::string(can.packet_link ? ")" : "; not in this scenario)"))
+      ->check([packet_ok = can.packet_link](const std::string& spec) {
+        LinkOptions link;
+        std::string error = parse_link(spec, link);
+        if (error.empty() && link.mode == LinkMode::packet && !packet_ok) {
+          error = "mode=packet: this scenario does not place its clients in the link's namespaces (slow-consumer does)";
+        }
+        return error;
+      });
   command.add_option("--limit", options.limit, "name of the server whose figure is the ceiling (vs limit column; per round)");
   command.add_option("--svg", options.svg, "write a chart to this file");
   command.add_flag("--json", options.json, "print the results as JSON on stdout (the table goes to stderr)");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "net_namespace.hpp"
 #include "publisher.hpp"
 #include "report.hpp"
 #include "server_spec.hpp"
@@ -47,6 +48,12 @@ struct ServerUnderTest {
   io::Endpoint direct;    // the server's own
   int pid = -1;           // -1 for --target
   std::string link;       // the link description, empty when direct
+  // --link mode=packet: the server runs in server_net, and the scenario
+  // makes its readers' sockets in client_net (which reach `endpoint`
+  // through the link) and its publishers' in server_net (InNamespace);
+  // both null otherwise.
+  const NetNamespace* server_net = nullptr;
+  const NetNamespace* client_net = nullptr;
   std::shared_ptr<const TlsClient> tls;  // set when the clients speak TLS to it (--tls-server)
   // What the scenario's readers speak (publishers and probes speak
   // HTTP/1.1 whatever this says): HTTP/2 by prior knowledge in clear, by
@@ -67,7 +74,8 @@ using ChartFn = std::function<std::string(const nlohmann::json& results)>;
 // against; and --h2c (with --streams-per-connection when a reader takes
 // several streams) when its readers speak HTTP/2 (`can.h2_streams`). A
 // server's @TRANSPORT the scenario cannot read is refused as the command
-// line is parsed.
+// line is parsed, and so is a --link that does not parse or, unless
+// `can.packet_link`, asks for mode=packet.
 void add_common_options(CLI::App& command, CommonOptions& options, const Transports& can = {});
 
 // The servers of the run in their order, --h2c applied to those named

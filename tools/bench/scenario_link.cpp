@@ -22,7 +22,9 @@ void add_link(CLI::App& app, int& exit_code) {
   cmd->callback([to, spec, duration, &exit_code] {
     io::Endpoint server;
     LinkOptions link;
-    const std::string error = parse_link(*spec, link);
+    std::string error = parse_link(*spec, link);
+    // The packet link needs both ends in namespaces the bench made.
+    if (error.empty() && link.mode == LinkMode::packet) error = "mode=packet is for scenarios; alone, the link is the TCP proxy";
     if (!io::parse_endpoint(*to, server) || !error.empty()) {
       std::fprintf(stderr, "link: %s\n", error.empty() ? "bad --to" : error.c_str());
       exit_code = 2;

@@ -10,7 +10,9 @@
 // NAME@h2c, or every server under --h2c; WebSocket: extended CONNECT),
 // and over TLS (--tls-server NAME=..., NAME@h2 for HTTP/2 chosen by ALPN),
 // the publisher POSTs or sends WebSocket frames (--publish), over TLS too
-// to a TLS server.
+// to a TLS server. Through --link mode=packet the reader and the server
+// are in the two network namespaces of the packet link, and the publisher
+// with the server, off the link.
 #include <memory>
 
 #include "clock.hpp"
@@ -53,11 +55,19 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
   PacedReader reader({.server = sut.endpoint, .path = stream_path(o.proto, topic), .proto = o.proto, .drain_rate = o.drain,
                       .receive_buffer = o.receive_buffer, .h2c = sut.http == HttpVersion::h2,
                       .tls = sut.tls});
+  // Under --link mode=packet the reader's socket is made on the far side of
+  // the link, and the publisher's thread (which dials) on the server's.
+  InNamespace on_reader_side(sut.client_net);
+  if (sut.client_net != nullptr && !on_reader_side.entered()) return {{"error", "cannot enter the readers' namespace"}};
   if (!reader.start()) return {{"error", reader.error()}};
+  on_reader_side.leave();
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(o.duration * 1e9);
   Publisher publisher(
       {.server = sut.direct, .topic = topic, .mode = o.publish, .tls = sut.tls, .size = o.size, .rate = o.rate, .pipeline = 1, .window = 16});
+  InNamespace on_server_side(sut.server_net);
+  if (sut.server_net != nullptr && !on_server_side.entered()) return {{"error", "cannot enter the server's namespace"}};
   publisher.start(deadline);
+  on_server_side.leave();
   wait_with_progress(o.common, deadline, [&] { return std::to_string(publisher.counters().accepted.load()) + " published"; });
   publisher.stop();
   reader.stop();
@@ -73,7 +83,7 @@ nlohmann::json measure(const SlowOptions& o, const ServerUnderTest& sut) {
 void add_slow_consumer(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SlowOptions>();
   CLI::App* cmd = app.add_subcommand("slow-consumer", "F frames/s to a reader draining R/s; event age over time");
-  add_common_options(*cmd, o->common, {.tls = true, .h2_streams = 1});
+  add_common_options(*cmd, o->common, {.tls = true, .h2_streams = 1, .packet_link = true});
   cmd->add_option("-s,--size", o->size, "frame payload bytes")->capture_default_str();
   cmd->add_option("-f,--rate", o->rate, "frames/s published")->capture_default_str();
   cmd->add_option("-R,--drain", o->drain, "events/s the reader drains")->capture_default_str();

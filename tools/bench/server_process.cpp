@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,18 +54,26 @@ std::string ServerProcess::start_until(const std::string& command, std::string_v
 bool ServerProcess::spawn(const std::string& command) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return false;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   const std::string line = "exec " + command;
   std::vector<char*> argv = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), const_cast<char*>(line.c_str()),
                              nullptr};
-  const int rc = ::posix_spawn(&pid_, "/bin/sh", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t bench = ::getpid();
+  // fork rather than posix_spawn, for the one call between them: the
+  // server is sent SIGTERM when the bench ends however it ends (SIGKILL
+  // included), so that none is left holding its port, or under --link
+  // mode=packet the link's namespace. Only async-signal-safe calls follow
+  // in the child.
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != bench) ::_exit(127);  // the bench ended before the call
+    if (::dup2(fds[1], 1) < 0) ::_exit(127);  // the copy is not close-on-exec
+    ::execve("/bin/sh", argv.data(), environ);
+    ::_exit(127);
+  }
   ::close(fds[1]);
   out_fd_ = fds[0];
-  if (rc != 0) pid_ = -1;
-  return rc == 0;
+  return pid_ > 0;
 }
 
 // Reads the output until a whole line holding `marker` has come.

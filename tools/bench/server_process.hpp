@@ -3,6 +3,11 @@
 // run. The command runs under /bin/sh (so `taskset -c 0 ...` works) and must
 // print "listening on HOST:PORT" on stdout, as sluiced and every peer in
 // bench/peers do with --listen 127.0.0.1:0.
+//
+// The server gets SIGTERM when the thread that started it ends (the
+// kernel's parent-death signal follows the thread, not the process): start
+// it from a thread that outlives it, as the scenarios do from the main one,
+// and it cannot outlive the bench, however the bench ends.
 #pragma once
 
 #include <sys/types.h>

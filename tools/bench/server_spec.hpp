@@ -31,6 +31,9 @@ struct ServerSpec {
 struct Transports {
   bool tls = false;          // --tls-server
   std::size_t h2_streams = 0;  // most streams on one HTTP/2 connection; 0: no HTTP/2
+  // --link mode=packet: the scenario makes its readers in the link's
+  // readers' namespace and its publishers in the server's (ServerUnderTest).
+  bool packet_link = false;
 };
 
 // Parses NAME[@TRANSPORT]=COMMAND (or a bare COMMAND, which is its own
