@@ -236,9 +236,6 @@ class TopicBook {
   // The topic counts as placed from here on (TopicRecord::reader_placed)
   // and every loop hears of it.
   [[nodiscard]] std::uint64_t stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
-  // The reader follows the topic on from its last kept event: it is placed
-  // at once (no round trip decides where), and every loop hears of it.
-  void reader_placed(std::string_view topic);
   // The reader follows a `stopped` topic again, from the last id this node
   // had (FollowState::stopped): the topic goes on from there, every loop
   // rebases its subscribers to it, and a subscriber that joined while it

@@ -120,19 +120,6 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
   return read_after;
 }
 
-void TopicBook::reader_placed(std::string_view name) {
-  const TopicRef ref = find_pinned(name);
-  if (!ref) return;
-  std::uint64_t mask = 0;
-  {
-    const std::lock_guard lock(ref->mutex);
-    ref->reader_placed = true;
-    ref->reader_stopped = false;
-    mask = ref->loop_mask;
-  }
-  notify_loops(*ref.get(), mask);
-}
-
 // The stretch between the last id this node had and the stream's newest is
 // read (what Redis trimmed of it shows as a hole, told as lost), so the
 // subscribers that were told the stop get every event Redis still holds.

@@ -66,7 +66,7 @@ bool LoopBroker::forward(std::string_view topic, const broker::EventFields& even
 // Makes this loop's reading of `topic` match whether the node follows it
 // now. A topic followed again keeps its history: it is read on from the
 // last event kept, checked against the stream first (a stream replaced in
-// the meantime is a reset, a trimmed stretch a gap, both told).
+// the meantime is a reset, told).
 // A topic is placed (TopicRecord::reader_placed) while it is read, and no
 // longer once the reader lets it go: a subscriber that comes after that
 // waits for the next place, which a new follow() finds.
@@ -104,9 +104,10 @@ void LoopBroker::check(const std::string& topic) {
     stop_reading(topic);
     return;
   }
+  // On from the last kept event, the topic is placed once the reader has
+  // checked the stream (on_continued): at its newest, so that a newcomer is
+  // owed nothing, and told of no loss, from before it came.
   reading_.insert(topic);
-  // On from the last kept event: nothing between it and the reader.
-  if (from_kept) book_.reader_placed(topic);
 }
 
 // The subscribers would wait for events that never come: they are told,
@@ -145,8 +146,9 @@ void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
   }
 }
 
-// A topic followed from a position (again after a stop, or after a
-// reconnect) continues: one waiting for its place is placed at the newest.
+// A topic followed from a position (its last kept event, the last id it
+// had when it was stopped, or again after a reconnect) continues: one
+// waiting for its place is placed at the newest.
 void LoopBroker::on_continued(std::string_view topic, broker::StreamId newest) {
   book_.stream_placed(topic, newest.epoch, newest.seq);
 }
