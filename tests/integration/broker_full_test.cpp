@@ -44,6 +44,7 @@ class BrokerFull : public testing::Test {
     std::vector<std::string> settings = node_settings(redis_);
     settings.emplace_back("threads=1");
     settings.emplace_back("broker.read_max_topics=1");
+    settings.emplace_back("broker.placement_timeout_ms=1000");
     a_ = std::make_unique<SluicedProcess>(settings);
     b_ = std::make_unique<SluicedProcess>(node_settings(redis_));
     ASSERT_NE(a_->port(), 0) << a_->output();
@@ -167,6 +168,22 @@ TEST_F(BrokerFull, AStreamRewoundWhileStoppedIsToldAsASecondReset) {
   ASSERT_TRUE(wait_data(*held_, "new", 10s));
   ASSERT_EQ(held_->events().size(), 3U);
   expect_exactly({held_->events()[2]}, {"new"}, {next.id}, "after the rewind");
+}
+
+// A newcomer to a topic that stays stopped (A keeps reading "other") waits
+// for a place that does not come, and past broker.placement_timeout_ms is
+// refused as while Redis is away: 503, Retry-After, the key named; it never
+// had a head, so it was told no gap.
+TEST_F(BrokerFull, ANewcomerToATopicThatStaysStoppedIsRefusedAfterThePlacementTimeout) {
+  ASSERT_NO_FATAL_FAILURE(stop(0));
+  const auto asked = BrokerClock::now();
+  TestClient newcomer(a_->port());
+  newcomer.send("GET /sse/full HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const HttpReply reply = read_reply(newcomer, 10s);
+  EXPECT_GE(BrokerClock::now() - asked, 1000ms) << "answered before the timeout";
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
+  EXPECT_NE(reply.body.find("broker.placement_timeout_ms"), std::string::npos) << reply.body;
 }
 
 // broker.read_max_topics=1 on A: a subscriber of a second topic is told
