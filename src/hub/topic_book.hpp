@@ -118,13 +118,13 @@ struct TopicRecord {
   // `resume_start`: no reader has found the stream yet, and a resuming
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
-  // `reader_placed`: this node's reader knows where it reads the topic
-  // from (it located the stream, or follows on from the last kept event),
-  // or has told the subscribers why it cannot. A subscriber that joins
-  // before then with no id of its own is owed what comes after that place,
-  // so its answer (SSE head, /ws ack) waits for it (Subscriber::placed):
-  // an event published once the client holds its answer is then always
-  // after the place, on whichever node it was published.
+  // `reader_placed`: this node's reader knows where the stream stands (it
+  // located it, or checked it continues where the reader reads from, its
+  // newest then `place_seq`), or has told the subscribers why it cannot. A
+  // subscriber that joins before then with no id of its own is owed what
+  // comes after that place, so its answer (SSE head, /ws ack) waits for it
+  // (Subscriber::placed): an event published once the client holds its
+  // answer is then always after the place, on whichever node it was published.
   std::uint64_t stream_epoch = 0;
   bool adopting = false;
   bool read_on = false;
