@@ -191,7 +191,11 @@ void StreamReader::on_located(std::size_t index, std::uint32_t serial, const red
   }
   const Recheck checked = recheck(slot->position, newest.exists, newest.id);
   slot->position = checked.position;
-  if (checked.reset != nullptr) sink_.on_reset(topic_scratch_, checked.reset);
+  if (checked.reset != nullptr) {
+    sink_.on_reset(topic_scratch_, checked.reset);
+  } else {
+    sink_.on_continued(topic_scratch_, newest.exists ? newest.id : StreamId{});
+  }
 }
 
 void StreamReader::on_read(const redisReply* reply) {

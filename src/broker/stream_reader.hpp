@@ -71,6 +71,11 @@ class StreamSink {
   // `topic` is read from after `position` ({0, 0}: from its stream's first
   // entry, the stream not existing yet). Called once per follow().
   virtual void on_started(std::string_view topic, StreamId position) = 0;
+  // `topic`, followed from a position (follow_from(), or again after a
+  // reconnect), was found to continue there: it is read on from that
+  // position, and `newest` is its stream's newest entry as Redis answered.
+  // Not called when the check finds a reset (on_reset() says which).
+  virtual void on_continued(std::string_view /*topic*/, StreamId /*newest*/) {}
   // The next event of `topic`, in id order. Views live during the call.
   virtual Take on_event(std::string_view topic, const StreamEntry& entry) = 0;
   // Events first..last were trimmed from the stream before they were read.

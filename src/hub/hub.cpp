@@ -110,8 +110,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       result.stream_epoch = current_stream(*record);
       // Only a client with no id waits for the topic's place: one that
       // resumes is answered with its replay at once, as without a broker.
-      result.awaiting = !record->reader_placed && last_id == nullptr && !from_stream && !result.parked &&
-                        result.reset == nullptr;
+      // While the reader is stopped (broker-full) the place is the one it
+      // finds when it follows the topic again.
+      result.awaiting = (!record->reader_placed || record->reader_stopped) && last_id == nullptr && !from_stream &&
+                        !result.parked && result.reset == nullptr;
     }
   }
   result.newest = result.parked ? newest : first_owed - 1;

@@ -140,7 +140,7 @@ class Hub {
   void deliver_batch(Local& local);
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
   void rebase(Local& local, const char* reason);
-  void answer_awaiting(Local& local, std::uint64_t epoch, const char* reason);
+  void answer_awaiting(Local& local, std::uint64_t epoch, std::uint64_t place, const char* reason);
   void deliver_with_holes(Local& local);
   void cut_stalled(Local& local);
 

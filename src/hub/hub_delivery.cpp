@@ -33,6 +33,7 @@ void Hub::deliver_news(TopicRecord* record) {
   bool rebased = false;
   bool placed = false;
   std::uint64_t epoch = 0;
+  std::uint64_t place = 0;
   {
     const std::lock_guard lock(record->mutex);
     if (local.resets != record->resets) {  // only ever with a broker
@@ -45,6 +46,7 @@ void Hub::deliver_news(TopicRecord* record) {
     }
     placed = local.has_awaiting && record->reader_placed;
     epoch = current_stream(*record);
+    place = record->place_seq;
     collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);
@@ -53,7 +55,7 @@ void Hub::deliver_news(TopicRecord* record) {
     local.stall_cuts = cuts;
     cut_stalled(local);
   }
-  if (placed) answer_awaiting(local, epoch, reset);
+  if (placed) answer_awaiting(local, epoch, place, reset);
   // Publishers wait for a lagging loop and the pool never takes back an
   // undelivered event, so this is a safety net: should the history ever not
   // reach back, the subscribers hear exactly which ids they lost.
@@ -159,15 +161,18 @@ void Hub::rebase(Local& local, const char* reason) {
 // The subscribers that joined before the reader placed the topic: each is
 // told where it stands, then (the place came with a reset) why nothing
 // before it is coming. Before any event of this drain, which may be the
-// first after the place. Index loop, the entry read afresh: an answer may
-// unsubscribe or subscribe.
-void Hub::answer_awaiting(Local& local, std::uint64_t epoch, const char* reason) {
+// first after the place. A topic followed again after a stop is placed at
+// the stream's newest (`place`): what the reader reads before it is of the
+// subscribers that were told the stop, not of those that joined since.
+// Index loop, the entry read afresh: an answer may unsubscribe or subscribe.
+void Hub::answer_awaiting(Local& local, std::uint64_t epoch, std::uint64_t place, const char* reason) {
   local.has_awaiting = false;
   local.delivering = true;
   for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
     Local::Entry& entry = local.subscribers[i];
     if (entry.subscriber == nullptr || !entry.awaiting) continue;
     entry.awaiting = false;
+    entry.first_seq = std::max(entry.first_seq, place + 1);
     const Local::Entry told = entry;
     told.subscriber->placed(told.cookie, epoch, told.first_seq - 1);
     if (reason != nullptr && local.subscribers[i].subscriber != nullptr) told.subscriber->reset(told.cookie, reason);

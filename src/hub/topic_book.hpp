@@ -65,10 +65,13 @@ using proto::kServerTopicMark;
 
 // What a reset says of the stream the topic was read from: `gone` (Redis
 // lost or replaced it: an event read later under its epoch is a stale copy
-// and is passed over), or `read_on` (the reader stopped following it, or
-// Redis came back from an older copy of it: the same epoch goes on, and
-// the events the reader hands over from its new position are the topic's).
-enum class StreamAfterReset : std::uint8_t { gone, read_on };
+// and is passed over), `read_on` (Redis refused the key, or came back from
+// an older copy of the stream: the same epoch goes on, and the events the
+// reader hands over from its new position are the topic's), or `stopped`
+// (the reader could not follow the topic, broker-full: the same epoch goes
+// on, and when the reader follows it again it reads from the last id this
+// node had, so only what Redis no longer holds is lost).
+enum class StreamAfterReset : std::uint8_t { gone, read_on, stopped };
 
 struct TopicRecord {
   TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id);
@@ -116,20 +119,27 @@ struct TopicRecord {
   // epoch is taken too, from where the reader stands; `read_on_base` is the
   // last of its ids this node had, so a stretch the reader skipped after
   // it is reported as lost.
+  // `reader_stopped`: the reset was `stopped` and the reader does not read
+  // the topic; a subscriber with no id that joins meanwhile is owed what
+  // comes after the place the reader finds when it follows the topic again
+  // (`place_seq`: the stream's newest then), so it waits for it as for a
+  // first place and is told of no gap from before it joined.
   // `resume_start`: no reader has found the stream yet, and a resuming
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
-  // `reader_placed`: this node's reader knows where it reads the topic
-  // from (it located the stream, or follows on from the last kept event),
-  // or has told the subscribers why it cannot. A subscriber that joins
-  // before then with no id of its own is owed what comes after that place,
-  // so its answer (SSE head, /ws ack) waits for it (Subscriber::placed):
-  // an event published once the client holds its answer is then always
-  // after the place, on whichever node it was published.
+  // `reader_placed`: this node's reader knows where the stream stands (it
+  // located it, or checked it continues where the reader reads from, its
+  // newest then `place_seq`), or has told the subscribers why it cannot. A
+  // subscriber that joins before then with no id of its own is owed what
+  // comes after that place, so its answer (SSE head, /ws ack) waits for it
+  // (Subscriber::placed): an event published once the client holds its
+  // answer is then always after the place, on whichever node it was published.
   std::uint64_t stream_epoch = 0;
   bool adopting = false;
   bool read_on = false;
   std::uint64_t read_on_base = 0;
+  bool reader_stopped = false;
+  std::uint64_t place_seq = 0;
   bool resume_start = false;
   bool reader_placed = false;
   std::uint64_t resets = 0;
@@ -237,9 +247,17 @@ class TopicBook {
   // The topic counts as placed from here on (TopicRecord::reader_placed)
   // and every loop hears of it.
   [[nodiscard]] std::uint64_t stream_started(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
-  // The reader follows the topic on from its last kept event: it is placed
-  // at once (no round trip decides where), and every loop hears of it.
-  void reader_placed(std::string_view topic);
+  // The reader follows a `stopped` topic again, from the last id this node
+  // had (FollowState::stopped): the topic goes on from there, every loop
+  // rebases its subscribers to it, and a subscriber that joined while it
+  // was stopped waits for stream_placed(). False, and nothing done, when
+  // the topic is no longer stopped.
+  [[nodiscard]] bool reader_follows_again(std::string_view topic);
+  // The reader found the stream continuing where it reads the topic from,
+  // its newest event being `seq` of `epoch`: a topic not placed yet (one
+  // followed again after it was stopped) is placed there, and whoever
+  // waits for the place is owed what comes after `seq`.
+  void stream_placed(std::string_view topic, std::uint64_t epoch, std::uint64_t seq);
   // The reader may stop reading the topic: true, and the topic is no
   // longer placed, when no loop follows it (checked under its lock); false
   // when a loop has followed it again since the reader looked.
@@ -257,12 +275,15 @@ class TopicBook {
   void stream_reset(std::string_view topic, const char* reason, StreamAfterReset after);
   // Where a broker's reader of the topic stands in the book: whether any
   // loop follows it, and the last event kept of stream `epoch` (0: none
-  // read yet).
+  // read yet). `stopped`: the reader could not follow it (a `stopped`
+  // reset); `epoch` and `last` are then the stream and the last id this
+  // node had, to be read on from.
   struct FollowState {
     bool followed = false;
     std::uint64_t epoch = 0;
     std::uint64_t last = 0;
     std::size_t subscribers = 0;  // across every loop of this node
+    bool stopped = false;
   };
   [[nodiscard]] FollowState follow_state(std::string_view topic) const;
   // Any thread: fn(name, subscribers, events published) for every topic,

@@ -28,6 +28,8 @@ void TopicBook::cut_history(TopicRecord& record, const char* reason) {
   ++record.resets;
   record.reason_count = record.resets;
   record.read_on = false;
+  record.reader_stopped = false;
+  record.place_seq = 0;
   // The epoch was only the client's word: the next stream met is taken.
   if (record.resume_start) record.stream_epoch = 0;
   record.resume_start = false;
@@ -60,6 +62,7 @@ bool TopicBook::start_at_resume_point(TopicRecord& record, std::uint64_t epoch, 
 void TopicBook::read_on_from(TopicRecord& record, std::uint64_t position) {
   record.adopting = false;
   record.read_on = false;
+  record.reader_stopped = false;
   record.next_id = position + 1;
   record.reset_base = std::min(record.read_on_base, position);
   ++record.resets;
@@ -75,6 +78,7 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
     const std::lock_guard lock(record->mutex);
     // Subscribers waiting for the place hear of it whatever follows.
     record->reader_placed = true;
+    record->reader_stopped = false;
     mask = record->loop_mask;
     if (record->resume_start) {
       const std::uint64_t resume_point = record->next_id - 1;
@@ -116,13 +120,37 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
   return read_after;
 }
 
-void TopicBook::reader_placed(std::string_view name) {
+// The stretch between the last id this node had and the stream's newest is
+// read (what Redis trimmed of it shows as a hole, told as lost), so the
+// subscribers that were told the stop get every event Redis still holds.
+// One that joined since is owed only what comes after the newest the reader
+// finds: it waits for stream_placed().
+bool TopicBook::reader_follows_again(std::string_view name) {
+  const TopicRef ref = find_pinned(name);
+  if (!ref) return false;
+  TopicRecord* record = ref.get();
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record->mutex);
+    if (!record->adopting || !record->read_on || !record->reader_stopped || record->stream_epoch == 0) return false;
+    read_on_from(*record, record->read_on_base);
+    record->reader_placed = false;
+    record->place_seq = 0;
+    mask = record->loop_mask;
+  }
+  notify_loops(*record, mask);
+  return true;
+}
+
+void TopicBook::stream_placed(std::string_view name, std::uint64_t epoch, std::uint64_t seq) {
   const TopicRef ref = find_pinned(name);
   if (!ref) return;
   std::uint64_t mask = 0;
   {
     const std::lock_guard lock(ref->mutex);
+    if (ref->reader_placed || ref->adopting || epoch != ref->stream_epoch) return;
     ref->reader_placed = true;
+    ref->place_seq = seq;
     mask = ref->loop_mask;
   }
   notify_loops(*ref.get(), mask);
@@ -134,6 +162,7 @@ bool TopicBook::reader_leaves(std::string_view name) {
   const std::lock_guard lock(ref->mutex);
   if (ref->loop_mask != 0) return false;
   ref->reader_placed = false;
+  ref->place_seq = 0;
   return true;
 }
 
@@ -141,8 +170,12 @@ TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
   const TopicRef ref = find_pinned(name);
   if (!ref) return {};
   const std::lock_guard lock(ref->mutex);
+  const bool followed = ref->loop_mask != 0;
+  if (ref->adopting && ref->read_on && ref->reader_stopped && ref->stream_epoch != 0) {
+    return {followed, ref->stream_epoch, ref->read_on_base, ref->subscribers, true};
+  }
   const bool read = ref->stream_epoch != 0 && !ref->adopting;
-  return {ref->loop_mask != 0, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
+  return {followed, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
 }
 
 void TopicBook::stream_reset(std::string_view name, const char* reason, StreamAfterReset after) {
@@ -159,14 +192,16 @@ void TopicBook::stream_reset(std::string_view name, const char* reason, StreamAf
     if (record->adopting) {  // told already
       // A stream gone is not read on, whatever the reset after it says.
       if (after == StreamAfterReset::gone) record->read_on = false;
+      if (after == StreamAfterReset::stopped) record->reader_stopped = true;
       if (!waited) return;
     } else {
-      const bool read_on = after == StreamAfterReset::read_on && record->stream_epoch != 0;
+      const bool read_on = after != StreamAfterReset::gone && record->stream_epoch != 0;
       const std::uint64_t last_had = record->next_id - 1;
       cut_history(*record, reason);
       record->adopting = true;
       record->read_on = read_on;
       record->read_on_base = last_had;
+      record->reader_stopped = after == StreamAfterReset::stopped;
     }
   }
   notify_loops(*record, mask);

@@ -66,33 +66,64 @@ bool LoopBroker::forward(std::string_view topic, const broker::EventFields& even
 // Makes this loop's reading of `topic` match whether the node follows it
 // now. A topic followed again keeps its history: it is read on from the
 // last event kept, checked against the stream first (a stream replaced in
-// the meantime is a reset, a trimmed stretch a gap, both told).
+// the meantime is a reset, told).
 // A topic is placed (TopicRecord::reader_placed) while it is read, and no
 // longer once the reader lets it go: a subscriber that comes after that
 // waits for the next place, which a new follow() finds.
+// A topic the reader could not follow (broker-full) is read again from the
+// last id this node had once the reader has room: its subscribers get every
+// event Redis still holds, and a hole only for what it trimmed meanwhile.
 void LoopBroker::check(const std::string& topic) {
   const hub::TopicBook::FollowState state = book_.follow_state(topic);
   const auto it = reading_.find(topic);
   if (!state.followed) {
+    if (const auto stopped = stopped_.find(topic); stopped != stopped_.end()) stopped_.erase(stopped);
     // A loop that followed it again since the state was read keeps it read
     // (and placed); its request to check comes next.
     if (!book_.reader_leaves(topic) || it == reading_.end()) return;
     broker_->unfollow(topic);
     reading_.erase(it);
+    retry_stopped();
     return;
   }
   if (it != reading_.end()) return;
+  if (state.stopped) {
+    if (broker_->follow_from(topic, {state.epoch, state.last}) == broker::FollowStatus::full) {
+      stopped_.insert(topic);  // told already
+      return;
+    }
+    if (const auto stopped = stopped_.find(topic); stopped != stopped_.end()) stopped_.erase(stopped);
+    reading_.insert(topic);
+    (void)book_.reader_follows_again(topic);
+    return;
+  }
   const bool from_kept = state.epoch != 0 && state.last != 0;
   const broker::FollowStatus status =
       from_kept ? broker_->follow_from(topic, {state.epoch, state.last}) : broker_->follow(topic);
   if (status == broker::FollowStatus::full) {
-    // The subscribers would wait for events that never come: they are told.
-    book_.stream_reset(topic, "broker-full", hub::StreamAfterReset::read_on);
+    stop_reading(topic);
     return;
   }
+  // On from the last kept event, the topic is placed once the reader has
+  // checked the stream (on_continued): at its newest, so that a newcomer is
+  // owed nothing, and told of no loss, from before it came.
   reading_.insert(topic);
-  // On from the last kept event: nothing between it and the reader.
-  if (from_kept) book_.reader_placed(topic);
+}
+
+// The subscribers would wait for events that never come: they are told,
+// and the topic is tried again when the reader lets another one go.
+void LoopBroker::stop_reading(const std::string& topic) {
+  book_.stream_reset(topic, "broker-full", hub::StreamAfterReset::stopped);
+  stopped_.insert(topic);
+}
+
+// The set is taken whole first: a check may stop a topic again (it goes
+// into the fresh set) or let one go (which retries that fresh set).
+void LoopBroker::retry_stopped() {
+  if (stopped_.empty()) return;
+  NameSet waiting;
+  waiting.swap(stopped_);
+  for (const std::string& topic : waiting) check(topic);
 }
 
 void LoopBroker::room_made() {
@@ -111,8 +142,15 @@ void LoopBroker::on_started(std::string_view topic, broker::StreamId position) {
   broker_->unfollow(name);
   if (broker_->follow_from(name, {position.epoch, after}) == broker::FollowStatus::full) {
     reading_.erase(name);
-    book_.stream_reset(name, "broker-full", hub::StreamAfterReset::read_on);
+    stop_reading(name);
   }
+}
+
+// A topic followed from a position (its last kept event, the last id it
+// had when it was stopped, or again after a reconnect) continues: one
+// waiting for its place is placed at the newest.
+void LoopBroker::on_continued(std::string_view topic, broker::StreamId newest) {
+  book_.stream_placed(topic, newest.epoch, newest.seq);
 }
 
 // On `hold` the book is asked to wake this loop once a loop has delivered,
@@ -146,6 +184,7 @@ void LoopBroker::on_reset(std::string_view topic, const char* reason) {
 void LoopBroker::on_refused(std::string_view topic, std::string_view) {
   if (const auto it = reading_.find(topic); it != reading_.end()) reading_.erase(it);
   book_.stream_reset(topic, "stream-refused", hub::StreamAfterReset::read_on);
+  retry_stopped();
 }
 
 void BrokerNode::following_changed(std::string_view topic) { loops_[reader_loop(topic)]->request_check(topic); }

@@ -68,8 +68,11 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   };
 
   void check(const std::string& topic);
+  void stop_reading(const std::string& topic);
+  void retry_stopped();
   void on_published(std::uint64_t, broker::PublishStatus, broker::StreamId, std::string_view) override {}
   void on_started(std::string_view topic, broker::StreamId position) override;
+  void on_continued(std::string_view topic, broker::StreamId newest) override;
   broker::Take on_event(std::string_view topic, const broker::StreamEntry& entry) override;
   void on_gap(std::string_view topic, broker::StreamId first, broker::StreamId last) override;
   void on_reset(std::string_view topic, const char* reason) override;
@@ -83,6 +86,11 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   std::unique_ptr<session::BrokerReplays> replays_;
   NameSet reading_;                 // the topics this loop follows in Redis
   std::vector<std::string> held_;  // topics held for room, resumed on room_made()
+  // Topics some loop follows that the reader could not follow
+  // (broker-full), tried again whenever it lets a topic go. At most one
+  // entry per followed topic (a topic no loop follows leaves it at its
+  // check), so topics.max bounds it.
+  NameSet stopped_;
   std::mutex checks_mutex_;
   NameSet checks_;    // asked for by any loop (at most one entry per topic)
   NameSet running_;   // the batch being checked, reused

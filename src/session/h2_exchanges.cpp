@@ -1,6 +1,7 @@
 #include "session/h2_exchanges.hpp"
 
 
+#include "session/h2_sse_response.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
 
@@ -14,6 +15,7 @@ H2Exchange::~H2Exchange() = default;
 void H2Exchange::reset() {
   id = 0;
   sse.reset();
+  sse_response.reset();
   ws.reset();
   peer.reset();
   outlet.reset();

@@ -26,6 +26,7 @@
 
 namespace sluice::session {
 
+class H2SseResponse;
 class SseStream;
 class WsStream;
 
@@ -50,6 +51,7 @@ struct H2Exchange {
   // of its own (its ConnectionRef, on_open and on_close, the request its
   // later checks are shown, its credentials' expiry). Outlives `ws`.
   std::unique_ptr<Peer> peer;
+  std::unique_ptr<H2SseResponse> sse_response;  // `sse`'s HEADERS; outlives it
   std::unique_ptr<SseStream> sse;
   std::unique_ptr<WsStream> ws;
   // Bytes not yet given back to the client's window: a WebSocket stream's

@@ -18,6 +18,7 @@
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
+#include "session/h2_sse_response.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
 
@@ -152,24 +153,15 @@ void H2Connection::start_sse(std::int32_t stream, const Request& request, std::s
                              std::optional<Policy> requested, std::string_view last_id) {
   conn::OutQueue* queue = h2_->queue(stream);
   if (queue == nullptr) return;
-  const std::string_view allow_origin = cors_origin(services_, request);
-  std::array<transport::H2Header, 6> headers{{{"content-type", "text/event-stream"},
-                                              {"cache-control", "no-cache"},
-                                              {"server", "sluice"}}};
-  std::size_t n = 3;
-  if (!allow_origin.empty()) {
-    headers[n++] = {"access-control-allow-origin", allow_origin};
-    if (allow_origin != "*") {
-      headers[n++] = {"vary", "Origin"};
-      headers[n++] = {"access-control-allow-credentials", "true"};
-    }
-  }
   H2Exchange* exchange = open_exchange(stream);
   if (exchange == nullptr) return;
-  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) return exchanges_.retire(*exchange);
+  // The HEADERS go with the stream's head: at once, or with a broker once
+  // its topics are placed (SseStream::open).
+  exchange->sse_response =
+      std::make_unique<H2SseResponse>(*h2_, stream, std::string(cors_origin(services_, request)));
   exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
   exchange->sse = std::make_unique<SseStream>(*exchange->outlet, services_, session_.peer(),
-                                              SseCarrier::h2_stream);
+                                              SseCarrier::h2_stream, exchange->sse_response.get());
   SseStream& sse = *exchange->sse;
   sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), topics, requested, last_id);
   session_.want_flush();

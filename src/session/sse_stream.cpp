@@ -12,12 +12,14 @@
 
 namespace sluice::session {
 
-SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier)
+SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier,
+                     SseResponse* response)
     : outlet_(outlet),
       services_(services),
       peer_(peer),
       subscriptions_(services, outlet, *this, hub::WireForm::sse, peer.topic_allowance()),
-      carrier_(carrier) {}
+      carrier_(carrier),
+      response_(response) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
@@ -42,9 +44,9 @@ void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, st
   // before anything else can be (each way the stream ends sends it first).
   // The events of a topic come only after its place; those of a topic
   // placed while another waits are queued but not written before the head
-  // (write_queued()). Over HTTP/2, whose streams' queues the connection
-  // writes, only a stream of one topic waits.
-  const bool may_wait = resumable || carrier_ == SseCarrier::connection;
+  // (write_queued()); over HTTP/2 nothing of the stream is written before
+  // its HEADERS (response_), which go with the head.
+  const bool may_wait = resumable || carrier_ == SseCarrier::connection || response_ != nullptr;
   if (!may_wait && !send_head()) return;
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
@@ -72,7 +74,8 @@ conn::FlushResult SseStream::write_queued(conn::Writer& writer, conn::OutQueue& 
 // it first. The heartbeat starts with it.
 bool SseStream::send_head() {
   if (!head_) return true;
-  if (outlet_.send_control(std::move(head_)) != conn::EnqueueStatus::ok) {
+  if ((response_ != nullptr && !response_->respond(200)) ||
+      outlet_.send_control(std::move(head_)) != conn::EnqueueStatus::ok) {
     outlet_.close_now(conn::CloseReason::io_error);
     return false;
   }
@@ -89,13 +92,13 @@ void SseStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
   if (awaiting_ && unplaced_ == 0 && !outlet_.ended()) (void)send_head();
 }
 
-// The client has no head yet, so over HTTP/1.1 it can still be given a
-// plain refusal, which a retrying client (or its load balancer) acts on.
+// The client has no head yet (over HTTP/2, no HEADERS), so it can still be
+// given a plain refusal, which a retrying client (or its load balancer)
+// acts on.
 void SseStream::check_placement(io::Loop::Clock::time_point now) {
   const auto limit = std::chrono::milliseconds(services_.config().broker.placement_timeout_ms);
   if (!awaiting_ || outlet_.ended() || now - awaiting_since_ < limit) return;
   subscriptions_.leave_all();
-  if (carrier_ == SseCarrier::h2_stream) return refuse(kNotPlacedInTime);
   head_ = {};
   awaiting_ = false;
   unplaced_ = 0;
@@ -103,9 +106,15 @@ void SseStream::check_placement(io::Loop::Clock::time_point now) {
   while (outlet_.queue().drop_oldest_data()) {
   }
   const std::string body = std::string(kNotPlacedInTime) + "\n";
-  buf::FrameRef refusal = make_response(
-      services_.pool(), {.status = 503, .body = body, .keep_alive = false, .extra_headers = "Retry-After: 1\r\n"});
-  if (!refusal || outlet_.send_control(std::move(refusal)) != conn::EnqueueStatus::ok) {
+  // Over HTTP/2 the status and Retry-After are the HEADERS; the body alone
+  // is the stream's.
+  buf::FrameRef refusal =
+      response_ != nullptr
+          ? buf::make_frame(services_.pool(), buf::Lane::control, body)
+          : make_response(services_.pool(),
+                          {.status = 503, .body = body, .keep_alive = false, .extra_headers = "Retry-After: 1\r\n"});
+  if (!refusal || (response_ != nullptr && !response_->respond(503)) ||
+      outlet_.send_control(std::move(refusal)) != conn::EnqueueStatus::ok) {
     return outlet_.close_now(conn::CloseReason::io_error);
   }
   outlet_.close_after_flush(conn::CloseReason::timeout);

@@ -29,11 +29,25 @@ class Peer;
 // others on its connection.
 enum class SseCarrier : std::uint8_t { connection, h2_stream };
 
+// Over HTTP/2 the response's HEADERS are the connection's to send, and the
+// stream says when: with its head (200), or instead of it when its topics
+// were not placed in time (503). False: the stream could not be answered.
+class SseResponse {
+ public:
+  [[nodiscard]] virtual bool respond(int status) = 0;
+
+ protected:
+  ~SseResponse() = default;
+};
+
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
   // Topics the stream makes are charged to the client's allowance; the
   // stream ends when the client's credentials expire.
-  SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier = SseCarrier::connection);
+  // `response`: the HTTP/2 stream's HEADERS, sent with the head (null for
+  // an HTTP/1.1 stream, whose head holds its response head).
+  SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier = SseCarrier::connection,
+            SseResponse* response = nullptr);
   ~SseStream() override;
 
   // Sends `head` (the carrier's: an HTTP/1.1 response head and the first
@@ -52,9 +66,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void on_input(std::string& input) override { input.clear(); }  // a stream's client has nothing more to say
   void tick(io::Loop::Clock::time_point now) override;
   // A head held for the topic's place past broker.placement_timeout_ms
-  // (Redis unreachable) is not sent: over HTTP/1.1 the client gets a 503
-  // instead; over HTTP/2, whose response headers went already, the stream
-  // ends with a comment saying why. Called from tick(), and by an HTTP/2
+  // (Redis unreachable) is not sent: the client gets a 503 instead (over
+  // HTTP/2, as the stream's HEADERS). Called from tick(), and by an HTTP/2
   // connection's own sweep.
   void check_placement(io::Loop::Clock::time_point now);
   // Notices of drops wait for the head (they go in the control lane).
@@ -84,6 +97,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   const Peer& peer_;
   Subscriptions subscriptions_;
   const SseCarrier carrier_;
+  SseResponse* const response_;
   buf::FrameRef head_;      // held until the stream's topic is placed (open())
   bool awaiting_ = false;   // head_ waits for placed()
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed

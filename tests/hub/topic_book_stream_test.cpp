@@ -254,8 +254,10 @@ TEST_F(StreamTopicTest, AResetBeforeThePlaceAnswersTheSubscriberThenTellsIt) {
 }
 
 // Once the reader lets the topic go it is no longer placed: a subscriber
-// that comes then waits for the next place (from the kept events here). A
-// loop that follows it again before the reader lets go keeps it placed.
+// that comes then waits for the next place, which the reader's check of
+// the stream gives (the stream's newest, here past the kept events: what
+// came between is not the newcomer's, nor is its loss). A loop that
+// follows it again before the reader lets go keeps it placed.
 TEST_F(StreamTopicTest, ATopicTheReaderLetGoIsPlacedAgainBeforeANewSubscriberIsAnswered) {
   PlaceCollector first;
   ASSERT_EQ(hub.subscribe("t", &first), HubStatus::ok);
@@ -269,9 +271,71 @@ TEST_F(StreamTopicTest, ATopicTheReaderLetGoIsPlacedAgainBeforeANewSubscriberIsA
   EXPECT_TRUE(book.reader_leaves("t"));
   PlaceCollector next;
   ASSERT_TRUE(hub.subscribe_after("t", &next, 0, "").awaiting);
-  book.reader_placed("t");
+  book.stream_placed("t", kEpoch, 9);
   pump();
-  EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":4"}));
+  EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":9"}));
+  append(kEpoch, 8, "read on from the kept event; 5..7 trimmed");
+  append(kEpoch, 9, "before the place");
+  append(kEpoch, 10, "after");
+  EXPECT_EQ(next.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":9", "event 10"}));
+  EXPECT_TRUE(next.losses.empty());
+}
+
+// broker-full: the reader stopped. The subscriber there is told once; the
+// topic is read again from the last id the node had (5), so it gets what
+// Redis still holds (8 on) and is told lost only what Redis trimmed (6, 7).
+// One that joined while stopped waits for the place the reader finds (9)
+// and gets only what follows it.
+TEST_F(StreamTopicTest, AStoppedTopicIsReadAgainFromTheLastIdTheNodeHad) {
+  PlaceCollector there;
+  ASSERT_EQ(hub.subscribe("t", &there), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 3);
+  append(kEpoch, 4, "4");
+  append(kEpoch, 5, "5");
+  book.stream_reset("t", "broker-full", StreamAfterReset::stopped);
+  pump();
+  const TopicBook::FollowState state = book.follow_state("t");
+  EXPECT_TRUE(state.stopped);
+  EXPECT_EQ(state.epoch, kEpoch);
+  EXPECT_EQ(state.last, 5u);
+  PlaceCollector joined;
+  ASSERT_TRUE(hub.subscribe_after("t", &joined, 0, "").awaiting) << "stopped: the place is to come";
+  pump();
+  book.stream_reset("t", "broker-full", StreamAfterReset::stopped);  // tried again, still full
+  pump();
+
+  ASSERT_TRUE(book.reader_follows_again("t"));
+  EXPECT_FALSE(book.follow_state("t").stopped);
+  pump();
+  EXPECT_TRUE(joined.log.empty()) << "not placed before the reader has checked the stream";
+  book.stream_placed("t", kEpoch, 9);
+  append(kEpoch, 8, "8");
+  append(kEpoch, 9, "9");
+  append(kEpoch, 10, "10");
+  EXPECT_EQ(there.resets, (std::vector<std::string>{"broker-full"})) << "told once";
+  EXPECT_EQ(there.ids, (std::vector<std::uint64_t>{4, 5, 8, 9, 10}));
+  EXPECT_EQ(there.losses, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{6, 7}}));
+  EXPECT_EQ(joined.log, (std::vector<std::string>{"placed " + std::to_string(kEpoch) + ":9", "event 10"}));
+  EXPECT_TRUE(joined.losses.empty());
+}
+
+// A stream Redis rewound while the topic was stopped: reading again from
+// the last id had finds it shorter, a reset of its own, told as a second
+// notice; the rewound stream's next ids follow.
+TEST_F(StreamTopicTest, AStreamRewoundWhileStoppedIsASecondReset) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 3);
+  append(kEpoch, 4, "4");
+  book.stream_reset("t", "broker-full", StreamAfterReset::stopped);
+  pump();
+  ASSERT_TRUE(book.reader_follows_again("t"));
+  book.stream_reset("t", "stream-rewound", StreamAfterReset::read_on);
+  pump();
+  append(kEpoch, 3, "a new event under an old id");
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"broker-full", "stream-rewound"}));
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{4, 3}));
+  EXPECT_TRUE(c.losses.empty());
 }
 
 // After a reset the lost stream is nobody's place: a subscriber that joins

@@ -139,19 +139,33 @@ TEST_F(BrokerFirstSubscribe, AStreamOfSeveralTopicsWaitsForTheNewOneThenIsRefuse
 // does not come; B's publish of another topic timing out (504, after
 // broker.request_timeout_ms) is the clock. Once Redis goes on the head
 // comes, and what is published after it is delivered.
+// Over HTTP/2 (h2c, nghttp2's client) the same holds for the stream's
+// response HEADERS.
 TEST_F(BrokerFirstSubscribe, WhileRedisCannotAnswerTheHeadWaitsForThePlace) {
   ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
   redis_.pause();
   SseSubscriber sub(port_a(), "/sse/stopped");
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+  const std::int32_t h2_sse = h2.request("GET", "/sse/stopped_h2");
+  ASSERT_GT(h2_sse, 0);
   const Published clock = publish_on(*b_, "elsewhere", "times out");
   EXPECT_EQ(clock.status, 504);
   EXPECT_FALSE(sub.opened(1ms)) << "a head sent before the topic is placed";
+  (void)h2.pump([] { return false; }, 1ms);
+  EXPECT_EQ(h2.stream(h2_sse).status, 0) << "HEADERS sent before the topic is placed";
   redis_.resume();
   ASSERT_TRUE(sub.opened(10s));
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_sse).status != 0; }, 10s));
+  EXPECT_EQ(h2.stream(h2_sse).status, 200);
   const Published p = taken_on_b("stopped", "after the head");
   ASSERT_EQ(p.status, 200);
   ASSERT_TRUE(sub.wait_for(1, 10s));
   expect_exactly(sub.events(), {"after the head"}, {p.id}, "subscriber on A");
+  const Published p2 = taken_on_b("stopped_h2", "after the HEADERS");
+  ASSERT_EQ(p2.status, 200);
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_sse).body.find("after the HEADERS") != std::string::npos; }, 10s));
+  EXPECT_NE(h2.stream(h2_sse).body.find("id: " + p2.id + "\n"), std::string::npos) << h2.stream(h2_sse).body;
 }
 
 // While Redis cannot answer, a client held for its topic's place gets a
@@ -194,12 +208,12 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
   EXPECT_NE(reply.body.find("broker.placement_timeout_ms"), std::string::npos) << reply.body;
   EXPECT_TRUE(held.read_until_closed(5s));
-  // Over HTTP/2 the response HEADERS went at once: the stream ends with
-  // the reason as a comment, and no event.
+  // Over HTTP/2 the response HEADERS are the answer: 503, the reason as
+  // the body, no event.
   ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_sse).closed; }, 10s));
   EXPECT_GE(Clock::now() - asked, 500ms);
-  EXPECT_EQ(h2.stream(h2_sse).status, 200);
-  EXPECT_NE(h2.stream(h2_sse).body.find(": broker unavailable"), std::string::npos) << h2.stream(h2_sse).body;
+  EXPECT_EQ(h2.stream(h2_sse).status, 503);
+  EXPECT_NE(h2.stream(h2_sse).body.find("broker.placement_timeout_ms"), std::string::npos) << h2.stream(h2_sse).body;
   EXPECT_EQ(h2.stream(h2_sse).body.find("data:"), std::string::npos) << h2.stream(h2_sse).body;
   const std::optional<ws::ServerFrame> refused = ws_client.read_message();
   ASSERT_TRUE(refused.has_value());

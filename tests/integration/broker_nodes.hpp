@@ -90,6 +90,31 @@ inline bool wait_events(SseSubscriber& s, std::size_t count, std::chrono::millis
   return events_of(s).size() >= count;
 }
 
+// Publishes probes on `via` until `s` is handed something: a probe once
+// its node reads the topic, or the reset that says the node cannot.
+inline bool first_news(const SluicedProcess& via, const std::string& topic, SseSubscriber& s, std::chrono::seconds limit) {
+  const auto deadline = BrokerClock::now() + limit;
+  for (int n = 0; BrokerClock::now() < deadline; ++n) {
+    (void)publish_on(via, topic, "probe " + std::to_string(n));
+    if (s.wait_for(1, 300ms)) return true;
+  }
+  return false;
+}
+
+// A subscriber of `topic` on `node` that its node reads (its first news is
+// a probe). One that comes while the reader has yet to let go of the topic
+// it followed before is told broker-full, or waits: another is tried.
+inline std::unique_ptr<SseSubscriber> once_read(const SluicedProcess& node, const SluicedProcess& via,
+                                         const std::string& topic) {
+  const auto deadline = BrokerClock::now() + 20s;
+  while (BrokerClock::now() < deadline) {
+    auto s = std::make_unique<SseSubscriber>(static_cast<std::uint16_t>(node.port()), "/sse/" + topic);
+    if (!s->opened()) return nullptr;
+    if (first_news(via, topic, *s, 3s) && has_probe(*s)) return s;
+  }
+  return nullptr;
+}
+
 // `got` is exactly `expected` (data and id), in order, and nothing else.
 inline void expect_exactly(const std::vector<SseSubscriber::Event>& got, const std::vector<std::string>& data,
                     const std::vector<std::string>& ids, const std::string& who) {
