@@ -48,13 +48,16 @@ std::optional<bool> ack_of(WsClient& client, std::uint64_t req) {
 TEST(WsTokenRefresh, AConnectionPresentsItsNextTokenBeforeTheFirstExpiresAndOutlivesIt) {
   test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + std::string(kSecret), "auth.clock_skew_ms=0"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
-  // The first token lives a second at most; each asked after it, a minute.
+  // The first token lives two seconds at most; each asked after it, a
+  // minute. exp counts whole seconds from a truncated iat, so a one-second
+  // token could expire within a millisecond of its minting, before the
+  // upgrade it rides on is read, and the client would rightly reconnect.
   std::mutex mutex;
   std::vector<std::string> given;
   ClientOptions options;
   options.token = [&] {
     std::lock_guard lock(mutex);
-    given.push_back(mint(given.empty() ? 1s : 60s));
+    given.push_back(mint(given.empty() ? 2s : 60s));
     return given.back();
   };
   WsClient client(options);
