@@ -19,6 +19,13 @@ ChargeStatus MemoryAccount::try_charge(std::size_t bytes) {
   return ChargeStatus::ok;
 }
 
+ChargeStatus MemoryAccount::charge_past_cap(std::size_t bytes) {
+  if (bytes > limit_ - charged_) return ChargeStatus::over_connection;
+  if (cap_ != nullptr) cap_->take_past_limit(bytes);
+  charged_ += bytes;
+  return ChargeStatus::ok;
+}
+
 void MemoryAccount::count_refusal(ChargeStatus status) {
   if (cap_ == nullptr) return;
   if (status == ChargeStatus::over_connection) cap_->refused_connection_.fetch_add(1, std::memory_order_relaxed);

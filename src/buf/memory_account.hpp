@@ -10,7 +10,9 @@
 // charged first: to the connection's account (limits.connection_bytes)
 // and to the cap all connections share (limits.server_bytes). A charge
 // that would pass either is refused, nothing is allocated, and the caller
-// answers the client (or stops reading it) instead.
+// answers the client (or stops reading it) instead. One charge may pass
+// the cap (charge_past_cap()): a buffer the connection's own limit bounds,
+// without which a client would be served worse than over TCP.
 //
 // The cap is one atomic count: any loop charges it without a lock, and an
 // account's charges go back to it when the account is destroyed.
@@ -50,6 +52,9 @@ class MemoryCap {
   friend class MemoryAccount;
   // Adds `bytes` unless the limit would be passed; counts nothing.
   [[nodiscard]] bool take(std::size_t bytes);
+  // Adds `bytes` whatever the limit: every charge() is then refused until
+  // enough is given back (see MemoryAccount::charge_past_cap()).
+  void take_past_limit(std::size_t bytes) { charged_.fetch_add(bytes, std::memory_order_relaxed); }
   void give_back(std::size_t bytes) { charged_.fetch_sub(bytes, std::memory_order_relaxed); }
 
   std::atomic<std::size_t> limit_;
@@ -81,6 +86,14 @@ class MemoryAccount {
   // refusal itself, with count_refusal(), only when it does not.
   [[nodiscard]] ChargeStatus try_charge(std::size_t bytes);
   void count_refusal(ChargeStatus status);
+  // Charges `bytes` within this account's own limit, and to the cap even
+  // past its limit (the cap's count says so, and refuses every other
+  // charge until it is back under). For a buffer the caller must hold for
+  // the client to be served as over TCP, which the account's limit bounds
+  // per connection (a TLS record decrypted whole, past the input buffer's
+  // spare room): the server then holds at most that much per connection
+  // past the cap. over_connection when the account's limit would be passed.
+  [[nodiscard]] ChargeStatus charge_past_cap(std::size_t bytes);
   // Gives back `bytes` charged before.
   void release(std::size_t bytes);
   // A buffer's charged size goes from `from` to `to` bytes: charges the

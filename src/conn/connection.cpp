@@ -231,8 +231,22 @@ void Connection::flush() {
 // nearly spent, or receive.turn_bytes is shorter than a record) widens the
 // room to the record, as far as the input buffer may grow for it without
 // a refusal: cut to the turn, it would never fit, and the read would wait
-// for as long as the cap stays full. Only a record the input buffer cannot
-// take whole waits, with the cap, for the protocol to use its input.
+// for as long as the cap stays full.
+//
+// A record longer than the input buffer's spare room, when the buffer may
+// not grow, is read all the same, as TCP would read into that room: the
+// read is held to the record, takes what fits, and the transport keeps the
+// rest of the record's plaintext in its read buffer (OpenSSL's, one
+// record's worth) for the next read, once the protocol has used its input
+// (as TCP's bytes wait in the socket). That buffer is charged to the
+// record account past the cap (keep_rest_past_cap()): the cap is full,
+// and waiting for it would leave a request TCP serves waiting for its
+// deadline. Only a connection that holds no read buffer makes such a
+// read, and the read takes nothing past the one record, so each
+// connection holds at most one record buffer past limits.server_bytes,
+// given back once the rest is read out; while the cap's count is past its
+// limit every other charge is refused, so the cap gives nothing more
+// until it is back under.
 bool Connection::reserve_for_read(std::size_t& room) {
   const std::size_t reserve = transport_->read_reserve();
   if (reserve == 0) return true;
@@ -242,7 +256,12 @@ bool Connection::reserve_for_read(std::size_t& room) {
     transport_charge_ += reserve;
     return true;
   }
-  if (transport_->confine_read(room) || confine_wider(room)) {
+  if (transport_->confine_read(room)) {
+    read_waits_for_memory_ = false;
+    return true;
+  }
+  if (const std::size_t record = transport_->confinable_room();
+      record > 0 && (confine_wider(record, room) || keep_rest_past_cap(reserve))) {
     read_waits_for_memory_ = false;
     return true;
   }
@@ -257,8 +276,7 @@ bool Connection::reserve_for_read(std::size_t& room) {
   return false;
 }
 
-bool Connection::confine_wider(std::size_t& room) {
-  const std::size_t record = transport_->confinable_room();
+bool Connection::confine_wider(std::size_t record, std::size_t& room) {
   // The read goes into one chunk (read_available()), which a record must fit.
   if (record <= room || record > kReadChunk) return false;
   std::size_t wider = record;
@@ -268,6 +286,16 @@ bool Connection::confine_wider(std::size_t& room) {
   }
   if (wider < record || !transport_->confine_read(wider)) return false;
   room = wider;
+  return true;
+}
+
+bool Connection::keep_rest_past_cap(std::size_t reserve) {
+  if (transport_memory_.charge_past_cap(reserve) != buf::ChargeStatus::ok) return false;
+  if (!transport_->confine_read_keeping_rest()) {
+    transport_memory_.release(reserve);
+    return false;
+  }
+  transport_charge_ += reserve;
   return true;
 }
 

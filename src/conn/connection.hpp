@@ -162,9 +162,15 @@ class Connection : private detail::OwnedQueue,
   // `room` to a whole record); false when the read is not to be made (it
   // waits for the server's memory, or the connection was closed).
   [[nodiscard]] bool reserve_for_read(std::size_t& room);
-  // Widens `room` to a whole record waiting longer than it, and holds the
-  // next read to it; false when the input buffer cannot take it whole.
-  [[nodiscard]] bool confine_wider(std::size_t& room);
+  // Widens `room` to the whole `record` (the room its plaintext needs)
+  // waiting longer than it, and holds the next read to it; false when the
+  // input buffer cannot take it whole.
+  [[nodiscard]] bool confine_wider(std::size_t record, std::size_t& room);
+  // Holds the next read to the whole record at the head of the socket,
+  // whose plaintext past the read's room the transport keeps, charging
+  // its `reserve` to the record account past the server's cap; false when
+  // no such read can be made.
+  [[nodiscard]] bool keep_rest_past_cap(std::size_t reserve);
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;

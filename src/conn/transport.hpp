@@ -86,6 +86,13 @@ class Transport {
   // The room confine_read() needs: the plaintext a whole TLS record waiting
   // at the head of the socket may carry; 0 when no read can be confined.
   [[nodiscard]] virtual std::size_t confinable_room() const { return 0; }
+  // When the caller has less room than that record (its input buffer is
+  // nearly full and may not grow): true when the next read() can be held
+  // to the whole record at the head of the socket, and is. The read then
+  // gives what fits and the transport keeps the rest for the next read,
+  // in what read_reserve() counted (one TLS record buffer), which the
+  // caller charges before the read all the same.
+  [[nodiscard]] virtual bool confine_read_keeping_rest() { return false; }
   // The peer has sent bytes (or its end) not read yet (a system call to look): when
   // not, a read that found no reservation waits for the event the next
   // bytes raise, and nothing is refused.

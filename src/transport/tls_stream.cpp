@@ -173,9 +173,21 @@ std::size_t TlsStream::whole_record_plaintext() const {
 bool TlsStream::confine_next_read(std::size_t room) {
   const std::size_t record = whole_record_waiting();
   if (record == 0 || room < std::min(record - kRecordHeader, kMaxRecordPlaintext)) return false;
-  bio_.confined = true;
-  bio_.allowance = record;
+  confine_to(record);
   return true;
+}
+
+bool TlsStream::confine_next_read_to_record() {
+  const std::size_t record = whole_record_waiting();
+  if (record == 0) return false;
+  confine_to(record);
+  return true;
+}
+
+// The socket BIO gives OpenSSL no byte past the record's `length`.
+void TlsStream::confine_to(std::size_t length) {
+  bio_.confined = true;
+  bio_.allowance = length;
 }
 
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {

@@ -148,6 +148,14 @@ class TlsStream final : public conn::Writer {
   // no such read can be made (no record there whole, a record partly read
   // already, too little room); a system call or two to look.
   [[nodiscard]] bool confine_next_read(std::size_t room);
+  // Holds the next read() to the record at the head of the socket, when
+  // that record is there whole, however short the caller's buffer: OpenSSL
+  // decrypts the record whole, hands out what fits and keeps the rest in
+  // its read buffer (buffered_bytes() counts it) until the next read. The
+  // read takes nothing past that record, so what it leaves held is at most
+  // one record's plaintext, and only for as long as the caller takes to
+  // read again. False when no record is there whole (or one is partly read).
+  [[nodiscard]] bool confine_next_read_to_record();
   // The room confine_next_read() needs: the longest plaintext the record
   // at the head of the socket may carry, when it is there whole and no
   // record is partly read; else 0.
@@ -173,6 +181,7 @@ class TlsStream final : public conn::Writer {
   long send_held();
   std::size_t stage(const struct iovec* iov, int count, std::size_t skip);
   [[nodiscard]] std::size_t whole_record_waiting() const;
+  void confine_to(std::size_t length);
 
   SocketBioState bio_;
   SSL* ssl_ = nullptr;

@@ -56,6 +56,8 @@ class TlsTransport final : public conn::Transport {
   // TlsStream::confine_next_read(): a whole record waits and fits.
   [[nodiscard]] bool confine_read(std::size_t room) override { return stream_.confine_next_read(room); }
   [[nodiscard]] std::size_t confinable_room() const override { return stream_.whole_record_plaintext(); }
+  // TlsStream::confine_next_read_to_record(): a whole record waits.
+  [[nodiscard]] bool confine_read_keeping_rest() override { return stream_.confine_next_read_to_record(); }
   // A byte (or the end of the stream) waits in the socket.
   [[nodiscard]] bool bytes_waiting() const override;
 

@@ -51,6 +51,29 @@ TEST(MemoryAccount, ResizeChargesGrowthAndGivesBackShrink) {
   EXPECT_EQ(cap.charged(), 100u);
 }
 
+// A charge past the cap is held to the account's own limit, counted in
+// the cap (so the cap says what is held), and refuses every other charge
+// until the cap's count is back under its limit.
+TEST(MemoryAccount, AChargePastTheCapKeepsToTheAccountsLimitAndStopsEveryOtherCharge) {
+  MemoryCap cap(1000);
+  MemoryAccount full(&cap, 1000);
+  ASSERT_EQ(full.charge(950), ChargeStatus::ok);
+  MemoryAccount records(&cap, 300);
+  EXPECT_EQ(records.try_charge(200), ChargeStatus::over_server);
+  EXPECT_EQ(records.charge_past_cap(200), ChargeStatus::ok);
+  EXPECT_EQ(cap.charged(), 1150u);
+  EXPECT_EQ(records.charged(), 200u);
+  EXPECT_EQ(records.charge_past_cap(101), ChargeStatus::over_connection);
+  EXPECT_EQ(cap.charged(), 1150u);
+  // Freeing 100 leaves the cap past its limit: nothing fits yet.
+  full.release(100);
+  EXPECT_EQ(full.try_charge(1), ChargeStatus::over_server);
+  records.release(200);
+  EXPECT_EQ(cap.charged(), 850u);
+  EXPECT_EQ(full.try_charge(150), ChargeStatus::ok);
+  EXPECT_EQ(cap.refused_by_server(), 0u);
+}
+
 TEST(MemoryAccount, AnAccountGivesEverythingBackWhenDestroyed) {
   MemoryCap cap(1000);
   {

@@ -378,6 +378,96 @@ TEST(TlsMemory, ARecordLongerThanAReadsTurnIsReadWhileTheServersCapIsFull) {
   EXPECT_FALSE(clients[0]->closed_by_server());
 }
 
+// Two pipelined requests, cut where they are sent: the head of a POST
+// alone, then its body (the POST whole is 100 bytes short of the input
+// buffer's resting 32 KiB, so it never needs a charged byte) and a GET of
+// 400 bytes after it. Over TLS the second piece leaves in records of
+// 16 KiB, and the one that ends the body also starts the GET: after the
+// head and one record the input buffer has less spare room than that
+// record, and no room to grow with the server's cap full.
+struct PipelinedPair {
+  PipelinedPair() {
+    const std::size_t body = 32 * kKiB - 100 - post_head(10000).size();  // five digits, as this length has
+    head = post_head(body);
+    const std::string get = "GET /none HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    rest = std::string(body, 'b') + get + "X-Pad: " +
+           std::string(400 - get.size() - 11, 'x') + "\r\n\r\n";
+  }
+  std::string head;
+  std::string rest;
+};
+
+// What the two requests are answered, over plain TCP, on a server whose
+// cap an unfinished body fills first.
+std::string tcp_pair_answers(const server::Config& config) {
+  RunningServer server(config);
+  TestClient filler(server.port());
+  filler.send(post_head(100 * kKiB) + std::string(40 * kKiB, 'f'));
+  if (!eventually([&] { return server.server().memory_stats().charged + 32 * kKiB > kServerBytes; })) return "cap not full";
+  const PipelinedPair pair;
+  TestClient client(server.port());
+  client.send(pair.head);
+  client.send(pair.rest);
+  const int first = read_reply(client).status;
+  const int second = read_reply(client).status;
+  return std::to_string(first) + " " + std::to_string(second);
+}
+
+// The status of each reply at the front of `received` ("404 404"), once
+// `count` heads are there.
+std::string statuses(const std::string& received) {
+  std::string out;
+  for (std::size_t at = received.find("HTTP/1.1 "); at != std::string::npos; at = received.find("HTTP/1.1 ", at + 1)) {
+    out += (out.empty() ? "" : " ") + received.substr(at + 9, 3);
+  }
+  return out;
+}
+
+// With the server's cap full, a request whose input buffer has spare room
+// shorter than the next record is read as over TCP, where the read takes
+// the spare room's worth and the rest waits in the socket: over TLS the
+// record is decrypted whole and the part past the spare room stays in
+// OpenSSL's read buffer, one record's worth, charged to the connection's
+// record account past the cap, and read out at the next read. Before, the
+// read waited for the cap (or the request's deadline), and the POST and
+// the GET behind it were not answered.
+TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFullAsOverTcp) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config tcp = tls_config(cert);
+  tcp.tls = {};
+  ASSERT_EQ(tcp_pair_answers(tcp), "404 404") << "over TCP";
+
+  RunningServer server(tls_config(cert));
+  auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(late->connected);
+  std::vector<std::unique_ptr<HalfRecordClient>> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
+    ASSERT_TRUE(clients.back()->connected && clients.back()->sent) << i;
+  }
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; }));
+  const server::MemoryStats full = server.server().memory_stats();
+  ASSERT_GT(full.charged + transport::kRecordBufferEstimate, kServerBytes) << "the cap has room: the test shows nothing";
+
+  const PipelinedPair pair;
+  ASSERT_TRUE(late->tls->write_all(pair.head));
+  ASSERT_TRUE(late->tls->write_all(pair.rest));
+  const std::string& got = late->tls->received();
+  (void)transport::test::pump([&] { return !late->tls->read_available() || statuses(got).size() >= 7; }, {late->fd});
+  EXPECT_EQ(statuses(got), "404 404") << "over TLS: " << got.substr(0, 200);
+  // The record's rest was read out: its charge is given back, and the cap
+  // holds the two half records again.
+  EXPECT_TRUE(eventually([&] { return server.server().memory_stats().charged == full.charged; }))
+      << "charged " << server.server().memory_stats().charged << ", before " << full.charged;
+  EXPECT_EQ(server.server().memory_stats().refused_by_server, full.refused_by_server);
+  EXPECT_EQ(server.server().stats().memory_closes, 0u);
+  EXPECT_FALSE(clients[0]->closed_by_server());
+  EXPECT_FALSE(clients[1]->closed_by_server());
+}
+
 // A TLS 1.3 client may ask for a KeyUpdate, and the server must answer
 // with one of its own. OpenSSL keeps that answer as one flag and sends it
 // with the next record it writes, however many requests came: a client

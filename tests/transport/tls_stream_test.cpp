@@ -390,6 +390,42 @@ TEST_F(TlsStreamTest, BufferedBytesCoverTheRecordBuffersOpenSslHolds) {
   EXPECT_GE(write_buffer, static_cast<long>(kRecordBufferEstimate) * 9 / 10);
 }
 
+// A read held to the whole record at the head of the socket, into less
+// room than the record's plaintext: OpenSSL decrypts the record, hands out
+// what fits and keeps the rest (one read buffer, counted as such) for the
+// next read, which needs no socket; nothing past the record is taken, so
+// the next record is still there whole once the rest is out. This is how
+// a connection whose input buffer may not grow reads into its spare room,
+// as over TCP.
+TEST_F(TlsStreamTest, AReadHeldToOneRecordKeepsWhatDidNotFitAndTakesNothingPastIt) {
+  TcpPair pair;
+  TlsStream server(server_context(), pair.server);
+  OpenSslClient client(pair.client, verified());
+  ASSERT_TRUE(handshake(server, client, pair)) << server.error() << " / " << client.error();
+  const std::string sent = pattern(2 * kMaxRecordPlaintext, 5);
+  ASSERT_TRUE(client.write_all(sent));  // two full records
+  ASSERT_TRUE(pump([&] { return server.whole_record_plaintext() == kMaxRecordPlaintext; }, {pair.server}));
+  EXPECT_FALSE(server.confine_next_read(1000)) << "a record of 16 KiB fitted 1,000 bytes";
+  ASSERT_TRUE(server.confine_next_read_to_record());
+  EXPECT_EQ(server.read_reserve(), kRecordBufferEstimate);
+  std::string got(1000, '\0');
+  std::size_t n = 0;
+  ASSERT_EQ(server.read(got, n), TlsStatus::ok) << server.error();
+  ASSERT_EQ(n, 1000u);
+  EXPECT_TRUE(server.has_buffered_input());
+  EXPECT_EQ(server.buffered_bytes(), kRecordBufferEstimate);
+  EXPECT_EQ(server.read_reserve(), 0u);
+  const std::uint64_t recvs = server.socket_calls().recvs;
+  std::string rest(kMaxRecordPlaintext, '\0');
+  ASSERT_EQ(server.read(rest, n), TlsStatus::ok) << server.error();
+  EXPECT_EQ(n, kMaxRecordPlaintext - 1000);
+  EXPECT_EQ(server.socket_calls().recvs, recvs) << "the rest came from the socket, not from OpenSSL's buffer";
+  got.append(rest, 0, n);
+  EXPECT_EQ(got, sent.substr(0, kMaxRecordPlaintext));
+  EXPECT_EQ(server.buffered_bytes(), 0u);
+  EXPECT_EQ(server.whole_record_plaintext(), kMaxRecordPlaintext) << "the read took bytes past its record";
+}
+
 // The openssl command-line client, which verifies the chain and host and
 // prints what it negotiated.
 TEST_F(TlsStreamTest, TheOpensslCommandLineClientConnectsAndVerifies) {
