@@ -62,6 +62,9 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   if (!sample(now, floor, !fits)) return {};
   const std::size_t allowance = std::max(floor, grown_);
   std::size_t outstanding = outstanding_data();
+  // What the path delivers within a round trip will be there before a
+  // frame written now: waiting for it to be read too idles the path.
+  outstanding -= std::min(outstanding, arriving_);
   // The reader's window moves in whole segments: a buffer that segments of
   // this size do not divide offers less than its first window even when
   // empty (a 4 KiB one reading 1049-byte frames: 3147 bytes, 949 short).
@@ -125,6 +128,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   unsampled_ = 0;
   in_flight_ = backlog->in_flight;
   unread_ = backlog->unread;
+  arriving_ = backlog->arriving;
   const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
   // Progress is data read. A probe read is not: the reader's window moves
   // in whole segments, so a one-byte probe looks read the moment it is

@@ -34,6 +34,10 @@
 // data one write carried lately, when that is more), once the reader's kernel has
 // answered since the last data, counts as nothing unread: it is the
 // window's rounding to whole segments, not a frame.
+// Bytes sent that the path delivers within one round trip at its measured
+// rate count as read (round_trip_credit.hpp): on a path whose round trip
+// is long against a frame's time on it, the next frame then starts while
+// the last one's tail is on its way, instead of a round trip after it.
 #pragma once
 
 #include <algorithm>
@@ -140,6 +144,7 @@ class LatencyGate {
   std::size_t control_unsampled_ = 0;   // control bytes written since the last sample
   std::size_t in_flight_ = 0;           // unacknowledged or unsent at the last sample
   std::size_t unread_ = 0;              // acknowledged but unread at the last sample
+  std::size_t arriving_ = 0;            // of in_flight_, what the path delivers within a round trip
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   bool holding_ = false;
   bool failed_ = false;

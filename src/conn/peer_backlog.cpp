@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 
 namespace sluice::conn {
@@ -21,7 +22,12 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point now) {
   if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
   // An older kernel fills a shorter struct, without the peer's window.
   if (length < offsetof(tcp_info, tcpi_snd_wnd) + sizeof info.tcpi_snd_wnd) return std::nullopt;
-  KernelFacts facts{0, info.tcpi_snd_wnd};
+  KernelFacts facts{.send_queue = 0, .peer_window = info.tcpi_snd_wnd, .unsent = info.tcpi_notsent_bytes};
+  // The path's rate and round trip come before tcpi_snd_wnd in the struct:
+  // a kernel that tells the window tells them too.
+  facts.delivery_rate = info.tcpi_delivery_rate;
+  facts.min_rtt_us = info.tcpi_min_rtt;
+  facts.rate_app_limited = info.tcpi_delivery_rate_app_limited != 0;
   // Nothing in flight and nothing unsent means SIOCOUTQ would answer 0:
   // the common look at a held reader costs one system call, not two.
   if (info.tcpi_unacked != 0 || info.tcpi_notsent_bytes != 0) {
@@ -40,7 +46,13 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point) { return std::null
 
 Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
   remember_window(facts.peer_window, now);
-  return {facts.send_queue, largest_window() - facts.peer_window};
+  const std::size_t unacknowledged = facts.send_queue - std::min(facts.unsent, facts.send_queue);
+  return {.in_flight = facts.send_queue,
+          .unread = largest_window() - facts.peer_window,
+          .arriving = round_trip_credit({.unacknowledged = unacknowledged,
+                                         .delivery_rate = facts.delivery_rate,
+                                         .min_rtt_us = facts.min_rtt_us,
+                                         .rate_app_limited = facts.rate_app_limited})};
 }
 
 void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {

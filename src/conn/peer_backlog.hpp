@@ -34,11 +34,17 @@
 #include <cstdint>
 #include <optional>
 
+#include "conn/round_trip_credit.hpp"
+
 namespace sluice::conn {
 
 struct Backlog {
   std::size_t in_flight = 0;  // written and not yet acknowledged by the peer, unsent bytes included
   std::size_t unread = 0;     // acknowledged, and by the peer's window not yet read by its application
+  // Of in_flight, bytes sent that the path delivers within about one round
+  // trip (round_trip_credit()): as good as read when a frame written now
+  // could arrive.
+  std::size_t arriving = 0;
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
 
@@ -46,6 +52,10 @@ struct Backlog {
 struct KernelFacts {
   std::size_t send_queue = 0;    // SIOCOUTQ: unsent + unacknowledged bytes
   std::uint32_t peer_window = 0;  // the window the peer advertised last
+  std::size_t unsent = 0;         // of send_queue, bytes not sent yet (tcpi_notsent_bytes)
+  std::uint64_t delivery_rate = 0;  // bytes/s (tcpi_delivery_rate)
+  std::uint32_t min_rtt_us = 0;     // tcpi_min_rtt
+  bool rate_app_limited = true;     // tcpi_delivery_rate_app_limited
 };
 
 // Where a LatencyGate learns its reader's backlog: the socket itself

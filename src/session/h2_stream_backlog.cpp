@@ -16,6 +16,7 @@ std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_poin
   Offsets offsets;
   offsets.acked = written > backlog->in_flight ? written - backlog->in_flight : 0;
   offsets.consumed = offsets.acked > backlog->unread ? offsets.acked - backlog->unread : 0;
+  offsets.arrived = offsets.acked + backlog->arriving;
   last_ = offsets;
   return last_;
 }
@@ -23,7 +24,7 @@ std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_poin
 std::optional<conn::Backlog> H2StreamBacklog::sample(Clock::time_point now) {
   const std::optional<H2SocketBacklog::Offsets> offsets = socket_.sample(now);
   if (!offsets) return std::nullopt;
-  return h2_.stream_backlog(stream_, offsets->acked, offsets->consumed);
+  return h2_.stream_backlog(stream_, offsets->acked, offsets->consumed, offsets->arrived);
 }
 
 }  // namespace sluice::session

@@ -36,6 +36,7 @@ class H2SocketBacklog {
   struct Offsets {
     std::uint64_t acked = 0;     // the reader's kernel acknowledged the bytes before this
     std::uint64_t consumed = 0;  // the reader's client read the bytes before this
+    std::uint64_t arrived = 0;   // the path delivers the bytes before this within a round trip
   };
 
   // Reads socket `fd`, which it does not own, about `h2`'s bytes.

@@ -352,10 +352,11 @@ bool H2Session::watch(std::int32_t id) {
   return true;
 }
 
-std::optional<conn::Backlog> H2Session::stream_backlog(std::int32_t id, std::uint64_t acked, std::uint64_t consumed) {
+std::optional<conn::Backlog> H2Session::stream_backlog(std::int32_t id, std::uint64_t acked, std::uint64_t consumed,
+                                                       std::uint64_t arrived) {
   H2Stream* stream = find(id);
   if (stream == nullptr || !stream->marks.watching()) return std::nullopt;
-  return stream->marks.backlog(acked, consumed, stream->sent);
+  return stream->marks.backlog(acked, consumed, arrived, stream->sent);
 }
 
 void H2Session::shutdown() {

@@ -143,10 +143,11 @@ class H2Session {
   bool watch(std::int32_t stream);
   // The watched `stream`'s share of the peer's backlog, when the peer's
   // kernel has acknowledged the connection's bytes up to `acked` and its
-  // application has read them up to `consumed` (offsets into the bytes
+  // application has read them up to `consumed`, and the path delivers
+  // them up to `arrived` within a round trip (offsets into the bytes
   // written()); nullopt when the stream is not watched or gone.
   [[nodiscard]] std::optional<conn::Backlog> stream_backlog(std::int32_t stream, std::uint64_t acked,
-                                                            std::uint64_t consumed);
+                                                            std::uint64_t consumed, std::uint64_t arrived);
   // Bytes of the connection the transport has taken so far.
   [[nodiscard]] std::uint64_t written() const { return output_.written(); }
 

@@ -22,21 +22,27 @@ void H2WireMarks::add(std::uint64_t wire_end, std::uint64_t stream_end) {
   ++count_;
 }
 
-conn::Backlog H2WireMarks::backlog(std::uint64_t acked, std::uint64_t consumed, std::uint64_t stream_sent) {
+conn::Backlog H2WireMarks::backlog(std::uint64_t acked, std::uint64_t consumed, std::uint64_t arrived,
+                                   std::uint64_t stream_sent) {
   while (count_ > 0 && marks_[head_].wire_end <= consumed) {
     consumed_ = std::max(consumed_, marks_[head_].stream_end);
     head_ = (head_ + 1) % kMarks;
     --count_;
   }
   std::uint64_t acked_stream = consumed_;
+  std::uint64_t arrived_stream = consumed_;
   for (std::size_t i = 0; i < count_; ++i) {
     const Mark& mark = marks_[(head_ + i) % kMarks];
-    if (mark.wire_end > acked) break;
-    acked_stream = mark.stream_end;
+    if (mark.wire_end > std::max(acked, arrived)) break;
+    arrived_stream = mark.stream_end;
+    if (mark.wire_end <= acked) acked_stream = mark.stream_end;
   }
   const std::uint64_t unconsumed = stream_sent > consumed_ ? stream_sent - consumed_ : 0;
   const std::uint64_t in_flight = std::min(unconsumed, stream_sent > acked_stream ? stream_sent - acked_stream : 0);
-  return {static_cast<std::size_t>(in_flight), static_cast<std::size_t>(unconsumed - in_flight)};
+  const std::uint64_t arriving = std::min(in_flight, arrived_stream - acked_stream);
+  return {.in_flight = static_cast<std::size_t>(in_flight),
+          .unread = static_cast<std::size_t>(unconsumed - in_flight),
+          .arriving = static_cast<std::size_t>(arriving)};
 }
 
 }  // namespace sluice::transport

@@ -33,8 +33,11 @@ class H2WireMarks {
   // The stream's share of the peer's backlog, of `stream_sent` bytes sent,
   // when the peer's kernel has acknowledged the wire up to `acked` and its
   // application has read it up to `consumed` (consumed <= acked): bytes
-  // past `acked` are in flight, those between are unread.
-  [[nodiscard]] conn::Backlog backlog(std::uint64_t acked, std::uint64_t consumed, std::uint64_t stream_sent);
+  // past `acked` are in flight, those between are unread. Of those in
+  // flight, the ones the path delivers within a round trip, up to
+  // `arrived` (>= acked), are arriving.
+  [[nodiscard]] conn::Backlog backlog(std::uint64_t acked, std::uint64_t consumed, std::uint64_t arrived,
+                                      std::uint64_t stream_sent);
 
  private:
   struct Mark {

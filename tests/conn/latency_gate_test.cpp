@@ -180,6 +180,64 @@ TEST(LatencyGate, AReaderThatKeepsUpComesToTakeWholeBatches) {
   EXPECT_GE(pair.gate().grown_allowance(), 200u * 100);
 }
 
+// A backlog the test sets, for what the gate decides from given figures.
+class ScriptedBacklog final : public BacklogSource {
+ public:
+  explicit ScriptedBacklog(Backlog& now) : now_(now) {}
+  std::optional<Backlog> sample(Clock::time_point) override { return now_; }
+
+ private:
+  Backlog& now_;
+};
+
+struct NoFlush final : io::Deferred {
+  void run_deferred() override {}
+};
+
+// On a path whose round trip is long against a frame's time on it, the
+// next frame goes while the last one's tail is on its way: bytes the path
+// delivers within a round trip count as read; bytes the reader's kernel
+// holds unread, or that wait unsent, do not.
+TEST(LatencyGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
+  io::Loop loop;
+  GateChecks checks(loop);
+  NoFlush flusher;
+  buf::Pool pool({.block_count = 64, .block_size = 4096, .reserve = 4});
+  Backlog backlog;
+  const auto t0 = Clock::now();
+  auto gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
+                                buf::make_frame(pool, buf::Lane::control, "\n"), t0);
+  ASSERT_NE(gate, nullptr);
+  constexpr std::size_t kFrame = 64 << 10;
+  OutQueue queue;
+  ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(kFrame, 'a'))), EnqueueStatus::ok);
+  // Nothing outstanding: the first frame goes whole.
+  DataAllowance allowance = gate->plan(t0, queue);
+  EXPECT_FALSE(gate->holding());
+  EXPECT_TRUE(allowance.one_frame);
+  (void)queue.remove_pending(0);
+  gate->flushed(t0, {.status = FlushStatus::drained, .bytes = kFrame}, kFrame);
+  ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(kFrame, 'b'))), EnqueueStatus::ok);
+
+  // 20,000 bytes of the first frame on the path, none counted as arriving.
+  backlog = {.in_flight = 20'000, .unread = 0, .arriving = 0};
+  (void)gate->plan(t0 + 1ms, queue);
+  EXPECT_TRUE(gate->holding());
+  // The path delivers 15,000 of them within a round trip: 5,000 still count.
+  backlog.arriving = 15'000;
+  (void)gate->plan(t0 + 2ms, queue);
+  EXPECT_TRUE(gate->holding());
+  // All of them within a round trip: the next frame goes.
+  backlog = {.in_flight = 12'000, .unread = 0, .arriving = 12'000};
+  allowance = gate->plan(t0 + 3ms, queue);
+  EXPECT_FALSE(gate->holding());
+  EXPECT_TRUE(allowance.one_frame);
+  // But not while the reader has bytes of it unread.
+  backlog = {.in_flight = 12'000, .unread = 4'000, .arriving = 12'000};
+  (void)gate->plan(t0 + 4ms, queue);
+  EXPECT_TRUE(gate->holding());
+}
+
 TEST(LatencyGate, IsNotPutOnASocketTheKernelSaysNothingAbout) {
   io::Loop loop;
   GateChecks checks(loop);

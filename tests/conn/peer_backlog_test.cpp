@@ -98,6 +98,43 @@ TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {
   EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 2048}, t0 + 5 * PeerBacklog::kWindowMemory).unread, 0u);
 }
 
+TEST(PeerBacklogEstimate, SentBytesThePathDeliversWithinARoundTripAreArriving) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 65536}, t0);
+  // 30,000 bytes queued, 10,000 of them unsent: 20,000 on the path, which
+  // at 375,000 bytes/s and a 40 ms round trip delivers 15,000 a round trip.
+  const Backlog b = backlog.estimate({.send_queue = 30'000,
+                                      .peer_window = 65536,
+                                      .unsent = 10'000,
+                                      .delivery_rate = 375'000,
+                                      .min_rtt_us = 40'000,
+                                      .rate_app_limited = false},
+                                     t0 + 1ms);
+  EXPECT_EQ(b.in_flight, 30'000u);
+  EXPECT_EQ(b.arriving, 15'000u);
+  // The same with the rate set by what was sent: nothing is arriving.
+  EXPECT_EQ(backlog.estimate({.send_queue = 30'000,
+                              .peer_window = 65536,
+                              .unsent = 10'000,
+                              .delivery_rate = 375'000,
+                              .min_rtt_us = 40'000,
+                              .rate_app_limited = true},
+                             t0 + 2ms)
+                .arriving,
+            0u);
+  // All of it unsent (the reader's window is closed): nothing is arriving.
+  EXPECT_EQ(backlog.estimate({.send_queue = 30'000,
+                              .peer_window = 0,
+                              .unsent = 30'000,
+                              .delivery_rate = 375'000,
+                              .min_rtt_us = 40'000,
+                              .rate_app_limited = false},
+                             t0 + 3ms)
+                .arriving,
+            0u);
+}
+
 TEST(PeerBacklogEstimate, NoSocketNoSample) {
   PeerBacklog backlog(-1);
   EXPECT_FALSE(backlog.sample(Clock::now()).has_value());
