@@ -102,7 +102,11 @@ TEST(Scenarios, FanoutFromTheSpeedOfLightServerIsUnbroken) {
 // or sees one out of order; the server's CPU per event is reported as for
 // any server the bench starts.
 TEST(Scenarios, FanoutFromAnInProcessPublisherDeliversEveryEventInOrder) {
-  const std::string peer = std::string(SLUICED_INPROC_PATH) + " --listen 127.0.0.1:0 --threads 1 --start-after 4";
+  // A wait as long as the server allows: on a loaded machine a reader can
+  // miss its core for longer than the default 200 ms, and a wait that runs
+  // out cuts off the subscribers still short of room (as it should).
+  const std::string peer =
+      std::string(SLUICED_INPROC_PATH) + " --listen 127.0.0.1:0 --threads 1 --start-after 4 --wait-ms 10000";
   for (const char* proto : {"ws", "sse"}) {
     SCOPED_TRACE(proto);
     const nlohmann::json doc = run_bench_all(std::string("fanout --proto ") + proto +
