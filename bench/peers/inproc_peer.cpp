@@ -12,7 +12,9 @@
 // {"generator":true}, the answer sluice-bench's fan-out reads as "this
 // server makes its own events" (it then starts no publisher, as with the
 // speed-of-light server). The authorizer that refuses them is asked per
-// request and per subscription, never per event.
+// request and per subscription, never per event; while one is installed,
+// each WebSocket keeps a copy of its upgrade request (memory per
+// connection, as sluiced with auth on).
 //
 // On SIGINT or SIGTERM it stops publishing, drains like sluiced, and prints
 // what the thread published and how often the server made it try again.
