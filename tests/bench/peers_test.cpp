@@ -5,7 +5,8 @@
 // in order, and cut off a subscriber that stops reading; sol-server must
 // complete a valid handshake and send unmasked text frames in the bench's
 // payload format: its prebuilt batch repeated without a gap, each relayed
-// event to every subscriber, or a burst. A peer that
+// event to every subscriber, or a burst; sluiced-inproc must publish the
+// bench's payloads from its own thread without skipping a number. A peer that
 // was not built (its Debian package missing) is skipped. Each refuses a
 // bad --listen with its usage line and exit code 2.
 #include <gtest/gtest.h>
@@ -185,8 +186,8 @@ TEST(WebsocketppPeer, AnswersHealthzAndRefusesOtherUpgrades) {
 #endif
 }
 
-#ifdef SOL_SERVER_PATH
-// A frame of sol-server: unmasked final text, 64 bytes of the bench's
+#if defined(SOL_SERVER_PATH) || defined(SLUICED_INPROC_PATH)
+// A frame of sol-server or sluiced-inproc: unmasked final text, 64 bytes of the bench's
 // payload from publisher `index` numbered `seq`.
 void expect_sol_frame(const std::optional<test::ws::ServerFrame>& frame, std::uint64_t seq, std::string_view index = "00") {
   ASSERT_TRUE(frame) << "frame " << seq << " missing";
@@ -280,6 +281,59 @@ TEST(SolServer, BurstsPrebuiltFramesAndAcceptsAWebSocketPublisher) {
   EXPECT_EQ(test::http_request(port, "GET", "/healthz").status, 200);
 #else
   GTEST_SKIP() << "sol-server not built";
+#endif
+}
+
+// sluiced-inproc publishes from a thread inside the server, once a stream
+// is open: the bench's 64-byte payloads from publisher 00, numbered one
+// after another with none skipped, by publish() and by publish_waiting();
+// a client's publish is refused with the answer sluice-bench reads as "this
+// server makes its own events".
+TEST(SluicedInproc, PublishesNumberedEventsFromItsThreadAndRefusesClientPublishes) {
+#ifdef SLUICED_INPROC_PATH
+  for (const char* call : {"publish", "waiting"}) {
+    SCOPED_TRACE(call);
+    test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic", "peers",
+                             "--publish", call, "--rate", "5000"});
+    const std::uint16_t port = port_of(peer);
+    ASSERT_NE(port, 0) << peer.output();
+    WsTestClient subscriber(port);
+    ASSERT_TRUE(subscriber.open("/ws/peers"));
+    const auto first = subscriber.read_message(5s);
+    ASSERT_TRUE(first) << "no event";
+    const std::optional<std::uint64_t> first_seq = sequence_of(first->payload);
+    ASSERT_TRUE(first_seq) << first->payload;
+    for (std::uint64_t seq = *first_seq + 1; seq <= *first_seq + 300; ++seq) {
+      ASSERT_NO_FATAL_FAILURE(expect_sol_frame(subscriber.read_message(5s), seq));
+    }
+    const test::HttpReply posted = test::http_request(port, "POST", "/pub/peers", "from a client");
+    EXPECT_EQ(posted.status, 403);
+    EXPECT_NE(posted.body.find("\"generator\":true"), std::string::npos) << posted.body;
+  }
+#else
+  GTEST_SKIP() << "sluiced-inproc not built";
+#endif
+}
+
+// Its options are sluiced's and its own; a bad one ends it with exit code 2
+// and a line naming it.
+TEST(SluicedInproc, RefusesABadOptionNamingIt) {
+#ifdef SLUICED_INPROC_PATH
+  struct Bad {
+    std::string option, value, named;
+  };
+  const std::vector<Bad> bad = {{"--listen", "nonsense", "listen"},
+                                {"--set", "pool.block_count=0", "pool.block_count"},
+                                {"--publish", "sometimes", "--publish"},
+                                {"--size", "8", "--size"}};
+  for (const Bad& b : bad) {
+    test::ChildProcess peer({SLUICED_INPROC_PATH, b.option, b.value});
+    EXPECT_TRUE(peer.read_to_end(10s));
+    EXPECT_EQ(peer.wait(10s), 2) << b.option << " " << b.value;
+    EXPECT_NE(peer.output().find(b.named), std::string::npos) << peer.output();
+  }
+#else
+  GTEST_SKIP() << "sluiced-inproc not built";
 #endif
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every scenario against sluiced, the peers that were built or are
-# installed (Boost.Beast, websocketpp, Nchan) and the speed-of-light
-# server, server pinned to core 0 and client to core 1, and leaves JSON and
-# SVG in OUT (default docs/bench). The figures in docs/BENCHMARKS.md come
+# installed (Boost.Beast, websocketpp, Nchan), sluice embedded with an
+# in-process publisher (sluiced-inproc) and the speed-of-light server,
+# server pinned to core 0 and client to core 1, and leaves JSON and SVG in
+# OUT (default docs/bench). The figures in docs/BENCHMARKS.md come
 # from this script.
 #   tools/bench/run_benchmarks.sh BUILD_DIR [OUT] [SLUICED]
 # ONLY=name1,name2 runs just those runs (e.g. ONLY=fanout-ws,connections).
@@ -63,6 +64,19 @@ run fanout-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 100 -s
 run fanout-ws-publish-ws fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws --publish ws -n 100 -s 64 -d 5
 run fanout-ws-10k fanout "${many_servers[@]}" --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
 run fanout-ws-1 fanout "${ws_servers[@]}" --server "sol=$sol" --proto ws -n 1 -s 64 -d 5
+# In process: sluice embedded with a thread publishing (sluiced-inproc), by
+# Server::publish and by Server::publish_waiting, beside sluiced published
+# by POST; each publisher starts once every subscriber is connected.
+inproc="taskset -c 0 $build/bench/sluiced-inproc $listen --threads 1"
+for n in 1 100; do
+  run fanout-ws-inproc-$n fanout --server "inproc=$inproc --start-after $n" \
+    --server "inproc-wait-5s=$inproc --start-after $n --publish waiting --wait-ms 5000" "${servers[@]:0:2}" \
+    --server "sol=$sol" --proto ws -n $n -s 64 -d 5
+done
+inproc_many="$inproc --set max_connections=100000 --set pool.block_count=100352 --set limits.per_ip_connections=100000"
+run fanout-ws-10k-inproc fanout --server "inproc=$inproc_many --start-after 10000" \
+  --server "inproc-wait-5s=$inproc_many --start-after 10000 --publish waiting --wait-ms 5000" "${many_servers[@]:0:2}" \
+  --server "sol=$sol" --proto ws -n 10000 -s 64 -d 5 --warmup 2
 # Over TLS: sluiced and sol in clear and with a certificate the run makes
 # ({cert}, {key}), which the client verifies; "vs limit" is against sol over TLS.
 tls=(--server "sluice=taskset -c 0 $sluiced $listen --threads 1"

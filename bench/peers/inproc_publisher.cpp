@@ -1,0 +1,115 @@
+#include "inproc_publisher.hpp"
+
+#include <time.h>
+
+#include <string_view>
+
+#include "clock.hpp"
+#include "stamp.hpp"
+
+namespace sluice::peers {
+
+namespace {
+
+using server::PublishStatus;
+
+// How often the thread looks at the server's open streams before it starts.
+constexpr std::chrono::milliseconds kStartPoll{5};
+
+void sleep_until_ns(std::uint64_t when_ns) {
+  const timespec at{.tv_sec = static_cast<time_t>(when_ns / bench::kNsPerSec),
+                    .tv_nsec = static_cast<long>(when_ns % bench::kNsPerSec)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) != 0) {
+  }
+}
+
+std::string_view status_name(PublishStatus status) {
+  switch (status) {
+    case PublishStatus::ok: return "ok";
+    case PublishStatus::bad_topic: return "bad_topic";
+    case PublishStatus::bad_event: return "bad_event";
+    case PublishStatus::too_many_topics: return "too_many_topics";
+    case PublishStatus::too_many_subscribers: return "too_many_subscribers";
+    case PublishStatus::no_memory: return "no_memory";
+    case PublishStatus::busy: return "busy";
+    case PublishStatus::reserved_event: return "reserved_event";
+    case PublishStatus::reserved_data: return "reserved_data";
+    case PublishStatus::timed_out: return "timed_out";
+    case PublishStatus::cannot_wait: return "cannot_wait";
+    case PublishStatus::bad_timeout: return "bad_timeout";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+InprocPublisher::InprocPublisher(server::Server& server, const InprocOptions& options)
+    : server_(server), options_(options) {
+  const std::string payload = bench::make_payload(options_.size, 0, 0, 1);
+  payload_.assign(payload.begin(), payload.end());
+}
+
+InprocPublisher::~InprocPublisher() { stop(); }
+
+void InprocPublisher::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void InprocPublisher::stop() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+bool InprocPublisher::wait_for_subscribers() {
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (server_.stats().streams >= options_.start_after) return true;
+    std::this_thread::sleep_for(kStartPoll);
+  }
+  return false;
+}
+
+void InprocPublisher::run() {
+  if (!wait_for_subscribers()) return;
+  const std::uint64_t started = bench::now_ns();
+  for (std::uint64_t seq = 1; !stop_.load(std::memory_order_relaxed); ++seq) {
+    if (options_.rate > 0) {
+      // Event `seq` is due (seq - 1) / rate seconds after the start: a
+      // thread that fell behind catches up without sleeping.
+      const auto due = started + static_cast<std::uint64_t>(static_cast<double>(seq - 1) * 1e9 / options_.rate);
+      if (due > bench::now_ns()) sleep_until_ns(due);
+    }
+    if (!publish_one(seq)) return;
+  }
+}
+
+bool InprocPublisher::publish_one(std::uint64_t seq) {
+  const std::string_view data(payload_.data(), payload_.size());
+  bench::write_sequence(payload_.data(), 0, seq);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    bench::write_stamp(payload_.data(), bench::now_ns());
+    const server::PublishResult r = options_.call == PublishCall::waiting
+                                        ? server_.publish_waiting(options_.topic, data, {.timeout = options_.wait})
+                                        : server_.publish(options_.topic, data);
+    switch (r.status) {
+      case PublishStatus::ok:
+        counts_.published.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      case PublishStatus::busy:
+      case PublishStatus::no_memory:
+        // A loop lags (or the pool is short): give the core to the loops,
+        // which share it, and try the same event again.
+        counts_.busy.fetch_add(1, std::memory_order_relaxed);
+        std::this_thread::yield();
+        break;
+      case PublishStatus::timed_out:
+        counts_.timed_out.fetch_add(1, std::memory_order_relaxed);
+        break;
+      default:
+        error_ = "publish of event " + std::to_string(seq) + " answered " + std::string(status_name(r.status));
+        return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace sluice::peers

@@ -1,0 +1,79 @@
+// Owns: InprocPublisher, the thread of sluiced-inproc that publishes the
+// bench's events to one topic through the embedded server's own API, as an
+// application that makes its events in process does: Server::publish (never
+// blocks; answers busy while a loop has yet to deliver what the history
+// would drop, and a subscriber a send budget behind is cut off) or
+// Server::publish_waiting (waits, bounded, for the slowest fifo subscriber).
+//
+// Each event is one payload in sluice-bench's format (tools/bench/stamp.hpp)
+// from publisher index 0, numbered 1, 2, ... with no number skipped: a
+// refused publish (busy, timed_out, no_memory) is tried again with the same
+// number, so a reader that sees a gap saw a loss in the server. The payload
+// lives in one buffer, restamped in place before each try: the thread
+// allocates nothing per event beyond what the server's publish does.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/server.hpp"
+
+namespace sluice::peers {
+
+enum class PublishCall : std::uint8_t { publish, waiting };
+
+struct InprocOptions {
+  std::string topic = "fanout";  // sluice-bench fanout's default topic
+  std::size_t size = 64;         // payload bytes, at least 32 (the stamp and number)
+  double rate = 0;               // events/s; 0: as fast as the server takes them
+  PublishCall call = PublishCall::publish;
+  std::chrono::milliseconds wait{200};  // publish_waiting's timeout
+  std::uint64_t start_after = 1;        // open streams before the first publish
+};
+
+// What the thread did, readable while it runs.
+struct InprocCounts {
+  std::atomic<std::uint64_t> published{0};
+  std::atomic<std::uint64_t> busy{0};       // publish answered busy or no_memory: tried again
+  std::atomic<std::uint64_t> timed_out{0};  // publish_waiting ran out: tried again
+};
+
+class InprocPublisher {
+ public:
+  InprocPublisher(server::Server& server, const InprocOptions& options);
+  ~InprocPublisher();  // stop()
+  InprocPublisher(const InprocPublisher&) = delete;
+  InprocPublisher& operator=(const InprocPublisher&) = delete;
+
+  // Starts the thread: it waits until the server has `start_after` streams
+  // open, then publishes until stop() or a refusal that trying again cannot
+  // cure (error()).
+  void start();
+  // Ends the thread; a publish_waiting under way returns within its timeout.
+  void stop();
+
+  [[nodiscard]] const InprocCounts& counts() const { return counts_; }
+  // Why the thread gave up; empty while it has not. Read after stop().
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  void run();
+  bool wait_for_subscribers();
+  // Publishes event `seq` until the server takes it; false when stopped or refused for good.
+  bool publish_one(std::uint64_t seq);
+
+  server::Server& server_;
+  InprocOptions options_;
+  std::vector<char> payload_;
+  InprocCounts counts_;
+  std::atomic<bool> stop_{false};
+  std::string error_;
+  std::thread thread_;
+};
+
+}  // namespace sluice::peers
