@@ -18,7 +18,9 @@ class H2WsResponse final : public H2HeldResponse {
   // `subprotocol`, `extensions`: the fields' values, empty for none.
   H2WsResponse(transport::H2Session& h2, H2ResponseListener& listener, std::int32_t stream, std::string subprotocol,
                std::string extensions)
-      : H2HeldResponse(h2, listener, stream), subprotocol_(std::move(subprotocol)), extensions_(std::move(extensions)) {}
+      : H2HeldResponse(h2, listener, stream),
+        subprotocol_(std::move(subprotocol)),
+        extensions_(std::move(extensions)) {}
 
  private:
   [[nodiscard]] std::size_t fields(int status, std::span<transport::H2Header, kMaxFields> out) const override;
