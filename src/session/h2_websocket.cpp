@@ -37,8 +37,6 @@
 // client sends is given back to its window only as the stream decodes it,
 // so a stream that holds its input (a message waiting to be published)
 // stops the client at one window's worth.
-#include <array>
-
 #include <nghttp2/nghttp2.h>
 
 #include "buf/fixed_sink.hpp"
