@@ -55,6 +55,7 @@
 #include "proto/ws_handshake.hpp"
 #include "session/broker_publishes.hpp"
 #include "session/h2_exchanges.hpp"
+#include "session/h2_held_response.hpp"
 #include "session/h2_stream_backlog.hpp"
 #include "session/h2_stream_outlet.hpp"
 #include "session/h2_waiting.hpp"
@@ -73,6 +74,7 @@ class H2Connection final : public Phase,
                            public transport::H2Handler,
                            public H2StreamCarrier,
                            public H2WaitOwner,
+                           public H2ResponseListener,
                            private PublishWaiter {
  public:
   explicit H2Connection(Session& session);
@@ -90,9 +92,10 @@ class H2Connection final : public Phase,
 
  private:
   // transport::H2Handler (the engine's events), H2StreamCarrier (the
-  // streams' outlets) and H2WaitOwner (a waiting stream's decision):
-  // public bases, so that the engine, the outlets and the waiting streams
-  // can be handed this connection, but called only by them.
+  // streams' outlets), H2WaitOwner (a waiting stream's decision) and
+  // H2ResponseListener (a stream's held HEADERS): public bases, so that the
+  // engine, the outlets, the waiting streams and the responses can be
+  // handed this connection, but called only by them.
   void on_request(const transport::H2Request& request) override;
   void on_data(std::int32_t stream, std::string_view bytes) override;
   void on_end(std::int32_t stream) override;
@@ -106,6 +109,8 @@ class H2Connection final : public Phase,
   std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) override;
   // H2WaitOwner
   void authorization_answered(std::int32_t stream) override;
+  // H2ResponseListener
+  void stream_answered(std::int32_t stream, int status) override;
 
   // h2_routes.cpp
   // Routes a request (in the asking round the caller opened) and logs it.
@@ -138,11 +143,14 @@ class H2Connection final : public Phase,
   // status instead).
   WsStream* route_websocket(std::int32_t stream, const proto::http1::Request& request,
                             const proto::ws::HandshakeResult& handshake);
-  // Answers 200 and makes the stream `make` builds, with a Peer of its
-  // own; the application hears of it (on_open) before it sends a thing.
+  // Makes the stream `make` builds, with a Peer of its own, and answers
+  // 200, unless `stream_answers`: then the stream sends its HEADERS itself
+  // (a /ws/{topic} stream, whose 200 waits for its topic's place). The
+  // application hears of it (on_open) before it sends a thing.
   template <typename MakeStream>
   WsStream* accept_websocket(std::int32_t stream, const proto::http1::Request& request,
-                             const proto::ws::HandshakeResult& handshake, MakeStream make);
+                             const proto::ws::HandshakeResult& handshake, MakeStream make,
+                             bool stream_answers = false);
   void feed_websocket(H2Exchange& exchange, std::string_view bytes);
   [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
   // h2_auth_waits.cpp: the request just routed waits for its

@@ -1,7 +1,7 @@
 #include "session/h2_exchanges.hpp"
 
 
-#include "session/h2_sse_response.hpp"
+#include "session/h2_held_response.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
 
@@ -15,8 +15,9 @@ H2Exchange::~H2Exchange() = default;
 void H2Exchange::reset() {
   id = 0;
   sse.reset();
-  sse_response.reset();
   ws.reset();
+  response.reset();
+  answered = 0;
   peer.reset();
   outlet.reset();
   unread.clear();

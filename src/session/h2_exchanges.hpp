@@ -26,7 +26,7 @@
 
 namespace sluice::session {
 
-class H2SseResponse;
+class H2HeldResponse;
 class SseStream;
 class WsStream;
 
@@ -51,7 +51,11 @@ struct H2Exchange {
   // of its own (its ConnectionRef, on_open and on_close, the request its
   // later checks are shown, its credentials' expiry). Outlives `ws`.
   std::unique_ptr<Peer> peer;
-  std::unique_ptr<H2SseResponse> sse_response;  // `sse`'s HEADERS; outlives it
+  // The HEADERS of `sse` or `ws`, which send them (held while their topics
+  // wait for their place); outlives them. `answered`: the status they went
+  // with, 0 until then.
+  std::unique_ptr<H2HeldResponse> response;
+  int answered = 0;
   std::unique_ptr<SseStream> sse;
   std::unique_ptr<WsStream> ws;
   // Bytes not yet given back to the client's window: a WebSocket stream's

@@ -14,11 +14,11 @@
 #include "log/access.hpp"
 #include "session/h2_connection.hpp"
 #include "session/h2_request.hpp"
+#include "session/h2_sse_response.hpp"
 #include "session/ops_answers.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
 #include "session/shared_routes.hpp"
-#include "session/h2_sse_response.hpp"
 #include "session/sse_stream.hpp"
 #include "session/ws_stream.hpp"
 
@@ -30,6 +30,13 @@ using proto::http1::Method;
 using proto::http1::Request;
 using server::Action;
 
+
+// A stream's access log line: opened ("sse", "ws"), or refused before it
+// opened ("http", as a reply is).
+std::string_view stream_transport(const H2Exchange& exchange, int status) {
+  if (status != 200) return "http";
+  return exchange.sse ? "sse" : "ws";
+}
 
 Response method_not_allowed(std::string_view allow_line) {
   return {.status = 405, .body = "method not allowed\n", .extra_headers = allow_line};
@@ -67,9 +74,9 @@ void H2Connection::serve(const transport::H2Request& h2request) {
   routing_head_ = false;
   // Waiting for its authorization: logged once routed with the decision.
   if (!services_.logs_access() || session_.peer().asking_pending()) return;
-  // A stream that opened is logged as opened (200); a POST when its reply
-  // goes (answer_post), even one whose whole body came with its headers
-  // and that waits for Redis's answer already.
+  // A stream is logged with the status its HEADERS went with; a POST when
+  // its reply goes (answer_post), even one whose whole body came with its
+  // headers and that waits for Redis's answer already.
   H2Exchange* exchange = exchanges_.find(h2request.stream);
   if (answered_status_ == 0 && exchange != nullptr && (exchange->posting || exchange->awaiting_broker)) {
     exchange->logged_target.assign(request.target);
@@ -77,8 +84,25 @@ void H2Connection::serve(const transport::H2Request& h2request) {
     return;
   }
   const bool stream = answered_status_ == 0 && exchange != nullptr && (exchange->sse || exchange->ws);
+  // A stream whose HEADERS wait for its topics' place is logged when they
+  // go, with their status (stream_answered()).
+  if (stream && exchange->answered == 0) {
+    exchange->logged_target.assign(request.target);
+    exchange->logged_agent.assign(request.header("User-Agent"));
+    return;
+  }
+  const int status = stream ? exchange->answered : answered_status_;
   log_request(h2request.stream, session_.id(), request.method_text, request.target, request.header("User-Agent"),
-              stream ? 200 : answered_status_, !stream ? "http" : exchange->sse ? "sse" : "ws", 0);
+              status, stream ? stream_transport(*exchange, status) : "http", 0);
+}
+
+void H2Connection::stream_answered(std::int32_t stream, int status) {
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange == nullptr) return;
+  exchange->answered = status;
+  if (exchange->logged_target.empty()) return;  // answered while routed: serve() logs it
+  log_request(stream, session_.id(), exchange->ws ? "CONNECT" : "GET", exchange->logged_target,
+              exchange->logged_agent, status, stream_transport(*exchange, status), 0);
 }
 
 void H2Connection::log_request(std::int32_t stream, std::uint64_t connection, std::string_view method,
@@ -157,11 +181,11 @@ void H2Connection::start_sse(std::int32_t stream, const Request& request, std::s
   if (exchange == nullptr) return;
   // The HEADERS go with the stream's head: at once, or with a broker once
   // its topics are placed (SseStream::open).
-  exchange->sse_response =
-      std::make_unique<H2SseResponse>(*h2_, stream, std::string(cors_origin(services_, request)));
+  exchange->response =
+      std::make_unique<H2SseResponse>(*h2_, *this, stream, std::string(cors_origin(services_, request)));
   exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
   exchange->sse = std::make_unique<SseStream>(*exchange->outlet, services_, session_.peer(),
-                                              SseCarrier::h2_stream, exchange->sse_response.get());
+                                              SseCarrier::h2_stream, exchange->response.get());
   SseStream& sse = *exchange->sse;
   sse.open(make_sse_preamble(services_.pool(), services_.config().sse_retry_ms), topics, requested, last_id);
   session_.want_flush();

@@ -1,30 +1,26 @@
 #include "session/h2_sse_response.hpp"
 
-#include <array>
-#include <span>
-
 namespace sluice::session {
 
-// The body follows on the stream's queue either way: the events (200), or
-// the reason and the end (503, with Retry-After as over HTTP/1.1).
-bool H2SseResponse::respond(int status) {
-  std::array<transport::H2Header, 6> headers{{{"server", "sluice"}}};
-  std::size_t n = 1;
+// The 503 carries Retry-After, as over HTTP/1.1.
+std::size_t H2SseResponse::fields(int status, std::span<transport::H2Header, kMaxFields> out) const {
+  std::size_t n = 0;
+  out[n++] = {"server", "sluice"};
   if (status == 200) {
-    headers[n++] = {"content-type", "text/event-stream"};
-    headers[n++] = {"cache-control", "no-cache"};
+    out[n++] = {"content-type", "text/event-stream"};
+    out[n++] = {"cache-control", "no-cache"};
   } else {
-    headers[n++] = {"content-type", "text/plain"};
-    headers[n++] = {"retry-after", "1"};
+    out[n++] = {"content-type", "text/plain"};
+    out[n++] = {"retry-after", "1"};
   }
   if (!allow_origin_.empty()) {
-    headers[n++] = {"access-control-allow-origin", allow_origin_};
+    out[n++] = {"access-control-allow-origin", allow_origin_};
     if (allow_origin_ != "*") {
-      headers[n++] = {"vary", "Origin"};
-      if (status == 200) headers[n++] = {"access-control-allow-credentials", "true"};
+      out[n++] = {"vary", "Origin"};
+      if (status == 200) out[n++] = {"access-control-allow-credentials", "true"};
     }
   }
-  return h2_.respond(stream_, status, std::span(headers.data(), n), true);
+  return n;
 }
 
 }  // namespace sluice::session

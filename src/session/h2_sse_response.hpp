@@ -6,25 +6,22 @@
 // an HTTP/1.1 stream does.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <utility>
 
-#include "session/sse_stream.hpp"
-#include "transport/h2_session.hpp"
+#include "session/h2_held_response.hpp"
 
 namespace sluice::session {
 
-class H2SseResponse final : public SseResponse {
+class H2SseResponse final : public H2HeldResponse {
  public:
   // `allow_origin`: the request's CORS answer, empty for none.
-  H2SseResponse(transport::H2Session& h2, std::int32_t stream, std::string allow_origin)
-      : h2_(h2), stream_(stream), allow_origin_(std::move(allow_origin)) {}
-  [[nodiscard]] bool respond(int status) override;
+  H2SseResponse(transport::H2Session& h2, H2ResponseListener& listener, std::int32_t stream, std::string allow_origin)
+      : H2HeldResponse(h2, listener, stream), allow_origin_(std::move(allow_origin)) {}
 
  private:
-  transport::H2Session& h2_;
-  const std::int32_t stream_;
+  [[nodiscard]] std::size_t fields(int status, std::span<transport::H2Header, kMaxFields> out) const override;
+
   const std::string allow_origin_;
 };
 

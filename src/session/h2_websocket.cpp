@@ -8,6 +8,12 @@
 // frames, limits, close handshake, pings). The engine announces
 // SETTINGS_ENABLE_CONNECT_PROTOCOL so that clients know they may.
 //
+// With a broker, a /ws/{topic} stream whose client has no id is answered
+// once the node's reader has placed its topic, as its 101 would be over
+// HTTP/1.1: its 200 waits (WsTopicStream), and past
+// broker.placement_timeout_ms it is 503 with Retry-After instead, the
+// reason as its body.
+//
 // To the application each such stream is a connection of its own: a Peer
 // with its own ConnectionRef (frames posted to it reach this stream), its
 // own on_open and on_close, the request that opened it kept for its later
@@ -31,8 +37,6 @@
 // client sends is given back to its window only as the stream decodes it,
 // so a stream that holds its input (a message waiting to be published)
 // stops the client at one window's worth.
-#include <array>
-
 #include <nghttp2/nghttp2.h>
 
 #include "buf/fixed_sink.hpp"
@@ -40,6 +44,7 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/h2_connection.hpp"
+#include "session/h2_ws_response.hpp"
 #include "session/kept_request.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
@@ -124,18 +129,22 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
     return nullptr;
   }
   WsTopicStream* opened = nullptr;
-  WsStream* made = accept_websocket(stream, request, handshake, [&](const WsSetup& setup) {
-    auto topic_stream = std::make_unique<WsTopicStream>(setup, std::string(topic));
-    opened = topic_stream.get();
-    return topic_stream;
-  });
+  WsStream* made = accept_websocket(
+      stream, request, handshake,
+      [&](const WsSetup& setup) {
+        auto topic_stream = std::make_unique<WsTopicStream>(setup, std::string(topic));
+        opened = topic_stream.get();
+        return topic_stream;
+      },
+      true);
   if (made != nullptr && !made->close_sent()) opened->open(request.header("last-event-id"));
   return made;
 }
 
 template <typename MakeStream>
 WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1::Request& request,
-                                         const proto::ws::HandshakeResult& handshake, MakeStream make) {
+                                         const proto::ws::HandshakeResult& handshake, MakeStream make,
+                                         bool stream_answers) {
   conn::OutQueue* queue = h2_->queue(stream);
   if (queue == nullptr) return nullptr;
   // Each stream keeps a copy of its request for its later checks (when an
@@ -158,22 +167,20 @@ WsStream* H2Connection::accept_websocket(std::int32_t stream, const proto::http1
       services_, std::make_shared<ConnectionState>(poster, services_.pool(), poster.new_id(), session_.id(), stream),
       connection.address(), &connection.topic_allowance());
   exchange->peer->keep_request(std::move(kept));
-  std::array<transport::H2Header, 3> headers{{{"server", "sluice"}}};
-  std::size_t n = 1;
-  if (!handshake.subprotocol.empty()) headers[n++] = {"sec-websocket-protocol", handshake.subprotocol};
   char extensions[128];
   buf::FixedSink extensions_sink(extensions, sizeof extensions);
-  if (handshake.deflate.enabled && proto::ws::write_deflate_response(handshake.deflate, extensions_sink)) {
-    headers[n++] = {"sec-websocket-extensions", extensions_sink.text()};
-  }
-  if (!h2_->respond(stream, 200, std::span(headers.data(), n), true)) {
+  const bool deflate =
+      handshake.deflate.enabled && proto::ws::write_deflate_response(handshake.deflate, extensions_sink);
+  exchange->response = std::make_unique<H2WsResponse>(*h2_, *this, stream, std::string(handshake.subprotocol),
+                                                      deflate ? std::string(extensions_sink.text()) : std::string());
+  if (!stream_answers && !exchange->response->respond(200)) {
     exchanges_.retire(*exchange);
     return nullptr;
   }
   exchange->outlet = std::make_unique<H2StreamOutlet>(session_.loop(), *queue, *this, stream);
   exchange->peer->take_credentials(connection);
   exchange->ws = make(WsSetup{*exchange->outlet, services_, handshake.deflate, *exchange->peer, false,
-                              &session_.memory()});
+                              &session_.memory(), stream_answers ? exchange->response.get() : nullptr});
   WsStream* const made = exchange->ws.get();
   // As over HTTP/1.1: an on_open that throws closes the stream as the
   // server's failure (its on_close still follows).

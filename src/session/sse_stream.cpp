@@ -13,7 +13,7 @@
 namespace sluice::session {
 
 SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier,
-                     SseResponse* response)
+                     HeldResponse* response)
     : outlet_(outlet),
       services_(services),
       peer_(peer),

@@ -16,6 +16,7 @@
 
 #include "conn/outlet.hpp"
 #include "delivery/policy.hpp"
+#include "session/held_response.hpp"
 #include "session/phase.hpp"
 #include "session/subscriptions.hpp"
 
@@ -29,17 +30,6 @@ class Peer;
 // others on its connection.
 enum class SseCarrier : std::uint8_t { connection, h2_stream };
 
-// Over HTTP/2 the response's HEADERS are the connection's to send, and the
-// stream says when: with its head (200), or instead of it when its topics
-// were not placed in time (503). False: the stream could not be answered.
-class SseResponse {
- public:
-  [[nodiscard]] virtual bool respond(int status) = 0;
-
- protected:
-  ~SseResponse() = default;
-};
-
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
   // Topics the stream makes are charged to the client's allowance; the
@@ -47,7 +37,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   // `response`: the HTTP/2 stream's HEADERS, sent with the head (null for
   // an HTTP/1.1 stream, whose head holds its response head).
   SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier = SseCarrier::connection,
-            SseResponse* response = nullptr);
+            HeldResponse* response = nullptr);
   ~SseStream() override;
 
   // Sends `head` (the carrier's: an HTTP/1.1 response head and the first
@@ -97,7 +87,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   const Peer& peer_;
   Subscriptions subscriptions_;
   const SseCarrier carrier_;
-  SseResponse* const response_;
+  HeldResponse* const response_;
   buf::FrameRef head_;      // held until the stream's topic is placed (open())
   bool awaiting_ = false;   // head_ waits for placed()
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed

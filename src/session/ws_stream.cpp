@@ -1,5 +1,7 @@
 #include "session/ws_stream.hpp"
 
+#include <string>
+
 #include "session/peer.hpp"
 #include "session/services.hpp"
 
@@ -213,6 +215,19 @@ void WsStream::send_close(CloseCode code, std::string_view reason) {
   buf::FrameRef close =
       proto::ws::make_close_frame(services_.pool(), code, reason.substr(0, proto::ws::kMaxCloseReason));
   if (close) outlet_.send_last(std::move(close));
+}
+
+void WsStream::refuse_unanswered(HeldResponse& response, std::string_view reason, conn::CloseReason why) {
+  if (close_sent_) return;
+  close_sent_ = true;
+  on_close_sent();
+  outlet_.queue().clear();
+  const std::string body = std::string(reason) + "\n";
+  buf::FrameRef frame = buf::make_frame(services_.pool(), buf::Lane::control, body);
+  if (!frame || !response.respond(503) || outlet_.send_control(std::move(frame)) != conn::EnqueueStatus::ok) {
+    return outlet_.close_now(conn::CloseReason::io_error);
+  }
+  outlet_.close_after_flush(why);
 }
 
 void WsStream::send_text(std::string_view text, buf::Lane lane) {

@@ -26,6 +26,7 @@
 #include "proto/ws_decoder.hpp"
 #include "proto/ws_deflate.hpp"
 #include "proto/ws_encoder.hpp"
+#include "session/held_response.hpp"
 #include "session/peer.hpp"
 #include "session/phase.hpp"
 
@@ -45,6 +46,9 @@ struct WsSetup {
   // connection while it lasts), not one HTTP/2 stream among others.
   bool whole_connection = true;
   buf::MemoryAccount* memory = nullptr;  // what a message being joined is charged to
+  // Over HTTP/2, the response a /ws/{topic} stream sends itself once its
+  // topic is placed (WsTopicStream); null when it went with the upgrade.
+  HeldResponse* response = nullptr;
 };
 
 class WsStream : public Phase, private AuthWaiter {
@@ -112,6 +116,11 @@ class WsStream : public Phase, private AuthWaiter {
   void send_close(proto::ws::CloseCode code, std::string_view reason);
   // One text message in `lane`; dropped quietly when the pool or lane is full.
   void send_text(std::string_view text, buf::Lane lane);
+  // Over HTTP/2, refuses a stream whose response has not gone: `response`
+  // says 503 (retry later) and the body `reason`, and no WebSocket frame
+  // goes (those queued meanwhile, a ping or the application's, are
+  // dropped: the client never had the stream). Nothing may be queued after.
+  void refuse_unanswered(HeldResponse& response, std::string_view reason, conn::CloseReason why);
   // A notice as one text message: `opening` (say {"op":" ), the kind, then
   // the fields of a JSON object.
   bool append_json_notice(buf::FrameBuilder& out, std::string_view opening, std::string_view kind,

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "hub/hub.hpp"
 #include "session/peer.hpp"
@@ -16,21 +17,36 @@ WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
       topic_(std::move(topic)),
       subscriptions_(setup.services, setup.outlet, *this, hub::ws_message_form(deflate()),
                      setup.peer.topic_allowance()),
-      whole_connection_(setup.whole_connection) {}
+      response_(setup.response) {}
 
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
   if (joined.status != Subscriptions::JoinStatus::ok) {
     return end(CloseCode::policy_violation, services().answer(joined.refusal).text, conn::CloseReason::protocol);
   }
-  // Over HTTP/2 the response HEADERS are written by the connection, with
-  // its other streams' frames: that stream is answered at once.
-  awaiting_ = joined.awaiting && whole_connection_;
-  if (awaiting_) awaiting_since_ = services().loop().now();
+  awaiting_ = joined.awaiting;
+  if (awaiting_) {
+    awaiting_since_ = services().loop().now();
+  } else {
+    answer();
+  }
+}
+
+// A stream's HTTP/2 HEADERS go with the close that ends it unanswered.
+void WsTopicStream::on_close_sent() {
+  subscriptions_.stop();
+  answer();
+}
+
+void WsTopicStream::answer() {
+  HeldResponse* const response = std::exchange(response_, nullptr);
+  if (response != nullptr && !response->respond(200)) outlet().close_now(conn::CloseReason::io_error);
 }
 
 // Nothing leaves while the topic waits for its place, the 101 included; an
-// ended stream (its close frame queued) flushes as any other.
+// ended stream (its close frame queued) flushes as any other. (Over HTTP/2
+// the connection writes the stream's queue, whose bytes wait for its
+// HEADERS.)
 conn::FlushResult WsTopicStream::write_queued(conn::Writer& writer, conn::OutQueue& queue,
                                               conn::DataAllowance allowance) {
   if (awaiting_ && !outlet().ended()) return {conn::FlushStatus::held};
@@ -41,17 +57,23 @@ void WsTopicStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
   if (!awaiting_) return;
   awaiting_ = false;
   if (outlet().ended()) return;
+  answer();
   outlet().want_flush();
   if (!input_held()) outlet().resume_input();
 }
 
-// A refusal after the 101, as for a topic stream refused at its upgrade:
-// 1013 (try again later) and "503 reason".
+// Over HTTP/1.1 a refusal after the 101, as for a topic stream refused at
+// its upgrade: 1013 (try again later) and "503 reason". Over HTTP/2 the
+// stream has no answer yet, so its answer is the refusal: 503, as an SSE
+// stream's HEADERS say when its topics were not placed in time.
 void WsTopicStream::sweep_waits(io::Loop::Clock::time_point now) {
   const auto limit = std::chrono::milliseconds(services().config().broker.placement_timeout_ms);
   if (!awaiting_ || now - awaiting_since_ < limit) return;
   awaiting_ = false;
   subscriptions_.leave_all();
+  if (HeldResponse* const response = std::exchange(response_, nullptr)) {
+    return refuse_unanswered(*response, kNotPlacedInTime, conn::CloseReason::timeout);
+  }
   end(CloseCode::try_again_later, "503 " + std::string(kNotPlacedInTime), conn::CloseReason::timeout);
 }
 

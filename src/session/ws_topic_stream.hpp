@@ -24,11 +24,14 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // topic that cannot be joined closes the stream (1008).
   //
   // With a broker, a client with no id of a topic this node has not placed
-  // yet is owed what is published after the place, and the 101 is what
-  // tells it it follows the topic: over HTTP/1.1 nothing is written (the
-  // 101 included) and nothing read until the topic is placed (placed()).
-  // Past broker.placement_timeout_ms (Redis unreachable) the 101 goes
-  // with a 1013 close saying why.
+  // yet is owed what is published after the place, and its answer (the
+  // 101; over HTTP/2 the 200) is what tells it it follows the topic:
+  // nothing is written, the answer included, and nothing read until the
+  // topic is placed (placed()). Past broker.placement_timeout_ms (Redis
+  // unreachable) the 101 goes with a 1013 close saying why; over HTTP/2,
+  // where the stream has had no answer yet, it is answered 503 instead.
+  // A stream that ends before (a refusal, expired credentials, the server
+  // stopping) is answered with its close behind.
   void open(std::string_view last_id);
 
   void before_flush() override { subscriptions_.before_flush(); }
@@ -42,21 +45,26 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   [[nodiscard]] bool input_held() const override { return awaiting_ || (publisher_ && publisher_->holding()); }
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
   void sweep_waits(io::Loop::Clock::time_point now) override;
-  void on_close_sent() override { subscriptions_.stop(); }
+  void on_close_sent() override;
   void let_go() override;
   void cut_off() override;
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void publish_refused(hub::HubStatus status) override;
   void publish_failed(std::string_view reason) override;
   void hold_refused(buf::Growth growth) override { refuse_for_memory(growth); }
+  // Over HTTP/2, sends the 200 (once); over HTTP/1.1 the 101 is queued
+  // already.
+  void answer();
 
   const std::string topic_;
   Subscriptions subscriptions_;
   // Made when the authorizer first allows this stream to publish: most
   // topic streams only read, and an idle one should not carry a publisher.
   std::unique_ptr<TopicPublisher> publisher_;
-  const bool whole_connection_;
-  bool awaiting_ = false;  // the 101 waits for placed()
+  // Over HTTP/2, the stream's HEADERS until they go; null once sent, and
+  // over HTTP/1.1.
+  HeldResponse* response_;
+  bool awaiting_ = false;  // the answer waits for placed()
   io::Loop::Clock::time_point awaiting_since_{};
 };
 

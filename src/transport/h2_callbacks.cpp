@@ -147,7 +147,8 @@ int H2Callbacks::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, voi
   // The end of the answer: its HEADERS, or the last DATA of a body.
   const bool answer_ends = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
   if (answer_ends && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
-    if (H2Stream* stream = s.find(frame->hd.stream_id); stream != nullptr && stream->refused) s.stop_sender(*stream);
+    H2Stream* stream = s.find(frame->hd.stream_id);
+    if (stream != nullptr && (stream->refused || stream->stop_sender)) s.stop_sender(*stream);
   }
   return 0;
 }

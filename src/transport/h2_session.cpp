@@ -313,6 +313,10 @@ void H2Session::finish(std::int32_t id) {
   wake(id);
 }
 
+void H2Session::stop_sender_after_answer(std::int32_t id) {
+  if (H2Stream* stream = find(id)) stream->stop_sender = true;
+}
+
 void H2Session::reset(std::int32_t id, std::uint32_t error_code) {
   if (find(id) != nullptr) nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, error_code);
 }

@@ -121,6 +121,11 @@ class H2Session {
   void wake(std::int32_t stream);
   // Ends the response once its queue has drained (END_STREAM).
   void finish(std::int32_t stream);
+  // Once the response of `stream` has ended, a client still sending on it
+  // is told to stop with RST_STREAM(NO_ERROR), as the sender of a request
+  // the engine refused is: for a refusal the owner answers after the
+  // stream opened (a WebSocket's extended CONNECT answered 503).
+  void stop_sender_after_answer(std::int32_t stream);
   // Resets the stream (RST_STREAM with `error_code`).
   void reset(std::int32_t stream, std::uint32_t error_code);
   // The owner has taken `bytes` that on_data() handed it: the peer may send

@@ -18,7 +18,7 @@ void H2Stream::reset(std::int32_t stream_id) {
   budget = SIZE_MAX;
   budget_flush = 0;
   marks = {};
-  told = responded = streaming = ending = deferred = refused = tunnel = closed = held = false;
+  told = responded = streaming = ending = deferred = refused = stop_sender = tunnel = closed = held = false;
   bytes_.clear();
   fields_.clear();
   views_.clear();

@@ -67,6 +67,7 @@ class H2Stream {
   bool ending = false;         // finish() called: END_STREAM once the queue drains
   bool deferred = false;       // nghttp2 was told there is no data for now
   bool refused = false;        // the engine answered (413/431); the owner does not see it
+  bool stop_sender = false;    // once the answer is out, RST_STREAM(NO_ERROR) to a client still sending
   bool tunnel = false;         // an extended CONNECT: its DATA is a byte stream, not a body
   bool closed = false;         // gone; released once no write refers to it
   std::size_t charged = 0;     // what the session charged for it (footprint() when last counted)

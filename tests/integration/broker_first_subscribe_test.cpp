@@ -4,6 +4,8 @@
 // is its, because the answer waits until the node's reader knows where the
 // topic stands in Redis. The /ws ack names that place as an id of the
 // stream, which resumes on either node.
+#include <nghttp2/nghttp2.h>
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -38,6 +40,17 @@ class BrokerFirstSubscribe : public testing::Test {
     while (Clock::now() < deadline && (p = publish_on(*b_, topic, body)).status == 503) {
     }
     return p;
+  }
+
+  // Opens a WebSocket on `path` over HTTP/2 (extended CONNECT), once the
+  // node has said it may.
+  static std::int32_t connect_websocket(transport::test::H2TestClient& h2, const std::string& path) {
+    const bool allowed = h2.pump([&] {
+      return nghttp2_session_get_remote_settings(h2.session(), NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL) == 1;
+    });
+    if (!allowed) return 0;
+    const std::int32_t stream = h2.request("CONNECT", path, {{"sec-websocket-version", "13"}}, "", true, "websocket");
+    return stream > 0 && h2.flush() ? stream : 0;
   }
 
   std::uint16_t port_a() const { return static_cast<std::uint16_t>(a_->port()); }
@@ -168,13 +181,41 @@ TEST_F(BrokerFirstSubscribe, WhileRedisCannotAnswerTheHeadWaitsForThePlace) {
   EXPECT_NE(h2.stream(h2_sse).body.find("id: " + p2.id + "\n"), std::string::npos) << h2.stream(h2_sse).body;
 }
 
+// A WebSocket on /ws/{topic} over HTTP/2 (extended CONNECT, nghttp2's
+// client): its answer is the 200, which waits for the topic's place as
+// the 101 does over HTTP/1.1. While Redis is stopped (B's publish timing
+// out is the clock) no HEADERS come; once it goes on the 200 comes, and
+// the stream's first message is what B published after it.
+TEST_F(BrokerFirstSubscribe, OverHttp2AWebSocketsAnswerWaitsForThePlace) {
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+  redis_.pause();
+  const std::int32_t ws = connect_websocket(h2, "/ws/stopped_h2ws");
+  ASSERT_GT(ws, 0);
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  (void)h2.pump([] { return false; }, 1ms);
+  EXPECT_EQ(h2.stream(ws).status, 0) << "HEADERS sent before the topic is placed";
+  redis_.resume();
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(ws).status != 0; }, 10s));
+  EXPECT_EQ(h2.stream(ws).status, 200);
+  const std::string data = "after the 200";
+  ASSERT_EQ(taken_on_b("stopped_h2ws", data).status, 200);
+  // One unmasked text frame, whole (FIN), the event's data its payload.
+  const std::string message = std::string("\x81") + static_cast<char>(data.size()) + data;
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(ws).body.size() >= message.size(); }, 10s)) << h2.stream(ws).body;
+  EXPECT_EQ(h2.stream(ws).body, message);
+  EXPECT_FALSE(h2.stream(ws).closed);
+}
+
 // While Redis cannot answer, a client held for its topic's place gets a
 // refusal once broker.placement_timeout_ms has passed, not before: an SSE
-// request a 503 with Retry-After and the reason (over HTTP/2, its stream
-// ended with the reason), a /ws/{topic} its 101 and a 1013 close, a /ws
-// subscribe an error ack on a connection that reads on. A subscriber whose topic was placed
-// before Redis stopped keeps its stream, and gets what is published once
-// Redis is back.
+// request a 503 with Retry-After and the reason (over HTTP/2 too, as its
+// HEADERS), a /ws/{topic} its 101 and a 1013 close (over HTTP/2, whose
+// answer had not gone, a 503 with Retry-After as an SSE stream's), a /ws
+// subscribe an error ack on a connection that reads on. A subscriber whose
+// topic was placed before Redis stopped keeps its stream, and gets what is
+// published once Redis is back.
 TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOthersGoOn) {
   std::vector<std::string> settings = node_settings(redis_);
   settings.emplace_back("broker.placement_timeout_ms=500");
@@ -194,6 +235,8 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   ASSERT_TRUE(h2.ok());
   const std::int32_t h2_sse = h2.request("GET", "/sse/held_h2");
   ASSERT_GT(h2_sse, 0);
+  const std::int32_t h2_ws = connect_websocket(h2, "/ws/held_h2ws");
+  ASSERT_GT(h2_ws, 0);
   ws::WsTestClient topic_client(port_a());
   const ws::UpgradeReply upgraded = topic_client.upgrade({.path = "/ws/held_topic"});
   EXPECT_GE(Clock::now() - asked, 500ms) << "a 101 before the timeout";
@@ -215,6 +258,16 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   EXPECT_EQ(h2.stream(h2_sse).status, 503);
   EXPECT_NE(h2.stream(h2_sse).body.find("broker.placement_timeout_ms"), std::string::npos) << h2.stream(h2_sse).body;
   EXPECT_EQ(h2.stream(h2_sse).body.find("data:"), std::string::npos) << h2.stream(h2_sse).body;
+  EXPECT_EQ(h2.stream(h2_sse).header("retry-after"), "1");
+  // The WebSocket stream likewise: 503, Retry-After, the reason as the
+  // body and no WebSocket frame (a close frame would start 0x88), ended
+  // with END_STREAM, not reset.
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(h2_ws).closed; }, 10s));
+  EXPECT_EQ(h2.stream(h2_ws).status, 503);
+  EXPECT_EQ(h2.stream(h2_ws).header("retry-after"), "1");
+  EXPECT_EQ(h2.stream(h2_ws).error_code, 0u);
+  EXPECT_EQ(h2.stream(h2_ws).body.rfind("broker unavailable", 0), 0u) << h2.stream(h2_ws).body;
+  EXPECT_NE(h2.stream(h2_ws).body.find("broker.placement_timeout_ms"), std::string::npos) << h2.stream(h2_ws).body;
   const std::optional<ws::ServerFrame> refused = ws_client.read_message();
   ASSERT_TRUE(refused.has_value());
   EXPECT_NE(refused->payload.find(R"("req":1,"ok":false)"), std::string::npos) << refused->payload;
@@ -232,6 +285,52 @@ TEST_F(BrokerFirstSubscribe, PastThePlacementTimeoutAHeldClientIsRefusedAndOther
   const std::optional<ws::ServerFrame> ack = ws_client.read_message();
   ASSERT_TRUE(ack.has_value());
   EXPECT_NE(ack->payload.find(R"("req":2,"ok":true)"), std::string::npos) << ack->payload;
+}
+
+// The access log's line for an HTTP/2 stream whose HEADERS waited for its
+// topic's place is written when they go, with their status: 200 (sse) for
+// a stream placed while Redis ran, 503 (http, as a refusal) for an SSE
+// stream and a WebSocket refused past broker.placement_timeout_ms while
+// Redis was stopped.
+TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamIsLoggedWithTheStatusItWasAnswered) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=500", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+  const std::int32_t placed = h2.request("GET", "/sse/logged_placed");
+  ASSERT_GT(placed, 0);
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(placed).status != 0; }, 10s));
+  ASSERT_EQ(h2.stream(placed).status, 200);
+
+  redis_.pause();
+  const std::int32_t sse = h2.request("GET", "/sse/logged_held");
+  ASSERT_GT(sse, 0);
+  const std::int32_t ws = connect_websocket(h2, "/ws/logged_held_ws");
+  ASSERT_GT(ws, 0);
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(sse).closed && h2.stream(ws).closed; }, 10s));
+  EXPECT_EQ(h2.stream(sse).status, 503);
+  EXPECT_EQ(h2.stream(ws).status, 503);
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  const auto line_of = [&log](std::int32_t stream) {
+    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  const std::string placed_line = line_of(placed);
+  EXPECT_NE(placed_line.find("method=GET"), std::string::npos) << log;
+  EXPECT_NE(placed_line.find(" status=200 transport=sse "), std::string::npos) << placed_line;
+  const std::string sse_line = line_of(sse);
+  EXPECT_NE(sse_line.find("method=GET"), std::string::npos) << log;
+  EXPECT_NE(sse_line.find(" status=503 transport=http "), std::string::npos) << sse_line;
+  const std::string ws_line = line_of(ws);
+  EXPECT_NE(ws_line.find("method=CONNECT"), std::string::npos) << log;
+  EXPECT_NE(ws_line.find(" status=503 transport=http "), std::string::npos) << ws_line;
 }
 
 // Over /ws: the ack waits for the place and names it (the newest event of

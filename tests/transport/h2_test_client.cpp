@@ -141,10 +141,11 @@ int H2TestClient::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, vo
 int H2TestClient::on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
                             std::size_t name_length, const std::uint8_t* value, std::size_t value_length,
                             std::uint8_t, void* self) {
-  if (std::string_view(reinterpret_cast<const char*>(name), name_length) == ":status") {
-    self_of(self).streams_[frame->hd.stream_id].status =
-        std::stoi(std::string(reinterpret_cast<const char*>(value), value_length));
-  }
+  ClientStream& s = self_of(self).streams_[frame->hd.stream_id];
+  const std::string field(reinterpret_cast<const char*>(name), name_length);
+  const std::string text(reinterpret_cast<const char*>(value), value_length);
+  if (field == ":status") s.status = std::stoi(text);
+  s.headers.emplace_back(field, text);
   return 0;
 }
 

@@ -21,7 +21,16 @@ namespace sluice::transport::test {
 using namespace std::chrono_literals;
 
 struct ClientStream {
+  // The value of the response's field `name` (lower case), empty if none.
+  [[nodiscard]] std::string header(std::string_view name) const {
+    for (const auto& [field, value] : headers) {
+      if (field == name) return value;
+    }
+    return {};
+  }
+
   int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // the response's fields, as received
   int headers_frames = 0;  // raw mode: HEADERS frames seen (not decoded)
   std::string body;
   bool closed = false;
