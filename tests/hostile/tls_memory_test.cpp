@@ -9,9 +9,7 @@
 // share, which judges a request over TLS as over TCP. OpenSSL's calls alone play
 // the client; the record's start is written past it, straight to the
 // socket.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,6 +22,7 @@
 #include <vector>
 
 #include "eventually.hpp"
+#include "io/socket.hpp"
 #include "test_certs.hpp"
 #include "test_client.hpp"
 #include "tls_peer.hpp"
@@ -60,18 +59,12 @@ server::Config tls_share_config(const ServerCert& cert, std::size_t share) {
   return config;
 }
 
+// Connected blocking (so the handshake's first bytes need no wait), then
+// switched to non-blocking for the pumps.
 int connect_nonblocking(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
+  const int fd = io::connect_tcp(io::Endpoint{"127.0.0.1", port});
+  if (fd >= 0) io::set_nonblocking(fd, true);
+  return fd < 0 ? -1 : fd;
 }
 
 // One TLS client, connected; by default it has sent the first 1,000 bytes
@@ -119,6 +112,26 @@ struct HalfRecordClient {
   bool connected = false;
   bool sent = false;
 };
+
+// Two clients each holding half a record, charged a record buffer apiece:
+// with the tests' cap that leaves no room for a third. Empty (and the test
+// failed) when either could not connect or the charges never showed.
+std::vector<std::unique_ptr<HalfRecordClient>> fill_cap_with_half_records(RunningServer& server,
+                                                                         const TestCerts& certs) {
+  std::vector<std::unique_ptr<HalfRecordClient>> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
+    if (!clients.back()->connected || !clients.back()->sent) {
+      ADD_FAILURE() << "half-record client " << i << " did not connect and send";
+      return {};
+    }
+  }
+  if (!eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; })) {
+    ADD_FAILURE() << "charged " << server.server().memory_stats().charged << " for two half records";
+    return {};
+  }
+  return clients;
+}
 
 TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
   TestCerts certs;
@@ -334,12 +347,8 @@ TEST(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
 
   auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
   ASSERT_TRUE(late->connected);
-  std::vector<std::unique_ptr<HalfRecordClient>> clients;
-  for (int i = 0; i < 2; ++i) {
-    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
-    ASSERT_TRUE(clients.back()->connected && clients.back()->sent) << i;
-  }
-  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; }));
+  const std::vector<std::unique_ptr<HalfRecordClient>> clients = fill_cap_with_half_records(server, certs);
+  ASSERT_EQ(clients.size(), 2u);
   const server::MemoryStats full = server.server().memory_stats();
   ASSERT_GT(full.charged + transport::kRecordBufferEstimate, kServerBytes) << "the cap has room: the test shows nothing";
   EXPECT_TRUE(late->answered()) << "the request was not read";
@@ -366,12 +375,8 @@ TEST(TlsMemory, ARecordLongerThanAReadsTurnIsReadWhileTheServersCapIsFull) {
 
   auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
   ASSERT_TRUE(late->connected);
-  std::vector<std::unique_ptr<HalfRecordClient>> clients;
-  for (int i = 0; i < 2; ++i) {
-    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
-    ASSERT_TRUE(clients.back()->connected && clients.back()->sent) << i;
-  }
-  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; }));
+  const std::vector<std::unique_ptr<HalfRecordClient>> clients = fill_cap_with_half_records(server, certs);
+  ASSERT_EQ(clients.size(), 2u);
   ASSERT_GT(server.server().memory_stats().charged + transport::kRecordBufferEstimate, kServerBytes);
   EXPECT_TRUE(late->answered(3000)) << "a record of 3 KiB was not read with 1 KiB turns";
   EXPECT_LE(server.server().memory_stats().charged, kServerBytes);
@@ -443,12 +448,8 @@ TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFul
   RunningServer server(tls_config(cert));
   auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
   ASSERT_TRUE(late->connected);
-  std::vector<std::unique_ptr<HalfRecordClient>> clients;
-  for (int i = 0; i < 2; ++i) {
-    clients.push_back(std::make_unique<HalfRecordClient>(server.port(), certs.ca_file()));
-    ASSERT_TRUE(clients.back()->connected && clients.back()->sent) << i;
-  }
-  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().charged >= 2 * 17 * kKiB; }));
+  const std::vector<std::unique_ptr<HalfRecordClient>> clients = fill_cap_with_half_records(server, certs);
+  ASSERT_EQ(clients.size(), 2u);
   const server::MemoryStats full = server.server().memory_stats();
   ASSERT_GT(full.charged + transport::kRecordBufferEstimate, kServerBytes) << "the cap has room: the test shows nothing";
 

@@ -15,9 +15,7 @@
 // answers the request at the end of the stream: which of the two the
 // server wrote first is what the subscriber's socket holds once the
 // answer is in, a matter of order, not of time.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
@@ -30,6 +28,7 @@
 #include <vector>
 
 #include "eventually.hpp"
+#include "io/socket.hpp"
 #include "test_certs.hpp"
 #include "test_client.hpp"
 #include "tls_peer.hpp"
@@ -41,18 +40,12 @@ using transport::test::ClientOptions;
 using transport::test::OpenSslClient;
 using transport::test::pump;
 
+// Connected blocking (so the handshake's first bytes need no wait), then
+// switched to non-blocking for the pumps.
 int connect_nonblocking(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
+  const int fd = io::connect_tcp(io::Endpoint{"127.0.0.1", port});
+  if (fd >= 0) io::set_nonblocking(fd, true);
+  return fd < 0 ? -1 : fd;
 }
 
 // A TLS client over its own non-blocking socket, connected.
