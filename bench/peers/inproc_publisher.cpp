@@ -37,6 +37,7 @@ std::string_view status_name(PublishStatus status) {
     case PublishStatus::timed_out: return "timed_out";
     case PublishStatus::cannot_wait: return "cannot_wait";
     case PublishStatus::bad_timeout: return "bad_timeout";
+    case PublishStatus::stopped: return "stopped";
   }
   return "unknown";
 }

@@ -47,6 +47,7 @@ enum class PublishStatus : std::uint8_t {
   timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)
   cannot_wait,  // called on a loop's thread (it would stop that loop), or the server has a broker
   bad_timeout,  // a timeout below 0 or above kMaxPublishWait
+  stopped,      // the server's loops stopped before there was room
 };
 
 // How long publish_waiting() may wait, at most.
@@ -130,6 +131,11 @@ class Server {
   //                very loop that must make room), or the server has a
   //                broker (Redis's readers deliver); nothing was published;
   //   bad_timeout  `wait.timeout` outside 0..kMaxPublishWait;
+  //   stopped      the server's loops stopped (stop() or drain()) while
+  //                it waited, or before it was called: it returns at
+  //                once, nothing was published. A Server must outlive
+  //                the calls still inside publish_waiting(): stop it, join
+  //                the publishers, then destroy it;
   //   any other    refused, as publish() refuses.
   // Any thread but a loop's. Allocates nothing once the topic exists.
   PublishResult publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,

@@ -93,6 +93,8 @@ class Hub {
   static void mark_short_of_room(TopicRecord& record) {
     record.short_of_room.fetch_add(1, std::memory_order_relaxed);
   }
+  // The loop stops: publishers waiting for room return (Server::stop()).
+  void close_publish_gate() { book_.gate().close(); }
   void mark_room_back(TopicRecord& record) {
     record.short_of_room.fetch_sub(1, std::memory_order_release);
     book_.gate().room_made(record.room_waiters);

@@ -15,7 +15,12 @@ void PublishGate::Wait::arm() {
 
 bool PublishGate::Wait::sleep_until(Clock::time_point deadline) {
   std::unique_lock lock(gate_.mutex_);
-  return gate_.woken_.wait_until(lock, deadline, [&] { return gate_.wakes_ != seen_; });
+  return gate_.woken_.wait_until(lock, deadline, [&] { return gate_.wakes_ != seen_ || gate_.closed(); });
+}
+
+void PublishGate::close() {
+  closed_.store(true, std::memory_order_release);
+  wake();
 }
 
 // Every waiter of every topic wakes and looks again: waiters are few (an

@@ -51,7 +51,7 @@ class PublishGate {
     // Before each look for room.
     void arm();
     // After a look that found none: sleeps until a loop has made room
-    // since arm(), or until `deadline`. False at the deadline.
+    // since arm(), the gate closed, or `deadline`. False at the deadline.
     [[nodiscard]] bool sleep_until(Clock::time_point deadline);
 
    private:
@@ -60,12 +60,19 @@ class PublishGate {
     std::uint64_t seen_ = 0;
   };
 
+  // The server stops: every waiter wakes, and from now on none waits
+  // (closed()). From a loop's thread as it stops, never from a signal
+  // handler (a lock is taken).
+  void close();
+  [[nodiscard]] bool closed() const { return closed_.load(std::memory_order_acquire); }
+
  private:
   void wake();
 
   std::mutex mutex_;
   std::condition_variable woken_;
   std::uint64_t wakes_ = 0;  // under mutex_
+  std::atomic<bool> closed_{false};
 };
 
 }  // namespace sluice::hub

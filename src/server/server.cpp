@@ -235,6 +235,7 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
   hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
   for (;;) {
     waiting.arm();
+    if (s.book.gate().closed()) return {PublishStatus::stopped};
     const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
     if (r.status != hub::HubStatus::busy) {
       s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });

@@ -260,6 +260,10 @@ void Worker::sweep() {
 }
 
 void Worker::drain_on_shutdown() {
+  // A publisher waiting for room would wait its whole timeout for loops
+  // that deliver no more: it is told the server stopped. Here, on the
+  // loop's thread, because stop() itself may run in a signal handler.
+  hub_.close_publish_gate();
   // Not listening any more: a client that connects now is refused at once
   // (and one in the backlog is reset) rather than accepted by nobody. The
   // descriptors stay open until the server closes them.

@@ -39,6 +39,14 @@ TEST(RoundTripCredit, IsNothingWithoutARateOrARoundTrip) {
   EXPECT_EQ(round_trip_credit(PathFacts{}), 0u);
 }
 
+// The kernel's minimum round trip before its first sample is the largest
+// value there is: unknown, not a round trip of 71 minutes.
+TEST(RoundTripCredit, IsNothingBeforeTheKernelMeasuredARoundTrip) {
+  PathFacts path = kLink;
+  path.min_rtt_us = UINT32_MAX;
+  EXPECT_EQ(round_trip_credit(path), 0u);
+}
+
 TEST(RoundTripCredit, IsNextToNothingOverLoopback) {
   // 4 GB/s and 20 us: 80 KB a round trip, but loopback acknowledges at
   // once, so little is ever unacknowledged when the gate looks.
@@ -48,7 +56,7 @@ TEST(RoundTripCredit, IsNextToNothingOverLoopback) {
 }
 
 TEST(RoundTripCredit, DoesNotOverflowAtTheLargestFigures) {
-  const PathFacts huge{.unacknowledged = 1u << 30, .delivery_rate = 100'000'000'000ULL, .min_rtt_us = UINT32_MAX,
+  const PathFacts huge{.unacknowledged = 1u << 30, .delivery_rate = 100'000'000'000ULL, .min_rtt_us = UINT32_MAX - 1,
                        .rate_app_limited = false};
   EXPECT_EQ(round_trip_credit(huge), std::size_t{1} << 30);
 }

@@ -231,6 +231,32 @@ TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
   for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
 }
 
+// A subscriber that reads nothing holds a publisher waiting the longest
+// wait; the server stops meanwhile (or before the publisher's next call):
+// the publisher is told `stopped`, not kept to its timeout by loops that
+// deliver no more, and a later call is told so at once.
+TEST(PublishWaiting, APublisherWaitingWhenTheServerStopsIsToldSo) {
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SseSubscriber stalled(running.port(), "/sse/flow?policy=fifo", 4096);
+  ASSERT_TRUE(stalled.opened());
+  std::atomic<std::size_t> published{0};
+  server::PublishStatus last = server::PublishStatus::ok;
+  std::thread publisher([&] {
+    for (std::size_t i = 0; i < kEvents; ++i) {
+      last = server.publish_waiting("flow", kData, {.timeout = server::kMaxPublishWait}).status;
+      if (last != server::PublishStatus::ok) return;
+      published.fetch_add(1);
+    }
+  });
+  for (int i = 0; i < 10000 && published.load() == 0; ++i) std::this_thread::sleep_for(1ms);  // polls, bounded
+  running.stop();
+  publisher.join();
+  EXPECT_EQ(last, server::PublishStatus::stopped) << "after " << published.load() << " events";
+  EXPECT_LT(published.load(), kEvents) << "the stalled subscriber never held the publisher";
+  EXPECT_EQ(server.publish_waiting("flow", kData, {}).status, server::PublishStatus::stopped);
+}
+
 TEST(PublishWaiting, IsRefusedOnALoopThreadAndPastTheLongestWait) {
   std::atomic<int> on_loop{-1};
   RunningServer running(server::Config{}, [&](server::Server& s) {
