@@ -165,7 +165,7 @@ bool PacedReader::read_head(std::string& bytes, bool& head_done) {
 void PacedReader::run(std::string first) {
   const std::uint64_t start = now_ns();
   Handler handler(*this, start);
-  SseScanner sse;
+  SseScanner sse(std::size_t{64} << 20);  // as the WebSocket reader: a 1 MiB frame's event is a little over 1 MiB
   WsFrameScanner ws(std::size_t{64} << 20);
   const bool is_ws = options_.proto == Proto::ws;
   std::string pending = std::move(first);  // bytes not scanned yet; SSE: the head until it is whole
