@@ -256,6 +256,9 @@ struct Config {
   // What all connections' buffers outside the pool may hold together, past
   // their resting sizes (ConnectionLimits::memory_bytes is one connection's).
   std::int64_t server_memory_bytes = std::int64_t{1} << 30;
+  // The part of it held for TLS records read while the rest is full; 0: a
+  // sixteenth of it. None without TLS.
+  std::int64_t tls_record_reserve_bytes = 0;
   std::int64_t tcp_notsent_lowat = 16384;     // 0 leaves the kernel default
   std::int64_t tcp_send_buffer = 0;           // SO_SNDBUF; 0 leaves the kernel default
   HttpLimits http;

@@ -4,9 +4,9 @@ namespace sluice::buf {
 
 // Add first, then look: two loops charging at once can never both slip
 // under the cap, and a refused charge is taken back at once.
-bool MemoryCap::take(std::size_t bytes) {
+bool MemoryCap::take(std::size_t bytes, std::size_t bound) {
   const std::size_t before = charged_.fetch_add(bytes, std::memory_order_relaxed);
-  if (before + bytes <= limit_.load(std::memory_order_relaxed)) return true;
+  if (before + bytes <= bound) return true;
   charged_.fetch_sub(bytes, std::memory_order_relaxed);
   return false;
 }
@@ -14,14 +14,14 @@ bool MemoryCap::take(std::size_t bytes) {
 ChargeStatus MemoryAccount::try_charge(std::size_t bytes) {
   if (bytes == 0) return ChargeStatus::ok;
   if (bytes > limit_ - charged_) return ChargeStatus::over_connection;
-  if (cap_ != nullptr && !cap_->take(bytes)) return ChargeStatus::over_server;
+  if (cap_ != nullptr && !cap_->take(bytes, cap_->below_reserve())) return ChargeStatus::over_server;
   charged_ += bytes;
   return ChargeStatus::ok;
 }
 
-ChargeStatus MemoryAccount::charge_past_cap(std::size_t bytes) {
+ChargeStatus MemoryAccount::charge_from_reserve(std::size_t bytes) {
   if (bytes > limit_ - charged_) return ChargeStatus::over_connection;
-  if (cap_ != nullptr) cap_->take_past_limit(bytes);
+  if (cap_ != nullptr && !cap_->take(bytes, cap_->limit())) return ChargeStatus::over_server;
   charged_ += bytes;
   return ChargeStatus::ok;
 }

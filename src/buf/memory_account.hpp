@@ -10,9 +10,12 @@
 // charged first: to the connection's account (limits.connection_bytes)
 // and to the cap all connections share (limits.server_bytes). A charge
 // that would pass either is refused, nothing is allocated, and the caller
-// answers the client (or stops reading it) instead. One charge may pass
-// the cap (charge_past_cap()): a buffer the connection's own limit bounds,
-// without which a client would be served worse than over TCP.
+// answers the client (or stops reading it) instead. A slice of the cap is
+// held back from those charges (the reserve, limits.tls_record_reserve_bytes)
+// for one kind of buffer only (charge_from_reserve()): a TLS record's rest,
+// which a client is served worse than over TCP without; as the pool holds
+// blocks back for control frames, so that what fills the rest cannot starve
+// them. The cap stays the bound of both.
 //
 // The cap is one atomic count: any loop charges it without a lock, and an
 // account's charges go back to it when the account is destroyed.
@@ -32,16 +35,22 @@ enum class ChargeStatus : std::uint8_t {
 
 class MemoryCap {
  public:
-  explicit MemoryCap(std::size_t limit) : limit_(limit) {}
+  // `reserve` (at most `limit`) is the part of `limit` only
+  // charge_from_reserve() may take.
+  explicit MemoryCap(std::size_t limit, std::size_t reserve = 0) : limit_(limit), reserve_(reserve) {}
   MemoryCap(const MemoryCap&) = delete;
   MemoryCap& operator=(const MemoryCap&) = delete;
 
   [[nodiscard]] std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::size_t reserve() const { return reserve_.load(std::memory_order_relaxed); }
   // Any thread (a reload). Binds the next charge. Nothing charged is taken
   // back: with more charged than a lowered limit, every growth is refused
   // until connections give back enough (they finish a request or message,
   // or close).
-  void set_limit(std::size_t limit) { limit_.store(limit, std::memory_order_relaxed); }
+  void set_limit(std::size_t limit, std::size_t reserve = 0) {
+    limit_.store(limit, std::memory_order_relaxed);
+    reserve_.store(reserve, std::memory_order_relaxed);
+  }
   // Bytes charged now, by every connection.
   [[nodiscard]] std::size_t charged() const { return charged_.load(std::memory_order_relaxed); }
   // Charges refused since start, by which limit refused them.
@@ -50,14 +59,18 @@ class MemoryCap {
 
  private:
   friend class MemoryAccount;
-  // Adds `bytes` unless the limit would be passed; counts nothing.
-  [[nodiscard]] bool take(std::size_t bytes);
-  // Adds `bytes` whatever the limit: every charge() is then refused until
-  // enough is given back (see MemoryAccount::charge_past_cap()).
-  void take_past_limit(std::size_t bytes) { charged_.fetch_add(bytes, std::memory_order_relaxed); }
+  // Adds `bytes` unless the count would pass `bound`; counts nothing.
+  [[nodiscard]] bool take(std::size_t bytes, std::size_t bound);
+  // What ordinary charges may reach: the limit less the reserve.
+  [[nodiscard]] std::size_t below_reserve() const {
+    const std::size_t limit = this->limit();
+    const std::size_t reserve = this->reserve();
+    return limit > reserve ? limit - reserve : 0;
+  }
   void give_back(std::size_t bytes) { charged_.fetch_sub(bytes, std::memory_order_relaxed); }
 
   std::atomic<std::size_t> limit_;
+  std::atomic<std::size_t> reserve_;
   std::atomic<std::size_t> charged_{0};
   // Word-sized, so the counts stay lock-free where 64-bit atomics need a
   // library (a 32-bit microcontroller); they wrap there after 2^32.
@@ -86,14 +99,13 @@ class MemoryAccount {
   // refusal itself, with count_refusal(), only when it does not.
   [[nodiscard]] ChargeStatus try_charge(std::size_t bytes);
   void count_refusal(ChargeStatus status);
-  // Charges `bytes` within this account's own limit, and to the cap even
-  // past its limit (the cap's count says so, and refuses every other
-  // charge until it is back under). For a buffer the caller must hold for
-  // the client to be served as over TCP, which the account's limit bounds
-  // per connection (a TLS record decrypted whole, past the input buffer's
-  // spare room): the server then holds at most that much per connection
-  // past the cap. over_connection when the account's limit would be passed.
-  [[nodiscard]] ChargeStatus charge_past_cap(std::size_t bytes);
+  // try_charge() that may also take the cap's reserve, up to its limit.
+  // For a buffer the caller must hold for the client to be served as over
+  // TCP (a TLS record decrypted whole, past the input buffer's spare room)
+  // when ordinary charges have filled the rest. Nothing else draws on the
+  // reserve, so those buffers find it however full the rest is; past it
+  // they are refused (over_server) like any other charge.
+  [[nodiscard]] ChargeStatus charge_from_reserve(std::size_t bytes);
   // Gives back `bytes` charged before.
   void release(std::size_t bytes);
   // A buffer's charged size goes from `from` to `to` bytes: charges the

@@ -239,14 +239,15 @@ void Connection::flush() {
 // rest of the record's plaintext in its read buffer (OpenSSL's, one
 // record's worth) for the next read, once the protocol has used its input
 // (as TCP's bytes wait in the socket). That buffer is charged to the
-// record account past the cap (keep_rest_past_cap()): the cap is full,
-// and waiting for it would leave a request TCP serves waiting for its
+// cap's reserve (keep_rest_in_reserve(), limits.tls_record_reserve_bytes),
+// the slice no other charge may take: the rest of the cap is full, and
+// waiting for it would leave a request TCP serves waiting for its
 // deadline. Only a connection that holds no read buffer makes such a
 // read, and the read takes nothing past the one record, so each
-// connection holds at most one record buffer past limits.server_bytes,
-// given back once the rest is read out; while the cap's count is past its
-// limit every other charge is refused, so the cap gives nothing more
-// until it is back under.
+// connection holds at most one record buffer in the reserve, given back
+// once the rest is read out. With the reserve full too the read waits, as
+// any other read for the cap: what connections hold stays within
+// limits.server_bytes.
 bool Connection::reserve_for_read(std::size_t& room) {
   const std::size_t reserve = transport_->read_reserve();
   if (reserve == 0) return true;
@@ -261,7 +262,7 @@ bool Connection::reserve_for_read(std::size_t& room) {
     return true;
   }
   if (const std::size_t record = transport_->confinable_room();
-      record > 0 && (confine_wider(record, room) || keep_rest_past_cap(reserve))) {
+      record > 0 && (confine_wider(record, room) || keep_rest_in_reserve(reserve))) {
     read_waits_for_memory_ = false;
     return true;
   }
@@ -289,8 +290,8 @@ bool Connection::confine_wider(std::size_t record, std::size_t& room) {
   return true;
 }
 
-bool Connection::keep_rest_past_cap(std::size_t reserve) {
-  if (transport_memory_.charge_past_cap(reserve) != buf::ChargeStatus::ok) return false;
+bool Connection::keep_rest_in_reserve(std::size_t reserve) {
+  if (transport_memory_.charge_from_reserve(reserve) != buf::ChargeStatus::ok) return false;
   if (!transport_->confine_read_keeping_rest()) {
     transport_memory_.release(reserve);
     return false;

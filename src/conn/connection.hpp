@@ -168,9 +168,9 @@ class Connection : private detail::OwnedQueue,
   [[nodiscard]] bool confine_wider(std::size_t record, std::size_t& room);
   // Holds the next read to the whole record at the head of the socket,
   // whose plaintext past the read's room the transport keeps, charging
-  // its `reserve` to the record account past the server's cap; false when
-  // no such read can be made.
-  [[nodiscard]] bool keep_rest_past_cap(std::size_t reserve);
+  // its `reserve` to the record account from the server cap's reserve;
+  // false when no such read can be made (or the reserve is full).
+  [[nodiscard]] bool keep_rest_in_reserve(std::size_t reserve);
 
   std::unique_ptr<Transport> transport_;
   TransportWriter writer_;

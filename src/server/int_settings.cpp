@@ -76,6 +76,10 @@ const IntSetting kIntSettings[] = {
         "bytes one connection's buffers outside the pool may hold past their resting size (1009/413 past it)"),
     int_setting<&C::server_memory_bytes>("limits.server_bytes", kMiB, 1024 * 1024 * kMiB,
                                          "bytes all connections' buffers outside the pool may hold (1009/503 past it)"),
+    int_setting<&C::tls_record_reserve_bytes>(
+        "limits.tls_record_reserve_bytes", 0, 512 * 1024 * kMiB,
+        "bytes of limits.server_bytes only TLS records read while the rest is full may take (0: a sixteenth of it; "
+        "at most half)"),
     int_setting<&C::pool, &PoolConfig::block_count>("pool.block_count", 2, 1 << 24, "payload blocks"),
     int_setting<&C::pool, &PoolConfig::block_size>("pool.block_size", 64, 16 * kMiB, "bytes per block"),
     int_setting<&C::pool, &PoolConfig::reserve>("pool.reserve", 1, 1 << 24, "blocks only control frames use"),

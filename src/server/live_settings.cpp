@@ -50,6 +50,7 @@ constexpr LiveSetting kLiveSettings[] = {
     live<&C::max_connections>("max_connections"),
     live<&C::per_ip_connections>("limits.per_ip_connections"),
     live<&C::server_memory_bytes>("limits.server_bytes"),
+    live<&C::tls_record_reserve_bytes>("limits.tls_record_reserve_bytes"),
     live<&C::policy, &P::latest_window_frames>("policy.latest_window_frames"),
     live_rate<&R::connect_per_ip>("auth.rate.connect_per_ip"),
     live_rate<&R::connect_per_ip_burst>("auth.rate.connect_per_ip_burst"),

@@ -19,6 +19,12 @@ std::size_t body_share(const Config& config) {
   return buf::charged_part(raw, conn::kInputResting) + buf::charged_part(body, buf::kRestingCapacity);
 }
 
+std::size_t tls_record_reserve(const Config& config) {
+  if (config.tls.cert_file.empty()) return 0;
+  if (config.tls_record_reserve_bytes > 0) return static_cast<std::size_t>(config.tls_record_reserve_bytes);
+  return static_cast<std::size_t>(config.server_memory_bytes) / 16;
+}
+
 namespace {
 
 std::string too_small(const Config& config, std::string_view key, std::int64_t value, std::size_t needed,
@@ -41,6 +47,11 @@ std::optional<std::string> check_memory_shares(const Config& config) {
   if (const std::size_t needed = body_share(config); needed > limit) {
     return too_small(config, "http.max_body", static_cast<std::int64_t>(config.http.max_body), needed,
                      "a chunked body's raw bytes and the joined body");
+  }
+  if (config.tls_record_reserve_bytes > config.server_memory_bytes / 2) {
+    return "config key 'limits.tls_record_reserve_bytes' (" + std::to_string(config.tls_record_reserve_bytes) +
+           ") must be between 0 and half of limits.server_bytes (" +
+           std::to_string(config.server_memory_bytes / 2) + ")";
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include "io/socket.hpp"
 #include "server/server_impl.hpp"
 #include "server/broker_config.hpp"
+#include "server/memory_shares.hpp"
 #include "server/ws_routes.hpp"
 #include "session/config_limits.hpp"
 #include "session/publish_metrics.hpp"
@@ -69,7 +70,7 @@ Server::Impl::Impl(const Config& c)
       config(*started),
       in_force(started),
       pool(session::pool_config(config.pool)),
-      memory_cap(static_cast<std::size_t>(config.server_memory_bytes)),
+      memory_cap(static_cast<std::size_t>(config.server_memory_bytes), tls_record_reserve(config)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),
       logger(log_config(config.ops), log_output),
       registry(loop_count(config)),

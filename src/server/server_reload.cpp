@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "server/live_settings.hpp"
+#include "server/memory_shares.hpp"
 #include "server/server_impl.hpp"
 
 namespace sluice::server {
@@ -82,7 +83,7 @@ std::optional<std::string> apply_live_settings(Server& server, const Config& rea
   s.logger.set_access(next->ops.log_access != 0);
   s.ops.set_connections_limit(next->max_connections);
   s.address_limit.set_max(next->per_ip_connections);
-  s.memory_cap.set_limit(static_cast<std::size_t>(next->server_memory_bytes));
+  s.memory_cap.set_limit(static_cast<std::size_t>(next->server_memory_bytes), tls_record_reserve(*next));
   for (const LiveSettingsHook& hook : s.live_setting_hooks) {
     if (hook.apply) hook.apply(*next);
   }

@@ -51,27 +51,43 @@ TEST(MemoryAccount, ResizeChargesGrowthAndGivesBackShrink) {
   EXPECT_EQ(cap.charged(), 100u);
 }
 
-// A charge past the cap is held to the account's own limit, counted in
-// the cap (so the cap says what is held), and refuses every other charge
-// until the cap's count is back under its limit.
-TEST(MemoryAccount, AChargePastTheCapKeepsToTheAccountsLimitAndStopsEveryOtherCharge) {
-  MemoryCap cap(1000);
+// Ordinary charges stop short of the cap's reserve; a charge from the
+// reserve may take it, within its account's own limit and never past the
+// cap; what it holds there keeps ordinary charges out until given back.
+TEST(MemoryAccount, OrdinaryChargesStopShortOfTheReserveWhichOnlyAChargeFromItTakesUpToTheCap) {
+  MemoryCap cap(1000, 300);
   MemoryAccount full(&cap, 1000);
-  ASSERT_EQ(full.charge(950), ChargeStatus::ok);
+  EXPECT_EQ(full.try_charge(701), ChargeStatus::over_server);
+  ASSERT_EQ(full.charge(650), ChargeStatus::ok);
   MemoryAccount records(&cap, 300);
   EXPECT_EQ(records.try_charge(200), ChargeStatus::over_server);
-  EXPECT_EQ(records.charge_past_cap(200), ChargeStatus::ok);
-  EXPECT_EQ(cap.charged(), 1150u);
-  EXPECT_EQ(records.charged(), 200u);
-  EXPECT_EQ(records.charge_past_cap(101), ChargeStatus::over_connection);
-  EXPECT_EQ(cap.charged(), 1150u);
-  // Freeing 100 leaves the cap past its limit: nothing fits yet.
+  EXPECT_EQ(records.charge_from_reserve(200), ChargeStatus::ok);
+  EXPECT_EQ(cap.charged(), 850u);
+  EXPECT_EQ(records.charge_from_reserve(101), ChargeStatus::over_connection);
+  MemoryAccount more_records(&cap, 300);
+  EXPECT_EQ(more_records.charge_from_reserve(151), ChargeStatus::over_server);
+  EXPECT_EQ(more_records.charge_from_reserve(150), ChargeStatus::ok);
+  EXPECT_EQ(cap.charged(), 1000u);
+  // Freeing 100 of the ordinary charges leaves the count past the limit
+  // less the reserve: nothing ordinary fits yet.
   full.release(100);
   EXPECT_EQ(full.try_charge(1), ChargeStatus::over_server);
   records.release(200);
-  EXPECT_EQ(cap.charged(), 850u);
+  more_records.release(150);
+  EXPECT_EQ(cap.charged(), 550u);
   EXPECT_EQ(full.try_charge(150), ChargeStatus::ok);
   EXPECT_EQ(cap.refused_by_server(), 0u);
+}
+
+// A reload sets the reserve with the limit.
+TEST(MemoryAccount, AReloadedReserveBindsTheNextCharge) {
+  MemoryCap cap(1000);
+  MemoryAccount a(&cap, 1000);
+  ASSERT_EQ(a.charge(900), ChargeStatus::ok);
+  a.release(900);
+  cap.set_limit(1000, 200);
+  EXPECT_EQ(a.charge(801), ChargeStatus::over_server);
+  EXPECT_EQ(a.charge_from_reserve(801), ChargeStatus::ok);
 }
 
 TEST(MemoryAccount, AnAccountGivesEverythingBackWhenDestroyed) {

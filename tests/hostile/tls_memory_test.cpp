@@ -36,17 +36,21 @@ using transport::test::ClientOptions;
 using transport::test::OpenSslClient;
 
 constexpr std::size_t kKiB = 1024;
-// The server's cap in these tests: room for two record buffers (17 KiB
-// each), not three.
+// What ordinary charges may take of the server's cap in these tests: room
+// for two record buffers (17 KiB each), not three.
 constexpr std::size_t kServerBytes = 40 * kKiB;
+// The cap's reserve for records read while the rest is full: room for one.
+constexpr std::size_t kRecordReserve = 20 * kKiB;
 
-// One loop serving TLS with `cert`, the whole server held to kServerBytes.
+// One loop serving TLS with `cert`, the whole server held to kServerBytes
+// and the reserve beside it.
 server::Config tls_config(const ServerCert& cert) {
   server::Config config;
   config.threads = 1;
   config.tls.cert_file = cert.cert_file;
   config.tls.key_file = cert.key_file;
-  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
+  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes + kRecordReserve);
+  config.tls_record_reserve_bytes = static_cast<std::int64_t>(kRecordReserve);
   return config;
 }
 
@@ -432,10 +436,10 @@ std::string statuses(const std::string& received) {
 // shorter than the next record is read as over TCP, where the read takes
 // the spare room's worth and the rest waits in the socket: over TLS the
 // record is decrypted whole and the part past the spare room stays in
-// OpenSSL's read buffer, one record's worth, charged to the connection's
-// record account past the cap, and read out at the next read. Before, the
-// read waited for the cap (or the request's deadline), and the POST and
-// the GET behind it were not answered.
+// OpenSSL's read buffer, one record's worth, charged to the cap's reserve
+// for records (which nothing else may take), and read out at the next
+// read. Before, the read waited for the cap (or the request's deadline),
+// and the POST and the GET behind it were not answered.
 TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFullAsOverTcp) {
   TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
@@ -443,6 +447,7 @@ TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFul
   ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
   server::Config tcp = tls_config(cert);
   tcp.tls = {};
+  tcp.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
   ASSERT_EQ(tcp_pair_answers(tcp), "404 404") << "over TCP";
 
   RunningServer server(tls_config(cert));
@@ -467,6 +472,39 @@ TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFul
   EXPECT_EQ(server.server().stats().memory_closes, 0u);
   EXPECT_FALSE(clients[0]->closed_by_server());
   EXPECT_FALSE(clients[1]->closed_by_server());
+}
+
+// The reserve bounds those records too: with no room left in it (here a
+// reserve of one byte, which no record fits), the same read waits for the
+// cap as any other, the count never passes limits.server_bytes, and the
+// requests are answered once the clients filling the cap leave.
+TEST(TlsMemory, WithNoRoomInTheReserveARecordsRestWaitsForTheCapWhichItNeverPasses) {
+  TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const ServerCert cert = certs.server("localhost");
+  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  server::Config config = tls_config(cert);
+  config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes + 1);
+  config.tls_record_reserve_bytes = 1;
+  RunningServer server(config);
+  auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
+  ASSERT_TRUE(late->connected);
+  std::vector<std::unique_ptr<HalfRecordClient>> clients = fill_cap_with_half_records(server, certs);
+  ASSERT_EQ(clients.size(), 2u);
+  const server::MemoryStats full = server.server().memory_stats();
+
+  const PipelinedPair pair;
+  ASSERT_TRUE(late->tls->write_all(pair.head));
+  ASSERT_TRUE(late->tls->write_all(pair.rest));
+  ASSERT_TRUE(eventually([&] { return server.server().memory_stats().refused_by_server > full.refused_by_server; }))
+      << "the read did not wait for the cap";
+  EXPECT_LE(server.server().memory_stats().charged, kServerBytes + 1);
+
+  clients.clear();
+  const std::string& got = late->tls->received();
+  (void)transport::test::pump([&] { return !late->tls->read_available() || statuses(got).size() >= 7; }, {late->fd});
+  EXPECT_EQ(statuses(got), "404 404") << got.substr(0, 200);
+  EXPECT_EQ(server.server().stats().memory_closes, 0u);
 }
 
 // A TLS 1.3 client may ask for a KeyUpdate, and the server must answer

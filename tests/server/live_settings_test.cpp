@@ -22,7 +22,7 @@ TEST(LiveSettings, LimitsOnNewWorkAreLiveWhatWasBuiltAtStartIsNot) {
   for (const char* key : {"http.max_body", "http.allowed_hosts", "sse.heartbeat_ms", "send.budget_bytes",
                           "ws.max_message", "ws.allowed_origins", "policy.default", "policy.topics.prices.*",
                           "admin.max_topics", "log.level", "log.access", "h2.max_concurrent_streams",
-                          "max_connections", "limits.per_ip_connections", "limits.server_bytes",
+                          "max_connections", "limits.per_ip_connections", "limits.server_bytes", "limits.tls_record_reserve_bytes",
                           "policy.latest_window_frames", "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst",
                           "auth.jwt_secret", "auth.jwt_public_key_file", "auth.jwks_file", "auth.audience",
                           "auth.issuer", "auth.clock_skew_ms"}) {

@@ -56,5 +56,22 @@ TEST(MemoryShares, ARaisedBodyLimitNamesBothKeys) {
   EXPECT_EQ(check_memory_shares(config), std::nullopt);
 }
 
+// The TLS record reserve: a sixteenth of the cap by default, the key's
+// value when set, none without TLS; past half the cap the key is refused
+// by name with its range.
+TEST(MemoryShares, TheRecordReserveIsASixteenthOfTheCapByDefaultAndNoneWithoutTls) {
+  Config config;
+  EXPECT_EQ(tls_record_reserve(config), 0u);
+  config.tls.cert_file = "server.pem";
+  EXPECT_EQ(tls_record_reserve(config), std::size_t{1} << 26);
+  config.tls_record_reserve_bytes = 1 << 20;
+  EXPECT_EQ(tls_record_reserve(config), std::size_t{1} << 20);
+  EXPECT_EQ(check_memory_shares(config), std::nullopt);
+  config.tls_record_reserve_bytes = (std::int64_t{1} << 29) + 1;
+  EXPECT_EQ(check_memory_shares(config),
+            "config key 'limits.tls_record_reserve_bytes' (536870913) must be between 0 and half of "
+            "limits.server_bytes (536870912)");
+}
+
 }  // namespace
 }  // namespace sluice::server
