@@ -137,11 +137,21 @@ std::vector<std::unique_ptr<HalfRecordClient>> fill_cap_with_half_records(Runnin
   return clients;
 }
 
-TEST(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
+// Each test's own CA and a server certificate for localhost, made with the
+// openssl CLI.
+class TlsMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs.ok()) << certs.error();
+    cert = certs.server("localhost");
+    ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  }
+
   TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+  ServerCert cert;
+};
+
+TEST_F(TlsMemory, HalfRecordsAreChargedAndThoseBeyondTheServersCapWaitToBeRead) {
   RunningServer server(tls_config(cert));
 
   // A client connected (and served once) before the cap fills.
@@ -217,12 +227,8 @@ std::string tls_post_reply(std::uint16_t port, const std::string& ca_file, std::
 // same 413 on both. Before, over TLS, a read that landed inside a record
 // near the end of that body needed 17 KiB of the share beside the input
 // buffer (96 KiB charged) and got the 413.
-TEST(TlsMemory, TheLargestBodyATcpShareTakesPassesOverTlsAndOneByteMoreGets413OnBoth) {
+TEST_F(TlsMemory, TheLargestBodyATcpShareTakesPassesOverTlsAndOneByteMoreGets413OnBoth) {
   std::signal(SIGPIPE, SIG_IGN);
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
   server::Config tls = tls_share_config(cert, 100 * kKiB);
   server::Config tcp = tls;
   tcp.tls = {};
@@ -304,12 +310,8 @@ std::string tls_message_outcome(std::uint16_t port, const std::string& ca_file, 
 // The same for a WebSocket message: the largest a 100 KiB share lets
 // through over TCP passes over TLS, and one byte more is closed 1009 on
 // both. Before, a read inside a record near its end met the share.
-TEST(TlsMemory, TheLargestMessageATcpShareTakesPassesOverTlsAndOneByteMoreIsClosed1009OnBoth) {
+TEST_F(TlsMemory, TheLargestMessageATcpShareTakesPassesOverTlsAndOneByteMoreIsClosed1009OnBoth) {
   std::signal(SIGPIPE, SIG_IGN);
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
   server::Config tls = tls_share_config(cert, 100 * kKiB);
   server::Config tcp = tls;
   tcp.tls = {};
@@ -342,11 +344,7 @@ TEST(TlsMemory, TheLargestMessageATcpShareTakesPassesOverTlsAndOneByteMoreIsClos
 // could end a message, open a window, or close) is read and answered
 // without a reservation, as OpenSSL gives its read buffer back within the
 // call. The cap stays full of the two half records throughout.
-TEST(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
   RunningServer server(tls_config(cert));
 
   auto late = std::make_unique<HalfRecordClient>(server.port(), certs.ca_file(), false);
@@ -368,11 +366,7 @@ TEST(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
 // its least, 1 KiB): the read is widened to the record, which the input
 // buffer has room for. Held to the turn, the record never fitted, and the
 // read waited, retried at every sweep, for as long as the cap stayed full.
-TEST(TlsMemory, ARecordLongerThanAReadsTurnIsReadWhileTheServersCapIsFull) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, ARecordLongerThanAReadsTurnIsReadWhileTheServersCapIsFull) {
   server::Config config = tls_config(cert);
   config.connection.receive_turn = 1024;
   RunningServer server(config);
@@ -440,11 +434,7 @@ std::string statuses(const std::string& received) {
 // for records (which nothing else may take), and read out at the next
 // read. Before, the read waited for the cap (or the request's deadline),
 // and the POST and the GET behind it were not answered.
-TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFullAsOverTcp) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFullAsOverTcp) {
   server::Config tcp = tls_config(cert);
   tcp.tls = {};
   tcp.server_memory_bytes = static_cast<std::int64_t>(kServerBytes);
@@ -478,11 +468,7 @@ TEST(TlsMemory, ARecordLongerThanTheInputsSpareRoomIsReadWhileTheServersCapIsFul
 // reserve of one byte, which no record fits), the same read waits for the
 // cap as any other, the count never passes limits.server_bytes, and the
 // requests are answered once the clients filling the cap leave.
-TEST(TlsMemory, WithNoRoomInTheReserveARecordsRestWaitsForTheCapWhichItNeverPasses) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, WithNoRoomInTheReserveARecordsRestWaitsForTheCapWhichItNeverPasses) {
   server::Config config = tls_config(cert);
   config.server_memory_bytes = static_cast<std::int64_t>(kServerBytes + 1);
   config.tls_record_reserve_bytes = 1;
@@ -514,11 +500,7 @@ TEST(TlsMemory, WithNoRoomInTheReserveARecordsRestWaitsForTheCapWhichItNeverPass
 // request costs a key derivation, as a record costs its decryption), and
 // is answered as before. Renegotiation (TLS 1.2) is refused outright
 // (SSL_OP_NO_RENEGOTIATION).
-TEST(TlsMemory, AKeyUpdateFloodHoldsNothingAndTheConnectionIsAnsweredAsBefore) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, AKeyUpdateFloodHoldsNothingAndTheConnectionIsAnsweredAsBefore) {
   server::Config config = tls_config(cert);
   config.tcp_send_buffer = 4096;
   RunningServer server(config);
@@ -543,11 +525,7 @@ TEST(TlsMemory, AKeyUpdateFloodHoldsNothingAndTheConnectionIsAnsweredAsBefore) {
 // it waits. Two such readers against a cap that holds one: the second's
 // record finds no room, and that reader is closed for memory (counted as
 // such, not as a protocol error), while the first keeps its record.
-TEST(TlsMemory, ARecordWaitingForAReaderTheServerCannotHoldClosesItForMemory) {
-  TestCerts certs;
-  ASSERT_TRUE(certs.ok()) << certs.error();
-  const ServerCert cert = certs.server("localhost");
-  ASSERT_FALSE(cert.cert_file.empty()) << certs.error();
+TEST_F(TlsMemory, ARecordWaitingForAReaderTheServerCannotHoldClosesItForMemory) {
   server::Config config = tls_config(cert);
   config.tcp_send_buffer = 4096;
   config.connection.send.max_bytes = 8 << 20;  // the records, not the budget, stop the data here
