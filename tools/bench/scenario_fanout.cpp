@@ -47,6 +47,7 @@ struct FanoutOptions {
   std::uint64_t ahead = 2048;
   std::uint32_t latency_every = 1;
   std::size_t sources = 0;
+  int receive_buffer = 0;  // each subscriber's SO_RCVBUF; 0: kernel default (autotuned)
   std::string topic = "fanout";
   FdLimit fds;  // raised before the first server starts (it inherits the limit)
   Proto proto = Proto::sse;
@@ -144,7 +145,8 @@ nlohmann::json measure(const FanoutOptions& o, const ServerUnderTest& sut) {
   const bool generator = server_generates(sut.endpoint, o.topic, sut.tls.get());
   const bool h2 = sut.http == HttpVersion::h2;
   const std::size_t sessions = connections(o, sut.http, sut.streams_per_connection);
-  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token), .proto = o.proto,
+  ClientPool pool({.session = {.server = sut.endpoint, .path = stream_path(o.proto, o.topic) + (o.token.empty() ? "" : "?token=" + o.token),
+                               .receive_buffer = o.receive_buffer, .proto = o.proto,
                                .tls = sut.tls, .h2_streams = h2 ? sut.streams_per_connection : 0},
                    .sessions = sessions, .threads = o.threads, .latency_every = o.latency_every,
                    .sources = o.sources});
@@ -221,6 +223,13 @@ void add_fanout(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--latency-every", o->latency_every,
                   "sample the latency of one new stamp (a publisher's batch) in this many")->capture_default_str();
+  // One box plays every subscriber's machine: their receive buffers share
+  // the kernel's TCP memory (net.ipv4.tcp_mem), which thousands of
+  // autotuned buffers can exhaust, where real subscribers each have their
+  // own. A fixed buffer keeps the sum within it.
+  cmd->add_option("--rcvbuf", o->receive_buffer, "each subscriber's SO_RCVBUF bytes; 0: kernel default (autotuned)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--sources", o->sources,
                   "connect from 127.0.0.1..127.0.0.N in turn (past one address's ports); 0: one address")
       ->capture_default_str()->check(CLI::Range(0, 254));
@@ -253,6 +262,7 @@ void add_fanout(CLI::App& app, int& exit_code) {
                                     {"rate", o->rate}, {"duration_s", o->duration}, {"threads", o->threads},
                                     {"pipeline", o->pipeline}, {"proto", proto_name(o->proto)},
                                     {"publish", publish_mode_name(o->publish)}, {"sources", o->sources},
+                                    {"rcvbuf", o->receive_buffer},
                                     {"h2c", o->common.h2c},
                                     {"streams_per_connection", o->common.h2c ? o->common.streams_per_connection : 1},
                                     {"rounds", o->common.rounds}};
