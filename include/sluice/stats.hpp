@@ -63,6 +63,9 @@ struct PoolStats {
 struct MemoryStats {
   std::size_t charged = 0;  // bytes charged now, all connections together
   std::size_t limit = 0;    // limits.server_bytes
+  // The part of `limit` only TLS records read while the rest is full may
+  // take (limits.tls_record_reserve_bytes; 0 without TLS).
+  std::size_t tls_record_reserve = 0;
   std::uint64_t refused_by_connection = 0;  // growths refused by limits.connection_bytes
   std::uint64_t refused_by_server = 0;      // growths refused by limits.server_bytes
 };

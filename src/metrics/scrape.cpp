@@ -131,6 +131,10 @@ void write_server(Exposition& out, const Registry& r, const ServerGauges& s) {
                s.memory_charged);
   server_value(out, "sluice_connection_memory_limit_bytes", Type::gauge,
                "What those buffers may hold together (limits.server_bytes).", s.memory_limit);
+  server_value(out, "sluice_connection_memory_reserve_bytes", Type::gauge,
+               "The part of that limit only TLS records read while the rest is full may take "
+               "(limits.tls_record_reserve_bytes; 0 without TLS): other growths stop short of it.",
+               s.memory_reserve);
   out.family("sluice_connection_memory_refusals_total", Type::counter,
              "Buffer growths refused (a client answered, or its read made to wait): past one connection's share, "
              "or past the server's cap.");

@@ -28,6 +28,7 @@ struct ServerGauges {
   // Connections' buffers outside the pool (limits.connection_bytes, limits.server_bytes).
   std::uint64_t memory_charged = 0;
   std::uint64_t memory_limit = 0;
+  std::uint64_t memory_reserve = 0;  // the part of memory_limit kept for TLS records
   std::uint64_t memory_refused_connection = 0;
   std::uint64_t memory_refused_server = 0;
 };

@@ -26,6 +26,7 @@ metrics::ServerGauges OpsView::gauges() const {
           .log_lines_dropped = logger_.dropped(),
           .memory_charged = memory_.charged(),
           .memory_limit = memory_.limit(),
+          .memory_reserve = memory_.reserve(),
           .memory_refused_connection = memory_.refused_by_connection(),
           .memory_refused_server = memory_.refused_by_server()};
 }

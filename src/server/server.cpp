@@ -274,7 +274,7 @@ PoolStats Server::pool_stats() const {
 
 MemoryStats Server::memory_stats() const {
   const buf::MemoryCap& m = impl_->memory_cap;
-  return {m.charged(), m.limit(), m.refused_by_connection(), m.refused_by_server()};
+  return {m.charged(), m.limit(), m.reserve(), m.refused_by_connection(), m.refused_by_server()};
 }
 
 void add_ws_route(Server& server, session::WsRoute route) { impl_of(server).ws_routes.push_back(std::move(route)); }

@@ -352,6 +352,7 @@ TEST_F(TlsMemory, WholeRecordsAreReadWhileTheServersCapIsFull) {
   const std::vector<std::unique_ptr<HalfRecordClient>> clients = fill_cap_with_half_records(server, certs);
   ASSERT_EQ(clients.size(), 2u);
   const server::MemoryStats full = server.server().memory_stats();
+  ASSERT_EQ(full.tls_record_reserve, kRecordReserve);
   ASSERT_GT(full.charged + transport::kRecordBufferEstimate, kServerBytes) << "the cap has room: the test shows nothing";
   EXPECT_TRUE(late->answered()) << "the request was not read";
   // The read was made: no refusal is counted for it

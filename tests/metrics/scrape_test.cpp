@@ -27,7 +27,9 @@ ServerGauges some_server_gauges() {
           .pool_min_free_blocks = 900,
           .pool_data_refusals = 5,
           .pool_control_refusals = 0,
-          .log_lines_dropped = 2};
+          .log_lines_dropped = 2,
+          .memory_limit = 1 << 20,
+          .memory_reserve = 1 << 16};
 }
 
 std::string exposition_of(const Registry& r) {
@@ -77,7 +79,8 @@ TEST(MetricsScrape, SumsLoopsIntoOneSamplePerSeries) {
                            "sluice_event_age_at_flush_seconds_sum 0.00024\n", "sluice_pool_blocks_in_use 24\n",
                            "sluice_pool_refusals_total{lane=\"data\"} 5\n", "sluice_loops 2\n",
                            "sluice_build_info{version=\"0.1.0\"} 1\n", "sluice_connections_limit 5000\n",
-                           "sluice_topics_limit 10000\n"}) {
+                           "sluice_topics_limit 10000\n", "sluice_connection_memory_limit_bytes 1048576\n",
+                           "sluice_connection_memory_reserve_bytes 65536\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "in:\n" << text;
   }
 }
