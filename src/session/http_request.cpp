@@ -179,7 +179,7 @@ bool HttpRequestPhase::queue_response(const Response& response) {
 // the logger; the body is never passed, only its length.
 void HttpRequestPhase::log_access(std::string_view method, std::string_view target, std::string_view user_agent,
                                   std::size_t body_bytes) {
-  if (!services_.logs_access()) return;
+  if (!services_.logs_access() || stream_logs_request_) return;
   const bool ws_upgrade = handed_over_ && answered_status_ == 0 && !target.starts_with("/sse") &&
                           !target.starts_with("/dashboard/events");
   const int status = answered_status_ != 0 ? answered_status_ : (ws_upgrade ? 101 : 200);

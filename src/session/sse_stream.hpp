@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "conn/outlet.hpp"
 #include "delivery/policy.hpp"
+#include "session/held_access_line.hpp"
 #include "session/held_response.hpp"
 #include "session/phase.hpp"
 #include "session/subscriptions.hpp"
@@ -49,6 +51,14 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   // a comment saying why.
   void open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
             std::string_view last_id);
+
+  // The head has not gone yet: the stream's answer waits for its topics'
+  // place.
+  [[nodiscard]] bool head_held() const { return static_cast<bool>(head_); }
+  // Over HTTP/1.1, the access log's line of the request, written when the
+  // held head goes (200), a refusal goes instead (503), or the connection
+  // closes before either (log::kClientGoneStatus).
+  void log_when_answered(std::unique_ptr<HeldAccessLine> line) { access_line_ = std::move(line); }
 
   // The loop's heartbeat, one frame shared by every stream.
   void beat(const buf::FrameRef& frame);
@@ -93,6 +103,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed
   io::Loop::Clock::time_point awaiting_since_{};
   bool counted_ = false;
+  std::unique_ptr<HeldAccessLine> access_line_;  // null: nothing to log, or logged when routed
 };
 
 }  // namespace sluice::session

@@ -333,6 +333,45 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamIsLoggedWithTheStatusItWasAnswe
   EXPECT_NE(ws_line.find(" status=503 transport=http "), std::string::npos) << ws_line;
 }
 
+// The access log's line of an HTTP/1.1 SSE request whose head waited for
+// its topic's place is written when the head or the refusal goes, with its
+// status: 200 (sse) for a stream placed while Redis ran, 503 (http) past
+// broker.placement_timeout_ms while Redis was stopped, and 499 (http) for a
+// client that closed its connection before either.
+TEST_F(BrokerFirstSubscribe, OverHttp11AHeldStreamIsLoggedWithTheStatusItWasAnswered) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=1000", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  SseSubscriber placed(port_a(), "/sse/logged_placed");
+  ASSERT_TRUE(placed.opened());
+
+  redis_.pause();
+  {
+    // The request, then the end of the connection, in that order: the
+    // request is routed (and held) before the server reads the end.
+    TestClient gone(port_a());
+    gone.send("GET /sse/logged_gone HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  }
+  TestClient held(port_a());
+  held.send("GET /sse/logged_held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  const auto line_of = [&log](const std::string& target) {
+    const std::size_t at = log.find(" target=" + target + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  EXPECT_NE(line_of("/sse/logged_placed").find(" status=200 transport=sse "), std::string::npos) << log;
+  EXPECT_NE(line_of("/sse/logged_held").find(" status=503 transport=http "), std::string::npos) << log;
+  EXPECT_NE(line_of("/sse/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
+}
+
 // Over /ws: the ack waits for the place and names it (the newest event of
 // the stream, in the stream's id form); what is published after the ack is
 // delivered; and resuming from the ack's id on the other node brings
