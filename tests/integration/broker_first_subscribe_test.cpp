@@ -372,6 +372,56 @@ TEST_F(BrokerFirstSubscribe, OverHttp11AHeldStreamIsLoggedWithTheStatusItWasAnsw
   EXPECT_NE(line_of("/sse/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
 }
 
+// An HTTP/2 stream whose HEADERS wait for its topic's place and that its
+// client resets (RST_STREAM) before they go has its access log line too:
+// 499 (http), as an HTTP/1.1 client that closed before its answer. A
+// request behind the resets on the same connection, answered, shows the
+// resets were read.
+TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+
+  redis_.pause();
+  const std::int32_t sse = h2.request("GET", "/sse/reset_held");
+  ASSERT_GT(sse, 0);
+  const std::int32_t ws = connect_websocket(h2, "/ws/reset_held_ws");
+  ASSERT_GT(ws, 0);
+  // B's publish timing out is the clock: A has read both requests by then
+  // (they came before the publish was sent) and holds their HEADERS.
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  (void)h2.pump([] { return false; }, 1ms);
+  ASSERT_EQ(h2.stream(sse).status, 0) << "HEADERS sent before the topic is placed";
+  ASSERT_EQ(h2.stream(ws).status, 0) << "HEADERS sent before the topic is placed";
+  for (const std::int32_t stream : {sse, ws}) {
+    ASSERT_EQ(nghttp2_submit_rst_stream(h2.session(), NGHTTP2_FLAG_NONE, stream, NGHTTP2_CANCEL), 0);
+  }
+  const std::int32_t health = h2.request("GET", "/healthz");
+  ASSERT_GT(health, 0);
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(health).closed; }, 10s));
+  EXPECT_EQ(h2.stream(health).status, 200);
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  const auto line_of = [&log](std::int32_t stream) {
+    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  const std::string sse_line = line_of(sse);
+  EXPECT_NE(sse_line.find("method=GET target=/sse/reset_held "), std::string::npos) << log;
+  EXPECT_NE(sse_line.find(" status=499 transport=http "), std::string::npos) << sse_line;
+  const std::string ws_line = line_of(ws);
+  EXPECT_NE(ws_line.find("method=CONNECT target=/ws/reset_held_ws "), std::string::npos) << log;
+  EXPECT_NE(ws_line.find(" status=499 transport=http "), std::string::npos) << ws_line;
+}
+
 // Over /ws: the ack waits for the place and names it (the newest event of
 // the stream, in the stream's id form); what is published after the ack is
 // delivered; and resuming from the ack's id on the other node brings
