@@ -153,6 +153,10 @@ void H2Connection::shutdown() {
   h2_->shutdown();
   ending_ = true;
   exchanges_.for_each([](H2Exchange& exchange) {
+    // An SSE stream's goodbye, as over HTTP/1.1: the `retry:` hint, or the
+    // 503 of a stream whose HEADERS wait for its topics' place (which would
+    // otherwise wait, unanswered, for timeouts.linger_ms and a reset).
+    if (exchange.sse) exchange.sse->shutdown();
     if (exchange.ws) exchange.ws->shutdown();  // a close frame (1001) first
     if (exchange.outlet) exchange.outlet->close_after_flush(conn::CloseReason::shutdown);
   });

@@ -79,7 +79,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void on_flushed() override { subscriptions_.on_flushed(); }
   [[nodiscard]] View view() const override { return {"sse", subscriptions_.topics()}; }
   // The server is going away (stopped, drained, or the admin API closed
-  // this connection): a `retry:` hint, then the end of the stream.
+  // this connection): a `retry:` hint, then the end of the stream; or, to
+  // a stream whose head is held, the 503 a placement timeout gives.
   void shutdown() override;
   void on_closed() override;
 
@@ -89,6 +90,9 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
   // Queues the head if it is still held; false when the stream had to end.
   bool send_head();
+  // A 503 with Retry-After and `reason` instead of the held head (over
+  // HTTP/2, as the stream's HEADERS); the stream leaves its topics and ends.
+  void refuse_unplaced(std::string_view reason, conn::CloseReason why);
   // Ends the stream after what is queued, with a comment saying why.
   void refuse(std::string_view why);
 

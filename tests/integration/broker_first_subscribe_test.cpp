@@ -422,6 +422,55 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
   EXPECT_NE(ws_line.find(" status=499 transport=http "), std::string::npos) << ws_line;
 }
 
+// A server that stops answers a stream still held for its topic's place at
+// once, as its placement timeout would: 503 with Retry-After, the reason as
+// the body, no event (over HTTP/2 as the stream's HEADERS, ended with
+// END_STREAM, not reset once timeouts.linger_ms has passed); and logs it so.
+TEST_F(BrokerFirstSubscribe, AServerThatStopsAnswersAHeldStream503AtOnce) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=60000", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+
+  redis_.pause();
+  TestClient held(port_a());
+  held.send("GET /sse/stop_held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::int32_t sse = h2.request("GET", "/sse/stop_held_h2");
+  ASSERT_GT(sse, 0);
+  ASSERT_TRUE(h2.flush());
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  (void)h2.pump([] { return false; }, 1ms);
+  ASSERT_EQ(h2.stream(sse).status, 0) << "HEADERS sent before the topic is placed";
+  EXPECT_FALSE(held.read_until([](const std::string& got) { return !got.empty(); }, 1ms)) << held.buffer();
+  a_->ask_to_stop();
+
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
+  EXPECT_NE(reply.body.find("shutting down"), std::string::npos) << reply.body;
+  EXPECT_EQ(reply.body.find("data:"), std::string::npos) << reply.body;
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(sse).closed; }, 10s));
+  EXPECT_EQ(h2.stream(sse).status, 503);
+  EXPECT_EQ(h2.stream(sse).header("retry-after"), "1");
+  EXPECT_EQ(h2.stream(sse).error_code, 0u);
+  EXPECT_NE(h2.stream(sse).body.find("shutting down"), std::string::npos) << h2.stream(sse).body;
+  EXPECT_EQ(h2.stream(sse).body.find("data:"), std::string::npos) << h2.stream(sse).body;
+  redis_.resume();
+  EXPECT_EQ(a_->exit_code(), 0);
+
+  const std::string log = a_->output();
+  for (const std::string target : {"/sse/stop_held", "/sse/stop_held_h2"}) {
+    const std::size_t at = log.find(" target=" + target + " ");
+    ASSERT_NE(at, std::string::npos) << log;
+    const std::size_t start = log.rfind('\n', at) + 1;
+    const std::string line = log.substr(start, log.find('\n', at) - start);
+    EXPECT_NE(line.find(" status=503 transport=http "), std::string::npos) << line;
+  }
+}
+
 // Over /ws: the ack waits for the place and names it (the newest event of
 // the stream, in the stream's id form); what is published after the ack is
 // delivered; and resuming from the ack's id on the other node brings
