@@ -3,14 +3,12 @@
 // publisher, or an endpoint registered with the server).
 #include <algorithm>
 #include <charconv>
-#include <memory>
 #include <vector>
 
 #include "buf/fixed_sink.hpp"
 #include "hub/event_id.hpp"
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
-#include "session/held_access_line.hpp"
 #include "session/http_request.hpp"
 #include "session/origin_check.hpp"
 #include "session/request_target.hpp"
@@ -123,15 +121,15 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   // client is answered, once it is.
   if (services_.logs_access() && sse.head_held()) {
     stream_logs_request_ = true;
-    sse.log_when_answered(std::make_unique<HeldAccessLine>(
-        *services_.logger(),
-        log::AccessRecord{.method = request.method_text,
-                          .target = request.target,
-                          .peer = session_.peer().address(),
-                          .connection = session_.id(),
-                          .user_agent = request.header("User-Agent"),
-                          .body_bytes = request.body.size()},
-        request_started_));
+    sse.access_line().hold(*services_.logger(),
+                           {.method = request.method_text,
+                            .target = request.target,
+                            .transport = "sse",
+                            .peer = session_.peer().address(),
+                            .connection = session_.id(),
+                            .user_agent = request.header("User-Agent"),
+                            .body_bytes = request.body.size()},
+                           request_started_);
   }
 }
 

@@ -90,7 +90,7 @@ bool SseStream::send_head() {
   head_ = {};
   awaiting_ = false;
   unplaced_ = 0;
-  if (access_line_) access_line_->write(200, services_.loop().now());
+  access_line_.write(200, services_.loop().now());
   services_.heartbeat().add(this);
   outlet_.want_flush();
   return true;
@@ -130,7 +130,7 @@ void SseStream::refuse_unplaced(std::string_view reason, conn::CloseReason why) 
       outlet_.send_control(std::move(refusal)) != conn::EnqueueStatus::ok) {
     return outlet_.close_now(conn::CloseReason::io_error);
   }
-  if (access_line_) access_line_->write(503, services_.loop().now());
+  access_line_.write(503, services_.loop().now());
   outlet_.close_after_flush(why);
 }
 
@@ -174,7 +174,7 @@ void SseStream::shutdown() {
 
 // A request still unanswered (its line not written) lost its client.
 void SseStream::on_closed() {
-  if (access_line_) access_line_->write(log::kClientGoneStatus, services_.loop().now());
+  access_line_.write(log::kClientGoneStatus, services_.loop().now());
   subscriptions_.leave_all();
   services_.heartbeat().remove(this);
   if (counted_) {

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,10 +54,11 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   // The head has not gone yet: the stream's answer waits for its topics'
   // place.
   [[nodiscard]] bool head_held() const { return static_cast<bool>(head_); }
-  // Over HTTP/1.1, the access log's line of the request, written when the
-  // held head goes (200), a refusal goes instead (503), or the connection
-  // closes before either (log::kClientGoneStatus).
-  void log_when_answered(std::unique_ptr<HeldAccessLine> line) { access_line_ = std::move(line); }
+  // Over HTTP/1.1, the access log's line of the request, held (by the
+  // request phase) while the head is: written when the head goes (200), a
+  // refusal goes instead (503), or the connection closes before either
+  // (log::kClientGoneStatus).
+  HeldAccessLine& access_line() { return access_line_; }
 
   // The loop's heartbeat, one frame shared by every stream.
   void beat(const buf::FrameRef& frame);
@@ -107,7 +107,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed
   io::Loop::Clock::time_point awaiting_since_{};
   bool counted_ = false;
-  std::unique_ptr<HeldAccessLine> access_line_;  // null: nothing to log, or logged when routed
+  HeldAccessLine access_line_;  // none held: nothing to log, or logged when routed
 };
 
 }  // namespace sluice::session
