@@ -17,7 +17,9 @@
 // connection, as sluiced with auth on).
 //
 // On SIGINT or SIGTERM it stops publishing, drains like sluiced, and prints
-// what the thread published and how often the server made it try again.
+// what the thread published and how often the server made it try again. A
+// publish refused for good (a bad --topic, say) stops it too: it exits 1
+// with a line naming the status.
 //
 //   sluiced-inproc --listen 127.0.0.1:0 [--threads N] [--set KEY=VALUE]...
 //                  [--topic fanout] [--size 64] [--rate 0]

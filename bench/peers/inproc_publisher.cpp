@@ -1,7 +1,5 @@
 #include "inproc_publisher.hpp"
 
-#include <time.h>
-
 #include <string_view>
 
 #include "clock.hpp"
@@ -15,13 +13,6 @@ using server::PublishStatus;
 
 // How often the thread looks at the server's open streams before it starts.
 constexpr std::chrono::milliseconds kStartPoll{5};
-
-void sleep_until_ns(std::uint64_t when_ns) {
-  const timespec at{.tv_sec = static_cast<time_t>(when_ns / bench::kNsPerSec),
-                    .tv_nsec = static_cast<long>(when_ns % bench::kNsPerSec)};
-  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) != 0) {
-  }
-}
 
 std::string_view status_name(PublishStatus status) {
   switch (status) {
@@ -56,9 +47,22 @@ void InprocPublisher::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+// Set under the lock the thread sleeps with, so that a sleep about to
+// begin sees it and one under way is woken.
 void InprocPublisher::stop() {
-  stop_.store(true, std::memory_order_relaxed);
+  {
+    const std::lock_guard lock(stop_mutex_);
+    stop_.store(true, std::memory_order_relaxed);
+  }
+  stop_wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+}
+
+// bench::now_ns() reads CLOCK_MONOTONIC, the steady clock's.
+bool InprocPublisher::sleep_until(std::uint64_t when_ns) {
+  const std::chrono::steady_clock::time_point at{std::chrono::nanoseconds(when_ns)};
+  std::unique_lock lock(stop_mutex_);
+  return !stop_wake_.wait_until(lock, at, [this] { return stop_.load(std::memory_order_relaxed); });
 }
 
 bool InprocPublisher::wait_for_subscribers() {
@@ -77,7 +81,7 @@ void InprocPublisher::run() {
       // Event `seq` is due (seq - 1) / rate seconds after the start: a
       // thread that fell behind catches up without sleeping.
       const auto due = started + static_cast<std::uint64_t>(static_cast<double>(seq - 1) * 1e9 / options_.rate);
-      if (due > bench::now_ns()) sleep_until_ns(due);
+      if (due > bench::now_ns() && !sleep_until(due)) return;
     }
     if (!publish_one(seq)) return;
   }
@@ -105,8 +109,15 @@ bool InprocPublisher::publish_one(std::uint64_t seq) {
       case PublishStatus::timed_out:
         counts_.timed_out.fetch_add(1, std::memory_order_relaxed);
         break;
+      case PublishStatus::stopped:
+        return false;  // the server is stopping: so is the thread
       default:
-        error_ = "publish of event " + std::to_string(seq) + " answered " + std::string(status_name(r.status));
+        // No event can follow this one: the server is stopped, so that the
+        // process ends (sluiced-inproc exits 1 naming the status) rather
+        // than serve on with nothing to send.
+        error_ = "publish of event " + std::to_string(seq) + " answered " + std::string(status_name(r.status)) +
+                 ", publishing stopped";
+        server_.stop();
         return false;
     }
   }

@@ -15,8 +15,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,10 +53,11 @@ class InprocPublisher {
   InprocPublisher& operator=(const InprocPublisher&) = delete;
 
   // Starts the thread: it waits until the server has `start_after` streams
-  // open, then publishes until stop() or a refusal that trying again cannot
-  // cure (error()).
+  // open, then publishes until stop(), the server stopping, or a refusal
+  // that trying again cannot cure (error()), upon which it stops the server.
   void start();
-  // Ends the thread; a publish_waiting under way returns within its timeout.
+  // Ends the thread; a publish_waiting under way returns within its
+  // timeout, a sleep for the rate at once.
   void stop();
 
   [[nodiscard]] const InprocCounts& counts() const { return counts_; }
@@ -64,6 +67,8 @@ class InprocPublisher {
  private:
   void run();
   bool wait_for_subscribers();
+  // Sleeps until `when_ns` (bench::now_ns()); false when stop() came first.
+  bool sleep_until(std::uint64_t when_ns);
   // Publishes event `seq` until the server takes it; false when stopped or refused for good.
   bool publish_one(std::uint64_t seq);
 
@@ -72,6 +77,8 @@ class InprocPublisher {
   std::vector<char> payload_;
   InprocCounts counts_;
   std::atomic<bool> stop_{false};
+  std::mutex stop_mutex_;  // stop_ is set under it; the rate's sleep waits on stop_wake_
+  std::condition_variable stop_wake_;
   std::string error_;
   std::thread thread_;
 };

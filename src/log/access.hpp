@@ -18,10 +18,16 @@
 
 namespace sluice::log {
 
+// The status of a line whose client went away before it was answered (an
+// HTTP/1.1 connection closed, an HTTP/2 stream reset, while the answer was
+// held): no status was sent. 499 is no status a server sends, so the line
+// cannot be read as an answer.
+inline constexpr int kClientGoneStatus = 499;
+
 struct AccessRecord {
   std::string_view method;
   std::string_view target;  // as received: redacted on the way out
-  int status = 0;           // 101 for a WebSocket, 200 for a stream that opened
+  int status = 0;           // 101 for a WebSocket, 200 for a stream that opened; or kClientGoneStatus
   std::string_view transport;  // http, sse, ws
   std::string_view peer;       // address:port
   std::uint64_t connection = 0;  // the connection's id

@@ -1,5 +1,6 @@
 #include "session/h2_connection.hpp"
 
+#include "log/access.hpp"
 #include "session/flush_metrics.hpp"
 #include "session/services.hpp"
 #include "session/shared_routes.hpp"
@@ -152,6 +153,10 @@ void H2Connection::shutdown() {
   h2_->shutdown();
   ending_ = true;
   exchanges_.for_each([](H2Exchange& exchange) {
+    // An SSE stream's goodbye, as over HTTP/1.1: the `retry:` hint, or the
+    // 503 of a stream whose HEADERS wait for its topics' place (which would
+    // otherwise wait, unanswered, for timeouts.linger_ms and a reset).
+    if (exchange.sse) exchange.sse->shutdown();
     if (exchange.ws) exchange.ws->shutdown();  // a close frame (1001) first
     if (exchange.outlet) exchange.outlet->close_after_flush(conn::CloseReason::shutdown);
   });
@@ -209,8 +214,13 @@ void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
 }
 
 // The stream is gone: its outlet takes nothing more and its stream lets
-// go of its topics.
+// go of its topics. A request whose answer was held (HEADERS waiting for
+// a topic's place, a POST for Redis's answer or the rest of its body) and
+// not given lost its client: its line says so (log::kClientGoneStatus).
 void H2Connection::let_go(H2Exchange& exchange) {
+  if (!exchange.logged_target.empty()) {
+    log_held(exchange, log::kClientGoneStatus, "http", exchange.posting ? exchange.body.size() : exchange.posted_bytes);
+  }
   if (exchange.waiting) exchange.waiting->round().close();  // a question pending is withdrawn
   if (exchange.awaiting_broker) {  // Redis's answer, when it comes, reaches nobody
     services_.broker_publishes()->cancel(exchange.broker_ticket);

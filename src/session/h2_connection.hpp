@@ -121,6 +121,9 @@ class H2Connection final : public Phase,
   // passed, only its length.
   void log_request(std::int32_t stream, std::uint64_t connection, std::string_view method, std::string_view target,
                    std::string_view user_agent, int status, std::string_view transport, std::size_t body_bytes);
+  // The line of a request whose answer was held (a stream's HEADERS, a
+  // POST's reply), from the fields its exchange kept.
+  void log_held(H2Exchange& exchange, int status, std::string_view transport, std::size_t body_bytes);
   void open_sse(std::int32_t stream, const proto::http1::Request& request, std::string_view path_topic);
   // An SSE response on `stream` following `topics`, allowed already.
   void start_sse(std::int32_t stream, const proto::http1::Request& request, std::span<const std::string> topics,

@@ -101,8 +101,17 @@ void H2Connection::stream_answered(std::int32_t stream, int status) {
   if (exchange == nullptr) return;
   exchange->answered = status;
   if (exchange->logged_target.empty()) return;  // answered while routed: serve() logs it
-  log_request(stream, session_.id(), exchange->ws ? "CONNECT" : "GET", exchange->logged_target,
-              exchange->logged_agent, status, stream_transport(*exchange, status), 0);
+  log_held(*exchange, status, stream_transport(*exchange, status), 0);
+}
+
+// The kept fields are emptied: a request has one line, and an exchange
+// let go with its fields still kept was never answered (let_go()).
+void H2Connection::log_held(H2Exchange& exchange, int status, std::string_view transport, std::size_t body_bytes) {
+  const std::string_view method = exchange.ws ? "CONNECT" : (exchange.sse ? "GET" : "POST");
+  log_request(exchange.id, session_.id(), method, exchange.logged_target, exchange.logged_agent, status, transport,
+              body_bytes);
+  exchange.logged_target.clear();
+  exchange.logged_agent.clear();
 }
 
 void H2Connection::log_request(std::int32_t stream, std::uint64_t connection, std::string_view method,
@@ -280,10 +289,7 @@ void H2Connection::finish_post(H2Exchange& post) {
 }
 
 void H2Connection::answer_post(H2Exchange& post, const Response& answer) {
-  if (!post.logged_target.empty()) {
-    log_request(post.id, session_.id(), "POST", post.logged_target, post.logged_agent, answer.status, "http",
-                post.posted_bytes);
-  }
+  if (!post.logged_target.empty()) log_held(post, answer.status, "http", post.posted_bytes);
   reply(post.id, answer);
 }
 

@@ -39,7 +39,10 @@ HttpRequestPhase::HttpRequestPhase(Session& session)
       request_started_(session.loop().now()) {}
 
 HttpRequestPhase::~HttpRequestPhase() {
-  if (awaiting_publish_) services_.broker_publishes()->cancel(publish_ticket_);
+  if (awaiting_publish_) {
+    services_.broker_publishes()->cancel(publish_ticket_);
+    publish_line_.write(log::kClientGoneStatus, session_.loop().now());  // its client went first
+  }
   if (listing_ticket_ != 0 && services_.ops().admin() != nullptr) {
     services_.ops().admin()->abandon_connections(listing_ticket_);
   }
@@ -175,25 +178,29 @@ bool HttpRequestPhase::queue_response(const Response& response) {
 }
 
 // A request that opened a stream got no reply of ours: its status is the
-// stream's (101 for a WebSocket, 200 for SSE). The target is redacted by
-// the logger; the body is never passed, only its length.
+// stream's (101 for a WebSocket, 200 for SSE). A publish waiting for
+// Redis's answer is logged with that answer, when it comes (published()).
+// The target is redacted by the logger; the body is never passed, only its
+// length.
 void HttpRequestPhase::log_access(std::string_view method, std::string_view target, std::string_view user_agent,
                                   std::size_t body_bytes) {
-  if (!services_.logs_access()) return;
+  if (!services_.logs_access() || stream_logs_request_) return;
   const bool ws_upgrade = handed_over_ && answered_status_ == 0 && !target.starts_with("/sse") &&
                           !target.starts_with("/dashboard/events");
   const int status = answered_status_ != 0 ? answered_status_ : (ws_upgrade ? 101 : 200);
   const std::string_view transport = !handed_over_ || answered_status_ != 0 ? "http" : (ws_upgrade ? "ws" : "sse");
+  log::AccessRecord record{.method = method,
+                           .target = target,
+                           .status = status,
+                           .transport = transport,
+                           .peer = session_.peer().address(),
+                           .connection = session_.id(),
+                           .user_agent = user_agent,
+                           .body_bytes = body_bytes};
+  if (awaiting_publish_) return publish_line_.hold(*services_.logger(), record, request_started_);
   const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(session_.loop().now() - request_started_);
-  log::log_access(*services_.logger(), {.method = method,
-                                        .target = target,
-                                        .status = status,
-                                        .transport = transport,
-                                        .peer = session_.peer().address(),
-                                        .connection = session_.id(),
-                                        .user_agent = user_agent,
-                                        .body_bytes = body_bytes,
-                                        .duration_us = static_cast<std::uint64_t>(elapsed.count())});
+  record.duration_us = static_cast<std::uint64_t>(elapsed.count());
+  log::log_access(*services_.logger(), record);
 }
 
 void HttpRequestPhase::fail(int status, std::string_view reason) {

@@ -18,6 +18,7 @@
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
 #include "session/broker_publishes.hpp"
+#include "session/held_access_line.hpp"
 #include "session/origin_check.hpp"
 #include "session/peer.hpp"
 #include "session/phase.hpp"
@@ -105,6 +106,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool handed_over_ = false;  // a request opened a stream: this phase is done
   io::Loop::Clock::time_point request_started_;
   int answered_status_ = 0;  // the status of this request's reply, once sent
+  bool stream_logs_request_ = false;  // the stream it opened holds its answer, and writes its line
   // A publish waiting for the broker's answer: its ticket, the topic and
   // the CORS origin its reply names (kept, reused: the request is gone).
   bool awaiting_publish_ = false;
@@ -112,6 +114,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   std::uint32_t publish_ticket_ = 0;
   std::string publish_topic_;
   std::string publish_origin_;
+  HeldAccessLine publish_line_;  // its access log line (log.access), written with Redis's answer
   // A connection listing being made by the loops (admin API): its ticket,
   // 0 when none, and since when it is awaited.
   std::uint64_t listing_ticket_ = 0;

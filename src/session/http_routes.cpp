@@ -117,6 +117,20 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   session_.become(std::move(stream));
   sse.open(make_sse_head(services_.pool(), services_.config().sse_retry_ms, cors_origin(request)), opening.topics,
            opening.requested, opening.last_id);
+  // A head held for its topics' place: the request's line says what the
+  // client is answered, once it is.
+  if (services_.logs_access() && sse.head_held()) {
+    stream_logs_request_ = true;
+    sse.access_line().hold(*services_.logger(),
+                           {.method = request.method_text,
+                            .target = request.target,
+                            .transport = "sse",
+                            .peer = session_.peer().address(),
+                            .connection = session_.id(),
+                            .user_agent = request.header("User-Agent"),
+                            .body_bytes = request.body.size()},
+                           request_started_);
+  }
 }
 
 OriginRule HttpRequestPhase::origin_rule() const { return session::origin_rule(services_); }

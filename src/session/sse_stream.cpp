@@ -12,6 +12,14 @@
 
 namespace sluice::session {
 
+namespace {
+
+// What a client held for its topics' place is told when the server stops.
+constexpr std::string_view kShuttingDownUnplaced =
+    "server shutting down before the topic was placed, retry later";
+
+}  // namespace
+
 SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier,
                      HeldResponse* response)
     : outlet_(outlet),
@@ -82,6 +90,7 @@ bool SseStream::send_head() {
   head_ = {};
   awaiting_ = false;
   unplaced_ = 0;
+  access_line_.write(200, services_.loop().now());
   services_.heartbeat().add(this);
   outlet_.want_flush();
   return true;
@@ -92,12 +101,16 @@ void SseStream::placed(std::uint32_t, std::uint64_t, std::uint64_t) {
   if (awaiting_ && unplaced_ == 0 && !outlet_.ended()) (void)send_head();
 }
 
-// The client has no head yet (over HTTP/2, no HEADERS), so it can still be
-// given a plain refusal, which a retrying client (or its load balancer)
-// acts on.
 void SseStream::check_placement(io::Loop::Clock::time_point now) {
   const auto limit = std::chrono::milliseconds(services_.config().broker.placement_timeout_ms);
   if (!awaiting_ || outlet_.ended() || now - awaiting_since_ < limit) return;
+  refuse_unplaced(kNotPlacedInTime, conn::CloseReason::timeout);
+}
+
+// The client has no head yet (over HTTP/2, no HEADERS), so it can still be
+// given a plain refusal, which a retrying client (or its load balancer)
+// acts on.
+void SseStream::refuse_unplaced(std::string_view reason, conn::CloseReason why) {
   subscriptions_.leave_all();
   head_ = {};
   awaiting_ = false;
@@ -105,7 +118,7 @@ void SseStream::check_placement(io::Loop::Clock::time_point now) {
   // Events of the topics placed meanwhile: none went out, none may now.
   while (outlet_.queue().drop_oldest_data()) {
   }
-  const std::string body = std::string(kNotPlacedInTime) + "\n";
+  const std::string body = std::string(reason) + "\n";
   // Over HTTP/2 the status and Retry-After are the HEADERS; the body alone
   // is the stream's.
   buf::FrameRef refusal =
@@ -117,7 +130,8 @@ void SseStream::check_placement(io::Loop::Clock::time_point now) {
       outlet_.send_control(std::move(refusal)) != conn::EnqueueStatus::ok) {
     return outlet_.close_now(conn::CloseReason::io_error);
   }
-  outlet_.close_after_flush(conn::CloseReason::timeout);
+  access_line_.write(503, services_.loop().now());
+  outlet_.close_after_flush(why);
 }
 
 void SseStream::beat(const buf::FrameRef& frame) {
@@ -140,8 +154,12 @@ void SseStream::tick(io::Loop::Clock::time_point now) {
 // A client told to reconnect does so elsewhere, once the node is out of
 // its load balancer. Each stream is given its own delay, spread over
 // sse.retry_ms .. 2 x sse.retry_ms, so that a node's thousands of clients
-// do not all arrive at the others in the same instant.
+// do not all arrive at the others in the same instant. A stream whose
+// head still waits for its topics' place is refused at once, as past
+// broker.placement_timeout_ms: a head now would promise the events
+// published after it, which this node will not deliver.
 void SseStream::shutdown() {
+  if (awaiting_ && !outlet_.ended()) return refuse_unplaced(kShuttingDownUnplaced, conn::CloseReason::shutdown);
   std::uint32_t spread = 0;
   if (!proto::random_bytes(std::span(reinterpret_cast<unsigned char*>(&spread), sizeof spread))) spread = 0;
   const auto base = static_cast<std::uint64_t>(services_.config().sse_retry_ms);
@@ -154,7 +172,9 @@ void SseStream::shutdown() {
   if (hint && send_head()) (void)outlet_.send_control(std::move(hint));
 }
 
+// A request still unanswered (its line not written) lost its client.
 void SseStream::on_closed() {
+  access_line_.write(log::kClientGoneStatus, services_.loop().now());
   subscriptions_.leave_all();
   services_.heartbeat().remove(this);
   if (counted_) {

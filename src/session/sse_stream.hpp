@@ -16,6 +16,7 @@
 
 #include "conn/outlet.hpp"
 #include "delivery/policy.hpp"
+#include "session/held_access_line.hpp"
 #include "session/held_response.hpp"
 #include "session/phase.hpp"
 #include "session/subscriptions.hpp"
@@ -50,6 +51,15 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void open(buf::FrameRef head, std::span<const std::string> topics, std::optional<Policy> requested,
             std::string_view last_id);
 
+  // The head has not gone yet: the stream's answer waits for its topics'
+  // place.
+  [[nodiscard]] bool head_held() const { return static_cast<bool>(head_); }
+  // Over HTTP/1.1, the access log's line of the request, held (by the
+  // request phase) while the head is: written when the head goes (200), a
+  // refusal goes instead (503), or the connection closes before either
+  // (log::kClientGoneStatus).
+  HeldAccessLine& access_line() { return access_line_; }
+
   // The loop's heartbeat, one frame shared by every stream.
   void beat(const buf::FrameRef& frame);
 
@@ -69,7 +79,8 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void on_flushed() override { subscriptions_.on_flushed(); }
   [[nodiscard]] View view() const override { return {"sse", subscriptions_.topics()}; }
   // The server is going away (stopped, drained, or the admin API closed
-  // this connection): a `retry:` hint, then the end of the stream.
+  // this connection): a `retry:` hint, then the end of the stream; or, to
+  // a stream whose head is held, the 503 a placement timeout gives.
   void shutdown() override;
   void on_closed() override;
 
@@ -79,6 +90,9 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
   // Queues the head if it is still held; false when the stream had to end.
   bool send_head();
+  // A 503 with Retry-After and `reason` instead of the held head (over
+  // HTTP/2, as the stream's HEADERS); the stream leaves its topics and ends.
+  void refuse_unplaced(std::string_view reason, conn::CloseReason why);
   // Ends the stream after what is queued, with a comment saying why.
   void refuse(std::string_view why);
 
@@ -93,6 +107,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed
   io::Loop::Clock::time_point awaiting_since_{};
   bool counted_ = false;
+  HeldAccessLine access_line_;  // none held: nothing to log, or logged when routed
 };
 
 }  // namespace sluice::session

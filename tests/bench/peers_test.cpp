@@ -6,12 +6,15 @@
 // complete a valid handshake and send unmasked text frames in the bench's
 // payload format: its prebuilt batch repeated without a gap, each relayed
 // event to every subscriber, or a burst; sluiced-inproc must publish the
-// bench's payloads from its own thread without skipping a number. A peer that
+// bench's payloads from its own thread without skipping a number, stop at
+// once while it sleeps for its rate, and exit 1 naming a publish refused
+// for good. A peer that
 // was not built (its Debian package missing) is skipped. Each refuses a
 // bad --listen with its usage line and exit code 2.
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -310,6 +313,45 @@ TEST(SluicedInproc, PublishesNumberedEventsFromItsThreadAndRefusesClientPublishe
     EXPECT_EQ(posted.status, 403);
     EXPECT_NE(posted.body.find("\"generator\":true"), std::string::npos) << posted.body;
   }
+#else
+  GTEST_SKIP() << "sluiced-inproc not built";
+#endif
+}
+
+// Stopped while its thread sleeps for the rate (here 50 s between events,
+// the first one delivered), it exits cleanly without waiting the sleep out:
+// well within the 10 s it is given, a fifth of the sleep.
+TEST(SluicedInproc, StopsWithoutWaitingOutTheSleepBetweenEvents) {
+#ifdef SLUICED_INPROC_PATH
+  test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic", "peers",
+                           "--rate", "0.02"});
+  const std::uint16_t port = port_of(peer);
+  ASSERT_NE(port, 0) << peer.output();
+  {
+    WsTestClient subscriber(port);
+    ASSERT_TRUE(subscriber.open("/ws/peers"));
+    const auto first = subscriber.read_message(5s);
+    ASSERT_TRUE(first) << "no event";
+    EXPECT_EQ(sequence_of(first->payload), 1u) << first->payload;
+  }
+  peer.signal(SIGTERM);
+  EXPECT_EQ(peer.wait(10s), 0) << peer.output();
+#else
+  GTEST_SKIP() << "sluiced-inproc not built";
+#endif
+}
+
+// A publish the server refuses for good (a topic name it cannot take) ends
+// the thread, and with it the process: exit code 1 and a line naming the
+// status, not a server that serves on with nothing to send.
+TEST(SluicedInproc, APublishRefusedForGoodEndsItWithALineNamingTheStatus) {
+#ifdef SLUICED_INPROC_PATH
+  test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic",
+                           "no spaces", "--start-after", "0"});
+  EXPECT_TRUE(peer.read_to_end(10s)) << peer.output();
+  EXPECT_EQ(peer.wait(10s), 1) << peer.output();
+  EXPECT_NE(peer.output().find("sluiced-inproc: publish of event 1 answered bad_topic"), std::string::npos)
+      << peer.output();
 #else
   GTEST_SKIP() << "sluiced-inproc not built";
 #endif

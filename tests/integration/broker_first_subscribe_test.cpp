@@ -333,6 +333,144 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamIsLoggedWithTheStatusItWasAnswe
   EXPECT_NE(ws_line.find(" status=503 transport=http "), std::string::npos) << ws_line;
 }
 
+// The access log's line of an HTTP/1.1 SSE request whose head waited for
+// its topic's place is written when the head or the refusal goes, with its
+// status: 200 (sse) for a stream placed while Redis ran, 503 (http) past
+// broker.placement_timeout_ms while Redis was stopped, and 499 (http) for a
+// client that closed its connection before either.
+TEST_F(BrokerFirstSubscribe, OverHttp11AHeldStreamIsLoggedWithTheStatusItWasAnswered) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=1000", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  SseSubscriber placed(port_a(), "/sse/logged_placed");
+  ASSERT_TRUE(placed.opened());
+
+  redis_.pause();
+  {
+    // The request, then the end of the connection, in that order: the
+    // request is routed (and held) before the server reads the end.
+    TestClient gone(port_a());
+    gone.send("GET /sse/logged_gone HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  }
+  TestClient held(port_a());
+  held.send("GET /sse/logged_held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  const auto line_of = [&log](const std::string& target) {
+    const std::size_t at = log.find(" target=" + target + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  EXPECT_NE(line_of("/sse/logged_placed").find(" status=200 transport=sse "), std::string::npos) << log;
+  EXPECT_NE(line_of("/sse/logged_held").find(" status=503 transport=http "), std::string::npos) << log;
+  EXPECT_NE(line_of("/sse/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
+}
+
+// An HTTP/2 stream whose HEADERS wait for its topic's place and that its
+// client resets (RST_STREAM) before they go has its access log line too:
+// 499 (http), as an HTTP/1.1 client that closed before its answer. A
+// request behind the resets on the same connection, answered, shows the
+// resets were read.
+TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+
+  redis_.pause();
+  const std::int32_t sse = h2.request("GET", "/sse/reset_held");
+  ASSERT_GT(sse, 0);
+  const std::int32_t ws = connect_websocket(h2, "/ws/reset_held_ws");
+  ASSERT_GT(ws, 0);
+  // B's publish timing out is the clock: A has read both requests by then
+  // (they came before the publish was sent) and holds their HEADERS.
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  (void)h2.pump([] { return false; }, 1ms);
+  ASSERT_EQ(h2.stream(sse).status, 0) << "HEADERS sent before the topic is placed";
+  ASSERT_EQ(h2.stream(ws).status, 0) << "HEADERS sent before the topic is placed";
+  for (const std::int32_t stream : {sse, ws}) {
+    ASSERT_EQ(nghttp2_submit_rst_stream(h2.session(), NGHTTP2_FLAG_NONE, stream, NGHTTP2_CANCEL), 0);
+  }
+  const std::int32_t health = h2.request("GET", "/healthz");
+  ASSERT_GT(health, 0);
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(health).closed; }, 10s));
+  EXPECT_EQ(h2.stream(health).status, 200);
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  const auto line_of = [&log](std::int32_t stream) {
+    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  const std::string sse_line = line_of(sse);
+  EXPECT_NE(sse_line.find("method=GET target=/sse/reset_held "), std::string::npos) << log;
+  EXPECT_NE(sse_line.find(" status=499 transport=http "), std::string::npos) << sse_line;
+  const std::string ws_line = line_of(ws);
+  EXPECT_NE(ws_line.find("method=CONNECT target=/ws/reset_held_ws "), std::string::npos) << log;
+  EXPECT_NE(ws_line.find(" status=499 transport=http "), std::string::npos) << ws_line;
+}
+
+// A server that stops answers a stream still held for its topic's place at
+// once, as its placement timeout would: 503 with Retry-After, the reason as
+// the body, no event (over HTTP/2 as the stream's HEADERS, ended with
+// END_STREAM, not reset once timeouts.linger_ms has passed); and logs it so.
+TEST_F(BrokerFirstSubscribe, AServerThatStopsAnswersAHeldStream503AtOnce) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=60000", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ASSERT_EQ(taken_on_b("elsewhere", "B's link is up").status, 200);
+  transport::test::H2TestClient h2(port_a());
+  ASSERT_TRUE(h2.ok());
+
+  redis_.pause();
+  TestClient held(port_a());
+  held.send("GET /sse/stop_held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::int32_t sse = h2.request("GET", "/sse/stop_held_h2");
+  ASSERT_GT(sse, 0);
+  ASSERT_TRUE(h2.flush());
+  EXPECT_EQ(publish_on(*b_, "elsewhere", "times out").status, 504);
+  (void)h2.pump([] { return false; }, 1ms);
+  ASSERT_EQ(h2.stream(sse).status, 0) << "HEADERS sent before the topic is placed";
+  EXPECT_FALSE(held.read_until([](const std::string& got) { return !got.empty(); }, 1ms)) << held.buffer();
+  a_->ask_to_stop();
+
+  const HttpReply reply = read_reply(held, 10s);
+  EXPECT_EQ(reply.status, 503) << reply.head;
+  EXPECT_NE(reply.head.find("Retry-After: 1\r\n"), std::string::npos) << reply.head;
+  EXPECT_NE(reply.body.find("shutting down"), std::string::npos) << reply.body;
+  EXPECT_EQ(reply.body.find("data:"), std::string::npos) << reply.body;
+  ASSERT_TRUE(h2.pump([&] { return h2.stream(sse).closed; }, 10s));
+  EXPECT_EQ(h2.stream(sse).status, 503);
+  EXPECT_EQ(h2.stream(sse).header("retry-after"), "1");
+  EXPECT_EQ(h2.stream(sse).error_code, 0u);
+  EXPECT_NE(h2.stream(sse).body.find("shutting down"), std::string::npos) << h2.stream(sse).body;
+  EXPECT_EQ(h2.stream(sse).body.find("data:"), std::string::npos) << h2.stream(sse).body;
+  redis_.resume();
+  EXPECT_EQ(a_->exit_code(), 0);
+
+  const std::string log = a_->output();
+  for (const std::string target : {"/sse/stop_held", "/sse/stop_held_h2"}) {
+    const std::size_t at = log.find(" target=" + target + " ");
+    ASSERT_NE(at, std::string::npos) << log;
+    const std::size_t start = log.rfind('\n', at) + 1;
+    const std::string line = log.substr(start, log.find('\n', at) - start);
+    EXPECT_NE(line.find(" status=503 transport=http "), std::string::npos) << line;
+  }
+}
+
 // Over /ws: the ack waits for the place and names it (the newest event of
 // the stream, in the stream's id form); what is published after the ack is
 // delivered; and resuming from the ack's id on the other node brings

@@ -129,6 +129,47 @@ TEST_F(BrokerNodes, RedisStoppedPublishesAnswer503AndDeliveryCatchesUpInOrder) {
   }
 }
 
+// The access log's line for an HTTP/1.1 publish carries Redis's answer, as
+// its reply does: with Redis stopped, a POST that waited is logged with the
+// status it was answered (not 200 when it was routed), and one whose client
+// closed the connection before the answer 499.
+TEST_F(BrokerNodes, AnHttp11PublishIsLoggedWithTheStatusRedisAnswered) {
+  auto node = start_node({"log.access=1", "threads=1"});
+  ASSERT_NE(node->port(), 0) << node->output();
+  const auto deadline = Clock::now() + 10s;
+  while (Clock::now() < deadline && publish_on(*node, "logged_up", "link up").status == 503) {
+  }
+
+  redis_.pause();
+  {
+    // The request, then the end of the connection: the publish is sent
+    // to Redis (and waits) before the server reads the end.
+    TestClient gone(port_of(node));
+    gone.send("POST /pub/logged_gone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\ngone");
+  }
+  TestClient waits(port_of(node));
+  waits.send("POST /pub/logged_waits HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nwaits");
+  const HttpReply reply = read_reply(waits, 10s);
+  ASSERT_TRUE(reply.status == 504 || reply.status == 503) << reply.head;
+  redis_.resume();
+  EXPECT_EQ(node->stop(), 0);
+
+  const std::string log = node->output();
+  // The last line for `target` (the publishes that met the link not yet
+  // up were answered, and logged, 503).
+  const auto line_of = [&log](const std::string& target) {
+    const std::size_t at = log.rfind(" target=" + target + " ");
+    if (at == std::string::npos) return std::string();
+    const std::size_t start = log.rfind('\n', at) + 1;
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  EXPECT_NE(line_of("/pub/logged_up").find(" status=200 transport=http "), std::string::npos) << log;
+  const std::string answered = " status=" + std::to_string(reply.status) + " transport=http ";
+  EXPECT_NE(line_of("/pub/logged_waits").find(answered), std::string::npos) << log;
+  EXPECT_NE(line_of("/pub/logged_waits").find(" body_bytes=5 "), std::string::npos) << log;
+  EXPECT_NE(line_of("/pub/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
+}
+
 TEST_F(BrokerNodes, ANodeKilledItsClientResumesOnAnotherExactlyOnceInOrder) {
   auto on_a = std::make_unique<SseSubscriber>(port_of(a_), "/sse/orders");
   SseSubscriber on_c(port_of(c_), "/sse/orders");

@@ -35,9 +35,13 @@ class SluicedProcess {
   [[nodiscard]] std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Stops it as an operator would: 0 when it drained and exited cleanly.
   int stop() {
-    process_.signal(SIGTERM);
-    return process_.wait(10s);
+    ask_to_stop();
+    return exit_code();
   }
+  // SIGTERM, not waiting: the test watches its clients while it drains.
+  void ask_to_stop() { process_.signal(SIGTERM); }
+  // Its exit code once it has exited (waits up to 10 s).
+  int exit_code() { return process_.wait(10s); }
   // kill -9: no drain, no goodbye; waits for the exit.
   void kill() {
     process_.signal(SIGKILL);

@@ -1,0 +1,40 @@
+// Owns: HeldAccessLine, the access log's line of an HTTP/1.1 request
+// whose answer is held: an SSE stream whose head waits for its topics'
+// place, or a publish waiting for Redis's answer (with a broker). The
+// request's fields are kept when it is routed, and the line is written
+// once it is answered, with the status that went (an SSE head's 200, a
+// refusal's 503, Redis's answer), or 499 when the connection closed before
+// (log::kClientGoneStatus). Over HTTP/2 the connection keeps the same
+// fields on the stream's exchange.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "io/loop.hpp"
+#include "log/access.hpp"
+
+namespace sluice::session {
+
+class HeldAccessLine {
+ public:
+  // Keeps `record`'s fields (its strings copied, into capacity kept from
+  // one request to the next) until write(). A 200 is written with
+  // `record.transport`, any other status as `http`.
+  void hold(log::Logger& logger, const log::AccessRecord& record, io::Loop::Clock::time_point started);
+
+  // Writes the held line with `status`, its duration from the request's
+  // first byte to `now`; nothing when no line is held. Once: the line is
+  // no longer held after.
+  void write(int status, io::Loop::Clock::time_point now);
+
+ private:
+  log::Logger* logger_ = nullptr;  // null: no line held
+  std::string method_, target_, transport_, peer_, user_agent_;
+  std::uint64_t connection_ = 0;
+  std::uint64_t body_bytes_ = 0;
+  io::Loop::Clock::time_point started_{};
+};
+
+}  // namespace sluice::session
