@@ -22,7 +22,17 @@ const buf::FrameRef& once(Slot& slot, Build build) {
 
 }  // namespace
 
+ScratchPool::~ScratchPool() {
+  for (std::atomic<FrameScratch*>& slot : slots_) delete slot.load(std::memory_order_acquire);
+}
+
 ScratchPool::Lease ScratchPool::lend() {
+  for (std::atomic<FrameScratch*>& slot : slots_) {
+    if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+    if (FrameScratch* scratch = slot.exchange(nullptr, std::memory_order_acquire)) {
+      return Lease(*this, std::unique_ptr<FrameScratch>(scratch));
+    }
+  }
   {
     const std::lock_guard lock(mutex_);
     if (!idle_.empty()) {
@@ -35,6 +45,13 @@ ScratchPool::Lease ScratchPool::lend() {
 }
 
 void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
+  for (std::atomic<FrameScratch*>& slot : slots_) {
+    FrameScratch* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, scratch.get(), std::memory_order_release, std::memory_order_relaxed)) {
+      (void)scratch.release();  // the slot owns it now
+      return;
+    }
+  }
   const std::lock_guard lock(mutex_);
   idle_.push_back(std::move(scratch));
 }

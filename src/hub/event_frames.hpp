@@ -16,6 +16,8 @@
 // counts that event as dropped and says so.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,7 +42,10 @@ struct FrameScratch {
 
 // FrameScratch for publishers that are not loops (the application's
 // threads calling Server::publish): one is lent per publish and taken back
-// after, so there are as many as threads ever published at once.
+// after, so there are as many as threads ever published at once. A few
+// idle ones wait in slots taken and filled with one atomic operation each,
+// so a publisher thread that publishes event after event takes no lock for
+// its scratch; the rest wait in a list under a mutex.
 class ScratchPool {
  public:
   class Lease {
@@ -56,11 +61,19 @@ class ScratchPool {
     std::unique_ptr<FrameScratch> scratch_;
   };
 
+  ScratchPool() = default;
+  ~ScratchPool();
+  ScratchPool(const ScratchPool&) = delete;
+  ScratchPool& operator=(const ScratchPool&) = delete;
+
   [[nodiscard]] Lease lend();
 
  private:
+  static constexpr std::size_t kSlots = 4;
+
   void give_back(std::unique_ptr<FrameScratch> scratch);
 
+  std::array<std::atomic<FrameScratch*>, kSlots> slots_{};  // each owns what it holds
   std::mutex mutex_;
   std::vector<std::unique_ptr<FrameScratch>> idle_;
 };

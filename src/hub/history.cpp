@@ -33,6 +33,20 @@ bool History::evict_oldest() {
   return true;
 }
 
+std::size_t History::first_after(std::uint64_t seq) const {
+  std::size_t low = 0;
+  std::size_t high = size_;
+  while (low < high) {
+    const std::size_t mid = low + (high - low) / 2;
+    if (at(mid).seq > seq) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return low;
+}
+
 void History::grow() {
   const std::size_t capacity = std::min(capacity_ * 2, std::max(max_events_, capacity_ + 1));
   auto slots = std::make_unique<KeptEvent[]>(capacity);

@@ -61,6 +61,10 @@ class History {
   // The i-th kept event, oldest first; i < size().
   [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
   [[nodiscard]] std::uint64_t oldest_seq() const { return at(0).seq; }
+  // The index of the first kept event with a seq past `seq` (size() when
+  // none): seqs only grow along the history, so a loop that finds where its
+  // news starts costs a binary search, not a walk over every kept event.
+  [[nodiscard]] std::size_t first_after(std::uint64_t seq) const;
 
  private:
   static std::size_t bytes_of(const KeptEvent& e) { return e.bytes(); }

@@ -183,9 +183,7 @@ const char* Hub::check_replayable(const TopicRecord& record, std::string_view la
 void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first) {
   const History& history = record.history;
   if (!history.empty() && history.oldest_seq() > after + 1) lost_first = after + 1;
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    if (history.at(i).seq > after) batch_.push_back(history.at(i));
-  }
+  for (std::size_t i = history.first_after(after); i < history.size(); ++i) batch_.push_back(history.at(i));
 }
 
 void Hub::wait_for_room(std::string_view topic) { book_.wait_for_room(topic, loop_); }

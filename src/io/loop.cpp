@@ -24,9 +24,10 @@ class Loop::Waker final : public Handler {
     [[maybe_unused]] const auto n = ::write(fd_, &one, sizeof one);
   }
   void on_ready(std::uint32_t) override {
+    // One read takes the whole count back to zero: a second would only
+    // answer EAGAIN, a system call per wake-up for nothing.
     std::uint64_t count;
-    while (::read(fd_, &count, sizeof count) > 0) {
-    }
+    [[maybe_unused]] const auto n = ::read(fd_, &count, sizeof count);
     if (loop_.wake_task_ != nullptr) loop_.defer(loop_.wake_task_);
   }
 

@@ -214,10 +214,16 @@ bool on_a_loop(const Server::Impl& s) {
 
 }  // namespace
 
-// The record is pinned for the whole wait, so the waiter count the loops
-// read stays on it. Each look for room is a publish under a RoomRule: the
-// look and the publish are one step under the topic's lock, so waiting
-// publishers of one topic never overrun the window together.
+// The first look for room is a plain publish under a RoomRule: a topic
+// with room (the common case while subscribers keep up) costs no more than
+// publish() and the rule, and the loops see no waiter to wake. Only a
+// publisher that found none pins the record and counts itself as a waiter
+// (the count the loops read stays on the record while it waits), then
+// looks again before it sleeps, so a loop that made room between the first
+// look and the count still ends the wait. Each look is a publish under the
+// rule: the look and the publish are one step under the topic's lock, so
+// waiting publishers of one topic never overrun the window together. The
+// timeout runs from the first look that found no room.
 PublishResult Server::publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
                                       std::string_view event, std::string_view key) {
   Impl& s = *impl_;
@@ -228,20 +234,26 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
   const hub::Message message{data, event, key};
   const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
   if (checked != hub::HubStatus::ok) return {public_status(checked)};
+  if (s.book.gate().closed()) return {PublishStatus::stopped};
+  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
+  const auto answer = [&s](const hub::PublishResult& r) -> PublishResult {
+    s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
+    return {public_status(r.status), r.id, r.subscribers};
+  };
+  if (const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
+      r.status != hub::HubStatus::busy) {
+    return answer(r);
+  }
   hub::HubStatus status = hub::HubStatus::ok;
   const hub::TopicRef record = s.book.acquire(topic, status);
   if (!record) return {public_status(status)};
-  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
   const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
   hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
   for (;;) {
     waiting.arm();
     if (s.book.gate().closed()) return {PublishStatus::stopped};
     const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
-    if (r.status != hub::HubStatus::busy) {
-      s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
-      return {public_status(r.status), r.id, r.subscribers};
-    }
+    if (r.status != hub::HubStatus::busy) return answer(r);
     if (!waiting.sleep_until(deadline)) {
       s.book.cut_stalled(*record.get());
       s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,51 @@ TEST_F(EventFramesTest, AnSseFormThePublisherBuiltIsHandedOutAsItIs) {
   EventFrames frames(pool, scratch, "t", "ep:1", published, data);
   EXPECT_TRUE(frames.form(WireForm::sse) == published);
   EXPECT_EQ(published.use_count(), 1u);
+}
+
+// A publisher thread publishing event after event gets the scratch it gave
+// back; publishers at once each get one of their own, and every scratch
+// lent comes back to be lent again.
+// A lease kept alive beside others (a Lease does not move).
+struct HeldLease {
+  explicit HeldLease(ScratchPool& pool) : lease(pool.lend()) {}
+  ScratchPool::Lease lease;
+};
+
+TEST(ScratchPool, LendsBackWhatWasGivenBackAndOneEachToLeasesAtOnce) {
+  ScratchPool pool;
+  FrameScratch* first = nullptr;
+  {
+    ScratchPool::Lease lease = pool.lend();
+    first = &*lease;
+  }
+  {
+    ScratchPool::Lease again = pool.lend();
+    EXPECT_EQ(&*again, first);
+  }
+  constexpr std::size_t kAtOnce = 7;  // more than the pool keeps in its lock-free slots
+  std::vector<FrameScratch*> lent;
+  {
+    std::vector<std::unique_ptr<HeldLease>> leases;
+    for (std::size_t i = 0; i < kAtOnce; ++i) {
+      leases.push_back(std::make_unique<HeldLease>(pool));
+      lent.push_back(&*leases.back()->lease);
+    }
+    std::vector<FrameScratch*> distinct = lent;
+    std::sort(distinct.begin(), distinct.end());
+    EXPECT_EQ(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  }
+  std::vector<FrameScratch*> relent;
+  {
+    std::vector<std::unique_ptr<HeldLease>> leases;
+    for (std::size_t i = 0; i < kAtOnce; ++i) {
+      leases.push_back(std::make_unique<HeldLease>(pool));
+      relent.push_back(&*leases.back()->lease);
+    }
+  }
+  std::sort(lent.begin(), lent.end());
+  std::sort(relent.begin(), relent.end());
+  EXPECT_EQ(relent, lent);
 }
 
 }  // namespace
