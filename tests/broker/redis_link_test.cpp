@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -167,9 +171,40 @@ TEST_P(RedisLinkTest, ReadsALargeReplyWhole) {
   EXPECT_EQ(recorder.answers[1].text, big);
 }
 
+// Holds a loopback port bound (not listening) for as long as it lives: a
+// connect to it is refused, and no other process (another test's Redis,
+// started on a port it found free) can take it meanwhile.
+class PortHold {
+ public:
+  explicit PortHold(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    held_ = fd_ >= 0 && ::bind(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~PortHold() { release(); }
+  PortHold(const PortHold&) = delete;
+  PortHold& operator=(const PortHold&) = delete;
+
+  [[nodiscard]] bool held() const { return held_; }
+  void release() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
 TEST_P(RedisLinkTest, RefusesWhileNotUpAndKeepsTrying) {
   const std::uint16_t port = redis.port();
   ASSERT_TRUE(redis.kill());
+  // Without the hold, a Redis another test starts meanwhile may take the
+  // port, and the link comes up to it.
+  PortHold hold(port);
+  ASSERT_TRUE(hold.held()) << "port " << port << " was taken as soon as Redis let it go";
   RedisLink link(loop, local(port), quick_limits(), &events);
   EXPECT_EQ(link.submit(resp({"PING"}), recorder, 1), Submit::unavailable);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.failures() >= 3; })) << link.last_error();
@@ -177,6 +212,7 @@ TEST_P(RedisLinkTest, RefusesWhileNotUpAndKeepsTrying) {
   EXPECT_EQ(link.submit(resp({"PING"}), recorder, 1), Submit::unavailable);
   EXPECT_TRUE(recorder.answers.empty());
   EXPECT_EQ(events.ups, 0);
+  hold.release();
   ASSERT_TRUE(redis.restart()) << redis.error();
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
 }
