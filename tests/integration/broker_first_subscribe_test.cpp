@@ -60,6 +60,14 @@ class BrokerFirstSubscribe : public testing::Test {
   std::unique_ptr<SluicedProcess> a_, b_;
 };
 
+// The access-log line in `log` of HTTP/2 stream `stream`; empty if none.
+std::string access_line_of_stream(const std::string& log, std::int32_t stream) {
+  const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
+  if (at == std::string::npos) return std::string();
+  const std::size_t start = log.rfind('\n', at) + 1;
+  return log.substr(start, log.find('\n', at) - start);
+}
+
 // Every topic is new to A, and each event is published the moment the
 // head is in: the first event the subscriber gets is that one, under the
 // id B was given.
@@ -316,12 +324,7 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamIsLoggedWithTheStatusItWasAnswe
   EXPECT_EQ(a_->stop(), 0);
 
   const std::string log = a_->output();
-  const auto line_of = [&log](std::int32_t stream) {
-    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
-    if (at == std::string::npos) return std::string();
-    const std::size_t start = log.rfind('\n', at) + 1;
-    return log.substr(start, log.find('\n', at) - start);
-  };
+  const auto line_of = [&log](std::int32_t stream) { return access_line_of_stream(log, stream); };
   const std::string placed_line = line_of(placed);
   EXPECT_NE(placed_line.find("method=GET"), std::string::npos) << log;
   EXPECT_NE(placed_line.find(" status=200 transport=sse "), std::string::npos) << placed_line;
@@ -408,12 +411,7 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
   EXPECT_EQ(a_->stop(), 0);
 
   const std::string log = a_->output();
-  const auto line_of = [&log](std::int32_t stream) {
-    const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
-    if (at == std::string::npos) return std::string();
-    const std::size_t start = log.rfind('\n', at) + 1;
-    return log.substr(start, log.find('\n', at) - start);
-  };
+  const auto line_of = [&log](std::int32_t stream) { return access_line_of_stream(log, stream); };
   const std::string sse_line = line_of(sse);
   EXPECT_NE(sse_line.find("method=GET target=/sse/reset_held "), std::string::npos) << log;
   EXPECT_NE(sse_line.find(" status=499 transport=http "), std::string::npos) << sse_line;
