@@ -33,7 +33,7 @@ void HttpRequestPhase::published(std::uint32_t, broker::PublishStatus status, br
   awaiting_publish_ = false;
   ReplyText text;
   respond(broker_publish_answer(services_, status, id, error, publish_topic_, publish_origin_, text));
-  publish_line_.write(answered_status_, session_.loop().now());
+  held_line_.write(answered_status_, session_.loop().now());
   // The requests pipelined behind this one were left unread: on with them.
   if (was_waiting && !session_.ended()) session_.resume_input();
 }

@@ -215,11 +215,17 @@ void H2Connection::reset_stream(std::int32_t stream, std::uint32_t error_code) {
 
 // The stream is gone: its outlet takes nothing more and its stream lets
 // go of its topics. A request whose answer was held (HEADERS waiting for
-// a topic's place, a POST for Redis's answer or the rest of its body) and
-// not given lost its client: its line says so (log::kClientGoneStatus).
+// a topic's place, a POST for Redis's answer or the rest of its body, or
+// a request for an authorization decision) and not given lost its client:
+// its line says so (log::kClientGoneStatus).
 void H2Connection::let_go(H2Exchange& exchange) {
   if (!exchange.logged_target.empty()) {
     log_held(exchange, log::kClientGoneStatus, "http", exchange.posting ? exchange.body.size() : exchange.posted_bytes);
+  }
+  if (exchange.waiting && exchange.waiting->round().pending() && services_.logs_access()) {
+    const transport::H2Request request = exchange.waiting->request();
+    log_request(exchange.id, session_.id(), request.method, request.path, request.header("user-agent"),
+                log::kClientGoneStatus, "http", 0);
   }
   if (exchange.waiting) exchange.waiting->round().close();  // a question pending is withdrawn
   if (exchange.awaiting_broker) {  // Redis's answer, when it comes, reaches nobody

@@ -24,7 +24,7 @@ void HeldAccessLine::write(int status, io::Loop::Clock::time_point now) {
   log::log_access(logger, {.method = method_,
                            .target = target_,
                            .status = status,
-                           .transport = status == 200 ? std::string_view(transport_) : "http",
+                           .transport = status == 200 || status == 101 ? std::string_view(transport_) : "http",
                            .peer = peer_,
                            .connection = connection_,
                            .user_agent = user_agent_,

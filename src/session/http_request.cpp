@@ -39,10 +39,9 @@ HttpRequestPhase::HttpRequestPhase(Session& session)
       request_started_(session.loop().now()) {}
 
 HttpRequestPhase::~HttpRequestPhase() {
-  if (awaiting_publish_) {
-    services_.broker_publishes()->cancel(publish_ticket_);
-    publish_line_.write(log::kClientGoneStatus, session_.loop().now());  // its client went first
-  }
+  if (awaiting_publish_) services_.broker_publishes()->cancel(publish_ticket_);
+  // Its client went first.
+  if (awaiting_publish_ || awaiting_auth_) held_line_.write(log::kClientGoneStatus, session_.loop().now());
   if (listing_ticket_ != 0 && services_.ops().admin() != nullptr) {
     services_.ops().admin()->abandon_connections(listing_ticket_);
   }
@@ -127,6 +126,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   if (session_.peer().auth_pending()) {
     // Parsed again, from the same bytes, when the decision comes.
     awaiting_auth_ = true;
+    log_access(request.method_text, request.target, request.header("User-Agent"), request.body.size());
     parser_.reset();
     return false;
   }
@@ -140,6 +140,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
 
 void HttpRequestPhase::auth_answered() {
   awaiting_auth_ = false;
+  held_line_.drop();
   session_.resume_input();
 }
 
@@ -179,7 +180,9 @@ bool HttpRequestPhase::queue_response(const Response& response) {
 
 // A request that opened a stream got no reply of ours: its status is the
 // stream's (101 for a WebSocket, 200 for SSE). A publish waiting for
-// Redis's answer is logged with that answer, when it comes (published()).
+// Redis's answer is logged with that answer, when it comes (published());
+// one waiting for an authorization decision once routed again after it,
+// or with 499 when its client goes first.
 // The target is redacted by the logger; the body is never passed, only its
 // length.
 void HttpRequestPhase::log_access(std::string_view method, std::string_view target, std::string_view user_agent,
@@ -197,7 +200,7 @@ void HttpRequestPhase::log_access(std::string_view method, std::string_view targ
                            .connection = session_.id(),
                            .user_agent = user_agent,
                            .body_bytes = body_bytes};
-  if (awaiting_publish_) return publish_line_.hold(*services_.logger(), record, request_started_);
+  if (awaiting_publish_ || awaiting_auth_) return held_line_.hold(*services_.logger(), record, request_started_);
   const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(session_.loop().now() - request_started_);
   record.duration_us = static_cast<std::uint64_t>(elapsed.count());
   log::log_access(*services_.logger(), record);

@@ -76,6 +76,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
                  std::string_view error) override;
   void start_sse(const proto::http1::Request& request, std::string_view path_topic);
   void upgrade_topic(const proto::http1::Request& request, std::string_view raw_topic);
+  void hand_line_to_stream(HeldAccessLine& line, const proto::http1::Request& request, std::string_view transport);
   void upgrade_publisher(const proto::http1::Request& request, std::string_view raw_topic);
   // `verdict` is the authorizer's answer for what the stream will do: a
   // refused stream is opened and closed at once, saying why.
@@ -114,7 +115,10 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   std::uint32_t publish_ticket_ = 0;
   std::string publish_topic_;
   std::string publish_origin_;
-  HeldAccessLine publish_line_;  // its access log line (log.access), written with Redis's answer
+  // The access log line (log.access) of the request whose answer waits:
+  // for Redis's (written with it), or for an authorization decision
+  // (dropped when it comes: the request is routed, and logged, again).
+  HeldAccessLine held_line_;
   // A connection listing being made by the loops (admin API): its ticket,
   // 0 when none, and since when it is awaited.
   std::uint64_t listing_ticket_ = 0;

@@ -117,20 +117,23 @@ void HttpRequestPhase::start_sse(const Request& request, std::string_view path_t
   session_.become(std::move(stream));
   sse.open(make_sse_head(services_.pool(), services_.config().sse_retry_ms, cors_origin(request)), opening.topics,
            opening.requested, opening.last_id);
-  // A head held for its topics' place: the request's line says what the
-  // client is answered, once it is.
-  if (services_.logs_access() && sse.head_held()) {
-    stream_logs_request_ = true;
-    sse.access_line().hold(*services_.logger(),
-                           {.method = request.method_text,
-                            .target = request.target,
-                            .transport = "sse",
-                            .peer = session_.peer().address(),
-                            .connection = session_.id(),
-                            .user_agent = request.header("User-Agent"),
-                            .body_bytes = request.body.size()},
-                           request_started_);
-  }
+  if (sse.head_held()) hand_line_to_stream(sse.access_line(), request, "sse");
+}
+
+// An answer held for its topics' place: the request's line says what the
+// client is answered, once it is, and the stream writes it.
+void HttpRequestPhase::hand_line_to_stream(HeldAccessLine& line, const Request& request, std::string_view transport) {
+  if (!services_.logs_access()) return;
+  stream_logs_request_ = true;
+  line.hold(*services_.logger(),
+            {.method = request.method_text,
+             .target = request.target,
+             .transport = transport,
+             .peer = session_.peer().address(),
+             .connection = session_.id(),
+             .user_agent = request.header("User-Agent"),
+             .body_bytes = request.body.size()},
+            request_started_);
 }
 
 OriginRule HttpRequestPhase::origin_rule() const { return session::origin_rule(services_); }
@@ -152,7 +155,9 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
         return made;
       },
       verdict);
-  if (stream != nullptr && !stream->close_sent()) opened->open(request.header("Last-Event-ID"));
+  if (stream == nullptr || stream->close_sent()) return;
+  opened->open(request.header("Last-Event-ID"));
+  if (opened->answer_held()) hand_line_to_stream(opened->access_line(), request, "ws");
 }
 
 // GET /pub/{topic} as a WebSocket: every message the client sends is

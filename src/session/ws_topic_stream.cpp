@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "hub/hub.hpp"
+#include "log/access.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
 
@@ -50,6 +51,7 @@ void WsTopicStream::answer() {
 conn::FlushResult WsTopicStream::write_queued(conn::Writer& writer, conn::OutQueue& queue,
                                               conn::DataAllowance allowance) {
   if (awaiting_ && !outlet().ended()) return {conn::FlushStatus::held};
+  access_line_.write(101, services().loop().now());
   return queue.flush(writer, allowance);
 }
 
@@ -94,7 +96,9 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
   publisher_->publish(std::string_view(payload.data(), payload.size()));
 }
 
+// A 101 still held (its line not written) never went.
 void WsTopicStream::let_go() {
+  access_line_.write(log::kClientGoneStatus, services().loop().now());
   subscriptions_.leave_all();
   if (publisher_) publisher_->release();
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "session/held_access_line.hpp"
 #include "session/subscriptions.hpp"
 #include "session/topic_publisher.hpp"
 #include "session/ws_stream.hpp"
@@ -33,6 +34,13 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // A stream that ends before (a refusal, expired credentials, the server
   // stopping) is answered with its close behind.
   void open(std::string_view last_id);
+
+  // True while the answer waits for the topic's place.
+  [[nodiscard]] bool answer_held() const { return awaiting_; }
+  // Over HTTP/1.1, the request's access-log line while its 101 is held:
+  // written with 101 when the 101 goes (placed, or with the close that
+  // ends the stream), 499 when the connection closes before.
+  HeldAccessLine& access_line() { return access_line_; }
 
   void before_flush() override { subscriptions_.before_flush(); }
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
@@ -65,6 +73,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // over HTTP/1.1.
   HeldResponse* response_;
   bool awaiting_ = false;  // the answer waits for placed()
+  HeldAccessLine access_line_;  // none held: nothing to log, or logged when routed
   io::Loop::Clock::time_point awaiting_since_{};
 };
 

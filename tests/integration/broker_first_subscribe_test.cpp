@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "access_log_lines.hpp"
 #include "broker_nodes.hpp"
 #include "h2_test_client.hpp"
 #include "ws_test_client.hpp"
@@ -59,14 +60,6 @@ class BrokerFirstSubscribe : public testing::Test {
   RedisServer redis_;
   std::unique_ptr<SluicedProcess> a_, b_;
 };
-
-// The access-log line in `log` of HTTP/2 stream `stream`; empty if none.
-std::string access_line_of_stream(const std::string& log, std::int32_t stream) {
-  const std::size_t at = log.find(" stream=" + std::to_string(stream) + " ");
-  if (at == std::string::npos) return std::string();
-  const std::size_t start = log.rfind('\n', at) + 1;
-  return log.substr(start, log.find('\n', at) - start);
-}
 
 // Every topic is new to A, and each event is published the moment the
 // head is in: the first event the subscriber gets is that one, under the
@@ -324,14 +317,13 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamIsLoggedWithTheStatusItWasAnswe
   EXPECT_EQ(a_->stop(), 0);
 
   const std::string log = a_->output();
-  const auto line_of = [&log](std::int32_t stream) { return access_line_of_stream(log, stream); };
-  const std::string placed_line = line_of(placed);
+  const std::string placed_line = access_line_of_stream(log, placed);
   EXPECT_NE(placed_line.find("method=GET"), std::string::npos) << log;
   EXPECT_NE(placed_line.find(" status=200 transport=sse "), std::string::npos) << placed_line;
-  const std::string sse_line = line_of(sse);
+  const std::string sse_line = access_line_of_stream(log, sse);
   EXPECT_NE(sse_line.find("method=GET"), std::string::npos) << log;
   EXPECT_NE(sse_line.find(" status=503 transport=http "), std::string::npos) << sse_line;
-  const std::string ws_line = line_of(ws);
+  const std::string ws_line = access_line_of_stream(log, ws);
   EXPECT_NE(ws_line.find("method=CONNECT"), std::string::npos) << log;
   EXPECT_NE(ws_line.find(" status=503 transport=http "), std::string::npos) << ws_line;
 }
@@ -364,15 +356,51 @@ TEST_F(BrokerFirstSubscribe, OverHttp11AHeldStreamIsLoggedWithTheStatusItWasAnsw
   EXPECT_EQ(a_->stop(), 0);
 
   const std::string log = a_->output();
-  const auto line_of = [&log](const std::string& target) {
-    const std::size_t at = log.find(" target=" + target + " ");
-    if (at == std::string::npos) return std::string();
-    const std::size_t start = log.rfind('\n', at) + 1;
-    return log.substr(start, log.find('\n', at) - start);
-  };
-  EXPECT_NE(line_of("/sse/logged_placed").find(" status=200 transport=sse "), std::string::npos) << log;
-  EXPECT_NE(line_of("/sse/logged_held").find(" status=503 transport=http "), std::string::npos) << log;
-  EXPECT_NE(line_of("/sse/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
+  EXPECT_TRUE(target_logged_with(log, "/sse/logged_placed", " status=200 transport=sse ")) << log;
+  EXPECT_TRUE(target_logged_with(log, "/sse/logged_held", " status=503 transport=http ")) << log;
+  EXPECT_TRUE(target_logged_with(log, "/sse/logged_gone", " status=499 transport=http ")) << log;
+}
+
+// Over HTTP/1.1 a `/ws/{topic}` upgrade whose 101 waits for the topic's
+// place is logged when the 101 goes: once placed, or with the 1013 close
+// past broker.placement_timeout_ms (the client was sent a 101), and 499
+// (http) when the client left before anything was sent.
+TEST_F(BrokerFirstSubscribe, OverHttp11AHeldWebSocketIsLoggedWithWhatWasSent) {
+  std::vector<std::string> settings = node_settings(redis_);
+  settings.insert(settings.end(), {"broker.placement_timeout_ms=1000", "log.access=1", "threads=1"});
+  a_ = std::make_unique<SluicedProcess>(settings);
+  ASSERT_NE(a_->port(), 0) << a_->output();
+  ws::WsTestClient placed(port_a());
+  ASSERT_EQ(placed.upgrade({.path = "/ws/logged_ws_placed"}).status, 101);
+
+  redis_.pause();
+  {
+    // Held, the stream reads nothing, an end of input included; a reset
+    // is seen all the same. It comes once the request is a stream.
+    ws::WsTestClient gone(port_a());
+    gone.send_raw(
+        "GET /ws/logged_ws_gone HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    const auto deadline = Clock::now() + 10s;
+    while (Clock::now() < deadline &&
+           http_request(port_a(), "GET", "/metrics").body.find("sluice_connections{transport=\"ws\"} 2\n") ==
+               std::string::npos) {
+    }
+    gone.reset();
+  }
+  ws::WsTestClient held(port_a());
+  const ws::UpgradeReply upgraded = held.upgrade({.path = "/ws/logged_ws_held"});
+  EXPECT_EQ(upgraded.status, 101) << upgraded.head;
+  const std::optional<ws::ServerFrame> close = held.read_frame();
+  ASSERT_TRUE(close.has_value());
+  EXPECT_EQ(close->close_code(), 1013);
+  redis_.resume();
+  EXPECT_EQ(a_->stop(), 0);
+
+  const std::string log = a_->output();
+  EXPECT_TRUE(target_logged_with(log, "/ws/logged_ws_placed", " status=101 transport=ws ")) << log;
+  EXPECT_TRUE(target_logged_with(log, "/ws/logged_ws_held", " status=101 transport=ws ")) << log;
+  EXPECT_TRUE(target_logged_with(log, "/ws/logged_ws_gone", " status=499 transport=http ")) << log;
 }
 
 // An HTTP/2 stream whose HEADERS wait for its topic's place and that its
@@ -411,11 +439,10 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
   EXPECT_EQ(a_->stop(), 0);
 
   const std::string log = a_->output();
-  const auto line_of = [&log](std::int32_t stream) { return access_line_of_stream(log, stream); };
-  const std::string sse_line = line_of(sse);
+  const std::string sse_line = access_line_of_stream(log, sse);
   EXPECT_NE(sse_line.find("method=GET target=/sse/reset_held "), std::string::npos) << log;
   EXPECT_NE(sse_line.find(" status=499 transport=http "), std::string::npos) << sse_line;
-  const std::string ws_line = line_of(ws);
+  const std::string ws_line = access_line_of_stream(log, ws);
   EXPECT_NE(ws_line.find("method=CONNECT target=/ws/reset_held_ws "), std::string::npos) << log;
   EXPECT_NE(ws_line.find(" status=499 transport=http "), std::string::npos) << ws_line;
 }
@@ -461,11 +488,8 @@ TEST_F(BrokerFirstSubscribe, AServerThatStopsAnswersAHeldStream503AtOnce) {
 
   const std::string log = a_->output();
   for (const std::string target : {"/sse/stop_held", "/sse/stop_held_h2"}) {
-    const std::size_t at = log.find(" target=" + target + " ");
-    ASSERT_NE(at, std::string::npos) << log;
-    const std::size_t start = log.rfind('\n', at) + 1;
-    const std::string line = log.substr(start, log.find('\n', at) - start);
-    EXPECT_NE(line.find(" status=503 transport=http "), std::string::npos) << line;
+    const std::string line = access_line_of_target(log, target);
+    EXPECT_NE(line.find(" status=503 transport=http "), std::string::npos) << log;
   }
 }
 

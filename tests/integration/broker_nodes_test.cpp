@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "access_log_lines.hpp"
 #include "broker_nodes.hpp"
 
 namespace sluice::test {
@@ -157,12 +158,7 @@ TEST_F(BrokerNodes, AnHttp11PublishIsLoggedWithTheStatusRedisAnswered) {
   const std::string log = node->output();
   // The last line for `target` (the publishes that met the link not yet
   // up were answered, and logged, 503).
-  const auto line_of = [&log](const std::string& target) {
-    const std::size_t at = log.rfind(" target=" + target + " ");
-    if (at == std::string::npos) return std::string();
-    const std::size_t start = log.rfind('\n', at) + 1;
-    return log.substr(start, log.find('\n', at) - start);
-  };
+  const auto line_of = [&log](const std::string& target) { return last_access_line_of_target(log, target); };
   EXPECT_NE(line_of("/pub/logged_up").find(" status=200 transport=http "), std::string::npos) << log;
   const std::string answered = " status=" + std::to_string(reply.status) + " transport=http ";
   EXPECT_NE(line_of("/pub/logged_waits").find(answered), std::string::npos) << log;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "access_log_lines.hpp"
 #include "auth/callback_server.hpp"
 #include "h2_test_client.hpp"
 #include "sluiced_process.hpp"
@@ -174,6 +175,28 @@ TEST_F(H2AuthCallback, AResetStreamOrAClosedConnectionWithdrawsItsQuestion) {
   EXPECT_EQ(answer, 200) << "the closed connection's question kept its place";
   EXPECT_EQ(status(held), 0);
   EXPECT_TRUE(client->stream(held).closed);
+}
+
+// A stream reset while its decision is pending has its access-log line:
+// 499 (no status was sent). A stream decided later is logged once, with
+// the status it was answered.
+TEST_F(H2AuthCallback, AStreamResetWhileItsDecisionIsPendingIsLogged) {
+  start({"log.access=1", "auth.callback_timeout_ms=20000"});
+  const auto held = client->request("GET", "/sse/hold");
+  ASSERT_TRUE(client->flush());
+  ASSERT_TRUE(wait_asked(callback, 1));
+  ASSERT_EQ(nghttp2_submit_rst_stream(client->session(), NGHTTP2_FLAG_NONE, held, NGHTTP2_CANCEL), 0);
+  const auto allowed = client->request("GET", "/sse/status-200");
+  ASSERT_TRUE(client->pump([&] { return status(allowed) != 0; }));
+  EXPECT_EQ(status(allowed), 200);
+  client.reset();
+  EXPECT_EQ(sluiced->stop(), 0);
+
+  const std::string log = sluiced->output();
+  EXPECT_TRUE(has(access_line_of_stream(log, held), "target=/sse/hold status=499 transport=http ")) << log;
+  EXPECT_TRUE(has(access_line_of_stream(log, allowed), "target=/sse/status-200 status=200 transport=sse ")) << log;
+  EXPECT_EQ(log.find("target=/sse/status-200 ", log.find("target=/sse/status-200 ") + 1), std::string::npos) << log;
+  sluiced.reset();
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "access_log_lines.hpp"
 #include "auth/callback_server.hpp"
 #include "child_process.hpp"
 #include "io/socket.hpp"
@@ -192,6 +193,30 @@ TEST_F(SluicedAuthCallback, AClientThatLeavesWhileItsDecisionIsPendingCostsNothi
   }
   SseSubscriber reader(port(), "/sse/status-200");
   EXPECT_TRUE(reader.opened());
+}
+
+// A request whose client leaves while its decision is pending has its
+// access-log line: 499 (no status was sent). A request decided later is
+// logged once, with the status it was answered.
+TEST(SluicedAuthCallbackLog, ARequestWhoseClientLeavesWhileItsDecisionIsPendingIsLogged) {
+  CallbackServer callback;
+  SluicedProcess sluiced(callback_settings(callback.port(), {"log.access=1"}));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const auto port = static_cast<std::uint16_t>(sluiced.port());
+  {
+    TestClient leaving(port);
+    leaving.send(get("/sse/hold"));
+    ASSERT_TRUE(wait_asked(callback, 1));
+  }
+  TestClient allowed(port);
+  allowed.send(get("/sse/status-200"));
+  ASSERT_TRUE(allowed.read_until_contains("retry:"));
+  EXPECT_EQ(sluiced.stop(), 0);
+
+  const std::string log = sluiced.output();
+  EXPECT_TRUE(target_logged_with(log, "/sse/hold", " status=499 transport=http ")) << log;
+  EXPECT_TRUE(target_logged_with(log, "/sse/status-200", " status=200 transport=sse ")) << log;
+  EXPECT_EQ(log.find(" target=/sse/status-200 ", log.find(" target=/sse/status-200 ") + 1), std::string::npos) << log;
 }
 
 TEST(SluicedAuthCallbackLimits, PastMaxInflightTheAnswerIsAnImmediate503) {
