@@ -117,6 +117,11 @@ void Connection::read_turn() {
 std::size_t Connection::input_room(std::size_t want, bool answer_refusal) {
   const std::size_t spare = input_.capacity() - input_.size();
   if (want <= spare) return want;
+  // An empty buffer is not grown before the read: most reads of an idle
+  // stream find nothing, and a buffer taken for them would stay with every
+  // idle connection (a read chunk each). The bytes a read does bring are
+  // appended into a buffer of their size, within what is never charged.
+  if (input_.empty() && want <= kInputResting) return want;
   const std::size_t capacity =
       std::min(std::max(input_.size() + want, 2 * input_.capacity()), std::max(limits_.receive_budget, kInputResting));
   const std::size_t charge = buf::charged_part(capacity, kInputResting);

@@ -5,30 +5,33 @@
 namespace sluice::session {
 
 void HeldAccessLine::hold(log::Logger& logger, const log::AccessRecord& record, io::Loop::Clock::time_point started) {
+  if (!fields_) fields_ = std::make_unique<Fields>();
   logger_ = &logger;
-  method_.assign(record.method);
-  target_.assign(record.target);
-  transport_.assign(record.transport);
-  peer_.assign(record.peer);
-  user_agent_.assign(record.user_agent);
-  connection_ = record.connection;
-  body_bytes_ = record.body_bytes;
-  started_ = started;
+  Fields& f = *fields_;
+  f.method.assign(record.method);
+  f.target.assign(record.target);
+  f.transport.assign(record.transport);
+  f.peer.assign(record.peer);
+  f.user_agent.assign(record.user_agent);
+  f.connection = record.connection;
+  f.body_bytes = record.body_bytes;
+  f.started = started;
 }
 
 void HeldAccessLine::write(int status, io::Loop::Clock::time_point now) {
   if (logger_ == nullptr) return;
   log::Logger& logger = *logger_;
   logger_ = nullptr;
-  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(now - started_);
-  log::log_access(logger, {.method = method_,
-                           .target = target_,
+  const Fields& f = *fields_;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(now - f.started);
+  log::log_access(logger, {.method = f.method,
+                           .target = f.target,
                            .status = status,
-                           .transport = status == 200 || status == 101 ? std::string_view(transport_) : "http",
-                           .peer = peer_,
-                           .connection = connection_,
-                           .user_agent = user_agent_,
-                           .body_bytes = body_bytes_,
+                           .transport = status == 200 || status == 101 ? std::string_view(f.transport) : "http",
+                           .peer = f.peer,
+                           .connection = f.connection,
+                           .user_agent = f.user_agent,
+                           .body_bytes = f.body_bytes,
                            .duration_us = static_cast<std::uint64_t>(elapsed.count())});
 }
 

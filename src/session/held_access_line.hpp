@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -36,11 +37,18 @@ class HeldAccessLine {
   void drop() { logger_ = nullptr; }
 
  private:
+  struct Fields {
+    std::string method, target, transport, peer, user_agent;
+    std::uint64_t connection = 0;
+    std::uint64_t body_bytes = 0;
+    io::Loop::Clock::time_point started{};
+  };
+
   log::Logger* logger_ = nullptr;  // null: no line held
-  std::string method_, target_, transport_, peer_, user_agent_;
-  std::uint64_t connection_ = 0;
-  std::uint64_t body_bytes_ = 0;
-  io::Loop::Clock::time_point started_{};
+  // Made at the first hold and kept for the next: every SSE and WebSocket
+  // stream has a line of its own, and most never hold one, so an idle
+  // stream carries a pointer, not the fields.
+  std::unique_ptr<Fields> fields_;
 };
 
 }  // namespace sluice::session

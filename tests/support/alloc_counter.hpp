@@ -1,5 +1,6 @@
 // Owns: a count of heap allocations made through operator new and malloc's
-// C++ path, for tests that prove a hot path allocates nothing. Linking this
+// C++ path, for tests that prove a hot path allocates nothing, and of the
+// bytes they hold, for tests that bound what an idle connection keeps. Linking this
 // file replaces the global operator new of the test binary.
 #pragma once
 
@@ -9,6 +10,9 @@ namespace sluice::test {
 
 // Allocations made by any thread since the program started.
 [[nodiscard]] std::uint64_t allocations();
+
+// Heap bytes held now (as malloc sized them), by every thread.
+[[nodiscard]] std::int64_t live_heap_bytes();
 
 // What a steady-state run saw: whether the warm-up rounds and the measured
 // rounds all delivered, and the allocations made while the measured ran.
