@@ -1,9 +1,9 @@
 #include "client_workers.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,8 +59,12 @@ std::string ClientWorkers::start() {
   for (std::size_t i = 0; i < shares_.size(); ++i) new (&slots_[i]) Slot();
   const pid_t parent = ::getpid();
   for (std::size_t i = 0; i < shares_.size(); ++i) {
+    // A socket pair rather than a pipe: a message to a worker that has
+    // gone fails with EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE.
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot make a worker's pipe: ") + std::strerror(errno);
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+      return std::string("cannot make a worker's control socket: ") + std::strerror(errno);
+    }
     const pid_t pid = ::fork();
     if (pid < 0) {
       ::close(fds[0]);
@@ -71,7 +75,7 @@ std::string ClientWorkers::start() {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(1);  // the parent ended before the call
       ::close(fds[1]);
-      // The earlier workers' pipes: held here, they would never see EOF.
+      // The earlier workers' sockets: held here, they would never see EOF.
       for (const int fd : control_fds_) ::close(fd);
       run_worker(i, fds[0]);
     }
@@ -92,8 +96,8 @@ void ClientWorkers::run_worker(std::size_t index, int control_fd) {
     if (options.sessions > 0) pool.start();
     Message message{};
     // Blocks until the parent says something; EOF (the parent closed the
-    // pipe or is gone) or an error means stop.
-    while (::read(control_fd, &message, sizeof message) == static_cast<ssize_t>(sizeof message)) {
+    // socket or is gone) or an error means stop.
+    while (::recv(control_fd, &message, sizeof message, 0) == static_cast<ssize_t>(sizeof message)) {
       if (message.command == Command::stop) break;
       pool.record_latency_from(message.value);
     }
@@ -106,9 +110,9 @@ void ClientWorkers::run_worker(std::size_t index, int control_fd) {
 }
 
 void ClientWorkers::send(std::size_t worker, Message message) {
-  // A message is far below PIPE_BUF, so it is written whole or not at all;
-  // a worker that has gone (EPIPE, with SIGPIPE ignored) is found in stop().
-  [[maybe_unused]] const ssize_t n = ::write(control_fds_[worker], &message, sizeof message);
+  // One datagram: sent whole or not at all. A worker that has gone
+  // (EPIPE) is found in stop().
+  [[maybe_unused]] const ssize_t n = ::send(control_fds_[worker], &message, sizeof message, MSG_NOSIGNAL);
 }
 
 bool ClientWorkers::wait_ready(std::uint64_t deadline_ns) const {

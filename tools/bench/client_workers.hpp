@@ -10,9 +10,10 @@
 // threads update as they read and the parent sums while they run (lock-free
 // atomics work across processes on one mapping), and its latency histogram,
 // which the worker copies there once its pool has stopped. The parent
-// steers a worker through a pipe of fixed-size commands (record latency
-// from, stop); a worker whose pipe ends (the parent gone) stops too, and
-// the kernel kills it if the parent dies first (PR_SET_PDEATHSIG).
+// steers a worker through a socket pair, one fixed-size datagram per
+// command (record latency from, stop); a worker whose socket ends (the
+// parent gone) stops too, and the kernel kills it if the parent dies
+// first (PR_SET_PDEATHSIG).
 // Latency samples compare the publisher's stamp with the reader's clock
 // across processes: CLOCK_MONOTONIC is one clock for the whole machine.
 #pragma once
@@ -95,7 +96,7 @@ class ClientWorkers {
   std::vector<WorkerShare> shares_;
   Slot* slots_ = nullptr;  // shares_.size() of them, in the shared mapping
   std::vector<pid_t> pids_;
-  std::vector<int> control_fds_;  // the parent's write ends
+  std::vector<int> control_fds_;  // the parent's ends
   Histogram latency_;
   std::size_t lost_ = 0;
   bool stopped_ = false;

@@ -130,8 +130,11 @@ struct Node {
 
 // Publishes event `seq` and waits until every ready subscriber has read it.
 // Returns the ms until the last one did, or a negative value on timeout.
+// `kernel_peak` keeps the most the kernel's TCP buffers held meanwhile,
+// read every few ms: the event sits in 2N socket buffers on its way.
 double broadcast(const ConnectionsOptions& o, const io::Endpoint& publish_to, const std::string& topic,
-                 const ClientWorkers& clients, std::uint64_t seq, std::uint64_t expected_events, std::string& error) {
+                 const ClientWorkers& clients, std::uint64_t seq, std::uint64_t expected_events,
+                 std::int64_t& kernel_peak, std::string& error) {
   const std::uint64_t start = now_ns();
   const std::uint64_t deadline = start + seconds_to_ns(o.broadcast_timeout);
   const PublishAnswer answer = publish_one(publish_to, topic, make_payload(o.size, start, 0, seq), deadline);
@@ -139,7 +142,12 @@ double broadcast(const ConnectionsOptions& o, const io::Endpoint& publish_to, co
     error = "publish " + std::to_string(seq) + " answered " + std::to_string(answer.status) + " " + answer.error;
     return -1;
   }
+  std::uint64_t next_kernel_read = 0;
   while (clients.total(&StreamCounters::events) < expected_events) {
+    if (now_ns() >= next_kernel_read) {
+      kernel_peak = std::max(kernel_peak, kernel_tcp_bytes());
+      next_kernel_read = now_ns() + 5 * kNsPerMs;
+    }
     if (now_ns() >= deadline) {
       error = "broadcast " + std::to_string(seq) + ": " + std::to_string(clients.total(&StreamCounters::events)) +
               " of " + std::to_string(expected_events) + " deliveries so far after " +
@@ -308,7 +316,8 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
   // Event 1 is not measured: once everyone has it, everyone is subscribed.
   clients.record_latency_from(UINT64_MAX);
   std::string error;
-  if (broadcast(o, sut.direct, topic, clients, 1, ready, error) < 0) {
+  std::int64_t kernel_peak = -1;
+  if (broadcast(o, sut.direct, topic, clients, 1, ready, kernel_peak, error) < 0) {
     r["error"] = "not every subscriber was in the topic: " + error;
     return r;
   }
@@ -318,14 +327,14 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
   const std::vector<double> workers_before = workers_cpu(clients);
   Histogram all_ms;
   for (std::uint64_t k = 1; k <= o.broadcasts && error.empty(); ++k) {
-    const double ms = broadcast(o, sut.direct, topic, clients, k + 1, ready * (k + 1), error);
+    const double ms = broadcast(o, sut.direct, topic, clients, k + 1, ready * (k + 1), kernel_peak, error);
     if (ms >= 0) all_ms.record(static_cast<std::uint64_t>(ms * 1e3));
   }
   if (!error.empty()) r["error"] = error;
   // What the client used while the broadcasts went out: a latency measured
   // by a client that was busy all the time is partly the client's.
   const double seconds = static_cast<double>(now_ns() - broadcasts_start) / 1e9;
-  // A worker's main thread sleeps on its pipe, so its CPU is its reader
+  // A worker's main thread sleeps on its control socket, so its CPU is its reader
   // threads': with -t 1 (the default) the reader's own, with more an upper
   // bound on its busiest one.
   const std::vector<double> workers_after = workers_cpu(clients);
@@ -336,6 +345,7 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
     busiest = std::max(busiest, cores);
     process += cores;
   }
+  if (kernel_peak >= 0) r["kernel_tcp_buffer_peak_bytes"] = kernel_peak;
   r["client_reader_cpu_cores"] = busiest;
   r["client_cpu_cores"] = process;
   r["client_limit"] = client_was_limit(busiest, process, allowed_cores());
@@ -396,6 +406,7 @@ void add_connections(CLI::App& app, int& exit_code) {
         {"subscribers", "subs", 1, 0}, {"node_count", "nodes", 1, 0}, {"workers", "client procs", 1, 0},
         {"connect_per_s", "conn/s", 1, 0}, {"server_rss_bytes", "rss MB", 1e6, 1},
         {"server_rss_per_conn_bytes", "B/conn", 1, 0}, {"kernel_tcp_buffer_bytes", "tcp buf MB", 1e6, 1},
+        {"kernel_tcp_buffer_peak_bytes", "tcp peak MB", 1e6, 1},
         {"kernel_slab_per_conn_bytes", "slab B/conn", 1, 0},
         {"server_cpu_us_per_connect", "cpu us/conn", 1, 1}, {"latency_p50_us", "p50 us"},
         {"latency_p99_us", "p99 us"}, {"latency_max_us", "max us"}, {"gaps", "gaps", 1, 0},
