@@ -240,6 +240,7 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
   const std::size_t sources = o.sources != 0 ? o.sources : (n + 19'999) / 20'000;
   r["sources"] = sources;
   const std::int64_t slab_before = kernel_slab_bytes();
+  const std::int64_t kernel_before = kernel_tcp_bytes();
 
   std::vector<io::Endpoint> endpoints;
   // The link emulator, when there is one, stands in front of node 1 only.
@@ -290,10 +291,12 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
     r["server_rss_bytes"] = rss_after;
     if (ready > 0) r["server_rss_per_conn_bytes"] = static_cast<double>(rss_after - rss_before) / static_cast<double>(ready);
   }
-  // What the kernel's TCP buffers hold (all sockets on the machine; idle
-  // ones hold next to nothing: a socket's own structures are not counted),
-  // and how much its slab caches grew meanwhile (both ends of every
-  // connection, and whatever else the machine did).
+  // What the kernel's TCP buffers hold (all sockets on the machine, so
+  // also before the connections, to tell another job's from this run's;
+  // idle ones hold next to nothing: a socket's own structures are not
+  // counted), and how much its slab caches grew meanwhile (both ends of
+  // every connection, and whatever else the machine did).
+  if (kernel_before >= 0) r["kernel_tcp_buffer_before_bytes"] = kernel_before;
   if (kernel_after >= 0) r["kernel_tcp_buffer_bytes"] = kernel_after;
   if (slab_before >= 0 && slab_after >= 0) {
     r["kernel_slab_growth_bytes"] = slab_after - slab_before;
@@ -405,7 +408,8 @@ void add_connections(CLI::App& app, int& exit_code) {
     const ReportSpec spec{.scenario = "connections", .headline = "connect_per_s", .columns = {
         {"subscribers", "subs", 1, 0}, {"node_count", "nodes", 1, 0}, {"workers", "client procs", 1, 0},
         {"connect_per_s", "conn/s", 1, 0}, {"server_rss_bytes", "rss MB", 1e6, 1},
-        {"server_rss_per_conn_bytes", "B/conn", 1, 0}, {"kernel_tcp_buffer_bytes", "tcp buf MB", 1e6, 1},
+        {"server_rss_per_conn_bytes", "B/conn", 1, 0}, {"kernel_tcp_buffer_before_bytes", "tcp before MB", 1e6, 1},
+        {"kernel_tcp_buffer_bytes", "tcp buf MB", 1e6, 1},
         {"kernel_tcp_buffer_peak_bytes", "tcp peak MB", 1e6, 1},
         {"kernel_slab_per_conn_bytes", "slab B/conn", 1, 0},
         {"server_cpu_us_per_connect", "cpu us/conn", 1, 1}, {"latency_p50_us", "p50 us"},
