@@ -91,21 +91,20 @@ void ClientWorkers::run_worker(std::size_t index, int control_fd) {
   options.sessions = shares_[index].count;
   options.first_session = options_.first_session + shares_[index].first;
   Slot& slot = slots_[index];
-  {
-    ClientPool pool(options, slot.counters);
-    if (options.sessions > 0) pool.start();
-    Message message{};
-    // Blocks until the parent says something; EOF (the parent closed the
-    // socket or is gone) or an error means stop.
-    while (::recv(control_fd, &message, sizeof message, 0) == static_cast<ssize_t>(sizeof message)) {
-      if (message.command == Command::stop) break;
-      pool.record_latency_from(message.value);
-    }
-    pool.stop();
-    slot.latency = pool.latency();
+  ClientPool pool(options, slot.counters);
+  if (options.sessions > 0) pool.start();
+  Message message{};
+  // Blocks until the parent says something; EOF (the parent closed the
+  // socket or is gone) or an error means stop.
+  while (::recv(control_fd, &message, sizeof message, 0) == static_cast<ssize_t>(sizeof message)) {
+    if (message.command == Command::stop) break;
+    pool.record_latency_from(message.value);
   }
+  pool.stop_reading();
+  slot.latency = pool.latency();
   slot.reported.store(true, std::memory_order_release);
-  // No destructor, atexit handler or stdio flush of the parent's state.
+  // No destructor, atexit handler or stdio flush of the parent's state;
+  // the kernel closes the sessions' sockets.
   ::_exit(0);
 }
 
