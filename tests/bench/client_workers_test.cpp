@@ -111,10 +111,10 @@ TEST(ClientWorkers, LatencyBeforeTheMarkIsNotRecorded) {
                         2);
   ASSERT_EQ(clients.start(), "");
   ASSERT_TRUE(clients.wait_ready(now_ns() + kWaitNs));
-  clients.record_latency_from(UINT64_MAX);
+  ASSERT_TRUE(clients.record_latency_from(UINT64_MAX)) << "every worker took the mark before the publish";
   publish(server, "mark");
   ASSERT_TRUE(wait_for([&] { return clients.total(&StreamCounters::events) >= 6; }));
-  clients.record_latency_from(now_ns());
+  ASSERT_TRUE(clients.record_latency_from(now_ns()));
   publish(server, "mark");
   ASSERT_TRUE(wait_for([&] { return clients.total(&StreamCounters::events) >= 12; }));
   clients.stop();

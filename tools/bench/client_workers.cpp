@@ -20,6 +20,7 @@ namespace sluice::bench {
 
 namespace {
 
+// How long a worker may take to apply a command or to exit once told to.
 constexpr std::uint64_t kExitWaitNs = 10 * kNsPerSec;
 
 }  // namespace
@@ -99,6 +100,7 @@ void ClientWorkers::run_worker(std::size_t index, int control_fd) {
   while (::recv(control_fd, &message, sizeof message, 0) == static_cast<ssize_t>(sizeof message)) {
     if (message.command == Command::stop) break;
     pool.record_latency_from(message.value);
+    slot.applied.fetch_add(1, std::memory_order_release);
   }
   pool.stop_reading();
   slot.latency = pool.latency();
@@ -122,8 +124,19 @@ bool ClientWorkers::wait_ready(std::uint64_t deadline_ns) const {
   return total(&StreamCounters::failed) == 0;
 }
 
-void ClientWorkers::record_latency_from(std::uint64_t from_ns) {
+bool ClientWorkers::record_latency_from(std::uint64_t from_ns) {
   for (std::size_t i = 0; i < control_fds_.size(); ++i) send(i, {.command = Command::record_from, .value = from_ns});
+  ++marks_sent_;
+  // The mark is sent, not yet applied: an event published before a worker
+  // applies it would be sampled against the old mark.
+  const std::uint64_t deadline = now_ns() + kExitWaitNs;
+  for (std::size_t i = 0; i < control_fds_.size(); ++i) {
+    while (slots_[i].applied.load(std::memory_order_acquire) < marks_sent_) {
+      if (now_ns() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  return true;
 }
 
 void ClientWorkers::stop() {

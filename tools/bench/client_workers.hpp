@@ -52,6 +52,7 @@ class ClientWorkers {
     StreamCounters counters;
     Histogram latency;                     // valid once `reported`
     std::atomic<bool> reported{false};
+    std::atomic<std::uint64_t> applied{0};  // record_from commands the worker has applied
   };
 
   // `options.sessions` sessions over `workers` processes; each worker's
@@ -65,7 +66,10 @@ class ClientWorkers {
   [[nodiscard]] std::string start();
   // As ClientPool::wait_ready, over every worker's sessions.
   [[nodiscard]] bool wait_ready(std::uint64_t deadline_ns) const;
-  void record_latency_from(std::uint64_t from_ns);
+  // As ClientPool::record_latency_from, and like it in effect when it
+  // returns: each worker acknowledges the mark (through its slot) before
+  // the parent goes on to publish. False when one did not within 10 s.
+  [[nodiscard]] bool record_latency_from(std::uint64_t from_ns);
   // Tells every worker to stop, waits (10 s at most, then SIGKILL) for it
   // to exit, and merges what each reported. Idempotent.
   void stop();
@@ -97,6 +101,7 @@ class ClientWorkers {
   Slot* slots_ = nullptr;  // shares_.size() of them, in the shared mapping
   std::vector<pid_t> pids_;
   std::vector<int> control_fds_;  // the parent's ends
+  std::uint64_t marks_sent_ = 0;
   Histogram latency_;
   std::size_t lost_ = 0;
   bool stopped_ = false;

@@ -317,14 +317,20 @@ nlohmann::json measure(ConnectionsOptions& o, const ServerUnderTest& sut) {
   }
 
   // Event 1 is not measured: once everyone has it, everyone is subscribed.
-  clients.record_latency_from(UINT64_MAX);
   std::string error;
+  if (!clients.record_latency_from(UINT64_MAX)) {
+    r["error"] = "a client worker did not take the latency mark in time";
+    return r;
+  }
   std::int64_t kernel_peak = -1;
   if (broadcast(o, sut.direct, topic, clients, 1, ready, kernel_peak, error) < 0) {
     r["error"] = "not every subscriber was in the topic: " + error;
     return r;
   }
-  clients.record_latency_from(now_ns());
+  if (!clients.record_latency_from(now_ns())) {
+    r["error"] = "a client worker did not take the latency mark in time";
+    return r;
+  }
   const std::uint64_t broadcasts_start = now_ns();
   const double client_before = self_cpu_seconds();
   const std::vector<double> workers_before = workers_cpu(clients);
