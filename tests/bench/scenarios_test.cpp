@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -199,6 +200,51 @@ TEST(Scenarios, ConnectionsReportsConnectRateMemoryAndBroadcastLatency) {
   EXPECT_EQ(r.value("streams_with_gaps", -1), 0);
   EXPECT_EQ(r.value("streams_closed", -1), 0);
   EXPECT_FALSE(r.contains("error")) << r.dump();
+}
+
+// The subscribers in two worker processes: the row is the merge of both,
+// each worker held its half, and every subscriber's sample of every
+// measured broadcast came back.
+TEST(Scenarios, ConnectionsSplitOverWorkerProcessesMergesEverySubscriber) {
+  const nlohmann::json r = run_bench("connections -n 300 --workers 2 --sources 3 -b 2");
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r.value("subscribers", 0), 300);
+  EXPECT_EQ(r.value("workers", 0), 2);
+  ASSERT_TRUE(r.contains("worker_counts"));
+  ASSERT_EQ(r["worker_counts"].size(), 2u);
+  for (const auto& w : r["worker_counts"]) {
+    EXPECT_EQ(w.value("ready", 0), 150) << w.dump();
+    EXPECT_EQ(w.value("failed", -1), 0) << w.dump();
+  }
+  EXPECT_EQ(r.value("latency_samples", 0), 600) << "one per subscriber per measured broadcast";
+  EXPECT_EQ(r.value("gaps", -1), 0);
+  EXPECT_EQ(r.value("streams_closed", -1), 0);
+  EXPECT_GE(r.value("client_reader_cpu_cores", -1.0), 0);
+}
+
+// Three sluiced nodes joined through a redis-server the bench starts: the
+// subscribers are spread over the nodes, every broadcast POSTed to the
+// first reaches all of them, and the memory is read per node.
+TEST(Scenarios, ConnectionsOverNodesJoinedByRedisReachEveryNode) {
+  const char* redis = std::getenv("REDIS_SERVER");
+  const nlohmann::json r = run_bench(std::string("connections -n 90 --workers 2 --nodes 3 -b 2") +
+                                     (redis != nullptr ? std::string(" --redis-server ") + redis : std::string()));
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r.value("subscribers", 0), 90);
+  EXPECT_EQ(r.value("node_count", 0), 3);
+  EXPECT_TRUE(r.contains("broker")) << r.dump();
+  ASSERT_TRUE(r.contains("nodes"));
+  ASSERT_EQ(r["nodes"].size(), 3u);
+  std::int64_t rss = 0;
+  for (const auto& node : r["nodes"]) {
+    EXPECT_EQ(node.value("subscribers", 0), 30) << node.dump();
+    EXPECT_GT(node.value("rss_bytes", std::int64_t{0}), 0) << node.dump();
+    rss += node.value("rss_bytes", std::int64_t{0});
+  }
+  EXPECT_EQ(r.value("server_rss_bytes", std::int64_t{0}), rss) << "the nodes' sum";
+  EXPECT_EQ(r.value("latency_samples", 0), 180) << "every subscriber on every node, each measured broadcast";
+  EXPECT_EQ(r.value("gaps", -1), 0);
+  EXPECT_EQ(r.value("streams_closed", -1), 0);
 }
 
 TEST(Scenarios, ClientCeilingParsesEveryForm) {

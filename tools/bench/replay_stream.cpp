@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "clock.hpp"
@@ -84,6 +86,16 @@ PublishAnswer publish_one(const io::Endpoint& server, const std::string& topic, 
   answer.body = in.substr(head.head_size, head.content_length);
   answer.id = id_of_reply(answer.body);
   return answer;
+}
+
+std::string wait_publishable(const io::Endpoint& server, const std::string& topic, std::uint64_t deadline_ns) {
+  PublishAnswer answer;
+  while (now_ns() < deadline_ns) {
+    answer = publish_one(server, topic + "-probe", make_payload(kPayloadHeader, 0), deadline_ns);
+    if (answer.status == 200) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "the publishing node did not take a publish in time (status " + std::to_string(answer.status) + ")";
 }
 
 bool server_generates(const io::Endpoint& server, const std::string& topic, const TlsClient* tls) {

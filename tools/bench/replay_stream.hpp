@@ -30,6 +30,11 @@ struct PublishAnswer {
                                         std::string_view payload, std::uint64_t deadline_ns,
                                         const TlsClient* tls = nullptr);
 
+// Posts to `topic`-probe until the server takes a publish (200) or
+// `deadline_ns` passes: a node with a broker answers 503 until its link to
+// Redis is up. "" once taken, else a line with the last status.
+[[nodiscard]] std::string wait_publishable(const io::Endpoint& server, const std::string& topic, std::uint64_t deadline_ns);
+
 // Whether the server makes its own events (sol-server's stream mode): its
 // reply to a publish on `topic`-probe, which nobody reads, says
 // "generator":true.

@@ -83,6 +83,7 @@ nlohmann::json run_one(const CommonOptions& common, const ServerSpec& named, con
     if (std::string error = process.start(command); !error.empty()) return {{"server", named.name}, {"error", error}};
     sut.direct = process.endpoint();
     sut.pid = process.pid();
+    sut.command = command;
   }
   // A certificate the clients refuse is said once, with OpenSSL's reason,
   // rather than as every subscriber's failure.

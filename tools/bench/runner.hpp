@@ -47,6 +47,9 @@ struct ServerUnderTest {
   io::Endpoint endpoint;  // the link emulator's when --link is set
   io::Endpoint direct;    // the server's own
   int pid = -1;           // -1 for --target
+  // The command that started it (certificates filled in), empty for
+  // --target: a scenario may start more nodes of the same server.
+  std::string command;
   std::string link;       // the link description, empty when direct
   // --link mode=packet: the server runs in server_net, and the scenario
   // makes its readers' sockets in client_net (which reach `endpoint`

@@ -22,11 +22,9 @@
 // CPU of every process of the configuration per delivered event, the cost
 // compared with one node alone.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -128,19 +126,6 @@ std::uint64_t delivered(const std::vector<Group>& groups) {
   return n;
 }
 
-// Posts to a probe topic until the node takes it: a node with a broker
-// answers 503 until its link to Redis is up.
-std::string wait_publishable(const ClusterOptions& o, const io::Endpoint& node) {
-  const std::uint64_t deadline = now_ns() + 10 * kNsPerSec;
-  PublishAnswer answer;
-  while (now_ns() < deadline) {
-    answer = publish_one(node, o.topic + "-probe", make_payload(kPayloadHeader, 0), deadline);
-    if (answer.status == 200) return "";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return "the publishing node did not take a publish in 10 s (status " + std::to_string(answer.status) + ")";
-}
-
 // Starts the configuration, runs it, reads the figures. `redis` is null
 // for one node alone.
 nlohmann::json measure(const ClusterOptions& o, std::size_t node_count, RedisProcess* redis) {
@@ -152,7 +137,9 @@ nlohmann::json measure(const ClusterOptions& o, std::size_t node_count, RedisPro
       return {{"error", "node " + std::to_string(n + 1) + ": " + error}};
     }
   }
-  if (std::string error = wait_publishable(o, nodes.front()->endpoint()); !error.empty()) return {{"error", error}};
+  if (std::string error = wait_publishable(nodes.front()->endpoint(), o.topic, now_ns() + 10 * kNsPerSec); !error.empty()) {
+    return {{"error", error}};
+  }
 
   std::vector<Group> groups = plan_groups(o, node_count);
   for (Group& g : groups) {
