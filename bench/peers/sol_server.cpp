@@ -24,11 +24,21 @@
 // With --tls-cert and --tls-key every connection is TLS (sol_tls.hpp):
 // the same rounds, each send() an SSL_write of the same bytes, so its cost
 // per event is the floor of a push server over TLS.
+// Two other ways to send a stream round (clear text), to measure what
+// they save against one send() per subscriber:
+//  - --uring: the round's sends all go in one io_uring submission
+//    (sol_uring.hpp), each answered as send() is; accepting, reading and
+//    EPOLLOUT stay on epoll.
+//  - --zerocopy: each round's send carries MSG_ZEROCOPY on sockets opted
+//    in with SO_ZEROCOPY (sol_zerocopy.hpp); the kernel's notifications
+//    are read from each socket's error queue when epoll says EPOLLERR.
+// Either or both; at exit the server says on stderr how many submissions
+// it made and how many zero-copy sends the kernel copied anyway.
 // It trusts its input: it only ever talks to sluice-bench.
 //
 //   sol-server --listen 127.0.0.1:0 [--batch 256] [--size 64]
 //              [--mode stream|relay|burst] [--events 1000]
-//              [--tls-cert FILE --tls-key FILE]
+//              [--tls-cert FILE --tls-key FILE] [--uring] [--zerocopy]
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,6 +62,10 @@
 #include "sol_request.hpp"
 #include "sol_subscribers.hpp"
 #include "sol_tls.hpp"
+#include "sol_zerocopy.hpp"
+#ifdef SOL_HAVE_URING
+#include "sol_uring.hpp"
+#endif
 
 namespace {
 
@@ -77,7 +91,14 @@ struct Options {
   std::size_t events = 1000;
   std::string tls_cert;  // both set: every connection is TLS
   std::string tls_key;
+  bool uring = false;     // a round's sends in one io_uring submission
+  bool zerocopy = false;  // a round's sends with MSG_ZEROCOPY
 };
+
+#ifdef SOL_HAVE_URING
+// Enough submission slots for 10,000 subscribers' sends in one submission.
+constexpr unsigned kUringEntries = 16384;
+#endif
 
 constexpr std::string_view kSseHead =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
@@ -123,6 +144,30 @@ class SolServer {
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, listen_fd_, &ev);
   }
 
+  // Sends rounds through `uring` (not owned) when set, and with
+  // MSG_ZEROCOPY when the options say so.
+  void use_round_path(sluice::peers::SolUring* uring) { subscribers_.use_round_path(uring, o_.zerocopy); }
+
+  // What the other round paths did, for stderr at exit.
+  void report(const sluice::peers::SolUring* uring) const {
+#ifdef SOL_HAVE_URING
+    if (uring != nullptr) {
+      std::fprintf(stderr, "sol-server: %llu round sends in %zu io_uring submissions\n",
+                   static_cast<unsigned long long>(subscribers_.round_sends()), uring->submissions());
+    }
+#else
+    (void)uring;
+#endif
+    if (!o_.zerocopy) return;
+    std::fprintf(stderr,
+                 "sol-server: MSG_ZEROCOPY: %llu sends, %llu completed in %llu notifications, %llu of them copied "
+                 "(SO_EE_CODE_ZEROCOPY_COPIED)\n",
+                 static_cast<unsigned long long>(subscribers_.round_sends()),
+                 static_cast<unsigned long long>(zerocopy_.completed),
+                 static_cast<unsigned long long>(zerocopy_.notifications),
+                 static_cast<unsigned long long>(zerocopy_.copied));
+  }
+
   void run() {
     while (g_stop == 0) {
       const bool rounds = o_.mode == Mode::stream && subscribers_.writable() > 0;
@@ -160,7 +205,15 @@ class SolServer {
   }
 
   void on_ready(int fd, std::uint32_t events) {
-    if ((events & (EPOLLHUP | EPOLLERR)) != 0) return failed_.push_back(fd);
+    if ((events & EPOLLHUP) != 0) return failed_.push_back(fd);
+    if ((events & EPOLLERR) != 0) {
+      // With MSG_ZEROCOPY the error queue holds the kernel's notifications;
+      // reading them also frees room a refused send (ENOBUFS) waits for.
+      if (!o_.zerocopy || !subscribers_.contains(fd) || !sluice::peers::reap_zerocopy(fd, zerocopy_)) {
+        return failed_.push_back(fd);
+      }
+      events |= EPOLLOUT;
+    }
     const auto it = peers_.find(fd);
     const bool handshaking = it != peers_.end() && it->second.handshaking;
     if (((events & EPOLLIN) != 0 || handshaking) && !read_input(fd)) return failed_.push_back(fd);
@@ -240,6 +293,7 @@ class SolServer {
       burst.stamp(1, now_ns());
       head.append(burst.bytes());
     }
+    if (o_.zerocopy && ssl_of(fd) == nullptr && !sluice::peers::enable_zerocopy(fd)) return false;
     return subscribers_.add(fd, websocket, std::move(head), ssl_of(fd));
   }
 
@@ -277,12 +331,22 @@ class SolServer {
   sluice::peers::SolSubscribers subscribers_;
   std::unordered_map<int, Peer> peers_;
   std::vector<int> failed_;
+  sluice::peers::SolZerocopyTally zerocopy_;
 };
 
 bool parse_args(int argc, char** argv, Options& o) {
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string_view key = argv[i];
-    const std::string_view value = argv[i + 1];
+    if (key == "--uring") {
+      o.uring = true;
+      continue;
+    }
+    if (key == "--zerocopy") {
+      o.zerocopy = true;
+      continue;
+    }
+    if (i + 1 == argc) return false;
+    const std::string_view value = argv[++i];
     if (key == "--listen") o.listen = value;
     else if (key == "--batch") o.batch = std::strtoul(value.data(), nullptr, 10);
     else if (key == "--size") o.size = std::strtoul(value.data(), nullptr, 10);
@@ -294,7 +358,7 @@ bool parse_args(int argc, char** argv, Options& o) {
     else if (key == "--mode" && value == "burst") o.mode = Mode::burst;
     else return false;
   }
-  return argc % 2 == 1 && o.batch > 0 && o.tls_cert.empty() == o.tls_key.empty();
+  return o.batch > 0 && o.tls_cert.empty() == o.tls_key.empty();
 }
 
 }  // namespace
@@ -305,7 +369,11 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, o) || !sluice::io::parse_endpoint(o.listen, where)) {
     std::fprintf(stderr,
                  "usage: sol-server --listen HOST:PORT [--batch N] [--size B] [--mode stream|relay|burst] [--events K]"
-                 " [--tls-cert FILE --tls-key FILE]\n");
+                 " [--tls-cert FILE --tls-key FILE] [--uring] [--zerocopy]\n");
+    return 2;
+  }
+  if ((o.uring || o.zerocopy) && !o.tls_cert.empty()) {
+    std::fprintf(stderr, "sol-server: --uring and --zerocopy send clear text only\n");
     return 2;
   }
   // A deep backlog: the many-connection scenario connects thousands at once.
@@ -324,6 +392,26 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   std::printf("sol-server listening on %s:%u\n", where.host.c_str(), sluice::io::local_port(fd));
   std::fflush(stdout);
-  SolServer(o, fd, tls.get()).run();
+#ifdef SOL_HAVE_URING
+  std::unique_ptr<sluice::peers::SolUring> ring;
+  if (o.uring) {
+    ring = std::make_unique<sluice::peers::SolUring>(kUringEntries);
+    if (!ring->error().empty()) {
+      std::fprintf(stderr, "sol-server: --uring: %s\n", ring->error().c_str());
+      return 2;
+    }
+  }
+  sluice::peers::SolUring* uring = ring.get();
+#else
+  if (o.uring) {
+    std::fprintf(stderr, "sol-server: --uring: built without liburing (liburing-dev)\n");
+    return 2;
+  }
+  sluice::peers::SolUring* uring = nullptr;
+#endif
+  SolServer server(o, fd, tls.get());
+  server.use_round_path(uring);
+  server.run();
+  server.report(uring);
   return 0;
 }

@@ -16,6 +16,12 @@
 // burst go out the same way as a relay's leftovers. Over TLS each send()
 // is an SSL_write of the same bytes on the subscriber's connection
 // (sol_tls.hpp), which the caller owns.
+//
+// A fan-out round's sends can go another way (use_round_path()): all of
+// them in one io_uring submission (sol_uring.hpp), and/or each with
+// MSG_ZEROCOPY (sol_zerocopy.hpp). Their answers are taken exactly as
+// send()'s: a short send continues next round, a full socket (or, with
+// MSG_ZEROCOPY, no room left for the kernel's notifications) waits.
 #pragma once
 
 #include <cstddef>
@@ -24,9 +30,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sol_send.hpp"
+
 typedef struct ssl_st SSL;
 
 namespace sluice::peers {
+
+class SolUring;
 
 class SolSubscribers {
  public:
@@ -50,6 +60,12 @@ class SolSubscribers {
   // One relayed message, already framed both ways.
   void broadcast(std::string_view ws, std::string_view sse, std::vector<int>& failed);
 
+  // Rounds are sent through `uring` when it is set (not owned), and with
+  // MSG_ZEROCOPY when `zerocopy` (clear text only).
+  void use_round_path(SolUring* uring, bool zerocopy);
+  // Round sends that took bytes, since the start.
+  [[nodiscard]] std::uint64_t round_sends() const { return round_sends_; }
+
   [[nodiscard]] std::size_t writable() const { return writable_; }
   [[nodiscard]] std::size_t size() const { return list_.size(); }
 
@@ -65,13 +81,22 @@ class SolSubscribers {
 
   // One non-blocking send of `bytes`: the bytes taken (0 when the socket
   // is full) or -1 when the connection failed.
-  static long send_some(const Subscriber& s, std::string_view bytes);
+  static long send_some(const Subscriber& s, std::string_view bytes, int flags = 0);
+  // send()'s answer `n` (bytes, 0 for a full socket, -1 failed) to a
+  // round's send of `batch` to `s`.
+  void take_round_result(Subscriber& s, std::string_view batch, long n, std::vector<int>& failed);
+  void send_round_batched(std::string_view ws, std::string_view sse, std::vector<int>& failed);
   bool flush_owed(Subscriber& s);
   void set_writable(Subscriber& s, bool writable);
 
   std::vector<Subscriber> list_;
   std::vector<std::size_t> slot_of_fd_;  // fd -> index in list_ + 1; 0: not a subscriber
   std::size_t writable_ = 0;
+  SolUring* uring_ = nullptr;
+  int round_flags_ = 0;  // added to a round's send flags: MSG_ZEROCOPY or 0
+  std::uint64_t round_sends_ = 0;
+  std::vector<SolSend> sends_;  // one round's batched sends, kept for its capacity
+  std::vector<std::size_t> sender_;    // index in list_ of each of sends_
 };
 
 }  // namespace sluice::peers

@@ -205,15 +205,19 @@ void expect_sol_frame(const std::optional<test::ws::ServerFrame>& frame, std::ui
 }
 #endif
 
-// The stream mode sends one prebuilt batch, never rewritten: the same 256
-// numbered frames of the generator (index ff, stamp zero) over and over,
-// without a byte missing however the socket drains (it never skips).
-TEST(SolServer, RepeatsOnePrebuiltBatchWithoutAGap) {
 #ifdef SOL_SERVER_PATH
-  test::ChildProcess peer({SOL_SERVER_PATH, "--listen", "127.0.0.1:0"});
+// Subscribes to a stream-mode sol-server started with `options` through a
+// receive buffer of `receive_buffer` bytes, smaller than a round's 16,896
+// (so sends are short and the socket fills), and checks four rounds of
+// the batch: the same 256 numbered frames of the generator (index ff,
+// stamp zero) over and over, without a byte missing.
+void expect_repeated_batch(const std::vector<std::string>& options, int receive_buffer = 4096) {
+  std::vector<std::string> argv = {SOL_SERVER_PATH, "--listen", "127.0.0.1:0"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  test::ChildProcess peer(argv);
   const std::uint16_t port = port_of(peer);
   ASSERT_NE(port, 0) << peer.output();
-  WsTestClient subscriber(port, 4096);
+  WsTestClient subscriber(port, receive_buffer);
   const test::ws::UpgradeReply reply = subscriber.upgrade({.path = "/ws/peers"});
   ASSERT_EQ(reply.status, 101) << reply.head;
   EXPECT_TRUE(reply.accept_valid);
@@ -227,6 +231,39 @@ TEST(SolServer, RepeatsOnePrebuiltBatchWithoutAGap) {
   const test::HttpReply posted = test::http_request(port, "POST", "/pub/peers", "ignored");
   EXPECT_EQ(posted.status, 200);
   EXPECT_NE(posted.body.find("\"generator\":true"), std::string::npos) << posted.body;
+}
+#endif
+
+// The stream mode sends one prebuilt batch, never rewritten, however the
+// socket drains (it never skips).
+TEST(SolServer, RepeatsOnePrebuiltBatchWithoutAGap) {
+#ifdef SOL_SERVER_PATH
+  expect_repeated_batch({});
+#else
+  GTEST_SKIP() << "sol-server not built";
+#endif
+}
+
+// The same stream when each round's sends go in one io_uring submission:
+// short sends and full sockets are answered as send()'s are.
+TEST(SolServer, RepeatsTheBatchWithoutAGapThroughIoUring) {
+#if defined(SOL_SERVER_PATH) && defined(SOL_SERVER_HAS_URING)
+  expect_repeated_batch({"--uring"});
+#else
+  GTEST_SKIP() << "sol-server not built with liburing";
+#endif
+}
+
+// The same stream with MSG_ZEROCOPY sends, alone and through io_uring: the
+// kernel's notifications on the error queue do not end the subscriber.
+// The reader takes 16 KiB: behind a 4 KiB buffer, zero-copy segments over
+// loopback cross about 2 KB per 200 ms retransmission timeout.
+TEST(SolServer, RepeatsTheBatchWithoutAGapWithZeroCopySends) {
+#ifdef SOL_SERVER_PATH
+  expect_repeated_batch({"--zerocopy"}, 16384);
+#ifdef SOL_SERVER_HAS_URING
+  expect_repeated_batch({"--uring", "--zerocopy"}, 16384);
+#endif
 #else
   GTEST_SKIP() << "sol-server not built";
 #endif
