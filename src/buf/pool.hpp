@@ -49,7 +49,9 @@ struct PoolStats {
 };
 
 // One block: a small header followed by `block_size` payload bytes. The first
-// block of a frame also carries the frame's reference count and length.
+// block of a frame also carries the frame's reference count and length. A
+// small frame packed into a shared block (buf/slab_writer.hpp) has a header
+// of this shape of its own, inside that block, and `slab` names the block.
 struct Block {
   Block* next = nullptr;       // next block of the frame, or of the free list
   Pool* pool = nullptr;        // the pool the block returns to
@@ -59,6 +61,9 @@ struct Block {
   // First block of a frame only: when the event it carries was published,
   // in steady-clock nanoseconds; 0 for a frame that carries no event.
   std::int64_t published_ns = 0;
+  // A packed frame's header only: the pool block it is carved from, whose
+  // refs count its live frames (and its writer). nullptr for a pool block.
+  Block* slab = nullptr;
 
   char* data() { return reinterpret_cast<char*>(this + 1); }
   const char* data() const { return reinterpret_cast<const char*>(this + 1); }
