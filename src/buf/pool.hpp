@@ -58,12 +58,13 @@ struct Block {
   std::atomic<std::uint32_t> refs{0};  // first block of a frame only
   std::uint32_t used = 0;      // payload bytes in this block
   std::size_t frame_size = 0;    // first block of a frame only
+  // A packed frame's header only: the pool block it is carved from, whose
+  // refs count its live frames (and its writer). nullptr for a pool block.
+  // (Before published_ns: on a 32-bit target it fills the padding there.)
+  Block* slab = nullptr;
   // First block of a frame only: when the event it carries was published,
   // in steady-clock nanoseconds; 0 for a frame that carries no event.
   std::int64_t published_ns = 0;
-  // A packed frame's header only: the pool block it is carved from, whose
-  // refs count its live frames (and its writer). nullptr for a pool block.
-  Block* slab = nullptr;
 
   char* data() { return reinterpret_cast<char*>(this + 1); }
   const char* data() const { return reinterpret_cast<const char*>(this + 1); }

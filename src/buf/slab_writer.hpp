@@ -20,7 +20,7 @@
 // to max_packed() (a quarter of a block, less the header) are packed, so a
 // slab holds at least four and the room a slab's tail wastes when the next
 // frame does not fit stays under a quarter of it. Blocks too small for that
-// (under 256 bytes) pack nothing.
+// (under 196 bytes: four headers) pack nothing.
 //
 // One thread at a time writes through a writer (its owner serialises: a
 // loop, a publisher's borrowed scratch), and one frame at a time: reserve(),

@@ -222,7 +222,10 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     if (room != nullptr && !has_room(*record, *room)) return {HubStatus::busy, 0, record->subscribers};
     KeptEvent event;
     // When the pool is short of blocks, kept history gives way: replay is a
-    // convenience, the live event is the point.
+    // convenience, the live event is the point. A packed event's block
+    // comes back only with its slab-mates (events published about when it
+    // was, so given way about when it is), so this may take several turns;
+    // each gives one event up, and it ends when nothing more can go.
     while (!encode(*record, 0, record->next_id, message, scratch, event)) {
       if (!evict_in_turn(*record)) return {HubStatus::no_memory};
     }

@@ -19,7 +19,7 @@ namespace {
 // Takes each event in one WebSocket form and holds it as a socket's queue
 // would, for `hold` events, then lets them all go.
 struct WsTaker : Subscriber {
-  explicit WsTaker(std::size_t hold = 0) : hold(hold) {}
+  explicit WsTaker(std::size_t held_at_most = 0) : hold(held_at_most) {}
   void deliver(const Delivery& d) override {
     const buf::FrameRef& frame = d.frames.form(WireForm::ws_message);
     if (!frame) return;
@@ -34,9 +34,9 @@ struct WsTaker : Subscriber {
   std::vector<buf::FrameRef> held;
 };
 
-std::size_t kept_events(const TopicBook& book) {
+std::size_t kept_events(const TopicBook& book, const std::vector<std::string>& topics) {
   std::size_t kept = 0;
-  book.inspect_topics([&kept](const TopicView& view) { kept += view.history.size(); });
+  for (const std::string& topic : topics) kept += book.find(topic)->history.size();
   return kept;
 }
 
@@ -67,7 +67,7 @@ TEST(KeptEvents, TheDefaultPoolKeepsTwoHundredThousandSmallEvents) {
   for (int i = 0; i < 1000; ++i) {
     for (const std::string& name : names) ASSERT_EQ(book.publish(name, {data}).status, HubStatus::ok) << i;
   }
-  EXPECT_EQ(kept_events(book), 205'000u);
+  EXPECT_EQ(kept_events(book, names), 205'000u);
   const buf::PoolStats stats = pool.stats();
   EXPECT_EQ(stats.data_refusals, 0u);
   // Two frames of ~120 bytes an event: about 17 events a block.
@@ -84,11 +84,11 @@ TEST(KeptEvents, UnderPoolPressureTheTopicsStillTakeNewEvents) {
   {
     TopicBook book(pool, {.max_topics = 100}, "ep");
     const std::string data(64, 'p');
-    for (int i = 0; i < 20'000; ++i) {
-      ASSERT_EQ(book.publish("t" + std::to_string(i % 50), {data}).status, HubStatus::ok) << i;
-    }
+    std::vector<std::string> names;
+    for (int t = 0; t < 50; ++t) names.push_back("t" + std::to_string(t));
+    for (int i = 0; i < 20'000; ++i) ASSERT_EQ(book.publish(names[i % 50], {data}).status, HubStatus::ok) << i;
     EXPECT_LE(pool.free_blocks(), 4u);  // it was full
-    EXPECT_GT(kept_events(book), 1'500u);  // ~34 to a block
+    EXPECT_GT(kept_events(book, names), 1'500u);  // ~34 to a block
     for (int i = 0; i < 500; ++i) ASSERT_EQ(book.publish("fresh", {data}).status, HubStatus::ok) << i;
     // Its own oldest give way in their turn too, one topic in 51.
     EXPECT_GT(book.find("fresh")->history.size(), 450u);
