@@ -120,6 +120,7 @@ TEST(SlabWriter, WritingMoreThanReservedFailsAndTakesNothing) {
   Pool pool({.block_count = 4, .block_size = 1024, .reserve = 0});
   SlabWriter slabs;
   FrameBuilder builder(pool, slabs, 4);
+  EXPECT_TRUE(builder.append(std::string_view{}));  // no bytes, no address
   EXPECT_TRUE(builder.append("abcd"));
   EXPECT_FALSE(builder.append("e"));
   EXPECT_FALSE(builder.finish());
