@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "buf/slab_writer.hpp"
+
 namespace sluice::buf {
 
 FrameRef& FrameRef::operator=(const FrameRef& other) {
@@ -31,7 +33,12 @@ void FrameRef::reset() {
   if (head == nullptr) return;
   // acq_rel: the thread that frees the blocks must see every write made
   // through other references before it recycles them.
-  if (head->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) head->pool->release(head);
+  if (head->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (head->slab != nullptr) {
+    SlabWriter::release_from(head->slab);
+  } else {
+    head->pool->release(head);
+  }
 }
 
 std::uint32_t FrameRef::use_count() const {
@@ -54,7 +61,7 @@ std::size_t FrameRef::copy_to(char* out, std::size_t capacity, std::size_t offse
 }
 
 bool FrameRef::append_unshared(std::string_view bytes) {
-  if (head_ == nullptr || use_count() != 1) return false;
+  if (head_ == nullptr || head_->slab != nullptr || use_count() != 1) return false;
   Block* tail = head_;
   while (tail->next != nullptr) tail = tail->next;
   if (head_->pool->block_size() - tail->used < bytes.size()) return false;
@@ -62,6 +69,14 @@ bool FrameRef::append_unshared(std::string_view bytes) {
   tail->used += static_cast<std::uint32_t>(bytes.size());
   head_->frame_size += bytes.size();
   return true;
+}
+
+FrameBuilder::FrameBuilder(Pool& pool, SlabWriter& slabs, std::size_t size) : pool_(&pool), lane_(Lane::data) {
+  if (!SlabWriter::packs(pool, size)) return;
+  slabs_ = &slabs;
+  room_ = size;
+  packed_ = slabs.reserve(pool, size);
+  failed_ = packed_ == nullptr;
 }
 
 FrameBuilder::~FrameBuilder() { abandon(); }
@@ -90,6 +105,7 @@ bool FrameBuilder::grow() {
 
 bool FrameBuilder::append(const char* data, std::size_t n) {
   if (failed_) return false;
+  if (slabs_ != nullptr) return append_packed(data, n);
   const std::size_t block_size = pool_->block_size();
   while (n > 0) {
     if ((tail_ == nullptr || tail_->used == block_size) && !grow()) return false;
@@ -103,7 +119,28 @@ bool FrameBuilder::append(const char* data, std::size_t n) {
   return true;
 }
 
+// The reservation is the writer's until commit(): a failed packed frame
+// leaves nothing to give back.
+bool FrameBuilder::append_packed(const char* data, std::size_t n) {
+  if (n > room_ - size_) {
+    failed_ = true;
+    return false;
+  }
+  if (n == 0) return true;  // an empty view may have no address at all
+  std::memcpy(reinterpret_cast<char*>(packed_) + sizeof(Block) + size_, data, n);
+  size_ += n;
+  return true;
+}
+
 FrameRef FrameBuilder::finish() {
+  if (slabs_ != nullptr) {
+    FrameRef frame = failed_ ? FrameRef{} : slabs_->commit(packed_, size_);
+    slabs_ = nullptr;
+    packed_ = nullptr;
+    failed_ = false;
+    size_ = 0;
+    return frame;
+  }
   if (failed_ || (head_ == nullptr && !grow())) {
     failed_ = false;
     return {};

@@ -5,7 +5,9 @@
 // subscriber's queue then holds a FrameRef to the same blocks: no buffer is
 // allocated per message and nothing is copied per subscriber, so fan-out
 // costs a reference count, not memory. The blocks return to the pool
-// when the last reference goes.
+// when the last reference goes. A small frame may be packed with others
+// into one shared block (buf/slab_writer.hpp): it reads the same, as a
+// frame of one block, and gives its share of that block back instead.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,8 @@
 #include "buf/sink.hpp"
 
 namespace sluice::buf {
+
+class SlabWriter;
 
 class FrameRef {
  public:
@@ -45,8 +49,9 @@ class FrameRef {
   std::size_t copy_to(char* out, std::size_t capacity, std::size_t offset = 0) const;
 
   // Appends `bytes` in place when this is the frame's only reference and
-  // its last block has room for all of them; returns false, changing
-  // nothing, otherwise. A frame nobody else can see is not yet immutable:
+  // its last block has room for all of them (never for a packed frame: the
+  // bytes after it are another frame's); returns false, changing nothing,
+  // otherwise. A frame nobody else can see is not yet immutable:
   // small replies to pipelined requests share a block this way.
   [[nodiscard]] bool append_unshared(std::string_view bytes);
 
@@ -73,9 +78,15 @@ class FrameRef {
 // the heap. If the pool refuses a block, the builder is failed: later appends
 // are ignored and finish() returns an empty FrameRef (the blocks it had are
 // released), so the caller checks once, at the end.
+//
+// Given a SlabWriter and the frame's size before a byte is written, a
+// builder packs a small frame (SlabWriter::packs) into the writer's open
+// slab, on the data lane; a larger one gets blocks of its own as above.
+// Appending more than `size` bytes to a packed frame fails the builder.
 class FrameBuilder final : public Sink {
  public:
   FrameBuilder(Pool& pool, Lane lane) : pool_(&pool), lane_(lane) {}
+  FrameBuilder(Pool& pool, SlabWriter& slabs, std::size_t size);
   ~FrameBuilder();
   FrameBuilder(const FrameBuilder&) = delete;
   FrameBuilder& operator=(const FrameBuilder&) = delete;
@@ -93,9 +104,13 @@ class FrameBuilder final : public Sink {
  private:
   bool grow();
   void abandon();
+  bool append_packed(const char* data, std::size_t n);
 
   Pool* pool_;
   Lane lane_;
+  SlabWriter* slabs_ = nullptr;  // set while the frame is being packed
+  Block* packed_ = nullptr;      // where the packed frame goes (its header)
+  std::size_t room_ = 0;         // bytes reserved for it
   Block* head_ = nullptr;
   Block* tail_ = nullptr;
   std::size_t size_ = 0;

@@ -102,6 +102,7 @@ Block* Pool::acquire(Lane lane) {
   block->used = 0;
   block->frame_size = 0;
   block->published_ns = 0;
+  block->slab = nullptr;
   block->refs.store(0, std::memory_order_relaxed);
   return block;
 }

@@ -49,13 +49,19 @@ struct PoolStats {
 };
 
 // One block: a small header followed by `block_size` payload bytes. The first
-// block of a frame also carries the frame's reference count and length.
+// block of a frame also carries the frame's reference count and length. A
+// small frame packed into a shared block (buf/slab_writer.hpp) has a header
+// of this shape of its own, inside that block, and `slab` names the block.
 struct Block {
   Block* next = nullptr;       // next block of the frame, or of the free list
   Pool* pool = nullptr;        // the pool the block returns to
   std::atomic<std::uint32_t> refs{0};  // first block of a frame only
   std::uint32_t used = 0;      // payload bytes in this block
   std::size_t frame_size = 0;    // first block of a frame only
+  // A packed frame's header only: the pool block it is carved from, whose
+  // refs count its live frames (and its writer). nullptr for a pool block.
+  // (Before published_ns: on a 32-bit target it fills the padding there.)
+  Block* slab = nullptr;
   // First block of a frame only: when the event it carries was published,
   // in steady-clock nanoseconds; 0 for a frame that carries no event.
   std::int64_t published_ns = 0;

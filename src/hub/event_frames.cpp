@@ -2,9 +2,8 @@
 
 #include "hub/history.hpp"
 #include "buf/string_sink.hpp"
-#include "proto/sse.hpp"
+#include "hub/packed_frames.hpp"
 #include "proto/utf8.hpp"
-#include "proto/ws_encoder.hpp"
 #include "proto/ws_json_writer.hpp"
 
 namespace sluice::hub {
@@ -86,7 +85,7 @@ const buf::FrameRef& EventFrames::sse_form() {
   if (sse_) return sse_;
   return once(sse_built_, [this] {
     load_payload();
-    buf::FrameRef frame = proto::sse::make_event_frame(pool_, buf::Lane::data, {id_, event_, data_});
+    buf::FrameRef frame = make_sse_frame(pool_, scratch_.slabs, {id_, event_, data_});
     frame.set_published_ns(payload_.published_ns());
     return frame;
   });
@@ -123,9 +122,7 @@ const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
-  buf::FrameRef frame = deflated
-                            ? proto::ws::make_deflated_frame(pool_, buf::Lane::data, scratch_.deflater, op, bytes)
-                            : proto::ws::make_message_frame(pool_, buf::Lane::data, op, bytes);
+  buf::FrameRef frame = make_ws_frame(pool_, scratch_.slabs, op, bytes, deflated ? &scratch_.deflater : nullptr);
   frame.set_published_ns(payload_.published_ns());
   return frame;
 }

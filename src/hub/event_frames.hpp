@@ -25,16 +25,20 @@
 #include <vector>
 
 #include "buf/frame.hpp"
+#include "buf/slab_writer.hpp"
 #include "hub/event_id.hpp"
 #include "hub/wire_form.hpp"
 #include "proto/ws_deflate.hpp"
 
 namespace sluice::hub {
 
-// What the WebSocket forms are built with, reused event after event so that
+// What an event's frames are built with, reused event after event so that
 // building allocates only while buffers grow. Whoever builds owns one: each
-// loop (its Hub), and the topic book for publishers that bring none.
+// loop (its Hub), and the topic book for publishers that bring none. Its
+// SlabWriter packs the small frames built with it side by side (one open
+// slab each, given back when the scratch goes: the pool must outlive it).
 struct FrameScratch {
+  buf::SlabWriter slabs;
   proto::ws::Deflater deflater;
   std::string json;     // the /ws envelope
   std::string payload;  // the event's payload made contiguous

@@ -71,7 +71,7 @@ void Hub::release(std::string_view topic, Subscriber* subscriber) {
 void Hub::deliver_fetched(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, std::uint64_t epoch,
                           std::uint64_t seq, const Message& message) {
   KeptEvent event;
-  if (!book_.encode_event(epoch, seq, message, event)) {
+  if (!book_.encode_event(epoch, seq, message, scratch_, event)) {
     // The pool has no room for it: a loss like any other, told.
     subscriber->lost(cookie, seq, seq);
     return;

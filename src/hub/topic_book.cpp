@@ -5,6 +5,7 @@
 
 #include "hub/event_frames.hpp"
 #include "hub/event_id.hpp"
+#include "hub/packed_frames.hpp"
 #include "proto/topic_name.hpp"
 #include "proto/sse.hpp"
 
@@ -221,7 +222,10 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
     if (room != nullptr && !has_room(*record, *room)) return {HubStatus::busy, 0, record->subscribers};
     KeptEvent event;
     // When the pool is short of blocks, kept history gives way: replay is a
-    // convenience, the live event is the point.
+    // convenience, the live event is the point. A packed event's block
+    // comes back only with its slab-mates (events published about when it
+    // was, so given way about when it is), so this may take several turns;
+    // each gives one event up, and it ends when nothing more can go.
     while (!encode(*record, 0, record->next_id, message, scratch, event)) {
       if (!evict_in_turn(*record)) return {HubStatus::no_memory};
     }
@@ -328,8 +332,14 @@ bool TopicBook::evict_in_turn(TopicRecord& self) {
 // The payload (one byte of event-name length, the name, the data) from
 // which a loop builds any form nobody built here, and the forms the
 // topic's subscribers use: SSE while it has SSE subscribers, WebSocket.
+// All of them through one scratch, whose writer packs the small ones
+// together: the caller's, or one lent for the call.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
+  if (scratch == nullptr) {
+    ScratchPool::Lease lent = scratch_pool_.lend();
+    return encode(record, epoch, id, message, &*lent, out);
+  }
   out.epoch = epoch;
   out.seq = id;
   const bool with_sse = record.sse_subscribers != 0;
@@ -338,32 +348,26 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint
   // The id, formatted once for every form this publish builds.
   char id_text[kMaxIdText];
   const std::string_view id_view(id_text, with_sse || forms_in_use ? format_id(out, id_text) : 0);
-  if (!encode_payload(id_view, message, out, with_sse)) return false;
-  if (!forms_in_use) return true;
-  if (scratch != nullptr) return encode_ws_forms(record, id_view, *scratch, out);
-  ScratchPool::Lease lent = scratch_pool_.lend();
-  return encode_ws_forms(record, id_view, *lent, out);
+  if (!encode_payload(id_view, message, *scratch, out, with_sse)) return false;
+  return !forms_in_use || encode_ws_forms(record, id_view, *scratch, out);
 }
 
-bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out) {
+bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, FrameScratch& scratch,
+                             KeptEvent& out) {
   out.epoch = epoch;
   out.seq = seq;
   char id_text[kMaxIdText];
-  return encode_payload(std::string_view(id_text, format_id(out, id_text)), message, out, true);
+  return encode_payload(std::string_view(id_text, format_id(out, id_text)), message, scratch, out, true);
 }
 
-bool TopicBook::encode_payload(std::string_view id, const Message& message, KeptEvent& out, bool with_sse) {
+bool TopicBook::encode_payload(std::string_view id, const Message& message, FrameScratch& scratch, KeptEvent& out,
+                               bool with_sse) {
   out.key = conflation_key(message.key);
   if (with_sse) {
-    out.sse = proto::sse::make_event_frame(pool_, buf::Lane::data, {id, message.event, message.data});
+    out.sse = make_sse_frame(pool_, scratch.slabs, {id, message.event, message.data});
     if (!out.sse) return false;
   }
-  buf::FrameBuilder payload(pool_, buf::Lane::data);
-  const char event_length = static_cast<char>(message.event.size());
-  payload.append(&event_length, 1);
-  payload.append(message.event);
-  payload.append(message.data);
-  out.payload = payload.finish();
+  out.payload = make_payload_frame(pool_, scratch.slabs, message);
   return static_cast<bool>(out.payload);
 }
 

@@ -317,8 +317,10 @@ class TopicBook {
   void cut_stalled(TopicRecord& record);
 
   // Encodes an event of `epoch` (0: this run's) as the payload every other
-  // form is built from, and as SSE; false when the pool is out of room.
-  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, KeptEvent& out);
+  // form is built from, and as SSE, with `scratch` (the caller's, a loop's);
+  // false when the pool is out of room.
+  [[nodiscard]] bool encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message,
+                                  FrameScratch& scratch, KeptEvent& out);
 
   [[nodiscard]] const std::string& epoch() const { return epoch_; }
   [[nodiscard]] const HubLimits& limits() const { return limits_; }
@@ -345,7 +347,8 @@ class TopicBook {
                             FrameScratch* scratch, KeptEvent& out);
   // encode_event() for an event whose epoch and seq `out` holds and whose
   // id is `id` (empty only when no form is built: nothing reads it then).
-  [[nodiscard]] bool encode_payload(std::string_view id, const Message& message, KeptEvent& out, bool with_sse);
+  [[nodiscard]] bool encode_payload(std::string_view id, const Message& message, FrameScratch& scratch,
+                                    KeptEvent& out, bool with_sse);
   [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
                                      KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);

@@ -49,9 +49,12 @@ TEST_F(Lifecycle, PublishingToThousandsOfNamesLeavesRoomOnceTheirHistoryHasExpir
     ASSERT_EQ(book.publish("p" + std::to_string(i), {"x"}).status, HubStatus::ok) << i;
   }
   EXPECT_LE(book.topic_count(), 3u);
-  // The freed topics' history went back to the pool: one block an event
-  // (its payload; with no SSE subscriber no SSE form was built).
-  EXPECT_EQ(pool.free_blocks() + book.topic_count(), 256u);
+  // The freed topics' history went back to the pool. What is left is each
+  // kept topic's one event (its payload; with no SSE subscriber no SSE
+  // form was built), packed with the others into the book's open slab:
+  // never more than a block an event, however many topics came and went.
+  EXPECT_GE(pool.free_blocks() + book.topic_count(), 256u);
+  EXPECT_GE(pool.free_blocks(), 256u - 2);
   EXPECT_EQ(book.publish("fresh", {"x"}).status, HubStatus::ok);
 }
 

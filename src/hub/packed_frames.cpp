@@ -1,0 +1,36 @@
+#include "hub/packed_frames.hpp"
+
+namespace sluice::hub {
+
+buf::FrameRef make_payload_frame(buf::Pool& pool, buf::SlabWriter& slabs, const Message& message) {
+  buf::FrameBuilder payload(pool, slabs, 1 + message.event.size() + message.data.size());
+  const char event_length = static_cast<char>(message.event.size());
+  payload.append(&event_length, 1);
+  payload.append(message.event);
+  payload.append(message.data);
+  return payload.finish();
+}
+
+// The record is at least its id, name and data long: one surely too big to
+// pack is not encoded twice to learn its size.
+buf::FrameRef make_sse_frame(buf::Pool& pool, buf::SlabWriter& slabs, const proto::sse::Event& event) {
+  const std::size_t at_least = event.id.size() + event.event.size() + event.data.size();
+  const std::size_t size = buf::SlabWriter::packs(pool, at_least) ? proto::sse::encoded_size(event) : at_least;
+  buf::FrameBuilder builder(pool, slabs, size);
+  if (proto::sse::encode(event, builder) != proto::sse::EncodeStatus::ok) return {};
+  return builder.finish();
+}
+
+buf::FrameRef make_ws_frame(buf::Pool& pool, buf::SlabWriter& slabs, proto::ws::Opcode op,
+                            std::span<const char> payload, proto::ws::Deflater* deflater) {
+  if (deflater != nullptr) {
+    const proto::ws::DeflateOutput compressed = deflater->compress(payload);
+    if (!compressed.ok) return {};
+    payload = compressed.bytes;
+  }
+  buf::FrameBuilder builder(pool, slabs, proto::ws::frame_header_size(payload.size(), false) + payload.size());
+  if (!proto::ws::encode_frame(op, true, deflater != nullptr, payload, builder)) return {};
+  return builder.finish();
+}
+
+}  // namespace sluice::hub
