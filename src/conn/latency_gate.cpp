@@ -36,6 +36,7 @@ std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> so
   const std::optional<Backlog> first = gate->backlog_->sample(now);
   if (!first) return nullptr;
   gate->window_unit_ = first->window_unit;
+  gate->round_trip_ = first->round_trip;
   gate->last_sample_ = now;
   return gate;
 }
@@ -136,7 +137,7 @@ void LatencyGate::receipt(Clock::time_point now) {
   receipted_data_ = asked_data_;
   // In time: the reader keeps up, and its window is trusted again. Late:
   // it was behind, as it would have been found had the gate looked.
-  lagging_ = now - asked_at_ > settings_.grace;
+  lagging_ = answer_late(now);
   if (lagging_ && window_blind()) grown_ = 0;
 }
 
@@ -145,9 +146,9 @@ bool LatencyGate::window_blind() const { return window_unit_ > 1 && largest_writ
 void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   if (!ask_) return;
   if (asking_) {
-    // No answer within the grace period: the reader has not read what was
+    // No answer in time (the grace period and a round trip): the reader has not read what was
     // written before the ask, as a window showing it unread would say.
-    if (!lagging_ && now - asked_at_ > settings_.grace) {
+    if (!lagging_ && answer_late(now)) {
       lagging_ = true;
       if (window_blind()) grown_ = 0;
     }
@@ -181,6 +182,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   unread_ = backlog->unread;
   arriving_ = backlog->arriving;
   window_unit_ = backlog->window_unit;
+  round_trip_ = backlog->round_trip;
   const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
   // Progress is data read. A probe read is not: the reader's window moves
   // in whole segments, so a one-byte probe looks read the moment it is

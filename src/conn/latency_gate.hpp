@@ -44,8 +44,8 @@
 // outstanding at most, written with data while the reader keeps up (at
 // most once per kAskInterval, so that a reader falling behind is seen), and
 // right after each release while it does not. An answer back later than
-// the grace period, or none within it, shows the reader behind: until an
-// answer comes back within the grace period again, data written since the
+// the grace period and the path's round trip, or none within them, shows
+// the reader behind: until an answer comes back in time again, data written since the
 // last answer's ask counts as unread whatever the window says, and the
 // allowance falls back to window_frames frames. A reader that answers in
 // time is never held for an answer; its window is trusted as before.
@@ -150,6 +150,11 @@ class LatencyGate {
   // Whether the reader's answers, not its window, say what it has read.
   [[nodiscard]] bool receipts_rule() const { return ask_ && lagging_ && window_blind(); }
   void maybe_ask(Clock::time_point now, OutQueue& queue);
+  // An answer to the ask asked at asked_at_ comes late after `now`: the
+  // grace period, and the path's round trip, which every answer takes.
+  [[nodiscard]] bool answer_late(Clock::time_point now) const {
+    return now - asked_at_ > settings_.grace + round_trip_;
+  }
   void add_mark(Clock::time_point now);
   // The most data one write carried within the reader's window memory
   // (PeerBacklog): about the largest segment its window may be rounded to.
@@ -179,6 +184,7 @@ class LatencyGate {
   std::size_t arriving_ = 0;            // of in_flight_, what the path delivers within a round trip
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
+  Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
   buf::FrameRef ask_;                // null: the reader answers no ask
   bool asking_ = false;              // an ask queued or written, its answer not back

@@ -59,7 +59,8 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
                                          .delivery_rate = facts.delivery_rate,
                                          .min_rtt_us = facts.min_rtt_us,
                                          .rate_app_limited = facts.rate_app_limited}),
-          .window_unit = std::size_t{1} << std::min<unsigned>(facts.window_scale, kMaxWindowScale)};
+          .window_unit = std::size_t{1} << std::min<unsigned>(facts.window_scale, kMaxWindowScale),
+          .round_trip = std::chrono::microseconds(facts.min_rtt_us)};
 }
 
 void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {

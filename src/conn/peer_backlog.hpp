@@ -59,6 +59,9 @@ struct Backlog {
   // unscaled or not told): an ACK that covers fewer new bytes than this
   // may leave the window as it was though they sit unread.
   std::size_t window_unit = 1;
+  // The least round trip the path showed lately (tcpi_min_rtt); zero when
+  // not told.
+  std::chrono::microseconds round_trip{0};
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
 

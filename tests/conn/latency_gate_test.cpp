@@ -252,8 +252,9 @@ struct TakeAll final : Writer {
 // The gate's asks are answered by the test, as a WebSocket client answers
 // pings once it has read what came before them.
 struct BlindReader {
-  explicit BlindReader(std::size_t window_unit = 1024) {
+  explicit BlindReader(std::size_t window_unit = 1024, std::chrono::microseconds round_trip = 0us) {
     backlog.window_unit = window_unit;
+    backlog.round_trip = round_trip;
     gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
                              buf::make_frame(pool, buf::Lane::control, "\n"), t0);
     gate->ask_receipts(buf::make_frame(pool, buf::Lane::control, "ask"));
@@ -350,6 +351,26 @@ TEST(LatencyGate, AReaderThatAnswersInTimeIsNeverHeldAndSeldomAsked) {
   EXPECT_GE(asks, 5u);   // a reader that falls behind is seen
   EXPECT_LE(asks, 11u);  // 1 s of data, one ask per 100 ms and the first
   EXPECT_FALSE(reader.gate->lagging());
+}
+
+// Every answer takes the path's round trip: over a long path a reader
+// that reads at once answers a round trip late, and is not behind for it.
+TEST(LatencyGate, AnAnswerLateByThePathsRoundTripIsInTime) {
+  BlindReader reader(1024, 100ms);
+  ASSERT_NE(reader.gate, nullptr);
+  bool asked = false;
+  (void)reader.publish_and_flush(reader.t0);
+  (void)reader.publish_and_flush(reader.t0 + 1ms, &asked);
+  ASSERT_TRUE(asked);
+  EXPECT_FALSE(reader.publish_and_flush(reader.t0 + 90ms));
+  EXPECT_FALSE(reader.gate->lagging());
+  reader.gate->receipt(reader.t0 + 110ms);
+  EXPECT_FALSE(reader.gate->lagging());
+  // Later than the round trip and the grace period: behind.
+  (void)reader.publish_and_flush(reader.t0 + 250ms, &asked);
+  ASSERT_TRUE(asked);
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 380ms));
+  EXPECT_TRUE(reader.gate->lagging());
 }
 
 // A window that moves in steps no larger than the writes shows them
