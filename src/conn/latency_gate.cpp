@@ -135,10 +135,22 @@ void LatencyGate::receipt(Clock::time_point now) {
   if (!asking_ || failed_) return;
   asking_ = false;
   receipted_data_ = asked_data_;
-  // In time: the reader keeps up, and its window is trusted again. Late:
-  // it was behind, as it would have been found had the gate looked.
-  lagging_ = answer_late(now);
-  if (lagging_ && window_blind()) grown_ = 0;
+  // Late: it was behind, as it would have been found had the gate looked.
+  if (answer_late(now)) {
+    lagging_ = true;
+    in_time_since_ = {};
+    if (window_blind()) grown_ = 0;
+    return;
+  }
+  // In time, for a whole ask interval of asks after each release: the
+  // reader keeps up, and its window is trusted again. One answer in time
+  // is not enough: a reader that fell behind its own pace reads at once
+  // while it catches up, and trusted then, its blind window let in an ask
+  // interval of frames (10 at 100/s) that it found a read interval or
+  // more later, 200-290 ms old.
+  if (!lagging_) return;
+  if (in_time_since_ == Clock::time_point{}) in_time_since_ = asked_at_;
+  if (now - in_time_since_ >= kAskInterval) lagging_ = false;
 }
 
 bool LatencyGate::window_blind() const { return window_unit_ > 1 && largest_write() < window_unit_; }

@@ -45,7 +45,8 @@
 // most once per kAskInterval, so that a reader falling behind is seen), and
 // right after each release while it does not. An answer back later than
 // the grace period and the path's round trip, or none within them, shows
-// the reader behind: until an answer comes back in time again, data written since the
+// the reader behind: until its answers come back in time for a whole ask
+// interval, data written since the
 // last answer's ask counts as unread whatever the window says, and the
 // allowance falls back to window_frames frames. A reader that answers in
 // time is never held for an answer; its window is trusted as before.
@@ -193,6 +194,7 @@ class LatencyGate {
   std::uint64_t asked_data_ = 0;     // of those, written before the ask outstanding
   std::uint64_t receipted_data_ = 0;  // of those, read by the reader's last answer
   Clock::time_point asked_at_{};
+  Clock::time_point in_time_since_{};  // lagging: the first of the answers in time since the last late one
   bool holding_ = false;
   bool failed_ = false;
 

@@ -322,11 +322,26 @@ TEST(LatencyGate, AReaderWhoseWindowCannotShowSmallFramesIsHeldByItsAnswers) {
   // One ask outstanding at most: more frames ask nothing more.
   EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 125ms, &asked));
   EXPECT_FALSE(asked);
-  // An answer within the grace period: the reader keeps up, and its
-  // window is trusted again.
-  reader.gate->receipt(reader.t0 + 130ms);
+  // Answers in time, each asked right after a release, for a whole ask
+  // interval (100 ms): the reader keeps up, and its window is trusted
+  // again. Until then it is held by its answers.
+  auto now = reader.t0 + 125ms;
+  for (int i = 0; i < 30; ++i) {
+    now += 2ms;
+    reader.gate->receipt(now);
+    EXPECT_FALSE(reader.flush(now));  // the frame answered for goes
+    if (!reader.gate->lagging()) break;
+    now += 1ms;
+    (void)reader.flush(now, &asked);  // and an ask behind it
+    ASSERT_TRUE(asked) << "answer " << i;
+    now += 3ms;
+    EXPECT_TRUE(reader.publish_and_flush(now));  // the next waits for that answer
+  }
   EXPECT_FALSE(reader.gate->lagging());
-  EXPECT_FALSE(reader.flush(reader.t0 + 130ms));
+  EXPECT_GE(now - (reader.t0 + 121ms), 100ms);  // from the first ask answered in time
+  reader.gate->receipt(now + 1ms);
+  EXPECT_FALSE(reader.flush(now + 1ms));
+  EXPECT_FALSE(reader.publish_and_flush(now + 2ms));
   EXPECT_EQ(reader.queue.data_frames(), 0u);
 }
 
