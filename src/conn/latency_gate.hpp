@@ -49,7 +49,10 @@
 // interval, data written since the
 // last answer's ask counts as unread whatever the window says, and the
 // allowance falls back to window_frames frames. A reader that answers in
-// time is never held for an answer; its window is trusted as before.
+// time is never held for an answer; its window is trusted as before. Asks
+// go only over a path whose round trip is shorter than the grace period
+// (loopback, a LAN): over longer ones the window bounded such readers
+// already, and asks cost them frames.
 // Bytes sent that the path delivers within one round trip at its measured
 // rate count as read (round_trip_credit.hpp): on a path whose round trip
 // is long against a frame's time on it, the next frame then starts while
@@ -130,7 +133,7 @@ class LatencyGate {
   // lately: it cannot show those writes unread.
   [[nodiscard]] bool window_blind() const;
   // By its answers the reader does not keep up: its window is not trusted
-  // (only while window_blind()).
+  // (only while asks_tell()).
   [[nodiscard]] bool lagging() const { return lagging_; }
 
  private:
@@ -149,7 +152,10 @@ class LatencyGate {
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   // Whether the reader's answers, not its window, say what it has read.
-  [[nodiscard]] bool receipts_rule() const { return ask_ && lagging_ && window_blind(); }
+  [[nodiscard]] bool receipts_rule() const { return lagging_ && asks_tell(); }
+  // The reader answers asks, its window cannot show its writes unread, and
+  // the path is short enough that nothing else does.
+  [[nodiscard]] bool asks_tell() const;
   void maybe_ask(Clock::time_point now, OutQueue& queue);
   // An answer to the ask asked at asked_at_ comes late after `now`: the
   // grace period, and the path's round trip, which every answer takes.

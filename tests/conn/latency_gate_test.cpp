@@ -368,24 +368,36 @@ TEST(LatencyGate, AReaderThatAnswersInTimeIsNeverHeldAndSeldomAsked) {
   EXPECT_FALSE(reader.gate->lagging());
 }
 
-// Every answer takes the path's round trip: over a long path a reader
-// that reads at once answers a round trip late, and is not behind for it.
+// Every answer takes the path's round trip: a reader that reads at once
+// answers a round trip late, and is not behind for it.
 TEST(LatencyGate, AnAnswerLateByThePathsRoundTripIsInTime) {
-  BlindReader reader(1024, 100ms);
+  BlindReader reader(1024, 10ms);
   ASSERT_NE(reader.gate, nullptr);
   bool asked = false;
   (void)reader.publish_and_flush(reader.t0);
   (void)reader.publish_and_flush(reader.t0 + 1ms, &asked);
   ASSERT_TRUE(asked);
-  EXPECT_FALSE(reader.publish_and_flush(reader.t0 + 90ms));
+  EXPECT_FALSE(reader.publish_and_flush(reader.t0 + 26ms));
   EXPECT_FALSE(reader.gate->lagging());
-  reader.gate->receipt(reader.t0 + 110ms);
+  reader.gate->receipt(reader.t0 + 27ms);  // 26 ms: within 20 and 10
   EXPECT_FALSE(reader.gate->lagging());
-  // Later than the round trip and the grace period: behind.
-  (void)reader.publish_and_flush(reader.t0 + 250ms, &asked);
+  // Later than the grace period and the round trip: behind.
+  (void)reader.publish_and_flush(reader.t0 + 150ms, &asked);
   ASSERT_TRUE(asked);
-  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 380ms));
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 185ms));
   EXPECT_TRUE(reader.gate->lagging());
+}
+
+// Over a path whose round trip is the grace period or longer the window
+// bounds such readers already: nobody is asked.
+TEST(LatencyGate, AReaderOnALongPathIsNotAsked) {
+  BlindReader reader(1024, 40ms);
+  ASSERT_NE(reader.gate, nullptr);
+  for (int i = 0; i < 300; ++i) {
+    bool asked = false;
+    EXPECT_FALSE(reader.publish_and_flush(reader.t0 + i * 2ms, &asked));
+    ASSERT_FALSE(asked) << "frame " << i;
+  }
 }
 
 // A window that moves in steps no larger than the writes shows them
