@@ -179,6 +179,17 @@ bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& c
   return gate_ != nullptr;
 }
 
+void Connection::ask_read_receipts(buf::FrameRef ask) {
+  if (gate_) gate_->ask_receipts(std::move(ask));
+}
+
+void Connection::read_receipt() {
+  if (!gate_) return;
+  gate_->receipt(loop().now());
+  // What the gate held for the answer may go now.
+  if (gate_->holding()) want_flush();
+}
+
 void Connection::flush() {
   if (closed()) return;
   // A closing connection's last frames never wait: the close follows them.

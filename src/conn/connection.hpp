@@ -75,6 +75,8 @@ class Connection : private detail::OwnedQueue,
   // Hands the bytes still buffered to on_input() again, then reads on.
   void resume_input() override;
   bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) override;
+  void ask_read_receipts(buf::FrameRef ask) override;
+  void read_receipt() override;
   // The gate bound_unread() put on this connection, or null.
   [[nodiscard]] const LatencyGate* latency_gate() const { return gate_.get(); }
 

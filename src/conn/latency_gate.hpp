@@ -34,6 +34,25 @@
 // data one write carried lately, when that is more), once the reader's kernel has
 // answered since the last data, counts as nothing unread: it is the
 // window's rounding to whole segments, not a frame.
+// A reader whose window moves in steps larger than the writes it gets
+// (window scaling: PeerBacklog's window_unit, 1 KiB for an autotuned Linux
+// buffer, against 64-byte frames) shows nothing unread in its window
+// however much it holds: the kernel tells nothing, and loopback ACKs at
+// once. Where the client answers a question only once it has read what
+// came before it (a WebSocket ping: its pong follows every frame before it
+// through the client's parser), the gate asks (ask_receipts()): one ask
+// outstanding at most, written with data while the reader keeps up (at
+// most once per kAskInterval, so that a reader falling behind is seen), and
+// right after each release while it does not. An answer back later than
+// the grace period and the path's round trip, or none within them, shows
+// the reader behind: until its answers come back in time for a whole ask
+// interval, data written since the
+// last answer's ask counts as unread whatever the window says, and the
+// allowance falls back to window_frames frames. A reader that answers in
+// time is never held for an answer; its window is trusted as before. Asks
+// go only over a path whose round trip is shorter than the grace period
+// (loopback, a LAN): over longer ones the window bounded such readers
+// already, and asks cost them frames.
 // Bytes sent that the path delivers within one round trip at its measured
 // rate count as read (round_trip_credit.hpp): on a path whose round trip
 // is long against a frame's time on it, the next frame then starts while
@@ -103,6 +122,20 @@ class LatencyGate {
   [[nodiscard]] std::size_t grown_allowance() const { return grown_; }
   [[nodiscard]] io::Deferred& flusher() { return flusher_; }
 
+  // The reader answers `ask`, a control frame, once it has read every byte
+  // before it (a WebSocket ping with a payload of its own): the gate may ask
+  // it what it has read when its window cannot tell (above).
+  void ask_receipts(buf::FrameRef ask) { ask_ = std::move(ask); }
+  // The answer to the gate's ask came: the reader has read what preceded
+  // it. An answer nobody asked for changes nothing.
+  void receipt(Clock::time_point now);
+  // The reader's window moves in steps larger than the data of any write
+  // lately: it cannot show those writes unread.
+  [[nodiscard]] bool window_blind() const;
+  // By its answers the reader does not keep up: its window is not trusted
+  // (only while asks_tell()).
+  [[nodiscard]] bool lagging() const { return lagging_; }
+
  private:
   friend class GateChecks;
   static constexpr std::size_t kNoSlot = SIZE_MAX;
@@ -118,6 +151,17 @@ class LatencyGate {
               io::Deferred& flusher, buf::FrameRef probe);
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
+  // Whether the reader's answers, not its window, say what it has read.
+  [[nodiscard]] bool receipts_rule() const { return lagging_ && asks_tell(); }
+  // The reader answers asks, its window cannot show its writes unread, and
+  // the path is short enough that nothing else does.
+  [[nodiscard]] bool asks_tell() const;
+  void maybe_ask(Clock::time_point now, OutQueue& queue);
+  // An answer to the ask asked at asked_at_ comes late after `now`: the
+  // grace period, and the path's round trip, which every answer takes.
+  [[nodiscard]] bool answer_late(Clock::time_point now) const {
+    return now - asked_at_ > settings_.grace + round_trip_;
+  }
   void add_mark(Clock::time_point now);
   // The most data one write carried within the reader's window memory
   // (PeerBacklog): about the largest segment its window may be rounded to.
@@ -146,6 +190,17 @@ class LatencyGate {
   std::size_t unread_ = 0;              // acknowledged but unread at the last sample
   std::size_t arriving_ = 0;            // of in_flight_, what the path delivers within a round trip
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
+  std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
+  Clock::duration round_trip_{};        // the path's least round trip, at the last sample
+
+  buf::FrameRef ask_;                // null: the reader answers no ask
+  bool asking_ = false;              // an ask queued or written, its answer not back
+  bool lagging_ = false;             // the last answer came late, or none came in time
+  std::uint64_t data_written_ = 0;   // data bytes written through this gate's flushes
+  std::uint64_t asked_data_ = 0;     // of those, written before the ask outstanding
+  std::uint64_t receipted_data_ = 0;  // of those, read by the reader's last answer
+  Clock::time_point asked_at_{};
+  Clock::time_point in_time_since_{};  // lagging: the first of the answers in time since the last late one
   bool holding_ = false;
   bool failed_ = false;
 

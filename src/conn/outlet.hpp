@@ -71,6 +71,12 @@ class Outlet {
     (void)probe;
     return false;
   }
+  // The reader answers `ask` (a control frame) once it has read everything
+  // before it: the bound may ask it what it has read (LatencyGate::
+  // ask_receipts). Nothing without a bound.
+  virtual void ask_read_receipts(buf::FrameRef ask) { (void)ask; }
+  // The answer to such an ask came in.
+  virtual void read_receipt() {}
   // The flush under way (or the last one) holds data back for a reader
   // that has not read what it was given: what a stream adds (a notice of
   // what `latest` replaced meanwhile) may wait with that data.

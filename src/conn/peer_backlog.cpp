@@ -13,6 +13,11 @@
 
 namespace sluice::conn {
 
+namespace {
+// TCP's largest window scale (RFC 7323); a larger figure is not a scale.
+constexpr unsigned kMaxWindowScale = 14;
+}  // namespace
+
 #ifdef __linux__
 
 std::optional<Backlog> PeerBacklog::sample(Clock::time_point now) {
@@ -28,6 +33,7 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point now) {
   facts.delivery_rate = info.tcpi_delivery_rate;
   facts.min_rtt_us = info.tcpi_min_rtt;
   facts.rate_app_limited = info.tcpi_delivery_rate_app_limited != 0;
+  facts.window_scale = info.tcpi_snd_wscale;
   // Nothing in flight and nothing unsent means SIOCOUTQ would answer 0:
   // the common look at a held reader costs one system call, not two.
   if (info.tcpi_unacked != 0 || info.tcpi_notsent_bytes != 0) {
@@ -52,7 +58,9 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
           .arriving = round_trip_credit({.unacknowledged = unacknowledged,
                                          .delivery_rate = facts.delivery_rate,
                                          .min_rtt_us = facts.min_rtt_us,
-                                         .rate_app_limited = facts.rate_app_limited})};
+                                         .rate_app_limited = facts.rate_app_limited}),
+          .window_unit = std::size_t{1} << std::min<unsigned>(facts.window_scale, kMaxWindowScale),
+          .round_trip = std::chrono::microseconds(facts.min_rtt_us)};
 }
 
 void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {

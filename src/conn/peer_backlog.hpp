@@ -24,6 +24,16 @@
 //   even an empty one offers less than it did in the handshake (a 4 KiB
 //   buffer reading 1049-byte segments: 4096 bytes, then 3147 at most), and
 //   the estimate shows that remainder as unread (LatencyGate discounts it).
+// - With window scaling the window moves in steps of 2^scale bytes (the
+//   reader's choice: 1 KiB for a Linux reader whose buffer may autotune to
+//   32 MiB), and a reader never takes back window it offered: each ACK
+//   offers at least what was left of the last one, rounded up to a whole
+//   step. When each ACK covers fewer bytes than a step (small frames, one
+//   or a few per ACK) the right edge creeps forward by that rounding, and
+//   the window stays where it was however much waits unread: a reader of
+//   64-byte frames over loopback showed a constant 64 KiB window with 45 KB
+//   unread. The estimate then says nothing unread; window_unit tells the
+//   step, so that a caller can tell when to distrust it.
 // - The largest window grows as the peer's buffer autotunes upwards; one
 //   not seen again within two memory periods is forgotten, so that a
 //   buffer the peer shrank cannot count as unread for ever.
@@ -45,6 +55,13 @@ struct Backlog {
   // trip (round_trip_credit()): as good as read when a frame written now
   // could arrive.
   std::size_t arriving = 0;
+  // The step the reader's window moves in (2^its window scale; 1 when
+  // unscaled or not told): an ACK that covers fewer new bytes than this
+  // may leave the window as it was though they sit unread.
+  std::size_t window_unit = 1;
+  // The least round trip the path showed lately (tcpi_min_rtt); zero when
+  // not told.
+  std::chrono::microseconds round_trip{0};
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
 
@@ -56,6 +73,7 @@ struct KernelFacts {
   std::uint64_t delivery_rate = 0;  // bytes/s (tcpi_delivery_rate)
   std::uint32_t min_rtt_us = 0;     // tcpi_min_rtt
   bool rate_app_limited = true;     // tcpi_delivery_rate_app_limited
+  std::uint8_t window_scale = 0;    // tcpi_snd_wscale: the peer's window is in units of 2^this
 };
 
 // Where a LatencyGate learns its reader's backlog: the socket itself

@@ -21,8 +21,16 @@ void LatestWindow::set_window(std::int64_t window_frames) {
 }
 
 void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
-  if (!enabled() || outlet.bound_unread(settings_, checks_, probe_frame(probe))) return;
-  report_unbounded();
+  if (!enabled()) return;
+  if (!outlet.bound_unread(settings_, checks_, probe_frame(probe))) return report_unbounded();
+  // A WebSocket client answers a ping only after every frame before it:
+  // its pong is a read receipt. SSE has no way back.
+  if (probe == Probe::ws) outlet.ask_read_receipts(receipt_ask());
+}
+
+const buf::FrameRef& LatestWindow::receipt_ask() {
+  if (!ws_ask_) ws_ask_ = proto::ws::make_ping_frame(pool_, std::span<const char>(kReadReceiptPayload.data(), kReadReceiptPayload.size()));
+  return ws_ask_;
 }
 
 // SSE: a blank line between events dispatches nothing. WebSocket: an empty

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "buf/pool.hpp"
 #include "conn/gate_checks.hpp"
@@ -22,6 +23,11 @@
 #include "session/counters.hpp"
 
 namespace sluice::session {
+
+// The payload of the ping a WebSocket reader's latency gate asks with
+// (conn/latency_gate.hpp): a pong that carries it is the gate's answer, any
+// other pong is not.
+inline constexpr std::string_view kReadReceiptPayload = "sluice-read";
 
 class LatestWindow {
  public:
@@ -43,6 +49,7 @@ class LatestWindow {
 
  private:
   const buf::FrameRef& probe_frame(Probe probe);
+  const buf::FrameRef& receipt_ask();
   void report_unbounded();
 
   conn::LatencyGateSettings settings_;
@@ -51,6 +58,7 @@ class LatestWindow {
   conn::GateChecks checks_;
   buf::FrameRef sse_probe_;
   buf::FrameRef ws_probe_;
+  buf::FrameRef ws_ask_;
 };
 
 }  // namespace sluice::session

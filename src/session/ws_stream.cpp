@@ -74,6 +74,7 @@ void WsStream::on_input(std::string& input) {
         continue;
       case DecodeStatus::pong:
         awaiting_pong_ = false;
+        if (std::string_view(r.payload.data(), r.payload.size()) == kReadReceiptPayload) outlet_.read_receipt();
         continue;
       case DecodeStatus::close:
         end(r.close_code == CloseCode::no_status ? CloseCode::normal : r.close_code, {}, conn::CloseReason::peer);

@@ -238,6 +238,195 @@ TEST(LatencyGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
   EXPECT_TRUE(gate->holding());
 }
 
+// Takes every byte, as a socket with room does.
+struct TakeAll final : Writer {
+  long writev(const struct iovec* iov, int count) override {
+    long taken = 0;
+    for (int i = 0; i < count; ++i) taken += static_cast<long>(iov[i].iov_len);
+    return taken;
+  }
+};
+
+// A gate on a reader whose window moves in 1 KiB steps (an autotuned
+// buffer), fed 89-byte frames: the kernel says everything is read, always.
+// The gate's asks are answered by the test, as a WebSocket client answers
+// pings once it has read what came before them.
+struct BlindReader {
+  explicit BlindReader(std::size_t window_unit = 1024, std::chrono::microseconds round_trip = 0us) {
+    backlog.window_unit = window_unit;
+    backlog.round_trip = round_trip;
+    gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
+                             buf::make_frame(pool, buf::Lane::control, "\n"), t0);
+    gate->ask_receipts(buf::make_frame(pool, buf::Lane::control, "ask"));
+  }
+  // Queues a frame and flushes as a Connection does; true when the flush
+  // held data back. `asked` tells whether the flush wrote an ask.
+  bool publish_and_flush(Clock::time_point now, bool* asked = nullptr) {
+    EXPECT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(kFrame, 'e'))), EnqueueStatus::ok);
+    return flush(now, asked);
+  }
+  bool flush(Clock::time_point now, bool* asked = nullptr) {
+    const DataAllowance allowance = gate->plan(now, queue);
+    const bool held = gate->holding();
+    const std::size_t controls = queue.control_frames();
+    const std::size_t data_before = queue.data_bytes();
+    const FlushResult result = queue.flush(writer, allowance);
+    gate->flushed(now, result, data_before - queue.data_bytes());
+    if (asked != nullptr) *asked = controls > 0;
+    return held;
+  }
+  static constexpr std::size_t kFrame = 89;
+  io::Loop loop;
+  GateChecks checks{loop};
+  NoFlush flusher;
+  buf::Pool pool{{.block_count = 256, .block_size = 4096, .reserve = 4}};
+  Backlog backlog;
+  const Clock::time_point t0 = Clock::now();
+  std::unique_ptr<LatencyGate> gate;
+  OutQueue queue;
+  TakeAll writer;
+};
+
+// A reader that does not answer within the grace period is behind: what
+// was written since its last answer counts as unread though its window
+// shows nothing, and the gate holds to the window until it answers.
+TEST(LatencyGate, AReaderWhoseWindowCannotShowSmallFramesIsHeldByItsAnswers) {
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  bool asked = false;
+  EXPECT_FALSE(reader.publish_and_flush(reader.t0, &asked));
+  EXPECT_FALSE(asked);  // nothing written yet to ask about
+  EXPECT_TRUE(reader.gate->window_blind());
+  // The next frame carries an ask about the first.
+  EXPECT_FALSE(reader.publish_and_flush(reader.t0 + 1ms, &asked));
+  EXPECT_TRUE(asked);
+  // No answer within the grace period (20 ms): the window is not trusted,
+  // and two frames unanswered pass a window of one.
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 30ms));
+  EXPECT_TRUE(reader.gate->lagging());
+  EXPECT_TRUE(reader.flush(reader.t0 + 40ms));
+  // The answer, late: the first frame is read, the second is not yet,
+  // which fills the window; the gate asks about it at once.
+  reader.gate->receipt(reader.t0 + 50ms);
+  EXPECT_TRUE(reader.gate->lagging());
+  EXPECT_TRUE(reader.flush(reader.t0 + 51ms, &asked));
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(reader.queue.data_frames(), 1u);
+  // Answered, late again: the held frame goes, and an ask follows it in
+  // the next flush (the gate has its connection flushed for that).
+  reader.gate->receipt(reader.t0 + 120ms);
+  EXPECT_FALSE(reader.flush(reader.t0 + 120ms));
+  EXPECT_EQ(reader.queue.data_frames(), 0u);
+  (void)reader.flush(reader.t0 + 121ms, &asked);
+  EXPECT_TRUE(asked);
+  // One ask outstanding at most: more frames ask nothing more.
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 125ms, &asked));
+  EXPECT_FALSE(asked);
+  // Answers in time, each asked right after a release, for a whole ask
+  // interval (100 ms): the reader keeps up, and its window is trusted
+  // again. Until then it is held by its answers.
+  auto now = reader.t0 + 125ms;
+  for (int i = 0; i < 30; ++i) {
+    now += 2ms;
+    reader.gate->receipt(now);
+    EXPECT_FALSE(reader.flush(now));  // the frame answered for goes
+    if (!reader.gate->lagging()) break;
+    now += 1ms;
+    (void)reader.flush(now, &asked);  // and an ask behind it
+    ASSERT_TRUE(asked) << "answer " << i;
+    now += 3ms;
+    EXPECT_TRUE(reader.publish_and_flush(now));  // the next waits for that answer
+  }
+  EXPECT_FALSE(reader.gate->lagging());
+  EXPECT_GE(now - (reader.t0 + 121ms), 100ms);  // from the first ask answered in time
+  reader.gate->receipt(now + 1ms);
+  EXPECT_FALSE(reader.flush(now + 1ms));
+  EXPECT_FALSE(reader.publish_and_flush(now + 2ms));
+  EXPECT_EQ(reader.queue.data_frames(), 0u);
+}
+
+// A reader that answers in time is never held for an answer, and is asked
+// at most once per 100 ms of data, never once per frame.
+TEST(LatencyGate, AReaderThatAnswersInTimeIsNeverHeldAndSeldomAsked) {
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  std::size_t asks = 0;
+  std::size_t held = 0;
+  constexpr int kFrames = 500;  // one every 2 ms: a second
+  for (int i = 0; i < kFrames; ++i) {
+    const auto now = reader.t0 + i * 2ms;
+    bool asked = false;
+    if (reader.publish_and_flush(now, &asked)) ++held;
+    if (asked) {
+      ++asks;
+      reader.gate->receipt(now + 1ms);
+    }
+  }
+  EXPECT_EQ(held, 0u);
+  EXPECT_GE(asks, 5u);   // a reader that falls behind is seen
+  EXPECT_LE(asks, 11u);  // 1 s of data, one ask per 100 ms and the first
+  EXPECT_FALSE(reader.gate->lagging());
+}
+
+// Every answer takes the path's round trip: a reader that reads at once
+// answers a round trip late, and is not behind for it.
+TEST(LatencyGate, AnAnswerLateByThePathsRoundTripIsInTime) {
+  BlindReader reader(1024, 10ms);
+  ASSERT_NE(reader.gate, nullptr);
+  bool asked = false;
+  (void)reader.publish_and_flush(reader.t0);
+  (void)reader.publish_and_flush(reader.t0 + 1ms, &asked);
+  ASSERT_TRUE(asked);
+  EXPECT_FALSE(reader.publish_and_flush(reader.t0 + 26ms));
+  EXPECT_FALSE(reader.gate->lagging());
+  reader.gate->receipt(reader.t0 + 27ms);  // 26 ms: within 20 and 10
+  EXPECT_FALSE(reader.gate->lagging());
+  // Later than the grace period and the round trip: behind.
+  (void)reader.publish_and_flush(reader.t0 + 150ms, &asked);
+  ASSERT_TRUE(asked);
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 185ms));
+  EXPECT_TRUE(reader.gate->lagging());
+}
+
+// Over a path whose round trip is the grace period or longer the window
+// bounds such readers already: nobody is asked.
+TEST(LatencyGate, AReaderOnALongPathIsNotAsked) {
+  BlindReader reader(1024, 40ms);
+  ASSERT_NE(reader.gate, nullptr);
+  for (int i = 0; i < 300; ++i) {
+    bool asked = false;
+    EXPECT_FALSE(reader.publish_and_flush(reader.t0 + i * 2ms, &asked));
+    ASSERT_FALSE(asked) << "frame " << i;
+  }
+}
+
+// A window that moves in steps no larger than the writes shows them
+// unread: the gate trusts it and never asks.
+TEST(LatencyGate, AReaderWhoseWindowShowsEachFrameIsNotAsked) {
+  BlindReader reader(64);  // smaller than a frame
+  ASSERT_NE(reader.gate, nullptr);
+  for (int i = 0; i < 300; ++i) {
+    bool asked = false;
+    (void)reader.publish_and_flush(reader.t0 + i * 2ms, &asked);
+    ASSERT_FALSE(asked) << "frame " << i;
+  }
+  EXPECT_FALSE(reader.gate->window_blind());
+}
+
+// An answer nobody asked for (a client's own pong) changes nothing.
+TEST(LatencyGate, AnAnswerToNoAskChangesNothing) {
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  bool asked = false;
+  (void)reader.publish_and_flush(reader.t0);
+  (void)reader.publish_and_flush(reader.t0 + 1ms, &asked);
+  ASSERT_TRUE(asked);
+  reader.gate->receipt(reader.t0 + 30ms);  // late: behind
+  ASSERT_TRUE(reader.gate->lagging());
+  reader.gate->receipt(reader.t0 + 31ms);  // nothing outstanding
+  EXPECT_TRUE(reader.gate->lagging());
+}
+
 TEST(LatencyGate, IsNotPutOnASocketTheKernelSaysNothingAbout) {
   io::Loop loop;
   GateChecks checks(loop);

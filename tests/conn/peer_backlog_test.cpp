@@ -135,6 +135,18 @@ TEST(PeerBacklogEstimate, SentBytesThePathDeliversWithinARoundTripAreArriving) {
             0u);
 }
 
+// The reader's window moves in steps of 2^its window scale: the step is
+// what a write must reach for its ACK to show it unread.
+TEST(PeerBacklogEstimate, TheWindowScaleIsTheStepTheWindowMovesIn) {
+  const auto t0 = Clock::now();
+  PeerBacklog backlog(-1);
+  EXPECT_EQ(backlog.estimate({.peer_window = 65536}, t0).window_unit, 1u);
+  EXPECT_EQ(backlog.estimate({.peer_window = 65536, .window_scale = 7}, t0).window_unit, 128u);
+  EXPECT_EQ(backlog.estimate({.peer_window = 65536, .window_scale = 10}, t0).window_unit, 1024u);
+  // TCP scales by 14 at most; a larger figure is read as 14.
+  EXPECT_EQ(backlog.estimate({.peer_window = 65536, .window_scale = 15}, t0).window_unit, 16384u);
+}
+
 TEST(PeerBacklogEstimate, NoSocketNoSample) {
   PeerBacklog backlog(-1);
   EXPECT_FALSE(backlog.sample(Clock::now()).has_value());
@@ -198,6 +210,26 @@ TEST(PeerBacklog, FallsBackToNothingWhenTheReaderDrains) {
   EXPECT_EQ(drained.total(), 0u);
   stop = true;
   reader.join();
+}
+
+// Why window_unit matters: a reader that scales its window
+// (an autotuned buffer) and acknowledges each small write on its own never
+// takes back the window it offered, and rounds what is left of it up to a
+// whole step: the window stays where it was while the writes pile up
+// unread, and the estimate sees none of them.
+TEST(PeerBacklog, AWindowInStepsLargerThanTheWritesShowsNoSmallWriteUnread) {
+  TcpPair pair(0);  // the kernel's default, autotuned buffer
+  PeerBacklog backlog(pair.sender);
+  const std::optional<Backlog> idle = backlog.sample(Clock::now());
+  ASSERT_TRUE(idle.has_value());
+  constexpr std::size_t kWrite = 89;  // a 64-byte event with its SSE framing
+  if (idle->window_unit <= kWrite) GTEST_SKIP() << "the reader's window moves in steps of " << idle->window_unit;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(write_some(pair.sender, kWrite), kWrite);
+    const Backlog acked = sample_until(backlog, [](const Backlog& b) { return b.in_flight == 0; });
+    EXPECT_EQ(acked.unread, 0u) << "after write " << i;
+  }
+  EXPECT_EQ(pair.unread_at_reader(), 20 * kWrite);
 }
 
 TEST(PeerBacklog, SaysNothingOfASocketThatIsNotTcp) {

@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <linux/sockios.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_client.hpp"
@@ -26,6 +29,8 @@
 
 namespace sluice::test {
 namespace {
+
+using namespace std::chrono_literals;
 
 constexpr std::size_t kBody = 1000;
 constexpr int kPublished = 200;
@@ -199,6 +204,73 @@ TEST(LatestWindow, AStalledWebSocketReaderHoldsTheWindowInTheKernelAndThenReadsT
   }
   expect_window_then_newest(got, 2);
   EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
+}
+
+// Small frames to a reader whose buffer autotunes: its window moves in
+// steps larger than the frames (1 KiB, with Linux's default limits) and
+// shows none of them unread, so the gate learns what the reader has read
+// only from its answers to the gate's pings. A reader that leaves the ask
+// unanswered past the grace period is behind: nothing more enters the
+// kernel however much is published, and `latest` replaces it in sluice's
+// queue. When the reader reads again, answering the ping, it gets the two
+// frames of the window, then the newest, and is told of every frame
+// replaced.
+TEST(LatestWindow, AStalledWebSocketReaderWhoseWindowCannotShowSmallFramesIsHeldByItsAnswers) {
+  constexpr std::size_t kSmallBody = 32;
+  constexpr std::size_t kSmallOnWire = kSmallBody + 2;  // a WebSocket header of two bytes
+  const auto small_body = [](int n) { return body(n).substr(0, kSmallBody); };
+  RunningServer server(latest_config(2));
+  ws::WsTestClient reader(server.port(), 0);  // the kernel's default, autotuned buffer
+  ASSERT_TRUE(reader.open("/ws/feed"));
+  const int fd = reader.socket().fd();
+  const int server_fd = server_side_of(fd);
+  ASSERT_GE(server_fd, 0);
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  ASSERT_EQ(::getsockopt(server_fd, IPPROTO_TCP, TCP_INFO, &info, &length), 0);
+  if ((std::size_t{1} << info.tcpi_snd_wscale) <= kSmallOnWire) GTEST_SKIP() << "the window shows each frame";
+  TestClient publisher(server.port());
+  // The second frame carries the gate's ask about the first. Synchronised on
+  // the ask reaching the reader's buffer, which the reader only peeks at.
+  ASSERT_EQ(publish(publisher, "/pub/feed", small_body(1)), 200);
+  ASSERT_EQ(publish(publisher, "/pub/feed", small_body(2)), 200);
+  const std::string_view ask = "sluice-read";
+  char peeked[4096];
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  for (;;) {
+    const ssize_t n = ::recv(fd, peeked, sizeof peeked, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0 && std::string_view(peeked, static_cast<std::size_t>(n)).find(ask) != std::string_view::npos) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "no ask reached the reader";
+    ::poll(nullptr, 0, 1);
+  }
+  // The reader takes its time: not a wait for anything, the stimulus. Its
+  // answer is late by at least this, whatever the machine's load.
+  std::this_thread::sleep_for(100ms);
+  const std::size_t before = in_kernel(server_fd, fd);
+  int published = 2;
+  std::size_t most = before;
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(publish(publisher, "/pub/feed", small_body(++published)), 200);
+    most = std::max(most, in_kernel(server_fd, fd));
+  }
+  // Without the answers each of these would enter: 200 frames, 6.8 KB.
+  EXPECT_LE(most, before + kAlong);
+  std::vector<int> numbers;
+  std::uint64_t reported_lost = 0;
+  while (numbers.empty() || numbers.back() != published ||
+         numbers.size() + reported_lost != static_cast<std::size_t>(published)) {
+    const std::optional<ws::ServerFrame> frame = reader.read_message();  // answers the pings
+    ASSERT_TRUE(frame.has_value()) << "read " << numbers.size() << ", told " << reported_lost;
+    if (frame->payload.starts_with("{\"sluice\":")) {
+      reported_lost += json_number(frame->payload, "dropped");
+    } else {
+      numbers.push_back(std::atoi(frame->payload.substr(0, 6).c_str()));
+    }
+  }
+  // The window's two, then the newest.
+  EXPECT_EQ(numbers, (std::vector<int>{1, 2, published}));
+  EXPECT_EQ(reported_lost, static_cast<std::uint64_t>(published - 3));
+  EXPECT_EQ(server.server().stats().events_dropped, reported_lost);
 }
 
 TEST(LatestWindow, WithTheWindowOffTheKernelHoldsWhatItTakes) {
