@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 
 namespace sluice::conn {
@@ -122,8 +123,12 @@ std::size_t Connection::input_room(std::size_t want, bool answer_refusal) {
   // idle connection (a read chunk each). The bytes a read does bring are
   // appended into a buffer of their size, within what is never charged.
   if (input_.empty() && want <= kInputResting) return want;
-  const std::size_t capacity =
-      std::min(std::max(input_.size() + want, 2 * input_.capacity()), std::max(limits_.receive_budget, kInputResting));
+  // Whole powers of two: what a buffer grows to then depends on how much it
+  // must hold, not on how the reads that filled it were cut (a TLS record
+  // at a time, or a socket's worth), so a request's share lets the same
+  // bodies through over TLS as over TCP.
+  const std::size_t capacity = std::min(std::bit_ceil(std::max(input_.size() + want, 2 * input_.capacity())),
+                                        std::max(limits_.receive_budget, kInputResting));
   const std::size_t charge = buf::charged_part(capacity, kInputResting);
   const buf::ChargeStatus status =
       charge > input_charge_ ? memory_.try_charge(charge - input_charge_) : memory_.resize(input_charge_, charge);

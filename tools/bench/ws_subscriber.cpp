@@ -90,9 +90,12 @@ void WsSubscriber::take_head(std::string_view bytes) {
 
 void WsSubscriber::on_message(bool, std::string_view payload) {
   if (state_ == State::done || tally_.take(context_, payload, now_)) return;
-  // sluiced's notices (what `latest` replaced, a reset) are counted as the
-  // SSE reader counts its comments; the gaps they tell of show in the tally.
-  if (payload.starts_with("{\"sluice\":")) return context_.counters.add(context_.counters.notices, 1);
+  // What `latest` replaced is counted, as the SSE reader counts its
+  // comments: the gaps it tells of show in the tally. Any other notice (a
+  // reset: a replay too old for the history, a stream lost) says the stream
+  // cannot go on as asked, and ends it with the server's words.
+  if (payload.starts_with("{\"sluice\":\"dropped\"")) return context_.counters.add(context_.counters.notices, 1);
+  if (payload.starts_with("{\"sluice\":")) return finish("the server sent a notice: " + std::string(payload), true);
   finish("a message without the bench's publisher and sequence", true);
 }
 
