@@ -33,8 +33,8 @@ test-debug: peers
 # (the whole suite under TSan is `make test-tsan`).
 test-concurrency:
 	cmake --preset tsan >/dev/null
-	cmake --build --preset tsan -j $(JOBS) --target io_tests hub_tests threads_tests metrics_tests log_tests
-	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|HubThreads|threads\.Concurrency|threads\.WsPublisher|threads\.AuthorizationThreads|threads\.ReloadThreads|threads\.PublishWaiting|MetricsCells|MetricsRegistry|LogOutput)\.'
+	cmake --build --preset tsan -j $(JOBS) --target buf_tests io_tests hub_tests threads_tests metrics_tests log_tests
+	ctest --preset tsan -j $(JOBS) -R '^(MpscQueue|SlabWriterThreads|HubThreads|threads\.Concurrency|threads\.WsPublisher|threads\.AuthorizationThreads|threads\.ReloadThreads|threads\.PublishWaiting|MetricsCells|MetricsRegistry|LogOutput)\.'
 
 test-tsan: peers
 	cmake --preset tsan >/dev/null
