@@ -4,14 +4,10 @@
 
 #include <string>
 
+#include "frame_bytes.hpp"
+
 namespace sluice::buf {
 namespace {
-
-std::string bytes_of(const FrameRef& f) {
-  std::string out(f.size(), '\0');
-  EXPECT_EQ(f.copy_to(out.data(), out.size()), f.size());
-  return out;
-}
 
 TEST(FrameBuilder, SpansBlocksAndKeepsEveryByte) {
   Pool pool({.block_count = 8, .block_size = 64, .reserve = 0});

@@ -5,14 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "frame_bytes.hpp"
+
 namespace sluice::buf {
 namespace {
-
-std::string bytes_of(const FrameRef& f) {
-  std::string out(f.size(), '\0');
-  EXPECT_EQ(f.copy_to(out.data(), out.size()), f.size());
-  return out;
-}
 
 FrameRef packed(Pool& pool, SlabWriter& slabs, const std::string& bytes) {
   FrameBuilder builder(pool, slabs, bytes.size());

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -57,6 +60,41 @@ struct Watcher : TopicWatcher {
     return true;
   }
   void room_made() override { ++rooms; }
+};
+
+// A loop on a thread of its own: its hub, and the topics the book said have
+// news, taken under a lock because publishers on other threads add to them.
+struct ThreadLoop : TopicWatcher {
+  ThreadLoop(TopicBook& book, unsigned index) : hub(book, index) {}
+  bool topic_changed(TopicRecord* record) override {
+    const std::lock_guard lock(mutex);
+    changed.push_back(record);
+    return true;
+  }
+  void room_made() override {}
+  // Drains what the book said has news since the last drain.
+  void drain() {
+    std::vector<TopicRecord*> todo;
+    {
+      const std::lock_guard lock(mutex);
+      todo.swap(changed);
+    }
+    for (TopicRecord* record : todo) hub.drain(record);
+  }
+  // A thread that drains until `done`, and once more after it is set, so
+  // that nothing published before it was set stays undrained.
+  std::thread drain_until(const std::atomic<bool>& done) {
+    return std::thread([this, &done] {
+      for (bool last = false; !last;) {
+        last = done.load();
+        drain();
+        std::this_thread::yield();
+      }
+    });
+  }
+  Hub hub;
+  std::mutex mutex;
+  std::vector<TopicRecord*> changed;
 };
 
 

@@ -390,19 +390,7 @@ TEST(HubThreads, PublishersOnTheirOwnTopicsShareAShortPool) {
 TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
   buf::Pool pool{{.block_count = 8192, .block_size = 256, .reserve = 4}};
   TopicBook book(pool, {.history_events = 100000, .history_bytes = 64 << 20}, "ep");
-  struct Loop : TopicWatcher {
-    explicit Loop(TopicBook& b, unsigned i) : hub(b, i) {}
-    bool topic_changed(TopicRecord* r) override {
-      const std::lock_guard lock(mutex);
-      changed.push_back(r);
-      return true;
-    }
-    void room_made() override {}
-    Hub hub;
-    std::mutex mutex;
-    std::vector<TopicRecord*> changed;
-  };
-  Loop loops[2] = {Loop(book, 0), Loop(book, 1)};
+  ThreadLoop loops[2] = {ThreadLoop(book, 0), ThreadLoop(book, 1)};
   Collector subs[2];
   for (unsigned i = 0; i < 2; ++i) {
     book.set_watcher(i, &loops[i]);
@@ -418,20 +406,7 @@ TEST(HubThreads, PublishersOnManyThreadsReachEveryLoopInOrder) {
   }
   std::atomic<bool> done{false};
   std::vector<std::thread> drainers;
-  for (auto& loop : loops) {
-    drainers.emplace_back([&loop, &done] {
-      for (bool last = false; !last;) {
-        last = done.load();
-        std::vector<TopicRecord*> todo;
-        {
-          const std::lock_guard lock(loop.mutex);
-          todo.swap(loop.changed);
-        }
-        for (TopicRecord* r : todo) loop.hub.drain(r);
-        std::this_thread::yield();
-      }
-    });
-  }
+  for (auto& loop : loops) drainers.push_back(loop.drain_until(done));
   for (auto& t : publishers) t.join();
   done = true;
   for (auto& t : drainers) t.join();

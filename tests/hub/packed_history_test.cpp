@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -106,19 +105,7 @@ TEST(HubThreads, PackedEventsLetGoOfOnLoopThreadsGiveEveryBlockBack) {
   std::atomic<int> published{0};
   {
     TopicBook book(pool, {.history_events = 64}, "ep");
-    struct Loop : TopicWatcher {
-      explicit Loop(TopicBook& b, unsigned i) : hub(b, i) {}
-      bool topic_changed(TopicRecord* r) override {
-        const std::lock_guard lock(mutex);
-        changed.push_back(r);
-        return true;
-      }
-      void room_made() override {}
-      Hub hub;
-      std::mutex mutex;
-      std::vector<TopicRecord*> changed;
-    };
-    Loop loops[2] = {Loop(book, 0), Loop(book, 1)};
+    test::ThreadLoop loops[2] = {test::ThreadLoop(book, 0), test::ThreadLoop(book, 1)};
     constexpr int kTopics = 4;
     WsTaker subscribers[2][kTopics] = {{WsTaker(3), WsTaker(5), WsTaker(7), WsTaker(11)},
                                       {WsTaker(2), WsTaker(4), WsTaker(6), WsTaker(8)}};
@@ -131,20 +118,7 @@ TEST(HubThreads, PackedEventsLetGoOfOnLoopThreadsGiveEveryBlockBack) {
     }
     std::atomic<bool> done{false};
     std::vector<std::thread> drainers;
-    for (auto& loop : loops) {
-      drainers.emplace_back([&loop, &done] {
-        for (bool last = false; !last;) {
-          last = done.load();
-          std::vector<TopicRecord*> todo;
-          {
-            const std::lock_guard lock(loop.mutex);
-            todo.swap(loop.changed);
-          }
-          for (TopicRecord* r : todo) loop.hub.drain(r);
-          std::this_thread::yield();
-        }
-      });
-    }
+    for (auto& loop : loops) drainers.push_back(loop.drain_until(done));
     std::vector<std::thread> publishers;
     for (int p = 0; p < 3; ++p) {
       publishers.emplace_back([&book, &published, p] {

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -198,27 +197,7 @@ TEST(HubThreads, ReclaimingRacesSubscribesAndDrains) {
   buf::Pool pool{{.block_count = 16384, .block_size = 256, .reserve = 4}};
   TopicBook book(pool, {.max_topics = 8, .history_events = 100000, .history_bytes = 64 << 20, .history_ttl_ms = 0},
                  "ep");
-  struct Loop : TopicWatcher {
-    explicit Loop(TopicBook& b, unsigned i) : hub(b, i) {}
-    bool topic_changed(TopicRecord* r) override {
-      const std::lock_guard lock(mutex);
-      changed.push_back(r);
-      return true;
-    }
-    void room_made() override {}
-    void drain() {
-      std::vector<TopicRecord*> todo;
-      {
-        const std::lock_guard lock(mutex);
-        todo.swap(changed);
-      }
-      for (TopicRecord* r : todo) hub.drain(r);
-    }
-    Hub hub;
-    std::mutex mutex;
-    std::vector<TopicRecord*> changed;
-  };
-  Loop loops[2] = {Loop(book, 0), Loop(book, 1)};
+  test::ThreadLoop loops[2] = {test::ThreadLoop(book, 0), test::ThreadLoop(book, 1)};
   Collector held[2];
   for (unsigned i = 0; i < 2; ++i) {
     book.set_watcher(i, &loops[i]);
@@ -241,7 +220,7 @@ TEST(HubThreads, ReclaimingRacesSubscribesAndDrains) {
   for (unsigned l = 0; l < 2; ++l) {
     threads.emplace_back([&loops, &done, l] {
       Collector visitor;
-      Loop& loop = loops[l];
+      test::ThreadLoop& loop = loops[l];
       for (int i = 0; !done.load(); ++i) {
         const std::string name = "p" + std::to_string((i * 7 + static_cast<int>(l)) % 64);
         if (loop.hub.subscribe(name, &visitor) == HubStatus::ok) {
