@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cerrno>
+#include <utility>
 
 namespace sluice::conn {
 
@@ -165,6 +166,13 @@ void Connection::rest_input() {
   input_charge_ = 0;
 }
 
+void Connection::rest_if_quiet(io::Loop::Clock::time_point now) {
+  if (closed() || now - last_activity_ < kQuietRest || !input_.empty() || input_charge_ != 0) return;
+  if (!queue().empty()) return;
+  queue().give_back_slots();
+  std::string().swap(input_);
+}
+
 void Connection::run_deferred() { flush(); }
 
 void Connection::resume_input() {
@@ -226,6 +234,7 @@ void Connection::flush() {
       // some of them (or wait to send a handshake message): not done yet.
       if (transport_waits_for_writable()) return set_write_interest(true);
       set_write_interest(false);
+      if (std::exchange(give_back_slots_, false)) queue().give_back_slots();
       if (closing() && !lingering_) return start_linger();
       if (!closing()) on_drained();
       return;

@@ -13,6 +13,7 @@
 // of the tick, because ready events for it may still be in flight.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -48,6 +49,13 @@ inline constexpr std::size_t kReadChunk = 16 << 10;
 // What the input buffer may keep at rest without being charged: one read
 // chunk plus the partial request or frame left before it.
 inline constexpr std::size_t kInputResting = 32 << 10;
+
+// A connection with no byte read or written for this long, nothing queued
+// and nothing half read, gives back its queue's slots and its input buffer
+// (Connection::rest_if_quiet): an idle subscriber holds only its state, not
+// what the traffic it once had needed. Long against the gaps of a stream
+// that is busy, so that such a stream takes its buffers once, not per event.
+inline constexpr std::chrono::seconds kQuietRest{5};
 
 namespace detail {
 // The connection's queue, as a base constructed before the Outlet that
@@ -85,6 +93,13 @@ class Connection : private detail::OwnedQueue,
   // destroy the response (the owner's sweep ends a linger that lasts).
   [[nodiscard]] bool lingering() const { return lingering_; }
   [[nodiscard]] io::Loop::Clock::time_point last_activity() const { return last_activity_; }
+  // Quiet for kQuietRest (see there): the queue's slots and the input
+  // buffer go back. The owner's sweep asks.
+  void rest_if_quiet(io::Loop::Clock::time_point now);
+  // The queue's slots go back once everything queued now is written: a
+  // connection that became a stream took them for its handshake reply,
+  // and an idle stream needs none until its next frame.
+  void give_back_slots_when_drained() { give_back_slots_ = true; }
   // The transport is still setting up (a TLS handshake): no input yet.
   [[nodiscard]] bool transport_handshaking() const { return transport_ && transport_->handshaking(); }
   // The transport's handshake chose HTTP/2 (TLS with ALPN h2).
@@ -186,6 +201,7 @@ class Connection : private detail::OwnedQueue,
   // memory_ (see reserve_for_read()), up to the transport's most_held().
   buf::MemoryAccount transport_memory_;
   std::size_t transport_charge_ = 0;  // what transport_memory_ holds
+  bool give_back_slots_ = false;  // give_back_slots_when_drained() was asked
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool lingering_ = false;

@@ -41,6 +41,14 @@ void FrameRing::clear() {
   size_ = 0;
 }
 
+void FrameRing::give_back() {
+  if (size_ != 0 || !owned_) return;
+  owned_.reset();
+  slots_ = nullptr;
+  capacity_ = 0;
+  head_ = 0;
+}
+
 void FrameRing::grow() {
   const std::size_t capacity = capacity_ == 0 ? initial_ : std::min(capacity_ * 2, max_);
   auto slots = std::make_unique<QueuedFrame[]>(capacity);

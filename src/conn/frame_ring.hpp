@@ -29,8 +29,9 @@ namespace detail {
 // A FIFO in a ring that takes `initial` slots at its first push and doubles
 // up to `max` slots, so a connection that never queued anything holds no
 // slots, an idle one a few, and a busy one stops allocating once it has
-// seen its deepest queue. Or, on a device with no heap after start-up, a
-// ring in the caller's memory, whose size is its max.
+// seen its deepest queue; a quiet one may give them back (give_back()).
+// Or, on a device with no heap after start-up, a ring in the caller's
+// memory, whose size is its max.
 class FrameRing {
  public:
   FrameRing(std::size_t initial, std::size_t max);
@@ -49,7 +50,12 @@ class FrameRing {
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t max() const { return max_; }
+  // The slots it has now, used or not.
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
   void clear();
+  // Empty: the heap slots go, and the next push takes `initial` again.
+  // Slots in the caller's memory stay.
+  void give_back();
 
  private:
   void grow();

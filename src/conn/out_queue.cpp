@@ -146,6 +146,12 @@ void OutQueue::clear() {
   data_bytes_ = 0;
 }
 
+void OutQueue::give_back_slots() {
+  if (!empty()) return;
+  control_.give_back();
+  data_.give_back();
+}
+
 bool OutQueue::empty() const { return !in_flight_ && control_.empty() && data_.empty(); }
 
 std::size_t OutQueue::data_frames() const { return data_.size() + (current_is(true) ? 1 : 0); }

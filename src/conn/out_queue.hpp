@@ -138,6 +138,9 @@ class OutQueue {
   // Releases every frame, the one in flight included (the connection is
   // closing: its byte stream ends here).
   void clear();
+  // Nothing queued and nothing in flight: both lanes give their heap slots
+  // back, to take them again with the next frame (a quiet connection's).
+  void give_back_slots();
 
   [[nodiscard]] bool empty() const;
   // Data bytes not yet written, the unwritten rest of a frame in flight

@@ -10,8 +10,7 @@ Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::
       state_(std::move(state)),
       address_(std::move(address)),
       own_allowance_{services.config().hub.max_created_per_connection},
-      topic_allowance_(allowance != nullptr ? *allowance : own_allowance_),
-      round_(services) {}
+      topic_allowance_(allowance != nullptr ? *allowance : own_allowance_) {}
 
 using server::detail::AuthWaitRoom;
 
@@ -30,7 +29,7 @@ AuthOutcome Peer::authorize(server::Action action, std::string_view topic, const
 
 AuthOutcome Peer::authorize(server::Action action, std::string_view topic) {
   return consult([&](AuthWaitRoom* room) {
-    return services_.auth_gate().check(action, topic, upgrade_request_.view(), address_, state_->user, {}, room);
+    return services_.auth_gate().check(action, topic, upgrade_view(), address_, state_->user, {}, room);
   });
 }
 
@@ -38,7 +37,7 @@ AuthOutcome Peer::authorize(server::Action action, std::string_view topic) {
 // credentials must not be in doubt while it goes on delivering.
 AuthOutcome Peer::refresh(std::string_view token) {
   AuthOutcome outcome = consult([&](AuthWaitRoom*) {
-    return services_.auth_gate().check(server::Action::refresh, {}, upgrade_request_.view(), address_, state_->user,
+    return services_.auth_gate().check(server::Action::refresh, {}, upgrade_view(), address_, state_->user,
                                        {.token = token});
   });
   if (outcome.allowed()) expire_at(outcome);
@@ -47,7 +46,7 @@ AuthOutcome Peer::refresh(std::string_view token) {
 
 AuthOutcome Peer::recheck(std::string_view topic) {
   return consult([&](AuthWaitRoom*) {
-    return services_.auth_gate().check(server::Action::subscribe, topic, upgrade_request_.view(), address_,
+    return services_.auth_gate().check(server::Action::subscribe, topic, upgrade_view(), address_,
                                        state_->user, {.held = true});
   });
 }
@@ -95,7 +94,25 @@ void Peer::expire_at(const AuthOutcome& outcome) {
 
 buf::ChargeStatus Peer::keep_request(const proto::http1::Request& request, buf::MemoryAccount* account) {
   if (!services_.auth_gate().installed()) return buf::ChargeStatus::ok;
-  return upgrade_request_.keep(request, account);
+  auto kept = std::make_unique<KeptRequest>();
+  const buf::ChargeStatus status = kept->keep(request, account);
+  if (status == buf::ChargeStatus::ok) upgrade_request_ = std::move(kept);
+  return status;
+}
+
+void Peer::keep_request(KeptRequest&& kept) {
+  upgrade_request_ = kept.empty() ? nullptr : std::make_unique<KeptRequest>(std::move(kept));
+}
+
+AuthRound& Peer::own_round() {
+  if (!round_) round_ = std::make_unique<AuthRound>(services_);
+  return *round_;
+}
+
+void Peer::let_go_of_own_round() {
+  if (!round_ || round_->pending()) return;
+  if (asking_ == round_.get()) end_asking();
+  round_.reset();
 }
 
 bool Peer::opened(const proto::http1::Request& request) {
@@ -119,7 +136,7 @@ void Peer::take_credentials(const Peer& connection) {
 
 void Peer::closed() {
   state_->closed.store(true, std::memory_order_release);
-  round_.close();
+  if (round_) round_->close();
   asking_ = nullptr;
   if (!opened_) return;
   opened_ = false;

@@ -64,7 +64,7 @@ class Peer final {
   // wait: checks may answer later, and answers are recorded in `round`
   // (by default the connection's own). Called again for the same request
   // after auth_answered(), the recorded answers are given back in order.
-  void begin_asking(AuthWaiter& waiter) { begin_asking(round_, waiter); }
+  void begin_asking(AuthWaiter& waiter) { begin_asking(own_round(), waiter); }
   void begin_asking(AuthRound& round, AuthWaiter& waiter);
   // The request or message was handled (nothing pending): the round ends.
   void end_asking();
@@ -79,10 +79,16 @@ class Peer final {
   // A check of the connection's own round waits for its decision (or the
   // decision has come and the waiter has yet to hear of it): act on
   // nothing more meanwhile.
-  [[nodiscard]] bool auth_pending() const { return round_.pending(); }
+  [[nodiscard]] bool auth_pending() const { return round_ && round_->pending(); }
   // The owner's sweep: a decision awaited past auth.callback_timeout_ms in
   // the connection's own round is given up (503).
-  void sweep(io::Loop::Clock::time_point now) { round_.sweep(now); }
+  void sweep(io::Loop::Clock::time_point now) {
+    if (round_) round_->sweep(now);
+  }
+  // The connection became a stream: the request phase's round is not
+  // asked again, and an idle stream keeps no memory for it. Kept while a
+  // question of it waits.
+  void let_go_of_own_round();
 
   // The credentials the connection's stream rests on have expired by
   // `now`: those of the request that opened it, or of its latest refresh.
@@ -98,7 +104,7 @@ class Peer final {
   // The same, for a copy made (and charged) before this Peer was: an
   // HTTP/2 stream that cannot hold its copy is refused before its Peer
   // is made. `kept` is empty when there is no authorizer.
-  void keep_request(KeptRequest&& kept) { upgrade_request_ = std::move(kept); }
+  void keep_request(KeptRequest&& kept);
   // The connection became a WebSocket on `request.path`: on_open now,
   // on_close when it closes. False when on_open threw: the stream is to
   // close as the server's failure.
@@ -123,16 +129,21 @@ class Peer final {
   // gate's (`ask`, given where to wait when the round can).
   template <typename Ask>
   AuthOutcome consult(Ask ask);
+  // The connection's own round, made at its first request.
+  AuthRound& own_round();
+  // The request later checks are made against: the upgrade request kept,
+  // or none.
+  [[nodiscard]] RequestView upgrade_view() const { return upgrade_request_ ? upgrade_request_->view() : RequestView{}; }
 
   LoopServices& services_;
   std::shared_ptr<ConnectionState> state_;
   std::string address_;
-  KeptRequest upgrade_request_;
+  std::unique_ptr<KeptRequest> upgrade_request_;  // with an authorizer only
   hub::TopicAllowance own_allowance_;
   hub::TopicAllowance& topic_allowance_;  // own_allowance_, or the connection's
   bool opened_ = false;
   std::optional<io::Loop::Clock::time_point> valid_until_;
-  AuthRound round_;                // the connection's own (the HTTP/1.1 request phase)
+  std::unique_ptr<AuthRound> round_;  // the connection's own (the HTTP/1.1 request phase), once asked
   AuthRound* asking_ = nullptr;    // the round checks are made in now, if any
 
   // Keeps the expiry an allowed connect or refresh names (none: none).

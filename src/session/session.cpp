@@ -33,8 +33,14 @@ void Session::on_input(std::string& input) {
   if (phase_.get() != reading && !input.empty() && !ended()) phase_->on_input(input);
   // The request's bytes are gone: a stream that reads little or nothing (an
   // SSE stream, a subscriber's WebSocket) keeps no buffer sized for them.
-  // Once per connection, so a publishing stream's steady state is untouched.
-  if (phase_.get() != reading && input.empty()) std::string().swap(input);
+  // Nor the request phase's round, nor the queue slots its handshake reply
+  // took. Once per connection, so a publishing stream's steady state is
+  // untouched.
+  if (phase_.get() != reading && input.empty()) {
+    std::string().swap(input);
+    peer_.let_go_of_own_round();
+    give_back_slots_when_drained();
+  }
 }
 
 void Session::become(std::unique_ptr<Phase> next) {
@@ -71,6 +77,7 @@ void Session::tick(io::Loop::Clock::time_point now) {
   }
   peer_.sweep(now);
   phase_->tick(now);
+  rest_if_quiet(now);
 }
 
 void Session::shutdown() {

@@ -25,7 +25,6 @@ WsStream::WsStream(const WsSetup& setup)
       services_(setup.services),
       peer_(setup.peer),
       memory_(setup.memory),
-      round_(setup.services),
       decoder_(proto::ws::DecoderLimits{
           .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
           .account = setup.memory,
@@ -42,7 +41,7 @@ WsStream::WsStream(const WsSetup& setup)
 }
 
 void WsStream::on_closed() {
-  round_.close();
+  if (round_) round_->close();
   let_go();
   --services_.counters().streams;
   if (whole_connection_) {
@@ -109,7 +108,10 @@ void WsStream::on_input(std::string& input) {
 }
 
 void WsStream::handle_message(proto::ws::Opcode opcode, std::span<const char> payload) {
-  peer_.begin_asking(round_, *this);
+  // Made at the first message: a stream that only follows its topics
+  // never asks in a round of its own.
+  if (!round_) round_ = std::make_unique<AuthRound>(services_);
+  peer_.begin_asking(*round_, *this);
   on_message(opcode, payload);
   if (!peer_.finish_asking()) return;
   // The decoder reuses its buffer for the next message: the waiting one is
@@ -145,7 +147,7 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   // Whatever the stream is doing, a publisher held for room included.
   if (peer_.credentials_expired(now)) return expire();
   sweep_waits(now);
-  round_.sweep(now);
+  if (round_) round_->sweep(now);
   if (waiting()) {
     if (!held_) held_since_ = now;
     held_ = true;

@@ -15,6 +15,7 @@
 // start, its checks given their recorded answers, and reading goes on.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -150,13 +151,13 @@ class WsStream : public Phase, private AuthWaiter {
   void handle_message(proto::ws::Opcode opcode, std::span<const char> payload);
   void auth_answered() override;
   // No more input is decoded: the stream's own hold, or a decision awaited.
-  [[nodiscard]] bool waiting() const { return input_held() || round_.pending(); }
+  [[nodiscard]] bool waiting() const { return input_held() || (round_ && round_->pending()); }
 
   conn::Outlet& outlet_;
   LoopServices& services_;
   Peer& peer_;
   buf::MemoryAccount* const memory_;
-  AuthRound round_;
+  std::unique_ptr<AuthRound> round_;  // made at the first message
   proto::ws::Decoder decoder_;
   bool deflate_ = false;
   const bool whole_connection_;
