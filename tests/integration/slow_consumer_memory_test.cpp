@@ -236,10 +236,12 @@ TEST_P(SlowConsumersUnderLoad, StaysWithinItsLimitsWhilePublishingFarPastEveryBu
 
   EXPECT_EQ(f.allocations[0], 0u) << "heap allocations while publishing " << kBatchesPerPhase * kBatch
                                   << " events after warm-up";
-  // Later phases start with new connections, whose send queues grow once
-  // to their budget: at most one allocation each, none per event.
+  // Later phases start with new connections, whose send queues take their
+  // slots at the first event (those the stream's head took went back once
+  // it was written) and grow once to their budget: at most two allocations
+  // each, none per event.
   for (int phase = 1; phase < kPhases; ++phase) {
-    EXPECT_LE(f.allocations[phase], static_cast<std::uint64_t>(kStalled + 1))
+    EXPECT_LE(f.allocations[phase], static_cast<std::uint64_t>(2 * (kStalled + 1)))
         << "heap allocations while publishing " << kBatchesPerPhase * kBatch << " events in phase " << phase;
   }
   // A queue that kept even one pointer per event would grow by 8 bytes or
