@@ -97,8 +97,11 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     ++record->subscribers;
     ++form_count(*record, form);
     std::uint64_t after = newest;
+    std::uint64_t ahead = 0;
     if (from_stream) {
       first_owed = resume_point + 1;
+    } else if (last_id != nullptr && ahead_of_reader(*record, *last_id, ahead)) {
+      first_owed = ahead + 1;
     } else {
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
       std::uint64_t lost_first = 0;
@@ -144,6 +147,23 @@ bool Hub::starts_at_resume_point(TopicRecord& record, std::string_view last_id, 
   if (!id.ok) return false;
   const std::uint64_t epoch = parse_stream_epoch(id.epoch);
   if (!TopicBook::start_at_resume_point(record, epoch, id.seq)) return false;
+  after = id.seq;
+  return true;
+}
+
+// With a broker: `last_id` names an event of the stream this node reads
+// that its reader has not reached yet, a client come from a node whose
+// reader is ahead. Nothing is owed before it and nothing was lost: the
+// subscriber gets what the reader brings after its id (before, it was told
+// "unknown-id" and then handed again the events it had). Within the replay
+// window only: an id further ahead than any node lags is not of this
+// stream, and gets its reset. Under the topic's lock.
+bool Hub::ahead_of_reader(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const {
+  if (follower_ == nullptr || record.stream_epoch == 0) return false;
+  const ParsedId id = parse_event_id(last_id);
+  if (!id.ok || !same_stream_epoch(id.epoch, record.stream_epoch)) return false;
+  const std::uint64_t newest = record.next_id - 1;
+  if (id.seq <= newest || id.seq - newest > book_.limits().history_events) return false;
   after = id.seq;
   return true;
 }

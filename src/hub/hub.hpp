@@ -137,6 +137,7 @@ class Hub {
   void let_go_if_unfollowed(TopicRecord* record);
   void park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const;
   bool starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
+  bool ahead_of_reader(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void deliver_batch(Local& local);

@@ -178,6 +178,32 @@ TEST_F(StreamTopicTest, AResumeBeforeTheReaderFoundTheStreamSetsWhereTheTopicSta
   EXPECT_TRUE(resumed.losses.empty());
 }
 
+// A client come from a node whose reader is ahead resumes here at an id
+// this node's reader has not reached: it is owed what follows its id, with
+// no reset and nothing handed twice, once the reader gets there. An id
+// further ahead than the replay window is not of this stream.
+TEST_F(StreamTopicTest, AResumeAheadOfThisNodesReaderIsOwedWhatFollowsItsId) {
+  ResetCollector here;
+  ASSERT_EQ(hub.subscribe("t", &here), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 0);
+  for (std::uint64_t seq = 1; seq <= 14; ++seq) append(kEpoch, seq, "e");
+
+  ResetCollector resumed;
+  const ReplayResult r = hub.subscribe_after("t", &resumed, 0, "mx4qgqmb:20");
+  EXPECT_EQ(r.reset, nullptr);
+  EXPECT_FALSE(r.parked);
+  EXPECT_EQ(r.replayed, 0u);
+  EXPECT_EQ(r.newest, 20u);
+  for (std::uint64_t seq = 15; seq <= 25; ++seq) append(kEpoch, seq, "e");
+  EXPECT_EQ(resumed.ids, (std::vector<std::uint64_t>{21, 22, 23, 24, 25}));
+  EXPECT_TRUE(resumed.resets.empty());
+  EXPECT_TRUE(resumed.losses.empty());
+
+  ResetCollector far;
+  const std::string too_far = "mx4qgqmb:" + std::to_string(25 + book.limits().history_events + 1);
+  EXPECT_STREQ(hub.subscribe_after("t", &far, 0, too_far).reset, "unknown-id");
+}
+
 TEST_F(StreamTopicTest, AResumePointTheStreamDoesNotHaveIsAReset) {
   ResetCollector ahead;
   ASSERT_EQ(hub.subscribe_after("t", &ahead, 0, "mx4qgqmb:20").reset, nullptr);
