@@ -41,8 +41,8 @@ void Worker::list_connections(std::uint64_t ticket) {
       const session::Phase::View view = session->view();
       row.peer = session->peer().address().empty() ? session->transport_peer_address() : session->peer().address();
       row.transport = view.transport;
-      for (const std::string& topic : view.topics) {
-        if (!topic.empty()) row.topics.push_back(topic);
+      for (const session::TopicSlot& topic : view.topics) {
+        if (!topic.name.empty()) row.topics.push_back(topic.name);
       }
       row.queued_bytes = session->queue().data_bytes();
       row.age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - session->opened()).count();

@@ -17,6 +17,7 @@
 #include "conn/out_queue.hpp"
 #include "conn/writer.hpp"
 #include "io/loop.hpp"
+#include "session/topic_slot.hpp"
 
 namespace sluice::session {
 
@@ -71,7 +72,7 @@ class Phase {
   // name and the topics it follows (a slot left empty is no topic).
   struct View {
     std::string_view transport = "http";
-    std::span<const std::string> topics;
+    std::span<const TopicSlot> topics;
   };
   [[nodiscard]] virtual View view() const { return {}; }
 

@@ -21,6 +21,7 @@
 namespace sluice::session {
 
 void Subscriptions::start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked) {
+  if (cookie >= fetching_.size()) fetching_.resize(cookie + 1);
   fetching_[cookie] = Fetching{true, 0, parked.stream_epoch, parked.after, parked.newest};
   fetch_next(cookie);
 }
@@ -30,7 +31,7 @@ void Subscriptions::fetch_next(std::uint32_t cookie) {
   BrokerReplays* replays = services_.broker_replays();
   const broker::ReplayStart start =
       replays == nullptr ? broker::ReplayStart::unavailable
-                         : replays->fetch(topics_[cookie], {f.epoch, f.after}, {f.epoch, f.upto}, *this, f.ticket);
+                         : replays->fetch(slots_[cookie].name, {f.epoch, f.after}, {f.epoch, f.upto}, *this, f.ticket);
   if (start != broker::ReplayStart::accepted) give_up_fetch(cookie, replay_refusal(start));
 }
 
@@ -53,7 +54,7 @@ void Subscriptions::replayed(std::uint32_t ticket, const broker::ReplayAnswer& a
 void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::ReplayAnswer& answer) {
   hub::Hub& hub = services_.hub();
   // Copied: a delivery may end the stream, which empties the slots.
-  const std::string topic = topics_[cookie];
+  const std::string topic = slots_[cookie].name;
   for (const broker::StreamEntry& entry : answer.entries) {
     if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
     hub.deliver_fetched(topic, this, cookie, entry.id.epoch, entry.id.seq,
@@ -80,9 +81,9 @@ void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::Replay
 
 // Live from now on, told first why what came before is not coming.
 void Subscriptions::give_up_fetch(std::uint32_t cookie, const char* reason) {
-  fetching_[cookie].active = false;
-  if (cookie >= topics_.size() || topics_[cookie].empty()) return;
-  services_.hub().release(topics_[cookie], this);
+  if (cookie < fetching_.size()) fetching_[cookie].active = false;
+  if (cookie >= slots_.size() || slots_[cookie].name.empty()) return;
+  services_.hub().release(slots_[cookie].name, this);
   if (stopped_) return;
   send_reset_notice(cookie, reason, {});
   outlet_.want_flush();

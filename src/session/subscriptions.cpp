@@ -23,44 +23,51 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
                                               std::string_view last_id) {
   // An empty name is no topic: it would also match an empty (left) slot.
   if (topic.empty()) return {JoinStatus::refused, hub::HubStatus::bad_topic};
-  if (std::find(topics_.begin(), topics_.end(), topic) != topics_.end()) return {JoinStatus::ok};
-  auto slot = std::find(topics_.begin(), topics_.end(), std::string_view());
-  if (slot == topics_.end()) {
-    if (topics_.size() >= static_cast<std::size_t>(services_.config().max_topics_per_connection)) {
+  if (slot_of(topic) != slots_.end()) return {JoinStatus::ok};
+  auto slot = slot_of({});
+  if (slot == slots_.end()) {
+    if (slots_.size() >= static_cast<std::size_t>(services_.config().max_topics_per_connection)) {
       return {JoinStatus::too_many};
     }
-    topics_.emplace_back();
-    policies_.emplace_back();
+    slots_.emplace_back();
     drops_.emplace_back();
-    fetching_.emplace_back();
-    fifo_records_.emplace_back();
-    slot = topics_.end() - 1;
+    slot = slots_.end() - 1;
   }
-  const auto cookie = static_cast<std::uint32_t>(slot - topics_.begin());
+  const auto cookie = static_cast<std::uint32_t>(slot - slots_.begin());
   // Filled in before subscribing: a replay delivers at once.
-  *slot = std::string(topic);
-  policies_[cookie] = requested.value_or(services_.config().policy.for_topic(topic));
+  *slot = TopicSlot{std::string(topic), requested.value_or(services_.config().policy.for_topic(topic)), nullptr};
   drops_[cookie] = {};
-  fetching_[cookie] = {};
-  if (policies_[cookie] == Policy::latest) {
+  if (cookie < fetching_.size()) fetching_[cookie] = {};
+  if (slot->policy == Policy::latest) {
     const bool sse = form_ == hub::WireForm::sse;
     services_.latest_window().bound(outlet_, sse ? LatestWindow::Probe::sse : LatestWindow::Probe::ws);
   }
   hub::Hub& hub = services_.hub();
+  // Counted before the replay, which may cut the stream off (leave_all()
+  // counts the slot out).
+  services_.metrics().subscribers.inc();
   const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_, &allowance_);
   if (result.status != hub::HubStatus::ok) {
-    topics_[cookie].clear();
+    services_.metrics().subscribers.dec();
+    slots_[cookie].name.clear();
     return {JoinStatus::refused, result.status};
   }
-  if (policies_[cookie] == Policy::fifo) {
+  if (cookie >= slots_.size()) {
+    // The replay took the stream past its send budget and it was cut off,
+    // its slots emptied with it (`slot` points at nothing now): the client
+    // resumes from the last id it gets, and the stream ends once that is
+    // sent.
+    return {JoinStatus::ok, hub::HubStatus::ok, result.newest, result.stream_epoch};
+  }
+  if (slots_[cookie].policy == Policy::fifo) {
     // The loop follows the topic now, so the record stays until it leaves.
-    fifo_records_[cookie] = hub.record_of(topic);
-    if (fifo_records_[cookie] != nullptr) {
+    hub::TopicRecord* record = hub.record_of(topic);
+    slots_[cookie].fifo_record = record;
+    if (record != nullptr) {
       ++fifo_topics_;
-      if (short_of_room_) hub::Hub::mark_short_of_room(*fifo_records_[cookie]);
+      if (short_of_room_) hub::Hub::mark_short_of_room(*record);
     }
   }
-  services_.metrics().subscribers.inc();
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
   if (result.parked) start_fetch(cookie, result);
   // A parked client has what came up to its own id: resuming from there
@@ -69,8 +76,12 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
           result.awaiting};
 }
 
+std::vector<TopicSlot>::iterator Subscriptions::slot_of(std::string_view topic) {
+  return std::find_if(slots_.begin(), slots_.end(), [topic](const TopicSlot& slot) { return slot.name == topic; });
+}
+
 void Subscriptions::placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) {
-  if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
+  if (cookie >= slots_.size() || slots_[cookie].name.empty() || stopped_) return;
   owner_.placed(cookie, epoch, newest);
 }
 
@@ -80,36 +91,34 @@ std::size_t Subscriptions::format_resume_id(std::uint64_t epoch, std::uint64_t s
 }
 
 void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::string_view last_id) {
-  const auto slot = std::find(topics_.begin(), topics_.end(), topic);
-  if (topic.empty() || slot == topics_.end()) return;
-  send_reset_notice(static_cast<std::uint32_t>(slot - topics_.begin()), reason, last_id);
+  const auto slot = slot_of(topic);
+  if (topic.empty() || slot == slots_.end()) return;
+  send_reset_notice(static_cast<std::uint32_t>(slot - slots_.begin()), reason, last_id);
 }
 
 bool Subscriptions::leave(std::string_view topic) {
-  const auto slot = std::find(topics_.begin(), topics_.end(), topic);
-  if (topic.empty() || slot == topics_.end()) return false;
-  cancel_fetch(static_cast<std::uint32_t>(slot - topics_.begin()));
-  forget_room(static_cast<std::uint32_t>(slot - topics_.begin()));
+  const auto slot = slot_of(topic);
+  if (topic.empty() || slot == slots_.end()) return false;
+  cancel_fetch(static_cast<std::uint32_t>(slot - slots_.begin()));
+  forget_room(static_cast<std::uint32_t>(slot - slots_.begin()));
   services_.hub().unsubscribe(topic, this);
   services_.metrics().subscribers.dec();
-  slot->clear();
+  slot->name.clear();
   return true;
 }
 
 void Subscriptions::leave_all() {
-  for (std::size_t i = 0; i < topics_.size(); ++i) {
-    const std::string& topic = topics_[i];
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const std::string& topic = slots_[i].name;
     if (topic.empty()) continue;
     cancel_fetch(static_cast<std::uint32_t>(i));
     forget_room(static_cast<std::uint32_t>(i));
     services_.hub().unsubscribe(topic, this);
     services_.metrics().subscribers.dec();
   }
-  topics_.clear();
-  policies_.clear();
+  slots_.clear();
   drops_.clear();
   fetching_.clear();
-  fifo_records_.clear();
   short_of_room_ = false;
 }
 
@@ -117,15 +126,15 @@ void Subscriptions::stop() {
   stopped_ = true;
   if (!short_of_room_) return;
   short_of_room_ = false;
-  for (hub::TopicRecord* record : fifo_records_) {
-    if (record != nullptr) services_.hub().mark_room_back(*record);
+  for (const TopicSlot& slot : slots_) {
+    if (slot.fifo_record != nullptr) services_.hub().mark_room_back(*slot.fifo_record);
   }
 }
 
 void Subscriptions::forget_room(std::uint32_t cookie) {
-  hub::TopicRecord* record = fifo_records_[cookie];
+  hub::TopicRecord* record = slots_[cookie].fifo_record;
   if (record == nullptr) return;
-  fifo_records_[cookie] = nullptr;
+  slots_[cookie].fifo_record = nullptr;
   --fifo_topics_;
   if (short_of_room_) services_.hub().mark_room_back(*record);
 }
@@ -135,8 +144,8 @@ void Subscriptions::weigh_room_short() {
   const conn::OutQueueLimits& budget = queue.limits();
   if (queue.data_frames() * 2 <= budget.max_frames && queue.data_bytes() * 2 <= budget.max_bytes) return;
   short_of_room_ = true;
-  for (hub::TopicRecord* record : fifo_records_) {
-    if (record != nullptr) hub::Hub::mark_short_of_room(*record);
+  for (const TopicSlot& slot : slots_) {
+    if (slot.fifo_record != nullptr) hub::Hub::mark_short_of_room(*slot.fifo_record);
   }
 }
 
@@ -145,24 +154,24 @@ void Subscriptions::weigh_room_back() {
   const conn::OutQueueLimits& budget = queue.limits();
   if (queue.data_frames() * 4 > budget.max_frames || queue.data_bytes() * 4 > budget.max_bytes) return;
   short_of_room_ = false;
-  for (hub::TopicRecord* record : fifo_records_) {
-    if (record != nullptr) services_.hub().mark_room_back(*record);
+  for (const TopicSlot& slot : slots_) {
+    if (slot.fifo_record != nullptr) services_.hub().mark_room_back(*slot.fifo_record);
   }
 }
 
 // Cut off as a fifo subscriber past its budget is: it resumes by id and
 // misses nothing.
 void Subscriptions::stalled(std::uint32_t cookie) {
-  if (stopped_ || !short_of_room_ || cookie >= fifo_records_.size() || fifo_records_[cookie] == nullptr) return;
+  if (stopped_ || !short_of_room_ || cookie >= slots_.size() || slots_[cookie].fifo_record == nullptr) return;
   ++services_.counters().slow_disconnects;
   services_.metrics().slow_consumer_cutoffs[static_cast<std::size_t>(Policy::fifo)].add();
   owner_.cut_off();
 }
 
 void Subscriptions::deliver(const hub::Delivery& delivery) {
-  if (delivery.cookie >= policies_.size()) return;  // cut off during a replay
+  if (delivery.cookie >= slots_.size()) return;  // cut off during a replay
   if (stopped_) return;
-  const Policy policy = policies_[delivery.cookie];
+  const Policy policy = slots_[delivery.cookie].policy;
   const buf::FrameRef& frame = delivery.frames.form(form_);
   if (!frame) {
     // The pool had no room for this form of the event: a loss like any other.
@@ -189,11 +198,11 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
 }
 
 bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
-  if (run.cookie >= policies_.size() || stopped_ || policies_[run.cookie] == Policy::latest) return false;
+  if (run.cookie >= slots_.size() || stopped_ || slots_[run.cookie].policy == Policy::latest) return false;
   const buf::FrameRef& frame = run.runs.form(form_);
   if (!frame) return false;  // no run (big events, or no blocks for one): one by one
   const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
-  if (!delivery::enqueue_run(outlet_.queue(), policies_[run.cookie], frame, tag)) return false;
+  if (!delivery::enqueue_run(outlet_.queue(), slots_[run.cookie].policy, frame, tag)) return false;
   services_.metrics().delivered_to(transport()).add(run.last_id - run.first_id + 1);
   weigh_room();
   outlet_.want_flush();
@@ -235,15 +244,15 @@ bool Subscriptions::queue_drop_notices() {
     // The ids a resuming client would give: of the topic's stream on a
     // node with a broker (none while no stream is known), of this run's
     // epoch otherwise.
-    const std::uint64_t epoch = stream_ids ? hub.stream_epoch(topics_[i]) : 0;
+    const std::uint64_t epoch = stream_ids ? hub.stream_epoch(slots_[i].name) : 0;
     char first[hub::kMaxIdText];
     char last[hub::kMaxIdText];
-    const std::string_view policy = delivery::policy_name(policies_[i]);
+    const std::string_view policy = delivery::policy_name(slots_[i].policy);
     char fields[1400];
     const int n = std::snprintf(
         fields, sizeof fields,
         "\"topic\":\"%s\",\"dropped\":%llu,\"first_id\":\"%.*s\",\"last_id\":\"%.*s\",\"policy\":\"%.*s\"",
-        topics_[i].c_str(), static_cast<unsigned long long>(d.count),
+        slots_[i].name.c_str(), static_cast<unsigned long long>(d.count),
         static_cast<int>(format_resume_id(epoch, d.first_id, first)), first,
         static_cast<int>(format_resume_id(epoch, d.last_id, last)), last, static_cast<int>(policy.size()),
         policy.data());
@@ -256,10 +265,10 @@ bool Subscriptions::queue_drop_notices() {
   if (!notice || outlet_.send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
   services_.counters().events_dropped += dropped;
   for (std::size_t i = 0; i < drops_.size(); ++i) {
-    if (policies_[i] == Policy::latest) {
+    if (slots_[i].policy == Policy::latest) {
       m.events_conflated.add(drops_[i].count);
     } else {
-      m.events_dropped[static_cast<std::size_t>(policies_[i])].add(drops_[i].count);
+      m.events_dropped[static_cast<std::size_t>(slots_[i].policy)].add(drops_[i].count);
     }
   }
   std::fill(drops_.begin(), drops_.end(), delivery::DropRecord{});
@@ -269,7 +278,7 @@ bool Subscriptions::queue_drop_notices() {
 // The client is told, before any live event, that it cannot have what it
 // missed: the notice goes in the data lane, in order with the events.
 void Subscriptions::reset(std::uint32_t cookie, const char* reason) {
-  if (cookie >= topics_.size() || topics_[cookie].empty() || stopped_) return;
+  if (cookie >= slots_.size() || slots_[cookie].name.empty() || stopped_) return;
   send_reset_notice(cookie, reason, {});
   // No event may follow soon (a stream found gone): the notice goes now.
   outlet_.want_flush();
@@ -279,7 +288,7 @@ void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, 
   std::string fields;
   buf::StringSink out(fields);
   out.append("\"topic\":");
-  (void)proto::json::write_string(out, topics_[cookie]);  // a StringSink never refuses
+  (void)proto::json::write_string(out, slots_[cookie].name);  // a StringSink never refuses
   out.append(",\"reason\":\"");
   out.append(reason);
   out.append("\",\"last_id\":");

@@ -33,6 +33,7 @@
 #include "hub/hub_types.hpp"
 #include "hub/wire_form.hpp"
 #include "session/broker_replays.hpp"
+#include "session/topic_slot.hpp"
 
 namespace sluice::hub {
 struct TopicRecord;
@@ -102,9 +103,9 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void tell_reset(std::string_view topic, const char* reason, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
-  // The topics followed, by slot; a slot left is an empty name. Valid
+  // The topics followed, by slot; a slot left has an empty name. Valid
   // until the next join.
-  [[nodiscard]] std::span<const std::string> topics() const { return topics_; }
+  [[nodiscard]] std::span<const TopicSlot> topics() const { return slots_; }
   void leave_all();
   // Nothing more may be queued (a WebSocket close went out): deliveries
   // and notices stop, and the stream holds no waiting publisher back.
@@ -132,7 +133,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
 
  private:
   // A parked slot's replay from the broker: the events after `after`, up
-  // to `upto`, of stream `epoch`.
+  // to `upto`, of stream `epoch`. Kept apart from the slots, and made only
+  // for a slot that fetches: without a broker nothing ever does.
   struct Fetching {
     bool active = false;
     std::uint32_t ticket = 0;
@@ -157,6 +159,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void weigh_room_back();
   // Slot `cookie` stops counting (it leaves, or is taken again).
   void forget_room(std::uint32_t cookie);
+  // The slot of `topic`, or slots_.end().
+  [[nodiscard]] std::vector<TopicSlot>::iterator slot_of(std::string_view topic);
 
   LoopServices& services_;
   conn::Outlet& outlet_;
@@ -168,12 +172,11 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
 
   const hub::WireForm form_;
   hub::TopicAllowance& allowance_;
-  std::vector<std::string> topics_;
-  std::vector<Policy> policies_;
+  std::vector<TopicSlot> slots_;
+  // By slot; an array of its own, as delivery::enqueue_with_policy records
+  // drops into one.
   std::vector<delivery::DropRecord> drops_;
-  std::vector<Fetching> fetching_;
-  // By slot: the record of a topic followed fifo, else null (see the top).
-  std::vector<hub::TopicRecord*> fifo_records_;
+  std::vector<Fetching> fetching_;  // by slot, up to the last that fetched
   std::size_t fifo_topics_ = 0;
   bool short_of_room_ = false;
   bool drops_pending_ = false;

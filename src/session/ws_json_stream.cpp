@@ -194,8 +194,8 @@ void WsJsonStream::revoke_ungranted() {
   std::string fields;
   bool revoked = false;
   bool told = true;
-  const std::span<const std::string> topics = subscriptions_.topics();
-  for (const std::string& topic : topics) {
+  for (const TopicSlot& slot : subscriptions_.topics()) {
+    const std::string& topic = slot.name;
     if (topic.empty()) continue;
     const AuthOutcome a = peer().recheck(topic);
     if (a.allowed()) continue;
@@ -207,7 +207,7 @@ void WsJsonStream::revoke_ungranted() {
     (void)proto::json::write_string(out, a.text());
     told = append_notice(notices, "revoked", fields) && told;
     revoked = true;
-    (void)subscriptions_.leave(topic);  // empties the slot in place: `topics` stays valid
+    (void)subscriptions_.leave(topic);  // empties the slot in place: the slots stay valid
   }
   if (!revoked) return;
   buf::FrameRef frame = told ? notices.finish() : buf::FrameRef();

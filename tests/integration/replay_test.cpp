@@ -101,6 +101,55 @@ TEST(Replay, AnIdFromAnotherRunIsNotMistakenForOurs) {
   EXPECT_NE(sub.events()[0].data.find("other-epoch"), std::string::npos);
 }
 
+// A replay longer than the send budget: the new stream is cut off in the
+// middle of its own join (its slots emptied while the hub hands it the
+// replay), and the join must not touch them after. The client gets what the
+// budget held, in order, and resumes from there.
+TEST(Replay, AReplayPastTheSendBudgetCutsTheStreamOffAndItResumesFromWhatItGot) {
+  server::Config config;
+  config.connection.send.max_bytes = 64 * 1024;
+  config.hub.history_bytes = 8 << 20;  // all events stay replayable
+  RunningServer server(config);
+  TestClient publisher(server.port());
+  constexpr std::uint64_t kEvents = 300;
+  const std::string payload(1024, 'p');
+  std::string first_id;
+  for (std::uint64_t i = 1; i <= kEvents; ++i) {
+    const HttpReply reply = http_request(server.port(), "POST", "/pub/long", payload);
+    ASSERT_EQ(reply.status, 200);
+    if (i == 1) {
+      const std::size_t at = reply.body.find("\"id\":\"") + 6;
+      first_id = reply.body.substr(at, reply.body.find('"', at) - at);
+    }
+  }
+  ASSERT_EQ(seq_of(first_id), 1u);
+  ASSERT_EQ(first_id.find('"'), std::string::npos);
+  std::vector<std::uint64_t> seen;
+  std::string last_id = first_id;
+  int cut_offs = 0;
+  for (int attempt = 0; attempt < 50 && (seen.empty() || seen.back() != kEvents); ++attempt) {
+    SseSubscriber sub(server.port(), "/sse/long", 0, last_id);
+    ASSERT_TRUE(sub.opened());
+    // Until it is cut off, or has the newest event: the stream then stays open, live.
+    sub.client().read_until(
+        [&](const std::string&) {
+          sub.parse_buffered();
+          return sub.client().eof() || (!sub.events().empty() && seq_of(sub.events().back().id) == kEvents);
+        },
+        10s);
+    sub.parse_buffered();
+    for (const auto& e : sub.events()) {
+      seen.push_back(seq_of(e.id));
+      last_id = e.id;
+    }
+    if (sub.client().eof()) ++cut_offs;
+    if (!seen.empty() && seen.back() == kEvents) break;
+  }
+  EXPECT_GT(cut_offs, 0);  // 299 KiB of replay against a 64 KiB budget
+  ASSERT_EQ(seen.size(), kEvents - 1);
+  for (std::uint64_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], i + 2);
+}
+
 TEST(Replay, SlowFifoReaderIsCutOffResumesAndMissesNothing) {
   server::Config config;
   config.connection.send.max_bytes = 32 * 1024;
