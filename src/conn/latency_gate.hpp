@@ -38,7 +38,8 @@
 // (window scaling: PeerBacklog's window_unit, 1 KiB for an autotuned Linux
 // buffer, against 64-byte frames) shows nothing unread in its window
 // however much it holds: the kernel tells nothing, and loopback ACKs at
-// once. Where the client answers a question only once it has read what
+// once. Nor, within the rounding above, a frame under two steps long (a
+// 1 KiB frame against 1 KiB steps) unread. Where the client answers a question only once it has read what
 // came before it (a WebSocket ping: its pong follows every frame before it
 // through the client's parser), the gate asks (ask_receipts()): one ask
 // outstanding at most, written with data while the reader keeps up (at
@@ -129,8 +130,8 @@ class LatencyGate {
   // The answer to the gate's ask came: the reader has read what preceded
   // it. An answer nobody asked for changes nothing.
   void receipt(Clock::time_point now);
-  // The reader's window moves in steps larger than the data of any write
-  // lately: it cannot show those writes unread.
+  // The reader's window moves in steps larger than half the data of any
+  // write lately: it cannot show those writes unread.
   [[nodiscard]] bool window_blind() const;
   // By its answers the reader does not keep up: its window is not trusted
   // (only while asks_tell()).
