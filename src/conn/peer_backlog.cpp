@@ -51,6 +51,7 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point) { return std::null
 #endif
 
 Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
+  note_rest(facts, now);
   remember_window(facts.peer_window, now);
   const std::size_t unacknowledged = facts.send_queue - std::min(facts.unsent, facts.send_queue);
   return {.in_flight = facts.send_queue,
@@ -63,11 +64,26 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
           .round_trip = std::chrono::microseconds(facts.min_rtt_us)};
 }
 
+void PeerBacklog::note_rest(const KernelFacts& facts, Clock::time_point now) {
+  const bool at_rest = facts.send_queue == 0;
+  if (!at_rest || !at_rest_ || facts.peer_window != rest_window_) {
+    at_rest_ = at_rest;
+    rest_window_ = facts.peer_window;
+    rest_since_ = now;
+    return;
+  }
+  if (now - rest_since_ >= kRest) rested_ = true;
+}
+
 void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {
   if (now >= period_end_) {
-    // A whole period with no sample at all forgets both.
-    previous_max_ = now - period_end_ < kWindowMemory ? current_max_ : 0;
+    if (now - period_end_ >= kWindowMemory) {
+      previous_max_ = 0;  // a whole period with no sample at all forgets both
+    } else if (current_max_ >= previous_max_ || rested_) {
+      previous_max_ = current_max_;
+    }  // else kept: the reader never rested, so its largest window may still be there (above)
     current_max_ = 0;
+    rested_ = false;
     period_end_ = now + kWindowMemory;
   }
   if (window > current_max_) current_max_ = window;

@@ -36,7 +36,15 @@
 //   step, so that a caller can tell when to distrust it.
 // - The largest window grows as the peer's buffer autotunes upwards; one
 //   not seen again within two memory periods is forgotten, so that a
-//   buffer the peer shrank cannot count as unread for ever.
+//   buffer the peer shrank cannot count as unread for ever, but only once
+//   the window has been at rest (the same, nothing in flight) for kRest:
+//   then the reader has read what it will, and its window is what its
+//   buffer offers now. A reader that reads all the time but never empties
+//   its buffer (a 2 KiB read takes one 1 KiB frame and most of the next)
+//   never shows its largest window again, and forgotten, the one it shows
+//   with a frame in it became the largest: that frame counted as read for
+//   good, and such a reader got frames two or three read intervals old
+//   where the gate meant one.
 #pragma once
 
 #include <chrono>
@@ -98,6 +106,10 @@ class PeerBacklog final : public BacklogSource {
   // How long a largest window is remembered without being seen again: the
   // estimate forgets it after one to two of these.
   static constexpr std::chrono::milliseconds kWindowMemory{1000};
+  // How long the window must stay the same, nothing in flight, before a
+  // largest window not seen again may be forgotten: longer than a reader
+  // that keeps reading (several times a second) leaves it be.
+  static constexpr std::chrono::milliseconds kRest{250};
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
   // (tests feed estimate() instead).
@@ -118,12 +130,17 @@ class PeerBacklog final : public BacklogSource {
   }
 
  private:
+  void note_rest(const KernelFacts& facts, Clock::time_point now);
   void remember_window(std::uint32_t window, Clock::time_point now);
 
   int fd_;
   std::uint32_t current_max_ = 0;   // largest window seen in this memory period
-  std::uint32_t previous_max_ = 0;  // in the one before
+  std::uint32_t previous_max_ = 0;  // in the one before, or kept from before it (above)
   Clock::time_point period_end_{};
+  bool at_rest_ = false;            // the last sample had nothing in flight
+  std::uint32_t rest_window_ = 0;   // its window
+  Clock::time_point rest_since_{};  // since when the samples have been at rest with that window
+  bool rested_ = false;             // at rest for kRest in this memory period
 };
 
 }  // namespace sluice::conn

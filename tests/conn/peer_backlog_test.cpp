@@ -91,6 +91,32 @@ TEST(PeerBacklogEstimate, ALargestWindowNotSeenAgainForTwoPeriodsIsForgotten) {
   EXPECT_EQ(backlog.largest_window(), 4096u);
 }
 
+// A reader that reads every 50 ms but never empties its buffer (each read
+// leaves part of a frame) never shows its largest window again; its window
+// is never at rest either, so the largest is kept and the frame it holds
+// still counts as unread. Once its window rests (it stopped, or has read
+// what it will) for PeerBacklog::kRest, the largest may go as before.
+TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheWindowNeverRests) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 3147}, t0);
+  auto now = t0;
+  for (int i = 1; i <= 100; ++i) {  // 5 s: five memory periods
+    now += 25ms;
+    (void)backlog.estimate({.send_queue = 1049, .peer_window = 2098}, now);  // a frame arrives
+    now += 25ms;
+    ASSERT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049}, now).unread, 2098u) << "read " << i;
+  }
+  EXPECT_EQ(backlog.largest_window(), 3147u);
+  // At rest from here: one frame left unread, nothing more coming.
+  const auto rest = now;
+  while (now < rest + PeerBacklog::kRest + 2 * PeerBacklog::kWindowMemory) {
+    now += 25ms;
+    (void)backlog.estimate({.send_queue = 0, .peer_window = 1049}, now);
+  }
+  EXPECT_EQ(backlog.largest_window(), 1049u);
+}
+
 TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {
   PeerBacklog backlog(-1);
   const Clock::time_point t0{};
