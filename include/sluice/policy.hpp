@@ -6,9 +6,11 @@
 //                and resumes by id, missing nothing
 //   drop_oldest  the oldest events not yet on the wire make room
 //   drop_newest  the new event is dropped
-//   latest       a pending event of the same topic and key is replaced by
-//                the new one, always (a dashboard wants the newest value,
-//                not the history); past the budget, drop_oldest
+//   latest       a pending event of the same topic and key that the last
+//                write could not take is replaced by the new one (a
+//                dashboard wants the newest value, not the history); a
+//                reader with room gets every event; past the budget,
+//                drop_oldest
 //   disconnect   past the budget, the subscriber is closed at once
 //
 // Every event dropped or replaced is counted and told to the client.

@@ -84,6 +84,12 @@ bool OutQueue::append_control(std::string_view bytes) {
 }
 
 FlushResult OutQueue::flush(Writer& writer, DataAllowance allowance) {
+  const FlushResult result = write_out(writer, allowance);
+  backed_up_ = result.status != FlushStatus::drained;
+  return result;
+}
+
+FlushResult OutQueue::write_out(Writer& writer, DataAllowance allowance) {
   FlushResult result{FlushStatus::drained};
   struct iovec iov[kMaxIov];
   while (!empty()) {
@@ -144,6 +150,7 @@ void OutQueue::clear() {
   data_.clear();
   finish_current();
   data_bytes_ = 0;
+  backed_up_ = false;
 }
 
 void OutQueue::give_back_slots() {

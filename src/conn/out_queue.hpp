@@ -118,6 +118,11 @@ class OutQueue {
   // without a writev. Returns drained when the queue is empty, held when
   // only data frames past `allowance` are left.
   [[nodiscard]] FlushResult flush(Writer& writer, DataAllowance allowance = {});
+  // The last flush left something unwritten (the writer or the allowance
+  // stopped it): what waits now waits for the reader, not for the end of
+  // the tick. `latest` replaces only such frames: events that merely came
+  // in together, before any flush, all go to a reader with room for them.
+  [[nodiscard]] bool backed_up() const { return backed_up_; }
 
   // Drops the oldest data frame that has not started on the wire and
   // returns its label, or nullopt when there is none.
@@ -164,6 +169,7 @@ class OutQueue {
   struct Batch;
 
   [[nodiscard]] Batch gather(struct iovec* iov, DataAllowance allowance) const;
+  [[nodiscard]] FlushResult write_out(Writer& writer, DataAllowance allowance);
   std::size_t consume(std::size_t written, Writer& writer);
   bool start_next(std::size_t written, Writer& writer);
   std::size_t advance(std::size_t written);
@@ -174,6 +180,7 @@ class OutQueue {
   detail::FrameRing control_;
   detail::FrameRing data_;
   std::size_t data_bytes_ = 0;
+  bool backed_up_ = false;
 
   // The frame in flight: some of its bytes are in the kernel, so nothing
   // may be written before its last byte. A flag, not current_'s nullness,

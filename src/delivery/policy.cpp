@@ -9,15 +9,26 @@ namespace {
 constexpr std::array<std::string_view, kPolicyCount> kNames = {"fifo", "drop-oldest", "drop-newest", "latest",
                                                                "disconnect"};
 
-// The newest pending event of `tag`'s topic and key, or none. Newest first:
-// with conflation on, a topic and key has at most one pending event, and a
-// fresh one is likeliest near the back.
-std::optional<std::size_t> find_conflatable(const conn::OutQueue& out, FrameTag tag) {
+// Puts `frame` in the place of the newest pending event of `tag`'s topic
+// and key, and drops any older one of them; false when none waits. Newest
+// first: a fresh one is likeliest near the back. Once backed up, a topic and
+// key keeps at most one pending event; more wait only when a tick's events
+// all came in before a flush that could not write them all, and the next
+// event then takes the place of every one.
+bool conflate(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
+  bool replaced = false;
   for (std::size_t i = out.pending_data(); i-- > 0;) {
     const FrameTag pending = FrameTag::of(out.pending_label(i));
-    if (pending.is_event() && pending.topic == tag.topic && pending.key == tag.key) return i;
+    if (!pending.is_event() || pending.topic != tag.topic || pending.key != tag.key) continue;
+    if (replaced) {
+      (void)out.remove_pending(i);
+    } else {
+      (void)out.replace_pending(i, frame, tag.label());
+      replaced = true;
+    }
+    drops_by_topic[pending.topic].add(pending.id);
   }
-  return std::nullopt;
+  return replaced;
 }
 
 // The oldest pending event or run, or none (only notices or application
@@ -65,12 +76,10 @@ bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, F
 
 Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
                             DropRecord* drops_by_topic) {
-  if (policy == Policy::latest) {
-    if (const std::optional<std::size_t> pending = find_conflatable(out, tag)) {
-      const FrameTag replaced = FrameTag::of(out.replace_pending(*pending, frame, tag.label()));
-      drops_by_topic[replaced.topic].add(replaced.id);
-      return Verdict::queued;
-    }
+  // A reader with room gets every event, however many came in this tick:
+  // only what a flush could not write is stale.
+  if (policy == Policy::latest && out.backed_up() && conflate(out, frame, tag, drops_by_topic)) {
+    return Verdict::queued;
   }
   if (out.push_data(frame, tag.label()) == conn::EnqueueStatus::ok) return Verdict::queued;
   switch (policy) {

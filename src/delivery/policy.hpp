@@ -38,8 +38,8 @@ enum class Verdict : std::uint8_t {
 // (FrameTag::run), when `policy` lets them go together and the send budget
 // takes them all; returns false, queueing nothing, otherwise: the events
 // are then each put to enqueue_with_policy(), which decides exactly as if
-// no run had been offered. `latest` never takes a run: it conflates event
-// by event, even within one drain.
+// no run had been offered. `latest` never takes a run: it decides event by
+// event whether one replaces another.
 [[nodiscard]] bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag);
 
 [[nodiscard]] Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,

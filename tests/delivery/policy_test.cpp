@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,15 @@ struct PolicyTest : testing::Test {
   buf::FrameRef ten_bytes() { return buf::make_frame(pool, buf::Lane::data, "0123456789"); }
   Verdict offer(Policy policy, std::uint64_t id, std::uint32_t topic = 0, std::uint64_t key = 0) {
     return enqueue_with_policy(out, policy, ten_bytes(), FrameTag::event(topic, id, key), drops);
+  }
+  // A flush whose writer takes nothing (the reader's buffer is full): what
+  // waits now is stale to `latest`.
+  void back_up() {
+    struct Full final : conn::Writer {
+      long writev(const struct iovec*, int) override { return -EAGAIN; }
+    } writer;
+    ASSERT_EQ(out.flush(writer).status, conn::FlushStatus::blocked);
+    ASSERT_TRUE(out.backed_up());
   }
   // A frame that is not an event, queued as the server queues one: an
   // application message (no tag) or a reset notice of topic 0.
@@ -103,11 +113,54 @@ TEST_F(PolicyTest, DropOldestRecordsLossesAgainstTheirOwnTopic) {
 TEST_F(PolicyTest, LatestKeepsOnePendingEventPerTopicAndKey) {
   offer(Policy::latest, 1, 0, 7);
   offer(Policy::latest, 2, 0, 8);
+  back_up();
   offer(Policy::latest, 3, 0, 7);  // replaces 1, in its place
   offer(Policy::latest, 4, 1, 7);  // another topic: its own slot
   EXPECT_EQ(drops[0].count, 1u);
   EXPECT_EQ(drops[0].first_id, 1u);
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{3, 2, 4}));
+}
+
+// Events that came in together, before any flush, are not stale: a reader
+// with room for them gets every one.
+TEST_F(PolicyTest, LatestReplacesNothingBeforeAFlushLeavesIt) {
+  EXPECT_EQ(offer(Policy::latest, 1), Verdict::queued);
+  EXPECT_EQ(offer(Policy::latest, 2), Verdict::queued);
+  EXPECT_FALSE(out.backed_up());
+  EXPECT_TRUE(drops[0].empty());
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2}));
+}
+
+// A tick's events that a flush could not all write are replaced together
+// by the next one: the reader is not handed them one stale read at a time.
+TEST_F(PolicyTest, LatestReplacesEveryEventOfAKeyThatAFlushLeft) {
+  offer(Policy::latest, 1, 0, 7);
+  offer(Policy::latest, 2, 0, 8);
+  offer(Policy::latest, 3, 0, 7);
+  back_up();
+  EXPECT_EQ(offer(Policy::latest, 4, 0, 7), Verdict::queued);
+  EXPECT_EQ(drops[0].count, 2u);
+  EXPECT_EQ(drops[0].first_id, 1u);
+  EXPECT_EQ(drops[0].last_id, 3u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{2, 4}));
+}
+
+TEST_F(PolicyTest, AFlushThatWritesEverythingEndsTheBackUp) {
+  offer(Policy::latest, 1);
+  back_up();
+  struct TakesAll final : conn::Writer {
+    long writev(const struct iovec* iov, int count) override {
+      long n = 0;
+      for (int i = 0; i < count; ++i) n += static_cast<long>(iov[i].iov_len);
+      return n;
+    }
+  } writer;
+  EXPECT_EQ(out.flush(writer).status, conn::FlushStatus::drained);
+  EXPECT_FALSE(out.backed_up());
+  offer(Policy::latest, 2);
+  offer(Policy::latest, 3);
+  EXPECT_TRUE(drops[0].empty());
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{2, 3}));
 }
 
 TEST_F(PolicyTest, LatestFallsBackToDropOldestWithTooManyKeys) {
@@ -142,6 +195,7 @@ TEST_F(PolicyTest, LatestNeverReplacesAnApplicationMessage) {
 TEST_F(PolicyTest, LatestNeverReplacesANotice) {
   queue_notice();
   EXPECT_EQ(offer(Policy::latest, 1), Verdict::queued);
+  back_up();
   EXPECT_EQ(offer(Policy::latest, 2), Verdict::queued);  // replaces 1, not the notice
   EXPECT_EQ(drops[0].count, 1u);
   EXPECT_EQ(drops[0].first_id, 1u);

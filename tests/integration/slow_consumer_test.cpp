@@ -122,6 +122,41 @@ TEST(SlowConsumer, LatestKeepsTheNewestValueOfEveryKey) {
   EXPECT_EQ(r.ids.size() + r.reported_lost, 300u);
 }
 
+// Events that reach a loop together (pipelined publishes, read and handled
+// in one go) are not stale to a reader with room for them: `latest` replaces
+// only what a write could not take. The window is off so that the kernel,
+// not the reader's pace, is what decides; the reader's buffer takes all.
+TEST(SlowConsumer, LatestGivesAReaderWithRoomEveryEventThatCameInTogether) {
+  server::Config config;
+  config.threads = 1;
+  config.policy.latest_window_frames = 0;
+  RunningServer server(config);
+  SseSubscriber reader(server.port(), "/sse/ticks?policy=latest");
+  ASSERT_TRUE(reader.opened());
+  TestClient publisher(server.port());
+  constexpr int kEvents = 50;
+  std::string pipelined;
+  for (int i = 1; i <= kEvents; ++i) {
+    const std::string body = "tick " + std::to_string(i);
+    pipelined += "POST /pub/ticks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body;
+  }
+  publisher.send(pipelined);
+  for (int i = 1; i <= kEvents; ++i) ASSERT_EQ(read_reply(publisher).status, 200);
+  ASSERT_TRUE(reader.client().read_until(
+      [&](const std::string&) {
+        reader.parse_buffered();
+        const Received r = tally(reader.events());
+        return r.ids.size() + r.reported_lost >= static_cast<std::size_t>(kEvents);
+      },
+      20s));
+  const Received r = tally(reader.events());
+  EXPECT_EQ(r.reported_lost, 0u);
+  EXPECT_EQ(r.ids.size(), static_cast<std::size_t>(kEvents));
+  EXPECT_TRUE(strictly_increasing(r.ids));
+  EXPECT_EQ(server.server().stats().events_dropped, 0u);
+}
+
 TEST(SlowConsumer, FifoCutsOffAtTheBudgetWithoutLosingAnything) {
   server::Config config = small_kernel_buffers();
   config.connection.send.max_bytes = 64 * 1024;
