@@ -23,6 +23,7 @@ struct Counters {
   Count publishes_held{};    // WebSocket messages held until the hub had room
   Count denied{};            // requests, subscriptions and publishes the authorizer refused
   Count latest_unbounded{};  // latest streams whose reader's backlog the kernel could not tell: no window
+  Count latest_loose{};      // latest streams whose reader's window moved in steps too large to show their frames
   Count memory_closes{};     // closed because their memory account could not hold their TLS record buffers
 
   // Calls fn(name, s.counter...) for every counter, in the order above, of
@@ -40,6 +41,7 @@ struct Counters {
     fn("publishes_held", self.publishes_held...);
     fn("denied", self.denied...);
     fn("latest_unbounded", self.latest_unbounded...);
+    fn("latest_loose", self.latest_loose...);
     fn("memory_closes", self.memory_closes...);
   }
 };

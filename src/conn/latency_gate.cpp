@@ -113,6 +113,7 @@ void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std:
     next_probe_ = now;
     probe_gap_ = kFirstProbeGap;
     control_since_data_ = 0;
+    report_loose();
   }
   // Control frames written with the data may have gone before it; counting
   // them as after it only makes the reader look further behind.
@@ -165,7 +166,15 @@ bool LatencyGate::window_blind() const { return window_unit_ > 1 && largest_writ
 // and 40 ms (the bench's packet link) the window already held 64-byte
 // frames to a reader of 20/s at 30 ms, and asks cost that reader a third of
 // its frames (257 of 400 read, against 397).
-bool LatencyGate::asks_tell() const { return ask_ && window_blind() && round_trip_ < settings_.grace; }
+bool LatencyGate::window_tells_nothing() const { return window_blind() && round_trip_ < settings_.grace; }
+
+// Said once per gate: a stream held more loosely than configured is never
+// silent about it.
+void LatencyGate::report_loose() {
+  if (reported_loose_ || ask_ || settings_.report == nullptr || !window_tells_nothing()) return;
+  reported_loose_ = true;
+  settings_.report->window_cannot_show_frames();
+}
 
 void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   if (!ask_) return;

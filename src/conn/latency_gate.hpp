@@ -76,6 +76,19 @@ namespace sluice::conn {
 
 class GateChecks;
 
+// Told what a gate cannot bound as its settings ask, so that it is said.
+class GateReport {
+ public:
+  // The reader's window moves in steps larger than the frames it is sent,
+  // over a path short enough that nothing else shows them unread, and the
+  // reader answers no ask: its frames are held only to the window's
+  // rounding, not to window_frames. Once per gate.
+  virtual void window_cannot_show_frames() = 0;
+
+ protected:
+  ~GateReport() = default;
+};
+
 struct LatencyGateSettings {
   // Frames a reader that does not keep up may have between sluice and its
   // application, kernel queues included; at least 1.
@@ -84,6 +97,8 @@ struct LatencyGateSettings {
   std::chrono::milliseconds grace{20};
   // The most a reader that keeps up may have outstanding.
   std::size_t max_allowance = 256 << 10;
+  // Who is told; nobody when null.
+  GateReport* report = nullptr;
 };
 
 class LatencyGate {
@@ -154,9 +169,12 @@ class LatencyGate {
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   // Whether the reader's answers, not its window, say what it has read.
   [[nodiscard]] bool receipts_rule() const { return lagging_ && asks_tell(); }
-  // The reader answers asks, its window cannot show its writes unread, and
-  // the path is short enough that nothing else does.
-  [[nodiscard]] bool asks_tell() const;
+  // The reader's window cannot show its writes unread, and the path is
+  // short enough that nothing else does.
+  [[nodiscard]] bool window_tells_nothing() const;
+  // The reader answers asks, and they are needed (above).
+  [[nodiscard]] bool asks_tell() const { return ask_ && window_tells_nothing(); }
+  void report_loose();
   void maybe_ask(Clock::time_point now, OutQueue& queue);
   // An answer to the ask asked at asked_at_ comes late after `now`: the
   // grace period, and the path's round trip, which every answer takes.
@@ -204,6 +222,7 @@ class LatencyGate {
   Clock::time_point in_time_since_{};  // lagging: the first of the answers in time since the last late one
   bool holding_ = false;
   bool failed_ = false;
+  bool reported_loose_ = false;
 
   std::size_t current_write_ = 0;   // the most data of one write in this memory period
   std::size_t previous_write_ = 0;  // in the one before

@@ -33,6 +33,13 @@ inline constexpr std::array<std::string_view, 5> kPolicyLabels{"fifo", "drop-old
 enum class Refusal : std::uint8_t { no_memory, busy, too_many_topics };
 inline constexpr std::array<std::string_view, 3> kRefusalLabels{"no_memory", "busy", "too_many_topics"};
 
+// Why a `latest` stream's frames are not held to policy.latest_window_frames
+// (session/latest_window.hpp): its kernel tells nothing of the reader, or
+// the reader's window moves in steps larger than the frames and the stream
+// has no way to ask the reader what it has read.
+enum class LooseBound : std::uint8_t { no_kernel_facts, window_steps };
+inline constexpr std::array<std::string_view, 2> kLooseBoundLabels{"no_kernel_facts", "window_steps"};
+
 // What the token authorizer (auth.mode=jwt) made of a request's token:
 // checked (signature and claims) and accepted; taken without a check as
 // the token its connection's last request proved; refused (unreadable,
@@ -64,6 +71,7 @@ struct alignas(64) LoopMetrics {
   std::array<Counter, kStreamTransports> events_delivered;  // handed to a subscriber's queue
   std::array<Counter, kPolicyLabels.size()> events_dropped;
   Counter events_conflated;  // replaced by a newer event of the same key (latest)
+  std::array<Counter, kLooseBoundLabels.size()> latest_loose;  // latest streams not held to the window, by LooseBound
   std::array<Counter, kPolicyLabels.size()> slow_consumer_cutoffs;
   std::array<Counter, kRefusalLabels.size()> publish_refusals;
   Counter publishes_held;   // WebSocket publisher messages held until there was room
@@ -80,6 +88,7 @@ struct alignas(64) LoopMetrics {
   const Gauge& connections_of(Transport t) const { return connections[static_cast<std::size_t>(t)]; }
   Counter& delivered_to(Transport t) { return events_delivered[static_cast<std::size_t>(t)]; }
   Counter& refused(Refusal r) { return publish_refusals[static_cast<std::size_t>(r)]; }
+  Counter& loose(LooseBound why) { return latest_loose[static_cast<std::size_t>(why)]; }
   Counter& token(TokenOutcome o) { return tokens[static_cast<std::size_t>(o)]; }
 };
 

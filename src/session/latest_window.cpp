@@ -9,10 +9,13 @@ namespace sluice::session {
 
 namespace {
 std::atomic<bool> g_unbounded_reported{false};
+std::atomic<bool> g_loose_reported{false};
 }  // namespace
 
-LatestWindow::LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters)
-    : pool_(pool), counters_(counters), checks_(loop) {
+LatestWindow::LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters,
+                           metrics::LoopMetrics& metrics)
+    : pool_(pool), counters_(counters), metrics_(metrics), checks_(loop) {
+  settings_.report = this;
   set_window(window_frames);
 }
 
@@ -46,11 +49,23 @@ const buf::FrameRef& LatestWindow::probe_frame(Probe probe) {
 
 void LatestWindow::report_unbounded() {
   ++counters_.latest_unbounded;
+  metrics_.loose(metrics::LooseBound::no_kernel_facts).add();
   if (g_unbounded_reported.exchange(true)) return;
   std::fprintf(stderr,
                "sluiced: a latest subscription goes without policy.latest_window_frames (counted in "
-               "latest_unbounded): it is on a connection whose kernel does not tell what its reader has not read "
+               "sluice_latest_streams_loosely_bound_total{why=\"no_kernel_facts\"}): it is on a connection whose kernel does not tell what its reader has not read "
                "(TCP_INFO with the peer's window, SIOCOUTQ)\n");
+}
+
+void LatestWindow::window_cannot_show_frames() {
+  ++counters_.latest_loose;
+  metrics_.loose(metrics::LooseBound::window_steps).add();
+  if (g_loose_reported.exchange(true)) return;
+  std::fprintf(stderr,
+               "sluiced: a latest stream is held more loosely than policy.latest_window_frames (counted in "
+               "sluice_latest_streams_loosely_bound_total{why=\"window_steps\"}): its reader's window moves in steps "
+               "larger than the stream's frames, and the stream cannot ask the reader what it has read (SSE, or any "
+               "stream over HTTP/2; a WebSocket reader over HTTP/1.1 is asked)\n");
 }
 
 }  // namespace sluice::session

@@ -1,10 +1,12 @@
 // Owns: LatestWindow, what one loop needs to bound the frames between
 // sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
 // the configured window, the loop's GateChecks, the probe frames (one per
-// protocol, shared by every stream, made on first use), and the report
-// when the kernel cannot estimate a reader's backlog (another OS, lwIP):
-// a counter, and one line on stderr
-// the first time in the process.
+// protocol, shared by every stream, made on first use), and the reports of
+// a stream it cannot hold to the window: when the kernel cannot estimate
+// its reader's backlog (another OS, lwIP), or when the reader's window
+// moves in steps too large to show its frames and the stream cannot ask
+// the reader instead (SSE over HTTP/1.1, HTTP/2). Each is counted, and
+// said in one line on stderr the first time in the process.
 //
 // Under `latest` a frame replaced in sluice's queue costs nothing, but one
 // already in a kernel queue cannot be replaced: without the bound, a slow
@@ -20,6 +22,7 @@
 #include "conn/latency_gate.hpp"
 #include "conn/outlet.hpp"
 #include "io/loop.hpp"
+#include "metrics/loop_metrics.hpp"
 #include "session/counters.hpp"
 
 namespace sluice::session {
@@ -29,12 +32,13 @@ namespace sluice::session {
 // other pong is not.
 inline constexpr std::string_view kReadReceiptPayload = "sluice-read";
 
-class LatestWindow {
+class LatestWindow final : public conn::GateReport {
  public:
   enum class Probe : std::uint8_t { sse, ws };
 
   // `window_frames` 0: no bound.
-  LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters);
+  LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters,
+               metrics::LoopMetrics& metrics);
   LatestWindow(const LatestWindow&) = delete;
   LatestWindow& operator=(const LatestWindow&) = delete;
 
@@ -47,6 +51,8 @@ class LatestWindow {
   // is counted (latest_unbounded) and said once.
   void bound(conn::Outlet& outlet, Probe probe);
 
+  void window_cannot_show_frames() override;
+
  private:
   const buf::FrameRef& probe_frame(Probe probe);
   const buf::FrameRef& receipt_ask();
@@ -55,6 +61,7 @@ class LatestWindow {
   conn::LatencyGateSettings settings_;
   buf::Pool& pool_;
   LoopCounters& counters_;
+  metrics::LoopMetrics& metrics_;
   conn::GateChecks checks_;
   buf::FrameRef sse_probe_;
   buf::FrameRef ws_probe_;

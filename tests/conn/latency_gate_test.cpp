@@ -247,19 +247,26 @@ struct TakeAll final : Writer {
   }
 };
 
+// Counts what a gate reports.
+struct CountingReport final : GateReport {
+  void window_cannot_show_frames() override { ++loose; }
+  int loose = 0;
+};
+
 // A gate on a reader whose window moves in 1 KiB steps (an autotuned
 // buffer), fed 89-byte frames: the kernel says everything is read, always.
 // The gate's asks are answered by the test, as a WebSocket client answers
-// pings once it has read what came before them.
+// pings once it has read what came before them; a reader that `answers` no
+// ask is given none (an SSE reader).
 struct BlindReader {
   explicit BlindReader(std::size_t window_unit = 1024, std::chrono::microseconds round_trip = 0us,
-                       std::size_t frame_bytes = kFrame)
+                       std::size_t frame_bytes = kFrame, bool answers = true)
       : frame(frame_bytes) {
     backlog.window_unit = window_unit;
     backlog.round_trip = round_trip;
-    gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
-                             buf::make_frame(pool, buf::Lane::control, "\n"), t0);
-    gate->ask_receipts(buf::make_frame(pool, buf::Lane::control, "ask"));
+    gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1, .report = &report},
+                             checks, flusher, buf::make_frame(pool, buf::Lane::control, "\n"), t0);
+    if (answers) gate->ask_receipts(buf::make_frame(pool, buf::Lane::control, "ask"));
   }
   // Queues a frame and flushes as a Connection does; true when the flush
   // held data back. `asked` tells whether the flush wrote an ask.
@@ -285,10 +292,30 @@ struct BlindReader {
   buf::Pool pool{{.block_count = 256, .block_size = 4096, .reserve = 4}};
   Backlog backlog;
   const Clock::time_point t0 = Clock::now();
+  CountingReport report;
   std::unique_ptr<LatencyGate> gate;
   OutQueue queue;
   TakeAll writer;
 };
+
+// A reader whose window cannot show its frames and who cannot be asked is
+// held only to the window's rounding: that is reported, once. Not when the
+// reader is asked, nor when the window shows the frames or the path is long
+// enough that it bounds them anyway.
+TEST(LatencyGate, AReaderNeitherItsWindowNorItsAnswersCanShowBehindIsReportedOnce) {
+  BlindReader unasked(1024, 0us, BlindReader::kFrame, false);
+  BlindReader asked;
+  BlindReader window_shows(32, 0us, BlindReader::kFrame, false);
+  BlindReader long_path(1024, 40ms, BlindReader::kFrame, false);
+  for (BlindReader* reader : {&unasked, &asked, &window_shows, &long_path}) {
+    ASSERT_NE(reader->gate, nullptr);
+    for (int i = 0; i < 20; ++i) (void)reader->publish_and_flush(reader->t0 + i * 2ms);
+  }
+  EXPECT_EQ(unasked.report.loose, 1);
+  EXPECT_EQ(asked.report.loose, 0);
+  EXPECT_EQ(window_shows.report.loose, 0);
+  EXPECT_EQ(long_path.report.loose, 0);
+}
 
 // A reader that does not answer within the grace period is behind: what
 // was written since its last answer counts as unread though its window

@@ -273,6 +273,31 @@ TEST(LatestWindow, AStalledWebSocketReaderWhoseWindowCannotShowSmallFramesIsHeld
   EXPECT_EQ(server.server().stats().events_dropped, reported_lost);
 }
 
+// An SSE reader cannot be asked what it has read: with frames its window
+// cannot show, the stream is held only to the window's rounding, and that
+// is counted, once for the stream. A WebSocket reader beside it is asked,
+// and is not counted.
+TEST(LatestWindow, AnSseStreamWhoseWindowCannotShowItsFramesIsCounted) {
+  RunningServer server(latest_config(1));
+  SseSubscriber sse(server.port(), "/sse/feed");  // the kernel's default, autotuned buffer
+  ASSERT_TRUE(sse.opened());
+  ws::WsTestClient ws_reader(server.port(), 0);
+  ASSERT_TRUE(ws_reader.open("/ws/feed"));
+  const int server_fd = server_side_of(sse.client().fd());
+  ASSERT_GE(server_fd, 0);
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  ASSERT_EQ(::getsockopt(server_fd, IPPROTO_TCP, TCP_INFO, &info, &length), 0);
+  constexpr std::size_t kSmallBody = 32;
+  if ((std::size_t{1} << info.tcpi_snd_wscale) * 2 <= kSmallBody + 64) GTEST_SKIP() << "the window shows each frame";
+  TestClient publisher(server.port());
+  for (int n = 1; n <= 5; ++n) ASSERT_EQ(publish(publisher, "/pub/feed", body(n).substr(0, kSmallBody)), 200);
+  ASSERT_TRUE(sse.wait_for(5));
+  for (int n = 1; n <= 5; ++n) ASSERT_TRUE(ws_reader.read_message().has_value());
+  EXPECT_EQ(server.server().stats().latest_loose, 1u);
+  EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
 TEST(LatestWindow, WithTheWindowOffTheKernelHoldsWhatItTakes) {
   server::Config config = latest_config(0);
   config.tcp_notsent_lowat = 64 * 1024;
