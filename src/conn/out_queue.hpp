@@ -123,6 +123,10 @@ class OutQueue {
   // the tick. `latest` replaces only such frames: events that merely came
   // in together, before any flush, all go to a reader with room for them.
   [[nodiscard]] bool backed_up() const { return backed_up_; }
+  // For a transport that takes the queue in pieces (HTTP/2 frames a
+  // stream's queue as DATA, several flushes a round): its round is over,
+  // and what is left waits for the reader.
+  void end_round() { backed_up_ = !empty(); }
 
   // Drops the oldest data frame that has not started on the wire and
   // returns its label, or nullopt when there is none.

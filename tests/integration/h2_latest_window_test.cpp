@@ -193,6 +193,36 @@ TEST(H2LatestWindow, ASlowWebSocketReaderReadsFramesAtMostTwoOfItsReadsOldAndIts
   expect_slow_feed_bounded_and_other_stream_free(server, reader, open_websockets(reader));
 }
 
+// Events that reach the loop together (pipelined publishes) all go to a
+// stream whose reader has room: `latest` replaces only what a round of the
+// engine left in the stream's queue. The window is off so that the
+// engine, not the reader's pace, is what decides.
+TEST(H2LatestWindow, AReaderWithRoomGetsEveryEventThatCameInTogether) {
+  RunningServer server(latest_config(0));
+  H2TestClient reader(server.port(), H2ClientOptions{});
+  ASSERT_TRUE(reader.ok());
+  const Streams streams = open_streams(reader);
+  TestClient publisher(server.port());
+  constexpr int kEvents = 50;
+  std::string pipelined;
+  for (int n = 1; n <= kEvents; ++n) {
+    const std::string event = body(n).substr(0, 16);
+    pipelined += "POST /pub/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(event.size()) +
+                 "\r\n\r\n" + event;
+  }
+  publisher.send(pipelined);
+  for (int n = 1; n <= kEvents; ++n) ASSERT_EQ(read_reply(publisher).status, 200);
+  Read got;
+  ASSERT_TRUE(reader.pump([&] {
+    got = parse_sse(reader.stream(streams.feed).body);
+    return got.numbers.size() + got.reported_lost >= static_cast<std::size_t>(kEvents);
+  }));
+  EXPECT_EQ(got.reported_lost, 0u);
+  ASSERT_EQ(got.numbers.size(), static_cast<std::size_t>(kEvents));
+  for (int n = 1; n <= kEvents; ++n) EXPECT_EQ(got.numbers[static_cast<std::size_t>(n - 1)], n);
+  EXPECT_EQ(server.server().stats().events_dropped, 0u);
+}
+
 // The window off, and the kernel let hold as much as a stream window
 // lets in: what the gate's tests would see without it.
 server::Config window_off_config() {
