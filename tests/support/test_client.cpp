@@ -136,6 +136,18 @@ int publish(TestClient& publisher, std::string_view target, std::string_view bod
   return read_reply(publisher).status;
 }
 
+int publish_retrying_busy(TestClient& publisher, std::string_view target, std::string_view body,
+                          std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
+    const HttpReply reply = read_reply(publisher);
+    const bool busy = reply.status == 503 && reply.head.find("Retry-After: 0\r\n") != std::string::npos;
+    if (!busy || std::chrono::steady_clock::now() >= deadline) return reply.status;
+  }
+}
+
 SseSubscriber::SseSubscriber(std::uint16_t port, std::string_view target, int receive_buffer,
                              std::string_view last_id)
     : client_(port, receive_buffer), parser_({.max_line = 16 << 20, .max_data = 16 << 20}) {

@@ -99,6 +99,11 @@ std::uint64_t seq_of(std::string_view id);
 
 // Publishes on a kept-alive connection and returns the reply's status.
 int publish(TestClient& publisher, std::string_view target, std::string_view body);
+// Publishes as a publisher that follows the server's answer does: a 503
+// with Retry-After: 0 (a loop was behind on the topic; nothing was
+// published) is sent again at once, for up to `limit`. The last status.
+int publish_retrying_busy(TestClient& publisher, std::string_view target, std::string_view body,
+                          std::chrono::milliseconds limit = 10s);
 
 // `config` for a test that counts the server's heap allocations: without the
 // $sys snapshots, the server's own once-a-second publish. A snapshot
