@@ -133,6 +133,7 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
       stream, request, handshake,
       [&](const WsSetup& setup) {
         auto topic_stream = std::make_unique<WsTopicStream>(setup, std::string(topic));
+        if (origin_reads_only(services_, request)) topic_stream->read_only();
         opened = topic_stream.get();
         return topic_stream;
       },

@@ -151,6 +151,7 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
       request,
       [&](const WsSetup& setup) {
         auto made = std::make_unique<WsTopicStream>(setup, std::move(topic));
+        if (origin_reads_only(services_, request)) made->read_only();
         opened = made.get();
         return made;
       },

@@ -52,6 +52,10 @@ bool request_writes(const LoopServices& services, const proto::http1::Request& r
   return !request.path.starts_with("/ws/") || services.ws_route(request.path) != nullptr;
 }
 
+bool origin_reads_only(LoopServices& services, const proto::http1::Request& request) {
+  return judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services)) == OriginVerdict::open;
+}
+
 std::optional<Response> origin_refusal(LoopServices& services, const proto::http1::Request& request, bool writes) {
   const OriginVerdict verdict = judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services));
   if (verdict == OriginVerdict::refused) {

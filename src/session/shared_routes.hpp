@@ -50,9 +50,14 @@ struct ReplyText {
 [[nodiscard]] OriginRule origin_rule(LoopServices& services);
 // Whether a request can publish or act: a POST, or a WebSocket (an
 // HTTP/1.1 upgrade or an HTTP/2 extended CONNECT, `websocket`) on any route
-// but a topic's read-only /ws/{topic}; an application's own WebSocket
-// routes act on what they are sent.
+// but a topic's /ws/{topic}, which is let in to read (and may publish only
+// when its origin may write: origin_reads_only()); an application's own
+// WebSocket routes act on what they are sent.
 [[nodiscard]] bool request_writes(const LoopServices& services, const proto::http1::Request& request, bool websocket);
+// The request comes from a page on another origin that may read but not
+// write (ws.allowed_origins empty, no authorizer): a /ws/{topic} it opens
+// follows its topic and is closed (1008) if it sends a message.
+[[nodiscard]] bool origin_reads_only(LoopServices& services, const proto::http1::Request& request);
 // 403 for a request from an origin the rule refuses, or for one that
 // `writes` (publishes or acts) from an origin that may only read
 // (origin_check.hpp); nothing when it may go on.

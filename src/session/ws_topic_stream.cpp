@@ -83,6 +83,10 @@ void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload)
   if (services().config().ws.client_publish == 0) {
     return end(CloseCode::policy_violation, "publishing is switched off", conn::CloseReason::protocol);
   }
+  if (read_only_) {
+    return end(CloseCode::policy_violation, "a page on another origin may not publish: list it in ws.allowed_origins",
+               conn::CloseReason::protocol);
+  }
   // Most topic streams only read: the right to publish is asked for once,
   // when the client first uses it, and kept for the stream's life.
   if (!publisher_) {

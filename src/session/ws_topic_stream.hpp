@@ -34,6 +34,10 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // A stream that ends before (a refusal, expired credentials, the server
   // stopping) is answered with its close behind.
   void open(std::string_view last_id);
+  // The stream only reads: a message from its client closes it (1008)
+  // instead of being published. For a page on another origin that may
+  // read but not write (shared_routes.hpp, origin_reads_only()).
+  void read_only() { read_only_ = true; }
 
   // True while the answer waits for the topic's place.
   [[nodiscard]] bool answer_held() const { return awaiting_; }
@@ -73,6 +77,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // over HTTP/1.1.
   HeldResponse* response_;
   bool awaiting_ = false;  // the answer waits for placed()
+  bool read_only_ = false;
   HeldAccessLine access_line_;  // none held: nothing to log, or logged when routed
   io::Loop::Clock::time_point awaiting_since_{};
 };

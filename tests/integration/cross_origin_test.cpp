@@ -1,6 +1,7 @@
 // Pages on other origins against a server with no auth and no
 // ws.allowed_origins (the loopback default): they may read a stream, but a
-// publish, a /ws connection or a publisher upgrade from them is refused, so
+// publish, a /ws connection, a publisher upgrade or a message on a
+// /ws/{topic} from them is refused, so
 // a web page cannot publish through the browser of someone running sluiced
 // on their own machine.
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -58,6 +60,38 @@ TEST(CrossOrigin, WebSocketsFromAnotherOriginMaySubscribeToATopicOnly) {
   EXPECT_EQ(status_of(server.port(), upgrade("/ws", kForeign)), 403);
   EXPECT_EQ(status_of(server.port(), upgrade("/pub/news", kForeign)), 403);
   EXPECT_EQ(status_of(server.port(), upgrade("/ws", "")), 101);
+}
+
+// A /ws/{topic} publishes what its client sends (ws.client_publish, on by
+// default); from a page on another origin it only reads: its message closes
+// it (1008) and is not published.
+TEST(CrossOrigin, AWebSocketFromAnotherOriginFollowsItsTopicAndCannotPublishOnIt) {
+  RunningServer server;
+  SseSubscriber witness(server.port(), "/sse/news");
+  ASSERT_TRUE(witness.opened());
+  ws::WsTestClient page(server.port());
+  ASSERT_EQ(page.upgrade({.path = "/ws/news", .origin = "https://evil.example"}).status, 101);
+
+  TestClient local(server.port());
+  EXPECT_EQ(publish(local, "/pub/news", "real"), 200);
+  const std::optional<ws::ServerFrame> got = page.read_message();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->payload, "real");
+
+  page.send({.opcode = ws::kText, .payload = "forge"});
+  EXPECT_EQ(page.read_close(), 1008);
+  // The witness gets what came after, and never the forged message.
+  EXPECT_EQ(publish(local, "/pub/news", "after"), 200);
+  ASSERT_TRUE(witness.wait_for(2));
+  EXPECT_EQ(witness.events()[0].data, "real");
+  EXPECT_EQ(witness.events()[1].data, "after");
+
+  // Its own page (an Origin naming the Host) publishes as before.
+  ws::WsTestClient own(server.port());
+  ASSERT_EQ(own.upgrade({.path = "/ws/news", .origin = "http://127.0.0.1"}).status, 101);
+  own.send({.opcode = ws::kText, .payload = "own"});
+  ASSERT_TRUE(witness.wait_for(3));
+  EXPECT_EQ(witness.events()[2].data, "own");
 }
 
 }  // namespace
