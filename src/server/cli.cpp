@@ -121,7 +121,7 @@ namespace sluice::server {
 
 int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepare) {
   install_reload_handler();
-  CLI::App app{"sluiced: real-time push over Server-Sent Events, with bounded memory and latency"};
+  CLI::App app{"sluiced: real-time push over Server-Sent Events and WebSocket, with bounded memory and latency"};
   std::string listen;
   std::string config_path;
   std::vector<std::string> settings;

@@ -202,6 +202,9 @@ std::optional<std::string> validate(const Config& config) {
     return "config keys 'tls.cert_file' and 'tls.key_file' must be set together (and 'tls.chain_file' only with them)";
   }
   const PoolConfig& pool = config.pool;
+  if (pool.reserve >= pool.block_count) {
+    return "config key 'pool.reserve' must be below pool.block_count (" + std::to_string(pool.block_count) + ")";
+  }
   if (const char* error = buf::Pool::validate(session::pool_config(pool))) {
     return std::string("config key 'pool': ") + error;
   }
@@ -236,7 +239,8 @@ std::string describe_settings() {
   const Config defaults;
   std::string out = "listen = \"" + defaults.listen + "\"  # HOST:PORT (an IPv6 host in brackets: [::1]:8080)\n";
   out += "policy.default = \"fifo\"  # slow-consumer policy: " + std::string(kPolicyNames) + "\n";
-  out += "policy.allow = \"...\"  # comma list of the policies a client may ask for (?policy=); default all\n";
+  out += "policy.allow = \"fifo,drop-oldest,drop-newest,latest,disconnect\"  # comma list of the policies a client may "
+         "ask for (?policy=); default all\n";
   out += "policy.topics.PATTERN = \"latest\"  # per-topic policy; PATTERN is a topic or a prefix ending in * (the most specific wins)\n";
   out += "ws.allowed_origins = \"\"  # comma list of Origins allowed to open a stream, publish or open a WebSocket; empty: any origin may read, none may publish (with auth.mode=jwt: the server's own only)\n";
   out += "http.allowed_hosts = \"\"  # comma list of Host names requests may carry (NAME or NAME:PORT), * for any; empty: localhost, 127.0.0.1, [::1] and the listen host when on loopback without auth, else any (421 otherwise)\n";

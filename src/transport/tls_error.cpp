@@ -4,6 +4,7 @@
 #include <openssl/ssl.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace sluice::transport {
 
@@ -16,7 +17,9 @@ std::string take_openssl_error(std::string_view what, std::string_view fallback)
   if (code == 0) {
     line.append(fallback);
   } else {
-    const char* reason = ERR_reason_error_string(code);
+    // A file OpenSSL could not open is the system's error, which it does
+    // not name: "No such file or directory", not "unknown error".
+    const char* reason = ERR_SYSTEM_ERROR(code) ? std::strerror(ERR_GET_REASON(code)) : ERR_reason_error_string(code);
     line.append(reason != nullptr ? reason : "unknown error");
     if (data != nullptr && (flags & ERR_TXT_STRING) != 0 && *data != '\0') line.append(" (").append(data).append(")");
   }

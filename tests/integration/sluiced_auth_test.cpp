@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "child_process.hpp"
+#include "scratch_file.hpp"
 #include "sluiced_process.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
@@ -138,7 +137,8 @@ TEST_F(SluicedAuth, AnUnsignedAlgNoneTokenIs401) {
 }
 
 TEST_F(SluicedAuth, ATokenForAnotherKeyTypeIs401) {
-  const std::string pem = testing::TempDir() + std::to_string(::getpid()) + "_rsa.pem";
+  const ScratchFile file("rsa.pem");
+  const std::string& pem = file.path();
   ChildProcess keygen({"openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", pem});
   keygen.read_to_end(30s);
   ASSERT_EQ(keygen.wait(5s), 0) << keygen.output();

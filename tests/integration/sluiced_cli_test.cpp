@@ -8,9 +8,8 @@
 #include <memory>
 #include <string>
 
-#include <unistd.h>
-
 #include "child_process.hpp"
+#include "scratch_file.hpp"
 #include "sluiced_process.hpp"
 #include "test_client.hpp"
 
@@ -24,10 +23,6 @@ struct BadStart {
 
 // Named by this process: the release and sanitizer test trees may run at
 // once on one machine, and must not read each other's half-written files.
-std::string temp_path(const std::string& name) {
-  return testing::TempDir() + std::to_string(::getpid()) + "_" + name;
-}
-
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
@@ -67,7 +62,8 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
 }
 
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
-  const std::string path = temp_path("sluice_bad.toml");
+  const ScratchFile file("sluice_bad.toml");
+  const std::string& path = file.path();
   std::ofstream(path) << "max_connections = 100\n[timeouts]\nhandshake_ms = 5\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path});
   EXPECT_EQ(sluiced.wait(10s), 2);
@@ -77,7 +73,8 @@ TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
 }
 
 TEST(SluicedCli, MalformedConfigFileNamesTheLine) {
-  const std::string path = temp_path("sluice_broken.toml");
+  const ScratchFile file("sluice_broken.toml");
+  const std::string& path = file.path();
   std::ofstream(path) << "max_connections = 100\n[pool\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path});
   EXPECT_EQ(sluiced.wait(10s), 2);
@@ -86,7 +83,8 @@ TEST(SluicedCli, MalformedConfigFileNamesTheLine) {
 }
 
 TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
-  const std::string path = temp_path("sluice_good.toml");
+  const ScratchFile file("sluice_good.toml");
+  const std::string& path = file.path();
   std::ofstream(path) << "[sse]\nheartbeat_ms = 15000\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
@@ -128,7 +126,8 @@ TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
 // on, and a file that no longer reads is a failed reload that changes
 // nothing.
 TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
-  const std::string path = temp_path("sluice_reload.toml");
+  const ScratchFile file("sluice_reload.toml");
+  const std::string& path = file.path();
   std::ofstream(path) << "max_connections = 500\n[topics]\nmax = 100\n";
   ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=1"});
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();

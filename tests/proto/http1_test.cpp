@@ -571,7 +571,9 @@ TEST(Http1Parser, ResetForgetsThePreviousRequest) {
 TEST(Http1StatusReason, NamesEveryStatusSluiceSends) {
   const std::pair<int, const char*> cases[] = {
       {200, "OK"},
+      {202, "Accepted"},
       {204, "No Content"},
+      {304, "Not Modified"},
       {400, "Bad Request"},
       {401, "Unauthorized"},
       {403, "Forbidden"},
@@ -586,6 +588,7 @@ TEST(Http1StatusReason, NamesEveryStatusSluiceSends) {
       {500, "Internal Server Error"},
       {501, "Not Implemented"},
       {503, "Service Unavailable"},
+      {504, "Gateway Timeout"},
       {505, "HTTP Version Not Supported"},
   };
   for (const auto& [status, reason] : cases) EXPECT_STREQ(status_reason(status), reason);

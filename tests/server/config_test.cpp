@@ -5,8 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
+#include "scratch_file.hpp"
 #include "session/config_limits.hpp"
 
 namespace sluice::server {
@@ -97,6 +96,8 @@ TEST(Config, CrossKeyRules) {
   ASSERT_TRUE(validate(c));
   EXPECT_NE(validate(c)->find("'pool.reserve' must be at least 32"), std::string::npos);
   c.pool.reserve = 32;
+  c.pool.block_count = 32;
+  EXPECT_EQ(validate(c), "config key 'pool.reserve' must be below pool.block_count (32)");
   c.pool.block_count = 20000;
   EXPECT_EQ(validate(c), std::nullopt);
   c.connection.send.max_bytes = 63;
@@ -161,7 +162,8 @@ TEST(Config, H2KeysReachTheEngineLimitsAndNameTheirRange) {
 }
 
 TEST(Config, TomlTablesNameTheKeys) {
-  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_config_test.toml";
+  const test::ScratchFile file("config_test.toml");
+  const std::string& path = file.path();
   std::ofstream(path) << "listen = \"127.0.0.1:9999\"\nmax_connections = 5\n[pool]\nblock_size = 2048\n"
                          "[send]\nbudget_bytes = 65536\n";
   Config c;
