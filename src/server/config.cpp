@@ -20,6 +20,7 @@
 #include "server/memory_shares.hpp"
 #include "session/config_limits.hpp"
 #include "session/host_check.hpp"
+#include "session/origin_check.hpp"
 
 namespace sluice::server {
 
@@ -141,9 +142,19 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     path = std::string(value);
     return std::nullopt;
   }
-  if (key == "ws.allowed_origins" || key == "ws.subprotocols") {
-    auto& list = key == "ws.allowed_origins" ? config.ws.allowed_origins : config.ws.subprotocols;
-    list = split_list(value);
+  if (key == "ws.allowed_origins") {
+    std::vector<std::string> origins = split_list(value);
+    for (const std::string& origin : origins) {
+      if (!session::valid_origin_entry(origin)) {
+        return "config key 'ws.allowed_origins' must be a comma list of origins, each SCHEME://HOST[:PORT] with no "
+               "path (or null) (got '" + origin + "')";
+      }
+    }
+    config.ws.allowed_origins = std::move(origins);
+    return std::nullopt;
+  }
+  if (key == "ws.subprotocols") {
+    config.ws.subprotocols = split_list(value);
     return std::nullopt;
   }
   if (key == "http.allowed_hosts") {

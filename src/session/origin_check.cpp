@@ -35,6 +35,23 @@ OriginVerdict judge_origin(std::string_view origin, std::string_view host, const
   return on_list ? OriginVerdict::listed : OriginVerdict::refused;
 }
 
+bool valid_origin_entry(std::string_view entry) {
+  if (entry == "null") return true;
+  const std::size_t colon = entry.find("://");
+  if (colon == 0 || colon == std::string_view::npos) return false;
+  const std::string_view scheme = entry.substr(0, colon);
+  const auto scheme_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' || c == '-' ||
+           c == '.';
+  };
+  if (!std::ranges::all_of(scheme, scheme_char)) return false;
+  const std::string_view authority = entry.substr(colon + 3);
+  const auto authority_char = [](char c) {
+    return c > ' ' && c < 0x7f && c != '/' && c != '?' && c != '#' && c != ',' && c != '@';
+  };
+  return !authority.empty() && std::ranges::all_of(authority, authority_char);
+}
+
 std::string_view allow_origin_value(OriginVerdict verdict, std::string_view origin, const OriginRule& rule) {
   if (verdict == OriginVerdict::refused) return {};
   if (rule.allowed.empty() && !rule.authorizing) return "*";

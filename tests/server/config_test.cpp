@@ -89,6 +89,16 @@ TEST(Config, AllowedHostsAreAListOfNamesAndABadEntryNamesTheKey) {
   EXPECT_EQ(c.allowed_hosts, std::vector<std::string>{"*"});
 }
 
+TEST(Config, AllowedOriginsAreOriginsOrRefusedNamingTheEntry) {
+  Config c;
+  EXPECT_EQ(apply_setting(c, "ws.allowed_origins", "https://app.example, http://localhost:3000"), std::nullopt);
+  EXPECT_EQ(c.ws.allowed_origins, (std::vector<std::string>{"https://app.example", "http://localhost:3000"}));
+  EXPECT_EQ(apply_setting(c, "ws.allowed_origins", "https://app.example,app2.example"),
+            "config key 'ws.allowed_origins' must be a comma list of origins, each SCHEME://HOST[:PORT] with no path "
+            "(or null) (got 'app2.example')");
+  EXPECT_EQ(c.ws.allowed_origins.size(), 2u);  // unchanged
+}
+
 TEST(Config, CrossKeyRules) {
   Config c;
   c.pool.block_size = 64;

@@ -73,7 +73,8 @@ std::map<std::string, std::string> non_default_values() {
       {"policy.topics.PATTERN", "latest"}, {"http.allowed_hosts", "a.example"},
       {"metrics.path", "/m"},             {"log.level", "debug"},
       {"log.format", "json"},             {"auth.mode", "open"},
-      {"auth.callback_url", "http://127.0.0.1:9/auth"}, {"broker.url", "redis://127.0.0.1:9"}};
+      {"auth.callback_url", "http://127.0.0.1:9/auth"}, {"broker.url", "redis://127.0.0.1:9"},
+      {"ws.allowed_origins", "https://app.example"}};
   std::map<std::string, std::string> values;
   std::istringstream lines(describe_settings());
   for (std::string line; std::getline(lines, line);) {

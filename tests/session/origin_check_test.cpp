@@ -35,6 +35,19 @@ TEST(OriginCheck, WithAListOnlyItsOriginsPass) {
   EXPECT_EQ(judge_origin("null", "h:1", {kList, false}), OriginVerdict::refused);
 }
 
+// An entry no Origin header can equal is refused when configured, not
+// left to refuse the page it was meant for.
+TEST(OriginCheck, AListEntryIsAnOriginAsBrowsersSendIt) {
+  for (const char* entry : {"https://app.example", "http://127.0.0.1:8080", "HTTPS://APP.EXAMPLE", "null",
+                            "chrome-extension://abcdef", "http://[::1]:8080"}) {
+    EXPECT_TRUE(valid_origin_entry(entry)) << entry;
+  }
+  for (const char* entry : {"app.example", "https://app.example/", "https://app.example/page", "https://", "://x",
+                            "*", "https://a b", "https://user@app.example", "ht tp://x", ""}) {
+    EXPECT_FALSE(valid_origin_entry(entry)) << entry;
+  }
+}
+
 TEST(OriginCheck, AnEmptyListOpensReadingToAnyOriginWithoutAuthAndNothingWithIt) {
   EXPECT_EQ(judge_origin("https://evil.example", "h:1", {{}, false}), OriginVerdict::open);
   EXPECT_EQ(judge_origin("https://evil.example", "h:1", {{}, true}), OriginVerdict::refused);
