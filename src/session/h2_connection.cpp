@@ -88,14 +88,21 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
 
 void H2Connection::before_flush() {
   const io::Loop::Clock::time_point now = session_.loop().now();
+  bool gate_holds = false;
   exchanges_.for_each([&](H2Exchange& exchange) {
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet != nullptr && outlet->gated() && h2_) {
       h2_->allow(exchange.id, outlet->plan_flush(now, h2_->sent(exchange.id)));
+      gate_holds = gate_holds || outlet->data_held();
     }
     if (exchange.sse) exchange.sse->before_flush();
     if (exchange.ws) exchange.ws->before_flush();
   });
+  // A gate holding a stream while the reader's kernel has not acknowledged
+  // what it was sent may be waiting out a delayed ACK, not the reader: a
+  // fast reader lost the frames of its first 40 ms to `latest` so. The
+  // PING goes in this flush; its answer brings the ACK at once.
+  if (gate_holds && socket_backlog_ && socket_backlog_->unacknowledged()) h2_->ask_ack();
 }
 
 // The connection wrote all it could; a stream whose own queue is empty may

@@ -44,6 +44,9 @@ class H2SocketBacklog {
 
   // nullopt when the kernel does not tell (see conn::PeerBacklog).
   [[nodiscard]] std::optional<Offsets> sample(Clock::time_point now);
+  // At the last look, bytes of the connection were sent and not yet
+  // acknowledged by the reader's kernel.
+  [[nodiscard]] bool unacknowledged() const { return last_ && last_->acked < last_written_; }
 
  private:
   conn::PeerBacklog peer_;

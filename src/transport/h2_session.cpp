@@ -369,6 +369,11 @@ void H2Session::shutdown() {
                         NGHTTP2_NO_ERROR, nullptr, 0);
 }
 
+void H2Session::ask_ack() {
+  if (session_ == nullptr || terminated_ || ping_unanswered_) return;
+  ping_unanswered_ = nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr) == 0;
+}
+
 void H2Session::terminate(std::uint32_t error_code) {
   terminated_ = true;
   nghttp2_session_terminate_session(session_, error_code);

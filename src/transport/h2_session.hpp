@@ -133,6 +133,13 @@ class H2Session {
   void consume(std::int32_t stream, std::size_t bytes);
   // GOAWAY(NO_ERROR): no new streams; open ones may finish.
   void shutdown();
+  // A PING, unless one is unanswered: the peer answers it at once, and the
+  // segment that carries the answer acknowledges what its kernel holds, so
+  // a latency gate need not wait out a delayed ACK (up to 40 ms on Linux,
+  // for a connection its kernel judges interactive). Flush to send it.
+  void ask_ack();
+  // ask_ack()'s PING went and its answer has not come back.
+  [[nodiscard]] bool ack_asked() const { return ping_unanswered_; }
 
   // A stream under a latency gate. What `stream`'s queue may start in the
   // flushes from now on: the rest of a frame under way and control frames,
@@ -196,6 +203,7 @@ class H2Session {
   bool flushing_ = false;
   std::uint64_t flushes_ = 0;  // flush() calls so far: a stream's budget is worked out once per flush
   bool terminated_ = false;  // we ended the session: input is no longer read
+  bool ping_unanswered_ = false;  // ask_ack()'s PING went, its answer not back
   bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
   bool out_of_memory_ = false;  // a refusal could not be queued: the session is abandoned
   std::uint64_t streams_refused_ = 0;

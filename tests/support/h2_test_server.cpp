@@ -263,6 +263,19 @@ int H2TestServer::subscribers(const std::string& topic) {
   });
 }
 
+void H2TestServer::ask_ack() {
+  call([&] {
+    for (const auto& c : connections_) c->session->ask_ack();
+  });
+}
+
+std::size_t H2TestServer::acks_asked() {
+  return call([&] {
+    return static_cast<std::size_t>(std::count_if(connections_.begin(), connections_.end(),
+                                                  [](const auto& c) { return c->session->ack_asked(); }));
+  });
+}
+
 std::uint64_t H2TestServer::refusals(const std::string& topic) {
   return call([&] { return refusals_[topic]; });
 }

@@ -52,6 +52,11 @@ class H2TestServer {
   // Sends "data: `data`" to every stream following `topic`. Returns the
   // streams it was queued on (on the server's thread, waited for).
   int publish(const std::string& topic, const std::string& data);
+  // Every connection's session asks for an ACK (H2Session::ask_ack), on
+  // the server's thread; the loop then flushes the PING.
+  void ask_ack();
+  // Connections whose asked PING has not been answered.
+  std::size_t acks_asked();
   // Subscribers of `topic` now.
   int subscribers(const std::string& topic);
   // Over-budget refusals counted on `topic`'s streams so far.

@@ -194,6 +194,30 @@ TEST(H2Session, StreamsOfOneConnectionTakeTurnsBehindAFullSocket) {
   ASSERT_TRUE(client.pump([&] { return events(second) == kEvents; }));
 }
 
+// A latency gate's ask for an ACK is one PING at a time: asked twice
+// before the answer, one goes; once answered, the next ask sends another.
+// Each count is read after an event published behind the PINGs arrived.
+TEST(H2Session, AnAskForAnAckIsOnePingUntilItIsAnswered) {
+  H2TestServer server({});
+  H2TestClient client(server.port());
+  ASSERT_TRUE(client.ok());
+  const std::int32_t sse = client.request("GET", "/sse/news");
+  ASSERT_TRUE(client.pump([&] { return client.stream(sse).body.find(": open") != std::string::npos; }));
+  const int before = client.pings();
+  server.ask_ack();
+  server.ask_ack();
+  EXPECT_EQ(server.acks_asked(), 1u);
+  ASSERT_EQ(server.publish("news", "e0"), 1);
+  ASSERT_TRUE(client.pump([&] { return has_all(client.stream(sse).body, 1); }));
+  EXPECT_EQ(client.pings(), before + 1);
+  // The client's answer went with its next flush.
+  ASSERT_TRUE(client.pump([&] { return server.acks_asked() == 0; }));
+  server.ask_ack();
+  ASSERT_EQ(server.publish("news", "e1"), 1);
+  ASSERT_TRUE(client.pump([&] { return has_all(client.stream(sse).body, 2); }));
+  EXPECT_EQ(client.pings(), before + 2);
+}
+
 TEST(H2Session, ABadPrefaceEndsTheConnection) {
   H2TestServer server({});
   H2TestClient client(server.port());

@@ -135,6 +135,7 @@ int H2TestClient::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, vo
     c.goaway_code_ = frame->goaway.error_code;
   }
   if (frame->hd.type == NGHTTP2_RST_STREAM) c.streams_[frame->hd.stream_id].error_code = frame->rst_stream.error_code;
+  if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK) == 0) ++c.pings_;
   return 0;
 }
 

@@ -88,6 +88,8 @@ class H2TestClient {
   [[nodiscard]] std::uint32_t goaway_code() const { return goaway_code_; }
   // The server closed the connection.
   [[nodiscard]] bool eof() const { return eof_; }
+  // PINGs the server sent (nghttp2 answers each).
+  [[nodiscard]] int pings() const { return pings_; }
 
  private:
   static ssize_t on_send(nghttp2_session*, const std::uint8_t* data, std::size_t length, int, void* self);
@@ -111,6 +113,7 @@ class H2TestClient {
   bool goaway_ = false;
   std::uint32_t goaway_code_ = 0;
   bool eof_ = false;
+  int pings_ = 0;
 };
 
 // A raw HTTP/2 frame: 9-byte header and payload.
