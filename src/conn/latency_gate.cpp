@@ -171,13 +171,13 @@ bool LatencyGate::window_tells_nothing() const { return window_blind() && round_
 // Said once per gate: a stream held more loosely than configured is never
 // silent about it.
 void LatencyGate::report_loose() {
-  if (reported_loose_ || ask_ || settings_.report == nullptr || !window_tells_nothing()) return;
+  if (reported_loose_ || can_ask() || settings_.report == nullptr || !window_tells_nothing()) return;
   reported_loose_ = true;
   settings_.report->window_cannot_show_frames();
 }
 
 void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
-  if (!ask_) return;
+  if (!can_ask()) return;
   if (asking_) {
     // No answer in time (the grace period and a round trip): the reader has not read what was
     // written before the ask, as a window showing it unread would say.
@@ -192,7 +192,7 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   // up: now and then, with data (the ask goes ahead of it in the same
   // write, so it costs no write of its own).
   if (!lagging_ && (queue.data_bytes() == 0 || now - asked_at_ < kAskInterval)) return;
-  if (queue.push_control(ask_) != EnqueueStatus::ok) return;
+  if (asker_ != nullptr ? !asker_->ask_receipt() : queue.push_control(ask_) != EnqueueStatus::ok) return;
   asking_ = true;
   asked_at_ = now;
   asked_data_ = data_written_;

@@ -89,6 +89,19 @@ class GateReport {
   ~GateReport() = default;
 };
 
+// How a gate asks a reader whose transport carries a question of its own
+// (an HTTP/2 PING, answered once every frame before it was read); a
+// WebSocket's ping is a control frame instead (LatencyGate::ask_receipts).
+class ReceiptAsker {
+ public:
+  // Asks; false when the question cannot go now (ask again later). Its
+  // answer is told to the gate with receipt().
+  virtual bool ask_receipt() = 0;
+
+ protected:
+  ~ReceiptAsker() = default;
+};
+
 struct LatencyGateSettings {
   // Frames a reader that does not keep up may have between sluice and its
   // application, kernel queues included; at least 1.
@@ -142,6 +155,8 @@ class LatencyGate {
   // before it (a WebSocket ping with a payload of its own): the gate may ask
   // it what it has read when its window cannot tell (above).
   void ask_receipts(buf::FrameRef ask) { ask_ = std::move(ask); }
+  // The reader is asked through `asker` (which outlives the gate).
+  void ask_receipts(ReceiptAsker& asker) { asker_ = &asker; }
   // The answer to the gate's ask came: the reader has read what preceded
   // it. An answer nobody asked for changes nothing.
   void receipt(Clock::time_point now);
@@ -173,7 +188,8 @@ class LatencyGate {
   // short enough that nothing else does.
   [[nodiscard]] bool window_tells_nothing() const;
   // The reader answers asks, and they are needed (above).
-  [[nodiscard]] bool asks_tell() const { return ask_ && window_tells_nothing(); }
+  [[nodiscard]] bool asks_tell() const { return can_ask() && window_tells_nothing(); }
+  [[nodiscard]] bool can_ask() const { return ask_ || asker_ != nullptr; }
   void report_loose();
   void maybe_ask(Clock::time_point now, OutQueue& queue);
   // An answer to the ask asked at asked_at_ comes late after `now`: the
@@ -212,7 +228,8 @@ class LatencyGate {
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
   Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
-  buf::FrameRef ask_;                // null: the reader answers no ask
+  buf::FrameRef ask_;                // the ask as a control frame; null: none
+  ReceiptAsker* asker_ = nullptr;    // or who asks; null: none
   bool asking_ = false;              // an ask queued or written, its answer not back
   bool lagging_ = false;             // the last answer came late, or none came in time
   std::uint64_t data_written_ = 0;   // data bytes written through this gate's flushes

@@ -68,7 +68,7 @@ void write_events(Exposition& out, const Registry& r) {
   labelled(out, r, "sluice_latest_streams_loosely_bound_total", Type::counter,
            "Streams under the latest policy whose frames are not held to policy.latest_window_frames: the kernel "
            "tells nothing of the reader (no_kernel_facts), or the reader's window moves in steps larger than the "
-           "frames and the stream cannot ask the reader what it read (window_steps: SSE over HTTP/1.1, HTTP/2).",
+           "frames and the stream cannot ask the reader what it read (window_steps: SSE over HTTP/1.1).",
            "why", kLooseBoundLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.latest_loose[i].value(); });
   labelled(out, r, "sluice_slow_consumer_cutoffs_total", Type::counter,

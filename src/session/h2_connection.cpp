@@ -46,8 +46,17 @@ void H2Connection::on_input(std::string& input) {
   after_engine(status);
 }
 
+std::uint64_t H2Connection::ask_reader() { return h2_ ? h2_->ask_ack() : 0; }
+
 void H2Connection::after_engine(transport::H2Status status) {
   exchanges_.release_retired();
+  // PINGs answered: the gates whose asks they answer are told.
+  if (h2_ && h2_->acks_answered() != pings_told_) {
+    pings_told_ = h2_->acks_answered();
+    exchanges_.for_each([&](H2Exchange& exchange) {
+      if (exchange.outlet != nullptr) exchange.outlet->pings_answered(pings_told_);
+    });
+  }
   if (status == transport::H2Status::failed) return session_.close_now(conn::CloseReason::protocol);
   // A GOAWAY is queued (a flood, a protocol error, the peer's own GOAWAY):
   // it goes out, then the connection closes (write_queued()).

@@ -107,6 +107,7 @@ class H2Connection final : public Phase,
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
   void resume_input(std::int32_t stream) override;
   std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) override;
+  std::uint64_t ask_reader() override;
   // H2WaitOwner
   void authorization_answered(std::int32_t stream) override;
   // H2ResponseListener
@@ -173,6 +174,7 @@ class H2Connection final : public Phase,
   // The reader's backlog on this connection's socket, made when a stream
   // is first gated; it outlives the exchanges, whose gates read it.
   std::unique_ptr<H2SocketBacklog> socket_backlog_;
+  std::uint64_t pings_told_ = 0;  // the last PING answer the streams were told of
   // The asking round each new request is routed in (with an authorizer);
   // handed to the request's exchange when its authorization waits.
   std::unique_ptr<H2Waiting> routing_;

@@ -17,6 +17,8 @@ std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_poin
   offsets.acked = written > backlog->in_flight ? written - backlog->in_flight : 0;
   offsets.consumed = offsets.acked > backlog->unread ? offsets.acked - backlog->unread : 0;
   offsets.arrived = offsets.acked + backlog->arriving;
+  offsets.window_unit = backlog->window_unit;
+  offsets.round_trip = backlog->round_trip;
   last_ = offsets;
   return last_;
 }
@@ -24,7 +26,12 @@ std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_poin
 std::optional<conn::Backlog> H2StreamBacklog::sample(Clock::time_point now) {
   const std::optional<H2SocketBacklog::Offsets> offsets = socket_.sample(now);
   if (!offsets) return std::nullopt;
-  return h2_.stream_backlog(stream_, offsets->acked, offsets->consumed, offsets->arrived);
+  std::optional<conn::Backlog> backlog = h2_.stream_backlog(stream_, offsets->acked, offsets->consumed, offsets->arrived);
+  if (backlog) {
+    backlog->window_unit = offsets->window_unit;
+    backlog->round_trip = offsets->round_trip;
+  }
+  return backlog;
 }
 
 }  // namespace sluice::session

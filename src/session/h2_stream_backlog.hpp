@@ -22,6 +22,8 @@
 // a record's few bytes of framing look unread, never the other way.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -37,6 +39,10 @@ class H2SocketBacklog {
     std::uint64_t acked = 0;     // the reader's kernel acknowledged the bytes before this
     std::uint64_t consumed = 0;  // the reader's client read the bytes before this
     std::uint64_t arrived = 0;   // the path delivers the bytes before this within a round trip
+    // The socket's, for every stream: the step its reader's window moves
+    // in, and the path's least round trip (conn::Backlog).
+    std::size_t window_unit = 1;
+    std::chrono::microseconds round_trip{0};
   };
 
   // Reads socket `fd`, which it does not own, about `h2`'s bytes.

@@ -53,7 +53,23 @@ bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, con
   std::unique_ptr<conn::BacklogSource> source = carrier_.watch_stream(stream_);
   if (source == nullptr) return false;
   gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(probe), loop().now());
+  // Every HTTP/2 client answers a PING once it has read the frames before
+  // it: SSE and WebSocket streams alike can be asked what they have read.
+  if (gate_) gate_->ask_receipts(static_cast<conn::ReceiptAsker&>(*this));
   return gate_ != nullptr;
+}
+
+bool H2StreamOutlet::ask_receipt() {
+  receipt_ping_ = carrier_.ask_reader();
+  return receipt_ping_ != 0;
+}
+
+void H2StreamOutlet::pings_answered(std::uint64_t answered) {
+  if (receipt_ping_ == 0 || receipt_ping_ > answered || !gate_) return;
+  receipt_ping_ = 0;
+  gate_->receipt(loop().now());
+  // What the gate held for the answer may go now.
+  if (gate_->holding()) want_flush();
 }
 
 // Planned before the streams add what waits for a flush that holds no

@@ -45,12 +45,15 @@ class H2StreamCarrier {
   // What the stream's reader has not read of its bytes from now on
   // (session/h2_stream_backlog.hpp); null when that cannot be told.
   virtual std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) = 0;
+  // Sends a PING (transport::H2Session::ask_ack) and returns the number of
+  // the one whose answer says the reader has read what was sent so far.
+  virtual std::uint64_t ask_reader() = 0;
 
  protected:
   ~H2StreamCarrier() = default;
 };
 
-class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
+class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private conn::ReceiptAsker {
  public:
   // `queue` is the engine's queue for `stream`; it must not be touched
   // once the engine has closed the stream (gone()).
@@ -77,11 +80,15 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
   // waiting.
   void flushed(io::Loop::Clock::time_point now, conn::FlushStatus status, std::uint64_t sent, bool held);
   [[nodiscard]] bool gated() const { return gate_ != nullptr; }
+  // The connection's PINGs up to `answered` came back: an ask of the gate
+  // that one of them answers is answered.
+  void pings_answered(std::uint64_t answered);
   // When close_after_flush() was called (meaningful while closing()).
   [[nodiscard]] io::Loop::Clock::time_point closing_since() const { return closing_since_; }
 
  private:
   void run_deferred() override;
+  bool ask_receipt() override;
 
   H2StreamCarrier& carrier_;
   const std::int32_t stream_;
@@ -89,6 +96,7 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred {
   bool resume_ = false;  // resume_input() was called: the deferred run resumes
   std::unique_ptr<conn::LatencyGate> gate_;
   bool gate_tried_ = false;
+  std::uint64_t receipt_ping_ = 0;  // the PING whose answer the gate's ask waits for; 0: none
   bool planned_ = false;           // the flush under way was planned by the gate
   std::uint64_t sent_before_ = 0;  // the stream's bytes sent when the flush was planned
   std::size_t data_before_ = 0;    // its data bytes queued then

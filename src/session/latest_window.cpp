@@ -64,8 +64,8 @@ void LatestWindow::window_cannot_show_frames() {
   std::fprintf(stderr,
                "sluiced: a latest stream is held more loosely than policy.latest_window_frames (counted in "
                "sluice_latest_streams_loosely_bound_total{why=\"window_steps\"}): its reader's window moves in steps "
-               "larger than the stream's frames, and the stream cannot ask the reader what it has read (SSE, or any "
-               "stream over HTTP/2; a WebSocket reader over HTTP/1.1 is asked)\n");
+               "larger than the stream's frames, and the stream cannot ask the reader what it has read (SSE over "
+               "HTTP/1.1; a WebSocket reader, and any reader over HTTP/2, is asked)\n");
 }
 
 }  // namespace sluice::session

@@ -5,7 +5,7 @@
 // a stream it cannot hold to the window: when the kernel cannot estimate
 // its reader's backlog (another OS, lwIP), or when the reader's window
 // moves in steps too large to show its frames and the stream cannot ask
-// the reader instead (SSE over HTTP/1.1, HTTP/2). Each is counted, and
+// the reader instead (SSE over HTTP/1.1). Each is counted, and
 // said in one line on stderr the first time in the process.
 //
 // Under `latest` a frame replaced in sluice's queue costs nothing, but one

@@ -115,7 +115,7 @@ int H2Callbacks::on_header(nghttp2_session*, const nghttp2_frame* frame, const s
 int H2Callbacks::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
   H2Session& s = session_of(user_data);
   if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK) != 0) {
-    s.ping_unanswered_ = false;
+    s.on_ping_answer(frame->ping.opaque_data);
     return 0;
   }
   H2Stream* stream = s.find(frame->hd.stream_id);

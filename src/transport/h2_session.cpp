@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <string>
+#include <utility>
 
 #include "transport/h2_callbacks.hpp"
 
@@ -369,9 +370,35 @@ void H2Session::shutdown() {
                         NGHTTP2_NO_ERROR, nullptr, 0);
 }
 
-void H2Session::ask_ack() {
-  if (session_ == nullptr || terminated_ || ping_unanswered_) return;
-  ping_unanswered_ = nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr) == 0;
+std::uint64_t H2Session::ask_ack() {
+  if (session_ == nullptr || terminated_) return 0;
+  if (ping_unanswered_) {
+    ping_wanted_ = true;
+    return pings_sent_ + 1;
+  }
+  send_ping();
+  return pings_sent_;
+}
+
+// The PING's payload is its number, big-endian.
+void H2Session::send_ping() {
+  std::uint8_t opaque[8];
+  const std::uint64_t number = pings_sent_ + 1;
+  for (int i = 0; i < 8; ++i) opaque[i] = static_cast<std::uint8_t>(number >> (56 - 8 * i));
+  if (nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, opaque) != 0) return;
+  pings_sent_ = number;
+  ping_unanswered_ = true;
+}
+
+void H2Session::on_ping_answer(const std::uint8_t* opaque) {
+  std::uint64_t number = 0;
+  for (int i = 0; i < 8; ++i) number = number << 8 | opaque[i];
+  // An answer to no PING of ours (the peer's own, or a forged one) is not
+  // taken for a read.
+  if (!ping_unanswered_ || number != pings_sent_) return;
+  ping_unanswered_ = false;
+  pings_answered_ = number;
+  if (std::exchange(ping_wanted_, false) && !terminated_) send_ping();
 }
 
 void H2Session::terminate(std::uint32_t error_code) {

@@ -133,13 +133,18 @@ class H2Session {
   void consume(std::int32_t stream, std::size_t bytes);
   // GOAWAY(NO_ERROR): no new streams; open ones may finish.
   void shutdown();
-  // A PING, unless one is unanswered: the peer answers it at once, and the
-  // segment that carries the answer acknowledges what its kernel holds, so
-  // a latency gate need not wait out a delayed ACK (up to 40 ms on Linux,
-  // for a connection its kernel judges interactive). Flush to send it.
-  void ask_ack();
-  // ask_ack()'s PING went and its answer has not come back.
+  // A PING: the peer answers it once it has read every frame before it,
+  // and the segment that carries the answer acknowledges what its kernel
+  // holds, so a latency gate need not wait out a delayed ACK (up to 40 ms
+  // on Linux, for a connection its kernel judges interactive). One goes
+  // unanswered at most: asked while one is, the next follows its answer.
+  // Returns the number of the PING whose answer comes after every frame
+  // sent so far. Flush to send it.
+  std::uint64_t ask_ack();
+  // A PING went and its answer has not come back.
   [[nodiscard]] bool ack_asked() const { return ping_unanswered_; }
+  // The number of the last PING answered (0: none).
+  [[nodiscard]] std::uint64_t acks_answered() const { return pings_answered_; }
 
   // A stream under a latency gate. What `stream`'s queue may start in the
   // flushes from now on: the rest of a frame under way and control frames,
@@ -204,6 +209,11 @@ class H2Session {
   std::uint64_t flushes_ = 0;  // flush() calls so far: a stream's budget is worked out once per flush
   bool terminated_ = false;  // we ended the session: input is no longer read
   bool ping_unanswered_ = false;  // ask_ack()'s PING went, its answer not back
+  bool ping_wanted_ = false;      // another follows that answer
+  std::uint64_t pings_sent_ = 0;
+  std::uint64_t pings_answered_ = 0;
+  void send_ping();
+  void on_ping_answer(const std::uint8_t* opaque);
   bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
   bool out_of_memory_ = false;  // a refusal could not be queued: the session is abandoned
   std::uint64_t streams_refused_ = 0;

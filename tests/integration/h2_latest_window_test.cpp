@@ -8,11 +8,15 @@
 // first. With the window off, what the stream's flow-control window lets
 // into the kernel is read first, further behind with every read.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "h2_test_client.hpp"
@@ -21,6 +25,7 @@
 namespace sluice::test {
 namespace {
 
+using namespace std::chrono_literals;
 using transport::test::H2ClientOptions;
 using transport::test::H2TestClient;
 
@@ -221,6 +226,49 @@ TEST(H2LatestWindow, AReaderWithRoomGetsEveryEventThatCameInTogether) {
   ASSERT_EQ(got.numbers.size(), static_cast<std::size_t>(kEvents));
   for (int n = 1; n <= kEvents; ++n) EXPECT_EQ(got.numbers[static_cast<std::size_t>(n - 1)], n);
   EXPECT_EQ(server.server().stats().events_dropped, 0u);
+}
+
+// A reader whose window moves in steps larger than its frames (the
+// kernel's autotuned buffer, small frames) shows none of them unread. Every
+// HTTP/2 client answers a PING once it has read the frames before it, so
+// the gate asks with one: a reader that stops reading stops answering, and
+// is held to the window by its answers. When it reads again it gets the
+// frames of the window, then the newest, and a notice of the rest; without
+// the answers it would read all 200 in order, each older than the last.
+TEST(H2LatestWindow, AStalledReaderWhoseWindowCannotShowSmallFramesIsHeldByItsPingAnswers) {
+  constexpr std::size_t kSmallBody = 32;
+  const auto small_body = [](int n) { return body(n).substr(0, kSmallBody); };
+  RunningServer server(latest_config(2));
+  H2TestClient reader(server.port(), H2ClientOptions{});  // the kernel's default, autotuned buffer
+  ASSERT_TRUE(reader.ok());
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  ASSERT_EQ(::getsockopt(reader.fd(), IPPROTO_TCP, TCP_INFO, &info, &length), 0);
+  // The step the reader's window moves in, against a frame on the wire.
+  if ((std::size_t{1} << info.tcpi_rcv_wscale) * 2 <= kSmallBody + 64) GTEST_SKIP() << "the window shows each frame";
+  const Streams streams = open_streams(reader);
+  TestClient publisher(server.port());
+  // The first frame read while the reader keeps up; the second carries
+  // the gate's first ask.
+  ASSERT_EQ(publish(publisher, "/pub/feed", small_body(1)), 200);
+  ASSERT_TRUE(reader.pump([&] { return parse_sse(reader.stream(streams.feed).body).numbers.size() == 1; }));
+  ASSERT_EQ(publish(publisher, "/pub/feed", small_body(2)), 200);
+  // The reader stops reading, and so answering. Not a wait for anything:
+  // the stimulus. Its answer is late by at least this, whatever the load.
+  std::this_thread::sleep_for(100ms);
+  int published = 2;
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(publish(publisher, "/pub/feed", small_body(++published)), 200);
+  Read got;
+  ASSERT_TRUE(reader.pump([&] {
+    got = parse_sse(reader.stream(streams.feed).body);
+    return !got.numbers.empty() && got.numbers.back() == published &&
+           got.numbers.size() + got.reported_lost == static_cast<std::size_t>(published);
+  })) << "read " << got.numbers.size() << ", told " << got.reported_lost;
+  EXPECT_TRUE(std::is_sorted(got.numbers.begin(), got.numbers.end()));
+  // The two read before it stopped, the window's few, then the newest.
+  EXPECT_LE(got.numbers.size(), 6u) << got.numbers.size();
+  EXPECT_EQ(server.server().stats().events_dropped, got.reported_lost);
+  EXPECT_EQ(server.server().stats().latest_loose, 0u);
 }
 
 // The window off, and the kernel let hold as much as a stream window

@@ -263,10 +263,16 @@ int H2TestServer::subscribers(const std::string& topic) {
   });
 }
 
-void H2TestServer::ask_ack() {
-  call([&] {
-    for (const auto& c : connections_) c->session->ask_ack();
+std::uint64_t H2TestServer::ask_ack() {
+  return call([&] {
+    std::uint64_t number = 0;
+    for (const auto& c : connections_) number = c->session->ask_ack();
+    return number;
   });
+}
+
+std::uint64_t H2TestServer::acks_answered() {
+  return call([&] { return connections_.empty() ? 0 : connections_.back()->session->acks_answered(); });
 }
 
 std::size_t H2TestServer::acks_asked() {

@@ -53,10 +53,13 @@ class H2TestServer {
   // streams it was queued on (on the server's thread, waited for).
   int publish(const std::string& topic, const std::string& data);
   // Every connection's session asks for an ACK (H2Session::ask_ack), on
-  // the server's thread; the loop then flushes the PING.
-  void ask_ack();
+  // the server's thread; the loop then flushes the PING. Returns the
+  // number of the PING that answers it, on the last connection.
+  std::uint64_t ask_ack();
   // Connections whose asked PING has not been answered.
   std::size_t acks_asked();
+  // The number of the last PING answered, on the last connection.
+  std::uint64_t acks_answered();
   // Subscribers of `topic` now.
   int subscribers(const std::string& topic);
   // Over-budget refusals counted on `topic`'s streams so far.

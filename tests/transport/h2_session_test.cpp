@@ -194,28 +194,30 @@ TEST(H2Session, StreamsOfOneConnectionTakeTurnsBehindAFullSocket) {
   ASSERT_TRUE(client.pump([&] { return events(second) == kEvents; }));
 }
 
-// A latency gate's ask for an ACK is one PING at a time: asked twice
-// before the answer, one goes; once answered, the next ask sends another.
-// Each count is read after an event published behind the PINGs arrived.
-TEST(H2Session, AnAskForAnAckIsOnePingUntilItIsAnswered) {
+// A latency gate's ask is one PING at a time, each numbered: asked again
+// before the answer, the next PING (the one whose answer covers what was
+// sent since) follows that answer. The client's count is read once the
+// answers are in, or after an event published behind the PING arrived.
+TEST(H2Session, AsksArePingsOneAtATimeEachAnsweredByNumber) {
   H2TestServer server({});
   H2TestClient client(server.port());
   ASSERT_TRUE(client.ok());
   const std::int32_t sse = client.request("GET", "/sse/news");
   ASSERT_TRUE(client.pump([&] { return client.stream(sse).body.find(": open") != std::string::npos; }));
   const int before = client.pings();
-  server.ask_ack();
-  server.ask_ack();
+  EXPECT_EQ(server.ask_ack(), 1u);
+  EXPECT_EQ(server.ask_ack(), 2u);  // the first is unanswered: the second follows its answer
+  EXPECT_EQ(server.ask_ack(), 2u);  // asked again before it went: the same
   EXPECT_EQ(server.acks_asked(), 1u);
+  EXPECT_EQ(server.acks_answered(), 0u);
+  // The client's answer brings the second PING, and its answer the count.
+  ASSERT_TRUE(client.pump([&] { return server.acks_answered() == 2; }));
+  EXPECT_EQ(server.acks_asked(), 0u);
+  EXPECT_EQ(client.pings(), before + 2);
+  EXPECT_EQ(server.ask_ack(), 3u);
   ASSERT_EQ(server.publish("news", "e0"), 1);
   ASSERT_TRUE(client.pump([&] { return has_all(client.stream(sse).body, 1); }));
-  EXPECT_EQ(client.pings(), before + 1);
-  // The client's answer went with its next flush.
-  ASSERT_TRUE(client.pump([&] { return server.acks_asked() == 0; }));
-  server.ask_ack();
-  ASSERT_EQ(server.publish("news", "e1"), 1);
-  ASSERT_TRUE(client.pump([&] { return has_all(client.stream(sse).body, 2); }));
-  EXPECT_EQ(client.pings(), before + 2);
+  EXPECT_EQ(client.pings(), before + 3);
 }
 
 TEST(H2Session, ABadPrefaceEndsTheConnection) {

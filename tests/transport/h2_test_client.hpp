@@ -60,6 +60,7 @@ class H2TestClient {
 
   [[nodiscard]] bool ok() const { return session_ != nullptr && fd_ >= 0; }
   [[nodiscard]] nghttp2_session* session() const { return session_; }
+  [[nodiscard]] int fd() const { return fd_; }
 
   // Submits a request; `body` is sent as DATA (ending the stream unless
   // `keep_open`). Returns the stream id (<= 0 on failure).
