@@ -89,8 +89,12 @@ Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::Frame
     case Policy::drop_newest:
       drops_by_topic[tag.topic].add(tag.id);
       return Verdict::dropped;
-    case Policy::drop_oldest:
     case Policy::latest:
+      // Over the budget, a pending event of the same key gives way first:
+      // dropping the oldest could take another key's only, newest value.
+      if (conflate(out, frame, tag, drops_by_topic)) return Verdict::queued;
+      return make_room(out, frame, tag, drops_by_topic);
+    case Policy::drop_oldest:
       return make_room(out, frame, tag, drops_by_topic);
   }
   return Verdict::cut_off;

@@ -147,7 +147,7 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     for (const std::string& origin : origins) {
       if (!session::valid_origin_entry(origin)) {
         return "config key 'ws.allowed_origins' must be a comma list of origins, each SCHEME://HOST[:PORT] with no "
-               "path (or null) (got '" + origin + "')";
+               "path and no default port (or null) (got '" + origin + "')";
       }
     }
     config.ws.allowed_origins = std::move(origins);

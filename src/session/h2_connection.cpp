@@ -111,7 +111,7 @@ void H2Connection::before_flush() {
   // what it was sent may be waiting out a delayed ACK, not the reader: a
   // fast reader lost the frames of its first 40 ms to `latest` so. The
   // PING goes in this flush; its answer brings the ACK at once.
-  if (gate_holds && socket_backlog_ && socket_backlog_->unacknowledged()) h2_->ask_ack();
+  if (gate_holds && socket_backlog_ && socket_backlog_->unacknowledged()) h2_->nudge_ack();
 }
 
 // The connection wrote all it could; a stream whose own queue is empty may

@@ -36,7 +36,8 @@ OriginVerdict judge_origin(std::string_view origin, std::string_view host, const
 }
 
 bool valid_origin_entry(std::string_view entry) {
-  if (entry == "null") return true;
+  // A page from a file: "null" in browsers, "file://" in some shells.
+  if (same_text(entry, "null") || same_text(entry, "file://")) return true;
   const std::size_t colon = entry.find("://");
   if (colon == 0 || colon == std::string_view::npos) return false;
   const std::string_view scheme = entry.substr(0, colon);
@@ -49,7 +50,11 @@ bool valid_origin_entry(std::string_view entry) {
   const auto authority_char = [](char c) {
     return c > ' ' && c < 0x7f && c != '/' && c != '?' && c != '#' && c != ',' && c != '@';
   };
-  return !authority.empty() && std::ranges::all_of(authority, authority_char);
+  if (authority.empty() || !std::ranges::all_of(authority, authority_char)) return false;
+  // Browsers leave a scheme's default port out: "https://host:443" is never sent.
+  const bool default_port = (same_text(scheme, "https") && authority.ends_with(":443")) ||
+                            (same_text(scheme, "http") && authority.ends_with(":80"));
+  return !default_port;
 }
 
 std::string_view allow_origin_value(OriginVerdict verdict, std::string_view origin, const OriginRule& rule) {

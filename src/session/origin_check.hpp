@@ -43,10 +43,10 @@ struct OriginRule {
 [[nodiscard]] OriginVerdict judge_origin(std::string_view origin, std::string_view host, const OriginRule& rule);
 
 // An entry of ws.allowed_origins that some request's Origin can equal: an
-// origin as a browser serializes it, SCHEME://HOST[:PORT] with no path and
-// no trailing slash, or "null". An entry that is not one ("example.com",
-// "https://example.com/") would never match and silently refuse the page
-// it was meant to let in.
+// origin as a browser serializes it, SCHEME://HOST[:PORT] with no path, no
+// trailing slash and no default port, "null" or "file://". An entry that is
+// not one ("example.com", "https://example.com/", "https://example.com:443")
+// would never match and silently refuse the page it was meant to let in.
 [[nodiscard]] bool valid_origin_entry(std::string_view entry);
 
 // Access-Control-Allow-Origin's value for an allowed request: "*" while

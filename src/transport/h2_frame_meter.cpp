@@ -15,10 +15,12 @@ constexpr std::size_t kPrefaceBytes = 24;
 enum FrameType : std::uint8_t {
   kData = 0x0,
   kHeaders = 0x1,
+  kPing = 0x6,
   kWindowUpdate = 0x8,
 };
 
 constexpr std::uint8_t kEndStream = 0x1;
+constexpr std::uint8_t kAck = 0x1;
 // A window opened by less than this is dribbling.
 constexpr std::uint32_t kSmallIncrement = 1024;
 
@@ -84,6 +86,14 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
       pending_count_ = !opens || open_streams + new_streams_ > max_streams;
       return;
     }
+    case kPing:
+      if ((flags & kAck) != 0 && ping_acks_expected_ > 0) {
+        --ping_acks_expected_;
+        pending_count_ = false;
+        return;
+      }
+      pending_count_ = true;
+      return;
     case kWindowUpdate:
       reading_increment_ = payload_left_ == sizeof increment_;
       increment_have_ = 0;

@@ -9,7 +9,9 @@
 // answered with a RST_STREAM). A peer past h2.max_frames_per_second is a
 // flood: SETTINGS and PING floods, rapid reset (HEADERS then RST_STREAM,
 // CVE-2023-44487), empty-frame and CONTINUATION floods all land here, and
-// the session answers GOAWAY(ENHANCE_YOUR_CALM).
+// the session answers GOAWAY(ENHANCE_YOUR_CALM). A PING answer is not
+// counted while it answers a PING of the server's own (expect_ping_ack()):
+// the server asks them, and must not call its own asking a flood.
 //
 // Sans-IO: bytes and the time in, a verdict out. It only looks; the bytes
 // go on to nghttp2 unchanged.
@@ -38,6 +40,9 @@ class FrameMeter {
   [[nodiscard]] MeterVerdict scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
                                   std::size_t max_streams);
 
+  // The server sent a PING: one PING answer from now on is not counted.
+  void expect_ping_ack() { ++ping_acks_expected_; }
+
   // Frames whose header has been read, and of those the ones counted.
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
   [[nodiscard]] std::uint64_t counted() const { return counted_; }
@@ -61,6 +66,7 @@ class FrameMeter {
   Clock::time_point window_start_{};
   std::uint32_t in_window_ = 0;
   bool pending_count_ = false;  // the frame just read counts
+  std::uint32_t ping_acks_expected_ = 0;
   bool flooded_ = false;
   std::uint64_t frames_ = 0;
   std::uint64_t counted_ = 0;

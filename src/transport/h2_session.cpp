@@ -376,18 +376,23 @@ std::uint64_t H2Session::ask_ack() {
     ping_wanted_ = true;
     return pings_sent_ + 1;
   }
-  send_ping();
-  return pings_sent_;
+  return send_ping() ? pings_sent_ : 0;
+}
+
+void H2Session::nudge_ack() {
+  if (session_ != nullptr && !terminated_ && !ping_unanswered_) (void)send_ping();
 }
 
 // The PING's payload is its number, big-endian.
-void H2Session::send_ping() {
+bool H2Session::send_ping() {
   std::uint8_t opaque[8];
   const std::uint64_t number = pings_sent_ + 1;
   for (int i = 0; i < 8; ++i) opaque[i] = static_cast<std::uint8_t>(number >> (56 - 8 * i));
-  if (nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, opaque) != 0) return;
+  if (nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, opaque) != 0) return false;
   pings_sent_ = number;
   ping_unanswered_ = true;
+  meter_.expect_ping_ack();
+  return true;
 }
 
 void H2Session::on_ping_answer(const std::uint8_t* opaque) {
@@ -398,7 +403,7 @@ void H2Session::on_ping_answer(const std::uint8_t* opaque) {
   if (!ping_unanswered_ || number != pings_sent_) return;
   ping_unanswered_ = false;
   pings_answered_ = number;
-  if (std::exchange(ping_wanted_, false) && !terminated_) send_ping();
+  if (std::exchange(ping_wanted_, false) && !terminated_) (void)send_ping();
 }
 
 void H2Session::terminate(std::uint32_t error_code) {

@@ -139,8 +139,10 @@ class H2Session {
   // on Linux, for a connection its kernel judges interactive). One goes
   // unanswered at most: asked while one is, the next follows its answer.
   // Returns the number of the PING whose answer comes after every frame
-  // sent so far. Flush to send it.
+  // sent so far; 0 when none can be sent. Flush to send it.
   std::uint64_t ask_ack();
+  // A PING unless one is unanswered (any answer brings the ACK).
+  void nudge_ack();
   // A PING went and its answer has not come back.
   [[nodiscard]] bool ack_asked() const { return ping_unanswered_; }
   // The number of the last PING answered (0: none).
@@ -212,7 +214,7 @@ class H2Session {
   bool ping_wanted_ = false;      // another follows that answer
   std::uint64_t pings_sent_ = 0;
   std::uint64_t pings_answered_ = 0;
-  void send_ping();
+  bool send_ping();
   void on_ping_answer(const std::uint8_t* opaque);
   bool abandoned_ = false;   // nghttp2 failed: only our own last GOAWAY goes out
   bool out_of_memory_ = false;  // a refusal could not be queued: the session is abandoned

@@ -145,6 +145,21 @@ TEST_F(PolicyTest, LatestReplacesEveryEventOfAKeyThatAFlushLeft) {
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{2, 4}));
 }
 
+// Over the budget before any flush, a pending event of the same key gives
+// way, not the oldest event of another key, which may be that key's only
+// and newest value.
+TEST_F(PolicyTest, LatestPastTheBudgetReplacesItsOwnKeyBeforeDroppingAnothers) {
+  offer(Policy::latest, 1, 0, 7);  // key 7's only value
+  offer(Policy::latest, 2, 0, 8);
+  offer(Policy::latest, 3, 0, 8);
+  EXPECT_FALSE(out.backed_up());
+  EXPECT_EQ(offer(Policy::latest, 4, 0, 8), Verdict::queued);
+  EXPECT_EQ(drops[0].count, 2u);
+  EXPECT_EQ(drops[0].first_id, 2u);
+  EXPECT_EQ(drops[0].last_id, 3u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 4}));
+}
+
 TEST_F(PolicyTest, AFlushThatWritesEverythingEndsTheBackUp) {
   offer(Policy::latest, 1);
   back_up();

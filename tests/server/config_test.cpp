@@ -95,7 +95,7 @@ TEST(Config, AllowedOriginsAreOriginsOrRefusedNamingTheEntry) {
   EXPECT_EQ(c.ws.allowed_origins, (std::vector<std::string>{"https://app.example", "http://localhost:3000"}));
   EXPECT_EQ(apply_setting(c, "ws.allowed_origins", "https://app.example,app2.example"),
             "config key 'ws.allowed_origins' must be a comma list of origins, each SCHEME://HOST[:PORT] with no path "
-            "(or null) (got 'app2.example')");
+            "and no default port (or null) (got 'app2.example')");
   EXPECT_EQ(c.ws.allowed_origins.size(), 2u);  // unchanged
 }
 

@@ -38,12 +38,13 @@ TEST(OriginCheck, WithAListOnlyItsOriginsPass) {
 // An entry no Origin header can equal is refused when configured, not
 // left to refuse the page it was meant for.
 TEST(OriginCheck, AListEntryIsAnOriginAsBrowsersSendIt) {
-  for (const char* entry : {"https://app.example", "http://127.0.0.1:8080", "HTTPS://APP.EXAMPLE", "null",
-                            "chrome-extension://abcdef", "http://[::1]:8080"}) {
+  for (const char* entry : {"https://app.example", "http://127.0.0.1:8080", "HTTPS://APP.EXAMPLE", "null", "NULL",
+                            "file://", "chrome-extension://abcdef", "http://[::1]:8080", "https://app.example:8443"}) {
     EXPECT_TRUE(valid_origin_entry(entry)) << entry;
   }
   for (const char* entry : {"app.example", "https://app.example/", "https://app.example/page", "https://", "://x",
-                            "*", "https://a b", "https://user@app.example", "ht tp://x", ""}) {
+                            "*", "https://a b", "https://user@app.example", "ht tp://x", "", "https://app.example:443",
+                            "http://app.example:80"}) {
     EXPECT_FALSE(valid_origin_entry(entry)) << entry;
   }
 }

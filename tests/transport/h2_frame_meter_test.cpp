@@ -71,6 +71,24 @@ TEST(FrameMeter, APeerPastTheLimitInOneSecondIsAFloodForGood) {
   EXPECT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::flood);
 }
 
+// The server's own PINGs are answered: as many answers as it asked are not
+// counted; one more, asked by nobody, is.
+TEST(FrameMeter, AnswersToTheServersOwnPingsAreNotCounted) {
+  FrameMeter meter(1000000, true);
+  const std::string ack = h2_frame(0x6, 0x1, 0, std::string(8, 'p'));
+  const Clock::time_point now{};
+  (void)meter.scan(kPreface, now, 0, 100);
+  meter.expect_ping_ack();
+  meter.expect_ping_ack();
+  (void)meter.scan(ack + ack, now, 0, 100);
+  EXPECT_EQ(meter.counted(), 0u);
+  (void)meter.scan(ack, now, 0, 100);
+  EXPECT_EQ(meter.counted(), 1u);
+  meter.expect_ping_ack();
+  (void)meter.scan(h2_frame(0x6, 0, 0, std::string(8, 'p')), now, 0, 100);  // a PING of the peer's own
+  EXPECT_EQ(meter.counted(), 2u);
+}
+
 TEST(FrameMeter, PayloadBytesAreNeverReadAsHeaders) {
   // A DATA payload that looks like a burst of PING frames.
   std::string fake;
