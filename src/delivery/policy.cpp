@@ -92,7 +92,8 @@ Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::Frame
     case Policy::latest:
       // Over the budget, a pending event of the same key gives way first:
       // dropping the oldest could take another key's only, newest value.
-      if (conflate(out, frame, tag, drops_by_topic)) return Verdict::queued;
+      // A backed-up queue was looked through above already.
+      if (!out.backed_up() && conflate(out, frame, tag, drops_by_topic)) return Verdict::queued;
       return make_room(out, frame, tag, drops_by_topic);
     case Policy::drop_oldest:
       return make_room(out, frame, tag, drops_by_topic);

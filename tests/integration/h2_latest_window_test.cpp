@@ -210,11 +210,7 @@ TEST(H2LatestWindow, AReaderWithRoomGetsEveryEventThatCameInTogether) {
   TestClient publisher(server.port());
   constexpr int kEvents = 50;
   std::string pipelined;
-  for (int n = 1; n <= kEvents; ++n) {
-    const std::string event = body(n).substr(0, 16);
-    pipelined += "POST /pub/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(event.size()) +
-                 "\r\n\r\n" + event;
-  }
+  for (int n = 1; n <= kEvents; ++n) pipelined += post_request("/pub/feed", body(n).substr(0, 16));
   publisher.send(pipelined);
   for (int n = 1; n <= kEvents; ++n) ASSERT_EQ(read_reply(publisher).status, 200);
   Read got;

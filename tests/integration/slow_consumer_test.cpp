@@ -136,11 +136,7 @@ TEST(SlowConsumer, LatestGivesAReaderWithRoomEveryEventThatCameInTogether) {
   TestClient publisher(server.port());
   constexpr int kEvents = 50;
   std::string pipelined;
-  for (int i = 1; i <= kEvents; ++i) {
-    const std::string body = "tick " + std::to_string(i);
-    pipelined += "POST /pub/ticks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(body.size()) +
-                 "\r\n\r\n" + body;
-  }
+  for (int i = 1; i <= kEvents; ++i) pipelined += post_request("/pub/ticks", "tick " + std::to_string(i));
   publisher.send(pipelined);
   for (int i = 1; i <= kEvents; ++i) ASSERT_EQ(read_reply(publisher).status, 200);
   ASSERT_TRUE(reader.client().read_until(

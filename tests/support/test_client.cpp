@@ -130,9 +130,13 @@ std::uint64_t seq_of(std::string_view id) {
   return std::strtoull(std::string(id.substr(colon + 1)).c_str(), nullptr, 10);
 }
 
+std::string post_request(std::string_view target, std::string_view body) {
+  return "POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+}
+
 int publish(TestClient& publisher, std::string_view target, std::string_view body) {
-  publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
-                 std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
+  publisher.send(post_request(target, body));
   return read_reply(publisher).status;
 }
 
@@ -140,8 +144,7 @@ int publish_retrying_busy(TestClient& publisher, std::string_view target, std::s
                           std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    publisher.send("POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
-                   std::to_string(body.size()) + "\r\n\r\n" + std::string(body));
+    publisher.send(post_request(target, body));
     const HttpReply reply = read_reply(publisher);
     const bool busy = reply.status == 503 && reply.head.find("Retry-After: 0\r\n") != std::string::npos;
     if (!busy || std::chrono::steady_clock::now() >= deadline) return reply.status;

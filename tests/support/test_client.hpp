@@ -97,6 +97,10 @@ class SseSubscriber : private proto::sse::Handler {
 // The sequence part of an event id "EPOCH:SEQ" (0 if it has none).
 std::uint64_t seq_of(std::string_view id);
 
+// A POST of `body` to `target`, as one request's bytes (pipelined
+// requests are several of these sent together).
+std::string post_request(std::string_view target, std::string_view body);
+
 // Publishes on a kept-alive connection and returns the reply's status.
 int publish(TestClient& publisher, std::string_view target, std::string_view body);
 // Publishes as a publisher that follows the server's answer does: a 503
