@@ -23,7 +23,7 @@
 //
 //   sluiced-inproc --listen 127.0.0.1:0 [--threads N] [--set KEY=VALUE]...
 //                  [--topic fanout] [--size 64] [--rate 0]
-//                  [--publish publish|waiting] [--wait-ms 200] [--start-after 1]
+//                  [--publish publish|waiting] [--wait-ms 200] [--batch 1] [--start-after 1]
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--wait-ms", wait_ms, "publish_waiting's timeout")
       ->capture_default_str()->check(CLI::Range(0LL, static_cast<long long>(srv::kMaxPublishWait.count())));
+  app.add_option("--batch", o.batch, "events per call; over 1: publish_batch or publish_batch_waiting")
+      ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_option("--start-after", o.start_after, "open streams the server must have before the first publish")
       ->capture_default_str();
   try {

@@ -1,5 +1,6 @@
 #include "inproc_publisher.hpp"
 
+#include <span>
 #include <string_view>
 
 #include "clock.hpp"
@@ -38,7 +39,10 @@ std::string_view status_name(PublishStatus status) {
 InprocPublisher::InprocPublisher(server::Server& server, const InprocOptions& options)
     : server_(server), options_(options) {
   const std::string payload = bench::make_payload(options_.size, 0, 0, 1);
-  payload_.assign(payload.begin(), payload.end());
+  for (std::size_t i = 0; i < options_.batch; ++i) payload_.insert(payload_.end(), payload.begin(), payload.end());
+  for (std::size_t i = 0; i < options_.batch; ++i) {
+    events_.push_back({std::string_view(payload_.data() + i * options_.size, options_.size)});
+  }
 }
 
 InprocPublisher::~InprocPublisher() { stop(); }
@@ -76,14 +80,14 @@ bool InprocPublisher::wait_for_subscribers() {
 void InprocPublisher::run() {
   if (!wait_for_subscribers()) return;
   const std::uint64_t started = bench::now_ns();
-  for (std::uint64_t seq = 1; !stop_.load(std::memory_order_relaxed); ++seq) {
+  for (std::uint64_t seq = 1; !stop_.load(std::memory_order_relaxed); seq += options_.batch) {
     if (options_.rate > 0) {
       // Event `seq` is due (seq - 1) / rate seconds after the start: a
       // thread that fell behind catches up without sleeping.
       const auto due = started + static_cast<std::uint64_t>(static_cast<double>(seq - 1) * 1e9 / options_.rate);
       if (due > bench::now_ns() && !sleep_until(due)) return;
     }
-    if (!publish_one(seq)) return;
+    if (!(options_.batch == 1 ? publish_one(seq) : publish_batch(seq))) return;
   }
 }
 
@@ -95,33 +99,56 @@ bool InprocPublisher::publish_one(std::uint64_t seq) {
     const server::PublishResult r = options_.call == PublishCall::waiting
                                         ? server_.publish_waiting(options_.topic, data, {.timeout = options_.wait})
                                         : server_.publish(options_.topic, data);
-    switch (r.status) {
-      case PublishStatus::ok:
-        counts_.published.fetch_add(1, std::memory_order_relaxed);
-        return true;
-      case PublishStatus::busy:
-      case PublishStatus::no_memory:
-        // A loop lags (or the pool is short): give the core to the loops,
-        // which share it, and try the same event again.
-        counts_.busy.fetch_add(1, std::memory_order_relaxed);
-        std::this_thread::yield();
-        break;
-      case PublishStatus::timed_out:
-        counts_.timed_out.fetch_add(1, std::memory_order_relaxed);
-        break;
-      case PublishStatus::stopped:
-        return false;  // the server is stopping: so is the thread
-      default:
-        // No event can follow this one: the server is stopped, so that the
-        // process ends (sluiced-inproc exits 1 naming the status) rather
-        // than serve on with nothing to send.
-        error_ = "publish of event " + std::to_string(seq) + " answered " + std::string(status_name(r.status)) +
-                 ", publishing stopped";
-        server_.stop();
-        return false;
+    if (r.status == PublishStatus::ok) {
+      counts_.published.fetch_add(1, std::memory_order_relaxed);
+      return true;
     }
+    if (!try_again(r.status, seq)) return false;
   }
   return false;
+}
+
+bool InprocPublisher::publish_batch(std::uint64_t first_seq) {
+  const auto event_at = [this](std::size_t i) { return payload_.data() + i * options_.size; };
+  for (std::size_t i = 0; i < events_.size(); ++i) bench::write_sequence(event_at(i), 0, first_seq + i);
+  std::span<const server::BatchEvent> rest(events_);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const std::uint64_t now = bench::now_ns();
+    for (std::size_t i = events_.size() - rest.size(); i < events_.size(); ++i) bench::write_stamp(event_at(i), now);
+    const server::BatchResult r = options_.call == PublishCall::waiting
+                                      ? server_.publish_batch_waiting(options_.topic, rest, {.timeout = options_.wait})
+                                      : server_.publish_batch(options_.topic, rest);
+    counts_.published.fetch_add(r.published, std::memory_order_relaxed);
+    rest = rest.subspan(r.published);
+    if (r.status == PublishStatus::ok) return true;
+    if (!try_again(r.status, first_seq + (events_.size() - rest.size()))) return false;
+  }
+  return false;
+}
+
+bool InprocPublisher::try_again(PublishStatus status, std::uint64_t seq) {
+  switch (status) {
+    case PublishStatus::busy:
+    case PublishStatus::no_memory:
+      // A loop lags (or the pool is short): give the core to the loops,
+      // which share it, and try the same event again.
+      counts_.busy.fetch_add(1, std::memory_order_relaxed);
+      std::this_thread::yield();
+      return true;
+    case PublishStatus::timed_out:
+      counts_.timed_out.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    case PublishStatus::stopped:
+      return false;  // the server is stopping: so is the thread
+    default:
+      // No event can follow this one: the server is stopped, so that the
+      // process ends (sluiced-inproc exits 1 naming the status) rather
+      // than serve on with nothing to send.
+      error_ = "publish of event " + std::to_string(seq) + " answered " + std::string(status_name(status)) +
+               ", publishing stopped";
+      server_.stop();
+      return false;
+  }
 }
 
 }  // namespace sluice::peers

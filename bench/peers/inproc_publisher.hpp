@@ -11,6 +11,11 @@
 // number, so a reader that sees a gap saw a loss in the server. The payload
 // lives in one buffer, restamped in place before each try: the thread
 // allocates nothing per event beyond what the server's publish does.
+//
+// With a batch over 1 the thread publishes that many events per call
+// (Server::publish_batch, publish_batch_waiting), each in a buffer of its
+// own, stamped with one clock read per try: what is left of a batch after
+// a refusal is tried again, from the first event the server did not take.
 #pragma once
 
 #include <atomic>
@@ -36,6 +41,7 @@ struct InprocOptions {
   PublishCall call = PublishCall::publish;
   std::chrono::milliseconds wait{200};  // publish_waiting's timeout
   std::uint64_t start_after = 1;        // open streams before the first publish
+  std::size_t batch = 1;                // events per call; over 1: the batch calls
 };
 
 // What the thread did, readable while it runs.
@@ -71,10 +77,15 @@ class InprocPublisher {
   bool sleep_until(std::uint64_t when_ns);
   // Publishes event `seq` until the server takes it; false when stopped or refused for good.
   bool publish_one(std::uint64_t seq);
+  // publish_one() for events first_seq .. first_seq + batch - 1, in one call per try.
+  bool publish_batch(std::uint64_t first_seq);
+  // What a refused try of `seq` means: true to try again, false to stop.
+  bool try_again(server::PublishStatus status, std::uint64_t seq);
 
   server::Server& server_;
   InprocOptions options_;
-  std::vector<char> payload_;
+  std::vector<char> payload_;               // batch events of `size` bytes, one after another
+  std::vector<server::BatchEvent> events_;  // each one's view of payload_
   InprocCounts counts_;
   std::atomic<bool> stop_{false};
   std::mutex stop_mutex_;  // stop_ is set under it; the rate's sleep waits on stop_wake_

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,27 @@ struct PublishResult {
   PublishStatus status = PublishStatus::ok;
   std::uint64_t id = 0;         // the event's sequence in its topic (ok only; 0 with a broker: Redis gives it later)
   std::size_t subscribers = 0;  // subscribers of the topic when it was published
+};
+
+// One event of a publish_batch().
+struct BatchEvent {
+  std::string_view data;
+  std::string_view event = {};  // the SSE event name; empty: "message"
+  std::string_view key = {};    // what `latest` conflates by; empty: the topic
+};
+
+// What publish_batch() answers: events[0 .. published) were published, in
+// order; `status` is ok when that is all of them, else why events[published]
+// was not (nothing after it was tried).
+struct BatchResult {
+  PublishStatus status = PublishStatus::ok;
+  std::size_t published = 0;
+  // The ids of the first and the last published (0 with a broker, or when
+  // none was). Each event's id is above the one before it; they are
+  // consecutive unless another publisher of the topic got in between.
+  std::uint64_t first_id = 0;
+  std::uint64_t last_id = 0;
+  std::size_t subscribers = 0;  // subscribers of the topic at the last publish
 };
 
 class Server {
@@ -140,6 +162,19 @@ class Server {
   // Any thread but a loop's. Allocates nothing once the topic exists.
   PublishResult publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
                                 std::string_view event = {}, std::string_view key = {});
+  // publish() and publish_waiting() for several events of one topic at
+  // once, for a publisher that has them at hand together (a sensor's burst,
+  // a batch read from a queue): the topic is looked up once, and each run of
+  // up to kMaxRunEvents events takes the topic's lock once, reads the clock
+  // once and wakes each loop at most once, so a loop drains them together
+  // and sends them in one write per subscriber. Each event is checked and
+  // refused as alone; the first refusal ends the batch. The waiting form
+  // waits for room as publish_waiting() does, as often as the batch needs
+  // (each wait at most `wait.timeout`), and keeps what it published before
+  // a timeout. Same threads and allocations as the single calls.
+  static constexpr std::size_t kMaxRunEvents = 128;
+  BatchResult publish_batch(std::string_view topic, std::span<const BatchEvent> events);
+  BatchResult publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events, PublishWait wait);
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
 

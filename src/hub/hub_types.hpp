@@ -74,6 +74,17 @@ struct PublishResult {
   std::size_t subscribers = 0;  // subscribers of the topic when it was published
 };
 
+// What TopicBook::publish_run() answers: `published` events from the run's
+// first were taken, with the ids first_id .. last_id (consecutive: one hold
+// of the topic's lock); `status` is ok, or why the next one was not.
+struct RunResult {
+  HubStatus status;
+  std::size_t published = 0;
+  std::uint64_t first_id = 0;
+  std::uint64_t last_id = 0;
+  std::size_t subscribers = 0;
+};
+
 // What subscribe_after() could replay.
 struct ReplayResult {
   HubStatus status;

@@ -20,6 +20,17 @@ std::uint64_t conflation_key(std::string_view key) {
   return h == 0 ? 1 : h;
 }
 
+// What the server's notices look like on the wire is the server's alone:
+// an SSE event named sluice-*, a /ws/{topic} message that opens with
+// {"sluice": (a client tells a notice by exactly that). A publisher that
+// could send either would forge losses or resets to every subscriber.
+HubStatus message_status(const Message& message) {
+  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return HubStatus::bad_event;
+  if (message.event.starts_with(kReservedEventPrefix)) return HubStatus::reserved_event;
+  if (message.data.starts_with(kReservedDataPrefix)) return HubStatus::reserved_data;
+  return HubStatus::ok;
+}
+
 }  // namespace
 
 // The server's own topics ($sys) carry snapshots that the next one makes
@@ -146,9 +157,7 @@ void TopicBook::unlink(TopicRecord& record) {
 }
 
 HubStatus check_publishable(std::string_view topic, const Message& message, std::size_t max_topic_name) {
-  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return HubStatus::bad_event;
-  if (message.event.starts_with(kReservedEventPrefix)) return HubStatus::reserved_event;
-  if (message.data.starts_with(kReservedDataPrefix)) return HubStatus::reserved_data;
+  if (const HubStatus status = message_status(message); status != HubStatus::ok) return status;
   if (!proto::valid_topic_name(topic, max_topic_name)) return HubStatus::bad_topic;
   return HubStatus::ok;
 }
@@ -204,47 +213,77 @@ TopicView TopicBook::view_of(const TopicRecord& record) {
 
 PublishResult TopicBook::publish_any(std::string_view name, const Message& message, FrameScratch* scratch,
                                      TopicAllowance* allowance, const RoomRule* room) {
-  if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return {HubStatus::bad_event};
-  // What the server's notices look like on the wire is the server's alone:
-  // an SSE event named sluice-*, a /ws/{topic} message that opens with
-  // {"sluice": (a client tells a notice by exactly that). A publisher that
-  // could send either would forge losses or resets to every subscriber.
-  if (message.event.starts_with(kReservedEventPrefix)) return {HubStatus::reserved_event};
-  if (message.data.starts_with(kReservedDataPrefix)) return {HubStatus::reserved_data};
+  if (const HubStatus status = message_status(message); status != HubStatus::ok) return {status};
   HubStatus status;
   const TopicRef ref = acquire(name, status, allowance);
   if (!ref) return {status};
-  TopicRecord* record = ref.get();
-  std::uint64_t mask = 0;
+  TopicRecord& record = *ref.get();
   PublishResult result{HubStatus::ok};
+  std::uint64_t mask = 0;
   {
-    const std::lock_guard lock(record->mutex);
-    if (room != nullptr && !has_room(*record, *room)) return {HubStatus::busy, 0, record->subscribers};
-    KeptEvent event;
-    // When the pool is short of blocks, kept history gives way: replay is a
-    // convenience, the live event is the point. A packed event's block
-    // comes back only with its slab-mates (events published about when it
-    // was, so given way about when it is), so this may take several turns;
-    // each gives one event up, and it ends when nothing more can go.
-    while (!encode(*record, 0, record->next_id, message, scratch, event)) {
-      if (!evict_in_turn(*record)) return {HubStatus::no_memory};
-    }
-    // Backpressure: a loop that has not delivered the oldest kept event yet
-    // would lose it. The publisher waits for it instead (the loops never
-    // block, so the wait is short).
-    if (a_loop_lags(*record, event.bytes(), false)) return {HubStatus::busy};
-    result.id = record->next_id++;
-    event.seq = result.id;
-    event.key = conflation_key(message.key);
-    event.published = std::chrono::steady_clock::now();
-    event.stamp_frames();
-    record->last_publish = event.published;
-    record->history.push(std::move(event));
-    result.subscribers = record->subscribers;
-    mask = record->loop_mask;
+    const std::lock_guard lock(record.mutex);
+    result.status = push_locked(record, message, scratch, room, std::chrono::steady_clock::now(), result.id);
+    result.subscribers = record.subscribers;
+    mask = record.loop_mask;
   }
-  notify_loops(*record, mask);
+  if (result.status == HubStatus::ok) notify_loops(record, mask);
   return result;
+}
+
+RunResult TopicBook::publish_run(std::string_view name, std::span<const Message> messages, const RoomRule* room) {
+  if (messages.empty()) return {HubStatus::ok};
+  if (name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
+  if (const HubStatus status = message_status(messages.front()); status != HubStatus::ok) return {status};
+  HubStatus status;
+  const TopicRef ref = acquire(name, status, nullptr);
+  if (!ref) return {status};
+  TopicRecord& record = *ref.get();
+  ScratchPool::Lease scratch = scratch_pool_.lend();
+  RunResult result{HubStatus::ok};
+  std::uint64_t mask = 0;
+  {
+    const std::lock_guard lock(record.mutex);
+    // One time for the run: its events were handed over together.
+    const auto now = std::chrono::steady_clock::now();
+    for (const Message& message : messages) {
+      std::uint64_t id = 0;
+      result.status = message_status(message);
+      if (result.status == HubStatus::ok) result.status = push_locked(record, message, &*scratch, room, now, id);
+      if (result.status != HubStatus::ok) break;
+      if (result.published++ == 0) result.first_id = id;
+      result.last_id = id;
+    }
+    result.subscribers = record.subscribers;
+    mask = record.loop_mask;
+  }
+  if (result.published != 0) notify_loops(record, mask);
+  return result;
+}
+
+HubStatus TopicBook::push_locked(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                 const RoomRule* room, std::chrono::steady_clock::time_point now, std::uint64_t& id) {
+  if (room != nullptr && !has_room(record, *room)) return HubStatus::busy;
+  KeptEvent event;
+  // When the pool is short of blocks, kept history gives way: replay is a
+  // convenience, the live event is the point. A packed event's block
+  // comes back only with its slab-mates (events published about when it
+  // was, so given way about when it is), so this may take several turns;
+  // each gives one event up, and it ends when nothing more can go.
+  while (!encode(record, 0, record.next_id, message, scratch, event)) {
+    if (!evict_in_turn(record)) return HubStatus::no_memory;
+  }
+  // Backpressure: a loop that has not delivered the oldest kept event yet
+  // would lose it. The publisher waits for it instead (the loops never
+  // block, so the wait is short).
+  if (a_loop_lags(record, event.bytes(), false)) return HubStatus::busy;
+  id = record.next_id++;
+  event.seq = id;
+  event.key = conflation_key(message.key);
+  event.published = now;
+  event.stamp_frames();
+  record.last_publish = now;
+  record.history.push(std::move(event));
+  return HubStatus::ok;
 }
 
 TopicRef TopicBook::find_pinned(std::string_view name) const {

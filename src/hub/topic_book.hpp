@@ -41,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -223,6 +224,14 @@ class TopicBook {
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
                                       FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr,
                                       const RoomRule* room = nullptr);
+  // publish() for several events of one topic, in order: one look-up, one
+  // hold of the topic's lock, one clock read and at most one wake-up per
+  // loop for the whole run. Stops at the first event refused (a bad name,
+  // no memory, no room under `room`, a loop that lags), publishing those
+  // before it. The lock is held while the run is encoded, so a caller keeps
+  // runs short (Server::publish_batch cuts them at kMaxRunEvents).
+  [[nodiscard]] RunResult publish_run(std::string_view topic, std::span<const Message> messages,
+                                      const RoomRule* room = nullptr);
   // Any thread: the server's own topics, named kServerTopicMark + a valid
   // name ("$sys"). publish() refuses those names, so no client can write
   // there; a client may follow one (a subscription can name it).
@@ -342,6 +351,11 @@ class TopicBook {
   [[nodiscard]] static TopicView view_of(const TopicRecord& record);
   [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
                                           TopicAllowance* allowance, const RoomRule* room);
+  // Under the record's lock: `message` as the topic's next event, published
+  // at `now`, or why not (nothing taken then).
+  [[nodiscard]] HubStatus push_locked(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                      const RoomRule* room, std::chrono::steady_clock::time_point now,
+                                      std::uint64_t& id);
   [[nodiscard]] static bool has_room(const TopicRecord& record, const RoomRule& room);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);

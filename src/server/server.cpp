@@ -19,36 +19,6 @@ namespace sluice::server {
 
 namespace {
 
-// The hub's answers, as the public API names them.
-PublishStatus public_status(hub::HubStatus status) {
-  switch (status) {
-    case hub::HubStatus::ok:
-      return PublishStatus::ok;
-    case hub::HubStatus::bad_topic:
-      return PublishStatus::bad_topic;
-    case hub::HubStatus::bad_event:
-      return PublishStatus::bad_event;
-    case hub::HubStatus::too_many_topics:
-    case hub::HubStatus::too_many_created:  // the application's own publishes have no allowance
-      return PublishStatus::too_many_topics;
-    case hub::HubStatus::too_many_subscribers:
-      return PublishStatus::too_many_subscribers;
-    case hub::HubStatus::no_memory:
-      return PublishStatus::no_memory;
-    case hub::HubStatus::busy:
-      return PublishStatus::busy;
-    case hub::HubStatus::reserved_event:
-      return PublishStatus::reserved_event;
-    case hub::HubStatus::reserved_data:
-      return PublishStatus::reserved_data;
-  }
-  return PublishStatus::busy;
-}
-
-}  // namespace
-
-namespace {
-
 log::LogConfig log_config(const OpsConfig& ops) {
   // The words were checked when the keys were set.
   return {.level = log::parse_level(ops.log_level).value_or(log::Level::info),
@@ -166,100 +136,6 @@ void Server::stop() {
 
 void Server::drain(std::chrono::milliseconds grace) {
   for (const auto& worker : impl_->workers) worker->drain(grace);
-}
-
-PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
-                              std::string_view key) {
-  Impl& s = *impl_;
-  if (s.broker_config) {
-    // Handed to the topic's reader loop, which sends it to Redis: the id
-    // is Redis's, given later, so none is returned here.
-    const hub::HubStatus checked = hub::check_publishable(topic, {data, event, key}, s.config.hub.max_topic_name);
-    if (checked != hub::HubStatus::ok) return {public_status(checked)};
-    LoopBroker& reader = *s.workers[s.broker_node.reader_loop(topic)]->broker();
-    if (!reader.forward(topic, {data, event, key}, s.broker_config->link.max_pending)) {
-      return {public_status(hub::HubStatus::busy)};
-    }
-    return {PublishStatus::ok, 0, s.book.follow_state(topic).subscribers};
-  }
-  const hub::PublishResult r = impl_->book.publish(topic, {data, event, key});
-  impl_->registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
-  return {public_status(r.status), r.id, r.subscribers};
-}
-
-namespace {
-
-// What an event adds to a subscriber's queue beside its data and name: the
-// id, the SSE field names or the WebSocket envelope.
-constexpr std::size_t kEventOverhead = 128;
-
-// W of publish_waiting() (see server.hpp): how many events a loop may be
-// behind before a waiting publisher waits for it, so that a subscriber
-// with room takes them all within its budget.
-std::uint64_t lag_window(Server::Impl& s, std::size_t event_bytes) {
-  SendLimits send;
-  {
-    const std::lock_guard lock(s.in_force_mutex);
-    send = s.in_force->connection.send;
-  }
-  const std::size_t history = std::max(s.book.limits().history_events, hub::kMinKeptEvents);
-  const std::size_t window =
-      std::min({history / 2, send.max_frames / 4, send.max_bytes / 4 / (event_bytes + kEventOverhead)});
-  return std::max<std::size_t>(window, 1);
-}
-
-bool on_a_loop(const Server::Impl& s) {
-  return std::any_of(s.workers.begin(), s.workers.end(), [](const auto& w) { return w->runs_here(); });
-}
-
-}  // namespace
-
-// The first look for room is a plain publish under a RoomRule: a topic
-// with room (the common case while subscribers keep up) costs no more than
-// publish() and the rule, and the loops see no waiter to wake. Only a
-// publisher that found none pins the record and counts itself as a waiter
-// (the count the loops read stays on the record while it waits), then
-// looks again before it sleeps, so a loop that made room between the first
-// look and the count still ends the wait. Each look is a publish under the
-// rule: the look and the publish are one step under the topic's lock, so
-// waiting publishers of one topic never overrun the window together. The
-// timeout runs from the first look that found no room.
-PublishResult Server::publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
-                                      std::string_view event, std::string_view key) {
-  Impl& s = *impl_;
-  if (wait.timeout < std::chrono::milliseconds(0) || wait.timeout > kMaxPublishWait) {
-    return {PublishStatus::bad_timeout};
-  }
-  if (s.broker_config || on_a_loop(s)) return {PublishStatus::cannot_wait};
-  const hub::Message message{data, event, key};
-  const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
-  if (checked != hub::HubStatus::ok) return {public_status(checked)};
-  if (s.book.gate().closed()) return {PublishStatus::stopped};
-  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
-  const auto answer = [&s](const hub::PublishResult& r) -> PublishResult {
-    s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
-    return {public_status(r.status), r.id, r.subscribers};
-  };
-  if (const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
-      r.status != hub::HubStatus::busy) {
-    return answer(r);
-  }
-  hub::HubStatus status = hub::HubStatus::ok;
-  const hub::TopicRef record = s.book.acquire(topic, status);
-  if (!record) return {public_status(status)};
-  const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
-  hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
-  for (;;) {
-    waiting.arm();
-    if (s.book.gate().closed()) return {PublishStatus::stopped};
-    const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
-    if (r.status != hub::HubStatus::busy) return answer(r);
-    if (!waiting.sleep_until(deadline)) {
-      s.book.cut_stalled(*record.get());
-      s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, r.status); });
-      return {PublishStatus::timed_out, 0, r.subscribers};
-    }
-  }
 }
 
 void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {

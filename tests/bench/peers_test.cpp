@@ -326,15 +326,20 @@ TEST(SolServer, BurstsPrebuiltFramesAndAcceptsAWebSocketPublisher) {
 
 // sluiced-inproc publishes from a thread inside the server, once a stream
 // is open: the bench's 64-byte payloads from publisher 00, numbered one
-// after another with none skipped, by publish() and by publish_waiting();
+// after another with none skipped, by publish() and by publish_waiting(),
+// one at a time and in batches of 16 (publish_batch, publish_batch_waiting);
 // a client's publish is refused with the answer sluice-bench reads as "this
 // server makes its own events".
 TEST(SluicedInproc, PublishesNumberedEventsFromItsThreadAndRefusesClientPublishes) {
 #ifdef SLUICED_INPROC_PATH
-  for (const char* call : {"publish", "waiting"}) {
-    SCOPED_TRACE(call);
+  struct Way {
+    const char* call;
+    const char* batch;
+  };
+  for (const Way way : {Way{"publish", "1"}, Way{"waiting", "1"}, Way{"publish", "16"}, Way{"waiting", "16"}}) {
+    SCOPED_TRACE(std::string(way.call) + " in batches of " + way.batch);
     test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic", "peers",
-                             "--publish", call, "--rate", "5000"});
+                             "--publish", way.call, "--batch", way.batch, "--rate", "5000"});
     const std::uint16_t port = port_of(peer);
     ASSERT_NE(port, 0) << peer.output();
     WsTestClient subscriber(port);
@@ -404,7 +409,8 @@ TEST(SluicedInproc, RefusesABadOptionNamingIt) {
   const std::vector<Bad> bad = {{"--listen", "nonsense", "listen"},
                                 {"--set", "pool.block_count=0", "pool.block_count"},
                                 {"--publish", "sometimes", "--publish"},
-                                {"--size", "8", "--size"}};
+                                {"--size", "8", "--size"},
+                                {"--batch", "0", "--batch"}};
   for (const Bad& b : bad) {
     test::ChildProcess peer({SLUICED_INPROC_PATH, b.option, b.value});
     EXPECT_TRUE(peer.read_to_end(10s));

@@ -3,7 +3,9 @@
 // instead of having them cut off, where publish() cuts them off; a
 // subscriber that stops reading holds a waiting publisher back for one
 // timeout, is cut off, and the rest go on; the wait is refused where it
-// would stop a loop. These tests also run under ThreadSanitizer (make test).
+// would stop a loop. The batch forms (publish_batch, publish_batch_waiting)
+// keep the same promises run by run. These tests also run under
+// ThreadSanitizer (make test).
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -11,6 +13,8 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -275,6 +279,118 @@ TEST(PublishWaiting, IsRefusedOnALoopThreadAndPastTheLongestWait) {
   EXPECT_EQ(server.publish_waiting("bad topic", "x", {}).status, server::PublishStatus::bad_topic);
   // Nobody follows "t": there is room, and the event is taken.
   EXPECT_EQ(server.publish_waiting("t", "x", {}).status, server::PublishStatus::ok);
+}
+
+// Batches of 100 (each over the waiting window of about 16 events, so each
+// is cut into looks and waits), 1,000 events to the same 200 slow readers:
+// every reader gets every event in order and none is cut off.
+TEST(PublishBatch, WaitingBatchesSlowDownToTwoHundredSlowReadersAndNoneIsCutOff) {
+  constexpr std::size_t kBatch = 100;
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  const std::vector<server::BatchEvent> batch(kBatch, server::BatchEvent{kData});
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < kEvents / kBatch; ++i) {
+    const server::BatchResult r = server.publish_batch_waiting("flow", batch, {.timeout = 5s});
+    ASSERT_EQ(r.status, server::PublishStatus::ok) << "batch " << i;
+    ASSERT_EQ(r.published, kBatch);
+    ASSERT_EQ(r.subscribers, kReaders);
+    if (i == 0) first = r.first_id;
+    EXPECT_EQ(r.first_id, i == 0 ? first : last + 1) << "one publisher: nobody gets in between";
+    EXPECT_EQ(r.last_id, r.first_id + kBatch - 1);
+    last = r.last_id;
+  }
+  readers.join();
+  EXPECT_EQ(readers.closed(), 0u);
+  EXPECT_EQ(readers.complete(first, kEvents), kReaders);
+  EXPECT_EQ(server.stats().slow_disconnects, 0u);
+}
+
+// A batch longer than a run, with a refused event in its second run: the
+// events before it are published (and read) in order, nothing after it is.
+TEST(PublishBatch, ARefusedEventEndsTheBatchAndTheEventsBeforeItArePublished) {
+  constexpr std::size_t kBatch = 300;
+  constexpr std::size_t kRefused = 200;
+  static_assert(kRefused > server::Server::kMaxRunEvents);
+  RunningServer running(server::Config{});
+  server::Server& server = running.server();
+  SseSubscriber sub(running.port(), "/sse/batch?policy=fifo");
+  ASSERT_TRUE(sub.opened());
+  std::vector<std::string> data(kBatch);
+  std::vector<server::BatchEvent> batch;
+  for (std::size_t i = 0; i < kBatch; ++i) {
+    data[i] = i == kRefused ? "{\"sluice\":\"dropped\"}" : "event " + std::to_string(i);
+    batch.push_back({data[i], "tick"});
+  }
+  const server::BatchResult r = server.publish_batch("batch", batch);
+  EXPECT_EQ(r.status, server::PublishStatus::reserved_data);
+  ASSERT_EQ(r.published, kRefused);
+  EXPECT_EQ(r.last_id, r.first_id + kRefused - 1);
+  EXPECT_EQ(r.subscribers, 1u);
+  ASSERT_TRUE(sub.wait_for(kRefused));
+  // One more event after the batch shows nothing of its tail was published.
+  const server::PublishResult after = server.publish("batch", "after");
+  ASSERT_EQ(after.status, server::PublishStatus::ok);
+  EXPECT_EQ(after.id, r.last_id + 1);
+  ASSERT_TRUE(sub.wait_for(kRefused + 1));
+  ASSERT_EQ(sub.events().size(), kRefused + 1);
+  for (std::size_t i = 0; i < kRefused; ++i) {
+    EXPECT_EQ(seq_of(sub.events()[i].id), r.first_id + i);
+    EXPECT_EQ(sub.events()[i].data, data[i]);
+    EXPECT_EQ(sub.events()[i].type, "tick");
+  }
+  EXPECT_EQ(sub.events().back().data, "after");
+  EXPECT_EQ(server.publish_batch("bad topic", batch).status, server::PublishStatus::bad_topic);
+  EXPECT_EQ(server.publish_batch("batch", {}).published, 0u);
+  EXPECT_EQ(server.publish_batch_waiting("batch", batch, {.timeout = -1ms}).status,
+            server::PublishStatus::bad_timeout);
+}
+
+// A subscriber that reads nothing: the waiting batch publishes what fits,
+// waits its timeout once, keeps what it published and says timed_out; the
+// stalled subscriber is cut off with a gap-free prefix, and the rest of the
+// batch, published again, reaches the readers, who get every event.
+TEST(PublishBatch, AStalledSubscriberCostsAWaitingBatchOneTimeoutAndIsCutOff) {
+  constexpr std::size_t kFew = 20;
+  constexpr auto kTimeout = 200ms;
+  RunningServer running(small_budgets());
+  server::Server& server = running.server();
+  SseSubscriber stalled(running.port(), "/sse/flow?policy=fifo", 4096);
+  ASSERT_TRUE(stalled.opened());
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kFew);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  const std::vector<server::BatchEvent> batch(kEvents, server::BatchEvent{kData});
+  std::span<const server::BatchEvent> rest(batch);
+  std::uint64_t first = 0;
+  std::size_t timeouts = 0;
+  for (int call = 0; call < 5 && !rest.empty(); ++call) {
+    const auto start = std::chrono::steady_clock::now();
+    const server::BatchResult r = server.publish_batch_waiting("flow", rest, {.timeout = kTimeout});
+    if (first == 0) first = r.first_id;
+    rest = rest.subspan(r.published);
+    if (r.status == server::PublishStatus::timed_out) {
+      EXPECT_GE(std::chrono::steady_clock::now() - start, kTimeout);
+      ++timeouts;
+      continue;
+    }
+    ASSERT_EQ(r.status, server::PublishStatus::ok);
+  }
+  ASSERT_TRUE(rest.empty());
+  readers.join();
+  EXPECT_EQ(timeouts, 1u);
+  EXPECT_EQ(readers.closed(), 0u);
+  EXPECT_EQ(readers.complete(first, kEvents), kFew);
+  EXPECT_EQ(server.stats().slow_disconnects, 1u);
+  ASSERT_TRUE(stalled.client().read_until_closed());
+  stalled.parse_buffered();
+  ASSERT_FALSE(stalled.events().empty());
+  EXPECT_LT(stalled.events().size(), kEvents);
+  for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
 }
 
 }  // namespace

@@ -137,5 +137,33 @@ TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothin
                                  << " events, waiting for room, to " << subs.size() << " subscribers";
 }
 
+// The same events in batches of 50 (publish_batch_waiting): each batch is
+// cut into looks for room and waits by the 16-event window.
+TEST(SteadyState, PublishingBatchesWaitingForRoomAllocatesNothing) {
+  constexpr int kBatch = 50;
+  constexpr int kRounds = 20;
+  server::Config config = without_system_feed();
+  config.connection.send.max_frames = 64;
+  RunningServer server(config);
+  std::vector<std::unique_ptr<SseSubscriber>> subs;
+  for (int i = 0; i < 10; ++i) {
+    subs.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/steady?policy=fifo"));
+    ASSERT_TRUE(subs.back()->opened());
+  }
+  const std::string data(64, 'e');
+  const std::vector<server::BatchEvent> batch(kBatch, server::BatchEvent{data, "tick"});
+  const auto round = [&] {
+    const server::BatchResult r = server.server().publish_batch_waiting("steady", batch, {.timeout = 5s});
+    bool ok = r.status == server::PublishStatus::ok && r.published == kBatch;
+    for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
+    return ok;
+  };
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds
+                                 << " events in batches, waiting for room, to " << subs.size() << " subscribers";
+}
+
 }  // namespace
 }  // namespace sluice::test

@@ -1,0 +1,243 @@
+// Owns: the application's publishes (Server::publish, publish_waiting and
+// their batch forms): the checks, the hand-over to Redis with a broker, the
+// room a waiting publisher waits for, and how each outcome is counted.
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "server/server_impl.hpp"
+#include "session/publish_metrics.hpp"
+#include "sluice/server.hpp"
+
+namespace sluice::server {
+
+namespace {
+
+// The hub's answers, as the public API names them.
+PublishStatus public_status(hub::HubStatus status) {
+  switch (status) {
+    case hub::HubStatus::ok:
+      return PublishStatus::ok;
+    case hub::HubStatus::bad_topic:
+      return PublishStatus::bad_topic;
+    case hub::HubStatus::bad_event:
+      return PublishStatus::bad_event;
+    case hub::HubStatus::too_many_topics:
+    case hub::HubStatus::too_many_created:  // the application's own publishes have no allowance
+      return PublishStatus::too_many_topics;
+    case hub::HubStatus::too_many_subscribers:
+      return PublishStatus::too_many_subscribers;
+    case hub::HubStatus::no_memory:
+      return PublishStatus::no_memory;
+    case hub::HubStatus::busy:
+      return PublishStatus::busy;
+    case hub::HubStatus::reserved_event:
+      return PublishStatus::reserved_event;
+    case hub::HubStatus::reserved_data:
+      return PublishStatus::reserved_data;
+  }
+  return PublishStatus::busy;
+}
+
+void count(Server::Impl& s, hub::HubStatus status) {
+  s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, status); });
+}
+
+// With a broker, an event is handed to its topic's reader loop, which sends
+// it to Redis: the id is Redis's, given later.
+hub::HubStatus forward(Server::Impl& s, std::string_view topic, const hub::Message& message) {
+  const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
+  if (checked != hub::HubStatus::ok) return checked;
+  LoopBroker& reader = *s.workers[s.broker_node.reader_loop(topic)]->broker();
+  const broker::EventFields fields{message.data, message.event, message.key};
+  const bool taken = reader.forward(topic, fields, s.broker_config->link.max_pending);
+  return taken ? hub::HubStatus::ok : hub::HubStatus::busy;
+}
+
+// What an event adds to a subscriber's queue beside its data and name: the
+// id, the SSE field names or the WebSocket envelope.
+constexpr std::size_t kEventOverhead = 128;
+
+// W of publish_waiting() (see server.hpp): how many events a loop may be
+// behind before a waiting publisher waits for it, so that a subscriber
+// with room takes them all within its budget.
+std::uint64_t lag_window(Server::Impl& s, std::size_t event_bytes) {
+  SendLimits send;
+  {
+    const std::lock_guard lock(s.in_force_mutex);
+    send = s.in_force->connection.send;
+  }
+  const std::size_t history = std::max(s.book.limits().history_events, hub::kMinKeptEvents);
+  const std::size_t window =
+      std::min({history / 2, send.max_frames / 4, send.max_bytes / 4 / (event_bytes + kEventOverhead)});
+  return std::max<std::size_t>(window, 1);
+}
+
+bool on_a_loop(const Server::Impl& s) {
+  return std::any_of(s.workers.begin(), s.workers.end(), [](const auto& w) { return w->runs_here(); });
+}
+
+// Why a waiting call cannot wait, before it looks at the topic.
+std::optional<PublishStatus> cannot_wait(Server::Impl& s, PublishWait wait) {
+  if (wait.timeout < std::chrono::milliseconds(0) || wait.timeout > kMaxPublishWait) {
+    return PublishStatus::bad_timeout;
+  }
+  if (s.broker_config || on_a_loop(s)) return PublishStatus::cannot_wait;
+  if (s.book.gate().closed()) return PublishStatus::stopped;
+  return std::nullopt;
+}
+
+// The next run of a batch, as the hub takes it.
+using RunMessages = std::array<hub::Message, Server::kMaxRunEvents>;
+
+std::span<const hub::Message> next_run(std::span<const BatchEvent> rest, RunMessages& out) {
+  const std::size_t n = std::min(rest.size(), out.size());
+  for (std::size_t i = 0; i < n; ++i) out[i] = {rest[i].data, rest[i].event, rest[i].key};
+  return {out.data(), n};
+}
+
+// Adds what a run published to the batch, and counts it.
+void take(Server::Impl& s, BatchResult& batch, const hub::RunResult& run) {
+  batch.subscribers = run.subscribers;
+  if (run.published == 0) return;
+  if (batch.published == 0) batch.first_id = run.first_id;
+  batch.last_id = run.last_id;
+  batch.published += run.published;
+  s.registry.update_off_loop([&](metrics::LoopMetrics& m) { m.events_published.add(run.published); });
+}
+
+// A batch that ends refused, counted as a single publish's refusal is.
+BatchResult& refused(Server::Impl& s, BatchResult& batch, hub::HubStatus status) {
+  count(s, status);
+  batch.status = public_status(status);
+  return batch;
+}
+
+}  // namespace
+
+PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
+                              std::string_view key) {
+  Impl& s = *impl_;
+  if (s.broker_config) {
+    const hub::HubStatus status = forward(s, topic, {data, event, key});
+    if (status != hub::HubStatus::ok) return {public_status(status)};
+    return {PublishStatus::ok, 0, s.book.follow_state(topic).subscribers};
+  }
+  const hub::PublishResult r = s.book.publish(topic, {data, event, key});
+  count(s, r.status);
+  return {public_status(r.status), r.id, r.subscribers};
+}
+
+// The first look for room is a plain publish under a RoomRule: a topic
+// with room (the common case while subscribers keep up) costs no more than
+// publish() and the rule, and the loops see no waiter to wake. Only a
+// publisher that found none pins the record and counts itself as a waiter
+// (the count the loops read stays on the record while it waits), then
+// looks again before it sleeps, so a loop that made room between the first
+// look and the count still ends the wait. Each look is a publish under the
+// rule: the look and the publish are one step under the topic's lock, so
+// waiting publishers of one topic never overrun the window together. The
+// timeout runs from the first look that found no room.
+PublishResult Server::publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
+                                      std::string_view event, std::string_view key) {
+  Impl& s = *impl_;
+  if (const auto why = cannot_wait(s, wait)) return {*why};
+  const hub::Message message{data, event, key};
+  const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
+  if (checked != hub::HubStatus::ok) return {public_status(checked)};
+  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
+  const auto answer = [&s](const hub::PublishResult& r) -> PublishResult {
+    count(s, r.status);
+    return {public_status(r.status), r.id, r.subscribers};
+  };
+  if (const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
+      r.status != hub::HubStatus::busy) {
+    return answer(r);
+  }
+  hub::HubStatus status = hub::HubStatus::ok;
+  const hub::TopicRef record = s.book.acquire(topic, status);
+  if (!record) return {public_status(status)};
+  const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
+  hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
+  for (;;) {
+    waiting.arm();
+    if (s.book.gate().closed()) return {PublishStatus::stopped};
+    const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
+    if (r.status != hub::HubStatus::busy) return answer(r);
+    if (!waiting.sleep_until(deadline)) {
+      s.book.cut_stalled(*record.get());
+      count(s, r.status);
+      return {PublishStatus::timed_out, 0, r.subscribers};
+    }
+  }
+}
+
+BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchEvent> events) {
+  Impl& s = *impl_;
+  BatchResult batch;
+  if (s.broker_config) {
+    for (const BatchEvent& e : events) {
+      if (const hub::HubStatus status = forward(s, topic, {e.data, e.event, e.key}); status != hub::HubStatus::ok) {
+        return refused(s, batch, status);
+      }
+      ++batch.published;
+    }
+    batch.subscribers = s.book.follow_state(topic).subscribers;
+    return batch;
+  }
+  RunMessages messages;
+  while (batch.published < events.size()) {
+    const hub::RunResult run = s.book.publish_run(topic, next_run(events.subspan(batch.published), messages));
+    take(s, batch, run);
+    if (run.status != hub::HubStatus::ok) return refused(s, batch, run.status);
+  }
+  return batch;
+}
+
+// publish_waiting()'s looks and waits, run by run: a run that found room
+// for some of its events publishes those and looks again for the rest.
+// Each wait's timeout runs from the first look that found no room since
+// the last event published.
+BatchResult Server::publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events,
+                                          PublishWait wait) {
+  Impl& s = *impl_;
+  if (const auto why = cannot_wait(s, wait)) return {*why};
+  std::size_t largest = 0;
+  for (const BatchEvent& e : events) largest = std::max(largest, e.data.size() + e.event.size());
+  const hub::RoomRule room{lag_window(s, largest)};
+  RunMessages messages;
+  BatchResult batch;
+  hub::TopicRef record;
+  std::optional<hub::PublishGate::Wait> waiting;
+  hub::PublishGate::Clock::time_point deadline;
+  while (batch.published < events.size()) {
+    if (waiting) waiting->arm();
+    if (s.book.gate().closed()) {
+      batch.status = PublishStatus::stopped;
+      return batch;
+    }
+    const hub::RunResult run =
+        s.book.publish_run(topic, next_run(events.subspan(batch.published), messages), &room);
+    take(s, batch, run);
+    if (run.status == hub::HubStatus::ok) continue;
+    if (run.status != hub::HubStatus::busy) return refused(s, batch, run.status);
+    if (!waiting) {
+      hub::HubStatus status = hub::HubStatus::ok;
+      record = s.book.acquire(topic, status);
+      if (!record) return refused(s, batch, status);
+      waiting.emplace(s.book.gate(), record->room_waiters);
+      deadline = hub::PublishGate::Clock::now() + wait.timeout;
+      continue;  // counted as a waiter, it looks once more before it sleeps
+    }
+    if (run.published != 0) deadline = hub::PublishGate::Clock::now() + wait.timeout;
+    if (!waiting->sleep_until(deadline)) {
+      s.book.cut_stalled(*record.get());
+      refused(s, batch, run.status);
+      batch.status = PublishStatus::timed_out;
+      return batch;
+    }
+  }
+  return batch;
+}
+
+}  // namespace sluice::server
