@@ -51,6 +51,11 @@ void HttpRequestPhase::on_input(std::string& input) {
   if (!served_any_) {
     switch (h2_preface(input)) {
       case transport::PrefaceMatch::h2:
+        if (services_.config().h2.enabled == 0) {
+          refuse_h2c();
+          input.clear();
+          return;
+        }
         handed_over_ = true;
         session_.become(std::make_unique<H2Connection>(session_));
         return;  // the session hands the bytes, preface first, to the new phase
@@ -76,11 +81,22 @@ void HttpRequestPhase::on_input(std::string& input) {
 // chose it by ALPN, or a clear-text client opens with the HTTP/2 preface
 // (h2c by prior knowledge). A prefix of the preface waits for more bytes
 // under the request timeout, like a partial request.
+// With HTTP/2 off, a clear-text preface is still told apart, so that its
+// client is refused in HTTP/2 (refuse_h2c()); ALPN then never chooses it.
 transport::PrefaceMatch HttpRequestPhase::h2_preface(std::string_view input) const {
-  if (services_.config().h2.enabled == 0) return transport::PrefaceMatch::http1;
-  if (session_.transport_chose_h2()) return transport::PrefaceMatch::h2;
+  if (services_.config().h2.enabled != 0 && session_.transport_chose_h2()) return transport::PrefaceMatch::h2;
   if (services_.config().tls.enabled()) return transport::PrefaceMatch::http1;
   return transport::match_h2_preface(input);
+}
+
+// Nothing the client sent after its preface is read: the GOAWAY names no
+// stream as processed, so it may send each request again over HTTP/1.1.
+void HttpRequestPhase::refuse_h2c() {
+  buf::FrameRef frames = buf::make_frame(services_.pool(), buf::Lane::control, transport::kH2Http11Required);
+  if (!frames || session_.send_control(std::move(frames)) != conn::EnqueueStatus::ok) {
+    return session_.close_now(conn::CloseReason::io_error);
+  }
+  session_.close_after_flush(conn::CloseReason::peer);
 }
 
 bool HttpRequestPhase::replies_full() const {
@@ -244,6 +260,7 @@ void HttpRequestPhase::tick(io::Loop::Clock::time_point now) {
   // sweep bounds a decision's (auth.callback_timeout_ms).
   if (awaiting_publish_ || awaiting_auth_) return;
   if (listing_ticket_ != 0) return finish_listing(now);
+  if (session_.ended()) return;  // closing already (refuse_h2c()): nothing to time out
   const auto& config = services_.config();
   const auto since = [now](io::Loop::Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();

@@ -52,6 +52,8 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool queue_response(const Response& response);
   // `reason`, when given, follows the status line's text in the body.
   void fail(int status, std::string_view reason = {});
+  // A clear-text client opened with the HTTP/2 preface while h2.enabled=0.
+  void refuse_h2c();
   // The request could not be held: 413 naming limits.connection_bytes,
   // or 503 naming limits.server_bytes.
   void fail_for_memory(buf::ChargeStatus status);

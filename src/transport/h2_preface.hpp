@@ -18,4 +18,16 @@ enum class PrefaceMatch : std::uint8_t {
 
 [[nodiscard]] PrefaceMatch match_h2_preface(std::string_view first_bytes);
 
+// What a server with HTTP/2 turned off answers a client that opened with
+// the preface anyway: its own (empty) SETTINGS, as every HTTP/2 server
+// first sends, then GOAWAY with HTTP_1_1_REQUIRED and the key to turn on as
+// debug data. An HTTP/1.1 400 would read to that client as a broken frame.
+inline constexpr std::string_view kH2Http11Required{
+    "\x00\x00\x00\x04\x00\x00\x00\x00\x00"                         // SETTINGS, no settings, stream 0
+    "\x00\x00\x14\x07\x00\x00\x00\x00\x00"                         // GOAWAY, 20 bytes, stream 0
+    "\x00\x00\x00\x00"                                             // last stream: none was processed
+    "\x00\x00\x00\x0d"                                             // HTTP_1_1_REQUIRED
+    "h2.enabled=0",
+    9 + 9 + 20};
+
 }  // namespace sluice::transport

@@ -14,6 +14,8 @@
 #include "h2_test_client.hpp"
 #include "sluiced_process.hpp"
 #include "test_certs.hpp"
+#include "test_client.hpp"
+#include "transport/h2_preface.hpp"
 
 namespace sluice::test {
 namespace {
@@ -90,6 +92,29 @@ TEST_F(SluicedH2Tls, WithH2DisabledAlpnAnswersHttp11) {
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   const CurlReply reply = curl_http({"--http2", "--cacert", certs_.ca_file(), https(sluiced, "/healthz")});
   EXPECT_TRUE(reply.has("HTTP/1.1 200")) << reply.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+// With HTTP/2 off, a clear-text client that opens with the preface is told
+// in HTTP/2 (an HTTP/1.1 400 would read to it as a broken frame): the
+// server's SETTINGS, then GOAWAY(HTTP_1_1_REQUIRED) naming no stream and the
+// key, then the close. curl says so; HTTP/1.1 is served as ever.
+TEST(SluicedH2, WithH2DisabledAPriorKnowledgeClientIsToldHttp11IsRequired) {
+  SluicedProcess sluiced({"h2.enabled=0"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  TestClient raw(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(raw.connected());
+  raw.send(std::string(transport::kH2Preface) + std::string("\x00\x00\x00\x04\x00\x00\x00\x00\x00", 9) +
+           "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(raw.read_until_closed(10s));
+  const std::string goaway_payload("\x00\x00\x00\x00\x00\x00\x00\x0dh2.enabled=0", 20);
+  EXPECT_EQ(raw.buffer(), std::string("\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+                                      "\x00\x00\x14\x07\x00\x00\x00\x00\x00", 18) + goaway_payload)
+      << "nothing after the GOAWAY, not even an answer to the HTTP/1.1 request behind the preface";
+  const CurlReply h2 = curl_http({"--http2-prior-knowledge", "-v", sluiced.base() + "/healthz"});
+  EXPECT_TRUE(h2.has("GOAWAY, error=13")) << h2.text;
+  const CurlReply old = curl_http({sluiced.base() + "/healthz"});
+  EXPECT_TRUE(old.has("HTTP/1.1 200")) << old.text;
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
