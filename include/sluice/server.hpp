@@ -164,14 +164,19 @@ class Server {
                                 std::string_view event = {}, std::string_view key = {});
   // publish() and publish_waiting() for several events of one topic at
   // once, for a publisher that has them at hand together (a sensor's burst,
-  // a batch read from a queue): the topic is looked up once, and each run of
-  // up to kMaxRunEvents events takes the topic's lock once, reads the clock
-  // once and wakes each loop at most once, so a loop drains them together
-  // and sends them in one write per subscriber. Each event is checked and
-  // refused as alone; the first refusal ends the batch. The waiting form
-  // waits for room as publish_waiting() does, as often as the batch needs
-  // (each wait at most `wait.timeout`), and keeps what it published before
-  // a timeout. Same threads and allocations as the single calls.
+  // a batch read from a queue): each run of up to kMaxRunEvents events looks
+  // the topic up once, takes its lock once, reads the clock once and wakes
+  // each loop at most once, so a loop drains the run together and sends it
+  // in one write per subscriber. Each event is checked and refused as
+  // alone; the first refusal ends the batch. A run whose own events fill
+  // the topic's history (or the pool) ends early and the next one goes once
+  // the loops have them, so a batch is refused busy or no_memory only where
+  // the same events one by one could be. The waiting form waits for room as
+  // publish_waiting() does, as often as the batch needs: each wait at most
+  // `wait.timeout` from the last event published, so the whole call may
+  // take longer. Whatever the status, events[0 .. published) stay published
+  // (timed_out and stopped included). Same threads and allocations as the
+  // single calls; an empty batch publishes nothing and checks the topic.
   static constexpr std::size_t kMaxRunEvents = 128;
   BatchResult publish_batch(std::string_view topic, std::span<const BatchEvent> events);
   BatchResult publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events, PublishWait wait);

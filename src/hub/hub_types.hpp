@@ -76,7 +76,9 @@ struct PublishResult {
 
 // What TopicBook::publish_run() answers: `published` events from the run's
 // first were taken, with the ids first_id .. last_id (consecutive: one hold
-// of the topic's lock); `status` is ok, or why the next one was not.
+// of the topic's lock). `status` is why the next one was not, or ok: all
+// were, or as many as could go before the loops are told of them (the rest
+// then goes in a run of its own).
 struct RunResult {
   HubStatus status;
   std::size_t published = 0;

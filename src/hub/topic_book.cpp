@@ -249,7 +249,18 @@ RunResult TopicBook::publish_run(std::string_view name, std::span<const Message>
       std::uint64_t id = 0;
       result.status = message_status(message);
       if (result.status == HubStatus::ok) result.status = push_locked(record, message, &*scratch, room, now, id);
-      if (result.status != HubStatus::ok) break;
+      if (result.status != HubStatus::ok) {
+        // No room that the run's own events take: the loops are told of
+        // them only at its end, so none can have delivered them, nor can
+        // they give way. The run ends there, as ok; the rest goes in a run
+        // of its own, as publishing one by one lets the loops deliver in
+        // between.
+        const bool own = result.published != 0 && record.history.oldest_seq() >= result.first_id;
+        if (own && (result.status == HubStatus::busy || result.status == HubStatus::no_memory)) {
+          result.status = HubStatus::ok;
+        }
+        break;
+      }
       if (result.published++ == 0) result.first_id = id;
       result.last_id = id;
     }

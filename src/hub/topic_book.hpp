@@ -228,8 +228,10 @@ class TopicBook {
   // hold of the topic's lock, one clock read and at most one wake-up per
   // loop for the whole run. Stops at the first event refused (a bad name,
   // no memory, no room under `room`, a loop that lags), publishing those
-  // before it. The lock is held while the run is encoded, so a caller keeps
-  // runs short (Server::publish_batch cuts them at kMaxRunEvents).
+  // before it, and early (as ok) where the run's own events take the room
+  // it needs (RunResult). The lock is held while the run is encoded, so a
+  // caller keeps runs short (Server::publish_batch cuts them at
+  // kMaxRunEvents).
   [[nodiscard]] RunResult publish_run(std::string_view topic, std::span<const Message> messages,
                                       const RoomRule* room = nullptr);
   // Any thread: the server's own topics, named kServerTopicMark + a valid

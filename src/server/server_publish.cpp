@@ -98,8 +98,8 @@ std::span<const hub::Message> next_run(std::span<const BatchEvent> rest, RunMess
 
 // Adds what a run published to the batch, and counts it.
 void take(Server::Impl& s, BatchResult& batch, const hub::RunResult& run) {
-  batch.subscribers = run.subscribers;
   if (run.published == 0) return;
+  batch.subscribers = run.subscribers;
   if (batch.published == 0) batch.first_id = run.first_id;
   batch.last_id = run.last_id;
   batch.published += run.published;
@@ -111,6 +111,18 @@ BatchResult& refused(Server::Impl& s, BatchResult& batch, hub::HubStatus status)
   count(s, status);
   batch.status = public_status(status);
   return batch;
+}
+
+// Refused before the topic is looked at: counted nowhere, as a single
+// publish's checks are not.
+BatchResult& unchecked(BatchResult& batch, hub::HubStatus status) {
+  batch.status = public_status(status);
+  return batch;
+}
+
+// An empty batch still names a topic, checked as a publish's would be.
+hub::HubStatus empty_batch_status(Server::Impl& s, std::string_view topic) {
+  return hub::check_publishable(topic, hub::Message{}, s.config.hub.max_topic_name);
 }
 
 }  // namespace
@@ -175,10 +187,11 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
 BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchEvent> events) {
   Impl& s = *impl_;
   BatchResult batch;
+  if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
   if (s.broker_config) {
     for (const BatchEvent& e : events) {
       if (const hub::HubStatus status = forward(s, topic, {e.data, e.event, e.key}); status != hub::HubStatus::ok) {
-        return refused(s, batch, status);
+        return unchecked(batch, status);
       }
       ++batch.published;
     }
@@ -202,11 +215,12 @@ BatchResult Server::publish_batch_waiting(std::string_view topic, std::span<cons
                                           PublishWait wait) {
   Impl& s = *impl_;
   if (const auto why = cannot_wait(s, wait)) return {*why};
+  BatchResult batch;
+  if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
   std::size_t largest = 0;
   for (const BatchEvent& e : events) largest = std::max(largest, e.data.size() + e.event.size());
   const hub::RoomRule room{lag_window(s, largest)};
   RunMessages messages;
-  BatchResult batch;
   hub::TopicRef record;
   std::optional<hub::PublishGate::Wait> waiting;
   hub::PublishGate::Clock::time_point deadline;
@@ -219,12 +233,18 @@ BatchResult Server::publish_batch_waiting(std::string_view topic, std::span<cons
     const hub::RunResult run =
         s.book.publish_run(topic, next_run(events.subspan(batch.published), messages), &room);
     take(s, batch, run);
-    if (run.status == hub::HubStatus::ok) continue;
+    if (run.status == hub::HubStatus::ok) {
+      // Room for the whole run: no longer a waiter, whom every delivery
+      // to the topic would wake.
+      waiting.reset();
+      record = hub::TopicRef();
+      continue;
+    }
     if (run.status != hub::HubStatus::busy) return refused(s, batch, run.status);
     if (!waiting) {
       hub::HubStatus status = hub::HubStatus::ok;
       record = s.book.acquire(topic, status);
-      if (!record) return refused(s, batch, status);
+      if (!record) return unchecked(batch, status);
       waiting.emplace(s.book.gate(), record->room_waiters);
       deadline = hub::PublishGate::Clock::now() + wait.timeout;
       continue;  // counted as a waiter, it looks once more before it sleeps

@@ -344,10 +344,49 @@ TEST(PublishBatch, ARefusedEventEndsTheBatchAndTheEventsBeforeItArePublished) {
     EXPECT_EQ(sub.events()[i].type, "tick");
   }
   EXPECT_EQ(sub.events().back().data, "after");
+  // Refused as the first event of a run (the second): what the first run
+  // published still says who it reached.
+  batch[kRefused] = {data[kRefused - 1], "tick"};
+  batch[server::Server::kMaxRunEvents] = {"{\"sluice\":1}"};
+  const server::BatchResult second = server.publish_batch("batch", batch);
+  EXPECT_EQ(second.status, server::PublishStatus::reserved_data);
+  EXPECT_EQ(second.published, server::Server::kMaxRunEvents);
+  EXPECT_EQ(second.subscribers, 1u);
   EXPECT_EQ(server.publish_batch("bad topic", batch).status, server::PublishStatus::bad_topic);
+  EXPECT_EQ(server.publish_batch("bad topic", {}).status, server::PublishStatus::bad_topic);
+  EXPECT_EQ(server.publish_batch_waiting("bad topic", {}, {}).status, server::PublishStatus::bad_topic);
   EXPECT_EQ(server.publish_batch("batch", {}).published, 0u);
   EXPECT_EQ(server.publish_batch_waiting("batch", batch, {.timeout = -1ms}).status,
             server::PublishStatus::bad_timeout);
+}
+
+// A run larger than the topic's history (8 KiB events, 1 MiB kept: about
+// 60 of them with their SSE form) would push out its own first events,
+// which no loop has been told of yet: the run ends there and the rest
+// follows once the loop has them, so the batch goes whole, in order, to a
+// reader that keeps up.
+TEST(PublishBatch, ARunLargerThanTheHistoryEndsEarlyAndTheBatchGoesWhole) {
+  constexpr std::size_t kBatch = 300;
+  RunningServer running(server::Config{});
+  server::Server& server = running.server();
+  SseSubscriber sub(running.port(), "/sse/big?policy=fifo");
+  ASSERT_TRUE(sub.opened());
+  std::vector<std::string> data;
+  for (std::size_t i = 0; i < kBatch; ++i) data.push_back(std::to_string(i) + std::string(8192, 'x'));
+  std::vector<server::BatchEvent> batch;
+  for (const std::string& d : data) batch.push_back({d});
+  std::thread reader([&] { (void)sub.wait_for(kBatch, 30s); });
+  const server::BatchResult r = server.publish_batch_waiting("big", batch, {.timeout = 5s});
+  reader.join();
+  EXPECT_EQ(r.status, server::PublishStatus::ok);
+  EXPECT_EQ(r.published, kBatch);
+  EXPECT_EQ(r.last_id, r.first_id + kBatch - 1);
+  ASSERT_EQ(sub.events().size(), kBatch);
+  for (std::size_t i = 0; i < kBatch; ++i) {
+    EXPECT_EQ(seq_of(sub.events()[i].id), r.first_id + i);
+    EXPECT_EQ(sub.events()[i].data, data[i]);
+  }
+  EXPECT_EQ(server.stats().slow_disconnects, 0u);
 }
 
 // A subscriber that reads nothing: the waiting batch publishes what fits,
