@@ -143,6 +143,16 @@ constexpr std::size_t kReaders = 200;
 constexpr std::size_t kEvents = 1000;
 constexpr std::size_t kSip = 256;
 
+// The stalled subscriber, read at last: a gap-free prefix of the events
+// from `first`, then the end.
+void expect_cut_off_after_a_prefix(SseSubscriber& stalled, std::uint64_t first) {
+  ASSERT_TRUE(stalled.client().read_until_closed());
+  stalled.parse_buffered();
+  ASSERT_FALSE(stalled.events().empty());
+  EXPECT_LT(stalled.events().size(), kEvents);
+  for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
+}
+
 TEST(PublishWaiting, APublisherThatWaitsSlowsDownToTwoHundredSlowReadersAndNoneIsCutOff) {
   RunningServer running(small_budgets());
   server::Server& server = running.server();
@@ -227,12 +237,7 @@ TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
   EXPECT_EQ(readers.closed(), 0u);
   EXPECT_EQ(readers.complete(first, kEvents), kFew);
   EXPECT_EQ(server.stats().slow_disconnects, 1u);
-  // The stalled subscriber, read at last: a gap-free prefix, then the end.
-  ASSERT_TRUE(stalled.client().read_until_closed());
-  stalled.parse_buffered();
-  ASSERT_FALSE(stalled.events().empty());
-  EXPECT_LT(stalled.events().size(), kEvents);
-  for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
+  expect_cut_off_after_a_prefix(stalled, first);
 }
 
 // A subscriber that reads nothing holds a publisher waiting the longest
@@ -425,11 +430,7 @@ TEST(PublishBatch, AStalledSubscriberCostsAWaitingBatchOneTimeoutAndIsCutOff) {
   EXPECT_EQ(readers.closed(), 0u);
   EXPECT_EQ(readers.complete(first, kEvents), kFew);
   EXPECT_EQ(server.stats().slow_disconnects, 1u);
-  ASSERT_TRUE(stalled.client().read_until_closed());
-  stalled.parse_buffered();
-  ASSERT_FALSE(stalled.events().empty());
-  EXPECT_LT(stalled.events().size(), kEvents);
-  for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
+  expect_cut_off_after_a_prefix(stalled, first);
 }
 
 }  // namespace

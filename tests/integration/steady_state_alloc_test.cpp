@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "alloc_counter.hpp"
 #include "test_client.hpp"
@@ -105,6 +106,13 @@ TEST(SteadyState, PublishingOverWsJsonAndDeliveringToWebSocketsAllocatesNothing)
                         << subs.size() << " WebSocket subscribers";
 }
 
+// `n` fifo SSE subscribers of "steady"; each is to be checked opened().
+std::vector<std::unique_ptr<SseSubscriber>> fifo_subscribers(std::uint16_t port, int n) {
+  std::vector<std::unique_ptr<SseSubscriber>> subs;
+  for (int i = 0; i < n; ++i) subs.push_back(std::make_unique<SseSubscriber>(port, "/sse/steady?policy=fifo"));
+  return subs;
+}
+
 // The same from an application thread that waits for room
 // (publish_waiting): a send budget of 64 frames makes its window 16 events,
 // so each round's 50 publishes wait for the loop to deliver, sleeping on
@@ -115,11 +123,8 @@ TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothin
   server::Config config = without_system_feed();
   config.connection.send.max_frames = 64;
   RunningServer server(config);
-  std::vector<std::unique_ptr<SseSubscriber>> subs;
-  for (int i = 0; i < 10; ++i) {
-    subs.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/steady?policy=fifo"));
-    ASSERT_TRUE(subs.back()->opened());
-  }
+  const auto subs = fifo_subscribers(server.port(), 10);
+  for (const auto& sub : subs) ASSERT_TRUE(sub->opened());
   const std::string data(64, 'e');
   const auto round = [&] {
     bool ok = true;
@@ -145,11 +150,8 @@ TEST(SteadyState, PublishingBatchesWaitingForRoomAllocatesNothing) {
   server::Config config = without_system_feed();
   config.connection.send.max_frames = 64;
   RunningServer server(config);
-  std::vector<std::unique_ptr<SseSubscriber>> subs;
-  for (int i = 0; i < 10; ++i) {
-    subs.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/steady?policy=fifo"));
-    ASSERT_TRUE(subs.back()->opened());
-  }
+  const auto subs = fifo_subscribers(server.port(), 10);
+  for (const auto& sub : subs) ASSERT_TRUE(sub->opened());
   const std::string data(64, 'e');
   const std::vector<server::BatchEvent> batch(kBatch, server::BatchEvent{data, "tick"});
   const auto round = [&] {
