@@ -65,6 +65,10 @@ bool ServerProcess::spawn(const std::string& command) {
   // in the child.
   pid_ = ::fork();
   if (pid_ == 0) {
+    // A group of its own, which stop() signals whole: a command that
+    // wraps the server (perf record, perf stat, a shell) would otherwise
+    // exit on the signal and leave the server inside running on a core.
+    ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != bench) ::_exit(127);  // the bench ended before the call
     if (::dup2(fds[1], 1) < 0) ::_exit(127);  // the copy is not close-on-exec
@@ -73,6 +77,7 @@ bool ServerProcess::spawn(const std::string& command) {
   }
   ::close(fds[1]);
   out_fd_ = fds[0];
+  if (pid_ > 0) ::setpgid(pid_, pid_);  // as the child does: whichever runs first
   return pid_ > 0;
 }
 
@@ -93,9 +98,9 @@ bool ServerProcess::read_until_line(std::string_view marker, std::string& output
 
 void ServerProcess::stop() {
   if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
+    ::kill(-pid_, SIGTERM);
     if (!wait_exit(pid_, 3 * kNsPerSec)) {
-      ::kill(pid_, SIGKILL);
+      ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
     pid_ = -1;

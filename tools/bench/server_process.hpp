@@ -23,7 +23,7 @@ namespace sluice::bench {
 class ServerProcess {
  public:
   ServerProcess() = default;
-  ~ServerProcess();  // SIGTERM, then SIGKILL if it has not exited in 3 s
+  ~ServerProcess();  // stop()
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
@@ -34,6 +34,8 @@ class ServerProcess {
   // holds `ready` (for a program with a banner of its own, such as
   // redis-server's "Ready to accept connections"); endpoint() stays unset.
   [[nodiscard]] std::string start_until(const std::string& command, std::string_view ready);
+  // SIGTERM to the command and every process it started (its process
+  // group), then SIGKILL if the command has not exited in 3 s.
   void stop();
 
   [[nodiscard]] io::Endpoint endpoint() const { return endpoint_; }
