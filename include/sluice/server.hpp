@@ -44,7 +44,8 @@ enum class PublishStatus : std::uint8_t {
   busy,                  // a loop has yet to deliver the event the history would drop: retry
   reserved_event,        // an event name starting "sluice-": the server's notices are named so
   reserved_data,         // data starting {"sluice": the form of the server's notices on /ws
-  // publish_waiting() only; nothing was published:
+  // publish_waiting() only; nothing was published (by publish_batch_waiting(),
+  // nothing past BatchResult::published):
   timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)
   cannot_wait,  // called on a loop's thread (it would stop that loop), or the server has a broker
   bad_timeout,  // a timeout below 0 or above kMaxPublishWait
@@ -66,7 +67,8 @@ struct PublishResult {
   std::size_t subscribers = 0;  // subscribers of the topic when it was published
 };
 
-// One event of a publish_batch().
+// One event of a publish_batch(). Views: what they show must stay valid
+// until the call returns (the server copies it).
 struct BatchEvent {
   std::string_view data;
   std::string_view event = {};  // the SSE event name; empty: "message"
@@ -169,14 +171,19 @@ class Server {
   // each loop at most once, so a loop drains the run together and sends it
   // in one write per subscriber. Each event is checked and refused as
   // alone; the first refusal ends the batch. A run whose own events fill
-  // the topic's history (or the pool) ends early and the next one goes once
-  // the loops have them, so a batch is refused busy or no_memory only where
-  // the same events one by one could be. The waiting form waits for room as
-  // publish_waiting() does, as often as the batch needs: each wait at most
-  // `wait.timeout` from the last event published, so the whole call may
-  // take longer. Whatever the status, events[0 .. published) stay published
-  // (timed_out and stopped included). Same threads and allocations as the
-  // single calls; an empty batch publishes nothing and checks the topic.
+  // the topic's history (or the pool) ends early and the next run follows:
+  // the waiting form waits for the loops to take them, publish_batch()
+  // answers busy (or no_memory) if they have not yet, as the same events
+  // one by one would; call it again with events[published ..]. The waiting
+  // form waits for room as publish_waiting() does, as often as the batch
+  // needs: each wait at most `wait.timeout` from the first look that found
+  // no room since the last event published, so the whole call may take
+  // longer. Whatever the status, events[0 .. published) stay published
+  // (timed_out and stopped included). With a broker each event is handed to
+  // Redis as publish() hands it (nothing is saved; busy past
+  // broker.max_pending) and the waiting form answers cannot_wait. Same
+  // threads and allocations as the single calls; an empty batch publishes
+  // nothing and checks the topic.
   static constexpr std::size_t kMaxRunEvents = 128;
   BatchResult publish_batch(std::string_view topic, std::span<const BatchEvent> events);
   BatchResult publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events, PublishWait wait);
