@@ -7,33 +7,7 @@
 
 namespace sluice::buf {
 
-FrameRef& FrameRef::operator=(const FrameRef& other) {
-  if (this != &other) {
-    other.retain();
-    reset();
-    head_ = other.head_;
-  }
-  return *this;
-}
-
-FrameRef& FrameRef::operator=(FrameRef&& other) noexcept {
-  if (this != &other) {
-    reset();
-    head_ = std::exchange(other.head_, nullptr);
-  }
-  return *this;
-}
-
-void FrameRef::retain() const {
-  if (head_ != nullptr) head_->refs.fetch_add(1, std::memory_order_relaxed);
-}
-
-void FrameRef::reset() {
-  Block* head = std::exchange(head_, nullptr);
-  if (head == nullptr) return;
-  // acq_rel: the thread that frees the blocks must see every write made
-  // through other references before it recycles them.
-  if (head->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+void FrameRef::release_last(Block* head) {
   if (head->slab != nullptr) {
     SlabWriter::release_from(head->slab);
   } else {

@@ -27,8 +27,21 @@ class FrameRef {
   FrameRef() = default;
   FrameRef(const FrameRef& other) : head_(other.head_) { retain(); }
   FrameRef(FrameRef&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
-  FrameRef& operator=(const FrameRef& other);
-  FrameRef& operator=(FrameRef&& other) noexcept;
+  FrameRef& operator=(const FrameRef& other) {
+    if (this != &other) {
+      other.retain();
+      reset();
+      head_ = other.head_;
+    }
+    return *this;
+  }
+  FrameRef& operator=(FrameRef&& other) noexcept {
+    if (this != &other) {
+      reset();
+      head_ = std::exchange(other.head_, nullptr);
+    }
+    return *this;
+  }
   ~FrameRef() { reset(); }
 
   // Adopts a finished chain whose first block has refs == 1.
@@ -38,7 +51,14 @@ class FrameRef {
     return ref;
   }
 
-  void reset();
+  // Inline, as retain(): an event's references are taken and dropped per
+  // event and per subscriber, most of them empty.
+  void reset() {
+    Block* head = std::exchange(head_, nullptr);
+    // acq_rel: the thread that frees the blocks must see every write made
+    // through other references before it recycles them.
+    if (head != nullptr && head->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) release_last(head);
+  }
   explicit operator bool() const { return head_ != nullptr; }
   [[nodiscard]] std::size_t size() const { return head_ ? head_->frame_size : 0; }
   [[nodiscard]] const Block* first_block() const { return head_; }
@@ -69,7 +89,11 @@ class FrameRef {
   friend bool operator==(const FrameRef& a, const FrameRef& b) { return a.head_ == b.head_; }
 
  private:
-  void retain() const;
+  void retain() const {
+    if (head_ != nullptr) head_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  // The last reference went: the blocks go back to their slab or the pool.
+  static void release_last(Block* head);
 
   Block* head_ = nullptr;
 };

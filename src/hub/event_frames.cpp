@@ -10,6 +10,8 @@ namespace sluice::hub {
 
 namespace {
 
+const buf::FrameRef kNoFrame;
+
 template <typename Slot, typename Build>
 const buf::FrameRef& once(Slot& slot, Build build) {
   if (!slot.tried) {
@@ -55,9 +57,22 @@ void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
   idle_.push_back(std::move(scratch));
 }
 
-EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
+EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
                          const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
     : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload), prebuilt_(prebuilt) {}
+
+EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
+                         const Message& message, const buf::FrameRef& payload)
+    : pool_(pool),
+      scratch_(scratch),
+      topic_(topic),
+      id_(id),
+      sse_(kNoFrame),
+      payload_(payload),
+      prebuilt_(nullptr),
+      loaded_(true),
+      event_(message.event),
+      data_(message.data) {}
 
 // A form the publisher built is handed out as it is, not copied in: a
 // reference taken per event per form is two atomic operations for nothing.
@@ -85,7 +100,7 @@ const buf::FrameRef& EventFrames::sse_form() {
   if (sse_) return sse_;
   return once(sse_built_, [this] {
     load_payload();
-    buf::FrameRef frame = make_sse_frame(pool_, scratch_.slabs, {id_, event_, data_});
+    buf::FrameRef frame = make_sse_frame(pool_, scratch_.slabs, {id_.view(), event_, data_});
     frame.set_published_ns(payload_.published_ns());
     return frame;
   });
@@ -101,14 +116,18 @@ void EventFrames::load_payload() {
   const std::string_view all(bytes);
   event_ = all.substr(std::min<std::size_t>(1, all.size()), event_length);
   data_ = all.substr(std::min(all.size(), 1 + event_length));
-  utf8_ = proto::ws::is_valid_utf8(data_);
+}
+
+bool EventFrames::utf8() {
+  if (utf8_ < 0) utf8_ = proto::ws::is_valid_utf8(data_) ? 1 : 0;
+  return utf8_ == 1;
 }
 
 const buf::FrameRef& EventFrames::ws_message(bool deflated) {
   if (const buf::FrameRef* built = prebuilt(ws_message_form(deflated))) return *built;
   return once(ws_[deflated], [this, deflated] {
     load_payload();
-    return build_ws(data_, utf8_, deflated);
+    return build_ws(data_, utf8(), deflated);
   });
 }
 
@@ -134,7 +153,7 @@ std::string_view EventFrames::json_envelope() {
   std::string& json = scratch_.json;
   json.clear();
   buf::StringSink out(json);
-  (void)proto::wsjson::write_event(out, {topic_, id_, event_, data_, !utf8_});  // a StringSink never refuses
+  (void)proto::wsjson::write_event(out, {topic_, id_.view(), event_, data_, !utf8()});  // a StringSink never refuses
   return json;
 }
 

@@ -27,6 +27,7 @@
 #include "buf/frame.hpp"
 #include "buf/slab_writer.hpp"
 #include "hub/event_id.hpp"
+#include "hub/hub_types.hpp"
 #include "hub/wire_form.hpp"
 #include "proto/ws_deflate.hpp"
 
@@ -89,8 +90,12 @@ class EventFrames {
   // `prebuilt` holds the kWsForms forms the publisher built (by
   // ws_index()) and must outlive this object too; empty ones are built here
   // on first use.
-  EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, std::string_view id,
+  EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
               const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
+  // The publisher's: every form is built from `message` itself, not read
+  // back out of its payload frame. `message` must outlive this object.
+  EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
+              const Message& message, const buf::FrameRef& payload);
 
   [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
   [[nodiscard]] const buf::FrameRef& form(WireForm form);
@@ -107,18 +112,19 @@ class EventFrames {
   const buf::FrameRef& ws_message(bool deflated);
   const buf::FrameRef& ws_envelope(bool deflated);
   void load_payload();
+  [[nodiscard]] bool utf8();
   buf::FrameRef build_ws(std::string_view payload, bool text, bool deflated);
   std::string_view json_envelope();
 
   buf::Pool& pool_;
   FrameScratch& scratch_;
   std::string_view topic_;
-  std::string_view id_;
+  EventIdText id_;
   const buf::FrameRef& sse_;
   const buf::FrameRef& payload_;
   const buf::FrameRef* prebuilt_;
   bool loaded_ = false;
-  bool utf8_ = false;
+  std::int8_t utf8_ = -1;  // whether the data is UTF-8, once asked; -1 before
   std::string_view event_;
   std::string_view data_;
   Slot sse_built_;  // when the publisher built none (no SSE subscriber then)

@@ -28,6 +28,37 @@ std::size_t format_stream_event_id(std::uint64_t epoch_ms, std::uint64_t seq, ch
 // when the text is not one.
 [[nodiscard]] std::uint64_t parse_stream_epoch(std::string_view epoch);
 
+// An event's id, written out the first time a form that carries it asks:
+// a WebSocket message does not, so most deliveries never write it.
+class EventIdText {
+ public:
+  // Written already; `written` must outlive this.
+  EventIdText(std::string_view written)  // NOLINT(google-explicit-constructor): an id is its text
+      : external_(written.data()), size_(written.size()) {}
+  // To be written from the server run's epoch text (`stream_epoch_ms` 0) or
+  // from a broker's stream epoch; `run_epoch` must outlive this.
+  EventIdText(std::string_view run_epoch, std::uint64_t stream_epoch_ms, std::uint64_t seq)
+      : run_epoch_(run_epoch), stream_epoch_ms_(stream_epoch_ms), seq_(seq) {}
+
+  // A copy holds its own text (nothing points into the original).
+  [[nodiscard]] std::string_view view() {
+    if (external_ != nullptr) return {external_, size_};
+    if (size_ == 0) {
+      size_ = stream_epoch_ms_ == 0 ? format_event_id(run_epoch_, seq_, text_)
+                                    : format_stream_event_id(stream_epoch_ms_, seq_, text_);
+    }
+    return {text_, size_};
+  }
+
+ private:
+  const char* external_ = nullptr;
+  std::size_t size_ = 0;
+  std::string_view run_epoch_;
+  std::uint64_t stream_epoch_ms_ = 0;
+  std::uint64_t seq_ = 0;
+  char text_[kMaxIdText];
+};
+
 struct ParsedId {
   std::string_view epoch;
   std::uint64_t seq = 0;

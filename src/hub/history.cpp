@@ -19,7 +19,7 @@ void History::push(KeptEvent&& event) {
   while (size_ > 0 && (size_ >= max_events_ || bytes_ + bytes_of(event) > max_bytes_)) evict_oldest();
   if (size_ == capacity_) grow();
   bytes_ += bytes_of(event);
-  slots_[(head_ + size_) % capacity_] = std::move(event);
+  slots_[slot_of(size_)] = std::move(event);
   ++size_;
 }
 
@@ -28,7 +28,7 @@ bool History::evict_oldest() {
   KeptEvent& oldest = slots_[head_];
   bytes_ -= bytes_of(oldest);
   oldest = KeptEvent{};
-  head_ = (head_ + 1) % capacity_;
+  head_ = slot_of(1);
   --size_;
   return true;
 }
@@ -50,7 +50,7 @@ std::size_t History::first_after(std::uint64_t seq) const {
 void History::grow() {
   const std::size_t capacity = std::min(capacity_ * 2, std::max(max_events_, capacity_ + 1));
   auto slots = std::make_unique<KeptEvent[]>(capacity);
-  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[(head_ + i) % capacity_]);
+  for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[slot_of(i)]);
   slots_ = std::move(slots);
   capacity_ = capacity;
   head_ = 0;

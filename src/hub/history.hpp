@@ -59,7 +59,7 @@ class History {
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
   // The i-th kept event, oldest first; i < size().
-  [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[(head_ + i) % capacity_]; }
+  [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[slot_of(i)]; }
   [[nodiscard]] std::uint64_t oldest_seq() const { return at(0).seq; }
   // The index of the first kept event with a seq past `seq` (size() when
   // none): seqs only grow along the history, so a loop that finds where its
@@ -68,6 +68,12 @@ class History {
 
  private:
   static std::size_t bytes_of(const KeptEvent& e) { return e.bytes(); }
+  // The slot of the i-th kept event (i < capacity_). A compare, not a
+  // division: it is taken per event on every publish and delivery.
+  [[nodiscard]] std::size_t slot_of(std::size_t i) const {
+    const std::size_t slot = head_ + i;
+    return slot < capacity_ ? slot : slot - capacity_;
+  }
   void grow();
 
   std::unique_ptr<KeptEvent[]> slots_;

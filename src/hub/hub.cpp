@@ -27,7 +27,6 @@ Hub::Hub(TopicBook& book, unsigned loop) : book_(book), loop_(loop) {
   const std::size_t room = std::max(kMinKeptEvents, std::min<std::size_t>(book.limits().history_events, 1024));
   batch_.reserve(room);
   frames_.reserve(room);
-  ids_.resize(room);
 }
 
 Hub::~Hub() {
@@ -130,9 +129,8 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
 // The batch, to one subscriber, outside the topic's lock.
 void Hub::hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
   for (const KeptEvent& event : batch_) {
-    char id[kMaxIdText];
-    EventFrames frames(book_.pool(), scratch_, record.name, std::string_view(id, book_.format_id(event, id)), event.sse,
-                       event.payload, event.ws.data());
+    EventFrames frames(book_.pool(), scratch_, record.name, book_.id_text(event), event.sse, event.payload,
+                       event.ws.data());
     subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
   }
   batch_.clear();

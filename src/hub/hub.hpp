@@ -155,7 +155,6 @@ class Hub {
   std::vector<KeptEvent> batch_;     // events being delivered, reused
   std::vector<KeptEvent> held_;      // the rest of a batch split at a hole, reused
   std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
-  std::vector<std::array<char, kMaxIdText>> ids_;  // their ids as text
   FrameScratch scratch_;             // builds this loop's WebSocket forms
 };
 

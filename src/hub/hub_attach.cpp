@@ -76,9 +76,8 @@ void Hub::deliver_fetched(std::string_view topic, Subscriber* subscriber, std::u
     subscriber->lost(cookie, seq, seq);
     return;
   }
-  char id[kMaxIdText];
-  EventFrames frames(book_.pool(), scratch_, topic, std::string_view(id, book_.format_id(event, id)), event.sse,
-                     event.payload, event.ws.data());
+  EventFrames frames(book_.pool(), scratch_, topic, book_.id_text(event), event.sse, event.payload,
+                     event.ws.data());
   subscriber->deliver(Delivery{topic, cookie, event.seq, event.key, frames});
 }
 

@@ -101,13 +101,10 @@ void Hub::drain_pending() {
 void Hub::deliver_batch(Local& local) {
   if (batch_.empty()) return;
   const TopicRecord& record = *local.record;
-  if (ids_.size() < batch_.size()) ids_.resize(std::max(batch_.size(), 2 * ids_.size()));
   frames_.clear();
-  for (std::size_t e = 0; e < batch_.size(); ++e) {
-    const KeptEvent& event = batch_[e];
-    frames_.emplace_back(book_.pool(), scratch_, record.name,
-                         std::string_view(ids_[e].data(), book_.format_id(event, ids_[e].data())), event.sse,
-                         event.payload, event.ws.data());
+  for (const KeptEvent& event : batch_) {
+    frames_.emplace_back(book_.pool(), scratch_, record.name, book_.id_text(event), event.sse, event.payload,
+                         event.ws.data());
   }
   EventRuns runs(book_.pool(), frames_);
   const std::uint64_t first = batch_.front().seq;

@@ -390,45 +390,35 @@ bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint
     ScratchPool::Lease lent = scratch_pool_.lend();
     return encode(record, epoch, id, message, &*lent, out);
   }
-  out.epoch = epoch;
-  out.seq = id;
-  const bool with_sse = record.sse_subscribers != 0;
-  const bool forms_in_use = std::any_of(record.form_subscribers.begin(), record.form_subscribers.end(),
-                                        [](std::size_t n) { return n != 0; });
-  // The id, formatted once for every form this publish builds.
-  char id_text[kMaxIdText];
-  const std::string_view id_view(id_text, with_sse || forms_in_use ? format_id(out, id_text) : 0);
-  if (!encode_payload(id_view, message, *scratch, out, with_sse)) return false;
-  return !forms_in_use || encode_ws_forms(record, id_view, *scratch, out);
+  return encode_forms(record.name, epoch, id, message, record.sse_subscribers != 0, record.form_subscribers, *scratch,
+                      out);
 }
 
 bool TopicBook::encode_event(std::uint64_t epoch, std::uint64_t seq, const Message& message, FrameScratch& scratch,
                              KeptEvent& out) {
+  return encode_forms({}, epoch, seq, message, true, {}, scratch, out);
+}
+
+// Every form is built from the message's own bytes, and the id is written
+// only for a form that carries it (SSE, the /ws envelope). The WebSocket
+// forms are built here, with the event, so that a pool too full for them
+// refuses the publish (503) rather than dropping the event for those
+// subscribers later.
+bool TopicBook::encode_forms(std::string_view topic, std::uint64_t epoch, std::uint64_t seq, const Message& message,
+                             bool with_sse, const std::array<std::size_t, kWsForms>& ws_subscribers,
+                             FrameScratch& scratch, KeptEvent& out) {
   out.epoch = epoch;
   out.seq = seq;
-  char id_text[kMaxIdText];
-  return encode_payload(std::string_view(id_text, format_id(out, id_text)), message, scratch, out, true);
-}
-
-bool TopicBook::encode_payload(std::string_view id, const Message& message, FrameScratch& scratch, KeptEvent& out,
-                               bool with_sse) {
   out.key = conflation_key(message.key);
+  out.payload = make_payload_frame(pool_, scratch.slabs, message);
+  if (!out.payload) return false;
+  EventFrames frames(pool_, scratch, topic, id_text(out), message, out.payload);
   if (with_sse) {
-    out.sse = make_sse_frame(pool_, scratch.slabs, {id, message.event, message.data});
+    out.sse = frames.sse();
     if (!out.sse) return false;
   }
-  out.payload = make_payload_frame(pool_, scratch.slabs, message);
-  return static_cast<bool>(out.payload);
-}
-
-// The WebSocket forms that subscribers use now are built here, with the
-// event, so that a pool too full for them refuses the publish (503) rather
-// than dropping the event for those subscribers later.
-bool TopicBook::encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
-                                KeptEvent& out) {
-  EventFrames frames(pool_, scratch, record.name, id, out.sse, out.payload);
   for (std::size_t i = 0; i < kWsForms; ++i) {
-    if (record.form_subscribers[i] == 0) continue;
+    if (ws_subscribers[i] == 0) continue;
     out.ws[i] = frames.form(ws_form_at(i));
     if (!out.ws[i]) return false;
   }

@@ -340,6 +340,8 @@ class TopicBook {
   std::size_t format_id(std::uint64_t seq, char* out) const;
   // The id of a kept event, in the epoch it was kept with.
   std::size_t format_id(const KeptEvent& event, char* out) const;
+  // The same, written only when asked.
+  [[nodiscard]] EventIdText id_text(const KeptEvent& event) const { return {epoch_, event.epoch, event.seq}; }
   [[nodiscard]] std::size_t topic_count() const;
   // Topics freed so far (they made room for new ones).
   [[nodiscard]] std::uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
@@ -361,12 +363,12 @@ class TopicBook {
   [[nodiscard]] static bool has_room(const TopicRecord& record, const RoomRule& room);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
-  // encode_event() for an event whose epoch and seq `out` holds and whose
-  // id is `id` (empty only when no form is built: nothing reads it then).
-  [[nodiscard]] bool encode_payload(std::string_view id, const Message& message, FrameScratch& scratch,
-                                    KeptEvent& out, bool with_sse);
-  [[nodiscard]] bool encode_ws_forms(const TopicRecord& record, std::string_view id, FrameScratch& scratch,
-                                     KeptEvent& out);
+  // The event's payload, its SSE form `with_sse`, and each WebSocket form
+  // that `ws_subscribers` (by ws_index()) counts subscribers for.
+  [[nodiscard]] bool encode_forms(std::string_view topic, std::uint64_t epoch, std::uint64_t seq,
+                                  const Message& message, bool with_sse,
+                                  const std::array<std::size_t, kWsForms>& ws_subscribers, FrameScratch& scratch,
+                                  KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);

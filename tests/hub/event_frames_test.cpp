@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,25 @@ struct EventFramesTest : testing::Test {
     return buf::make_frame(pool, buf::Lane::data, bytes);
   }
 
+  std::string wire(const buf::FrameRef& frame) {
+    std::string bytes(frame.size(), '\0');
+    frame.copy_to(bytes.data(), bytes.size());
+    return bytes;
+  }
+
+  // One WebSocket message, as a client reads it (its payload points into
+  // this fixture's decoder, valid until the next decode).
+  proto::ws::DecodeResult decode(const buf::FrameRef& frame) {
+    last_wire = wire(frame);
+    decoder.emplace(proto::ws::DecoderLimits{.role = proto::ws::Role::client});
+    const proto::ws::DecodeResult r = decoder->feed({last_wire.data(), last_wire.size()});
+    EXPECT_EQ(r.status, proto::ws::DecodeStatus::message);
+    return r;
+  }
+
   // The /ws envelope's text, out of its WebSocket frame.
   std::string envelope(const buf::FrameRef& frame) {
-    std::string wire(frame.size(), '\0');
-    frame.copy_to(wire.data(), wire.size());
-    proto::ws::Decoder decoder({.role = proto::ws::Role::client});
-    const proto::ws::DecodeResult r = decoder.feed({wire.data(), wire.size()});
-    EXPECT_EQ(r.status, proto::ws::DecodeStatus::message);
+    const proto::ws::DecodeResult r = decode(frame);
     EXPECT_EQ(r.opcode, proto::ws::Opcode::text);
     return std::string(r.payload.data(), r.payload.size());
   }
@@ -35,11 +48,13 @@ struct EventFramesTest : testing::Test {
   buf::Pool pool{{.block_count = 64, .block_size = 256, .reserve = 4}};
   FrameScratch scratch;
   buf::FrameRef sse;
+  std::string last_wire;
+  std::optional<proto::ws::Decoder> decoder;
 };
 
 TEST_F(EventFramesTest, TheJsonEnvelopeIsTheCodecsEvent) {
   const buf::FrameRef data = payload("tick", "{\"p\":101}");
-  EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
+  EventFrames frames(pool, scratch, "prices", EventIdText("ep:42"), sse, data);
   EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
             R"({"op":"event","topic":"prices","id":"ep:42","event":"tick","data":"{\"p\":101}"})");
 }
@@ -47,7 +62,7 @@ TEST_F(EventFramesTest, TheJsonEnvelopeIsTheCodecsEvent) {
 TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
   const std::string bytes("\x00\xff\xfe binary", 10);
   const buf::FrameRef data = payload("", bytes);
-  EventFrames frames(pool, scratch, "raw", "ep:1", sse, data);
+  EventFrames frames(pool, scratch, "raw", EventIdText("ep:1"), sse, data);
   const std::string text = envelope(frames.form(WireForm::ws_envelope));
   EXPECT_EQ(text, R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP/+IGJpbmFyeQ=="})");
   std::vector<char> buffer(text.size());
@@ -62,7 +77,7 @@ TEST_F(EventFramesTest, DataThatIsNotUtf8GoesAsBase64AndReadsBack) {
 TEST_F(EventFramesTest, TheSseFormNobodyBuiltIsBuiltFromThePayloadOnce) {
   buf::FrameRef data = payload("tick", "a\nb");
   data.set_published_ns(1234);  // the event's publish time, which the form keeps
-  EventFrames frames(pool, scratch, "prices", "ep:42", sse, data);
+  EventFrames frames(pool, scratch, "prices", EventIdText("ep:42"), sse, data);
   const buf::FrameRef& built = frames.form(WireForm::sse);
   std::string wire(built.size(), '\0');
   built.copy_to(wire.data(), wire.size());
@@ -75,9 +90,42 @@ TEST_F(EventFramesTest, TheSseFormNobodyBuiltIsBuiltFromThePayloadOnce) {
 TEST_F(EventFramesTest, AnSseFormThePublisherBuiltIsHandedOutAsItIs) {
   const buf::FrameRef data = payload("", "x");
   const buf::FrameRef published = buf::make_frame(pool, buf::Lane::data, "id: ep:1\ndata: x\n\n");
-  EventFrames frames(pool, scratch, "t", "ep:1", published, data);
+  EventFrames frames(pool, scratch, "t", EventIdText("ep:1"), published, data);
   EXPECT_TRUE(frames.form(WireForm::sse) == published);
   EXPECT_EQ(published.use_count(), 1u);
+}
+
+// The publisher's frames come from the message itself; the id is written
+// only for the forms that carry it, in the epoch the event was kept with.
+TEST_F(EventFramesTest, APublishersFormsAreBuiltFromTheMessageWithTheIdWrittenWhenAsked) {
+  const Message message{.data = "a\nb", .event = "tick"};
+  const buf::FrameRef data = payload("tick", "a\nb");
+  EventFrames frames(pool, scratch, "prices", EventIdText("ep", 0, 42), message, data);
+  const proto::ws::DecodeResult ws = decode(frames.form(WireForm::ws_message));
+  EXPECT_EQ(ws.opcode, proto::ws::Opcode::text);
+  EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), "a\nb");
+  EXPECT_EQ(wire(frames.form(WireForm::sse)), "event: tick\nid: ep:42\ndata: a\ndata: b\n\n");
+  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
+            R"({"op":"event","topic":"prices","id":"ep:42","event":"tick","data":"a\nb"})");
+}
+
+TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
+  const std::string bytes("\x00\xff", 2);
+  const Message message{.data = bytes};
+  const buf::FrameRef data = payload("", bytes);
+  EventFrames frames(pool, scratch, "raw", EventIdText("ep", 0, 1), message, data);
+  const proto::ws::DecodeResult ws = decode(frames.form(WireForm::ws_message));
+  EXPECT_EQ(ws.opcode, proto::ws::Opcode::binary);
+  EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), bytes);
+}
+
+TEST(EventIdText, AStreamsIdIsWrittenInItsOwnEpoch) {
+  EventIdText run("ep", 0, 7);
+  EXPECT_EQ(run.view(), "ep:7");
+  EventIdText stream("ep", 36, 7);  // 36 ms: "10" in base 36
+  EXPECT_EQ(stream.view(), "10:7");
+  const EventIdText copy = stream;  // a copy holds its own text
+  EXPECT_EQ(EventIdText(copy).view(), "10:7");
 }
 
 // A publisher thread publishing event after event gets the scratch it gave

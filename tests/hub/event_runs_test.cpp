@@ -26,7 +26,7 @@ struct EventRunsTest : testing::Test {
     events.clear();
     events.reserve(sse_frames.size());
     for (std::size_t i = 0; i < sse_frames.size(); ++i) {
-      events.emplace_back(pool, scratch, "t", ids[i], sse_frames[i], payloads[i]);
+      events.emplace_back(pool, scratch, "t", EventIdText(ids[i]), sse_frames[i], payloads[i]);
     }
     return events;
   }
@@ -79,7 +79,7 @@ TEST(EventRunsBig, BigEventsMakeNoRun) {
   const buf::FrameRef payload = buf::make_frame(pool, buf::Lane::data, std::string(1, '\0'));
   std::vector<EventFrames> events;
   events.reserve(2);
-  for (const buf::FrameRef& f : sse) events.emplace_back(pool, scratch, "t", "ep:1", f, payload);
+  for (const buf::FrameRef& f : sse) events.emplace_back(pool, scratch, "t", EventIdText("ep:1"), f, payload);
   EventRuns runs(pool, events);
   EXPECT_FALSE(runs.form(WireForm::sse));
 }
