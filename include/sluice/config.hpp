@@ -245,6 +245,14 @@ struct BrokerSettings {
 struct Config {
   std::string listen = "127.0.0.1:8080";
   std::int64_t threads = 0;  // event loops; 0: one per core
+  // 1: the loops run under Linux's SCHED_BATCH (io/batch_scheduling.hpp):
+  // a loop woken by a publisher thread on its core lets it run on, then
+  // drains in one go. Less CPU per event; a loop that shares its core with
+  // a busy thread may start a few milliseconds later. The thread that
+  // calls Server::run (loop 0) runs under it until run() returns, and what
+  // it starts meanwhile inherits it; a thread under a policy other than
+  // the normal one is left as it is.
+  std::int64_t sched_batch = 0;
   std::int64_t max_connections = 10000;
   std::int64_t handshake_timeout_ms = 10000;  // a whole request must arrive within this
   std::int64_t idle_timeout_ms = 60000;       // keep-alive connection with no request

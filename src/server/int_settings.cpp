@@ -39,6 +39,8 @@ using C = Config;
 
 const IntSetting kIntSettings[] = {
     int_setting<&C::threads>("threads", 0, 64, "event loops, one thread each (0: one per core)"),
+    int_setting<&C::sched_batch>("sched_batch", 0, 1,
+                                 "loops under SCHED_BATCH: a woken loop lets a publisher on its core run on (Linux)"),
     int_setting<&C::max_connections>("max_connections", 1, 1'000'000, "open connections at most"),
     int_setting<&C::http, &HttpLimits::max_request_line>("http.max_request_line", 64, kMiB,
                                                                     "request line bytes (414 past it)"),

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 
+#include "io/batch_scheduling.hpp"
 #include "io/socket.hpp"
 #include "session/response.hpp"
 #include "transport/plain_tcp.hpp"
@@ -60,6 +63,15 @@ Worker::~Worker() {
 
 void Worker::run(int listen_fd, int admin_fd) {
   owner_.store(std::this_thread::get_id());
+  // Loop 0 runs on the application's thread: its policy comes back on return.
+  const io::BatchScheduling scheduling(services_.config().sched_batch != 0);
+  // Said once for all loops. A sandbox's system call filter (sluiced.service's)
+  // refuses it, as does a thread the application put under another policy.
+  static std::atomic<bool> said{false};
+  if (scheduling.error() != 0 && !said.exchange(true)) {
+    std::fprintf(stderr, "sluiced: sched_batch=1 not applied, the loops keep their scheduling policy: %s\n",
+                 std::strerror(scheduling.error()));
+  }
   listen_fd_ = listen_fd;
   loop_.watch(listen_fd_, io::kReadable, this);
   admin_fd_ = admin_fd;

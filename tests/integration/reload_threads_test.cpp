@@ -18,17 +18,6 @@
 namespace sluice::test {
 namespace {
 
-// Polls `done` until it holds or 10 s pass.
-template <typename Done>
-bool wait_until(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
-
 TEST(ReloadThreads, ReloadsOnTwoThreadsReachEveryLoopWhileItServes) {
   server::Config config;
   config.threads = 2;

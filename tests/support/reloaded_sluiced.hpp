@@ -32,16 +32,6 @@ inline std::size_t count_of(const std::string& text, const std::string& needle) 
   return n;
 }
 
-// Polls `done` until it holds or `limit` passes.
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
-
 // A file under the test's temporary directory, named for this process.
 inline std::string temp_file(const std::string& name) {
   return testing::TempDir() + std::to_string(::getpid()) + "_" + name;

@@ -117,6 +117,16 @@ int publish_retrying_busy(TestClient& publisher, std::string_view target, std::s
 // in it, as it did on a loaded machine.
 server::Config without_system_feed(server::Config config = {});
 
+// Polls `done` until it holds or `limit` passes.
+inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
 class RunningServer {
  public:
   // `before_run` may set hooks (on_open, every) before the loops start.
