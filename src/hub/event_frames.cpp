@@ -71,6 +71,7 @@ EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_vie
       payload_(payload),
       prebuilt_(nullptr),
       loaded_(true),
+      from_message_(true),
       event_(message.event),
       data_(message.data) {}
 
@@ -106,9 +107,14 @@ const buf::FrameRef& EventFrames::sse_form() {
   });
 }
 
+// The scratch's buffer is shared by every EventFrames of the loop (a
+// drain's events each have one): event_ and data_ are good only while it
+// holds this event's bytes, so an event whose bytes another loaded since
+// loads them again, rather than building from that one's.
 void EventFrames::load_payload() {
-  if (loaded_) return;
+  if (from_message_ || (loaded_ && scratch_.payload_of == this)) return;
   loaded_ = true;
+  scratch_.payload_of = this;
   std::string& bytes = scratch_.payload;
   bytes.resize(payload_.size());
   payload_.copy_to(bytes.data(), bytes.size());

@@ -43,6 +43,7 @@ struct FrameScratch {
   proto::ws::Deflater deflater;
   std::string json;     // the /ws envelope
   std::string payload;  // the event's payload made contiguous
+  const void* payload_of = nullptr;  // the EventFrames whose payload it holds
 };
 
 // FrameScratch for publishers that are not loops (the application's
@@ -124,6 +125,7 @@ class EventFrames {
   const buf::FrameRef& payload_;
   const buf::FrameRef* prebuilt_;
   bool loaded_ = false;
+  bool from_message_ = false;  // event_ and data_ view the publisher's message
   std::int8_t utf8_ = -1;  // whether the data is UTF-8, once asked; -1 before
   std::string_view event_;
   std::string_view data_;

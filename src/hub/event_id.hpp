@@ -34,7 +34,7 @@ class EventIdText {
  public:
   // Written already; `written` must outlive this.
   EventIdText(std::string_view written)  // NOLINT(google-explicit-constructor): an id is its text
-      : external_(written.data()), size_(written.size()) {}
+      : external_(written.data()), size_(written.size()), written_(true) {}
   // To be written from the server run's epoch text (`stream_epoch_ms` 0) or
   // from a broker's stream epoch; `run_epoch` must outlive this.
   EventIdText(std::string_view run_epoch, std::uint64_t stream_epoch_ms, std::uint64_t seq)
@@ -42,17 +42,17 @@ class EventIdText {
 
   // A copy holds its own text (nothing points into the original).
   [[nodiscard]] std::string_view view() {
-    if (external_ != nullptr) return {external_, size_};
-    if (size_ == 0) {
-      size_ = stream_epoch_ms_ == 0 ? format_event_id(run_epoch_, seq_, text_)
-                                    : format_stream_event_id(stream_epoch_ms_, seq_, text_);
-    }
+    if (written_) return {external_ != nullptr ? external_ : text_, size_};
+    size_ = stream_epoch_ms_ == 0 ? format_event_id(run_epoch_, seq_, text_)
+                                  : format_stream_event_id(stream_epoch_ms_, seq_, text_);
+    written_ = true;
     return {text_, size_};
   }
 
  private:
   const char* external_ = nullptr;
   std::size_t size_ = 0;
+  bool written_ = false;  // external_ or text_ holds it (an empty id too)
   std::string_view run_epoch_;
   std::uint64_t stream_epoch_ms_ = 0;
   std::uint64_t seq_ = 0;

@@ -99,7 +99,7 @@ TEST_F(EventFramesTest, AnSseFormThePublisherBuiltIsHandedOutAsItIs) {
 // only for the forms that carry it, in the epoch the event was kept with.
 TEST_F(EventFramesTest, APublishersFormsAreBuiltFromTheMessageWithTheIdWrittenWhenAsked) {
   const Message message{.data = "a\nb", .event = "tick"};
-  const buf::FrameRef data = payload("tick", "a\nb");
+  const buf::FrameRef data = payload("", "not read");  // the message is, not this
   EventFrames frames(pool, scratch, "prices", EventIdText("ep", 0, 42), message, data);
   const proto::ws::DecodeResult ws = decode(frames.form(WireForm::ws_message));
   EXPECT_EQ(ws.opcode, proto::ws::Opcode::text);
@@ -112,11 +112,25 @@ TEST_F(EventFramesTest, APublishersFormsAreBuiltFromTheMessageWithTheIdWrittenWh
 TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
   const std::string bytes("\x00\xff", 2);
   const Message message{.data = bytes};
-  const buf::FrameRef data = payload("", bytes);
+  const buf::FrameRef data = payload("", "ok");
   EventFrames frames(pool, scratch, "raw", EventIdText("ep", 0, 1), message, data);
   const proto::ws::DecodeResult ws = decode(frames.form(WireForm::ws_message));
   EXPECT_EQ(ws.opcode, proto::ws::Opcode::binary);
   EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), bytes);
+}
+
+// A loop's drain gives each event an EventFrames, all with the loop's one
+// scratch: an event whose bytes another event loaded since loads its own
+// again before it builds a second form.
+TEST_F(EventFramesTest, EachEventOfADrainBuildsFromItsOwnBytes) {
+  const buf::FrameRef first = payload("", "first");
+  const buf::FrameRef other = payload("", "other");
+  EventFrames a(pool, scratch, "t", EventIdText("ep:1"), sse, first);
+  EventFrames b(pool, scratch, "t", EventIdText("ep:2"), sse, other);
+  (void)a.form(WireForm::ws_message);
+  (void)b.form(WireForm::ws_message);
+  EXPECT_EQ(envelope(a.form(WireForm::ws_envelope)), R"({"op":"event","topic":"t","id":"ep:1","data":"first"})");
+  EXPECT_EQ(wire(a.form(WireForm::sse)), "id: ep:1\ndata: first\n\n");
 }
 
 TEST(EventIdText, AStreamsIdIsWrittenInItsOwnEpoch) {
@@ -126,6 +140,7 @@ TEST(EventIdText, AStreamsIdIsWrittenInItsOwnEpoch) {
   EXPECT_EQ(stream.view(), "10:7");
   const EventIdText copy = stream;  // a copy holds its own text
   EXPECT_EQ(EventIdText(copy).view(), "10:7");
+  EXPECT_EQ(EventIdText(std::string_view()).view(), "");  // an empty id stays empty
 }
 
 // A publisher thread publishing event after event gets the scratch it gave
