@@ -23,6 +23,9 @@ struct FrameTag {
   std::uint32_t topic = 0;  // the subscriber's own index for the topic
   std::uint64_t id = 0;     // the event's id within its topic (a run's first)
   std::uint64_t key = 0;    // conflation key: 0 for "the whole topic" (a run's last id)
+  // Its topic's policy lets it be dropped to make room for another topic's
+  // event (drop-oldest, latest); a fifo or drop-newest topic's never is.
+  bool yields = false;
 
   [[nodiscard]] static constexpr FrameTag event(std::uint32_t topic, std::uint64_t id, std::uint64_t key) {
     return {FrameKind::event, topic, id, key};
@@ -39,11 +42,13 @@ struct FrameTag {
   [[nodiscard]] std::uint64_t last_id() const { return kind == FrameKind::run ? key : id; }
 
   [[nodiscard]] conn::FrameLabel label() const {
-    return {{id, key, std::uint64_t{topic} | std::uint64_t{static_cast<std::uint8_t>(kind)} << 32}};
+    return {{id, key,
+             std::uint64_t{topic} | std::uint64_t{static_cast<std::uint8_t>(kind)} << 32 |
+                 std::uint64_t{yields} << 40}};
   }
   [[nodiscard]] static FrameTag of(const conn::FrameLabel& label) {
-    return {static_cast<FrameKind>(label.words[2] >> 32), static_cast<std::uint32_t>(label.words[2]),
-            label.words[0], label.words[1]};
+    return {static_cast<FrameKind>((label.words[2] >> 32) & 0xff), static_cast<std::uint32_t>(label.words[2]),
+            label.words[0], label.words[1], ((label.words[2] >> 40) & 1) != 0};
   }
 };
 

@@ -31,12 +31,17 @@ bool conflate(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, Dro
   return replaced;
 }
 
-// The oldest pending event or run, or none (only notices or application
-// messages wait, and those are not the policy's to drop). A run is dropped
-// whole: its events left the hub together.
+// Whether `policy` lets a topic's pending events be dropped for another's.
+bool yields(Policy policy) { return policy == Policy::drop_oldest || policy == Policy::latest; }
+
+// The oldest pending event or run that may give way, or none (only notices,
+// application messages, or events of topics whose policy keeps them wait:
+// a fifo topic's are never lost, and drop-newest keeps what waits). A run
+// is dropped whole: its events left the hub together.
 std::optional<std::size_t> find_oldest_event(const conn::OutQueue& out) {
   for (std::size_t i = 0; i < out.pending_data(); ++i) {
-    if (FrameTag::of(out.pending_label(i)).holds_events()) return i;
+    const FrameTag pending = FrameTag::of(out.pending_label(i));
+    if (pending.holds_events() && pending.yields) return i;
   }
   return std::nullopt;
 }
@@ -71,11 +76,13 @@ std::string_view policy_name(Policy policy) { return kNames[static_cast<std::siz
 // run is many events, and one by one they would stop at the budget.
 bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag) {
   if (policy == Policy::latest || out.data_bytes() + run.size() > out.limits().max_bytes) return false;
+  tag.yields = yields(policy);
   return out.push_data(run, tag.label()) == conn::EnqueueStatus::ok;
 }
 
 Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
                             DropRecord* drops_by_topic) {
+  tag.yields = yields(policy);
   // A reader with room gets every event, however many came in this tick:
   // only what a flush could not write is stale.
   if (policy == Policy::latest && out.backed_up() && conflate(out, frame, tag, drops_by_topic)) {

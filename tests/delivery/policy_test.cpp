@@ -52,6 +52,12 @@ TEST(FrameTag, SurvivesTheQueuesLabel) {
   EXPECT_EQ(back.topic, tag.topic);
   EXPECT_EQ(back.id, tag.id);
   EXPECT_EQ(back.key, tag.key);
+  EXPECT_FALSE(back.yields);
+  FrameTag yielding = tag;
+  yielding.yields = true;
+  EXPECT_TRUE(FrameTag::of(yielding.label()).yields);
+  EXPECT_EQ(FrameTag::of(yielding.label()).kind, FrameKind::event);
+  EXPECT_EQ(FrameTag::of(yielding.label()).topic, tag.topic);
   EXPECT_EQ(FrameTag::of(FrameTag::notice(7).label()).kind, FrameKind::notice);
   EXPECT_EQ(FrameTag::of(conn::FrameLabel{}).kind, FrameKind::application);
 }
@@ -108,6 +114,36 @@ TEST_F(PolicyTest, DropOldestRecordsLossesAgainstTheirOwnTopic) {
   EXPECT_EQ(drops[1].count, 1u);
   EXPECT_EQ(drops[1].first_id, 1u);
   EXPECT_TRUE(drops[0].empty());
+}
+
+// Each topic keeps its own policy on a shared budget: a drop-oldest or
+// latest topic makes room from the events of topics that drop too, never
+// from a fifo topic's (nothing of it may be lost) nor a drop-newest
+// topic's (it keeps what waits); short of those, its own new event goes.
+TEST_F(PolicyTest, AnotherTopicsPolicyNeverDropsAFifoOrDropNewestTopicsEvents) {
+  for (const Policy kept : {Policy::fifo, Policy::drop_newest}) {
+    for (const Policy dropping : {Policy::drop_oldest, Policy::latest}) {
+      drops[0] = {};
+      drops[1] = {};
+      for (std::uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(offer(kept, id, 1), Verdict::queued);
+      EXPECT_EQ(offer(dropping, 10, 0), Verdict::dropped) << policy_name(kept) << " / " << policy_name(dropping);
+      EXPECT_TRUE(drops[1].empty()) << policy_name(kept) << " / " << policy_name(dropping);
+      EXPECT_EQ(drops[0].count, 1u);
+      EXPECT_EQ(drops[0].first_id, 10u);
+      EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
+    }
+  }
+}
+
+TEST_F(PolicyTest, ATopicThatDropsMakesRoomFromAnotherThatDropsButNotFromAFifoOne) {
+  ASSERT_EQ(offer(Policy::fifo, 1, 1), Verdict::queued);
+  ASSERT_EQ(offer(Policy::drop_oldest, 5, 0), Verdict::queued);
+  ASSERT_EQ(offer(Policy::fifo, 2, 1), Verdict::queued);
+  EXPECT_EQ(offer(Policy::drop_oldest, 20, 0), Verdict::queued);
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 5u);
+  EXPECT_TRUE(drops[1].empty());
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 20}));
 }
 
 TEST_F(PolicyTest, LatestKeepsOnePendingEventPerTopicAndKey) {
