@@ -26,6 +26,7 @@ std::size_t& form_count(TopicRecord& record, WireForm form) {
 Hub::Hub(TopicBook& book, unsigned loop) : book_(book), loop_(loop) {
   const std::size_t room = std::max(kMinKeptEvents, std::min<std::size_t>(book.limits().history_events, 1024));
   batch_.reserve(room);
+  replay_.reserve(room);
   frames_.reserve(room);
 }
 
@@ -66,7 +67,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
   std::uint64_t first_owed = 1;
-  batch_.clear();
+  replay_.clear();
   Local* local = nullptr;
   {
     const std::lock_guard lock(record->mutex);
@@ -104,7 +105,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     } else {
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
       std::uint64_t lost_first = 0;
-      if (result.reset == nullptr) collect_after(*record, after, lost_first);
+      if (result.reset == nullptr) collect_after(*record, after, lost_first, replay_);
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
     }
@@ -121,19 +122,19 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   result.newest = result.parked ? newest : first_owed - 1;
   local->subscribers.push_back({subscriber, cookie, first_owed, form, result.awaiting});
   local->has_awaiting = local->has_awaiting || result.awaiting;
-  result.replayed = batch_.size();
-  hand_over_batch(*record, subscriber, cookie);
+  result.replayed = replay_.size();
+  hand_over_replay(*record, subscriber, cookie);
   return result;
 }
 
-// The batch, to one subscriber, outside the topic's lock.
-void Hub::hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
-  for (const KeptEvent& event : batch_) {
+// The replay, to one subscriber, outside the topic's lock.
+void Hub::hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
+  for (const KeptEvent& event : replay_) {
     EventFrames frames(book_.pool(), scratch_, record.name, book_.id_text(event), event.sse, event.payload,
                        event.ws.data());
     subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
   }
-  batch_.clear();
+  replay_.clear();
 }
 
 // With a broker: whether `last_id` names an event of a stream this node has
@@ -198,10 +199,11 @@ const char* Hub::check_replayable(const TopicRecord& record, std::string_view la
 
 // Copies out (under the topic's lock) the kept events after `after`.
 // `lost_first` is set when the history no longer reaches back to after + 1.
-void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first) {
+void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first,
+                        std::vector<KeptEvent>& into) {
   const History& history = record.history;
   if (!history.empty() && history.oldest_seq() > after + 1) lost_first = after + 1;
-  for (std::size_t i = history.first_after(after); i < history.size(); ++i) batch_.push_back(history.at(i));
+  for (std::size_t i = history.first_after(after); i < history.size(); ++i) into.push_back(history.at(i));
 }
 
 void Hub::wait_for_room(std::string_view topic) { book_.wait_for_room(topic, loop_); }

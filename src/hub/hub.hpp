@@ -132,14 +132,15 @@ class Hub {
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
   [[nodiscard]] Local* local_of(std::string_view topic);
-  void hand_over_batch(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie);
+  void hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie);
   void deliver_news(TopicRecord* record);
   void let_go_if_unfollowed(TopicRecord* record);
   void park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const;
   bool starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   bool ahead_of_reader(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
-  void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
+  void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first,
+                     std::vector<KeptEvent>& into);
   void deliver_batch(Local& local);
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
   void rebase(Local& local, const char* reason);
@@ -153,6 +154,10 @@ class Hub {
   std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
   std::vector<TopicRecord*> pending_;  // drain_pending()'s list, reused
   std::vector<KeptEvent> batch_;     // events being delivered, reused
+  // A join's or attach's replay, apart from batch_: a subscriber may join
+  // from within a delivery (a WebSocket's next request, read when its
+  // answer was placed), which must not take the batch from under it.
+  std::vector<KeptEvent> replay_;
   std::vector<KeptEvent> held_;      // the rest of a batch split at a hole, reused
   std::vector<EventFrames> frames_;  // batch_'s events in wire forms, reused
   FrameScratch scratch_;             // builds this loop's WebSocket forms

@@ -35,7 +35,7 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
   TopicRecord& record = *local->record;
   const std::uint32_t cookie = entry->cookie;  // handing over may grow the vector
   AttachResult result;
-  batch_.clear();
+  replay_.clear();
   {
     const std::lock_guard lock(record.mutex);
     const std::uint64_t newest = record.next_id - 1;
@@ -49,11 +49,11 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     const bool reaches = after >= newest || (!history.empty() && history.oldest_seq() <= after + 1);
     if (!reaches) return {AttachResult::Kind::fetch, newest, nullptr};
     std::uint64_t lost_first = 0;
-    collect_after(record, after, lost_first);
+    collect_after(record, after, lost_first, replay_);
     entry->first_seq = std::max(newest, after) + 1;
     result.kind = AttachResult::Kind::attached;
   }
-  hand_over_batch(record, subscriber, cookie);
+  hand_over_replay(record, subscriber, cookie);
   return result;
 }
 

@@ -47,7 +47,7 @@ void Hub::deliver_news(TopicRecord* record) {
     placed = local.has_awaiting && record->reader_placed;
     epoch = current_stream(*record);
     place = record->place_seq;
-    collect_after(*record, local.delivered, lost_first);
+    collect_after(*record, local.delivered, lost_first, batch_);
   }
   if (rebased) rebase(local, reset);
   // A publisher's wait for room ran out (TopicBook::cut_stalled).

@@ -80,6 +80,33 @@ TEST_F(HubTest, ANewSubscriberGetsOnlyWhatIsPublishedAfterIt) {
   EXPECT_EQ(late.ids, (std::vector<std::uint64_t>{2}));
 }
 
+// A subscriber may join another topic from within a delivery (a
+// WebSocket's next request, read as its answer goes out), and that join
+// replays that topic's kept events: the drain under way still hands every
+// event of its batch to every subscriber, and marks them delivered once.
+TEST_F(HubTest, AJoinFromWithinADeliveryTakesNothingFromTheDrainUnderWay) {
+  publish("u", {"kept 1"});
+  publish("u", {"kept 2"});
+  Collector a, b, joined;
+  ASSERT_EQ(hub.subscribe("t", &a), HubStatus::ok);
+  ASSERT_EQ(hub.subscribe("t", &b), HubStatus::ok);
+  std::uint64_t replayed = 0;
+  bool joined_once = false;
+  a.on_deliver = [&] {
+    if (std::exchange(joined_once, true)) return;
+    replayed = hub.subscribe_after("u", &joined, 0, "ep:0").replayed;
+  };
+  for (const char* data : {"1", "2", "3"}) (void)book.publish("t", {data});
+  pump();
+  EXPECT_EQ(replayed, 2u);
+  EXPECT_EQ(joined.ids, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(a.ids, (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_EQ(b.ids, (std::vector<std::uint64_t>{1, 2, 3}));
+  publish("t", {"4"});
+  EXPECT_EQ(a.ids, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(b.ids, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+}
+
 TEST_F(HubTest, UnsubscribeStopsDelivery) {
   Collector a, b;
   ASSERT_EQ(hub.subscribe("t", &a), HubStatus::ok);
