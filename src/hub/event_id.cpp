@@ -50,7 +50,7 @@ ParsedId parse_event_id(std::string_view text) {
   const std::string_view digits = text.substr(colon + 1);
   ParsedId id{text.substr(0, colon)};
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id.seq);
-  id.ok = !digits.empty() && ec == std::errc() && end == digits.data() + digits.size();
+  id.ok = !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && id.seq <= kMaxEventSeq;
   return id;
 }
 

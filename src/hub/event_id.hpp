@@ -59,6 +59,11 @@ class EventIdText {
   char text_[kMaxIdText];
 };
 
+// The largest SEQ an id may carry. No topic counts that far, and a
+// client's id past it would wrap the one after it (or name the hub's own
+// marks, which sit at the top of the range): such an id is malformed.
+inline constexpr std::uint64_t kMaxEventSeq = (std::uint64_t{1} << 63) - 1;
+
 struct ParsedId {
   std::string_view epoch;
   std::uint64_t seq = 0;

@@ -7,11 +7,20 @@ namespace {
 
 TEST(EventId, FormatsAndParsesBack) {
   char text[kMaxIdText];
-  const std::size_t n = format_event_id("mhq3x1", 18446744073709551615ull, text);
+  const std::size_t n = format_event_id("mhq3x1", kMaxEventSeq, text);
   const ParsedId id = parse_event_id(std::string_view(text, n));
   ASSERT_TRUE(id.ok);
   EXPECT_EQ(id.epoch, "mhq3x1");
-  EXPECT_EQ(id.seq, 18446744073709551615ull);
+  EXPECT_EQ(id.seq, kMaxEventSeq);
+}
+
+// An id whose next would wrap, or land on the hub's marks at the top of
+// the range, is refused however well formed (a client sent it).
+TEST(EventId, RefusesASeqPastTheLargestATopicCounts) {
+  for (const char* bad : {"e:9223372036854775808", "e:18446744073709551614", "e:18446744073709551615"}) {
+    EXPECT_FALSE(parse_event_id(bad).ok) << bad;
+  }
+  EXPECT_TRUE(parse_event_id("e:9223372036854775807").ok);
 }
 
 TEST(EventId, RejectsWhatIsNotOurs) {
