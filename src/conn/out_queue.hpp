@@ -137,11 +137,13 @@ class OutQueue {
   [[nodiscard]] std::size_t pending_data() const { return data_.size(); }
   // The label of pending frame `i` (< pending_data()).
   [[nodiscard]] const FrameLabel& pending_label(std::size_t i) const { return data_.at(i).label; }
+  // The bytes of pending frame `i` (< pending_data()).
+  [[nodiscard]] std::size_t pending_bytes(std::size_t i) const { return data_.at(i).frame.size(); }
   // Takes pending frame `i` out of the queue; returns its label.
   FrameLabel remove_pending(std::size_t i);
   // Puts `frame` and `label` in the place of pending frame `i` (conflation);
-  // returns the label it replaced. The byte budget is not checked: the
-  // queue holds no more frames than before.
+  // returns the label it replaced. The byte budget is not checked here: the
+  // caller checks it (delivery/policy.cpp's conflate()).
   FrameLabel replace_pending(std::size_t i, buf::FrameRef frame, FrameLabel label);
 
   // Releases every frame, the one in flight included (the connection is

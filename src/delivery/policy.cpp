@@ -10,17 +10,22 @@ constexpr std::array<std::string_view, kPolicyCount> kNames = {"fifo", "drop-old
                                                                "disconnect"};
 
 // Puts `frame` in the place of the newest pending event of `tag`'s topic
-// and key, and drops any older one of them; false when none waits. Newest
-// first: a fresh one is likeliest near the back. Once backed up, a topic and
-// key keeps at most one pending event; more wait only when a tick's events
-// all came in before a flush that could not write them all, and the next
-// event then takes the place of every one.
+// and key, and drops any older one of them; false when `frame` did not take
+// a place. Newest first: a fresh one is likeliest near the back. Once
+// backed up, a topic and key keeps at most one pending event; more wait
+// only when a tick's events all came in before a flush that could not
+// write them all, and the next event then takes the place of every one.
+// A larger event takes a place only within the byte budget: else the
+// pending ones of its key are dropped all the same and it is queued as a
+// new event (making room if it must), so that small events swapped for
+// large ones never hold more than the budget.
 bool conflate(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
   bool replaced = false;
   for (std::size_t i = out.pending_data(); i-- > 0;) {
     const FrameTag pending = FrameTag::of(out.pending_label(i));
     if (!pending.is_event() || pending.topic != tag.topic || pending.key != tag.key) continue;
-    if (replaced) {
+    const bool fits = out.data_bytes() - out.pending_bytes(i) + frame.size() <= out.limits().max_bytes;
+    if (replaced || !fits) {
       (void)out.remove_pending(i);
     } else {
       (void)out.replace_pending(i, frame, tag.label());

@@ -146,6 +146,19 @@ TEST_F(PolicyTest, ATopicThatDropsMakesRoomFromAnotherThatDropsButNotFromAFifoOn
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 20}));
 }
 
+// Swapping pending small events for large ones of the same keys would
+// hold more than the budget in as many frames: a larger event takes a
+// place only within it, else it is queued as new, making room.
+TEST_F(PolicyTest, LatestNeverHoldsMoreThanTheByteBudgetBySwappingInLargerEvents) {
+  for (std::uint64_t key = 1; key <= 3; ++key) ASSERT_EQ(offer(Policy::latest, key, 0, key), Verdict::queued);
+  back_up();
+  const buf::FrameRef large = buf::make_frame(pool, buf::Lane::data, std::string(25, 'L'));
+  EXPECT_EQ(enqueue_with_policy(out, Policy::latest, large, FrameTag::event(0, 11, 1), drops), Verdict::queued);
+  EXPECT_LE(out.data_bytes(), 30u);
+  EXPECT_EQ(drops[0].count, 3u);  // key 1's own, then the oldest until the large one fits
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{11}));
+}
+
 TEST_F(PolicyTest, LatestKeepsOnePendingEventPerTopicAndKey) {
   offer(Policy::latest, 1, 0, 7);
   offer(Policy::latest, 2, 0, 8);
