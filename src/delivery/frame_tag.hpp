@@ -6,6 +6,10 @@
 // events and runs only: a notice or an application message is never
 // replaced by `latest` nor counted as a dropped event.
 //
+// A topic left while its frames wait keeps them as `left`: they still go
+// out as queued, but no policy acts on them any more, so a topic joined
+// next in the same slot never replaces, drops or counts them as its own.
+//
 // The queue (conn/) keeps a tag as an opaque FrameLabel; a frame queued
 // without one reads back as an application message.
 #pragma once
@@ -16,7 +20,7 @@
 
 namespace sluice::delivery {
 
-enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2, run = 3 };
+enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2, run = 3, left = 4 };
 
 struct FrameTag {
   FrameKind kind = FrameKind::application;
@@ -35,6 +39,8 @@ struct FrameTag {
     return {FrameKind::run, topic, first, last};
   }
   [[nodiscard]] static constexpr FrameTag notice(std::uint32_t topic) { return {FrameKind::notice, topic, 0, 0}; }
+  // A frame of topic slot `topic`, which the subscriber has left.
+  [[nodiscard]] static constexpr FrameTag left(std::uint32_t topic) { return {FrameKind::left, topic, 0, 0}; }
 
   [[nodiscard]] bool is_event() const { return kind == FrameKind::event; }
   // An event or a run: what a policy may drop.

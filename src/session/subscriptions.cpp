@@ -99,12 +99,34 @@ void Subscriptions::tell_reset(std::string_view topic, const char* reason, std::
 bool Subscriptions::leave(std::string_view topic) {
   const auto slot = slot_of(topic);
   if (topic.empty() || slot == slots_.end()) return false;
-  cancel_fetch(static_cast<std::uint32_t>(slot - slots_.begin()));
-  forget_room(static_cast<std::uint32_t>(slot - slots_.begin()));
+  const auto cookie = static_cast<std::uint32_t>(slot - slots_.begin());
+  cancel_fetch(cookie);
+  forget_room(cookie);
   services_.hub().unsubscribe(topic, this);
   services_.metrics().subscribers.dec();
+  let_go_of_pending(cookie);
   slot->name.clear();
   return true;
+}
+
+// The slot may be joined again, by another topic: what waits of the one
+// left still goes out (WEBSOCKET.md: events queued before may arrive), but
+// as nobody's (FrameTag::left), and its losses are told now, while the
+// notice can still name it, or not at all once the slot is another's.
+void Subscriptions::let_go_of_pending(std::uint32_t cookie) {
+  conn::OutQueue& queue = outlet_.queue();
+  for (std::size_t i = 0; i < queue.pending_data(); ++i) {
+    const delivery::FrameTag tag = delivery::FrameTag::of(queue.pending_label(i));
+    if (tag.kind != delivery::FrameKind::application && tag.topic == cookie) {
+      queue.relabel_pending(i, delivery::FrameTag::left(cookie).label());
+    }
+  }
+  if (drops_[cookie].empty()) return;
+  if (!outlet_.data_held() && queue_drop_notices()) {
+    drops_pending_ = false;
+    return;
+  }
+  drops_[cookie] = {};
 }
 
 void Subscriptions::leave_all() {

@@ -159,6 +159,7 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void weigh_room_back();
   // Slot `cookie` stops counting (it leaves, or is taken again).
   void forget_room(std::uint32_t cookie);
+  void let_go_of_pending(std::uint32_t cookie);
   // The slot of `topic`, or slots_.end().
   [[nodiscard]] std::vector<TopicSlot>::iterator slot_of(std::string_view topic);
 

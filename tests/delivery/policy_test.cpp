@@ -159,6 +159,23 @@ TEST_F(PolicyTest, LatestNeverHoldsMoreThanTheByteBudgetBySwappingInLargerEvents
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{11}));
 }
 
+// A left topic's waiting frames are nobody's (FrameTag::left): the topic
+// joined next in its slot neither replaces, drops nor counts them.
+TEST_F(PolicyTest, ALeftTopicsWaitingFramesAreNeverReplacedNorDropped) {
+  ASSERT_EQ(offer(Policy::latest, 1, 0), Verdict::queued);
+  ASSERT_EQ(offer(Policy::latest, 2, 0, 5), Verdict::queued);
+  back_up();
+  for (std::size_t i = 0; i < out.pending_data(); ++i) out.relabel_pending(i, FrameTag::left(0).label());
+  EXPECT_EQ(offer(Policy::latest, 7, 0), Verdict::queued);
+  EXPECT_TRUE(drops[0].empty());
+  EXPECT_EQ(offer(Policy::latest, 8, 0), Verdict::queued);    // takes its own 7's place
+  EXPECT_EQ(offer(Policy::latest, 9, 0, 3), Verdict::queued);  // over the budget: 8 gives way, not theirs
+  EXPECT_EQ(drops[0].count, 2u);
+  EXPECT_EQ(drops[0].first_id, 7u);
+  EXPECT_EQ(drops[0].last_id, 8u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{kNotAnEvent, kNotAnEvent, 9}));
+}
+
 TEST_F(PolicyTest, LatestKeepsOnePendingEventPerTopicAndKey) {
   offer(Policy::latest, 1, 0, 7);
   offer(Policy::latest, 2, 0, 8);

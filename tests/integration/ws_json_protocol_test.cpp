@@ -38,5 +38,48 @@ TEST(WsJsonProtocol, TheSubscribeAckCarriesTheTopicsNewestIdToResumeFrom) {
   EXPECT_NE(replayed->payload.find("\"data\":\"while away\""), std::string::npos) << replayed->payload;
 }
 
+// A topic left while its events wait in the queue gives its slot to the
+// next topic joined, and that topic's events never replace, drop or count
+// the left one's as their own. Here `a`, under `latest` behind a reader
+// that does not read, has its newest event waiting when the client leaves
+// it and joins `b`; `b`'s first event once took that event's place and was
+// told as `b`'s loss of `a`'s id.
+TEST(WsJsonProtocol, ATopicJoinedInALeftOnesSlotNeverTakesItsWaitingEvents) {
+  server::Config config;
+  config.threads = 1;
+  RunningServer server(config);
+  const std::uint16_t port = server.port();
+  WsTestClient client(port, 4096);
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","policy":"latest","req":1})"});
+  const std::optional<ServerFrame> joined = client.read_message();
+  ASSERT_TRUE(joined && joined->payload.find("\"ok\":true") != std::string::npos);
+  // Far more than the kernel's buffers hold: the newest waits in sluice's queue.
+  const std::string big(1024, 'x');
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
+  client.send({.opcode = kText, .payload = R"({"op":"unsubscribe","topic":"a","req":2})"});
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"b","policy":"latest","req":3})"});
+  // The joins and leaves are answered in order on the one loop: once `b` is
+  // joined (its publish reaches a subscriber), its event comes after them.
+  std::size_t subscribers = 0;
+  for (int tries = 0; tries < 500 && subscribers == 0; ++tries) {
+    const HttpReply reply = http_request(port, "POST", "/pub/b", "b first");
+    ASSERT_EQ(reply.status, 200);
+    subscribers = reply.body.find("\"subscribers\":1") != std::string::npos ? 1 : 0;
+  }
+  ASSERT_EQ(subscribers, 1u) << "b never joined";
+  bool b_seen = false;
+  std::size_t a_events = 0;
+  for (int i = 0; i < 200 && !b_seen; ++i) {
+    const std::optional<ServerFrame> m = client.read_message();
+    ASSERT_TRUE(m) << "b's event never came";
+    EXPECT_EQ(m->payload.find(R"("op":"dropped","topic":"b")"), std::string::npos) << m->payload;
+    if (m->payload.starts_with(R"({"op":"event","topic":"a")")) ++a_events;
+    b_seen = m->payload.starts_with(R"({"op":"event","topic":"b")");
+  }
+  EXPECT_TRUE(b_seen);
+  EXPECT_GE(a_events, 1u);
+}
+
 }  // namespace
 }  // namespace sluice::test::ws
