@@ -49,11 +49,6 @@ TopicBook::~TopicBook() = default;
 
 std::size_t TopicBook::format_id(std::uint64_t seq, char* out) const { return format_event_id(epoch_, seq, out); }
 
-std::size_t TopicBook::format_id(const KeptEvent& event, char* out) const {
-  return event.epoch == 0 ? format_event_id(epoch_, event.seq, out)
-                          : format_stream_event_id(event.epoch, event.seq, out);
-}
-
 std::size_t TopicBook::topic_count() const {
   const std::shared_lock lock(topics_mutex_);
   return topics_.size();

@@ -338,9 +338,8 @@ class TopicBook {
   [[nodiscard]] buf::Pool& pool() { return pool_; }
   // Writes "EPOCH:SEQ" into `out` (kMaxIdText bytes); returns its length.
   std::size_t format_id(std::uint64_t seq, char* out) const;
-  // The id of a kept event, in the epoch it was kept with.
-  std::size_t format_id(const KeptEvent& event, char* out) const;
-  // The same, written only when asked.
+  // The id of a kept event, in the epoch it was kept with, written only
+  // when asked.
   [[nodiscard]] EventIdText id_text(const KeptEvent& event) const { return {epoch_, event.epoch, event.seq}; }
   [[nodiscard]] std::size_t topic_count() const;
   // Topics freed so far (they made room for new ones).
