@@ -52,17 +52,21 @@ std::optional<std::size_t> find_oldest_event(const conn::OutQueue& out) {
 }
 
 // Drops the oldest pending events until `frame` fits; records each one.
-Verdict make_room(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
+// False when none is left that may give way.
+bool push_making_room(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
   for (;;) {
-    if (out.push_data(frame, tag.label()) == conn::EnqueueStatus::ok) return Verdict::queued;
+    if (out.push_data(frame, tag.label()) == conn::EnqueueStatus::ok) return true;
     const std::optional<std::size_t> oldest = find_oldest_event(out);
-    if (!oldest) {
-      drops_by_topic[tag.topic].add(tag.id);
-      return Verdict::dropped;
-    }
+    if (!oldest) return false;
     const FrameTag dropped = FrameTag::of(out.remove_pending(*oldest));
     drops_by_topic[dropped.topic].add_range(dropped.id, dropped.last_id());
   }
+}
+
+Verdict make_room(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
+  if (push_making_room(out, frame, tag, drops_by_topic)) return Verdict::queued;
+  drops_by_topic[tag.topic].add(tag.id);
+  return Verdict::dropped;
 }
 
 }  // namespace
@@ -111,6 +115,10 @@ Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::Frame
       return make_room(out, frame, tag, drops_by_topic);
   }
   return Verdict::cut_off;
+}
+
+bool enqueue_notice(conn::OutQueue& out, const buf::FrameRef& notice, FrameTag tag, DropRecord* drops_by_topic) {
+  return push_making_room(out, notice, tag, drops_by_topic);
 }
 
 }  // namespace sluice::delivery

@@ -30,10 +30,6 @@ enum class Verdict : std::uint8_t {
   cut_off,  // fifo or disconnect past the budget: end this subscriber
 };
 
-// Queues `frame`, an event described by `tag`, under `policy`. Events it
-// drops or replaces are recorded in `drops_by_topic[their tag.topic]`, an
-// array the caller sizes to its topic count. Never allocates once the
-// queue's ring has grown.
 // Queues `run`, consecutive events of one topic described by `tag`
 // (FrameTag::run), when `policy` lets them go together and the send budget
 // takes them all; returns false, queueing nothing, otherwise: the events
@@ -42,7 +38,20 @@ enum class Verdict : std::uint8_t {
 // event whether one replaces another.
 [[nodiscard]] bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag);
 
+// Queues `frame`, an event described by `tag`, under `policy`. Events it
+// drops or replaces are recorded in `drops_by_topic[their tag.topic]`, an
+// array the caller sizes to its topic count. Never allocates once the
+// queue's ring has grown.
 [[nodiscard]] Verdict enqueue_with_policy(conn::OutQueue& out, Policy policy, const buf::FrameRef& frame, FrameTag tag,
                                           DropRecord* drops_by_topic);
+
+// Queues `notice`, a frame that must reach the client in order with the
+// events (FrameTag::notice), dropping the oldest pending events that may
+// give way until it fits, recorded as enqueue_with_policy() records them.
+// False, queueing nothing more, when what fills the budget may not give way
+// (events of topics that keep theirs, notices, application messages): the
+// caller holds the notice and offers it again once the queue has room.
+[[nodiscard]] bool enqueue_notice(conn::OutQueue& out, const buf::FrameRef& notice, FrameTag tag,
+                                  DropRecord* drops_by_topic);
 
 }  // namespace sluice::delivery

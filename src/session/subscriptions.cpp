@@ -38,6 +38,7 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   *slot = TopicSlot{std::string(topic), requested.value_or(services_.config().policy.for_topic(topic)), nullptr};
   drops_[cookie] = {};
   if (cookie < fetching_.size()) fetching_[cookie] = {};
+  forget_owed_reset(cookie);
   if (slot->policy == Policy::latest) {
     const bool sse = form_ == hub::WireForm::sse;
     services_.latest_window().bound(outlet_, sse ? LatestWindow::Probe::sse : LatestWindow::Probe::ws);
@@ -104,6 +105,8 @@ bool Subscriptions::leave(std::string_view topic) {
   forget_room(cookie);
   services_.hub().unsubscribe(topic, this);
   services_.metrics().subscribers.dec();
+  // What it could not have matters no more to a client that left.
+  forget_owed_reset(cookie);
   let_go_of_pending(cookie);
   slot->name.clear();
   return true;
@@ -141,6 +144,8 @@ void Subscriptions::leave_all() {
   slots_.clear();
   drops_.clear();
   fetching_.clear();
+  owed_resets_.clear();
+  resets_owed_ = 0;
   short_of_room_ = false;
 }
 
@@ -193,6 +198,7 @@ void Subscriptions::stalled(std::uint32_t cookie) {
 void Subscriptions::deliver(const hub::Delivery& delivery) {
   if (delivery.cookie >= slots_.size()) return;  // cut off during a replay
   if (stopped_) return;
+  if (resets_owed_ != 0 && !pay_owed_reset(delivery.cookie)) return held_behind_reset(delivery.cookie, delivery.id);
   const Policy policy = slots_[delivery.cookie].policy;
   const buf::FrameRef& frame = delivery.frames.form(form_);
   if (!frame) {
@@ -212,15 +218,20 @@ void Subscriptions::deliver(const hub::Delivery& delivery) {
       drops_pending_ = drops_pending_ || policy != Policy::fifo;
       return outlet_.want_flush();
     case delivery::Verdict::cut_off:
-      ++services_.counters().slow_disconnects;
-      services_.metrics().slow_consumer_cutoffs[static_cast<std::size_t>(policy)].add();
-      if (policy == Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
-      return owner_.cut_off();
+      return cut_off_past_budget(policy);
   }
+}
+
+void Subscriptions::cut_off_past_budget(Policy policy) {
+  ++services_.counters().slow_disconnects;
+  services_.metrics().slow_consumer_cutoffs[static_cast<std::size_t>(policy)].add();
+  if (policy == Policy::disconnect) return outlet_.close_now(conn::CloseReason::slow_consumer);
+  owner_.cut_off();
 }
 
 bool Subscriptions::deliver_run(const hub::RunDelivery& run) {
   if (run.cookie >= slots_.size() || stopped_ || slots_[run.cookie].policy == Policy::latest) return false;
+  if (resets_owed_ != 0 && !pay_owed_reset(run.cookie)) return false;  // one by one, each held
   const buf::FrameRef& frame = run.runs.form(form_);
   if (!frame) return false;  // no run (big events, or no blocks for one): one by one
   const delivery::FrameTag tag = delivery::FrameTag::run(run.cookie, run.first_id, run.last_id);
@@ -240,6 +251,7 @@ void Subscriptions::lost(std::uint32_t cookie, std::uint64_t first, std::uint64_
 
 void Subscriptions::before_flush() {
   if (stopped_) return;  // nothing may follow a WebSocket close frame
+  for (std::uint32_t i = 0; resets_owed_ != 0 && i < owed_resets_.size(); ++i) (void)pay_owed_reset(i);
   // While the reader's window holds data back, what `latest` replaced is
   // told with the frame that replaced it: a notice per flush would fill
   // the very buffers the window keeps shallow.
@@ -247,7 +259,7 @@ void Subscriptions::before_flush() {
 }
 
 void Subscriptions::on_drained() {
-  if (drops_pending_) outlet_.want_flush();  // a notice that waited for room goes now
+  if (drops_pending_ || resets_owed_ != 0) outlet_.want_flush();  // a notice that waited for room goes now
 }
 
 // One notice per topic that lost events since the last one, all in one
@@ -307,18 +319,54 @@ void Subscriptions::reset(std::uint32_t cookie, const char* reason) {
 }
 
 void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id) {
+  if (cookie >= owed_resets_.size()) owed_resets_.resize(cookie + 1);
+  OwedReset& owed = owed_resets_[cookie];
+  if (owed.reason == nullptr) ++resets_owed_;
+  owed = {reason, std::string(last_id)};
+  (void)pay_owed_reset(cookie);
+}
+
+// A lossy topic's notice takes the place of the oldest events that may
+// give way; behind events that must wait it waits too, and the topic's
+// events wait behind it (held_behind_reset), so the client never takes one
+// of them for what followed its own id.
+bool Subscriptions::pay_owed_reset(std::uint32_t cookie) {
+  if (cookie >= owed_resets_.size() || owed_resets_[cookie].reason == nullptr) return true;
+  if (stopped_ || cookie >= slots_.size()) return false;
+  const OwedReset& owed = owed_resets_[cookie];
   std::string fields;
   buf::StringSink out(fields);
   out.append("\"topic\":");
   (void)proto::json::write_string(out, slots_[cookie].name);  // a StringSink never refuses
   out.append(",\"reason\":\"");
-  out.append(reason);
+  out.append(owed.reason);
   out.append("\",\"last_id\":");
-  (void)proto::json::write_string(out, last_id);  // the client's, so not trusted to be UTF-8
+  (void)proto::json::write_string(out, owed.last_id);  // the client's, so not trusted to be UTF-8
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   owner_.append_notice(builder, "reset", fields);
-  buf::FrameRef notice = builder.finish();
-  if (notice) (void)outlet_.queue().push_data(std::move(notice), delivery::FrameTag::notice(cookie).label());
+  const buf::FrameRef notice = builder.finish();
+  if (!notice || !delivery::enqueue_notice(outlet_.queue(), notice, delivery::FrameTag::notice(cookie), drops_.data())) {
+    outlet_.want_flush();
+    return false;
+  }
+  forget_owed_reset(cookie);
+  drops_pending_ = true;  // the notice may have taken the place of events
+  return true;
+}
+
+void Subscriptions::forget_owed_reset(std::uint32_t cookie) {
+  if (cookie >= owed_resets_.size() || owed_resets_[cookie].reason == nullptr) return;
+  owed_resets_[cookie] = {};
+  --resets_owed_;
+}
+
+void Subscriptions::held_behind_reset(std::uint32_t cookie, std::uint64_t id) {
+  const Policy policy = slots_[cookie].policy;
+  // The queue is full of what may not give way: past the budget.
+  if (policy == Policy::fifo || policy == Policy::disconnect) return cut_off_past_budget(policy);
+  drops_[cookie].add(id);
+  drops_pending_ = true;
+  outlet_.want_flush();
 }
 
 }  // namespace sluice::session

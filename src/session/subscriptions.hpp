@@ -135,6 +135,11 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   // A parked slot's replay from the broker: the events after `after`, up
   // to `upto`, of stream `epoch`. Kept apart from the slots, and made only
   // for a slot that fetches: without a broker nothing ever does.
+  // Why a slot's client cannot have what it missed, and the id it gave.
+  struct OwedReset {
+    const char* reason = nullptr;  // none owed
+    std::string last_id;
+  };
   struct Fetching {
     bool active = false;
     std::uint32_t ticket = 0;
@@ -150,7 +155,18 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void give_up_fetch(std::uint32_t cookie, const char* reason);
   void cancel_fetch(std::uint32_t cookie);
   bool queue_drop_notices();
+  // A reset notice is owed to the client from now until it is queued: it
+  // goes before the topic's next event, however full the queue is.
   void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
+  // Queues slot `cookie`'s owed notice, if it owes one, making room as the
+  // lossy policies do; false while it is still owed.
+  bool pay_owed_reset(std::uint32_t cookie);
+  void forget_owed_reset(std::uint32_t cookie);
+  // An event of slot `cookie` that may not go because its reset notice
+  // could not: a loss, or past the budget for a topic that keeps its events.
+  void held_behind_reset(std::uint32_t cookie, std::uint64_t id);
+  // fifo or disconnect past the send budget.
+  void cut_off_past_budget(Policy policy);
   // After queueing: the stream may be short of room now.
   void weigh_room() {
     if (!short_of_room_ && fifo_topics_ != 0) weigh_room_short();
@@ -178,6 +194,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   // drops into one.
   std::vector<delivery::DropRecord> drops_;
   std::vector<Fetching> fetching_;  // by slot, up to the last that fetched
+  std::vector<OwedReset> owed_resets_;  // by slot, up to the last that owed one
+  std::size_t resets_owed_ = 0;
   std::size_t fifo_topics_ = 0;
   bool short_of_room_ = false;
   bool drops_pending_ = false;

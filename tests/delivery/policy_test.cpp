@@ -331,6 +331,28 @@ TEST_F(PolicyTest, DropNewestAndFifoLeaveMessagesAlone) {
 namespace sluice::delivery {
 namespace {
 
+// A notice the client must have (a reset) takes the place of the oldest
+// events that may give way, each recorded; never of an event a topic keeps.
+TEST_F(PolicyTest, ANoticeMakesRoomFromEventsThatMayGiveWayOnly) {
+  ASSERT_EQ(offer(Policy::fifo, 1, 1), Verdict::queued);
+  ASSERT_EQ(offer(Policy::drop_oldest, 5, 0), Verdict::queued);
+  ASSERT_EQ(offer(Policy::latest, 6, 0), Verdict::queued);
+  EXPECT_TRUE(enqueue_notice(out, ten_bytes(), FrameTag::notice(1), drops));
+  EXPECT_EQ(drops[0].count, 1u);
+  EXPECT_EQ(drops[0].first_id, 5u);
+  EXPECT_TRUE(drops[1].empty());
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 6, kNotAnEvent}));
+}
+
+TEST_F(PolicyTest, ANoticeBehindEventsThatMustWaitIsRefusedAndDropsNothing) {
+  for (const Policy kept : {Policy::fifo, Policy::drop_newest}) {
+    for (std::uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(offer(kept, id), Verdict::queued);
+    EXPECT_FALSE(enqueue_notice(out, ten_bytes(), FrameTag::notice(0), drops)) << policy_name(kept);
+    EXPECT_TRUE(drops[0].empty());
+    EXPECT_EQ(queued(), (std::vector<std::uint64_t>{1, 2, 3}));
+  }
+}
+
 TEST_F(PolicyTest, ARunIsQueuedWholeWhenTheBudgetTakesIt) {
   for (Policy p : {Policy::fifo, Policy::disconnect, Policy::drop_oldest, Policy::drop_newest}) {
     EXPECT_TRUE(enqueue_run(out, p, ten_bytes(), FrameTag::run(0, 1, 5)));

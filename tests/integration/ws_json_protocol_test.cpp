@@ -81,5 +81,56 @@ TEST(WsJsonProtocol, ATopicJoinedInALeftOnesSlotNeverTakesItsWaitingEvents) {
   EXPECT_GE(a_events, 1u);
 }
 
+// A client whose id cannot be resumed from is told so before the topic's
+// first event, even when it joins with its queue full of another topic's
+// events that may not give way (drop-newest keeps what waits). The notice
+// once went only if the queue had room, and was lost silently otherwise:
+// the client then took what followed for what came after its own id.
+TEST(WsJsonProtocol, AResetNoticeBehindAFullQueueStillGoesBeforeTheTopicsEvents) {
+  server::Config config;
+  config.threads = 1;
+  config.tcp_send_buffer = 4096;  // the kernel holds little: events wait in the server, under its budget
+  config.connection.send.max_frames = 2;
+  RunningServer server(config);
+  const std::uint16_t port = server.port();
+  WsTestClient client(port, 4096);
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","policy":"drop-newest","req":1})"});
+  const std::optional<ServerFrame> joined = client.read_message();
+  ASSERT_TRUE(joined && joined->payload.find("\"ok\":true") != std::string::npos);
+  // Each far larger than the kernel's buffers: the first never leaves the
+  // wire, so nothing frees the room the next two take.
+  const std::string big(64 * 1024, 'x');
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
+  client.send({.opcode = kText,
+               .payload = R"({"op":"subscribe","topic":"b","policy":"drop-newest","since":"bogus","req":2})"});
+  std::size_t subscribers = 0;
+  for (int tries = 0; tries < 500 && subscribers == 0; ++tries) {
+    const HttpReply reply = http_request(port, "POST", "/pub/b", "b first");
+    ASSERT_EQ(reply.status, 200);
+    subscribers = reply.body.find("\"subscribers\":1") != std::string::npos ? 1 : 0;
+  }
+  ASSERT_EQ(subscribers, 1u) << "b never joined";
+  bool reset_seen = false;
+  bool b_first_accounted = false;  // received, or told as dropped
+  bool b_second_seen = false;
+  for (int i = 0; i < 400 && !b_second_seen; ++i) {
+    const std::optional<ServerFrame> m = client.read_message();
+    ASSERT_TRUE(m) << (reset_seen ? "b's second event never came" : "b's reset notice never came");
+    const bool b_event = m->payload.starts_with(R"({"op":"event","topic":"b")");
+    EXPECT_TRUE(reset_seen || !b_event) << "an event of b came before its reset notice: " << m->payload;
+    b_first_accounted = b_first_accounted || m->payload.starts_with(R"({"op":"dropped","topic":"b")") ||
+                        (b_event && m->payload.find("\"data\":\"b first\"") != std::string::npos);
+    if (!reset_seen && m->payload.starts_with(R"({"op":"reset","topic":"b")")) {
+      EXPECT_NE(m->payload.find(R"("reason":"malformed-id")"), std::string::npos) << m->payload;
+      reset_seen = true;
+      ASSERT_EQ(http_request(port, "POST", "/pub/b", "b second").status, 200);
+    }
+    b_second_seen = b_event && m->payload.find("\"data\":\"b second\"") != std::string::npos;
+  }
+  EXPECT_TRUE(b_second_seen);
+  EXPECT_TRUE(b_first_accounted) << "b's first event was neither received nor told as dropped";
+}
+
 }  // namespace
 }  // namespace sluice::test::ws
