@@ -67,6 +67,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
   std::uint64_t first_owed = 1;
+  std::uint64_t replay_after = 0;
   replay_.clear();
   Local* local = nullptr;
   {
@@ -106,6 +107,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
       std::uint64_t lost_first = 0;
       if (result.reset == nullptr) collect_after(*record, after, lost_first, replay_);
+      replay_after = after;
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
     }
@@ -123,16 +125,22 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   local->subscribers.push_back({subscriber, cookie, first_owed, form, result.awaiting});
   local->has_awaiting = local->has_awaiting || result.awaiting;
   result.replayed = replay_.size();
-  hand_over_replay(*record, subscriber, cookie);
+  hand_over_replay(*record, subscriber, cookie, replay_after);
   return result;
 }
 
-// The replay, to one subscriber, outside the topic's lock.
-void Hub::hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie) {
+// The replay, to one subscriber, outside the topic's lock. A hole in the
+// kept ids (a broker's entries trimmed or passed over before the reader
+// read them) is told as lost in place, as live delivery tells it.
+void Hub::hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie,
+                           std::uint64_t after) {
+  std::uint64_t next = after + 1;
   for (const KeptEvent& event : replay_) {
+    if (event.seq > next) subscriber->lost(cookie, next, event.seq - 1);
     EventFrames frames(book_.pool(), scratch_, record.name, book_.id_text(event), event.sse, event.payload,
                        event.ws.data());
     subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
+    next = event.seq + 1;
   }
   replay_.clear();
 }
@@ -198,12 +206,15 @@ const char* Hub::check_replayable(const TopicRecord& record, std::string_view la
 }
 
 // Copies out (under the topic's lock) the kept events after `after`.
-// `lost_first` is set when the history no longer reaches back to after + 1.
+// `lost_first` is set when the first of them is not after + 1: the history
+// no longer reaches back, or a broker's reader found a hole there (entries
+// trimmed, or passed over, before it read them).
 void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first,
                         std::vector<KeptEvent>& into) {
   const History& history = record.history;
-  if (!history.empty() && history.oldest_seq() > after + 1) lost_first = after + 1;
-  for (std::size_t i = history.first_after(after); i < history.size(); ++i) into.push_back(history.at(i));
+  const std::size_t first = history.first_after(after);
+  if (first < history.size() && history.at(first).seq > after + 1) lost_first = after + 1;
+  for (std::size_t i = first; i < history.size(); ++i) into.push_back(history.at(i));
 }
 
 void Hub::wait_for_room(std::string_view topic) { book_.wait_for_room(topic, loop_); }

@@ -53,7 +53,7 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     entry->first_seq = std::max(newest, after) + 1;
     result.kind = AttachResult::Kind::attached;
   }
-  hand_over_replay(record, subscriber, cookie);
+  hand_over_replay(record, subscriber, cookie, after);
   return result;
 }
 
@@ -71,8 +71,9 @@ void Hub::release(std::string_view topic, Subscriber* subscriber) {
 void Hub::deliver_fetched(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, std::uint64_t epoch,
                           std::uint64_t seq, const Message& message) {
   KeptEvent event;
-  if (!book_.encode_event(epoch, seq, message, scratch_, event)) {
-    // The pool has no room for it: a loss like any other, told.
+  // Not a publisher's (TopicBook::publishable), or the pool has no room for
+  // it: a loss like any other, told.
+  if (!TopicBook::publishable(message) || !book_.encode_event(epoch, seq, message, scratch_, event)) {
     subscriber->lost(cookie, seq, seq);
     return;
   }

@@ -47,6 +47,8 @@ TopicBook::TopicBook(buf::Pool& pool, const HubLimits& limits, std::string epoch
 
 TopicBook::~TopicBook() = default;
 
+bool TopicBook::publishable(const Message& message) { return message_status(message) == HubStatus::ok; }
+
 std::size_t TopicBook::format_id(std::uint64_t seq, char* out) const { return format_event_id(epoch_, seq, out); }
 
 std::size_t TopicBook::topic_count() const {
@@ -328,6 +330,10 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
       record->reset_base = seq - 1;
     }
     if (seq < record->next_id) return Append::accepted;  // another loop's reader brought it
+    // Not a sluice publisher's (an event name that would break the SSE
+    // framing, or one that would pass for the server's notices): passed
+    // over, a hole the loops tell their subscribers as lost.
+    if (!publishable(message)) return Append::accepted;
     KeptEvent event;
     while (!encode(*record, epoch, seq, message, scratch, event)) {
       if (!evict_in_turn(*record)) return Append::hold;

@@ -327,6 +327,10 @@ class TopicBook {
   // subscribers still short of room.
   void cut_stalled(TopicRecord& record);
 
+  // Whether a publisher may send `message`: what Redis hands a reader is
+  // checked as a publish is, since anything that reaches Redis can write
+  // its streams.
+  [[nodiscard]] static bool publishable(const Message& message);
   // Encodes an event of `epoch` (0: this run's) as the payload every other
   // form is built from, and as SSE, with `scratch` (the caller's, a loop's);
   // false when the pool is out of room.
