@@ -32,9 +32,6 @@ std::size_t format_stream_event_id(std::uint64_t epoch_ms, std::uint64_t seq, ch
 // a WebSocket message does not, so most deliveries never write it.
 class EventIdText {
  public:
-  // Written already; `written` must outlive this.
-  EventIdText(std::string_view written)  // NOLINT(google-explicit-constructor): an id is its text
-      : external_(written.data()), size_(written.size()), written_(true) {}
   // To be written from the server run's epoch text (`stream_epoch_ms` 0) or
   // from a broker's stream epoch; `run_epoch` must outlive this.
   EventIdText(std::string_view run_epoch, std::uint64_t stream_epoch_ms, std::uint64_t seq)
@@ -42,7 +39,7 @@ class EventIdText {
 
   // A copy holds its own text (nothing points into the original).
   [[nodiscard]] std::string_view view() {
-    if (written_) return {external_ != nullptr ? external_ : text_, size_};
+    if (written_) return {text_, size_};
     size_ = stream_epoch_ms_ == 0 ? format_event_id(run_epoch_, seq_, text_)
                                   : format_stream_event_id(stream_epoch_ms_, seq_, text_);
     written_ = true;
@@ -50,9 +47,8 @@ class EventIdText {
   }
 
  private:
-  const char* external_ = nullptr;
   std::size_t size_ = 0;
-  bool written_ = false;  // external_ or text_ holds it (an empty id too)
+  bool written_ = false;  // text_ holds it
   std::string_view run_epoch_;
   std::uint64_t stream_epoch_ms_ = 0;
   std::uint64_t seq_ = 0;

@@ -22,11 +22,10 @@ struct EventRunsTest : testing::Test {
     payloads.push_back(buf::make_frame(pool, buf::Lane::data, std::string(1, '\0') + data));
   }
   std::vector<EventFrames>& frames() {
-    ids.assign(sse_frames.size(), "ep:1");
     events.clear();
     events.reserve(sse_frames.size());
     for (std::size_t i = 0; i < sse_frames.size(); ++i) {
-      events.emplace_back(pool, scratch, "t", EventIdText(ids[i]), sse_frames[i], payloads[i]);
+      events.emplace_back(pool, scratch, "t", EventIdText("ep", 0, 1), sse_frames[i], payloads[i]);
     }
     return events;
   }
@@ -35,7 +34,6 @@ struct EventRunsTest : testing::Test {
   FrameScratch scratch;
   std::vector<buf::FrameRef> sse_frames;
   std::vector<buf::FrameRef> payloads;
-  std::vector<std::string> ids;
   std::vector<EventFrames> events;
 };
 
@@ -79,7 +77,7 @@ TEST(EventRunsBig, BigEventsMakeNoRun) {
   const buf::FrameRef payload = buf::make_frame(pool, buf::Lane::data, std::string(1, '\0'));
   std::vector<EventFrames> events;
   events.reserve(2);
-  for (const buf::FrameRef& f : sse) events.emplace_back(pool, scratch, "t", EventIdText("ep:1"), f, payload);
+  for (const buf::FrameRef& f : sse) events.emplace_back(pool, scratch, "t", EventIdText("ep", 0, 1), f, payload);
   EventRuns runs(pool, events);
   EXPECT_FALSE(runs.form(WireForm::sse));
 }
