@@ -145,8 +145,6 @@ class OutQueue {
   // returns the label it replaced. The byte budget is not checked here: the
   // caller checks it (delivery/policy.cpp's conflate()).
   FrameLabel replace_pending(std::size_t i, buf::FrameRef frame, FrameLabel label);
-  // Gives pending frame `i` a new label, the frame unchanged.
-  void relabel_pending(std::size_t i, FrameLabel label) { data_.at(i).label = label; }
 
   // Releases every frame, the one in flight included (the connection is
   // closing: its byte stream ends here).

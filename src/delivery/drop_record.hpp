@@ -18,6 +18,12 @@ struct DropRecord {
     last_id = count == 0 ? last : std::max(last_id, last);
     count += last - first + 1;
   }
+  void merge(const DropRecord& other) {
+    if (other.empty()) return;
+    first_id = empty() ? other.first_id : std::min(first_id, other.first_id);
+    last_id = empty() ? other.last_id : std::max(last_id, other.last_id);
+    count += other.count;
+  }
   [[nodiscard]] bool empty() const { return count == 0; }
 };
 

@@ -20,7 +20,7 @@
 
 namespace sluice::delivery {
 
-enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2, run = 3, left = 4 };
+enum class FrameKind : std::uint8_t { application = 0, notice = 1, event = 2, run = 3 };
 
 struct FrameTag {
   FrameKind kind = FrameKind::application;
@@ -39,8 +39,6 @@ struct FrameTag {
     return {FrameKind::run, topic, first, last};
   }
   [[nodiscard]] static constexpr FrameTag notice(std::uint32_t topic) { return {FrameKind::notice, topic, 0, 0}; }
-  // A frame of topic slot `topic`, which the subscriber has left.
-  [[nodiscard]] static constexpr FrameTag left(std::uint32_t topic) { return {FrameKind::left, topic, 0, 0}; }
 
   [[nodiscard]] bool is_event() const { return kind == FrameKind::event; }
   // An event or a run: what a policy may drop.

@@ -11,7 +11,11 @@ constexpr std::array<std::string_view, kPolicyCount> kNames = {"fifo", "drop-old
 
 // Puts `frame` in the place of the newest pending event of `tag`'s topic
 // and key, and drops any older one of them; false when `frame` did not take
-// a place. Newest first: a fresh one is likeliest near the back. Once
+// a place. Newest first: a fresh one is likeliest near the back. A place
+// ahead of a pending event of the topic under another key is not taken
+// (the event is queued at the back instead): a topic's ids reach the
+// client in order, so a client that resumes from the last id it got
+// misses nothing and is handed nothing twice. Once
 // backed up, a topic and key keeps at most one pending event; more wait
 // only when a tick's events all came in before a flush that could not
 // write them all, and the next event then takes the place of every one.
@@ -21,11 +25,16 @@ constexpr std::array<std::string_view, kPolicyCount> kNames = {"fifo", "drop-old
 // large ones never hold more than the budget.
 bool conflate(conn::OutQueue& out, const buf::FrameRef& frame, FrameTag tag, DropRecord* drops_by_topic) {
   bool replaced = false;
+  bool another_key_after = false;
   for (std::size_t i = out.pending_data(); i-- > 0;) {
     const FrameTag pending = FrameTag::of(out.pending_label(i));
-    if (!pending.is_event() || pending.topic != tag.topic || pending.key != tag.key) continue;
+    if (!pending.is_event() || pending.topic != tag.topic) continue;
+    if (pending.key != tag.key) {
+      another_key_after = true;
+      continue;
+    }
     const bool fits = out.data_bytes() - out.pending_bytes(i) + frame.size() <= out.limits().max_bytes;
-    if (replaced || !fits) {
+    if (replaced || !fits || another_key_after) {
       (void)out.remove_pending(i);
     } else {
       (void)out.replace_pending(i, frame, tag.label());

@@ -112,17 +112,17 @@ bool Subscriptions::leave(std::string_view topic) {
   return true;
 }
 
-// The slot may be joined again, by another topic: what waits of the one
-// left still goes out (WEBSOCKET.md: events queued before may arrive), but
-// as nobody's (FrameTag::left), and its losses are told now, while the
-// notice can still name it, or not at all once the slot is another's.
+// What waits of the topic left is dropped with it: the unsubscribe's
+// answer, which goes ahead of waiting events, is then the last the client
+// hears of the topic, so resuming from the last id it got repeats nothing
+// and misses nothing; and the slot, which another topic may take next,
+// holds nothing of it. Its losses are told now, while the notice can still
+// name it, or not at all once the slot is another's.
 void Subscriptions::let_go_of_pending(std::uint32_t cookie) {
   conn::OutQueue& queue = outlet_.queue();
-  for (std::size_t i = 0; i < queue.pending_data(); ++i) {
+  for (std::size_t i = queue.pending_data(); i-- > 0;) {
     const delivery::FrameTag tag = delivery::FrameTag::of(queue.pending_label(i));
-    if (tag.kind != delivery::FrameKind::application && tag.topic == cookie) {
-      queue.relabel_pending(i, delivery::FrameTag::left(cookie).label());
-    }
+    if (tag.kind != delivery::FrameKind::application && tag.topic == cookie) (void)queue.remove_pending(i);
   }
   if (drops_[cookie].empty()) return;
   if (!outlet_.data_held() && queue_drop_notices()) {
@@ -269,44 +269,53 @@ void Subscriptions::on_drained() {
 bool Subscriptions::queue_drop_notices() {
   if (outlet_.queue().control_frames() > 0) return false;
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
-  const hub::Hub& hub = services_.hub();
-  const bool stream_ids = services_.broker_publishes() != nullptr;
   std::uint64_t dropped = 0;
   for (std::size_t i = 0; i < drops_.size(); ++i) {
-    const delivery::DropRecord& d = drops_[i];
-    if (d.empty()) continue;
-    // The ids a resuming client would give: of the topic's stream on a
-    // node with a broker (none while no stream is known), of this run's
-    // epoch otherwise.
-    const std::uint64_t epoch = stream_ids ? hub.stream_epoch(slots_[i].name) : 0;
-    char first[hub::kMaxIdText];
-    char last[hub::kMaxIdText];
-    const std::string_view policy = delivery::policy_name(slots_[i].policy);
-    char fields[1400];
-    const int n = std::snprintf(
-        fields, sizeof fields,
-        "\"topic\":\"%s\",\"dropped\":%llu,\"first_id\":\"%.*s\",\"last_id\":\"%.*s\",\"policy\":\"%.*s\"",
-        slots_[i].name.c_str(), static_cast<unsigned long long>(d.count),
-        static_cast<int>(format_resume_id(epoch, d.first_id, first)), first,
-        static_cast<int>(format_resume_id(epoch, d.last_id, last)), last, static_cast<int>(policy.size()),
-        policy.data());
-    owner_.append_notice(builder, "dropped", std::string_view(fields, static_cast<std::size_t>(n)));
-    dropped += d.count;
+    // A slot that owes its reset tells its losses with it (pay_owed_reset):
+    // the client learns why the ids start over before what it lost since.
+    if (!drops_[i].empty() && !owes_reset(i)) dropped += append_drop_notice(builder, i);
   }
-  metrics::LoopMetrics& m = services_.metrics();
   if (dropped == 0) return true;
   buf::FrameRef notice = builder.finish();
   if (!notice || outlet_.send_control(std::move(notice)) != conn::EnqueueStatus::ok) return false;
-  services_.counters().events_dropped += dropped;
   for (std::size_t i = 0; i < drops_.size(); ++i) {
-    if (slots_[i].policy == Policy::latest) {
-      m.events_conflated.add(drops_[i].count);
-    } else {
-      m.events_dropped[static_cast<std::size_t>(slots_[i].policy)].add(drops_[i].count);
-    }
+    if (drops_[i].empty() || owes_reset(i)) continue;
+    count_told(i, drops_[i]);
+    drops_[i] = {};
   }
-  std::fill(drops_.begin(), drops_.end(), delivery::DropRecord{});
   return true;
+}
+
+std::uint64_t Subscriptions::append_drop_notice(buf::FrameBuilder& builder, std::size_t i) {
+  const delivery::DropRecord& d = drops_[i];
+  // The ids a resuming client would give: of the topic's stream on a node
+  // with a broker (none while no stream is known), of this run's epoch
+  // otherwise.
+  const bool stream_ids = services_.broker_publishes() != nullptr;
+  const std::uint64_t epoch = stream_ids ? services_.hub().stream_epoch(slots_[i].name) : 0;
+  char first[hub::kMaxIdText];
+  char last[hub::kMaxIdText];
+  const std::string_view policy = delivery::policy_name(slots_[i].policy);
+  char fields[1400];
+  const int n = std::snprintf(
+      fields, sizeof fields,
+      "\"topic\":\"%s\",\"dropped\":%llu,\"first_id\":\"%.*s\",\"last_id\":\"%.*s\",\"policy\":\"%.*s\"",
+      slots_[i].name.c_str(), static_cast<unsigned long long>(d.count),
+      static_cast<int>(format_resume_id(epoch, d.first_id, first)), first,
+      static_cast<int>(format_resume_id(epoch, d.last_id, last)), last, static_cast<int>(policy.size()),
+      policy.data());
+  owner_.append_notice(builder, "dropped", std::string_view(fields, static_cast<std::size_t>(n)));
+  return d.count;
+}
+
+void Subscriptions::count_told(std::size_t i, const delivery::DropRecord& told) {
+  metrics::LoopMetrics& m = services_.metrics();
+  services_.counters().events_dropped += told.count;
+  if (slots_[i].policy == Policy::latest) {
+    m.events_conflated.add(told.count);
+  } else {
+    m.events_dropped[static_cast<std::size_t>(slots_[i].policy)].add(told.count);
+  }
 }
 
 // The client is told, before any live event, that it cannot have what it
@@ -344,11 +353,19 @@ bool Subscriptions::pay_owed_reset(std::uint32_t cookie) {
   (void)proto::json::write_string(out, owed.last_id);  // the client's, so not trusted to be UTF-8
   buf::FrameBuilder builder(services_.pool(), buf::Lane::control);
   owner_.append_notice(builder, "reset", fields);
+  // What the topic lost while the notice waited goes right behind it.
+  // Making room may record more: those are told after.
+  const delivery::DropRecord told = drops_[cookie];
+  if (!told.empty()) (void)append_drop_notice(builder, cookie);
+  drops_[cookie] = {};
   const buf::FrameRef notice = builder.finish();
-  if (!notice || !delivery::enqueue_notice(outlet_.queue(), notice, delivery::FrameTag::notice(cookie), drops_.data())) {
+  const delivery::FrameTag tag = delivery::FrameTag::notice(cookie);
+  if (!notice || !delivery::enqueue_notice(outlet_.queue(), notice, tag, drops_.data())) {
+    drops_[cookie].merge(told);
     outlet_.want_flush();
     return false;
   }
+  if (!told.empty()) count_told(cookie, told);
   forget_owed_reset(cookie);
   drops_pending_ = true;  // the notice may have taken the place of events
   return true;

@@ -155,6 +155,10 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void give_up_fetch(std::uint32_t cookie, const char* reason);
   void cancel_fetch(std::uint32_t cookie);
   bool queue_drop_notices();
+  // Appends slot `i`'s dropped notice; returns the events it tells of.
+  std::uint64_t append_drop_notice(buf::FrameBuilder& builder, std::size_t i);
+  // Slot `i`'s losses `told` went out: counted.
+  void count_told(std::size_t i, const delivery::DropRecord& told);
   // A reset notice is owed to the client from now until it is queued: it
   // goes before the topic's next event, however full the queue is.
   void send_reset_notice(std::uint32_t cookie, const char* reason, std::string_view last_id);
@@ -162,6 +166,9 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   // lossy policies do; false while it is still owed.
   bool pay_owed_reset(std::uint32_t cookie);
   void forget_owed_reset(std::uint32_t cookie);
+  [[nodiscard]] bool owes_reset(std::size_t cookie) const {
+    return resets_owed_ != 0 && cookie < owed_resets_.size() && owed_resets_[cookie].reason != nullptr;
+  }
   // An event of slot `cookie` that may not go because its reset notice
   // could not: a loss, or past the budget for a topic that keeps its events.
   void held_behind_reset(std::uint32_t cookie, std::uint64_t id);

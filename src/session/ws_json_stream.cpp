@@ -187,8 +187,9 @@ void WsJsonStream::refresh(const wsjson::Request& request) {
 
 // All the notices in one control frame, behind the refresh's ack: a
 // connection following topics.max_per_connection topics does not fill the
-// control lane with them. Events of a revoked topic queued before the
-// refresh may still follow, as after an unsubscribe.
+// control lane with them. Events of a revoked topic still waiting in the
+// queue are dropped with it, as after an unsubscribe: only what the kernel
+// holds already may still follow.
 void WsJsonStream::revoke_ungranted() {
   buf::FrameBuilder notices(services().pool(), buf::Lane::control);
   std::string fields;

@@ -39,11 +39,11 @@ TEST(WsJsonProtocol, TheSubscribeAckCarriesTheTopicsNewestIdToResumeFrom) {
 }
 
 // A topic left while its events wait in the queue gives its slot to the
-// next topic joined, and that topic's events never replace, drop or count
-// the left one's as their own. Here `a`, under `latest` behind a reader
-// that does not read, has its newest event waiting when the client leaves
-// it and joins `b`; `b`'s first event once took that event's place and was
-// told as `b`'s loss of `a`'s id.
+// next topic joined, and that topic's events are never told as the left
+// one's losses. Here `a`, under `latest` behind a reader that does not
+// read, has its newest event waiting when the client leaves it and joins
+// `b`; `b`'s first event once took that event's place and was told as
+// `b`'s loss of `a`'s id.
 TEST(WsJsonProtocol, ATopicJoinedInALeftOnesSlotNeverTakesItsWaitingEvents) {
   server::Config config;
   config.threads = 1;
@@ -119,7 +119,9 @@ TEST(WsJsonProtocol, AResetNoticeBehindAFullQueueStillGoesBeforeTheTopicsEvents)
     ASSERT_TRUE(m) << (reset_seen ? "b's second event never came" : "b's reset notice never came");
     const bool b_event = m->payload.starts_with(R"({"op":"event","topic":"b")");
     EXPECT_TRUE(reset_seen || !b_event) << "an event of b came before its reset notice: " << m->payload;
-    b_first_accounted = b_first_accounted || m->payload.starts_with(R"({"op":"dropped","topic":"b")") ||
+    const bool b_dropped = m->payload.starts_with(R"({"op":"dropped","topic":"b")");
+    EXPECT_TRUE(reset_seen || !b_dropped) << "b's losses were told before its reset: " << m->payload;
+    b_first_accounted = b_first_accounted || b_dropped ||
                         (b_event && m->payload.find("\"data\":\"b first\"") != std::string::npos);
     if (!reset_seen && m->payload.starts_with(R"({"op":"reset","topic":"b")")) {
       EXPECT_NE(m->payload.find(R"("reason":"malformed-id")"), std::string::npos) << m->payload;
@@ -130,6 +132,55 @@ TEST(WsJsonProtocol, AResetNoticeBehindAFullQueueStillGoesBeforeTheTopicsEvents)
   }
   EXPECT_TRUE(b_second_seen);
   EXPECT_TRUE(b_first_accounted) << "b's first event was neither received nor told as dropped";
+}
+
+// An unsubscribe's ack is the last the client hears of the topic: what
+// still waited in the queue is dropped with it. A client that subscribes
+// again since the last id it got before the ack is handed every later
+// event once, in order. The waiting events once followed the ack, and the
+// replay handed them over a second time.
+TEST(WsJsonProtocol, AnUnsubscribesAckIsTheLastOfTheTopicSoResumingRepeatsNothing) {
+  server::Config config;
+  config.threads = 1;
+  RunningServer server(config);
+  const std::uint16_t port = server.port();
+  WsTestClient client(port, 4096);
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","req":1})"});
+  const std::optional<ServerFrame> joined = client.read_message();
+  ASSERT_TRUE(joined && joined->payload.find("\"ok\":true") != std::string::npos);
+  constexpr int kEvents = 64;
+  const std::string big(1024, 'x');
+  for (int i = 0; i < kEvents; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
+  client.send({.opcode = kText, .payload = R"({"op":"unsubscribe","topic":"a","req":2})"});
+  std::string last_id;
+  bool left = false;
+  for (int i = 0; i < 2 * kEvents && !left; ++i) {
+    const std::optional<ServerFrame> m = client.read_message();
+    ASSERT_TRUE(m) << "the unsubscribe's ack never came";
+    left = m->payload.find(R"("req":2)") != std::string::npos;
+    const std::size_t at = m->payload.find(R"("id":")");
+    if (!left && at != std::string::npos) last_id = m->payload.substr(at + 6, m->payload.find('"', at + 6) - at - 6);
+  }
+  ASSERT_TRUE(left);
+  ASSERT_FALSE(last_id.empty()) << "some events were in the kernel before the ack";
+  ASSERT_LT(seq_of(last_id), static_cast<std::uint64_t>(kEvents)) << "the reader's buffer held them all: no test";
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","since":")" + last_id + R"(","req":3})"});
+  // The resubscription's ack comes first; then every event after last_id,
+  // and one published after it, each once.
+  const std::optional<ServerFrame> again = client.read_message();
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->payload.find(R"("req":3)"), std::string::npos) << "events of a left topic came after its ack: "
+                                                                   << again->payload;
+  ASSERT_EQ(http_request(port, "POST", "/pub/a", "after").status, 200);
+  for (std::uint64_t expected = seq_of(last_id) + 1; expected <= kEvents + 1; ++expected) {
+    const std::optional<ServerFrame> m = client.read_message();
+    ASSERT_TRUE(m) << "event " << expected << " never came";
+    const std::size_t at = m->payload.find(R"("id":")");
+    ASSERT_NE(at, std::string::npos) << m->payload;
+    ASSERT_EQ(seq_of(m->payload.substr(at + 6, m->payload.find('"', at + 6) - at - 6)), expected)
+        << "every event once and in order";
+  }
 }
 
 }  // namespace
