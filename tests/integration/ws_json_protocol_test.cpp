@@ -6,6 +6,18 @@
 namespace sluice::test::ws {
 namespace {
 
+// Publishes `data` to `topic` until a publish reaches its one subscriber
+// (the publish's answer counts it): the client's subscribe, sent before,
+// has been answered. At most 500 tries.
+bool publish_once_joined(std::uint16_t port, const std::string& topic, const std::string& data) {
+  for (int tries = 0; tries < 500; ++tries) {
+    const HttpReply reply = http_request(port, "POST", "/pub/" + topic, data);
+    if (reply.status != 200) return false;
+    if (reply.body.find("\"subscribers\":1") != std::string::npos) return true;
+  }
+  return false;
+}
+
 // A subscription that has received no event yet resumes after the id its
 // ack carried: the events published in between are replayed, not missed.
 TEST(WsJsonProtocol, TheSubscribeAckCarriesTheTopicsNewestIdToResumeFrom) {
@@ -61,13 +73,7 @@ TEST(WsJsonProtocol, ATopicJoinedInALeftOnesSlotNeverTakesItsWaitingEvents) {
   client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"b","policy":"latest","req":3})"});
   // The joins and leaves are answered in order on the one loop: once `b` is
   // joined (its publish reaches a subscriber), its event comes after them.
-  std::size_t subscribers = 0;
-  for (int tries = 0; tries < 500 && subscribers == 0; ++tries) {
-    const HttpReply reply = http_request(port, "POST", "/pub/b", "b first");
-    ASSERT_EQ(reply.status, 200);
-    subscribers = reply.body.find("\"subscribers\":1") != std::string::npos ? 1 : 0;
-  }
-  ASSERT_EQ(subscribers, 1u) << "b never joined";
+  ASSERT_TRUE(publish_once_joined(port, "b", "b first")) << "b never joined";
   bool b_seen = false;
   std::size_t a_events = 0;
   for (int i = 0; i < 200 && !b_seen; ++i) {
@@ -104,13 +110,7 @@ TEST(WsJsonProtocol, AResetNoticeBehindAFullQueueStillGoesBeforeTheTopicsEvents)
   for (int i = 0; i < 8; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
   client.send({.opcode = kText,
                .payload = R"({"op":"subscribe","topic":"b","policy":"drop-newest","since":"bogus","req":2})"});
-  std::size_t subscribers = 0;
-  for (int tries = 0; tries < 500 && subscribers == 0; ++tries) {
-    const HttpReply reply = http_request(port, "POST", "/pub/b", "b first");
-    ASSERT_EQ(reply.status, 200);
-    subscribers = reply.body.find("\"subscribers\":1") != std::string::npos ? 1 : 0;
-  }
-  ASSERT_EQ(subscribers, 1u) << "b never joined";
+  ASSERT_TRUE(publish_once_joined(port, "b", "b first")) << "b never joined";
   bool reset_seen = false;
   bool b_first_accounted = false;  // received, or told as dropped
   bool b_second_seen = false;
