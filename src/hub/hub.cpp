@@ -67,7 +67,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
   std::uint64_t first_owed = 1;
+  // What the replay owes the subscriber: the events after replay_after up
+  // to replay_upto (none when they are equal).
   std::uint64_t replay_after = 0;
+  std::uint64_t replay_upto = 0;
   replay_.clear();
   Local* local = nullptr;
   {
@@ -107,7 +110,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
       std::uint64_t lost_first = 0;
       if (result.reset == nullptr) collect_after(*record, after, lost_first, replay_);
-      replay_after = after;
+      if (result.reset == nullptr) {
+        replay_after = after;
+        replay_upto = std::max(after, newest);
+      }
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
     }
@@ -125,15 +131,16 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   local->subscribers.push_back({subscriber, cookie, first_owed, form, result.awaiting});
   local->has_awaiting = local->has_awaiting || result.awaiting;
   result.replayed = replay_.size();
-  hand_over_replay(*record, subscriber, cookie, replay_after);
+  hand_over_replay(*record, subscriber, cookie, replay_after, replay_upto);
   return result;
 }
 
 // The replay, to one subscriber, outside the topic's lock. A hole in the
 // kept ids (a broker's entries trimmed or passed over before the reader
-// read them) is told as lost in place, as live delivery tells it.
+// read them), between them or after the last up to `upto`, is told as
+// lost in place, as live delivery tells it.
 void Hub::hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie,
-                           std::uint64_t after) {
+                           std::uint64_t after, std::uint64_t upto) {
   std::uint64_t next = after + 1;
   for (const KeptEvent& event : replay_) {
     if (event.seq > next) subscriber->lost(cookie, next, event.seq - 1);
@@ -142,6 +149,7 @@ void Hub::hand_over_replay(const TopicRecord& record, Subscriber* subscriber, st
     subscriber->deliver(Delivery{record.name, cookie, event.seq, event.key, frames});
     next = event.seq + 1;
   }
+  if (upto >= next) subscriber->lost(cookie, next, upto);
   replay_.clear();
 }
 

@@ -132,9 +132,10 @@ class Hub {
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
   [[nodiscard]] Local* local_of(std::string_view topic);
-  // Hands `replay_`, the events after `after`, to the subscriber.
+  // Hands `replay_`, the events after `after` up to `upto`, to the
+  // subscriber.
   void hand_over_replay(const TopicRecord& record, Subscriber* subscriber, std::uint32_t cookie,
-                        std::uint64_t after);
+                        std::uint64_t after, std::uint64_t upto);
   void deliver_news(TopicRecord* record);
   void let_go_if_unfollowed(TopicRecord* record);
   void park_if_in_stream(const TopicRecord& record, std::string_view last_id, ReplayResult& result) const;

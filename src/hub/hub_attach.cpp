@@ -35,6 +35,7 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
   TopicRecord& record = *local->record;
   const std::uint32_t cookie = entry->cookie;  // handing over may grow the vector
   AttachResult result;
+  std::uint64_t upto = after;
   replay_.clear();
   {
     const std::lock_guard lock(record.mutex);
@@ -50,10 +51,11 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     if (!reaches) return {AttachResult::Kind::fetch, newest, nullptr};
     std::uint64_t lost_first = 0;
     collect_after(record, after, lost_first, replay_);
-    entry->first_seq = std::max(newest, after) + 1;
+    upto = std::max(newest, after);
+    entry->first_seq = upto + 1;
     result.kind = AttachResult::Kind::attached;
   }
-  hand_over_replay(record, subscriber, cookie, after);
+  hand_over_replay(record, subscriber, cookie, after, upto);
   return result;
 }
 

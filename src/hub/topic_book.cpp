@@ -332,8 +332,14 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
     if (seq < record->next_id) return Append::accepted;  // another loop's reader brought it
     // Not a sluice publisher's (an event name that would break the SSE
     // framing, or one that would pass for the server's notices): passed
-    // over, a hole the loops tell their subscribers as lost.
-    if (!publishable(message)) return Append::accepted;
+    // over, its id taken all the same, so that a subscriber who joins after
+    // it is owed only what follows, and those who were there are told it
+    // lost, with the next event (a hole in the history).
+    if (!publishable(message)) {
+      record->next_id = seq + 1;
+      record->resume_start = false;
+      return Append::accepted;
+    }
     KeptEvent event;
     while (!encode(*record, epoch, seq, message, scratch, event)) {
       if (!evict_in_turn(*record)) return Append::hold;

@@ -259,7 +259,8 @@ void Subscriptions::before_flush() {
 }
 
 void Subscriptions::on_drained() {
-  if (drops_pending_ || resets_owed_ != 0) outlet_.want_flush();  // a notice that waited for room goes now
+  // A notice that waited for room goes now.
+  if (drops_pending_ || (resets_owed_ != 0 && reset_waits_for_room_)) outlet_.want_flush();
 }
 
 // One notice per topic that lost events since the last one, all in one
@@ -333,6 +334,7 @@ void Subscriptions::send_reset_notice(std::uint32_t cookie, const char* reason, 
   if (owed.reason == nullptr) ++resets_owed_;
   owed = {reason, std::string(last_id)};
   (void)pay_owed_reset(cookie);
+  outlet_.want_flush();
 }
 
 // A lossy topic's notice takes the place of the oldest events that may
@@ -360,9 +362,12 @@ bool Subscriptions::pay_owed_reset(std::uint32_t cookie) {
   drops_[cookie] = {};
   const buf::FrameRef notice = builder.finish();
   const delivery::FrameTag tag = delivery::FrameTag::notice(cookie);
+  // No flush is asked for here (this may run within one, which would then
+  // spin): a flush that writes makes room and comes back to before_flush(),
+  // and one that drains asks again (on_drained).
+  reset_waits_for_room_ = static_cast<bool>(notice);
   if (!notice || !delivery::enqueue_notice(outlet_.queue(), notice, tag, drops_.data())) {
     drops_[cookie].merge(told);
-    outlet_.want_flush();
     return false;
   }
   if (!told.empty()) count_told(cookie, told);
@@ -379,8 +384,13 @@ void Subscriptions::forget_owed_reset(std::uint32_t cookie) {
 
 void Subscriptions::held_behind_reset(std::uint32_t cookie, std::uint64_t id) {
   const Policy policy = slots_[cookie].policy;
-  // The queue is full of what may not give way: past the budget.
-  if (policy == Policy::fifo || policy == Policy::disconnect) return cut_off_past_budget(policy);
+  if (policy == Policy::fifo || policy == Policy::disconnect) {
+    // The queue is full of what may not give way: past the budget. Or the
+    // pool, its control reserve too, had no block for the notice: the
+    // server's shortage, not the client's.
+    if (reset_waits_for_room_) return cut_off_past_budget(policy);
+    return outlet_.close_now(conn::CloseReason::memory);
+  }
   drops_[cookie].add(id);
   drops_pending_ = true;
   outlet_.want_flush();

@@ -203,6 +203,9 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   std::vector<Fetching> fetching_;  // by slot, up to the last that fetched
   std::vector<OwedReset> owed_resets_;  // by slot, up to the last that owed one
   std::size_t resets_owed_ = 0;
+  // The last notice owed could not be queued for room (not for want of a
+  // pool block): a flush that drains the queue lets it go.
+  bool reset_waits_for_room_ = true;
   std::size_t fifo_topics_ = 0;
   bool short_of_room_ = false;
   bool drops_pending_ = false;

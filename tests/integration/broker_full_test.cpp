@@ -20,19 +20,6 @@ namespace {
 
 std::string epoch_of(const std::string& id) { return id.substr(0, id.find(':')); }
 
-// Reads until an event whose data is `data` has come, at most `limit`.
-bool wait_data(SseSubscriber& s, const std::string& data, std::chrono::milliseconds limit) {
-  const auto deadline = BrokerClock::now() + limit;
-  const auto has = [&] {
-    for (const auto& e : s.events()) {
-      if (e.data == data) return true;
-    }
-    return false;
-  };
-  while (!has() && BrokerClock::now() < deadline) s.wait_for(s.events().size() + 1, 300ms);
-  return has();
-}
-
 // Node A reads one topic at most (one loop, broker.read_max_topics=1); B
 // publishes. stop() leaves A with "full" stopped: A read it up to
 // `last_had`, let it go, took "other" instead, and `held` subscribed to

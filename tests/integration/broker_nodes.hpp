@@ -90,6 +90,16 @@ inline bool wait_events(SseSubscriber& s, std::size_t count, std::chrono::millis
   return events_of(s).size() >= count;
 }
 
+// Reads until an event whose data is `data` has come, at most `limit`.
+inline bool wait_data(SseSubscriber& s, const std::string& data, std::chrono::milliseconds limit) {
+  const auto deadline = BrokerClock::now() + limit;
+  const auto has = [&] {
+    return std::any_of(s.events().begin(), s.events().end(), [&](const auto& e) { return e.data == data; });
+  };
+  while (!has() && BrokerClock::now() < deadline) s.wait_for(s.events().size() + 1, 300ms);
+  return has();
+}
+
 // Publishes probes on `via` until `s` is handed something: a probe once
 // its node reads the topic, or the reset that says the node cannot.
 inline bool first_news(const SluicedProcess& via, const std::string& topic, SseSubscriber& s, std::chrono::seconds limit) {
