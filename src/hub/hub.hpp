@@ -81,6 +81,9 @@ class Hub {
   // a loop has delivered more of `topic`. The caller retries its publish
   // after this call, so that a delivery in between is not missed.
   void wait_for_room(std::string_view topic);
+  // The pool is short for a request body: kept history gives way
+  // (TopicBook::give_way_in_turn). False when none could.
+  [[nodiscard]] bool make_pool_room() { return book_.give_way_in_turn(); }
 
   // The record of a topic this loop follows (null when it follows none):
   // valid while it does.

@@ -278,7 +278,7 @@ HubStatus TopicBook::push_locked(TopicRecord& record, const Message& message, Fr
   // was, so given way about when it is), so this may take several turns;
   // each gives one event up, and it ends when nothing more can go.
   while (!encode(record, 0, record.next_id, message, scratch, event)) {
-    if (!evict_in_turn(record)) return HubStatus::no_memory;
+    if (!evict_in_turn(&record)) return HubStatus::no_memory;
   }
   // Backpressure: a loop that has not delivered the oldest kept event yet
   // would lose it. The publisher waits for it instead (the loops never
@@ -342,7 +342,7 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
     }
     KeptEvent event;
     while (!encode(*record, epoch, seq, message, scratch, event)) {
-      if (!evict_in_turn(*record)) return Append::hold;
+      if (!evict_in_turn(record)) return Append::hold;
     }
     if (a_loop_lags(*record, event.bytes(), false)) return Append::hold;
     event.key = conflation_key(message.key);
@@ -369,15 +369,15 @@ bool TopicBook::evict_delivered(TopicRecord& record) {
 // history of an idle topic cannot refuse a new topic's publishes for good,
 // and a busy topic does not only ever eat its own. False when a whole turn
 // found nothing to give. A topic whose lock is held elsewhere is passed
-// over rather than waited for: this thread holds `self`'s lock, and the
-// other holder may be waiting for it.
-bool TopicBook::evict_in_turn(TopicRecord& self) {
+// over rather than waited for: this thread holds `self`'s lock (when there
+// is a `self`), and the other holder may be waiting for it.
+bool TopicBook::evict_in_turn(TopicRecord* self) {
   const std::shared_lock lock(topics_mutex_);
   const std::size_t count = topics_in_order_.size();
   for (std::size_t step = 0; step < count; ++step) {
     TopicRecord& victim = *topics_in_order_[evict_cursor_.fetch_add(1, std::memory_order_relaxed) % count];
-    if (&victim == &self) {
-      if (evict_delivered(self)) return true;
+    if (&victim == self) {
+      if (evict_delivered(victim)) return true;
       continue;
     }
     const std::unique_lock victim_lock(victim.mutex, std::try_to_lock);

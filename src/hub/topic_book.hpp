@@ -327,6 +327,10 @@ class TopicBook {
   // subscribers still short of room.
   void cut_stalled(TopicRecord& record);
 
+  // The pool is short for something other than an event (a request body
+  // being read): the oldest delivered event of the next topic in turn
+  // gives way, as for a publish. False when none could.
+  [[nodiscard]] bool give_way_in_turn() { return evict_in_turn(nullptr); }
   // Whether a publisher may send `message`: what Redis hands a reader is
   // checked as a publish is, since anything that reaches Redis can write
   // its streams.
@@ -375,7 +379,7 @@ class TopicBook {
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
-  [[nodiscard]] bool evict_in_turn(TopicRecord& self);
+  [[nodiscard]] bool evict_in_turn(TopicRecord* self);
   TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
   [[nodiscard]] TopicRef find_pinned(std::string_view name) const;
   static void cut_history(TopicRecord& record, const char* reason);

@@ -28,8 +28,9 @@ class H2Body {
   H2Body(const H2Body&) = delete;
   H2Body& operator=(const H2Body&) = delete;
 
-  // Adds `bytes`. False when the pool had no block for them: the body
-  // is then incomplete and should be refused and cleared.
+  // Adds `bytes`. False when the pool had no block for all of them: what
+  // was taken stays (size() tells how much), and the caller makes room and
+  // appends the rest, or refuses the body and clears it.
   [[nodiscard]] bool append(std::string_view bytes);
   [[nodiscard]] std::size_t size() const { return size_; }
   // The body as one run of bytes: a view into its block when it fits in

@@ -132,6 +132,9 @@ class H2Connection final : public Phase,
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
   void finish_post(H2Exchange& exchange);
+  // Adds `bytes` to the exchange's body; false when the pool has no room
+  // for them even after kept history gave way.
+  [[nodiscard]] bool take_body(H2Exchange& exchange, std::string_view bytes);
   // Logs and answers a POST whose publish is done or refused.
   void answer_post(H2Exchange& post, const Response& answer);
   // h2_broker_publish.cpp: a whole POST body sent to the broker, and

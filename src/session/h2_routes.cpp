@@ -230,7 +230,7 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   h2_->consume(stream, bytes.size());
   if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
   const bool over_budget = body_bytes_ + bytes.size() > services_.connection_limits().receive_budget;
-  if (over_budget || !exchange->body.append(bytes)) {
+  if (over_budget || !take_body(*exchange, bytes)) {
     body_bytes_ -= exchange->body.size();
     exchange->body.clear();
     exchange->posting = false;
@@ -240,6 +240,18 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
                           .extra_headers = "Retry-After: 1\r\n"});
   }
   body_bytes_ += bytes.size();
+}
+
+// The body waits in pool blocks: short of them, kept history gives way
+// as it does for a publish (a body read over HTTP/1.1 waits in the
+// connection's own buffer and never meets the pool).
+bool H2Connection::take_body(H2Exchange& exchange, std::string_view bytes) {
+  for (;;) {
+    const std::size_t before = exchange.body.size();
+    if (exchange.body.append(bytes)) return true;
+    bytes.remove_prefix(exchange.body.size() - before);
+    if (!services_.hub().make_pool_room()) return false;
+  }
 }
 
 void H2Connection::on_end(std::int32_t stream) {

@@ -3,6 +3,7 @@
 // heartbeats. Data is refused with a clear status, and nothing else breaks.
 #include <gtest/gtest.h>
 
+#include "h2_test_client.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -66,6 +67,28 @@ TEST(PoolReserve, AnIdleTopicsHistoryMakesRoomForANewTopic) {
   for (int i = 0; i < 20; ++i) ASSERT_EQ(publish(publisher, "/pub/new", "live " + std::to_string(i)), 200) << i;
   ASSERT_TRUE(newcomer.wait_for(20));
   EXPECT_EQ(newcomer.events()[19].data, "live 19");
+}
+
+// A POST's body over HTTP/2 waits in pool blocks (over HTTP/1.1 it waits in
+// the connection's buffer): the pool full of history makes room for it as
+// for the event it carries. It was refused 503 ("no buffer room for the
+// request body") while every HTTP/1.1 POST went through.
+TEST(PoolReserve, AnIdleTopicsHistoryMakesRoomForAnHttp2PostsBody) {
+  RunningServer server(tiny_pool());
+  TestClient publisher(server.port());
+  // Far more than the pool holds, a block or more each: history fills it.
+  const std::string kept(3000, 'k');
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(publish(publisher, "/pub/idle" + std::to_string(i % 20), kept), 200) << i;
+  }
+  transport::test::H2TestClient client(server.port());
+  ASSERT_TRUE(client.ok());
+  for (int i = 0; i < 20; ++i) {
+    const std::int32_t post = client.request("POST", "/pub/new", {}, std::string(3000, 'x'));
+    ASSERT_GT(post, 0);
+    ASSERT_TRUE(client.pump([&] { return client.stream(post).closed; })) << i;
+    EXPECT_EQ(client.stream(post).status, 200) << i << ": " << client.stream(post).body;
+  }
 }
 
 }  // namespace
