@@ -211,7 +211,11 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
   // connection that wants to resume says ?lastEventId=.
   opening.last_id = request.header("Last-Event-ID");
   if (opening.last_id.empty()) {
-    opening.last_id = decode_into(query_value(request.query, "lastEventId"), text.last_id, sizeof text.last_id);
+    const std::string_view given = query_value(request.query, "lastEventId");
+    opening.last_id = decode_into(given, text.last_id, sizeof text.last_id);
+    // One that does not decode (a bad escape, or too long for any id) is
+    // still the client's: told as malformed-id, not passed over as none.
+    if (opening.last_id.empty()) opening.last_id = given;
   }
   std::vector<std::string>& topics = opening.topics;
   if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, text.topic, sizeof text.topic));

@@ -44,6 +44,22 @@ TEST(Replay, QueryParameterWorksForAFirstConnection) {
   EXPECT_EQ(seq_of(sub.events()[0].id), 4u);
 }
 
+// An id in the query that does not decode is the client's all the same: it
+// is told it cannot resume from it (once it got live events only, untold).
+TEST(Replay, AQueryIdThatDoesNotDecodeIsToldAsMalformed) {
+  RunningServer server;
+  TestClient publisher(server.port());
+  publish_n(publisher, "z", 2);
+  SseSubscriber sub(server.port(), "/sse/z?lastEventId=%zz");
+  ASSERT_TRUE(sub.opened());
+  publish_n(publisher, "z", 1);
+  ASSERT_TRUE(sub.wait_for(2));
+  EXPECT_EQ(sub.events()[0].type, "sluice-reset");
+  EXPECT_NE(sub.events()[0].data.find(R"("reason":"malformed-id")"), std::string::npos) << sub.events()[0].data;
+  EXPECT_NE(sub.events()[0].data.find(R"("last_id":"%zz")"), std::string::npos) << sub.events()[0].data;
+  EXPECT_EQ(seq_of(sub.events()[1].id), 3u);
+}
+
 // What a browser's EventSource does when a stream of several topics drops:
 // it reconnects with the last id it saw, which names no topic.
 TEST(Replay, SeveralTopicsCannotResumeFromOneIdAndEachIsToldBeforeLiveEvents) {
