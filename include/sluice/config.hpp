@@ -275,6 +275,11 @@ struct Config {
   // loopback without an authorizer, else any (docs/SECURITY.md).
   std::vector<std::string> allowed_hosts;
   PoolConfig pool;
+  // While the pool refuses data, a stream whose reader has taken no data
+  // frame for this long lets go of what it queued and is cut off as a slow
+  // consumer: readers that stopped reading cannot hold the pool against
+  // every publisher. 0: never.
+  std::int64_t pool_shed_after_ms = 1000;
   ConnectionLimits connection;
   TopicLimits hub;
   PolicyConfig policy;

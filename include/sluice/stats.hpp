@@ -17,6 +17,7 @@ struct Counters {
   Count refused_full{};      // accepted past max_connections, sent 503
   Count streams{};           // SSE streams and WebSockets open
   Count slow_disconnects{};  // closed because the send budget was spent
+  Count shed{};              // cut off while the pool refused data, their reader behind (pool.shed_after_ms)
   Count events_dropped{};    // dropped or conflated by a policy, and reported
   Count protocol_errors{};   // WebSockets failed with 1002/1007/1009
   Count sends_to_closed{};   // ConnectionRef frames whose connection had gone
@@ -35,6 +36,7 @@ struct Counters {
     fn("refused_full", self.refused_full...);
     fn("streams", self.streams...);
     fn("slow_disconnects", self.slow_disconnects...);
+    fn("shed", self.shed...);
     fn("events_dropped", self.events_dropped...);
     fn("protocol_errors", self.protocol_errors...);
     fn("sends_to_closed", self.sends_to_closed...);

@@ -145,6 +145,25 @@ FrameLabel OutQueue::replace_pending(std::size_t i, buf::FrameRef frame, FrameLa
   return replaced;
 }
 
+std::size_t OutQueue::drop_pending_data() {
+  std::size_t bytes = 0;
+  while (!data_.empty()) {
+    bytes += data_.at(0).frame.size();
+    (void)remove_pending(0);
+  }
+  return bytes;
+}
+
+std::uint32_t OutQueue::look_behind() {
+  if (data_frames() == 0 || data_done_since_look_ > 0) {
+    looks_behind_ = 0;
+  } else if (looks_behind_ < UINT32_MAX) {
+    ++looks_behind_;
+  }
+  data_done_since_look_ = 0;
+  return looks_behind_;
+}
+
 void OutQueue::clear() {
   control_.clear();
   data_.clear();
@@ -205,6 +224,7 @@ std::size_t OutQueue::consume(std::size_t written, Writer& writer) {
   while (in_flight_ || start_next(written, writer)) {
     written = advance(written);
     if (current_left_ > 0) break;
+    if (current_is_data_) ++data_done_since_look_;
     finish_current();
     ++completed;
   }

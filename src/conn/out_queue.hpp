@@ -146,6 +146,10 @@ class OutQueue {
   // caller checks it (delivery/policy.cpp's conflate()).
   FrameLabel replace_pending(std::size_t i, buf::FrameRef frame, FrameLabel label);
 
+  // Releases every data frame that has not started on the wire; returns
+  // the bytes they held. A frame in flight goes on: the byte stream stays
+  // whole.
+  std::size_t drop_pending_data();
   // Releases every frame, the one in flight included (the connection is
   // closing: its byte stream ends here).
   void clear();
@@ -171,6 +175,16 @@ class OutQueue {
   [[nodiscard]] std::size_t control_bytes_ahead() const;
   [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
 
+  // The owner's sweep looks at the reader's progress once a sweep: a look
+  // that finds data waiting, and no data frame fully written since the
+  // look before, finds the reader behind. Returns the looks in a row that
+  // did, this one included (0: the reader took a frame, or nothing waits).
+  // A reader that takes a byte now and then to look alive is still behind
+  // until it takes a whole frame.
+  std::uint32_t look_behind();
+  // What the last look_behind() returned.
+  [[nodiscard]] std::uint32_t looks_behind() const { return looks_behind_; }
+
  private:
   struct Batch;
 
@@ -187,12 +201,16 @@ class OutQueue {
   detail::FrameRing data_;
   std::size_t data_bytes_ = 0;
   bool backed_up_ = false;
+  // Beside the flag, in what would be its padding: data frames fully
+  // written since the last look_behind(), and what it returned.
+  std::uint32_t data_done_since_look_ = 0;
 
   // The frame in flight: some of its bytes are in the kernel, so nothing
   // may be written before its last byte. A flag, not current_'s nullness,
   // says whether there is one: a pushed FrameRef may be null (an empty
   // frame).
   bool in_flight_ = false;
+  std::uint32_t looks_behind_ = 0;
   buf::FrameRef current_;
   const buf::Block* current_block_ = nullptr;  // first block with unwritten bytes
   std::size_t current_offset_ = 0;             // written bytes of current_block_

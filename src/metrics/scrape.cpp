@@ -74,6 +74,9 @@ void write_events(Exposition& out, const Registry& r) {
   labelled(out, r, "sluice_slow_consumer_cutoffs_total", Type::counter,
            "Subscribers cut off because their send budget was spent.", "policy", kPolicyLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.slow_consumer_cutoffs[i].value(); });
+  single(out, r, "sluice_streams_shed_total", Type::counter,
+         "Streams cut off while the pool refused data, their reader having taken nothing for pool.shed_after_ms.",
+         [](const LoopMetrics& m) { return m.streams_shed.value(); });
   labelled(out, r, "sluice_publish_refusals_total", Type::counter, "Publishes refused with 503, by reason.",
            "reason", kRefusalLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.publish_refusals[i].value(); });

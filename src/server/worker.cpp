@@ -10,6 +10,7 @@
 
 #include "io/batch_scheduling.hpp"
 #include "io/socket.hpp"
+#include "log/logger.hpp"
 #include "session/response.hpp"
 #include "transport/plain_tcp.hpp"
 #include "transport/tls_transport.hpp"
@@ -269,6 +270,21 @@ void Worker::sweep() {
   for (std::size_t i = 0; i < sessions_.size(); ++i) {
     if (!sessions_[i]->closed()) sessions_[i]->tick(now);
   }
+  shed_behind_streams();
+}
+
+void Worker::shed_behind_streams() {
+  const std::int64_t after_ms = services_.config().pool_shed_after_ms;
+  const std::uint32_t looks = PoolShedding::looks_for(after_ms, sweep_period_);
+  if (!shedding_.pressed(services_.pool().stats(), looks) || looks == 0) return;
+  std::size_t shed = 0;
+  for (std::size_t i = 0; i < sessions_.size(); ++i) shed += sessions_[i]->shed_behind(looks);
+  log::Logger* logger = services_.logger();
+  if (shed == 0 || logger == nullptr) return;
+  logger->warn("pool refused data: streams whose reader took nothing were cut off")
+      .field("streams", shed)
+      .field("behind_ms_at_least", after_ms)
+      .field("key", "pool.shed_after_ms");
 }
 
 void Worker::drain_on_shutdown() {

@@ -29,6 +29,7 @@
 #include "server/address_limit.hpp"
 #include "server/connection_listing.hpp"
 #include "server/loop_broker.hpp"
+#include "server/pool_shedding.hpp"
 #include "session/app_hooks.hpp"
 #include "session/connection_state.hpp"
 #include "session/counters.hpp"
@@ -163,6 +164,8 @@ class Worker final : public io::Handler,
   void refuse(int fd, std::string_view reply);
   [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd) const;
   void sweep();
+  // Under the sweep, when the pool refuses data (server/pool_shedding.hpp).
+  void shed_behind_streams();
   void drain_on_shutdown();
   void signal();
   void drain_inboxes();
@@ -211,6 +214,8 @@ class Worker final : public io::Handler,
   std::atomic<bool> room_made_{false};
   std::atomic<std::thread::id> owner_{};
   io::Loop::TimerId sweep_timer_ = 0;
+  std::chrono::milliseconds sweep_period_{0};
+  PoolShedding shedding_;
   // A reload's config waiting for the loop: taken under the mutex, which
   // the event path never touches (it only reads `config_waiting_`).
   struct ConfigHandover {

@@ -25,7 +25,8 @@ std::chrono::milliseconds sweep_period(const Config& c) {
 
 void Worker::arm_sweep() {
   if (sweep_timer_ != 0) loop_.cancel(sweep_timer_);
-  sweep_timer_ = loop_.every(sweep_period(services_.config()), [this] { sweep(); });
+  sweep_period_ = sweep_period(services_.config());
+  sweep_timer_ = loop_.every(sweep_period_, [this] { sweep(); });
 }
 
 void Worker::reconfigure(std::shared_ptr<const Config> next, std::function<void()> taken) {

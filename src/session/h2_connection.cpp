@@ -142,6 +142,7 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     // An event stream whose first bytes wait for its topic's place.
     if (exchange.sse) exchange.sse->check_placement(now);
     H2StreamOutlet* outlet = exchange.outlet.get();
+    if (outlet != nullptr) (void)outlet->queue().look_behind();
     // A stream that was to end (a slow consumer cut off) behind a window
     // its client keeps shut is not waited for.
     if (outlet != nullptr && outlet->closing() && !outlet->closed() &&
@@ -161,6 +162,18 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     ending_ = true;
     session_.want_flush();
   }
+}
+
+// Each stream on its own: its window, not the connection's, is what its
+// reader left shut.
+std::size_t H2Connection::shed_behind(std::uint32_t looks) {
+  std::size_t shed = 0;
+  exchanges_.for_each([&](H2Exchange& exchange) {
+    if (exchange.sse) shed += exchange.sse->shed_behind(looks);
+    if (exchange.ws) shed += exchange.ws->shed_behind(looks);
+  });
+  if (shed != 0) session_.want_flush();
+  return shed;
 }
 
 // The server is stopping: GOAWAY, and every stream ends once what is

@@ -82,6 +82,7 @@ class H2Connection final : public Phase,
 
   void on_input(std::string& input) override;
   void tick(io::Loop::Clock::time_point now) override;
+  std::size_t shed_behind(std::uint32_t looks) override;
   void shutdown() override;
   void on_closed() override;
   bool on_posted(std::int32_t stream, buf::FrameRef& frame) override;

@@ -54,6 +54,15 @@ class Phase {
   }
   // The owner's sweep: timeouts, pings, pong deadlines.
   virtual void tick(io::Loop::Clock::time_point now) = 0;
+  // The pool refuses data (the owner's sweep, server/pool_shedding.hpp):
+  // each stream of this connection whose reader has been behind for at
+  // least `looks` looks in a row (conn::OutQueue::look_behind()) lets go
+  // of the data it holds and is cut off as a slow consumer. Returns the
+  // streams cut off. A phase that is no stream holds nothing to shed.
+  virtual std::size_t shed_behind(std::uint32_t looks) {
+    (void)looks;
+    return 0;
+  }
   // The server is stopping: say goodbye in the protocol's own way (the
   // connection then flushes and closes).
   virtual void shutdown() {}

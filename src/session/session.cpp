@@ -61,6 +61,9 @@ void Session::on_closed(conn::CloseReason reason) {
 void Session::tick(io::Loop::Clock::time_point now) {
   retry_read_for_memory();
   if (closed()) return;
+  // Once a sweep, whatever the phase: a stream's reader behind is one that
+  // took no data frame since the last (HTTP/2 looks at each stream's own).
+  (void)queue().look_behind();
   if (closing()) {
     // A peer that neither reads our last bytes nor closes is not waited for.
     const auto lingered = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_activity()).count();

@@ -6,6 +6,7 @@
 
 #include "hub/hub.hpp"
 #include "proto/random_bytes.hpp"
+#include "session/behind_stream.hpp"
 #include "session/peer.hpp"
 #include "session/response.hpp"
 #include "session/services.hpp"
@@ -208,6 +209,12 @@ void SseStream::cut_off() {
   if (!send_head()) return;
   if (hint) (void)outlet_.send_control(std::move(hint));
   outlet_.close_after_flush(conn::CloseReason::slow_consumer);
+}
+
+std::size_t SseStream::shed_behind(std::uint32_t looks) {
+  if (!let_go_if_behind(outlet_, services_, looks)) return 0;
+  cut_off();
+  return 1;
 }
 
 // A stream whose head has gone out can only be ended, with a comment that

@@ -77,6 +77,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   conn::FlushResult write_queued(conn::Writer& writer, conn::OutQueue& queue, conn::DataAllowance allowance) override;
   void on_drained() override { subscriptions_.on_drained(); }
   void on_flushed() override { subscriptions_.on_flushed(); }
+  std::size_t shed_behind(std::uint32_t looks) override;
   [[nodiscard]] View view() const override { return {"sse", subscriptions_.topics()}; }
   // The server is going away (stopped, drained, or the admin API closed
   // this connection): a `retry:` hint, then the end of the stream; or, to

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "session/behind_stream.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
 
@@ -191,6 +192,13 @@ bool WsStream::on_posted(std::int32_t, buf::FrameRef& frame) {
   ++services_.counters().slow_disconnects;
   cut_off();
   return true;
+}
+
+// The close goes right behind the frame on the wire.
+std::size_t WsStream::shed_behind(std::uint32_t looks) {
+  if (close_sent_ || !let_go_if_behind(outlet_, services_, looks)) return 0;
+  cut_off();
+  return 1;
 }
 
 void WsStream::cut_off() { end(CloseCode::policy_violation, "slow consumer", conn::CloseReason::slow_consumer); }

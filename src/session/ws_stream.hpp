@@ -61,6 +61,7 @@ class WsStream : public Phase, private AuthWaiter {
   // window fills instead of the input buffer.
   [[nodiscard]] bool holds_input() const final { return input_held(); }
   void tick(io::Loop::Clock::time_point now) final;
+  std::size_t shed_behind(std::uint32_t looks) final;
   // A 1001 close frame: the server is going away.
   void shutdown() final;
   void on_closed() final;

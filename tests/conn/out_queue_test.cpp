@@ -647,5 +647,51 @@ TEST_F(OutQueueTest, OldestDataPublishTimeFollowsTheFrameInFlightThenTheNext) {
   EXPECT_EQ(q.oldest_data_published_ns(), 0);
 }
 
+// The sweep's look at a reader (server/pool_shedding.hpp): behind while
+// data waits and no data frame was fully written since the look before.
+
+TEST_F(OutQueueTest, AReaderIsBehindAtEachLookThatFindsNoDataFrameWritten) {
+  OutQueue q;
+  EXPECT_EQ(q.look_behind(), 0u);  // nothing waits
+  data(q, 0, 100);
+  data(q, 1, 100);
+  EXPECT_EQ(q.look_behind(), 1u);
+  writer.script = {99, 0};  // all but one byte of the first frame
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 2u);  // a byte short of a frame is no progress
+  writer.script = {1, 0};
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 0u);  // the first frame went whole
+  EXPECT_EQ(q.look_behind(), 1u);
+  EXPECT_EQ(q.looks_behind(), 1u);
+  (void)drain(q);
+  EXPECT_EQ(q.look_behind(), 0u);  // nothing waits
+}
+
+TEST_F(OutQueueTest, ControlFramesWrittenAreNoProgressOfTheReader) {
+  OutQueue q;
+  data(q, 0, 100);
+  EXPECT_EQ(q.look_behind(), 1u);
+  control(q, 0, 30);
+  writer.script = {30, 0};
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 2u);
+}
+
+TEST_F(OutQueueTest, DroppingPendingDataKeepsTheFrameInFlightAndControl) {
+  OutQueue q;
+  data(q, 0, 100);
+  data(q, 1, 100);
+  data(q, 2, 100);
+  writer.script = {50, 0};
+  (void)q.flush(writer);
+  control(q, 0, 30);
+  EXPECT_EQ(q.drop_pending_data(), 200u);
+  EXPECT_EQ(q.data_bytes(), 50u);
+  (void)drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'C', 0}}));
+  EXPECT_TRUE(pool_full());
+}
+
 }  // namespace
 }  // namespace sluice::conn

@@ -21,6 +21,9 @@ server::Config tiny_pool() {
   // history give way. With two, a POST can find the other loop still behind
   // and get 503 early, a count that depends on the threads' timing.
   config.threads = 1;
+  // What the reserve does is tested here, with a stalled reader that reads
+  // everything in the end: shedding it (pool_shedding_test.cpp) is not.
+  config.pool_shed_after_ms = 0;
   return config;
 }
 
