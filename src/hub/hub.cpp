@@ -45,12 +45,13 @@ Hub::~Hub() {
 
 HubStatus Hub::subscribe(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie, WireForm form,
                          TopicAllowance* allowance) {
-  return join(topic, subscriber, cookie, nullptr, form, allowance).status;
+  return join(topic, subscriber, cookie, nullptr, form, allowance, {}).status;
 }
 
 ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                                  std::string_view last_id, WireForm form, TopicAllowance* allowance) {
-  return join(topic, subscriber, cookie, last_id.empty() ? nullptr : &last_id, form, allowance);
+                                  std::string_view last_id, WireForm form, TopicAllowance* allowance,
+                                  ReplayPage page) {
+  return join(topic, subscriber, cookie, last_id.empty() ? nullptr : &last_id, form, allowance, page);
 }
 
 // Under the topic's lock: this loop is marked as following the topic, the
@@ -59,7 +60,7 @@ ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber
 // this loop has yet to drain are skipped for it (first_seq), so that none
 // arrives twice. The record stays pinned until the replay is handed over.
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                       const std::string_view* last_id, WireForm form, TopicAllowance* allowance) {
+                       const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page) {
   HubStatus status;
   const TopicRef ref = book_.acquire(topic, status, allowance);
   if (!ref) return {status};
@@ -113,6 +114,11 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (result.reset == nullptr) {
         replay_after = after;
         replay_upto = std::max(after, newest);
+        if (cut_to_page(page)) {
+          replay_upto = replay_.back().seq;
+          result.parked = result.paged = true;
+          result.after = replay_upto;
+        }
       }
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
@@ -133,6 +139,20 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   result.replayed = replay_.size();
   hand_over_replay(*record, subscriber, cookie, replay_after, replay_upto);
   return result;
+}
+
+// Whole events, at least one, as many as the page holds.
+bool Hub::cut_to_page(ReplayPage page) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < replay_.size(); ++i) {
+    bytes += replay_[i].payload.size();
+    const bool over = (page.events != 0 && i >= page.events) || (page.bytes != 0 && bytes > page.bytes);
+    if (over && i > 0) {
+      replay_.erase(replay_.begin() + static_cast<std::ptrdiff_t>(i), replay_.end());
+      return true;
+    }
+  }
+  return false;
 }
 
 // The replay, to one subscriber, outside the topic's lock. A hole in the

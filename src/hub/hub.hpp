@@ -52,15 +52,21 @@ class Hub {
   // `last_id` in order; the live stream continues after the last of them,
   // with no event missing between the two and none twice. An empty
   // `last_id` is none: a subscribe() that answers ReplayResult::newest.
+  // A replay longer than `page` is handed over up to it, and the
+  // subscriber is parked (ReplayResult::paged) until its owner asks for
+  // the next page (attach()).
   [[nodiscard]] ReplayResult subscribe_after(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                                              std::string_view last_id, WireForm form = WireForm::sse,
-                                             TopicAllowance* allowance = nullptr);
+                                             TopicAllowance* allowance = nullptr, ReplayPage page = {});
   // A subscriber that subscribe_after() parked has had the events up to
-  // `after` of stream `epoch` from elsewhere (Redis): the kept events after
-  // it are handed over and it goes live, or the caller is told to fetch
-  // more, or (the stream moved on) it goes live and is told why not.
+  // `after` of stream `epoch` (from Redis, or its last page): the kept
+  // events after it are handed over, at most `page` of them, and it goes
+  // live once the last is; or the caller is told to fetch more (a
+  // broker's topic whose history moved past after+1; a topic of this node
+  // only hands over what it still keeps, the rest told as lost), or (the
+  // stream moved on) it goes live and is told why not.
   [[nodiscard]] AttachResult attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch,
-                                    std::uint64_t after);
+                                    std::uint64_t after, ReplayPage page = {});
   // A parked subscriber whose events could not be fetched: live from the
   // newest event on (its owner tells its client why).
   void release(std::string_view topic, Subscriber* subscriber);
@@ -133,7 +139,9 @@ class Hub {
   struct Local;
 
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
-                    const std::string_view* last_id, WireForm form, TopicAllowance* allowance);
+                    const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page);
+  // Cuts `replay_` down to what `page` holds; returns true when it did.
+  bool cut_to_page(ReplayPage page);
   [[nodiscard]] Local* local_of(std::string_view topic);
   // Hands `replay_`, the events after `after` up to `upto`, to the
   // subscriber.

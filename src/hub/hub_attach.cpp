@@ -1,16 +1,21 @@
-// Owns: the hub's side of a replay fetched from a broker for a subscriber
-// whose id is older than this node keeps: the subscriber waits parked (it
-// is counted and its loop follows the topic, but no live event is owed to
-// it), its owner hands it the fetched events (deliver_fetched), then
-// attach() joins it to the live stream at the seam with nothing missing
-// and nothing twice, or says to fetch further.
+// Owns: the hub's side of a replay handed over in parts: fetched from a
+// broker for a subscriber whose id is older than this node keeps, or
+// longer than the page its subscriber's queue has room for. The
+// subscriber waits parked (it is counted and its loop follows the topic,
+// but no live event is owed to it), its owner hands it the fetched events
+// (deliver_fetched) or asks for the next page, then attach() joins it to
+// the live stream at the seam with nothing missing and nothing twice, or
+// hands it the next page, or says to fetch further.
 //
-// The seam: the fetched events end at `after`. Under the topic's lock, if
-// the history still holds after+1 (or nothing came since), the kept events
-// after it are handed over and the subscriber is owed everything newer
-// live, exactly as a subscribe_after() from a kept id. If the history has
-// moved past after+1 meanwhile (a small history, a busy topic), the owner
-// fetches up to the newest event now kept and tries again.
+// The seam: the events handed so far end at `after`. Under the topic's
+// lock, if the history still holds after+1 (or nothing came since), the
+// kept events after it are handed over, a page at most, and once the last
+// one is, the subscriber is owed everything newer live, exactly as a
+// subscribe_after() from a kept id. If the history has moved past after+1
+// meanwhile (a small history, a busy topic, a reader slower than it), a
+// broker's topic has the owner fetch up to the newest event now kept and
+// try again; a topic of this node only goes on from its oldest kept event,
+// what came between told as lost, as a slow reader's loss is told live.
 #include <algorithm>
 
 #include "hub/hub.hpp"
@@ -25,7 +30,8 @@ Hub::Local* Hub::local_of(std::string_view topic) {
   return it->second.get();
 }
 
-AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch, std::uint64_t after) {
+AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch, std::uint64_t after,
+                          ReplayPage page) {
   Local* local = local_of(topic);
   if (local == nullptr) return {};
   const auto entry = std::find_if(local->subscribers.begin(), local->subscribers.end(), [&](const Local::Entry& e) {
@@ -48,12 +54,18 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     }
     const History& history = record.history;
     const bool reaches = after >= newest || (!history.empty() && history.oldest_seq() <= after + 1);
-    if (!reaches) return {AttachResult::Kind::fetch, newest, nullptr};
+    const bool fetchable = follower_ != nullptr && record.stream_epoch != 0;
+    if (!reaches && fetchable) return {AttachResult::Kind::fetch, newest, nullptr};
     std::uint64_t lost_first = 0;
     collect_after(record, after, lost_first, replay_);
     upto = std::max(newest, after);
-    entry->first_seq = upto + 1;
-    result.kind = AttachResult::Kind::attached;
+    if (cut_to_page(page)) {
+      upto = replay_.back().seq;
+      result = {AttachResult::Kind::paged, upto, nullptr};
+    } else {
+      entry->first_seq = upto + 1;
+      result.kind = AttachResult::Kind::attached;
+    }
   }
   hand_over_replay(record, subscriber, cookie, after, upto);
   return result;

@@ -103,8 +103,10 @@ struct ReplayResult {
   // With a broker: the id is of the topic's stream but older than this
   // node keeps. The subscriber is parked (no live events) until its owner
   // has fetched stream_epoch's events after+1..newest from Redis and
-  // calls Hub::attach().
+  // calls Hub::attach(). Or (`paged`) the replay was longer than its page:
+  // it was handed up to `after`, and waits parked for the next page.
   bool parked = false;
+  bool paged = false;
   std::uint64_t stream_epoch = 0;  // with a broker: the topic's stream (0: none found yet)
   std::uint64_t after = 0;
   // With a broker: the node's reader has not placed the topic yet, and the
@@ -113,10 +115,22 @@ struct ReplayResult {
   bool awaiting = false;
 };
 
+// How much of a replay a subscriber takes at once: what its queue has room
+// for. The rest waits in the history while the subscriber is parked, and
+// is handed over a page at a time (Hub::attach()) as the queue drains: a
+// reader that resumes from far back is neither cut off nor made to lose
+// what it could have had, only because the replay came in one burst.
+// Zero: no bound. A page always holds at least one event.
+struct ReplayPage {
+  std::size_t events = 0;
+  std::size_t bytes = 0;  // of the events' payloads
+};
+
 // What Hub::attach() did with a parked subscriber.
 struct AttachResult {
   enum class Kind : std::uint8_t {
     attached,  // the rest came from the history; live from here
+    paged,     // a page came from the history, up to `upto`; still parked
     fetch,     // the history no longer reaches after+1: fetch up to `upto`
     reset,     // the stream is not the one fetched from: live, told `reason`
     gone,      // not parked on this loop's topic (left meanwhile)

@@ -1,5 +1,7 @@
-// Owns: the part of Subscriptions that fetches, from the broker, what a
-// resuming client missed when its id is older than this node keeps.
+// Owns: the part of Subscriptions that hands a resuming client what it
+// missed in parts: fetched from the broker when its id is older than this
+// node keeps, and from the history a page at a time when it is longer than
+// the stream's queue has room for.
 //
 // The hub holds such a subscription parked: the loop follows the topic and
 // keeps reading it, but no live event is owed to the slot yet. Its events
@@ -10,6 +12,13 @@
 // after the page come from the history and everything newer live, so no
 // event is missing and none comes twice. Should the history have moved on
 // past the page meanwhile, the next page is fetched up to what it keeps now.
+//
+// The history's part is paged too: a replay is handed over only as far as
+// half the send budget (less what is queued) goes, and the rest once the
+// queue has drained to a quarter of it (turn_pages()). Handed at once, a
+// long replay to a reader that reads as fast as it can was past the budget
+// before its first byte left: fifo cut it off, drop-oldest dropped the
+// oldest of what it had asked for.
 //
 // A page that cannot be had is a reset, told before any live event, never
 // a silent gap: the client's id trimmed from the stream (too-old), the
@@ -22,8 +31,63 @@ namespace sluice::session {
 
 void Subscriptions::start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked) {
   if (cookie >= fetching_.size()) fetching_.resize(cookie + 1);
-  fetching_[cookie] = Fetching{true, 0, parked.stream_epoch, parked.after, parked.newest};
+  fetching_[cookie] = Fetching{true, parked.paged, 0, parked.stream_epoch, parked.after, parked.newest};
+  if (parked.paged) {
+    pages_waiting_ = true;
+    return;
+  }
   fetch_next(cookie);
+}
+
+hub::ReplayPage Subscriptions::replay_page(Policy policy) const {
+  if (policy == Policy::latest) return {};
+  const conn::OutQueue& queue = outlet_.queue();
+  const conn::OutQueueLimits& budget = queue.limits();
+  const auto room = [](std::size_t half, std::size_t held) { return half > held ? half - held : 1; };
+  return {room(budget.max_frames / 2, queue.data_frames()), room(budget.max_bytes / 2, queue.data_bytes())};
+}
+
+void Subscriptions::turn_pages() {
+  const conn::OutQueue& queue = outlet_.queue();
+  const conn::OutQueueLimits& budget = queue.limits();
+  if (stopped_ || queue.data_frames() * 4 > budget.max_frames || queue.data_bytes() * 4 > budget.max_bytes) return;
+  pages_waiting_ = false;
+  // By index: a page may end the stream, which empties the slots.
+  for (std::size_t i = 0; i < fetching_.size(); ++i) {
+    if (!fetching_[i].active || !fetching_[i].paging) continue;
+    next_page(static_cast<std::uint32_t>(i));
+    if (stopped_) return;
+    if (i < fetching_.size() && fetching_[i].active && fetching_[i].paging) pages_waiting_ = true;
+  }
+}
+
+void Subscriptions::next_page(std::uint32_t cookie) {
+  // Copied: a delivery may end the stream, which empties the slots.
+  const std::string topic = slots_[cookie].name;
+  const hub::AttachResult attached = services_.hub().attach(topic, this, fetching_[cookie].epoch,
+                                                            fetching_[cookie].after,
+                                                            replay_page(slots_[cookie].policy));
+  if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
+  Fetching& f = fetching_[cookie];
+  switch (attached.kind) {
+    case hub::AttachResult::Kind::paged:
+      f.paging = true;
+      f.after = attached.upto;
+      pages_waiting_ = true;
+      return;
+    case hub::AttachResult::Kind::fetch:
+      f.paging = false;
+      f.upto = attached.upto;
+      return fetch_next(cookie);
+    case hub::AttachResult::Kind::reset:
+      f.active = false;
+      send_reset_notice(cookie, attached.reason, {});
+      return outlet_.want_flush();
+    case hub::AttachResult::Kind::attached:
+    case hub::AttachResult::Kind::gone:
+      f.active = false;
+      return;
+  }
 }
 
 void Subscriptions::fetch_next(std::uint32_t cookie) {
@@ -37,7 +101,7 @@ void Subscriptions::fetch_next(std::uint32_t cookie) {
 
 void Subscriptions::replayed(std::uint32_t ticket, const broker::ReplayAnswer& answer) {
   for (std::size_t i = 0; i < fetching_.size(); ++i) {
-    if (!fetching_[i].active || fetching_[i].ticket != ticket) continue;
+    if (!fetching_[i].active || fetching_[i].paging || fetching_[i].ticket != ticket) continue;
     const auto cookie = static_cast<std::uint32_t>(i);
     switch (answer.status) {
       case broker::ReplayStatus::ok:
@@ -62,21 +126,7 @@ void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::Replay
     fetching_[cookie].after = entry.id.seq;
   }
   if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
-  Fetching& f = fetching_[cookie];
-  const hub::AttachResult attached = hub.attach(topic, this, f.epoch, f.after);
-  switch (attached.kind) {
-    case hub::AttachResult::Kind::fetch:
-      f.upto = attached.upto;
-      return fetch_next(cookie);
-    case hub::AttachResult::Kind::reset:
-      fetching_[cookie].active = false;
-      send_reset_notice(cookie, attached.reason, {});
-      return outlet_.want_flush();
-    case hub::AttachResult::Kind::attached:
-    case hub::AttachResult::Kind::gone:
-      fetching_[cookie].active = false;
-      return;
-  }
+  next_page(cookie);
 }
 
 // Live from now on, told first why what came before is not coming.
@@ -91,7 +141,8 @@ void Subscriptions::give_up_fetch(std::uint32_t cookie, const char* reason) {
 
 void Subscriptions::cancel_fetch(std::uint32_t cookie) {
   if (cookie >= fetching_.size() || !fetching_[cookie].active) return;
-  if (BrokerReplays* replays = services_.broker_replays()) replays->cancel(fetching_[cookie].ticket);
+  BrokerReplays* replays = services_.broker_replays();
+  if (replays != nullptr && !fetching_[cookie].paging) replays->cancel(fetching_[cookie].ticket);
   fetching_[cookie].active = false;
 }
 

@@ -47,7 +47,8 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   // Counted before the replay, which may cut the stream off (leave_all()
   // counts the slot out).
   services_.metrics().subscribers.inc();
-  const hub::ReplayResult result = hub.subscribe_after(topic, this, cookie, last_id, form_, &allowance_);
+  const hub::ReplayResult result =
+      hub.subscribe_after(topic, this, cookie, last_id, form_, &allowance_, replay_page(slot->policy));
   if (result.status != hub::HubStatus::ok) {
     services_.metrics().subscribers.dec();
     slots_[cookie].name.clear();
@@ -71,9 +72,12 @@ Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optio
   }
   if (result.reset != nullptr) send_reset_notice(cookie, result.reset, last_id);
   if (result.parked) start_fetch(cookie, result);
-  // A parked client has what came up to its own id: resuming from there
-  // loses nothing should it leave before the fetched events reach it.
-  return {JoinStatus::ok, hub::HubStatus::ok, result.parked ? result.after : result.newest, result.stream_epoch,
+  // A client parked for a fetch has what came up to its own id: resuming
+  // from there loses nothing should it leave before the fetched events
+  // reach it. One paged is told the topic's newest, as a replay handed at
+  // once tells it.
+  const bool fetched = result.parked && !result.paged;
+  return {JoinStatus::ok, hub::HubStatus::ok, fetched ? result.after : result.newest, result.stream_epoch,
           result.awaiting};
 }
 
@@ -261,6 +265,7 @@ void Subscriptions::before_flush() {
 void Subscriptions::on_drained() {
   // A notice that waited for room goes now.
   if (drops_pending_ || (resets_owed_ != 0 && reset_waits_for_room_)) outlet_.want_flush();
+  if (pages_waiting_) turn_pages();
 }
 
 // One notice per topic that lost events since the last one, all in one

@@ -117,6 +117,7 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void on_drained();
   void on_flushed() {
     if (short_of_room_) weigh_room_back();
+    if (pages_waiting_) turn_pages();
   }
 
   void deliver(const hub::Delivery& delivery) override;
@@ -140,8 +141,11 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
     const char* reason = nullptr;  // none owed
     std::string last_id;
   };
+  // Or a replay longer than the queue had room for, handed over a page at
+  // a time from the history as the queue drains (`paging`).
   struct Fetching {
     bool active = false;
+    bool paging = false;
     std::uint32_t ticket = 0;
     std::uint64_t epoch = 0;
     std::uint64_t after = 0;
@@ -149,6 +153,17 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   };
 
   void start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked);
+  // What a replay may hand this stream at once: half its send budget, less
+  // what its queue holds (at least one event). `latest` takes it whole:
+  // it keeps only the newest of each key anyway.
+  [[nodiscard]] hub::ReplayPage replay_page(Policy policy) const;
+  // The queue has drained to a quarter of its budget: each paging slot
+  // takes its next page.
+  void turn_pages();
+  // Asks the hub for slot `cookie`'s next page after what it was handed
+  // (the history's or, with a broker, a fetched page's last event), or to
+  // join it to the live stream when the rest fits.
+  void next_page(std::uint32_t cookie);
   void fetch_next(std::uint32_t cookie);
   void replayed(std::uint32_t ticket, const broker::ReplayAnswer& answer) override;
   void hand_over_fetched(std::uint32_t cookie, const broker::ReplayAnswer& answer);
@@ -209,6 +224,7 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   std::size_t fifo_topics_ = 0;
   bool short_of_room_ = false;
   bool drops_pending_ = false;
+  bool pages_waiting_ = false;  // some slot is paging (Fetching::paging)
   bool stopped_ = false;
 };
 
