@@ -65,6 +65,9 @@ struct Request {
   // there is none. Linear in the number of headers.
   [[nodiscard]] std::string_view header(std::string_view name) const;
   [[nodiscard]] bool has_header(std::string_view name) const;
+  // How many times header `name` came. A field that is not a list may come
+  // once: a second is the sender's error, not a choice between the two.
+  [[nodiscard]] std::size_t header_count(std::string_view name) const;
 };
 
 enum class ParseStatus : std::uint8_t { need_more, complete, error };

@@ -17,6 +17,12 @@ bool Request::has_header(std::string_view name) const {
   return false;
 }
 
+std::size_t Request::header_count(std::string_view name) const {
+  std::size_t count = 0;
+  for (const Header& h : headers) count += detail::iequals(h.name, name) ? 1 : 0;
+  return count;
+}
+
 const char* status_reason(int status) {
   switch (status) {
     case 200:

@@ -207,6 +207,11 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
       return Response{.status = 400, .body = "policy not offered here\n"};
     }
   }
+  // Two ids would leave the stream to guess where to resume from, and
+  // either guess may replay twice or skip.
+  if (request.header_count("Last-Event-ID") > 1) {
+    return Response{.status = 400, .body = "more than one Last-Event-ID header\n"};
+  }
   // Browsers send Last-Event-ID only when they reconnect; a first
   // connection that wants to resume says ?lastEventId=.
   opening.last_id = request.header("Last-Event-ID");

@@ -62,6 +62,16 @@ TEST(Replay, AQueryIdThatDoesNotDecodeIsToldAsMalformed) {
 
 // What a browser's EventSource does when a stream of several topics drops:
 // it reconnects with the last id it saw, which names no topic.
+// Two ids would leave the server to pick one: a clear refusal instead.
+TEST(Replay, TwoLastEventIdHeadersAreRefused) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send("GET /sse/two HTTP/1.1\r\nHost: 127.0.0.1\r\nLast-Event-ID: a:1\r\nlast-event-id: a:2\r\n\r\n");
+  const HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_NE(reply.body.find("more than one Last-Event-ID"), std::string::npos) << reply.body;
+}
+
 TEST(Replay, SeveralTopicsCannotResumeFromOneIdAndEachIsToldBeforeLiveEvents) {
   RunningServer server;
   TestClient publisher(server.port());

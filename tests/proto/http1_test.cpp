@@ -510,6 +510,9 @@ TEST(Http1Parser, FindsHeadersCaseInsensitively) {
   EXPECT_FALSE(r.has_header("Accept"));
   EXPECT_TRUE(r.has_header("empty"));
   EXPECT_EQ(r.header("Empty"), "");
+  EXPECT_EQ(r.header_count("last-event-ID"), 2u);
+  EXPECT_EQ(r.header_count("empty"), 1u);
+  EXPECT_EQ(r.header_count("Accept"), 0u);
 }
 
 TEST(Http1Parser, RepeatsItsAnswerUntilReset) {
