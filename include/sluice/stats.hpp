@@ -17,7 +17,7 @@ struct Counters {
   Count refused_full{};      // accepted past max_connections, sent 503
   Count streams{};           // SSE streams and WebSockets open
   Count slow_disconnects{};  // closed because the send budget was spent
-  Count shed{};              // cut off while the pool refused data, their reader behind (pool.shed_after_ms)
+  Count shed{};              // cut off while queued data held the pool, their reader behind (pool.shed_after_ms)
   Count events_dropped{};    // dropped or conflated by a policy, and reported
   Count protocol_errors{};   // WebSockets failed with 1002/1007/1009
   Count sends_to_closed{};   // ConnectionRef frames whose connection had gone

@@ -109,12 +109,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       first_owed = ahead + 1;
     } else {
       if (last_id != nullptr) result.reset = check_replayable(*record, *last_id, after);
-      std::uint64_t lost_first = 0;
-      if (result.reset == nullptr) collect_after(*record, after, lost_first, replay_);
       if (result.reset == nullptr) {
         replay_after = after;
         replay_upto = std::max(after, newest);
-        if (cut_to_page(page)) {
+        if (collect_page(*record, after, page, form)) {
           replay_upto = replay_.back().seq;
           result.parked = result.paged = true;
           result.after = replay_upto;
@@ -124,7 +122,9 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (result.parked) first_owed = kParked;
     }
     if (follower_ != nullptr) {
-      result.stream_epoch = current_stream(*record);
+      // A paged subscriber's next pages are asked for under the record's
+      // own stream, which current_stream() hides while it is adopted.
+      result.stream_epoch = result.paged ? record->stream_epoch : current_stream(*record);
       // Only a client with no id waits for the topic's place: one that
       // resumes is answered with its replay at once, as without a broker.
       // While the reader is stopped (broker-full) the place is the one it
@@ -141,16 +141,29 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
   return result;
 }
 
-// Whole events, at least one, as many as the page holds.
-bool Hub::cut_to_page(ReplayPage page) {
+namespace {
+
+// What an event takes in a queue of `form`: that form's frame when the
+// publisher built it, else its payload twice over and an id's line (a form
+// built later prefixes every line, or escapes the data).
+std::size_t queued_size(const KeptEvent& event, WireForm form) {
+  const buf::FrameRef& built = form == WireForm::sse ? event.sse : event.ws[ws_index(form)];
+  return built ? built.size() : 2 * event.payload.size() + 64;
+}
+
+}  // namespace
+
+// Stops at the page rather than copying the rest (a reference each) only
+// to let it go: a long replay would cost its length at every page.
+bool Hub::collect_page(const TopicRecord& record, std::uint64_t after, ReplayPage page, WireForm form) {
+  const History& history = record.history;
   std::size_t bytes = 0;
-  for (std::size_t i = 0; i < replay_.size(); ++i) {
-    bytes += replay_[i].payload.size();
-    const bool over = (page.events != 0 && i >= page.events) || (page.bytes != 0 && bytes > page.bytes);
-    if (over && i > 0) {
-      replay_.erase(replay_.begin() + static_cast<std::ptrdiff_t>(i), replay_.end());
-      return true;
-    }
+  for (std::size_t i = history.first_after(after); i < history.size(); ++i) {
+    const KeptEvent& event = history.at(i);
+    bytes += queued_size(event, form);
+    const bool over = (page.events != 0 && replay_.size() >= page.events) || (page.bytes != 0 && bytes > page.bytes);
+    if (over && !replay_.empty()) return true;
+    replay_.push_back(event);
   }
   return false;
 }

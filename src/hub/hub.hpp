@@ -63,10 +63,11 @@ class Hub {
   // events after it are handed over, at most `page` of them, and it goes
   // live once the last is; or the caller is told to fetch more (a
   // broker's topic whose history moved past after+1; a topic of this node
-  // only hands over what it still keeps, the rest told as lost), or (the
-  // stream moved on) it goes live and is told why not.
+  // only hands over what it still keeps, the rest told as lost, unless
+  // the subscriber is `lossless`: then it is told it was overtaken), or
+  // (the stream moved on) it goes live and is told why not.
   [[nodiscard]] AttachResult attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch,
-                                    std::uint64_t after, ReplayPage page = {});
+                                    std::uint64_t after, ReplayPage page = {}, bool lossless = false);
   // A parked subscriber whose events could not be fetched: live from the
   // newest event on (its owner tells its client why).
   void release(std::string_view topic, Subscriber* subscriber);
@@ -90,6 +91,8 @@ class Hub {
   // The pool is short for a request body: kept history gives way
   // (TopicBook::give_way_in_turn). False when none could.
   [[nodiscard]] bool make_pool_room() { return book_.give_way_in_turn(); }
+  // See TopicBook::room_refusals().
+  [[nodiscard]] std::uint64_t room_refusals() const { return book_.room_refusals(); }
 
   // The record of a topic this loop follows (null when it follows none):
   // valid while it does.
@@ -140,8 +143,10 @@ class Hub {
 
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page);
-  // Cuts `replay_` down to what `page` holds; returns true when it did.
-  bool cut_to_page(ReplayPage page);
+  // Copies into `replay_` the kept events after `after`, whole, as many
+  // as `page` holds in a queue that takes `form` (at least one); returns
+  // true when some were left for a later page.
+  bool collect_page(const TopicRecord& record, std::uint64_t after, ReplayPage page, WireForm form);
   [[nodiscard]] Local* local_of(std::string_view topic);
   // Hands `replay_`, the events after `after` up to `upto`, to the
   // subscriber.

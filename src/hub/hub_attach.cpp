@@ -14,8 +14,10 @@
 // subscribe_after() from a kept id. If the history has moved past after+1
 // meanwhile (a small history, a busy topic, a reader slower than it), a
 // broker's topic has the owner fetch up to the newest event now kept and
-// try again; a topic of this node only goes on from its oldest kept event,
-// what came between told as lost, as a slow reader's loss is told live.
+// try again; a topic of this node goes on from its oldest kept event, what
+// came between told as lost, as a lossy policy's losses are told live, or
+// tells a subscriber that may lose nothing (fifo) that it was overtaken,
+// which then ends its stream as a fifo subscriber past its budget's ends.
 #include <algorithm>
 
 #include "hub/hub.hpp"
@@ -31,9 +33,12 @@ Hub::Local* Hub::local_of(std::string_view topic) {
 }
 
 AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::uint64_t epoch, std::uint64_t after,
-                          ReplayPage page) {
-  Local* local = local_of(topic);
-  if (local == nullptr) return {};
+                          ReplayPage page, bool lossless) {
+  // Pinned to the end: a page handed over may end the subscriber's stream,
+  // and with it this loop's hold on the topic, before the last of it.
+  const TopicRef pin = book_.find_pinned(topic);
+  Local* local = pin ? local_of(topic) : nullptr;
+  if (local == nullptr || local->record != pin.get()) return {};
   const auto entry = std::find_if(local->subscribers.begin(), local->subscribers.end(), [&](const Local::Entry& e) {
     return e.subscriber == subscriber && e.first_seq == kParked;
   });
@@ -56,10 +61,9 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     const bool reaches = after >= newest || (!history.empty() && history.oldest_seq() <= after + 1);
     const bool fetchable = follower_ != nullptr && record.stream_epoch != 0;
     if (!reaches && fetchable) return {AttachResult::Kind::fetch, newest, nullptr};
-    std::uint64_t lost_first = 0;
-    collect_after(record, after, lost_first, replay_);
+    if (!reaches && lossless) return {AttachResult::Kind::overtaken, newest, nullptr};
     upto = std::max(newest, after);
-    if (cut_to_page(page)) {
+    if (collect_page(record, after, page, entry->form)) {
       upto = replay_.back().seq;
       result = {AttachResult::Kind::paged, upto, nullptr};
     } else {

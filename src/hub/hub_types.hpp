@@ -131,6 +131,7 @@ struct AttachResult {
   enum class Kind : std::uint8_t {
     attached,  // the rest came from the history; live from here
     paged,     // a page came from the history, up to `upto`; still parked
+    overtaken,  // lossless: the history no longer reaches after+1, nothing handed
     fetch,     // the history no longer reaches after+1: fetch up to `upto`
     reset,     // the stream is not the one fetched from: live, told `reason`
     gone,      // not parked on this loop's topic (left meanwhile)

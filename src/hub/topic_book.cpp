@@ -383,6 +383,7 @@ bool TopicBook::evict_in_turn(TopicRecord* self) {
     const std::unique_lock victim_lock(victim.mutex, std::try_to_lock);
     if (victim_lock.owns_lock() && evict_delivered(victim)) return true;
   }
+  room_refusals_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 

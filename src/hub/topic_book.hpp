@@ -314,6 +314,9 @@ class TopicBook {
   // safe to follow for a caller that holds the record some other way (a
   // loop that follows the topic); anyone else must acquire() it.
   [[nodiscard]] TopicRecord* find(std::string_view topic) const;
+  // Any thread: the topic if there is one (never made), pinned while the
+  // TopicRef lives.
+  [[nodiscard]] TopicRef find_pinned(std::string_view name) const;
   // Loop `loop` holds a publisher of `topic` that was refused as busy; it
   // is told by room_made() once any loop has delivered more of the topic.
   void wait_for_room(std::string_view topic, unsigned loop);
@@ -352,6 +355,10 @@ class TopicBook {
   [[nodiscard]] std::size_t topic_count() const;
   // Topics freed so far (they made room for new ones).
   [[nodiscard]] std::uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
+  // Times the pool was short and no kept event could give way: what holds
+  // it is queued for subscribers, not kept for replay. A pool merely full
+  // of history does not count; history gives way to whatever needs room.
+  [[nodiscard]] std::uint64_t room_refusals() const { return room_refusals_.load(std::memory_order_relaxed); }
 
  private:
   struct NameHash {
@@ -381,7 +388,6 @@ class TopicBook {
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
   [[nodiscard]] bool evict_in_turn(TopicRecord* self);
   TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
-  [[nodiscard]] TopicRef find_pinned(std::string_view name) const;
   static void cut_history(TopicRecord& record, const char* reason);
   static void read_on_from(TopicRecord& record, std::uint64_t position);
   [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
@@ -400,6 +406,7 @@ class TopicBook {
   // gave (the book's lock).
   std::uint64_t first_id_ = 1;
   std::atomic<std::uint64_t> reclaimed_{0};
+  std::atomic<std::uint64_t> room_refusals_{0};
   std::array<TopicWatcher*, kMaxLoops> watchers_{};
   ScratchPool scratch_pool_;  // for publishers that bring no scratch of their own
   PublishGate gate_;

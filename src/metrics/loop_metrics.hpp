@@ -73,7 +73,7 @@ struct alignas(64) LoopMetrics {
   Counter events_conflated;  // replaced by a newer event of the same key (latest)
   std::array<Counter, kLooseBoundLabels.size()> latest_loose;  // latest streams not held to the window, by LooseBound
   std::array<Counter, kPolicyLabels.size()> slow_consumer_cutoffs;
-  Counter streams_shed;  // cut off while the pool refused data (server/pool_shedding.hpp)
+  Counter streams_shed;  // cut off while queued data held the pool (server/pool_shedding.hpp)
   std::array<Counter, kRefusalLabels.size()> publish_refusals;
   Counter publishes_held;   // WebSocket publisher messages held until there was room
   Counter protocol_errors;  // WebSockets closed with 1002, 1007 or 1009

@@ -5,15 +5,16 @@
 // streams a server takes add up to far more than the pool: a hundred
 // readers that never read, each under its budget, can hold every data
 // block, and from then on every publish is refused while none of them is
-// ever cut off. So once a sweep, when the pool has refused data within
-// twice pool.shed_after_ms and less than a sixteenth of it is free, the
-// loop cuts off every stream whose reader has taken no data frame for
-// pool.shed_after_ms (conn::OutQueue::look_behind(), Phase::shed_behind()):
-// what it queued goes back to the pool at once, and it resumes from its
-// last id as any slow consumer cut off does. A reader that takes a whole
-// frame within every pool.shed_after_ms is never shed, and a pool full of
-// kept history that has refused nobody sheds nobody (history gives way to
-// a publish on its own).
+// ever cut off. So once a sweep, when the pool has been short and no kept
+// event could give way (TopicBook::room_refusals(): the pool is held by
+// what is queued, not by history) within twice pool.shed_after_ms, and
+// less than a sixteenth of it is free, the loop cuts off every stream
+// whose reader has taken no whole data frame for pool.shed_after_ms
+// (conn::OutQueue::look_behind(), Phase::shed_behind()): what it queued
+// goes back to the pool at once, and it resumes from its last id as any
+// slow consumer cut off does. A reader that takes a whole frame within
+// every pool.shed_after_ms is never shed; nor is anyone while the pool is
+// full only of kept history, which gives way to whatever needs room.
 #pragma once
 
 #include <chrono>
@@ -29,10 +30,10 @@ class PoolShedding {
   // behind for at least `after_ms`; 0 when `after_ms` is 0 (never shed).
   [[nodiscard]] static std::uint32_t looks_for(std::int64_t after_ms, std::chrono::milliseconds period);
 
-  // Once a sweep: true when `pool` refused data (to any loop: the pool is
-  // shared) at one of the last 2 x `looks` calls, this one included, and
-  // its free data blocks are fewer than a sixteenth of its blocks.
-  [[nodiscard]] bool pressed(const buf::PoolStats& pool, std::uint32_t looks);
+  // Once a sweep: true when `room_refusals` (the book's, shared by every
+  // loop) moved at one of the last 2 x `looks` calls, this one included,
+  // and `pool`'s free data blocks are fewer than a sixteenth of its blocks.
+  [[nodiscard]] bool pressed(const buf::PoolStats& pool, std::uint64_t room_refusals, std::uint32_t looks);
 
  private:
   std::uint64_t refusals_seen_ = 0;

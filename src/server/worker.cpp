@@ -276,12 +276,12 @@ void Worker::sweep() {
 void Worker::shed_behind_streams() {
   const std::int64_t after_ms = services_.config().pool_shed_after_ms;
   const std::uint32_t looks = PoolShedding::looks_for(after_ms, sweep_period_);
-  if (!shedding_.pressed(services_.pool().stats(), looks) || looks == 0) return;
+  if (!shedding_.pressed(services_.pool().stats(), hub_.room_refusals(), looks) || looks == 0) return;
   std::size_t shed = 0;
   for (std::size_t i = 0; i < sessions_.size(); ++i) shed += sessions_[i]->shed_behind(looks);
   log::Logger* logger = services_.logger();
   if (shed == 0 || logger == nullptr) return;
-  logger->warn("pool refused data: streams whose reader took nothing were cut off")
+  logger->warn("pool held by queued data: streams whose reader took no whole frame were cut off")
       .field("streams", shed)
       .field("behind_ms_at_least", after_ms)
       .field("key", "pool.shed_after_ms");

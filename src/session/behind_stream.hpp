@@ -1,4 +1,4 @@
-// Owns: what every stream does first when the pool refuses data and its
+// Owns: what every stream does first when queued data holds the pool and its
 // reader has been behind long enough to be shed (Phase::shed_behind):
 // what it queued and has not started goes back to the pool at once, and
 // the cut-off is counted. A reader that left it waiting would otherwise

@@ -164,8 +164,9 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
   }
 }
 
-// Each stream on its own: its window, not the connection's, is what its
-// reader left shut.
+// Each stream on its own: one whose reader takes its frames stays, even
+// beside one shed on the same connection. (A client that leaves the
+// connection's window shut stalls them all, and all are behind.)
 std::size_t H2Connection::shed_behind(std::uint32_t looks) {
   std::size_t shed = 0;
   exchanges_.for_each([&](H2Exchange& exchange) {

@@ -54,7 +54,7 @@ class Phase {
   }
   // The owner's sweep: timeouts, pings, pong deadlines.
   virtual void tick(io::Loop::Clock::time_point now) = 0;
-  // The pool refuses data (the owner's sweep, server/pool_shedding.hpp):
+  // Queued data holds the pool (the owner's sweep, server/pool_shedding.hpp):
   // each stream of this connection whose reader has been behind for at
   // least `looks` looks in a row (conn::OutQueue::look_behind()) lets go
   // of the data it holds and is cut off as a slow consumer. Returns the

@@ -44,7 +44,7 @@ class Session final : public conn::Connection {
   // The owner's sweep: a TLS handshake or a linger that lasts too long,
   // then the phase's own timeouts.
   void tick(io::Loop::Clock::time_point now);
-  // The pool refuses data: the phase's streams whose reader has been
+  // Queued data holds the pool: the phase's streams whose reader has been
   // behind for `looks` sweeps are cut off (Phase::shed_behind()).
   std::size_t shed_behind(std::uint32_t looks) { return closed() || closing() ? 0 : phase_->shed_behind(looks); }
   // The server is stopping: the phase says goodbye, then the queue flushes

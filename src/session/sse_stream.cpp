@@ -211,8 +211,10 @@ void SseStream::cut_off() {
   outlet_.close_after_flush(conn::CloseReason::slow_consumer);
 }
 
+// A stream whose head waits for its topics' place is held back by the
+// server, not by its reader; it has its own deadline for that.
 std::size_t SseStream::shed_behind(std::uint32_t looks) {
-  if (!let_go_if_behind(outlet_, services_, looks)) return 0;
+  if (head_ || !let_go_if_behind(outlet_, services_, looks)) return 0;
   cut_off();
   return 1;
 }

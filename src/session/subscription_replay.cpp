@@ -14,8 +14,9 @@
 // past the page meanwhile, the next page is fetched up to what it keeps now.
 //
 // The history's part is paged too: a replay is handed over only as far as
-// half the send budget (less what is queued) goes, and the rest once the
-// queue has drained to a quarter of it (turn_pages()). Handed at once, a
+// a third of the send budget (less what is queued) goes, and the rest once
+// the queue has drained to a quarter of it (turn_pages(), at the end of
+// the tick of the flush that drained it). Handed at once, a
 // long replay to a reader that reads as fast as it can was past the budget
 // before its first byte left: fifo cut it off, drop-oldest dropped the
 // oldest of what it had asked for.
@@ -43,8 +44,15 @@ hub::ReplayPage Subscriptions::replay_page(Policy policy) const {
   if (policy == Policy::latest) return {};
   const conn::OutQueue& queue = outlet_.queue();
   const conn::OutQueueLimits& budget = queue.limits();
-  const auto room = [](std::size_t half, std::size_t held) { return half > held ? half - held : 1; };
-  return {room(budget.max_frames / 2, queue.data_frames()), room(budget.max_bytes / 2, queue.data_bytes())};
+  // A third: well under the half past which a fifo stream counts itself
+  // short of room and holds back publishers that wait for room.
+  const auto room = [](std::size_t third, std::size_t held) { return third > held ? third - held : 1; };
+  return {room(budget.max_frames / 3, queue.data_frames()), room(budget.max_bytes / 3, queue.data_bytes())};
+}
+
+void Subscriptions::want_pages() {
+  if (!page_turner_) page_turner_ = std::make_unique<PageTurner>(*this);
+  services_.loop().defer(page_turner_.get());
 }
 
 void Subscriptions::turn_pages() {
@@ -64,9 +72,10 @@ void Subscriptions::turn_pages() {
 void Subscriptions::next_page(std::uint32_t cookie) {
   // Copied: a delivery may end the stream, which empties the slots.
   const std::string topic = slots_[cookie].name;
+  const Policy policy = slots_[cookie].policy;
   const hub::AttachResult attached = services_.hub().attach(topic, this, fetching_[cookie].epoch,
-                                                            fetching_[cookie].after,
-                                                            replay_page(slots_[cookie].policy));
+                                                            fetching_[cookie].after, replay_page(policy),
+                                                            policy == Policy::fifo);
   if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
   Fetching& f = fetching_[cookie];
   switch (attached.kind) {
@@ -79,6 +88,11 @@ void Subscriptions::next_page(std::uint32_t cookie) {
       f.paging = false;
       f.upto = attached.upto;
       return fetch_next(cookie);
+    case hub::AttachResult::Kind::overtaken:
+      // fifo loses nothing: cut off, it resumes from its last id and is
+      // told there (too-old) what the history let go of.
+      f.active = false;
+      return cut_off_past_budget(Policy::fifo);
     case hub::AttachResult::Kind::reset:
       f.active = false;
       send_reset_notice(cookie, attached.reason, {});

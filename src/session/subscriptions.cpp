@@ -17,7 +17,10 @@ Subscriptions::Subscriptions(LoopServices& services, conn::Outlet& outlet, Owner
                              hub::TopicAllowance& allowance)
     : services_(services), outlet_(outlet), owner_(owner), form_(form), allowance_(allowance) {}
 
-Subscriptions::~Subscriptions() { leave_all(); }
+Subscriptions::~Subscriptions() {
+  if (page_turner_) services_.loop().forget(page_turner_.get());
+  leave_all();
+}
 
 Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
@@ -265,7 +268,7 @@ void Subscriptions::before_flush() {
 void Subscriptions::on_drained() {
   // A notice that waited for room goes now.
   if (drops_pending_ || (resets_owed_ != 0 && reset_waits_for_room_)) outlet_.want_flush();
-  if (pages_waiting_) turn_pages();
+  if (pages_waiting_) want_pages();
 }
 
 // One notice per topic that lost events since the last one, all in one

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +33,7 @@
 #include "delivery/policy.hpp"
 #include "hub/hub_types.hpp"
 #include "hub/wire_form.hpp"
+#include "io/loop.hpp"
 #include "session/broker_replays.hpp"
 #include "session/topic_slot.hpp"
 
@@ -117,7 +119,7 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void on_drained();
   void on_flushed() {
     if (short_of_room_) weigh_room_back();
-    if (pages_waiting_) turn_pages();
+    if (pages_waiting_) want_pages();
   }
 
   void deliver(const hub::Delivery& delivery) override;
@@ -153,10 +155,13 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   };
 
   void start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked);
-  // What a replay may hand this stream at once: half its send budget, less
-  // what its queue holds (at least one event). `latest` takes it whole:
-  // it keeps only the newest of each key anyway.
+  // What a replay may hand this stream at once: a third of its send
+  // budget, less what its queue holds (at least one event). `latest` takes
+  // it whole: it keeps only the newest of each key anyway.
   [[nodiscard]] hub::ReplayPage replay_page(Policy policy) const;
+  // A flush drained the queue: the next pages are handed over at the end
+  // of the tick, never inside the flush (a page may end the stream).
+  void want_pages();
   // The queue has drained to a quarter of its budget: each paging slot
   // takes its next page.
   void turn_pages();
@@ -224,6 +229,14 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   std::size_t fifo_topics_ = 0;
   bool short_of_room_ = false;
   bool drops_pending_ = false;
+  // Made for the first replay handed in pages: the loop's deferred work
+  // that turns them.
+  struct PageTurner final : io::Deferred {
+    explicit PageTurner(Subscriptions& s) : owner(s) {}
+    void run_deferred() override { owner.turn_pages(); }
+    Subscriptions& owner;
+  };
+  std::unique_ptr<PageTurner> page_turner_;
   bool pages_waiting_ = false;  // some slot is paging (Fetching::paging)
   bool stopped_ = false;
 };

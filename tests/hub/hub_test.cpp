@@ -190,6 +190,8 @@ TEST_F(HubTest, AnIdleTopicsHistoryGivesWayToAnotherTopicWhenThePoolIsShort) {
   // The two give way in turn: the new topic keeps half of what it published.
   EXPECT_EQ(book.find("new")->history.size(), 20u);
   EXPECT_EQ(book.find("idle")->history.size(), kept - 20);
+  // A pool full of history refused nobody: nothing for shedding to act on.
+  EXPECT_EQ(book.room_refusals(), 0u);
 }
 
 TEST_F(HubTest, AnotherTopicsUndeliveredEventsDoNotGiveWay) {
@@ -200,7 +202,10 @@ TEST_F(HubTest, AnotherTopicsUndeliveredEventsDoNotGiveWay) {
   while ((r = book.publish("held", {std::string(200, 'h')})).status == HubStatus::ok) {
   }
   EXPECT_EQ(r.status, HubStatus::no_memory);
+  const std::uint64_t refusals = book.room_refusals();
+  EXPECT_GT(refusals, 0u);  // held by what a subscriber has yet to take
   EXPECT_EQ(book.publish("other", {std::string(200, 'o')}).status, HubStatus::no_memory);
+  EXPECT_EQ(book.room_refusals(), refusals + 1);
   pump();
   EXPECT_EQ(publish("other", {std::string(200, 'o')}).status, HubStatus::ok);
   EXPECT_TRUE(slow.losses.empty());

@@ -172,33 +172,45 @@ TEST(Replay, AReplayPastTheSendBudgetGoesInPagesAndCostsAReaderNothing) {
   EXPECT_EQ(server.server().stats().events_dropped, 0u);
 }
 
-// While a paged replay waits for its reader, the history may move past
-// what it has not handed yet (a busy topic, a small history): the reader is
-// told what it cannot have, in place, and goes on from the oldest event
-// still kept; nothing is skipped silently, nothing comes twice.
-TEST(Replay, APagedReplayOvertakenByTheHistoryTellsItsLossInPlace) {
+server::Config small_history() {
   server::Config config;
   config.connection.send.max_bytes = 8 * 1024;
   config.tcp_send_buffer = 4096;
   config.hub.history_events = 100;
-  RunningServer server(config);
+  config.linger_timeout_ms = 10000;  // a cut-off stream ends when its reader has read it, not before
+  return config;
+}
+
+// Resumes `topic` from its first event with a small receive buffer, then
+// does not read while 300 more events push every one it has not been
+// handed yet out of the history (which keeps 100).
+std::unique_ptr<SseSubscriber> overtaken_reader(std::uint16_t port, std::string_view target) {
   const std::string payload(512, 'p');
-  const std::string first_id = publish_events(server.port(), "busy", 100, payload);
-  ASSERT_EQ(seq_of(first_id), 1u);
-  // Resumes from the first, then does not read while 300 more push every
-  // event it has not been handed out of the history.
-  SseSubscriber sub(server.port(), "/sse/busy", 4096, first_id);
-  ASSERT_TRUE(sub.opened());
-  ASSERT_FALSE(publish_events(server.port(), "busy", 300, payload).empty());
-  ASSERT_TRUE(sub.client().read_until(
+  const std::string first_id = publish_events(port, "busy", 100, payload);
+  if (seq_of(first_id) != 1) return nullptr;
+  auto sub = std::make_unique<SseSubscriber>(port, target, 4096, first_id);
+  if (!sub->opened() || publish_events(port, "busy", 300, payload).empty()) return nullptr;
+  return sub;
+}
+
+// While a paged replay waits for its reader, the history may move past
+// what it has not handed yet (a busy topic, a small history). A policy
+// that may lose events tells the reader what it cannot have, in place,
+// and goes on from the oldest event still kept; nothing is skipped
+// silently, nothing comes twice.
+TEST(Replay, APagedReplayOvertakenByTheHistoryTellsItsLossInPlace) {
+  RunningServer server(small_history());
+  const auto sub = overtaken_reader(server.port(), "/sse/busy?policy=drop-oldest");
+  ASSERT_NE(sub, nullptr);
+  ASSERT_TRUE(sub->client().read_until(
       [&](const std::string&) {
-        sub.parse_buffered();
-        return !sub.events().empty() && seq_of(sub.events().back().id) == 400;
+        sub->parse_buffered();
+        return !sub->events().empty() && seq_of(sub->events().back().id) == 400;
       },
       20s));
   std::uint64_t next = 2;
   bool told = false;
-  for (const auto& e : sub.events()) {
+  for (const auto& e : sub->events()) {
     if (e.type == "sluice-dropped") {
       EXPECT_NE(e.data.find("\"first_id\":\""), std::string::npos) << e.data;
       told = true;
@@ -213,6 +225,28 @@ TEST(Replay, APagedReplayOvertakenByTheHistoryTellsItsLossInPlace) {
     next = seq + 1;
   }
   EXPECT_TRUE(told);
+}
+
+// fifo loses nothing: overtaken, the reader is cut off as one past its
+// budget is, with every event it was handed in order and no loss told;
+// resuming from its last id it hears that the rest is gone (too-old).
+TEST(Replay, APagedFifoReplayOvertakenByTheHistoryIsCutOff) {
+  RunningServer server(small_history());
+  const auto sub = overtaken_reader(server.port(), "/sse/busy");
+  ASSERT_NE(sub, nullptr);
+  ASSERT_TRUE(sub->client().read_until_closed(20s));
+  EXPECT_NE(sub->client().buffer().find(": slow consumer, resume from the last id\n"), std::string::npos);
+  sub->parse_buffered();
+  ASSERT_FALSE(sub->events().empty());
+  for (std::size_t i = 0; i < sub->events().size(); ++i) {
+    ASSERT_EQ(sub->events()[i].type, "message");
+    ASSERT_EQ(seq_of(sub->events()[i].id), i + 2);
+  }
+  EXPECT_EQ(server.server().stats().slow_disconnects, 1u);
+  SseSubscriber resumed(server.port(), "/sse/busy", 0, sub->events().back().id);
+  ASSERT_TRUE(resumed.wait_for(1));
+  EXPECT_EQ(resumed.events()[0].type, "sluice-reset");
+  EXPECT_NE(resumed.events()[0].data.find("too-old"), std::string::npos) << resumed.events()[0].data;
 }
 
 TEST(Replay, SlowFifoReaderIsCutOffResumesAndMissesNothing) {
