@@ -68,7 +68,7 @@ EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
 }
 
 void OutQueue::push_last(buf::FrameRef frame) {
-  if (data_.size() >= data_.max()) (void)drop_oldest_data();
+  if (data_.size() >= data_.max()) (void)remove_pending(data_.size() - 1);
   data_bytes_ += frame.size();
   data_.push({std::move(frame), {}});
 }
@@ -155,12 +155,13 @@ std::size_t OutQueue::drop_pending_data() {
 }
 
 std::uint32_t OutQueue::look_behind() {
-  if (data_frames() == 0 || data_done_since_look_ > 0) {
+  if (data_frames() == 0 || frame_done_since_look_ || bytes_since_look_ >= kLookProgressBytes) {
     looks_behind_ = 0;
   } else if (looks_behind_ < UINT32_MAX) {
     ++looks_behind_;
   }
-  data_done_since_look_ = 0;
+  frame_done_since_look_ = false;
+  bytes_since_look_ = 0;
   return looks_behind_;
 }
 
@@ -224,7 +225,7 @@ std::size_t OutQueue::consume(std::size_t written, Writer& writer) {
   while (in_flight_ || start_next(written, writer)) {
     written = advance(written);
     if (current_left_ > 0) break;
-    if (current_is_data_) ++data_done_since_look_;
+    if (current_is_data_) frame_done_since_look_ = true;
     finish_current();
     ++completed;
   }
@@ -251,7 +252,11 @@ bool OutQueue::start_next(std::size_t written, Writer& writer) {
 std::size_t OutQueue::advance(std::size_t written) {
   std::size_t take = std::min(written, current_left_);
   current_left_ -= take;
-  if (current_is_data_) data_bytes_ -= take;
+  if (current_is_data_) {
+    data_bytes_ -= take;
+    const std::size_t since = std::min<std::size_t>(bytes_since_look_ + take, kLookProgressBytes);
+    bytes_since_look_ = static_cast<std::uint32_t>(since);
+  }
   const std::size_t rest = written - take;
   while (take > 0) {
     const std::size_t available = current_block_->used - current_offset_;

@@ -32,6 +32,10 @@ enum class EnqueueStatus : std::uint8_t {
   full,         // control lane: max_control_frames queued; nothing was queued
 };
 
+// Data bytes written between two looks that show a reader is reading
+// (OutQueue::look_behind()), however large its frames.
+inline constexpr std::uint32_t kLookProgressBytes = 16 * 1024;
+
 struct OutQueueLimits {
   std::size_t max_bytes = 1 << 20;  // data bytes not yet written
   std::size_t max_frames = 4096;    // data frames not yet fully written
@@ -91,9 +95,11 @@ class OutQueue {
   [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameLabel label = {});
 
   // Appends the connection's last frame (a WebSocket close) behind every
-  // data frame queued, whatever the budget: RFC 6455 forbids data after a
-  // close, so it cannot overtake them as control frames do. When the data
-  // ring is full, the oldest frame not yet on the wire makes room.
+  // data frame queued, whatever the budget: the protocol forbids data after
+  // a close, so it cannot overtake them as control frames do. When the data
+  // ring is full, the newest frame not yet on the wire makes room: what the
+  // client gets before the close stays whole, so resuming from its last id
+  // misses nothing (an older one dropped would be a gap it never hears of).
   void push_last(buf::FrameRef frame);
 
   // Appends a reference to `frame` to the control lane. Its frames leave
@@ -176,11 +182,12 @@ class OutQueue {
   [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
 
   // The owner's sweep looks at the reader's progress once a sweep: a look
-  // that finds data waiting, and no data frame fully written since the
-  // look before, finds the reader behind. Returns the looks in a row that
-  // did, this one included (0: the reader took a frame, or nothing waits).
-  // A reader that takes a byte now and then to look alive is still behind
-  // until it takes a whole frame.
+  // that finds data waiting, and since the look before neither a data frame
+  // fully written nor kLookProgressBytes of data, finds the reader behind.
+  // Returns the looks in a row that did, this one included (0: the reader
+  // took enough, or nothing waits). A reader that takes a byte now and then
+  // to look alive is still behind; one that takes a large frame over
+  // several looks is not.
   std::uint32_t look_behind();
   // What the last look_behind() returned.
   [[nodiscard]] std::uint32_t looks_behind() const { return looks_behind_; }
@@ -201,9 +208,11 @@ class OutQueue {
   detail::FrameRing data_;
   std::size_t data_bytes_ = 0;
   bool backed_up_ = false;
-  // Beside the flag, in what would be its padding: data frames fully
-  // written since the last look_behind(), and what it returned.
-  std::uint32_t data_done_since_look_ = 0;
+  // Beside the flag, in what would be its padding: whether a data frame
+  // was fully written since the last look_behind(), and data bytes written
+  // since (up to kLookProgressBytes), and what it returned.
+  bool frame_done_since_look_ = false;
+  std::uint32_t bytes_since_look_ = 0;
 
   // The frame in flight: some of its bytes are in the kernel, so nothing
   // may be written before its last byte. A flag, not current_'s nullness,

@@ -113,7 +113,7 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
         replay_after = after;
         replay_upto = std::max(after, newest);
         if (collect_page(*record, after, page, form)) {
-          replay_upto = replay_.back().seq;
+          replay_upto = replay_.empty() ? after : replay_.back().seq;
           result.parked = result.paged = true;
           result.after = replay_upto;
         }
@@ -162,7 +162,7 @@ bool Hub::collect_page(const TopicRecord& record, std::uint64_t after, ReplayPag
     const KeptEvent& event = history.at(i);
     bytes += queued_size(event, form);
     const bool over = (page.events != 0 && replay_.size() >= page.events) || (page.bytes != 0 && bytes > page.bytes);
-    if (over && !replay_.empty()) return true;
+    if (over && (!replay_.empty() || page.may_be_empty)) return true;
     replay_.push_back(event);
   }
   return false;

@@ -144,8 +144,8 @@ class Hub {
   ReplayResult join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                     const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page);
   // Copies into `replay_` the kept events after `after`, whole, as many
-  // as `page` holds in a queue that takes `form` (at least one); returns
-  // true when some were left for a later page.
+  // as `page` holds in a queue that takes `form`; returns true when some
+  // were left for a later page.
   bool collect_page(const TopicRecord& record, std::uint64_t after, ReplayPage page, WireForm form);
   [[nodiscard]] Local* local_of(std::string_view topic);
   // Hands `replay_`, the events after `after` up to `upto`, to the

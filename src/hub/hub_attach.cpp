@@ -64,7 +64,7 @@ AttachResult Hub::attach(std::string_view topic, Subscriber* subscriber, std::ui
     if (!reaches && lossless) return {AttachResult::Kind::overtaken, newest, nullptr};
     upto = std::max(newest, after);
     if (collect_page(record, after, page, entry->form)) {
-      upto = replay_.back().seq;
+      upto = replay_.empty() ? after : replay_.back().seq;
       result = {AttachResult::Kind::paged, upto, nullptr};
     } else {
       entry->first_seq = upto + 1;

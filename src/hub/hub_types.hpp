@@ -120,10 +120,13 @@ struct ReplayResult {
 // is handed over a page at a time (Hub::attach()) as the queue drains: a
 // reader that resumes from far back is neither cut off nor made to lose
 // what it could have had, only because the replay came in one burst.
-// Zero: no bound. A page always holds at least one event.
+// Zero: no bound. A page holds at least one event unless its subscriber's
+// queue has no room at all (`may_be_empty`): several topics of large
+// events joined at once each taking their one would pass the budget.
 struct ReplayPage {
   std::size_t events = 0;
-  std::size_t bytes = 0;  // of the events' payloads
+  std::size_t bytes = 0;  // as queued in the subscriber's form
+  bool may_be_empty = false;
 };
 
 // What Hub::attach() did with a parked subscriber.

@@ -45,9 +45,13 @@ hub::ReplayPage Subscriptions::replay_page(Policy policy) const {
   const conn::OutQueue& queue = outlet_.queue();
   const conn::OutQueueLimits& budget = queue.limits();
   // A third: well under the half past which a fifo stream counts itself
-  // short of room and holds back publishers that wait for room.
+  // short of room and holds back publishers that wait for room. With none
+  // left, the page may be empty: the topic waits for the next turn.
+  const std::size_t frames = budget.max_frames / 3;
+  const std::size_t bytes = budget.max_bytes / 3;
+  const bool full = queue.data_frames() >= frames || queue.data_bytes() >= bytes;
   const auto room = [](std::size_t third, std::size_t held) { return third > held ? third - held : 1; };
-  return {room(budget.max_frames / 3, queue.data_frames()), room(budget.max_bytes / 3, queue.data_bytes())};
+  return {room(frames, queue.data_frames()), room(bytes, queue.data_bytes()), full};
 }
 
 void Subscriptions::want_pages() {
@@ -60,9 +64,20 @@ void Subscriptions::turn_pages() {
   const conn::OutQueueLimits& budget = queue.limits();
   if (stopped_ || queue.data_frames() * 4 > budget.max_frames || queue.data_bytes() * 4 > budget.max_bytes) return;
   pages_waiting_ = false;
-  // By index: a page may end the stream, which empties the slots.
-  for (std::size_t i = 0; i < fetching_.size(); ++i) {
-    if (!fetching_[i].active || !fetching_[i].paging) continue;
+  // By index: a page may end the stream, which empties the slots. Each
+  // topic's page takes at least one event, so once the pages so far fill
+  // a third of the budget the rest wait for the next turn (several topics
+  // of large events each taking their one would pass the budget together),
+  // and the next turn starts with the first topic left waiting.
+  const std::size_t count = fetching_.size();
+  for (std::size_t step = 0; step < count && step < fetching_.size(); ++step) {
+    const std::size_t i = (page_cursor_ + step) % count;
+    if (i >= fetching_.size() || !fetching_[i].active || !fetching_[i].paging) continue;
+    if (queue.data_frames() * 3 >= budget.max_frames || queue.data_bytes() * 3 >= budget.max_bytes) {
+      page_cursor_ = static_cast<std::uint32_t>(i);
+      pages_waiting_ = true;
+      return;
+    }
     next_page(static_cast<std::uint32_t>(i));
     if (stopped_) return;
     if (i < fetching_.size() && fetching_[i].active && fetching_[i].paging) pages_waiting_ = true;

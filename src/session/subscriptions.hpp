@@ -156,8 +156,9 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
 
   void start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked);
   // What a replay may hand this stream at once: a third of its send
-  // budget, less what its queue holds (at least one event). `latest` takes
-  // it whole: it keeps only the newest of each key anyway.
+  // budget, less what its queue holds (one event at least, while it has
+  // room). `latest` takes it whole: it keeps only the newest of each key
+  // anyway.
   [[nodiscard]] hub::ReplayPage replay_page(Policy policy) const;
   // A flush drained the queue: the next pages are handed over at the end
   // of the tick, never inside the flush (a page may end the stream).
@@ -237,7 +238,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
     Subscriptions& owner;
   };
   std::unique_ptr<PageTurner> page_turner_;
-  bool pages_waiting_ = false;  // some slot is paging (Fetching::paging)
+  std::uint32_t page_cursor_ = 0;  // the slot whose page a turn offers first
+  bool pages_waiting_ = false;     // some slot is paging (Fetching::paging)
   bool stopped_ = false;
 };
 

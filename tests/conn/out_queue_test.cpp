@@ -693,5 +693,32 @@ TEST_F(OutQueueTest, DroppingPendingDataKeepsTheFrameInFlightAndControl) {
   EXPECT_TRUE(pool_full());
 }
 
+TEST_F(OutQueueTest, ALargeFrameTakenOverSeveralLooksIsProgress) {
+  OutQueue q({.max_bytes = 1 << 20});
+  data(q, 0, 40 * 1024);
+  EXPECT_EQ(q.look_behind(), 1u);
+  writer.script = {static_cast<long>(kLookProgressBytes), 0};
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 0u);  // no frame whole yet, but a reader reading
+  writer.script = {100, 0};
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 1u);  // a trickle is not
+  (void)drain(q);
+}
+
+// A close pushed onto a full data ring makes room with the newest frame
+// not on the wire: the client keeps a whole run of what it was sent and
+// resumes after it, rather than past a gap it never hears of.
+TEST_F(OutQueueTest, TheLastFrameOnAFullRingTakesTheNewestPendingFramesPlace) {
+  OutQueue q({.max_bytes = 1 << 20, .max_frames = 3});
+  data(q, 0, 100);
+  data(q, 1, 100);
+  data(q, 2, 100);
+  q.push_last(frame('L', 9, 30));
+  (void)drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'L', 9}}));
+  EXPECT_TRUE(pool_full());
+}
+
 }  // namespace
 }  // namespace sluice::conn
