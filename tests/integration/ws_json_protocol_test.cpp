@@ -1,6 +1,9 @@
 // The /ws JSON protocol end to end: what the acks carry.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "ws_test_client.hpp"
 
 namespace sluice::test::ws {
@@ -181,6 +184,57 @@ TEST(WsJsonProtocol, AnUnsubscribesAckIsTheLastOfTheTopicSoResumingRepeatsNothin
     ASSERT_EQ(seq_of(m->payload.substr(at + 6, m->payload.find('"', at + 6) - at - 6)), expected)
         << "every event once and in order";
   }
+}
+
+// A client resuming several topics from far back, each of events a large
+// share of its budget, is handed them a page at a time: topics in turn,
+// never more than the budget holds together. Every topic's events came
+// whole, in order, on the one connection; each topic taking its one event
+// at once had it cut off again and again, as a slow consumer, however fast
+// it read.
+TEST(WsJsonProtocol, SeveralTopicsResumedFromFarBackComeWholeOnOneConnection) {
+  server::Config config;
+  config.connection.send.max_bytes = 256 * 1024;
+  config.hub.history_bytes = 4 << 20;  // all events stay replayable
+  RunningServer server(config);
+  const std::uint16_t port = server.port();
+  constexpr int kTopics = 3;
+  constexpr int kEvents = 8;
+  const std::string big(150 * 1024, 'r');  // three of them pass the budget
+  std::vector<std::string> first_ids;
+  for (int t = 0; t < kTopics; ++t) {
+    for (int i = 0; i < kEvents; ++i) {
+      const HttpReply reply = http_request(port, "POST", "/pub/far" + std::to_string(t), big);
+      ASSERT_EQ(reply.status, 200);
+      if (i != 0) continue;
+      const std::size_t at = reply.body.find("\"id\":\"") + 6;
+      first_ids.push_back(reply.body.substr(at, reply.body.find('"', at) - at));
+    }
+  }
+  WsTestClient client(port);
+  ASSERT_TRUE(client.open("/ws"));
+  for (int t = 0; t < kTopics; ++t) {
+    client.send({.opcode = kText,
+                 .payload = R"({"op":"subscribe","topic":"far)" + std::to_string(t) + R"(","since":")" +
+                            first_ids[static_cast<std::size_t>(t)] + R"("})"});
+  }
+  std::vector<std::uint64_t> next;
+  for (const std::string& id : first_ids) next.push_back(seq_of(id) + 1);
+  int events = 0;
+  while (events < kTopics * (kEvents - 1)) {
+    const std::optional<ServerFrame> m = client.read_message();
+    ASSERT_TRUE(m) << "after " << events << " events";
+    ASSERT_NE(m->opcode, kClose) << "cut off after " << events << " events, close " << m->close_code();
+    if (m->payload.find(R"("op":"event")") == std::string::npos) continue;
+    const std::size_t topic_at = m->payload.find(R"("topic":"far)") + 12;
+    const auto t = static_cast<std::size_t>(m->payload[topic_at] - '0');
+    ASSERT_LT(t, next.size());
+    const std::size_t id_at = m->payload.find(R"("id":")") + 6;
+    EXPECT_EQ(seq_of(m->payload.substr(id_at, m->payload.find('"', id_at) - id_at)), next[t]) << "topic " << t;
+    ++next[t];
+    ++events;
+  }
+  EXPECT_EQ(server.server().stats().slow_disconnects, 0u);
 }
 
 }  // namespace
