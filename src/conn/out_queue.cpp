@@ -86,6 +86,7 @@ bool OutQueue::append_control(std::string_view bytes) {
 FlushResult OutQueue::flush(Writer& writer, DataAllowance allowance) {
   const FlushResult result = write_out(writer, allowance);
   backed_up_ = result.status != FlushStatus::drained;
+  note_backlog();
   return result;
 }
 
@@ -134,6 +135,7 @@ std::optional<FrameLabel> OutQueue::drop_oldest_data() {
 FrameLabel OutQueue::remove_pending(std::size_t i) {
   const QueuedFrame removed = i == 0 ? data_.pop() : data_.remove(i);
   data_bytes_ -= removed.frame.size();
+  note_backlog();
   return removed.label;
 }
 
@@ -142,6 +144,7 @@ FrameLabel OutQueue::replace_pending(std::size_t i, buf::FrameRef frame, FrameLa
   const FrameLabel replaced = entry.label;
   data_bytes_ = data_bytes_ - entry.frame.size() + frame.size();
   entry = {std::move(frame), label};
+  note_backlog();
   return replaced;
 }
 
@@ -154,14 +157,32 @@ std::size_t OutQueue::drop_pending_data() {
   return bytes;
 }
 
+// The mark is set where a backed-up stretch begins and only falls while it
+// lasts, so coming down means draining for real: a reader that varies what
+// it takes while its publisher refills the queue dips below its last
+// look's low now and then, but not a further 16 KiB below its lowest, time
+// after time. A burst being drained comes down at every look, and a reader
+// that keeps some backlog between bursts is caught up while it stays
+// under caught_up_below().
 std::uint32_t OutQueue::look_behind() {
-  if (data_frames() == 0 || frame_done_since_look_ || bytes_since_look_ >= kLookProgressBytes) {
+  const bool read = frame_done_since_look_ || bytes_since_look_ >= kLookProgressBytes;
+  const bool caught_up = backlog_low_ < caught_up_below();
+  const bool came_down =
+      backlog_mark_ != UINT32_MAX && std::uint64_t{backlog_low_} + kLookProgressBytes <= backlog_mark_;
+  if (caught_up) {
+    backlog_mark_ = UINT32_MAX;
+  } else if (came_down) {
+    backlog_mark_ = backlog_low_;
+  }
+  if (data_frames() == 0 || (read && (caught_up || came_down))) {
     looks_behind_ = 0;
   } else if (looks_behind_ < UINT32_MAX) {
     ++looks_behind_;
   }
   frame_done_since_look_ = false;
   bytes_since_look_ = 0;
+  backlog_low_ = backlog();
+  if (backlog_mark_ == UINT32_MAX && backlog_low_ >= caught_up_below()) backlog_mark_ = backlog_low_;
   return looks_behind_;
 }
 
@@ -171,6 +192,8 @@ void OutQueue::clear() {
   finish_current();
   data_bytes_ = 0;
   backed_up_ = false;
+  backlog_low_ = 0;
+  backlog_mark_ = UINT32_MAX;
 }
 
 void OutQueue::give_back_slots() {
@@ -255,7 +278,7 @@ std::size_t OutQueue::advance(std::size_t written) {
   if (current_is_data_) {
     data_bytes_ -= take;
     const std::size_t since = std::min<std::size_t>(bytes_since_look_ + take, kLookProgressBytes);
-    bytes_since_look_ = static_cast<std::uint32_t>(since);
+    bytes_since_look_ = static_cast<std::uint16_t>(since);
   }
   const std::size_t rest = written - take;
   while (take > 0) {

@@ -14,6 +14,7 @@
 // An OutQueue belongs to the thread that owns its connection.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -33,8 +34,17 @@ enum class EnqueueStatus : std::uint8_t {
 };
 
 // Data bytes written between two looks that show a reader is reading
-// (OutQueue::look_behind()), however large its frames.
+// (OutQueue::look_behind()), however large its frames. Also the least
+// backlog (data waiting behind the frame on the wire) under which a reader
+// counts as caught up, and the step by which a backlog must fall to count
+// as coming down.
 inline constexpr std::uint32_t kLookProgressBytes = 16 * 1024;
+// The most backlog a reader may keep and still count as caught up: a
+// quarter of its byte budget, between kLookProgressBytes and this. Enough
+// for a reader that keeps some backlog between its publisher's bursts;
+// little enough that readers holding the pool this way must be many (a
+// thousand for the default 64 MiB pool).
+inline constexpr std::size_t kLookCaughtUpBytes = 64 * 1024;
 
 struct OutQueueLimits {
   std::size_t max_bytes = 1 << 20;  // data bytes not yet written
@@ -181,13 +191,19 @@ class OutQueue {
   [[nodiscard]] std::size_t control_bytes_ahead() const;
   [[nodiscard]] const OutQueueLimits& limits() const { return limits_; }
 
-  // The owner's sweep looks at the reader's progress once a sweep: a look
-  // that finds data waiting, and since the look before neither a data frame
-  // fully written nor kLookProgressBytes of data, finds the reader behind.
-  // Returns the looks in a row that did, this one included (0: the reader
-  // took enough, or nothing waits). A reader that takes a byte now and then
-  // to look alive is still behind; one that takes a large frame over
-  // several looks is not.
+  // The owner's sweep looks at the reader's progress once a sweep. A look
+  // that finds data waiting finds the reader behind when, since the look
+  // before, it has taken neither a data frame whole nor kLookProgressBytes
+  // of data (it stopped), or its backlog (what waits behind the frame on
+  // the wire) neither came under a quarter of the byte budget (between
+  // kLookProgressBytes and kLookCaughtUpBytes) nor fell a further
+  // kLookProgressBytes below the lowest it reached since it was last under
+  // (it reads, but no faster than its topics publish). Returns the looks in
+  // a row that did, this one included (0: the reader took enough and is
+  // catching up, or nothing waits). A reader that takes a frame now and
+  // then to look alive, its queue kept full, is behind, however it varies
+  // what it takes; one draining a burst, or taking a large frame with
+  // little behind it, is not.
   std::uint32_t look_behind();
   // What the last look_behind() returned.
   [[nodiscard]] std::uint32_t looks_behind() const { return looks_behind_; }
@@ -202,28 +218,44 @@ class OutQueue {
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
+  [[nodiscard]] std::uint32_t backlog() const {
+    const std::size_t waiting = data_bytes_ - (current_is(true) ? current_left_ : 0);
+    return static_cast<std::uint32_t>(std::min<std::size_t>(waiting, UINT32_MAX));
+  }
+  // Called wherever the backlog shrinks: the end of a flush (it only
+  // shrinks during one) and each frame dropped or replaced.
+  void note_backlog() { backlog_low_ = std::min(backlog_low_, backlog()); }
+  [[nodiscard]] std::uint32_t caught_up_below() const {
+    const std::size_t quarter = limits_.max_bytes / 4;
+    return static_cast<std::uint32_t>(std::clamp<std::size_t>(quarter, kLookProgressBytes, kLookCaughtUpBytes));
+  }
 
   OutQueueLimits limits_;
   detail::FrameRing control_;
   detail::FrameRing data_;
   std::size_t data_bytes_ = 0;
   bool backed_up_ = false;
-  // Beside the flag, in what would be its padding: whether a data frame
-  // was fully written since the last look_behind(), and data bytes written
-  // since (up to kLookProgressBytes), and what it returned.
+  // What look_behind() weighs, packed where the flag leaves room: whether
+  // a data frame was fully written since the last look, the data bytes
+  // written since (up to kLookProgressBytes), the lowest backlog since,
+  // the mark a backed-up stretch must come down from (UINT32_MAX: the
+  // backlog was under caught_up_below() at the last look), and what the
+  // last look returned.
   bool frame_done_since_look_ = false;
-  std::uint32_t bytes_since_look_ = 0;
+  std::uint16_t bytes_since_look_ = 0;
+  std::uint32_t backlog_low_ = 0;
+  std::uint32_t backlog_mark_ = UINT32_MAX;
+  std::uint32_t looks_behind_ = 0;
 
   // The frame in flight: some of its bytes are in the kernel, so nothing
   // may be written before its last byte. A flag, not current_'s nullness,
   // says whether there is one: a pushed FrameRef may be null (an empty
   // frame).
-  bool in_flight_ = false;
-  std::uint32_t looks_behind_ = 0;
   buf::FrameRef current_;
   const buf::Block* current_block_ = nullptr;  // first block with unwritten bytes
   std::size_t current_offset_ = 0;             // written bytes of current_block_
   std::size_t current_left_ = 0;               // unwritten bytes of the frame
+  bool in_flight_ = false;
   bool current_is_data_ = false;
 };
 

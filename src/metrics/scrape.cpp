@@ -75,8 +75,8 @@ void write_events(Exposition& out, const Registry& r) {
            "Subscribers cut off because their send budget was spent.", "policy", kPolicyLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.slow_consumer_cutoffs[i].value(); });
   single(out, r, "sluice_streams_shed_total", Type::counter,
-         "Streams cut off while queued data held the pool, their reader having taken no whole frame for "
-         "pool.shed_after_ms.",
+         "Streams cut off while queued data held the pool, their reader having taken no whole frame, or "
+         "never caught up, for pool.shed_after_ms.",
          [](const LoopMetrics& m) { return m.streams_shed.value(); });
   labelled(out, r, "sluice_publish_refusals_total", Type::counter, "Publishes refused with 503, by reason.",
            "reason", kRefusalLabels,

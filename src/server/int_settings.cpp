@@ -88,8 +88,8 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::pool, &PoolConfig::prefault>("pool.prefault", 0, 1,
                                                       "fault the whole pool in at start (0: as blocks are first used)"),
     int_setting<&C::pool_shed_after_ms>("pool.shed_after_ms", 0, kHour,
-                                        "while the pool refuses data, cut off streams whose reader took nothing "
-                                        "for this long (0: never)"),
+                                        "while the pool refuses data, cut off streams whose reader stopped or "
+                                        "fell behind for this long (0: never)"),
     int_setting<&C::connection, &ConnectionLimits::send, &SendLimits::max_bytes>(
         "send.budget_bytes", 64, 1024 * kMiB, "data bytes queued per connection"),
     int_setting<&C::connection, &ConnectionLimits::send, &SendLimits::max_frames>(

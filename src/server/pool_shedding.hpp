@@ -1,5 +1,5 @@
 // Owns: PoolShedding, a loop's answer to a pool that refuses data while
-// readers that stopped reading hold it.
+// readers that stopped reading, or read slower than they are sent, hold it.
 //
 // Each stream may queue up to its send budget, and the budgets of all the
 // streams a server takes add up to far more than the pool: a hundred
@@ -9,12 +9,17 @@
 // event could give way (TopicBook::room_refusals(): the pool is held by
 // what is queued, not by history) within twice pool.shed_after_ms, and
 // less than a sixteenth of it is free, the loop cuts off every stream
-// whose reader has taken no whole data frame for pool.shed_after_ms
-// (conn::OutQueue::look_behind(), Phase::shed_behind()): what it queued
-// goes back to the pool at once, and it resumes from its last id as any
-// slow consumer cut off does. A reader that takes a whole frame within
-// every pool.shed_after_ms is never shed; nor is anyone while the pool is
-// full only of kept history, which gives way to whatever needs room.
+// whose reader has been behind for pool.shed_after_ms
+// (conn::OutQueue::look_behind(), Phase::shed_behind()): it has taken no
+// whole data frame, or it reads but what waits behind the frame on the
+// wire stays at a quarter of its byte budget (16 to 64 KiB) or more and
+// does not come down (by 16 KiB below the lowest it reached), so that it
+// holds its queue as surely as one that stopped. What it queued goes back to the pool at once, and it resumes
+// from its last id as any slow consumer cut off does. A reader that takes
+// a whole frame and drains its backlog within every pool.shed_after_ms is
+// never shed: one draining a publisher's burst, however long it takes, or
+// taking a large frame with little behind it. Nor is anyone while the pool
+// is full only of kept history, which gives way to whatever needs room.
 #pragma once
 
 #include <chrono>

@@ -281,7 +281,7 @@ void Worker::shed_behind_streams() {
   for (std::size_t i = 0; i < sessions_.size(); ++i) shed += sessions_[i]->shed_behind(looks);
   log::Logger* logger = services_.logger();
   if (shed == 0 || logger == nullptr) return;
-  logger->warn("pool held by queued data: streams whose reader took no whole frame were cut off")
+  logger->warn("pool held by queued data: streams whose reader stopped or fell behind were cut off")
       .field("streams", shed)
       .field("behind_ms_at_least", after_ms)
       .field("key", "pool.shed_after_ms");

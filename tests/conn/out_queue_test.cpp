@@ -712,6 +712,91 @@ TEST_F(OutQueueTest, ALargeFrameTakenOverSeveralLooksIsProgress) {
   (void)drain(q);
 }
 
+// A reader that takes a frame a look, its backlog kept full behind it,
+// reads but never catches up: behind until the backlog comes down once.
+TEST_F(OutQueueTest, AReaderWhoseBacklogNeverComesDownIsBehindThoughItReads) {
+  OutQueue q({.max_bytes = 64 * 1024});  // caught up under 16 KiB
+  int id = 0;
+  for (; id < 10; ++id) data(q, id, 4096);
+  EXPECT_EQ(q.look_behind(), 1u);
+  for (int look = 2; look <= 4; ++look) {
+    writer.script = {4096, 0};  // one frame whole, then the socket is full
+    (void)q.flush(writer);
+    data(q, id++, 4096);  // and the topic publishes one more
+    EXPECT_EQ(q.look_behind(), static_cast<std::uint32_t>(look));
+  }
+  // Down to three frames (12 KiB) once between two looks, then full again.
+  writer.script = {7 * 4096, 0};
+  (void)q.flush(writer);
+  for (int i = 0; i < 7; ++i) data(q, id++, 4096);
+  EXPECT_EQ(q.look_behind(), 0u);
+  EXPECT_EQ(q.look_behind(), 1u) << "nothing read since";
+  (void)drain(q);
+}
+
+// A reader taking a large frame over several looks, with little behind
+// it, is reading; with as large a frame waiting behind it all along, it
+// is no faster than it is sent.
+TEST_F(OutQueueTest, ALargeFrameIsBehindOnlyWithAsLargeABacklogBehindIt) {
+  OutQueue q({.max_bytes = 256 * 1024});  // caught up under 64 KiB
+  const auto take_16k = [&] {
+    std::size_t taken = 0;
+    for (int i = 0; i < 10000 && taken < kLookProgressBytes; ++i) {
+      writer.script = {static_cast<long>(kLookProgressBytes - taken), 0};
+      taken += q.flush(writer).bytes;
+    }
+    return taken;
+  };
+  data(q, 0, 150 * 1024);
+  data(q, 1, 200);
+  data(q, 2, 200);
+  writer.script = {10, 0};
+  (void)q.flush(writer);
+  EXPECT_EQ(q.look_behind(), 1u) << "ten bytes are no progress";
+  for (int look = 0; look < 4; ++look) {
+    ASSERT_EQ(take_16k(), kLookProgressBytes);
+    data(q, 3 + look, 200);
+    EXPECT_EQ(q.look_behind(), 0u) << "a few small frames behind it are no backlog";
+  }
+  data(q, 10, 80 * 1024);  // now a frame larger than 64 KiB waits behind it
+  ASSERT_EQ(take_16k(), kLookProgressBytes);
+  EXPECT_EQ(q.look_behind(), 0u) << "it came under 64 KiB since the look before";
+  ASSERT_EQ(take_16k(), kLookProgressBytes);
+  EXPECT_EQ(q.look_behind(), 1u);
+  ASSERT_EQ(take_16k(), kLookProgressBytes);
+  EXPECT_EQ(q.look_behind(), 2u);
+  (void)drain(q);
+  EXPECT_EQ(q.look_behind(), 0u);
+}
+
+// What a publisher burst leaves queued comes down at every look while the
+// reader drains it, however long that takes; a reader that varies what it
+// takes while its queue is refilled dips now and then, but not a further
+// 16 KiB below its lowest time after time.
+TEST_F(OutQueueTest, ABurstBeingDrainedComesDownButARefilledQueueDoesNot) {
+  OutQueue q({.max_bytes = 256 * 1024});  // caught up under 64 KiB
+  int id = 0;
+  for (; id < 100; ++id) data(q, id, 2048);  // 200 KiB at once
+  (void)q.look_behind();
+  for (int look = 0; look < 5; ++look) {
+    writer.script = {10 * 2048, 0};  // 20 KiB a look, down to 100 KiB
+    (void)q.flush(writer);
+    EXPECT_EQ(q.look_behind(), 0u) << "look " << look;
+  }
+  // Refilled to where it was after each read; the reader takes 1 frame,
+  // then 9, then 1, then 9...: 18 KiB below the mark once, and from then
+  // on never a further 16 KiB below it.
+  const std::uint32_t looks[] = {1, 0, 1, 2, 3, 4};
+  for (int look = 0; look < 6; ++look) {
+    const int frames = look % 2 == 0 ? 1 : 9;
+    writer.script = {frames * 2048, 0};
+    (void)q.flush(writer);
+    for (int i = 0; i < frames; ++i) data(q, id++, 2048);
+    EXPECT_EQ(q.look_behind(), looks[look]) << "look " << look;
+  }
+  (void)drain(q);
+}
+
 // A close pushed onto a full data ring makes room with the newest frame
 // not on the wire: the client keeps a whole run of what it was sent and
 // resumes after it, rather than past a gap it never hears of.

@@ -6,7 +6,9 @@
 // left alone, and a reader that was shed misses nothing it cannot resume.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "h2_test_client.hpp"
@@ -44,15 +46,24 @@ int fill_until_refused(TestClient& publisher, const std::string& payload) {
   return -1;
 }
 
+// An SSE subscriber to each of stalled-0.. with a 4 KiB receive buffer;
+// fewer when one did not open.
+std::vector<std::unique_ptr<SseSubscriber>> subscribe_small(std::uint16_t port, int from = 0) {
+  std::vector<std::unique_ptr<SseSubscriber>> subscribers;
+  for (int t = from; t < kStalled; ++t) {
+    auto subscriber = std::make_unique<SseSubscriber>(port, "/sse/stalled-" + std::to_string(t), 4096);
+    if (!subscriber->opened()) break;
+    subscribers.push_back(std::move(subscriber));
+  }
+  return subscribers;
+}
+
 bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(PoolShedding, ReadersThatStoppedReadingAreCutOffAndPublishingGoesOn) {
   RunningServer server(small_pool());
-  std::vector<std::unique_ptr<SseSubscriber>> stalled;
-  for (int t = 0; t < kStalled; ++t) {
-    stalled.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/stalled-" + std::to_string(t), 4096));
-    ASSERT_TRUE(stalled.back()->opened());
-  }
+  std::vector<std::unique_ptr<SseSubscriber>> stalled = subscribe_small(server.port());
+  ASSERT_EQ(stalled.size(), static_cast<std::size_t>(kStalled));
   // Follows the first stalled topic and reads everything.
   SseSubscriber reading(server.port(), "/sse/stalled-0");
   ASSERT_TRUE(reading.opened());
@@ -85,17 +96,60 @@ TEST(PoolShedding, ReadersThatStoppedReadingAreCutOffAndPublishingGoesOn) {
   }
 }
 
+// Readers that read, a frame or two each look, while their queues stay
+// full: they keep the pool held as surely as readers that stopped, and are
+// shed the same way; they read their ending. The reader that keeps up on
+// the same topic is left alone.
+TEST(PoolShedding, ReadersThatReadButNeverCatchUpAreCutOffToo) {
+  using namespace std::chrono_literals;
+  server::Config config = small_pool();
+  // Three budgets still pass the pool, and each reader's share of it is
+  // over a quarter of its budget: a backlog, not a reader catching up.
+  config.connection.send.max_bytes = 256 << 10;
+  RunningServer server(config);
+  std::vector<std::unique_ptr<SseSubscriber>> slow = subscribe_small(server.port());
+  ASSERT_EQ(slow.size(), static_cast<std::size_t>(kStalled));
+  SseSubscriber reading(server.port(), "/sse/stalled-0");
+  ASSERT_TRUE(reading.opened());
+  TestClient publisher(server.port());
+  ASSERT_GT(fill_until_refused(publisher, std::string(3000, 'r')), 30);
+
+  // Each slow reader takes what one read of its 4 KiB buffer holds every
+  // 100 ms (a frame or more each sweep), while its topic publishes faster
+  // than that into a pool that stays full.
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (server.server().stats().shed < kStalled) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "shed " << server.server().stats().shed;
+    for (auto& reader : slow) (void)reader->client().read_some(0ms);
+    while (reading.client().read_some(0ms)) {
+    }
+    for (int t = 0; t < 2 * kStalled; ++t) {
+      const int status = publish(publisher, "/pub/stalled-" + std::to_string(t % kStalled), std::string(3000, 'r'));
+      ASSERT_TRUE(status == 200 || status == 503) << status;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(server.server().stats().shed, static_cast<std::uint64_t>(kStalled));
+  EXPECT_EQ(publish(publisher, "/pub/stalled-0", "after"), 200);
+  ASSERT_TRUE(reading.client().read_until_contains("data: after\n"));
+
+  for (auto& reader : slow) {
+    ASSERT_TRUE(reader->client().read_until_closed());
+    EXPECT_TRUE(has(reader->client().buffer(), ": slow consumer, resume from the last id\n"));
+    reader->parse_buffered();
+    ASSERT_FALSE(reader->events().empty());
+    for (std::size_t i = 0; i < reader->events().size(); ++i) ASSERT_EQ(seq_of(reader->events()[i].id), i + 1);
+  }
+}
+
 // A WebSocket is shed as an SSE stream is, with the close a slow consumer
 // gets (1008) right behind the frame its reader was in.
 TEST(PoolShedding, AStalledWebSocketIsClosedAsASlowConsumer) {
   RunningServer server(small_pool());
   ws::WsTestClient client(server.port(), 4096);
   ASSERT_EQ(client.upgrade({.path = "/ws/stalled-0"}).status, 101);
-  std::vector<std::unique_ptr<SseSubscriber>> others;
-  for (int t = 1; t < kStalled; ++t) {
-    others.push_back(std::make_unique<SseSubscriber>(server.port(), "/sse/stalled-" + std::to_string(t), 4096));
-    ASSERT_TRUE(others.back()->opened());
-  }
+  std::vector<std::unique_ptr<SseSubscriber>> others = subscribe_small(server.port(), 1);
+  ASSERT_EQ(others.size(), static_cast<std::size_t>(kStalled - 1));
   TestClient publisher(server.port());
   ASSERT_GT(fill_until_refused(publisher, std::string(3000, 'w')), 30);
   ASSERT_TRUE(wait_until([&] { return server.server().stats().shed >= kStalled; }));

@@ -34,13 +34,14 @@ class TestClient {
   bool read_until_contains(std::string_view needle, std::chrono::milliseconds limit = 10s);
   // Reads until the server closes; false if it has not within `limit`.
   bool read_until_closed(std::chrono::milliseconds limit = 10s);
+  // One read of whatever is there, waiting up to `limit`: a reader that
+  // paces itself. False on timeout or EOF.
+  bool read_some(std::chrono::milliseconds limit);
   [[nodiscard]] bool eof() const { return eof_; }
 
   std::string& buffer() { return buffer_; }
 
  private:
-  // One read of whatever is there, waiting up to `limit`. False on timeout.
-  bool read_some(std::chrono::milliseconds limit);
 
   int fd_ = -1;
   bool eof_ = false;
