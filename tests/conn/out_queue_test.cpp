@@ -109,6 +109,19 @@ class OutQueueTest : public testing::Test {
     return total;
   }
   bool pool_full() const { return pool.free_blocks() == pool.stats().block_count; }
+  // Has the reader take exactly `bytes`, in as many flushes as the gather
+  // limit needs (a small target gathers fewer iovecs a call); returns what
+  // it took.
+  std::size_t take(OutQueue& q, std::size_t bytes) {
+    std::size_t taken = 0;
+    for (int i = 0; i < 100000 && taken < bytes; ++i) {
+      writer.script = {static_cast<long>(bytes - taken), 0};
+      const std::size_t got = q.flush(writer).bytes;
+      if (got == 0) break;
+      taken += got;
+    }
+    return taken;
+  }
 
   buf::Pool pool{{.block_count = 4096, .block_size = kBlock, .reserve = 0}};
   ScriptedWriter writer;
@@ -697,17 +710,9 @@ TEST_F(OutQueueTest, ALargeFrameTakenOverSeveralLooksIsProgress) {
   OutQueue q({.max_bytes = 1 << 20});
   data(q, 0, 40 * 1024);
   EXPECT_EQ(q.look_behind(), 1u);
-  // In as many flushes as the gather limit takes (a small target gathers
-  // fewer iovecs a call).
-  std::size_t taken = 0;
-  for (int i = 0; i < 10000 && taken < kLookProgressBytes; ++i) {
-    writer.script = {static_cast<long>(kLookProgressBytes - taken), 0};
-    taken += q.flush(writer).bytes;
-  }
-  ASSERT_EQ(taken, kLookProgressBytes);
+  ASSERT_EQ(take(q, kLookProgressBytes), kLookProgressBytes);
   EXPECT_EQ(q.look_behind(), 0u);  // no frame whole yet, but a reader reading
-  writer.script = {100, 0};
-  (void)q.flush(writer);
+  ASSERT_EQ(take(q, 100), 100u);
   EXPECT_EQ(q.look_behind(), 1u);  // a trickle is not
   (void)drain(q);
 }
@@ -720,14 +725,12 @@ TEST_F(OutQueueTest, AReaderWhoseBacklogNeverComesDownIsBehindThoughItReads) {
   for (; id < 10; ++id) data(q, id, 4096);
   EXPECT_EQ(q.look_behind(), 1u);
   for (int look = 2; look <= 4; ++look) {
-    writer.script = {4096, 0};  // one frame whole, then the socket is full
-    (void)q.flush(writer);
+    ASSERT_EQ(take(q, 4096), 4096u);  // one frame whole, then the socket is full
     data(q, id++, 4096);  // and the topic publishes one more
     EXPECT_EQ(q.look_behind(), static_cast<std::uint32_t>(look));
   }
   // Down to three frames (12 KiB) once between two looks, then full again.
-  writer.script = {7 * 4096, 0};
-  (void)q.flush(writer);
+  ASSERT_EQ(take(q, 7 * 4096), 7u * 4096);
   for (int i = 0; i < 7; ++i) data(q, id++, 4096);
   EXPECT_EQ(q.look_behind(), 0u);
   EXPECT_EQ(q.look_behind(), 1u) << "nothing read since";
@@ -739,19 +742,11 @@ TEST_F(OutQueueTest, AReaderWhoseBacklogNeverComesDownIsBehindThoughItReads) {
 // is no faster than it is sent.
 TEST_F(OutQueueTest, ALargeFrameIsBehindOnlyWithAsLargeABacklogBehindIt) {
   OutQueue q({.max_bytes = 256 * 1024});  // caught up under 64 KiB
-  const auto take_16k = [&] {
-    std::size_t taken = 0;
-    for (int i = 0; i < 10000 && taken < kLookProgressBytes; ++i) {
-      writer.script = {static_cast<long>(kLookProgressBytes - taken), 0};
-      taken += q.flush(writer).bytes;
-    }
-    return taken;
-  };
+  const auto take_16k = [&] { return take(q, kLookProgressBytes); };
   data(q, 0, 150 * 1024);
   data(q, 1, 200);
   data(q, 2, 200);
-  writer.script = {10, 0};
-  (void)q.flush(writer);
+  ASSERT_EQ(take(q, 10), 10u);
   EXPECT_EQ(q.look_behind(), 1u) << "ten bytes are no progress";
   for (int look = 0; look < 4; ++look) {
     ASSERT_EQ(take_16k(), kLookProgressBytes);
@@ -779,8 +774,7 @@ TEST_F(OutQueueTest, ABurstBeingDrainedComesDownButARefilledQueueDoesNot) {
   for (; id < 100; ++id) data(q, id, 2048);  // 200 KiB at once
   (void)q.look_behind();
   for (int look = 0; look < 5; ++look) {
-    writer.script = {10 * 2048, 0};  // 20 KiB a look, down to 100 KiB
-    (void)q.flush(writer);
+    ASSERT_EQ(take(q, 10 * 2048), 10u * 2048);  // 20 KiB a look, down to 100 KiB
     EXPECT_EQ(q.look_behind(), 0u) << "look " << look;
   }
   // Refilled to where it was after each read; the reader takes 1 frame,
@@ -789,8 +783,7 @@ TEST_F(OutQueueTest, ABurstBeingDrainedComesDownButARefilledQueueDoesNot) {
   const std::uint32_t looks[] = {1, 0, 1, 2, 3, 4};
   for (int look = 0; look < 6; ++look) {
     const int frames = look % 2 == 0 ? 1 : 9;
-    writer.script = {frames * 2048, 0};
-    (void)q.flush(writer);
+    ASSERT_EQ(take(q, static_cast<std::size_t>(frames) * 2048), static_cast<std::size_t>(frames) * 2048);
     for (int i = 0; i < frames; ++i) data(q, id++, 2048);
     EXPECT_EQ(q.look_behind(), looks[look]) << "look " << look;
   }
