@@ -14,12 +14,13 @@
 // whole data frame, or it reads but what waits behind the frame on the
 // wire stays at a quarter of its byte budget (16 to 64 KiB) or more and
 // does not come down (by 16 KiB below the lowest it reached), so that it
-// holds its queue as surely as one that stopped. What it queued goes back to the pool at once, and it resumes
-// from its last id as any slow consumer cut off does. A reader that takes
-// a whole frame and drains its backlog within every pool.shed_after_ms is
-// never shed: one draining a publisher's burst, however long it takes, or
-// taking a large frame with little behind it. Nor is anyone while the pool
-// is full only of kept history, which gives way to whatever needs room.
+// holds its queue as surely as one that stopped. What it queued goes back
+// to the pool at once, and it resumes from its last id as any slow
+// consumer cut off does. A reader that takes a whole frame and drains its
+// backlog within every pool.shed_after_ms is never shed: one draining a
+// publisher's burst, however long it takes, or taking a large frame with
+// little behind it. Nor is anyone while the pool is full only of kept
+// history, which gives way to whatever needs room.
 #pragma once
 
 #include <chrono>
