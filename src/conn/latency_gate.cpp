@@ -83,10 +83,11 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // Less than one frame short, once a frame after the data was acknowledged
   // (the reader's kernel has shown its window since), is that remainder,
   // not a frame unread; holding on it kept a reader that had read
-  // everything waiting until the first window was forgotten, 1-2 s.
+  // everything waiting until the estimate forgave it (PeerBacklog: a
+  // quarter of a second at best, after its window's edge stood still).
   // The segments are our writes: after a write of several frames (a grown
   // allowance) the remainder can be up to that write, and held on it the
-  // reader waited out the window's memory, 1-2 s, with nothing unread. A
+  // reader waited for that forgiveness with nothing unread. A
   // write's data only, on a socket of its own: counting the notices and
   // probes written with a frame let one frame more into the kernel for
   // good. An HTTP/2 stream's whole write: over HTTP/2, without it, one

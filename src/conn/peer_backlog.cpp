@@ -34,6 +34,7 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point now) {
   facts.min_rtt_us = info.tcpi_min_rtt;
   facts.rate_app_limited = info.tcpi_delivery_rate_app_limited != 0;
   facts.window_scale = info.tcpi_snd_wscale;
+  facts.acked = info.tcpi_bytes_acked;
   // Nothing in flight and nothing unsent means SIOCOUTQ would answer 0:
   // the common look at a held reader costs one system call, not two.
   if (info.tcpi_unacked != 0 || info.tcpi_notsent_bytes != 0) {
@@ -51,8 +52,7 @@ std::optional<Backlog> PeerBacklog::sample(Clock::time_point) { return std::null
 #endif
 
 Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
-  note_rest(facts, now);
-  remember_window(facts.peer_window, now);
+  remember_window(facts, now);
   const std::size_t unacknowledged = facts.send_queue - std::min(facts.unsent, facts.send_queue);
   return {.in_flight = facts.send_queue,
           .unread = largest_window() - facts.peer_window,
@@ -64,29 +64,37 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
           .round_trip = std::chrono::microseconds(facts.min_rtt_us)};
 }
 
-void PeerBacklog::note_rest(const KernelFacts& facts, Clock::time_point now) {
-  const bool at_rest = facts.send_queue == 0;
-  if (!at_rest || !at_rest_ || facts.peer_window != rest_window_) {
-    at_rest_ = at_rest;
-    rest_window_ = facts.peer_window;
-    rest_since_ = now;
-    return;
+void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point now) {
+  if (!sampled_ || now - last_sample_ >= kWindowMemory) largest_ = 0;
+  sampled_ = true;
+  last_sample_ = now;
+  // Between two looks, a probe acknowledged moves the window down, or its
+  // edge up when the reader's kernel offers the same window after reading
+  // it: neither is data, nor data read. A buffer also grows as data
+  // arrives (never for a probe: Linux grows it for segments of 128 bytes
+  // or more), moving the edge of a reader that stopped: only an edge that
+  // moved while nothing but probes arrived shows a read.
+  const std::uint64_t edge = facts.acked + facts.peer_window;
+  const bool edge_moved = edge - edge_ > kProbeBytes;
+  const bool data_acked = facts.acked - acked_ > kProbeBytes;
+  const bool read = edge_moved && !data_acked;
+  edge_ = edge;
+  acked_ = facts.acked;
+  if (read) {
+    // The first window offered after a forgiveness is what the narrowed
+    // buffer offers, less what the reader left of the frames since.
+    if (forgiven_ > 0) largest_ = facts.peer_window;
+    forgiven_ = 0;
   }
-  if (now - rest_since_ >= kRest) rested_ = true;
-}
-
-void PeerBacklog::remember_window(std::uint32_t window, Clock::time_point now) {
-  if (now >= period_end_) {
-    if (now - period_end_ >= kWindowMemory) {
-      previous_max_ = 0;  // a whole period with no sample at all forgets both
-    } else if (current_max_ >= previous_max_ || rested_) {
-      previous_max_ = current_max_;
-    }  // else kept: the reader never rested, so its largest window may still be there (above)
-    current_max_ = 0;
-    rested_ = false;
-    period_end_ = now + kWindowMemory;
+  // Data on its way (more than a probe unacknowledged or unsent) is not
+  // rest either: a reader whose buffer is full has it waiting.
+  if (edge_moved || data_acked || facts.send_queue > kProbeBytes) {
+    still_since_ = now;
+  } else if (now - still_since_ >= kRest * (1 << forgiven_) && largest_ > facts.peer_window) {
+    largest_ = facts.peer_window;
+    forgiven_ = std::min<unsigned>(forgiven_ + 1, kMostForgivenessDoublings);
   }
-  if (window > current_max_) current_max_ = window;
+  largest_ = std::max(largest_, facts.peer_window);
 }
 
 }  // namespace sluice::conn

@@ -34,17 +34,42 @@
 //   64-byte frames over loopback showed a constant 64 KiB window with 45 KB
 //   unread. The estimate then says nothing unread; window_unit tells the
 //   step, so that a caller can tell when to distrust it.
-// - The largest window grows as the peer's buffer autotunes upwards; one
-//   not seen again within two memory periods is forgotten, so that a
-//   buffer the peer shrank cannot count as unread for ever, but only once
-//   the window has been at rest (the same, nothing in flight) for kRest:
-//   then the reader has read what it will, and its window is what its
-//   buffer offers now. A reader that reads all the time but never empties
-//   its buffer (a 2 KiB read takes one 1 KiB frame and most of the next)
-//   never shows its largest window again, and forgotten, the one it shows
-//   with a frame in it became the largest: that frame counted as read for
-//   good, and such a reader got frames two or three read intervals old
-//   where the gate meant one.
+// - The largest window grows as the peer's buffer autotunes upwards, and
+//   the peer's kernel may also shrink the buffer its window offers (Linux
+//   does under memory pressure, and a small buffer full of small segments
+//   is under it). The window's right edge (bytes acknowledged + window)
+//   never moves back, and moves forward only when the reader reads (or its
+//   buffer grows), and then only once the window has fallen below what
+//   the shrunk buffer offers. Until then a reader that has read everything
+//   shows a narrower window than its largest, with an edge that stands
+//   still: by the window alone, the bytes it read are unread for good, and
+//   a gate holds its next frame, which would take the window down to where
+//   the edge moves again. A gate's probes do not help: each takes the
+//   window down by its own bytes, not far enough.
+// - So once the edge has stood still for kRest, with only probes
+//   acknowledged and nothing more than a probe on its way (longer than a
+//   reader that keeps reading leaves it: several reads a second), the
+//   reader has read what it will, and the window it shows becomes the
+//   largest: a forgiveness. That may still be wider than the buffer
+//   offers, by what the edge has yet to fall; the window offered at the
+//   next read (an edge that moved while only probes arrived) becomes the
+//   largest in turn, and the estimate is exact again.
+// - A reader that stopped with frames unread looks the same, and is
+//   forgiven them too: so each forgiveness without a read between waits
+//   twice as long as the one before, from kRest up to 2 s, and lets a gate
+//   release its window's frames once more. A stopped reader's edge may move
+//   as its buffer grows with the frames arriving: no read, as data arrived.
+//   Each forgiveness lets in a window's frames or a few more: a reader of
+//   1 KiB frames stopped for 20 s behind a one-frame window held 19-27 of
+//   them in its buffer, against 5-7 without forgiveness (its buffer bounds
+//   them too). A reader whose buffer was narrowed by many frames, reading
+//   all along, gets a window's frames per 2 s until its window has fallen
+//   to what the buffer offers; without forgiveness it got nothing.
+// - A reader that reads all the time but never empties its buffer (a 2 KiB
+//   read takes one 1 KiB frame and most of the next) moves its edge with
+//   every read that frees a segment: its largest window is kept, and the
+//   frame it holds counts as unread. Reads of less than a segment may not
+//   move it for kRest, and such a reader is forgiven a frame it holds.
 #pragma once
 
 #include <chrono>
@@ -82,6 +107,7 @@ struct KernelFacts {
   std::uint32_t min_rtt_us = 0;     // tcpi_min_rtt
   bool rate_app_limited = true;     // tcpi_delivery_rate_app_limited
   std::uint8_t window_scale = 0;    // tcpi_snd_wscale: the peer's window is in units of 2^this
+  std::uint64_t acked = 0;          // tcpi_bytes_acked: bytes the peer acknowledged since the connection began
 };
 
 // Where a LatencyGate learns its reader's backlog: the socket itself
@@ -103,13 +129,20 @@ class BacklogSource {
 
 class PeerBacklog final : public BacklogSource {
  public:
-  // How long a largest window is remembered without being seen again: the
-  // estimate forgets it after one to two of these.
+  // A sample this long after the one before starts the estimate afresh:
+  // the reader had all that time to read.
   static constexpr std::chrono::milliseconds kWindowMemory{1000};
-  // How long the window must stay the same, nothing in flight, before a
-  // largest window not seen again may be forgotten: longer than a reader
-  // that keeps reading (several times a second) leaves it be.
+  // How long the window's right edge must stand still before the window it
+  // showed then counts as the largest (above).
   static constexpr std::chrono::milliseconds kRest{250};
+  // The most bytes acknowledged between two samples that may be a gate's
+  // probe: one or two bytes (an SSE blank line, an empty WebSocket ping),
+  // in an HTTP/2 frame (9 more) and a TLS record (up to 29 more). More is
+  // data, which the reader may not have read: the rest starts again.
+  static constexpr std::uint64_t kProbeBytes = 64;
+  // Each time a standing edge forgives the reader, the next forgiveness
+  // without the edge moving waits twice as long, up to kRest << this.
+  static constexpr unsigned kMostForgivenessDoublings = 3;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
   // (tests feed estimate() instead).
@@ -125,22 +158,19 @@ class PeerBacklog final : public BacklogSource {
   [[nodiscard]] Backlog estimate(const KernelFacts& facts, Clock::time_point now);
 
   // The largest window the estimate holds now (0 before the first sample).
-  [[nodiscard]] std::uint32_t largest_window() const {
-    return current_max_ > previous_max_ ? current_max_ : previous_max_;
-  }
+  [[nodiscard]] std::uint32_t largest_window() const { return largest_; }
 
  private:
-  void note_rest(const KernelFacts& facts, Clock::time_point now);
-  void remember_window(std::uint32_t window, Clock::time_point now);
+  void remember_window(const KernelFacts& facts, Clock::time_point now);
 
   int fd_;
-  std::uint32_t current_max_ = 0;   // largest window seen in this memory period
-  std::uint32_t previous_max_ = 0;  // in the one before, or kept from before it (above)
-  Clock::time_point period_end_{};
-  bool at_rest_ = false;            // the last sample had nothing in flight
-  std::uint32_t rest_window_ = 0;   // its window
-  Clock::time_point rest_since_{};  // since when the samples have been at rest with that window
-  bool rested_ = false;             // at rest for kRest in this memory period
+  std::uint32_t largest_ = 0;        // the largest window, as above
+  bool sampled_ = false;
+  Clock::time_point last_sample_{};
+  std::uint64_t edge_ = 0;           // the window's right edge at the last sample
+  std::uint64_t acked_ = 0;          // bytes acknowledged at the last sample
+  Clock::time_point still_since_{};  // since when the edge stood there, and only probes were acknowledged
+  unsigned forgiven_ = 0;            // times a standing edge forgave the reader since it last moved
 };
 
 }  // namespace sluice::conn

@@ -114,7 +114,7 @@ TEST(LatencyGate, SendsMoreOnceTheReaderHasRead) {
   ASSERT_TRUE(pair.run_until([&] { return pair.unread_at_reader() >= 1000; }));
   // Let go by the estimate, not by forgetting the reader's first window
   // (which a window short of it by less than a frame used to wait for).
-  EXPECT_LT(Clock::now() - read_at, PeerBacklog::kWindowMemory);
+  EXPECT_LT(Clock::now() - read_at, PeerBacklog::kRest);
   got += pair.read_frames();
   EXPECT_LT(pair.connection->queue().pending_data(), held);
   EXPECT_EQ(got, expected.substr(0, got.size()));  // in order, nothing lost or repeated

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "io/socket.hpp"
 #include "loopback_pair.hpp"
@@ -79,42 +80,197 @@ TEST(PeerBacklogEstimate, AWiderWindowRaisesTheLargest) {
   EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 60000}, t0 + 2ms).unread, 5536u);
 }
 
-TEST(PeerBacklogEstimate, ALargestWindowNotSeenAgainForTwoPeriodsIsForgotten) {
+// The reader had a whole kWindowMemory with nothing sent to it to read
+// what it had: a look after that starts the estimate afresh.
+TEST(PeerBacklogEstimate, ALookAfterALongSilenceStartsAfresh) {
   PeerBacklog backlog(-1);
   const Clock::time_point t0{};
-  const auto period = PeerBacklog::kWindowMemory;
-  (void)backlog.estimate({.send_queue = 0, .peer_window = 8192}, t0);
-  // Next period: the old largest still counts.
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + period + 1ms).unread, 4096u);
-  // The one after: only what was seen in the last period counts.
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + 2 * period + 2ms).unread, 0u);
+  const auto silence = PeerBacklog::kWindowMemory;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 8192, .acked = 0}, t0);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 4096}, t0 + silence - 1ms).unread,
+            4096u);
+  // Its edge moved (it read), so this is not a forgiveness.
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 6144}, t0 + 2 * silence).unread, 0u);
   EXPECT_EQ(backlog.largest_window(), 4096u);
 }
 
 // A reader that reads every 50 ms but never empties its buffer (each read
-// leaves part of a frame) never shows its largest window again; its window
-// is never at rest either, so the largest is kept and the frame it holds
-// still counts as unread. Once its window rests (it stopped, or has read
-// what it will) for PeerBacklog::kRest, the largest may go as before.
-TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheWindowNeverRests) {
+// leaves a frame) never shows its largest window again; each read moves
+// its window's right edge (acked + window), so the edge never stands still
+// and the frame it holds still counts as unread. Once the reader stops, its
+// edge stands still, and after PeerBacklog::kRest the largest goes.
+TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheEdgeMoves) {
   PeerBacklog backlog(-1);
   const Clock::time_point t0{};
-  (void)backlog.estimate({.send_queue = 0, .peer_window = 3147}, t0);
+  std::uint64_t acked = 0;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 3147, .acked = acked}, t0);
   auto now = t0;
-  for (int i = 1; i <= 100; ++i) {  // 5 s: five memory periods
+  for (int i = 1; i <= 100; ++i) {  // 5 s
     now += 25ms;
-    (void)backlog.estimate({.send_queue = 1049, .peer_window = 2098}, now);  // a frame arrives
+    (void)backlog.estimate({.send_queue = 1049, .peer_window = 2098, .acked = acked}, now);  // a frame arrives
+    acked += 1049;
     now += 25ms;
-    ASSERT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049}, now).unread, 2098u) << "read " << i;
+    ASSERT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now).unread, 2098u)
+        << "read " << i;
   }
   EXPECT_EQ(backlog.largest_window(), 3147u);
-  // At rest from here: one frame left unread, nothing more coming.
-  const auto rest = now;
-  while (now < rest + PeerBacklog::kRest + 2 * PeerBacklog::kWindowMemory) {
+  // Stopped from here: two frames left unread, nothing more coming.
+  const auto stop = now;
+  while (now < stop + PeerBacklog::kRest) {
+    EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now).unread, 2098u);
     now += 25ms;
-    (void)backlog.estimate({.send_queue = 0, .peer_window = 1049}, now);
   }
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now).unread, 0u);
   EXPECT_EQ(backlog.largest_window(), 1049u);
+}
+
+// The reader's kernel shrank the buffer its window offers (memory
+// pressure), then the reader read everything. Its kernel never takes back
+// window it offered, so the window stays wider than the buffer now offers
+// and its edge does not move on a read: 7,277 bytes read look unread. A
+// gate's probes, a byte each, take the window down a byte at a time and
+// never move the edge. Once the edge has stood still for kRest with only
+// probes acknowledged, the window it shows is the largest.
+TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillWhileOnlyProbesComeIsTheLargestAfterARest) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  std::uint64_t acked = 0;
+  std::uint32_t window = 27675;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  now += 10ms;
+  acked += 7277;
+  window -= 7277;
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread, 7277u);
+  const auto data_at = now;
+  std::uint32_t probes = 0;
+  for (;;) {
+    now += 25ms;  // a probe in flight
+    const Backlog flying = backlog.estimate({.send_queue = 1, .peer_window = window, .acked = acked}, now);
+    now += 25ms;  // and acknowledged
+    ++acked;
+    --window;
+    ++probes;
+    const Backlog answered = backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+    if (now - data_at < PeerBacklog::kRest) {
+      EXPECT_EQ(flying.unread, 7277u + probes - 1);
+      EXPECT_EQ(answered.unread, 7277u + probes);
+      continue;
+    }
+    EXPECT_EQ(answered.unread, 0u);
+    EXPECT_EQ(backlog.largest_window(), window);
+    break;
+  }
+}
+
+// A reader whose buffer is full has data waiting for it (unsent or
+// unacknowledged): its edge stands because it stopped, and it is never
+// forgiven while the data waits.
+TEST(PeerBacklogEstimate, AReaderWithDataWaitingForItIsNotForgiven) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 0}, now);
+  for (int i = 0; i < 300; ++i) {  // 3 s
+    now += 10ms;
+    ASSERT_EQ(backlog.estimate({.send_queue = 60000, .peer_window = 0, .acked = 4096}, now).unread, 4096u) << i;
+  }
+}
+
+// A stopped reader's buffer may grow as frames arrive, so its edge moves:
+// no read, as data arrived, and no new start for the doubling.
+TEST(PeerBacklogEstimate, AnEdgeMovingAsFramesArriveIsNoRead) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  std::uint64_t acked = 0;
+  std::uint32_t window = 65536;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  const auto release = [&] {
+    acked += 2050;         // two frames, acknowledged and not read
+    window -= 2050 - 500;  // the buffer grew by 500 bytes as they came
+  };
+  release();
+  int forgiven = 0;
+  Clock::duration last_wait{};
+  auto released_at = now;
+  while (now < Clock::time_point{} + 10s) {
+    now += 10ms;
+    if (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0) continue;
+    ++forgiven;
+    last_wait = now - released_at;
+    release();
+    released_at = now + 10ms;
+  }
+  // 0.25, 0.5, 1, then every 2 s: 7 within 10 s, as without the growth.
+  EXPECT_EQ(forgiven, 7);
+  EXPECT_GE(last_wait, PeerBacklog::kRest * (1 << PeerBacklog::kMostForgivenessDoublings));
+}
+
+// Data acknowledged while the edge stands may be unread: the rest starts
+// again from it.
+TEST(PeerBacklogEstimate, DataAcknowledgedWhileTheEdgeStandsStartsTheRestAgain) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 20000, .acked = 0}, now);
+  now += 10ms;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = 18000, .acked = 2000}, now);
+  now += PeerBacklog::kRest - 50ms;
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 3000u);
+  const auto frame_at = now;
+  now += 100ms;  // past a rest from the first data, not from the frame
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 3000u);
+  now = frame_at + PeerBacklog::kRest;
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 0u);
+}
+
+// A reader that stopped looks like one whose buffer shrank: its edge
+// stands still. Each forgiveness lets a gate release two more frames into
+// it, and the next without the edge moving comes twice as late, up to
+// kRest << kMostForgivenessDoublings. Once the edge moves (it read), the
+// window it offers then is the largest, and the next forgiveness comes
+// after kRest again.
+TEST(PeerBacklogEstimate, AReaderThatStoppedIsForgivenLessOftenEachTime) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  std::uint64_t acked = 0;
+  std::uint32_t window = 65536;
+  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  const auto release = [&] {  // two frames, acknowledged and not read
+    acked += 2050;
+    window -= 2050;
+  };
+  release();
+  std::vector<Clock::duration> waits;
+  auto released_at = now;
+  while (waits.size() < 8 && now < Clock::time_point{} + 60s) {
+    now += 10ms;
+    if (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0) continue;
+    waits.push_back(now - released_at);
+    release();
+    released_at = now + 10ms;  // acknowledged by the next look
+  }
+  ASSERT_EQ(waits.size(), 8u);
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    const auto least = PeerBacklog::kRest * (1 << std::min<std::size_t>(i, PeerBacklog::kMostForgivenessDoublings));
+    EXPECT_GE(waits[i], least) << "forgiveness " << i;
+    EXPECT_LT(waits[i], least + 30ms) << "forgiveness " << i;
+  }
+  // It reads everything, into a buffer that now offers less than the
+  // window it was last forgiven at: its edge moves, and the window offered
+  // then is the largest.
+  now += 10ms;  // the frames last released, acknowledged
+  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  ASSERT_LT(window + 1000, backlog.largest_window());
+  window += 1000;
+  now += 10ms;
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread, 0u);
+  EXPECT_EQ(backlog.largest_window(), window);
+  // It stops again: the next forgiveness is a rest away, not the longest.
+  release();
+  const auto stopped = now;
+  do {
+    now += 10ms;
+  } while (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0);
+  EXPECT_GE(now - stopped, PeerBacklog::kRest);
+  EXPECT_LT(now - stopped, PeerBacklog::kRest + 30ms);
 }
 
 TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {

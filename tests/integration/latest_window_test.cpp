@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -296,6 +297,45 @@ TEST(LatestWindow, AnSseStreamWhoseWindowCannotShowItsFramesIsCounted) {
   for (int n = 1; n <= 5; ++n) ASSERT_TRUE(ws_reader.read_message().has_value());
   EXPECT_EQ(server.server().stats().latest_loose, 1u);
   EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
+// A reader's kernel never takes back window it offered. When the buffer
+// behind it shrinks (here the reader sets a smaller SO_RCVBUF; under memory
+// pressure Linux narrows it by itself), the window stays wider than the
+// buffer now offers until bytes fill the difference, and its edge does not
+// move when the reader reads. By the window alone, what the reader read is
+// unread for good: the gate held the next frame, which would have filled
+// that difference, and the reader got nothing more. A window whose edge
+// stood still while only probes were acknowledged is now forgiven (less
+// often each time it stays still), and the reader gets every key.
+TEST(LatestWindow, AReaderWhoseBufferShrankGetsEveryKeysNewestValue) {
+  constexpr int kKeys = 50;
+  RunningServer server(latest_config(1));  // the default
+  SseSubscriber reader(server.port(), "/sse/feed", 16384);
+  ASSERT_TRUE(reader.opened());
+  const int smaller = 12288;
+  ASSERT_EQ(::setsockopt(reader.client().fd(), SOL_SOCKET, SO_RCVBUF, &smaller, sizeof smaller), 0);
+  TestClient publisher(server.port());
+  std::string pipelined;
+  for (int key = 0; key < kKeys; ++key) {
+    const std::string value = "k" + std::to_string(key) + "x";
+    pipelined += post_request("/pub/feed?key=k" + std::to_string(key), value + std::string(kBody - value.size(), 'p'));
+  }
+  publisher.send(pipelined);
+  for (int key = 0; key < kKeys; ++key) ASSERT_EQ(read_reply(publisher).status, 200);
+  std::set<int> keys;
+  EXPECT_TRUE(reader.client().read_until(
+      [&](const std::string&) {
+        reader.parse_buffered();
+        for (const auto& e : reader.events()) {
+          int key = 0;
+          if (e.type == "message" && std::sscanf(e.data.c_str(), "k%dx", &key) == 1) keys.insert(key);
+        }
+        reader.events().clear();
+        return keys.size() == kKeys;
+      },
+      20s))
+      << keys.size() << " of " << kKeys << " keys read";
 }
 
 TEST(LatestWindow, WithTheWindowOffTheKernelHoldsWhatItTakes) {
