@@ -133,7 +133,7 @@ class PeerBacklog final : public BacklogSource {
   // the reader had all that time to read.
   static constexpr std::chrono::milliseconds kWindowMemory{1000};
   // How long the window's right edge must stand still before the window it
-  // showed then counts as the largest (above).
+  // shows counts as the largest (above).
   static constexpr std::chrono::milliseconds kRest{250};
   // The most bytes acknowledged between two samples that may be a gate's
   // probe: one or two bytes (an SSE blank line, an empty WebSocket ping),
@@ -141,7 +141,7 @@ class PeerBacklog final : public BacklogSource {
   // data, which the reader may not have read: the rest starts again.
   static constexpr std::uint64_t kProbeBytes = 64;
   // Each time a standing edge forgives the reader, the next forgiveness
-  // without the edge moving waits twice as long, up to kRest << this.
+  // without a read between waits twice as long, up to kRest << this.
   static constexpr unsigned kMostForgivenessDoublings = 3;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
@@ -170,7 +170,7 @@ class PeerBacklog final : public BacklogSource {
   std::uint64_t edge_ = 0;           // the window's right edge at the last sample
   std::uint64_t acked_ = 0;          // bytes acknowledged at the last sample
   Clock::time_point still_since_{};  // since when the edge stood there, and only probes were acknowledged
-  unsigned forgiven_ = 0;            // times a standing edge forgave the reader since it last moved
+  unsigned forgiven_ = 0;            // forgivenesses since the reader last read
 };
 
 }  // namespace sluice::conn
