@@ -65,8 +65,7 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
 }
 
 void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point now) {
-  if (!sampled_ || now - last_sample_ >= kWindowMemory) largest_ = 0;
-  sampled_ = true;
+  if (now - last_sample_ >= kWindowMemory) largest_ = 0;  // at the first look, 0 already
   last_sample_ = now;
   // Between two looks, a probe acknowledged moves the window down, or its
   // edge up when the reader's kernel offers the same window after reading

@@ -165,7 +165,6 @@ class PeerBacklog final : public BacklogSource {
 
   int fd_;
   std::uint32_t largest_ = 0;        // the largest window, as above
-  bool sampled_ = false;
   Clock::time_point last_sample_{};
   std::uint64_t edge_ = 0;           // the window's right edge at the last sample
   std::uint64_t acked_ = 0;          // bytes acknowledged at the last sample

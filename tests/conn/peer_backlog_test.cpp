@@ -51,6 +51,35 @@ Backlog sample_until(PeerBacklog& backlog, Done done) {
 
 // The arithmetic, from what the kernel would have said.
 
+// A reader as its kernel would tell of it, the test moving its clock, the
+// bytes it acknowledged and its window.
+struct ToldReader {
+  PeerBacklog backlog{-1};
+  Clock::time_point now{};
+  std::uint64_t acked = 0;
+  std::uint32_t window = 65536;
+  Backlog look() { return backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now); }
+};
+
+// Releases frames into a reader that reads none (`release` moves its
+// kernel's figures) each time it is forgiven, looking every 10 ms, until
+// `done(waits)`: how long each release waited for its forgiveness.
+template <class Release, class Done>
+std::vector<Clock::duration> forgiveness_waits(ToldReader& reader, Release release, Done done) {
+  (void)reader.look();
+  release();
+  std::vector<Clock::duration> waits;
+  auto released_at = reader.now;
+  while (!done(waits)) {
+    reader.now += 10ms;
+    if (reader.look().unread != 0) continue;
+    waits.push_back(reader.now - released_at);
+    release();
+    released_at = reader.now + 10ms;  // acknowledged by the next look
+  }
+  return waits;
+}
+
 TEST(PeerBacklogEstimate, SendQueueIsInFlightAndAFullWindowMeansNothingUnread) {
   PeerBacklog backlog(-1);
   const Clock::time_point t0{};
@@ -178,27 +207,15 @@ TEST(PeerBacklogEstimate, AReaderWithDataWaitingForItIsNotForgiven) {
 // A stopped reader's buffer may grow as frames arrive, so its edge moves:
 // no read, as data arrived, and no new start for the doubling.
 TEST(PeerBacklogEstimate, AnEdgeMovingAsFramesArriveIsNoRead) {
-  PeerBacklog backlog(-1);
-  auto now = Clock::time_point{};
-  std::uint64_t acked = 0;
-  std::uint32_t window = 65536;
-  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  ToldReader reader;
   const auto release = [&] {
-    acked += 2050;         // two frames, acknowledged and not read
-    window -= 2050 - 500;  // the buffer grew by 500 bytes as they came
+    reader.acked += 2050;         // two frames, acknowledged and not read
+    reader.window -= 2050 - 500;  // the buffer grew by 500 bytes as they came
   };
-  release();
-  int forgiven = 0;
-  Clock::duration last_wait{};
-  auto released_at = now;
-  while (now < Clock::time_point{} + 10s) {
-    now += 10ms;
-    if (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0) continue;
-    ++forgiven;
-    last_wait = now - released_at;
-    release();
-    released_at = now + 10ms;
-  }
+  const std::vector<Clock::duration> waits =
+      forgiveness_waits(reader, release, [&](const auto&) { return reader.now >= Clock::time_point{} + 10s; });
+  const int forgiven = static_cast<int>(waits.size());
+  const Clock::duration last_wait = waits.empty() ? Clock::duration{} : waits.back();
   // 0.25, 0.5, 1, then every 2 s: 7 within 10 s, as without the growth.
   EXPECT_EQ(forgiven, 7);
   EXPECT_GE(last_wait, PeerBacklog::kRest * (1 << PeerBacklog::kMostForgivenessDoublings));
@@ -228,25 +245,14 @@ TEST(PeerBacklogEstimate, DataAcknowledgedWhileTheEdgeStandsStartsTheRestAgain) 
 // window it offers then is the largest, and the next forgiveness comes
 // after kRest again.
 TEST(PeerBacklogEstimate, AReaderThatStoppedIsForgivenLessOftenEachTime) {
-  PeerBacklog backlog(-1);
-  auto now = Clock::time_point{};
-  std::uint64_t acked = 0;
-  std::uint32_t window = 65536;
-  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
+  ToldReader reader;
   const auto release = [&] {  // two frames, acknowledged and not read
-    acked += 2050;
-    window -= 2050;
+    reader.acked += 2050;
+    reader.window -= 2050;
   };
-  release();
-  std::vector<Clock::duration> waits;
-  auto released_at = now;
-  while (waits.size() < 8 && now < Clock::time_point{} + 60s) {
-    now += 10ms;
-    if (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0) continue;
-    waits.push_back(now - released_at);
-    release();
-    released_at = now + 10ms;  // acknowledged by the next look
-  }
+  const std::vector<Clock::duration> waits = forgiveness_waits(reader, release, [&](const auto& so_far) {
+    return so_far.size() >= 8 || reader.now >= Clock::time_point{} + 60s;
+  });
   ASSERT_EQ(waits.size(), 8u);
   for (std::size_t i = 0; i < waits.size(); ++i) {
     const auto least = PeerBacklog::kRest * (1 << std::min<std::size_t>(i, PeerBacklog::kMostForgivenessDoublings));
@@ -256,21 +262,21 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsForgivenLessOftenEachTime) {
   // It reads everything, into a buffer that now offers less than the
   // window it was last forgiven at: its edge moves, and the window offered
   // then is the largest.
-  now += 10ms;  // the frames last released, acknowledged
-  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
-  ASSERT_LT(window + 1000, backlog.largest_window());
-  window += 1000;
-  now += 10ms;
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread, 0u);
-  EXPECT_EQ(backlog.largest_window(), window);
+  reader.now += 10ms;  // the frames last released, acknowledged
+  (void)reader.look();
+  ASSERT_LT(reader.window + 1000, reader.backlog.largest_window());
+  reader.window += 1000;
+  reader.now += 10ms;
+  EXPECT_EQ(reader.look().unread, 0u);
+  EXPECT_EQ(reader.backlog.largest_window(), reader.window);
   // It stops again: the next forgiveness is a rest away, not the longest.
   release();
-  const auto stopped = now;
+  const auto stopped = reader.now;
   do {
-    now += 10ms;
-  } while (backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread != 0);
-  EXPECT_GE(now - stopped, PeerBacklog::kRest);
-  EXPECT_LT(now - stopped, PeerBacklog::kRest + 30ms);
+    reader.now += 10ms;
+  } while (reader.look().unread != 0);
+  EXPECT_GE(reader.now - stopped, PeerBacklog::kRest);
+  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
 }
 
 TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {
