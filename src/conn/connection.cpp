@@ -185,10 +185,10 @@ void Connection::resume_input() {
   read_unless_queued();
 }
 
-bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) {
+bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& checks, GateFrames frames) {
   if (gate_tried_ || closed()) return gate_ != nullptr;
   gate_tried_ = true;
-  gate_ = LatencyGate::make(transport_->fd(), settings, checks, *this, std::move(probe), loop().now());
+  gate_ = LatencyGate::make(transport_->fd(), settings, checks, *this, std::move(frames), loop().now());
   return gate_ != nullptr;
 }
 

@@ -82,7 +82,7 @@ class Connection : private detail::OwnedQueue,
   void close_now(CloseReason reason) override;
   // Hands the bytes still buffered to on_input() again, then reads on.
   void resume_input() override;
-  bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) override;
+  bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, GateFrames frames) override;
   void ask_read_receipts(buf::FrameRef ask) override;
   void read_receipt() override;
   // The gate bound_unread() put on this connection, or null.

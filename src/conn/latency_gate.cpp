@@ -22,15 +22,15 @@ constexpr milliseconds kAskInterval{100};
 }  // namespace
 
 std::unique_ptr<LatencyGate> LatencyGate::make(int fd, const LatencyGateSettings& settings, GateChecks& checks,
-                                               io::Deferred& flusher, buf::FrameRef probe, Clock::time_point now) {
-  return make(std::make_unique<PeerBacklog>(fd), settings, checks, flusher, std::move(probe), now);
+                                               io::Deferred& flusher, GateFrames frames, Clock::time_point now) {
+  return make(std::make_unique<PeerBacklog>(fd), settings, checks, flusher, std::move(frames), now);
 }
 
 std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> source,
                                                const LatencyGateSettings& settings, GateChecks& checks,
-                                               io::Deferred& flusher, buf::FrameRef probe, Clock::time_point now) {
-  if (!probe || !source) return nullptr;
-  std::unique_ptr<LatencyGate> gate(new LatencyGate(std::move(source), settings, checks, flusher, std::move(probe)));
+                                               io::Deferred& flusher, GateFrames frames, Clock::time_point now) {
+  if (!frames.probe || !frames.padding || !frames.wide_padding || !source) return nullptr;
+  std::unique_ptr<LatencyGate> gate(new LatencyGate(std::move(source), settings, checks, flusher, std::move(frames)));
   // The first sample is also the first look at the reader's window, taken
   // before any data of ours can have narrowed it.
   const std::optional<Backlog> first = gate->backlog_->sample(now);
@@ -42,12 +42,12 @@ std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> so
 }
 
 LatencyGate::LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings,
-                         GateChecks& checks, io::Deferred& flusher, buf::FrameRef probe)
+                         GateChecks& checks, io::Deferred& flusher, GateFrames frames)
     : backlog_(std::move(source)),
       settings_(settings),
       checks_(checks),
       flusher_(flusher),
-      probe_(std::move(probe)),
+      frames_(std::move(frames)),
       check_interval_(kFirstCheck),
       probe_gap_(kFirstProbeGap) {
   settings_.window_frames = std::max<std::size_t>(settings_.window_frames, 1);
@@ -83,11 +83,11 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // Less than one frame short, once a frame after the data was acknowledged
   // (the reader's kernel has shown its window since), is that remainder,
   // not a frame unread; holding on it kept a reader that had read
-  // everything waiting until the estimate forgave it (PeerBacklog: a
-  // quarter of a second at best, after its window's edge stood still).
+  // everything waiting until its window's edge had stood still a quarter
+  // of a second at best (PeerBacklog).
   // The segments are our writes: after a write of several frames (a grown
   // allowance) the remainder can be up to that write, and held on it the
-  // reader waited for that forgiveness with nothing unread. A
+  // reader waited that long with nothing unread. A
   // write's data only, on a socket of its own: counting the notices and
   // probes written with a frame let one frame more into the kernel for
   // good. An HTTP/2 stream's whole write: over HTTP/2, without it, one
@@ -97,7 +97,11 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   outstanding = std::max(outstanding, unanswered);
   const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
   holding_ = pending > room && !(outstanding == 0 && frames == 1);
-  if (holding_) maybe_probe(now, queue);
+  if (holding_) {
+    pad(queue);
+    maybe_probe(now, queue);
+  }
+  padding_ = 0;
   return {room, outstanding == 0};
 }
 
@@ -217,6 +221,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   arriving_ = backlog->arriving;
   window_unit_ = backlog->window_unit;
   round_trip_ = backlog->round_trip;
+  padding_ = backlog->padding;
   const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
   // Progress is data read. A probe read is not: the reader's window moves
   // in whole segments, so a one-byte probe looks read the moment it is
@@ -252,9 +257,21 @@ void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
   // A probe helps only when no ACK is pending at the reader (all we sent is
   // acknowledged) and something sits unread there.
   if (unread_ == 0 || in_flight_ != 0 || now < next_probe_) return;
-  if (queue.push_control(probe_) != EnqueueStatus::ok) return;
+  if (queue.push_control(frames_.probe) != EnqueueStatus::ok) return;
   next_probe_ = now + probe_gap_;
   probe_gap_ = std::min<Clock::duration>(2 * probe_gap_, kMaxProbeGap);
+}
+
+// The padding goes in whole frames, wide ones while they fit in it, then
+// as many narrow ones as cover the rest, in at most half the control lane:
+// notices and closes still find room behind it.
+void LatencyGate::pad(OutQueue& queue) {
+  std::size_t left = padding_;
+  while (left > 0 && 2 * (queue.control_frames() + 1) <= queue.limits().max_control_frames) {
+    const buf::FrameRef& frame = left >= frames_.wide_padding.size() ? frames_.wide_padding : frames_.padding;
+    if (queue.push_control(frame) != EnqueueStatus::ok) return;
+    left -= std::min(left, std::max<std::size_t>(frame.size(), 1));
+  }
 }
 
 void LatencyGate::note_write(Clock::time_point now, std::size_t bytes) {

@@ -30,6 +30,10 @@
 // reader's next read has an ACK pending and its kernel answers at once
 // with the window it has now. Probes back off from 5 ms to 160 ms apart
 // while the reader reads no data (a probe it read is not progress).
+// A window whose edge stands still while the gate holds may be wider than
+// the reader's buffer now offers (PeerBacklog): the gate sends the padding
+// the backlog asks for, control frames the client skips (GateFrames), in
+// at most half the control lane.
 // A window short of the reader's first by less than a frame (or the most
 // data one write carried lately, when that is more), once the reader's kernel has
 // answered since the last data, counts as nothing unread: it is the
@@ -68,6 +72,7 @@
 #include <memory>
 
 #include "buf/frame.hpp"
+#include "conn/gate_frames.hpp"
 #include "conn/out_queue.hpp"
 #include "conn/peer_backlog.hpp"
 #include "io/loop.hpp"
@@ -118,18 +123,18 @@ class LatencyGate {
  public:
   using Clock = io::Loop::Clock;
 
-  // A gate on socket `fd`, whose connection flushes through `flusher`; the
-  // probe is queued as a control frame. nullptr when the kernel does not
+  // A gate on socket `fd`, whose connection flushes through `flusher`;
+  // `frames` are queued in its control lane. nullptr when the kernel does not
   // tell enough about `fd` to estimate its reader's backlog: the caller
   // then flushes as it would without one.
   [[nodiscard]] static std::unique_ptr<LatencyGate> make(int fd, const LatencyGateSettings& settings,
                                                          GateChecks& checks, io::Deferred& flusher,
-                                                         buf::FrameRef probe, Clock::time_point now);
+                                                         GateFrames frames, Clock::time_point now);
   // A gate whose reader's backlog `source` tells (one stream of a
   // connection that carries many); nullptr when its first sample fails.
   [[nodiscard]] static std::unique_ptr<LatencyGate> make(std::unique_ptr<BacklogSource> source,
                                                          const LatencyGateSettings& settings, GateChecks& checks,
-                                                         io::Deferred& flusher, buf::FrameRef probe,
+                                                         io::Deferred& flusher, GateFrames frames,
                                                          Clock::time_point now);
   ~LatencyGate();
   LatencyGate(const LatencyGate&) = delete;
@@ -179,9 +184,10 @@ class LatencyGate {
   };
 
   LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings, GateChecks& checks,
-              io::Deferred& flusher, buf::FrameRef probe);
+              io::Deferred& flusher, GateFrames frames);
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
+  void pad(OutQueue& queue);
   // Whether the reader's answers, not its window, say what it has read.
   [[nodiscard]] bool receipts_rule() const { return lagging_ && asks_tell(); }
   // The reader's window cannot show its writes unread, and the path is
@@ -212,7 +218,7 @@ class LatencyGate {
   LatencyGateSettings settings_;
   GateChecks& checks_;
   io::Deferred& flusher_;
-  buf::FrameRef probe_;
+  GateFrames frames_;
   std::size_t check_slot_ = kNoSlot;  // GateChecks' index, while a check is due
 
   std::uint64_t written_ = 0;           // bytes written through this gate's flushes
@@ -226,6 +232,7 @@ class LatencyGate {
   std::size_t arriving_ = 0;            // of in_flight_, what the path delivers within a round trip
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
+  std::size_t padding_ = 0;             // padding the last sample asked for, not yet queued
   Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
   buf::FrameRef ask_;                // the ask as a control frame; null: none

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "buf/frame.hpp"
+#include "conn/gate_frames.hpp"
 #include "conn/out_queue.hpp"
 #include "io/loop.hpp"
 
@@ -61,14 +62,14 @@ class Outlet {
   virtual void resume_input() = 0;
 
   // Bounds the data between this outlet and its reader's application
-  // (conn/latency_gate.hpp); `probe` is the stream's frame the client
+  // (conn/latency_gate.hpp); `frames` are the stream's frames the client
   // ignores. False, changing nothing, when the transport cannot estimate
   // what its reader has not read: data then flows as without a bound.
   // Later calls answer as the first did.
-  virtual bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, buf::FrameRef probe) {
+  virtual bool bound_unread(const LatencyGateSettings& settings, GateChecks& checks, GateFrames frames) {
     (void)settings;
     (void)checks;
-    (void)probe;
+    (void)frames;
     return false;
   }
   // The reader answers `ask` (a control frame) once it has read everything

@@ -60,8 +60,13 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
                                          .delivery_rate = facts.delivery_rate,
                                          .min_rtt_us = facts.min_rtt_us,
                                          .rate_app_limited = facts.rate_app_limited}),
-          .window_unit = std::size_t{1} << std::min<unsigned>(facts.window_scale, kMaxWindowScale),
-          .round_trip = std::chrono::microseconds(facts.min_rtt_us)};
+          .window_unit = window_unit(facts),
+          .round_trip = std::chrono::microseconds(facts.min_rtt_us),
+          .padding = padding_};
+}
+
+std::size_t PeerBacklog::window_unit(const KernelFacts& facts) {
+  return std::size_t{1} << std::min<unsigned>(facts.window_scale, kMaxWindowScale);
 }
 
 void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point now) {
@@ -71,27 +76,40 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   // edge up when the reader's kernel offers the same window after reading
   // it: neither is data, nor data read. A buffer also grows as data
   // arrives (never for a probe: Linux grows it for segments of 128 bytes
-  // or more), moving the edge of a reader that stopped: only an edge that
-  // moved while nothing but probes arrived shows a read.
+  // or more), moving the edge of a reader that stopped: an edge that moved
+  // while nothing but probes arrived shows a read. So does, once padding
+  // was asked for, data that left the window as it was (the edge moved by
+  // what was acknowledged, to a probe's bytes): the reader read it, its
+  // kernel's ACK waiting for the read. A buffer that grew by just what
+  // came looks the same; growth falls short of it or passes it, except by
+  // the window's rounding, so data of less than two steps shows nothing.
   const std::uint64_t edge = facts.acked + facts.peer_window;
-  const bool edge_moved = edge - edge_ > kProbeBytes;
-  const bool data_acked = facts.acked - acked_ > kProbeBytes;
-  const bool read = edge_moved && !data_acked;
+  const std::uint64_t edge_moved_by = edge - edge_;
+  const std::uint64_t acked_by = facts.acked - acked_;
+  const std::size_t unit = window_unit(facts);
+  const bool edge_moved = edge_moved_by > kProbeBytes;
+  const bool data_acked = acked_by > kProbeBytes;
+  const bool window_kept =
+      acked_by >= 2 * unit && edge_moved_by + kProbeBytes >= acked_by && edge_moved_by <= acked_by + kProbeBytes;
+  const bool read = edge_moved && (!data_acked || (padded_ > 0 && window_kept));
   edge_ = edge;
   acked_ = facts.acked;
   if (read) {
-    // The first window offered after a forgiveness is what the narrowed
-    // buffer offers, less what the reader left of the frames since.
-    if (forgiven_ > 0) largest_ = facts.peer_window;
-    forgiven_ = 0;
+    // The first window offered after padding is what the narrowed buffer
+    // offers, less what the reader left of the frames since.
+    if (padded_ > 0) largest_ = facts.peer_window;
+    padded_ = 0;
   }
+  padding_ = 0;
   // Data on its way (more than a probe unacknowledged or unsent) is not
   // rest either: a reader whose buffer is full has it waiting.
   if (edge_moved || data_acked || facts.send_queue > kProbeBytes) {
     still_since_ = now;
-  } else if (now - still_since_ >= kRest * (1 << forgiven_) && largest_ > facts.peer_window) {
-    largest_ = facts.peer_window;
-    forgiven_ = std::min<unsigned>(forgiven_ + 1, kMostForgivenessDoublings);
+  } else if (now - still_since_ >= kRest && largest_ > facts.peer_window && facts.peer_window > 0) {
+    // Two steps at least, or the window may not show it.
+    padding_ = std::min<std::size_t>(std::max(kFirstPadding << padded_, 2 * unit), facts.peer_window);
+    padded_ = std::min(padded_ + 1, kMostPaddingDoublings);
+    still_since_ = now;
   }
   largest_ = std::max(largest_, facts.peer_window);
 }

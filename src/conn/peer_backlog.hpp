@@ -49,27 +49,28 @@
 // - So once the edge has stood still for kRest, with only probes
 //   acknowledged and nothing more than a probe on its way (longer than a
 //   reader that keeps reading leaves it: several reads a second), the
-//   reader has read what it will, and the window it shows becomes the
-//   largest: a forgiveness. That may still be wider than the buffer
-//   offers, by what the edge has yet to fall; the window offered at the
-//   next read (an edge that moved while only probes arrived) becomes the
-//   largest in turn, and the estimate is exact again.
-// - A reader that stopped with frames unread looks the same, and is
-//   forgiven them too: so each forgiveness without a read between waits
-//   twice as long as the one before, from kRest up to 2 s, and lets a gate
-//   release its window's frames once more. A stopped reader's edge may move
-//   as its buffer grows with the frames arriving: no read, as data arrived.
-//   Each forgiveness lets in a window's frames or a few more: a reader of
-//   1 KiB frames stopped for 20 s behind a one-frame window held 19-27 of
-//   them in its buffer, against 5-7 without forgiveness (its buffer bounds
-//   them too). A reader whose buffer was narrowed by many frames, reading
-//   all along, gets a window's frames per 2 s until its window has fallen
-//   to what the buffer offers; without forgiveness it got nothing.
+//   estimate asks for padding (Backlog::padding): bytes the reader's
+//   application skips (SSE comments, unsolicited WebSocket pongs), which
+//   take the window down as a frame would, without a frame. Each padding
+//   without a read between asks for twice the one before (kFirstPadding
+//   up to 64 KiB, two of the window's steps at least, never more than the
+//   window), a rest after the last. Once padding has filled the difference,
+//   the reader's next read moves the edge: the window it offers then
+//   becomes the largest, and the estimate is exact again. A read shows as
+//   an edge that moved while only probes arrived, or, after padding, as
+//   data acknowledged with the window left as it was (the reader read it
+//   before its kernel's delayed ACK went).
+// - A reader that stopped looks the same, and its buffer fills with
+//   padding instead of frames: readers of 1 KiB frames stopped for 5-20 s
+//   held 10-14 frames where, trusting the window after each rest, they
+//   held 14-29, and read the newest frame after the padding. A buffer that
+//   grows by just the padding that came looks like a read, and lets a
+//   window's frames in; its growth ends at the buffer's size.
 // - A reader that reads all the time but never empties its buffer (a 2 KiB
 //   read takes one 1 KiB frame and most of the next) moves its edge with
 //   every read that frees a segment: its largest window is kept, and the
 //   frame it holds counts as unread. Reads of less than a segment may not
-//   move it for kRest, and such a reader is forgiven a frame it holds.
+//   move it for kRest, and such a reader is sent padding it reads first.
 #pragma once
 
 #include <chrono>
@@ -95,6 +96,10 @@ struct Backlog {
   // The least round trip the path showed lately (tcpi_min_rtt); zero when
   // not told.
   std::chrono::microseconds round_trip{0};
+  // Bytes the reader's application ignores (a gate's padding) that the
+  // reader should be sent now: its window's edge stood still while its
+  // window showed bytes unread (PeerBacklog). 0: none.
+  std::size_t padding = 0;
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
 
@@ -140,9 +145,10 @@ class PeerBacklog final : public BacklogSource {
   // in an HTTP/2 frame (9 more) and a TLS record (up to 29 more). More is
   // data, which the reader may not have read: the rest starts again.
   static constexpr std::uint64_t kProbeBytes = 64;
-  // Each time a standing edge forgives the reader, the next forgiveness
-  // without a read between waits twice as long, up to kRest << this.
-  static constexpr unsigned kMostForgivenessDoublings = 3;
+  // The padding a standing edge first asks for; each padding without a
+  // read between asks for twice the one before, up to kFirstPadding << this.
+  static constexpr std::size_t kFirstPadding = 512;
+  static constexpr unsigned kMostPaddingDoublings = 7;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
   // (tests feed estimate() instead).
@@ -162,6 +168,7 @@ class PeerBacklog final : public BacklogSource {
 
  private:
   void remember_window(const KernelFacts& facts, Clock::time_point now);
+  [[nodiscard]] static std::size_t window_unit(const KernelFacts& facts);
 
   int fd_;
   std::uint32_t largest_ = 0;        // the largest window, as above
@@ -169,7 +176,8 @@ class PeerBacklog final : public BacklogSource {
   std::uint64_t edge_ = 0;           // the window's right edge at the last sample
   std::uint64_t acked_ = 0;          // bytes acknowledged at the last sample
   Clock::time_point still_since_{};  // since when the edge stood there, and only probes were acknowledged
-  unsigned forgiven_ = 0;            // forgivenesses since the reader last read
+  unsigned padded_ = 0;              // paddings asked for since the reader last read
+  std::size_t padding_ = 0;          // asked for at this sample
 };
 
 }  // namespace sluice::conn

@@ -47,12 +47,12 @@ void H2StreamOutlet::gone() {
 }
 
 bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, conn::GateChecks& checks,
-                                  buf::FrameRef probe) {
+                                  conn::GateFrames frames) {
   if (gate_tried_ || closed()) return gate_ != nullptr;
   gate_tried_ = true;
   std::unique_ptr<conn::BacklogSource> source = carrier_.watch_stream(stream_);
   if (source == nullptr) return false;
-  gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(probe), loop().now());
+  gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(frames), loop().now());
   // Every HTTP/2 client answers a PING once it has read the frames before
   // it: SSE and WebSocket streams alike can be asked what they have read.
   if (gate_) gate_->ask_receipts(static_cast<conn::ReceiptAsker&>(*this));

@@ -70,7 +70,7 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private 
   void gone();
 
   bool bound_unread(const conn::LatencyGateSettings& settings, conn::GateChecks& checks,
-                    buf::FrameRef probe) override;
+                    conn::GateFrames frames) override;
   // Before a flush of the connection, whose engine has sent `sent` bytes
   // of this stream so far: what the stream's data may start (everything,
   // without a gate or once the stream ends). May queue the gate's probe.

@@ -1,5 +1,6 @@
 #include "session/latest_window.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 
@@ -25,7 +26,11 @@ void LatestWindow::set_window(std::int64_t window_frames) {
 
 void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
   if (!enabled()) return;
-  if (!outlet.bound_unread(settings_, checks_, probe_frame(probe))) return report_unbounded();
+  if (!outlet.bound_unread(settings_, checks_, {.probe = probe_frame(probe),
+                                                    .padding = padding_frame(probe, kPaddingBytes),
+                                                    .wide_padding = padding_frame(probe, kWidePaddingBytes)})) {
+    return report_unbounded();
+  }
   // A WebSocket client answers a ping only after every frame before it:
   // its pong is a read receipt. SSE has no way back.
   if (probe == Probe::ws) outlet.ask_read_receipts(receipt_ask());
@@ -44,6 +49,31 @@ const buf::FrameRef& LatestWindow::probe_frame(Probe probe) {
     frame = probe == Probe::sse ? buf::make_frame(pool_, buf::Lane::control, "\n")
                                 : proto::ws::make_ping_frame(pool_, {});
   }
+  return frame;
+}
+
+// SSE: comment lines. WebSocket: unsolicited pongs of the largest control
+// payload, which the client neither answers nor shows. `bytes` or a few
+// more, never fewer.
+const buf::FrameRef& LatestWindow::padding_frame(Probe probe, std::size_t bytes) {
+  const bool wide = bytes > kPaddingBytes;
+  buf::FrameRef& frame = probe == Probe::sse ? (wide ? sse_wide_padding_ : sse_padding_)
+                                             : (wide ? ws_wide_padding_ : ws_padding_);
+  if (frame) return frame;
+  buf::FrameBuilder builder(pool_, buf::Lane::control);
+  std::array<char, proto::ws::kMaxControlPayload> blank{};
+  blank.fill(' ');
+  if (probe == Probe::sse) {
+    // Lines of the pong's size, so that no line is long for a client.
+    blank.front() = ':';
+    blank.back() = '\n';
+    while (builder.size() < bytes) builder.append(blank.data(), blank.size());
+  } else {
+    while (builder.size() < bytes) {
+      if (!proto::ws::encode_frame(proto::ws::Opcode::pong, true, false, blank, builder)) return frame;
+    }
+  }
+  if (!builder.failed()) frame = builder.finish();
   return frame;
 }
 

@@ -54,7 +54,11 @@ class LatestWindow final : public conn::GateReport {
   void window_cannot_show_frames() override;
 
  private:
+  static constexpr std::size_t kPaddingBytes = 512;
+  static constexpr std::size_t kWidePaddingBytes = 8192;
+
   const buf::FrameRef& probe_frame(Probe probe);
+  const buf::FrameRef& padding_frame(Probe probe, std::size_t bytes);
   const buf::FrameRef& receipt_ask();
   void report_unbounded();
 
@@ -65,6 +69,10 @@ class LatestWindow final : public conn::GateReport {
   conn::GateChecks checks_;
   buf::FrameRef sse_probe_;
   buf::FrameRef ws_probe_;
+  buf::FrameRef sse_padding_;
+  buf::FrameRef sse_wide_padding_;
+  buf::FrameRef ws_padding_;
+  buf::FrameRef ws_wide_padding_;
   buf::FrameRef ws_ask_;
 };
 

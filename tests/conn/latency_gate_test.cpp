@@ -28,6 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kPatience = 10s;  // a bound against a hang, not a timing
 
+// An SSE stream's probe and padding.
+GateFrames sse_frames(buf::Pool& pool) {
+  return {.probe = buf::make_frame(pool, buf::Lane::control, "\n"),
+          .padding = buf::make_frame(pool, buf::Lane::control, ":" + std::string(62, ' ') + "\n"),
+          .wide_padding = buf::make_frame(pool, buf::Lane::control, ":" + std::string(510, ' ') + "\n")};
+}
+
 class QuietConnection final : public Connection {
  public:
   using Connection::Connection;
@@ -45,7 +52,7 @@ struct GatedPair : test::LoopbackPair {
                                                    ConnectionLimits{});
     EXPECT_EQ(connection->start(), 0);
     EXPECT_TRUE(connection->bound_unread({.window_frames = 1, .grace = grace}, checks,
-                                                buf::make_frame(pool, buf::Lane::control, "\n")));
+                                                sse_frames(pool)));
   }
   void send(std::size_t size, char fill) {
     ASSERT_EQ(connection->send_data(buf::make_frame(pool, buf::Lane::data, std::string(size, fill))),
@@ -206,7 +213,7 @@ TEST(LatencyGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
   Backlog backlog;
   const auto t0 = Clock::now();
   auto gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
-                                buf::make_frame(pool, buf::Lane::control, "\n"), t0);
+                                sse_frames(pool), t0);
   ASSERT_NE(gate, nullptr);
   constexpr std::size_t kFrame = 64 << 10;
   OutQueue queue;
@@ -265,7 +272,7 @@ struct BlindReader {
     backlog.window_unit = window_unit;
     backlog.round_trip = round_trip;
     gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1, .report = &report},
-                             checks, flusher, buf::make_frame(pool, buf::Lane::control, "\n"), t0);
+                             checks, flusher, sse_frames(pool), t0);
     if (answers) gate->ask_receipts(buf::make_frame(pool, buf::Lane::control, "ask"));
   }
   // Queues a frame and flushes as a Connection does; true when the flush
@@ -297,6 +304,53 @@ struct BlindReader {
   OutQueue queue;
   TakeAll writer;
 };
+
+// A reader whose window's edge stood still is sent the padding its
+// backlog asks for, while the gate holds its data: wide frames while they
+// fit in it, narrow ones for the rest, in at most half the control lane;
+// and nothing to a reader whose data goes.
+TEST(LatencyGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
+  io::Loop loop;
+  GateChecks checks(loop);
+  NoFlush flusher;
+  buf::Pool pool({.block_count = 64, .block_size = 4096, .reserve = 4});
+  Backlog backlog;
+  const auto t0 = Clock::now();
+  const GateFrames frames = sse_frames(pool);
+  auto gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
+                                frames, t0);
+  ASSERT_NE(gate, nullptr);
+  OutQueue queue;
+  ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'a'))), EnqueueStatus::ok);
+  (void)gate->plan(t0, queue);
+  (void)queue.remove_pending(0);
+  gate->flushed(t0, {.status = FlushStatus::drained, .bytes = 1000}, 1000);
+  ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'b'))), EnqueueStatus::ok);
+
+  // 1,000 bytes unread, and 1,100 of padding asked for: two wide frames
+  // (512 each) and two narrow (64), then the probe.
+  backlog = {.in_flight = 0, .unread = 1000, .padding = 1100};
+  (void)gate->plan(t0 + 1ms, queue);
+  EXPECT_TRUE(gate->holding());
+  EXPECT_EQ(queue.control_frames(), 5u);
+  EXPECT_EQ(queue.control_bytes_ahead(), 2 * frames.wide_padding.size() + 2 * frames.padding.size() + 1);
+
+  // As much as a window of 100 KiB: half the control lane, then the probe.
+  OutQueue lots;
+  ASSERT_EQ(lots.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'c'))), EnqueueStatus::ok);
+  backlog = {.in_flight = 0, .unread = 1000, .padding = 100 << 10};
+  (void)gate->plan(t0 + 30ms, lots);
+  EXPECT_TRUE(gate->holding());
+  EXPECT_EQ(lots.control_frames(), lots.limits().max_control_frames / 2 + 1);
+
+  // The reader read everything: its frame goes, and no padding with it.
+  OutQueue going;
+  ASSERT_EQ(going.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'd'))), EnqueueStatus::ok);
+  backlog = {.in_flight = 0, .unread = 0, .padding = 1100};
+  (void)gate->plan(t0 + 60ms, going);
+  EXPECT_FALSE(gate->holding());
+  EXPECT_EQ(going.control_frames(), 0u);
+}
 
 // A reader whose window cannot show its frames and who cannot be asked is
 // held only to the window's rounding: that is reported, once. Not when the
@@ -489,7 +543,7 @@ TEST(LatencyGate, IsNotPutOnASocketTheKernelSaysNothingAbout) {
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
   QuietConnection connection(loop, std::make_unique<transport::PlainTcp>(fds[0]), {});
   ASSERT_EQ(connection.start(), 0);
-  EXPECT_FALSE(connection.bound_unread({}, checks, buf::make_frame(pool, buf::Lane::control, "\n")));
+  EXPECT_FALSE(connection.bound_unread({}, checks, sse_frames(pool)));
   EXPECT_EQ(connection.latency_gate(), nullptr);
   // Without one, a flush writes everything, as before.
   for (int i = 0; i < 3; ++i) {

@@ -61,23 +61,20 @@ struct ToldReader {
   Backlog look() { return backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now); }
 };
 
-// Releases frames into a reader that reads none (`release` moves its
-// kernel's figures) each time it is forgiven, looking every 10 ms, until
-// `done(waits)`: how long each release waited for its forgiveness.
-template <class Release, class Done>
-std::vector<Clock::duration> forgiveness_waits(ToldReader& reader, Release release, Done done) {
-  (void)reader.look();
-  release();
-  std::vector<Clock::duration> waits;
-  auto released_at = reader.now;
-  while (!done(waits)) {
+// Looks every 10 ms at a reader that reads nothing; each padding asked for
+// arrives by the next look (`arrive(bytes)` moves its kernel's figures),
+// until `done(paddings)`: the paddings asked for, in bytes.
+template <class Arrive, class Done>
+std::vector<std::size_t> paddings_asked(ToldReader& reader, Arrive arrive, Done done) {
+  std::vector<std::size_t> paddings;
+  while (!done(paddings)) {
     reader.now += 10ms;
-    if (reader.look().unread != 0) continue;
-    waits.push_back(reader.now - released_at);
-    release();
-    released_at = reader.now + 10ms;  // acknowledged by the next look
+    const Backlog look = reader.look();
+    if (look.padding == 0) continue;
+    paddings.push_back(look.padding);
+    arrive(look.padding);
   }
-  return waits;
+  return paddings;
 }
 
 TEST(PeerBacklogEstimate, SendQueueIsInFlightAndAFullWindowMeansNothingUnread) {
@@ -118,7 +115,7 @@ TEST(PeerBacklogEstimate, ALookAfterALongSilenceStartsAfresh) {
   (void)backlog.estimate({.send_queue = 0, .peer_window = 8192, .acked = 0}, t0);
   EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 4096}, t0 + silence - 1ms).unread,
             4096u);
-  // Its edge moved (it read), so this is not a forgiveness.
+  // Its edge moved (it read), so this is no padding's doing.
   EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 6144}, t0 + 2 * silence).unread, 0u);
   EXPECT_EQ(backlog.largest_window(), 4096u);
 }
@@ -146,11 +143,16 @@ TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheEdgeMoves) {
   // Stopped from here: two frames left unread, nothing more coming.
   const auto stop = now;
   while (now < stop + PeerBacklog::kRest) {
-    EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now).unread, 2098u);
+    const Backlog look = backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now);
+    EXPECT_EQ(look.unread, 2098u);
+    EXPECT_EQ(look.padding, 0u);
     now += 25ms;
   }
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now).unread, 0u);
-  EXPECT_EQ(backlog.largest_window(), 1049u);
+  // After a rest, padding is asked for; the frames still count as unread.
+  const Backlog rested = backlog.estimate({.send_queue = 0, .peer_window = 1049, .acked = acked}, now);
+  EXPECT_EQ(rested.unread, 2098u);
+  EXPECT_EQ(rested.padding, PeerBacklog::kFirstPadding);
+  EXPECT_EQ(backlog.largest_window(), 3147u);
 }
 
 // The reader's kernel shrank the buffer its window offers (memory
@@ -159,66 +161,160 @@ TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheEdgeMoves) {
 // and its edge does not move on a read: 7,277 bytes read look unread. A
 // gate's probes, a byte each, take the window down a byte at a time and
 // never move the edge. Once the edge has stood still for kRest with only
-// probes acknowledged, the window it shows is the largest.
-TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillWhileOnlyProbesComeIsTheLargestAfterARest) {
-  PeerBacklog backlog(-1);
-  auto now = Clock::time_point{};
-  std::uint64_t acked = 0;
-  std::uint32_t window = 27675;
-  (void)backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
-  now += 10ms;
-  acked += 7277;
-  window -= 7277;
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now).unread, 7277u);
-  const auto data_at = now;
-  std::uint32_t probes = 0;
-  for (;;) {
-    now += 25ms;  // a probe in flight
-    const Backlog flying = backlog.estimate({.send_queue = 1, .peer_window = window, .acked = acked}, now);
-    now += 25ms;  // and acknowledged
-    ++acked;
-    --window;
-    ++probes;
-    const Backlog answered = backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now);
-    if (now - data_at < PeerBacklog::kRest) {
-      EXPECT_EQ(flying.unread, 7277u + probes - 1);
-      EXPECT_EQ(answered.unread, 7277u + probes);
-      continue;
-    }
-    EXPECT_EQ(answered.unread, 0u);
-    EXPECT_EQ(backlog.largest_window(), window);
-    break;
-  }
+// probes acknowledged, padding is asked for, twice as much each time the
+// edge stands again; once it has filled the difference, the reader's next
+// read moves the edge, and the window it offers then is the largest.
+TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillIsPaddedUntilAReadShows) {
+  ToldReader reader;
+  reader.window = 27675;
+  (void)reader.look();
+  reader.now += 10ms;
+  reader.acked += 7277;
+  reader.window -= 7277;
+  EXPECT_EQ(reader.look().unread, 7277u);
+  constexpr std::uint32_t kOffers = 14000;  // what the narrowed buffer offers, empty
+  std::size_t padded = 0;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader,
+      [&](std::size_t bytes) {
+        padded += bytes;
+        reader.acked += bytes;
+        // The padding goes in, the window falls by it while it stays above
+        // what the buffer offers; the reader reads it at once.
+        reader.window = std::max<std::uint32_t>(reader.window - static_cast<std::uint32_t>(bytes), kOffers);
+      },
+      [&](const auto&) {
+        // A probe, acknowledged with the window after the read.
+        ++reader.acked;
+        return reader.look().unread == 0 || reader.now > Clock::time_point{} + 10s;
+      });
+  // 512, 1,024 and 2,048 take the window down, short of 14,000. 4,096 fill
+  // the rest; the window falls by less than came, which no read shows
+  // (the reader's buffer may have grown). The next, read before its
+  // acknowledgement, leaves the window as it was: a read.
+  ASSERT_EQ(paddings.size(), 5u);
+  for (std::size_t i = 0; i < paddings.size(); ++i) EXPECT_EQ(paddings[i], PeerBacklog::kFirstPadding << i) << i;
+  EXPECT_EQ(reader.backlog.largest_window(), kOffers);
+  EXPECT_EQ(padded, 15872u);
 }
 
 // A reader whose buffer is full has data waiting for it (unsent or
 // unacknowledged): its edge stands because it stopped, and it is never
-// forgiven while the data waits.
-TEST(PeerBacklogEstimate, AReaderWithDataWaitingForItIsNotForgiven) {
+// padded while the data waits.
+TEST(PeerBacklogEstimate, AReaderWithDataWaitingForItIsNotPadded) {
   PeerBacklog backlog(-1);
   auto now = Clock::time_point{};
   (void)backlog.estimate({.send_queue = 0, .peer_window = 4096, .acked = 0}, now);
   for (int i = 0; i < 300; ++i) {  // 3 s
     now += 10ms;
-    ASSERT_EQ(backlog.estimate({.send_queue = 60000, .peer_window = 0, .acked = 4096}, now).unread, 4096u) << i;
+    const Backlog look = backlog.estimate({.send_queue = 60000, .peer_window = 0, .acked = 4096}, now);
+    ASSERT_EQ(look.unread, 4096u) << i;
+    ASSERT_EQ(look.padding, 0u) << i;
   }
 }
 
-// A stopped reader's buffer may grow as frames arrive, so its edge moves:
-// no read, as data arrived, and no new start for the doubling.
-TEST(PeerBacklogEstimate, AnEdgeMovingAsFramesArriveIsNoRead) {
+// A reader that stopped looks like one whose buffer shrank: its edge
+// stands still. Each padding takes its window down by what it asked, twice
+// as much each time, never more than the window; the padding counts as
+// unread, and no frame goes in. Once it reads everything (its edge moves),
+// the window it offers then is the largest, and the next padding is the
+// first again.
+TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsWindowCloses) {
   ToldReader reader;
-  const auto release = [&] {
-    reader.acked += 2050;         // two frames, acknowledged and not read
-    reader.window -= 2050 - 500;  // the buffer grew by 500 bytes as they came
+  reader.window = 65536;
+  (void)reader.look();
+  reader.now += 10ms;
+  reader.acked += 2050;  // two frames, acknowledged and not read
+  reader.window -= 2050;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader,
+      [&](std::size_t bytes) {
+        reader.acked += bytes;
+        reader.window -= static_cast<std::uint32_t>(bytes);
+      },
+      [&](const auto&) { return reader.window == 0 || reader.now > Clock::time_point{} + 60s; });
+  ASSERT_EQ(reader.window, 0u);
+  // 512 doubling up to 64 KiB, the last what was left of the window.
+  ASSERT_EQ(paddings.size(), 7u);
+  for (std::size_t i = 0; i + 1 < paddings.size(); ++i) EXPECT_EQ(paddings[i], PeerBacklog::kFirstPadding << i) << i;
+  EXPECT_EQ(reader.look().unread, 65536u);
+  // Nothing more while the window is closed.
+  for (int i = 0; i < 100; ++i) {
+    reader.now += 10ms;
+    ASSERT_EQ(reader.look().padding, 0u) << i;
+  }
+  // It reads everything, into a buffer that now offers less: its edge moves,
+  // and the window offered then is the largest.
+  reader.window = 40000;
+  reader.now += 10ms;
+  EXPECT_EQ(reader.look().unread, 0u);
+  EXPECT_EQ(reader.backlog.largest_window(), 40000u);
+  // It stops again: the next padding is a rest away, and the first.
+  reader.acked += 2050;
+  reader.window -= 2050;
+  const auto stopped = reader.now;
+  Backlog look;
+  do {
+    reader.now += 10ms;
+    look = reader.look();
+  } while (look.padding == 0);
+  EXPECT_GE(reader.now - stopped, PeerBacklog::kRest);
+  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
+  EXPECT_EQ(look.padding, PeerBacklog::kFirstPadding);
+}
+
+// Padding that leaves the window as it was (the reader read it before its
+// kernel acknowledged it) shows a read: the window offered then is the
+// largest. One that the window took in part shows none, as when a stopped
+// reader's buffer grows by less than came.
+TEST(PeerBacklogEstimate, PaddingTheWindowTookNoneOfShowsARead) {
+  for (const std::uint32_t taken : {0u, 300u}) {
+    ToldReader reader;
+    reader.window = 20000;
+    (void)reader.look();
+    reader.now += 10ms;
+    reader.acked += 2000;
+    reader.window -= 2000;
+    const std::vector<std::size_t> paddings = paddings_asked(
+        reader,
+        [&](std::size_t bytes) {
+          reader.acked += bytes;
+          reader.window -= taken;
+        },
+        [&](const auto& so_far) { return !so_far.empty(); });
+    reader.now += 10ms;
+    const Backlog after = reader.look();
+    if (taken == 0) {
+      EXPECT_EQ(after.unread, 0u);
+      EXPECT_EQ(reader.backlog.largest_window(), 18000u);
+    } else {
+      EXPECT_EQ(after.unread, 2000u + taken);
+      EXPECT_EQ(reader.backlog.largest_window(), 20000u);
+    }
+  }
+}
+
+// With window scaling the window moves in steps: a padding shorter than
+// two of them may leave it as it was while it sits unread. A padding asked
+// for is two steps at least, and less than that shows no read.
+TEST(PeerBacklogEstimate, PaddingIsTwoStepsOfTheWindowAtLeast) {
+  PeerBacklog backlog(-1);
+  auto now = Clock::time_point{};
+  const auto look = [&](std::uint32_t window, std::uint64_t acked) {
+    return backlog.estimate({.send_queue = 0, .peer_window = window, .window_scale = 11, .acked = acked}, now);
   };
-  const std::vector<Clock::duration> waits =
-      forgiveness_waits(reader, release, [&](const auto&) { return reader.now >= Clock::time_point{} + 10s; });
-  const int forgiven = static_cast<int>(waits.size());
-  const Clock::duration last_wait = waits.empty() ? Clock::duration{} : waits.back();
-  // 0.25, 0.5, 1, then every 2 s: 7 within 10 s, as without the growth.
-  EXPECT_EQ(forgiven, 7);
-  EXPECT_GE(last_wait, PeerBacklog::kRest * (1 << PeerBacklog::kMostForgivenessDoublings));
+  (void)look(65536, 0);
+  now += 10ms;
+  (void)look(63488, 2048);
+  Backlog asked;
+  while (asked.padding == 0) {
+    now += 10ms;
+    asked = look(63488, 2048);
+  }
+  EXPECT_EQ(asked.padding, 4096u);
+  // 2,000 bytes came and the window did not move: no read.
+  now += 10ms;
+  EXPECT_EQ(look(63488, 4048).unread, 2048u);
 }
 
 // Data acknowledged while the edge stands may be unread: the rest starts
@@ -230,53 +326,14 @@ TEST(PeerBacklogEstimate, DataAcknowledgedWhileTheEdgeStandsStartsTheRestAgain) 
   now += 10ms;
   (void)backlog.estimate({.send_queue = 0, .peer_window = 18000, .acked = 2000}, now);
   now += PeerBacklog::kRest - 50ms;
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 3000u);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).padding, 0u);
   const auto frame_at = now;
   now += 100ms;  // past a rest from the first data, not from the frame
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 3000u);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).padding, 0u);
   now = frame_at + PeerBacklog::kRest;
-  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now).unread, 0u);
-}
-
-// A reader that stopped looks like one whose buffer shrank: its edge
-// stands still. Each forgiveness lets a gate release two more frames into
-// it, and the next without the edge moving comes twice as late, up to
-// kRest << kMostForgivenessDoublings. Once the edge moves (it read), the
-// window it offers then is the largest, and the next forgiveness comes
-// after kRest again.
-TEST(PeerBacklogEstimate, AReaderThatStoppedIsForgivenLessOftenEachTime) {
-  ToldReader reader;
-  const auto release = [&] {  // two frames, acknowledged and not read
-    reader.acked += 2050;
-    reader.window -= 2050;
-  };
-  const std::vector<Clock::duration> waits = forgiveness_waits(reader, release, [&](const auto& so_far) {
-    return so_far.size() >= 8 || reader.now >= Clock::time_point{} + 60s;
-  });
-  ASSERT_EQ(waits.size(), 8u);
-  for (std::size_t i = 0; i < waits.size(); ++i) {
-    const auto least = PeerBacklog::kRest * (1 << std::min<std::size_t>(i, PeerBacklog::kMostForgivenessDoublings));
-    EXPECT_GE(waits[i], least) << "forgiveness " << i;
-    EXPECT_LT(waits[i], least + 30ms) << "forgiveness " << i;
-  }
-  // It reads everything, into a buffer that now offers less than the
-  // window it was last forgiven at: its edge moves, and the window offered
-  // then is the largest.
-  reader.now += 10ms;  // the frames last released, acknowledged
-  (void)reader.look();
-  ASSERT_LT(reader.window + 1000, reader.backlog.largest_window());
-  reader.window += 1000;
-  reader.now += 10ms;
-  EXPECT_EQ(reader.look().unread, 0u);
-  EXPECT_EQ(reader.backlog.largest_window(), reader.window);
-  // It stops again: the next forgiveness is a rest away, not the longest.
-  release();
-  const auto stopped = reader.now;
-  do {
-    reader.now += 10ms;
-  } while (reader.look().unread != 0);
-  EXPECT_GE(reader.now - stopped, PeerBacklog::kRest);
-  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
+  const Backlog rested = backlog.estimate({.send_queue = 0, .peer_window = 17000, .acked = 3000}, now);
+  EXPECT_EQ(rested.padding, PeerBacklog::kFirstPadding);
+  EXPECT_EQ(rested.unread, 3000u);
 }
 
 TEST(PeerBacklogEstimate, APeriodWithNoSampleForgetsBoth) {
@@ -394,7 +451,12 @@ TEST(PeerBacklog, FallsBackToNothingWhenTheReaderDrains) {
     (void)backlog.sample(Clock::now());
   }
   EXPECT_GT(written, 0u);
-  const Backlog drained = sample_until(backlog, [](const Backlog& b) { return b.total() == 0; });
+  // The reader's kernel may have narrowed its buffer after the window it
+  // offered as it grew: the padding asked for goes in, as a gate sends it.
+  const Backlog drained = sample_until(backlog, [&](const Backlog& b) {
+    if (b.padding > 0) (void)write_some(pair.sender, b.padding);
+    return b.total() == 0;
+  });
   EXPECT_EQ(drained.total(), 0u);
   stop = true;
   reader.join();

@@ -173,6 +173,54 @@ TEST(LatestWindow, AStalledSseReaderHoldsTheWindowInTheKernelAndThenReadsTheNewe
   EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
 }
 
+// A reader that stops while frames wait for it gets padding, not frames:
+// once its window's edge has stood still for a rest, SSE comment lines go
+// in, more each time, until its window closes. When it reads again it gets
+// the frames let in before, the padding its parser skips, and the newest.
+TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
+  constexpr int kRead = 20;
+  RunningServer server(latest_config(2));
+  SseSubscriber reader(server.port(), "/sse/feed");
+  ASSERT_TRUE(reader.opened());
+  TestClient publisher(server.port());
+  // It reads the first frames as they come, then stops.
+  for (int n = 1; n <= kRead; ++n) {
+    ASSERT_EQ(publish(publisher, "/pub/feed", body(n)), 200);
+    ASSERT_TRUE(reader.wait_for(static_cast<std::size_t>(n)));
+  }
+  const auto count = [](const std::string& bytes, std::string_view line_start) {
+    std::size_t lines = 0;
+    for (std::size_t at = bytes.find(line_start); at != std::string::npos; at = bytes.find(line_start, at + 1)) ++lines;
+    return lines;
+  };
+  // Frames keep coming until its kernel's buffer holds 2 KiB of comment
+  // lines or more.
+  int last = kRead;
+  std::string held;
+  for (const auto deadline = std::chrono::steady_clock::now() + 10s;
+       count(held, "\n:") < 2048 / 125 && std::chrono::steady_clock::now() < deadline; ::poll(nullptr, 0, 10)) {
+    ASSERT_EQ(publish(publisher, "/pub/feed", body(++last)), 200);
+    int unread = 0;
+    ASSERT_EQ(::ioctl(reader.client().fd(), FIONREAD, &unread), 0);
+    held.assign(static_cast<std::size_t>(unread), '\0');
+    ASSERT_EQ(::recv(reader.client().fd(), held.data(), held.size(), MSG_PEEK), unread);
+  }
+  ASSERT_GE(count(held, "\n:"), 2048u / 125) << held.size() << " bytes held";
+  const std::size_t frames_held = count(held, "\ndata: ");
+  // The frames let in before it stopped, the padding, then the newest.
+  std::vector<int> numbers;
+  EXPECT_TRUE(reader.client().read_until([&](const std::string&) {
+    reader.parse_buffered();
+    numbers.clear();
+    for (const auto& e : reader.events()) {
+      if (e.type != "sluice-dropped") numbers.push_back(std::atoi(e.data.substr(0, 6).c_str()));
+    }
+    return !numbers.empty() && numbers.back() == last;
+  }));
+  EXPECT_TRUE(std::is_sorted(numbers.begin(), numbers.end()));
+  EXPECT_LE(numbers.size(), kRead + frames_held + 1);
+}
+
 TEST(LatestWindow, OneFrameIsAWindowToo) {
   RunningServer server(latest_config(1));
   SseSubscriber reader(server.port(), "/sse/feed", 4096);
@@ -306,8 +354,9 @@ TEST(LatestWindow, AnSseStreamWhoseWindowCannotShowItsFramesIsCounted) {
 // move when the reader reads. By the window alone, what the reader read is
 // unread for good: the gate held the next frame, which would have filled
 // that difference, and the reader got nothing more. A window whose edge
-// stood still while only probes were acknowledged is now forgiven (less
-// often each time it stays still), and the reader gets every key.
+// stood still while only probes were acknowledged is now padded (SSE
+// comments fill the difference, and the reader's next read shows), and the
+// reader gets every key.
 TEST(LatestWindow, AReaderWhoseBufferShrankGetsEveryKeysNewestValue) {
   constexpr int kKeys = 50;
   RunningServer server(latest_config(1));  // the default

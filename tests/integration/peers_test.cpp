@@ -116,6 +116,11 @@ TEST(Peers, PythonWebsocketsGetsFragmentedCompressedMessagesEchoedIntact) {
                      Program::sluiced_echo);
 }
 
+TEST(Peers, PythonWebsocketsTakesTheLatestWindowsPaddingAndGetsTheNewest) {
+  expect_peer_passes(kPython, "ws_latest_paused.py", {"policy.default=latest"},
+                     "ws_latest_paused.py: paused, padded, then the newest; close code 1000");
+}
+
 TEST(Peers, NodeEventSourceResumesExactlyOnceAfterSlowConsumerCutOffs) {
   expect_peer_passes(kNode, "eventsource_resume.mjs", kResumeSettings,
                      "eventsource_resume: 60 events exactly once, in order");
