@@ -201,19 +201,24 @@ struct NoFlush final : io::Deferred {
   void run_deferred() override {}
 };
 
+// A gate of one frame whose backlog the test sets, made at t0.
+struct ScriptedGate : ::testing::Test {
+  io::Loop loop;
+  GateChecks checks{loop};
+  NoFlush flusher;
+  buf::Pool pool{{.block_count = 64, .block_size = 4096, .reserve = 4}};
+  GateFrames frames = sse_frames(pool);
+  Backlog backlog;
+  Clock::time_point t0 = Clock::now();
+  std::unique_ptr<LatencyGate> gate =
+      LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher, frames, t0);
+};
+
 // On a path whose round trip is long against a frame's time on it, the
 // next frame goes while the last one's tail is on its way: bytes the path
 // delivers within a round trip count as read; bytes the reader's kernel
 // holds unread, or that wait unsent, do not.
-TEST(LatencyGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
-  io::Loop loop;
-  GateChecks checks(loop);
-  NoFlush flusher;
-  buf::Pool pool({.block_count = 64, .block_size = 4096, .reserve = 4});
-  Backlog backlog;
-  const auto t0 = Clock::now();
-  auto gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
-                                sse_frames(pool), t0);
+TEST_F(ScriptedGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
   ASSERT_NE(gate, nullptr);
   constexpr std::size_t kFrame = 64 << 10;
   OutQueue queue;
@@ -309,16 +314,7 @@ struct BlindReader {
 // backlog asks for, while the gate holds its data: wide frames while they
 // fit in it, narrow ones for the rest, in at most half the control lane;
 // and nothing to a reader whose data goes.
-TEST(LatencyGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
-  io::Loop loop;
-  GateChecks checks(loop);
-  NoFlush flusher;
-  buf::Pool pool({.block_count = 64, .block_size = 4096, .reserve = 4});
-  Backlog backlog;
-  const auto t0 = Clock::now();
-  const GateFrames frames = sse_frames(pool);
-  auto gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher,
-                                frames, t0);
+TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   ASSERT_NE(gate, nullptr);
   OutQueue queue;
   ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'a'))), EnqueueStatus::ok);

@@ -59,6 +59,11 @@ struct ToldReader {
   std::uint64_t acked = 0;
   std::uint32_t window = 65536;
   Backlog look() { return backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now); }
+  // Its kernel took `bytes` that it does not read.
+  void holds(std::uint32_t bytes) {
+    acked += bytes;
+    window -= bytes;
+  }
 };
 
 // Looks every 10 ms at a reader that reads nothing; each padding asked for
@@ -169,8 +174,7 @@ TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillIsPaddedUntilAReadShows) {
   reader.window = 27675;
   (void)reader.look();
   reader.now += 10ms;
-  reader.acked += 7277;
-  reader.window -= 7277;
+  reader.holds(7277);
   EXPECT_EQ(reader.look().unread, 7277u);
   constexpr std::uint32_t kOffers = 14000;  // what the narrowed buffer offers, empty
   std::size_t padded = 0;
@@ -224,14 +228,10 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   reader.window = 65536;
   (void)reader.look();
   reader.now += 10ms;
-  reader.acked += 2050;  // two frames, acknowledged and not read
-  reader.window -= 2050;
+  reader.holds(2050);  // two frames
   const std::vector<std::size_t> paddings = paddings_asked(
       reader,
-      [&](std::size_t bytes) {
-        reader.acked += bytes;
-        reader.window -= static_cast<std::uint32_t>(bytes);
-      },
+      [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
       [&](const auto&) { return reader.window == 0 || reader.now > Clock::time_point{} + 60s; });
   ASSERT_EQ(reader.window, 0u);
   // 512 doubling up to 64 KiB, the last what was left of the window.
@@ -250,8 +250,7 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   EXPECT_EQ(reader.look().unread, 0u);
   EXPECT_EQ(reader.backlog.largest_window(), 40000u);
   // It stops again: the next padding is a rest away, and the first.
-  reader.acked += 2050;
-  reader.window -= 2050;
+  reader.holds(2050);
   const auto stopped = reader.now;
   Backlog look;
   do {
@@ -273,8 +272,7 @@ TEST(PeerBacklogEstimate, PaddingTheWindowTookNoneOfShowsARead) {
     reader.window = 20000;
     (void)reader.look();
     reader.now += 10ms;
-    reader.acked += 2000;
-    reader.window -= 2000;
+    reader.holds(2000);
     const std::vector<std::size_t> paddings = paddings_asked(
         reader,
         [&](std::size_t bytes) {
