@@ -4,6 +4,7 @@
 // count and the bytes cannot drift apart.
 #include "proto/sse.hpp"
 
+#include <array>
 #include <charconv>
 
 #include "line_end.hpp"
@@ -90,6 +91,18 @@ EncodeStatus encode_comment(std::string_view text, buf::Sink& out) {
 buf::FrameRef make_event_frame(buf::Pool& pool, buf::Lane lane, const Event& event) {
   buf::FrameBuilder builder(pool, lane);
   if (encode(event, builder) != EncodeStatus::ok) return {};
+  return builder.finish();
+}
+
+buf::FrameRef make_padding_frame(buf::Pool& pool, buf::Lane lane, std::size_t bytes) {
+  std::array<char, kPaddingLine> line;
+  line.fill(' ');
+  line.front() = ':';
+  line.back() = '\n';
+  buf::FrameBuilder builder(pool, lane);
+  for (std::size_t written = 0; written < bytes; written += line.size()) {
+    if (!builder.append(line.data(), line.size())) return {};
+  }
   return builder.finish();
 }
 

@@ -48,6 +48,12 @@ enum class EncodeStatus : std::uint8_t {
 // line; empty text gives ":\n\n". Returns sink_full or ok.
 [[nodiscard]] EncodeStatus encode_comment(std::string_view text, buf::Sink& out);
 
+// Padding that clients skip: comment lines of kPaddingLine bytes (':' and
+// blanks), as many as make `bytes` or a line more, in one frame of `lane`
+// blocks from `pool`. Empty when the pool has no room.
+inline constexpr std::size_t kPaddingLine = 125;
+[[nodiscard]] buf::FrameRef make_padding_frame(buf::Pool& pool, buf::Lane lane, std::size_t bytes);
+
 // The event encoded into one frame of `lane` blocks from `pool`, to be
 // shared by every subscriber that reads SSE. Empty when encode() refuses
 // the event or the pool has no room.

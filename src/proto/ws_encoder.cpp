@@ -5,6 +5,7 @@
 #include "proto/ws_encoder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "proto/random_bytes.hpp"
@@ -159,6 +160,16 @@ buf::FrameRef make_ping_frame(buf::Pool& pool, std::span<const char> payload) {
 
 buf::FrameRef make_pong_frame(buf::Pool& pool, std::span<const char> payload) {
   return control_frame(pool, Opcode::pong, payload);
+}
+
+buf::FrameRef make_pong_padding_frame(buf::Pool& pool, std::size_t bytes) {
+  std::array<char, kMaxControlPayload> blanks;
+  blanks.fill(' ');
+  buf::FrameBuilder builder(pool, buf::Lane::control);
+  while (builder.size() < bytes) {
+    if (!encode_frame(Opcode::pong, true, false, blanks, builder)) return {};
+  }
+  return builder.finish();
 }
 
 }  // namespace sluice::proto::ws

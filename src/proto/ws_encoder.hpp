@@ -105,5 +105,10 @@ struct ClosePayload {
 [[nodiscard]] buf::FrameRef make_close_frame(buf::Pool& pool, CloseCode code, std::string_view reason);
 [[nodiscard]] buf::FrameRef make_ping_frame(buf::Pool& pool, std::span<const char> payload);
 [[nodiscard]] buf::FrameRef make_pong_frame(buf::Pool& pool, std::span<const char> payload);
+// Padding that a client neither answers nor shows its application:
+// unsolicited pongs with a payload of kMaxControlPayload blanks, as many as
+// make `bytes` or a pong more, in one control frame from `pool`. Empty when
+// the pool has no room.
+[[nodiscard]] buf::FrameRef make_pong_padding_frame(buf::Pool& pool, std::size_t bytes);
 
 }  // namespace sluice::proto::ws

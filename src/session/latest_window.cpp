@@ -1,9 +1,9 @@
 #include "session/latest_window.hpp"
 
-#include <array>
 #include <atomic>
 #include <cstdio>
 
+#include "proto/sse.hpp"
 #include "proto/ws_encoder.hpp"
 
 namespace sluice::session {
@@ -52,28 +52,16 @@ const buf::FrameRef& LatestWindow::probe_frame(Probe probe) {
   return frame;
 }
 
-// SSE: comment lines. WebSocket: unsolicited pongs of the largest control
-// payload, which the client neither answers nor shows. `bytes` or a few
-// more, never fewer.
+// SSE: comment lines. WebSocket: unsolicited pongs. `bytes` or a little
+// more; the client's application sees neither.
 const buf::FrameRef& LatestWindow::padding_frame(Probe probe, std::size_t bytes) {
   const bool wide = bytes > kPaddingBytes;
   buf::FrameRef& frame = probe == Probe::sse ? (wide ? sse_wide_padding_ : sse_padding_)
                                              : (wide ? ws_wide_padding_ : ws_padding_);
-  if (frame) return frame;
-  buf::FrameBuilder builder(pool_, buf::Lane::control);
-  std::array<char, proto::ws::kMaxControlPayload> blank{};
-  blank.fill(' ');
-  if (probe == Probe::sse) {
-    // Lines of the pong's size, so that no line is long for a client.
-    blank.front() = ':';
-    blank.back() = '\n';
-    while (builder.size() < bytes) builder.append(blank.data(), blank.size());
-  } else {
-    while (builder.size() < bytes) {
-      if (!proto::ws::encode_frame(proto::ws::Opcode::pong, true, false, blank, builder)) return frame;
-    }
+  if (!frame) {
+    frame = probe == Probe::sse ? proto::sse::make_padding_frame(pool_, buf::Lane::control, bytes)
+                                : proto::ws::make_pong_padding_frame(pool_, bytes);
   }
-  if (!builder.failed()) frame = builder.finish();
   return frame;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "buf/frame.hpp"
+#include "proto/sse_parser.hpp"
 
 namespace sluice::proto::sse {
 namespace {
@@ -119,6 +120,35 @@ TEST(SseEncode, EncodesIntoPoolFramesAndFailsWhenThePoolIsDry) {
   EXPECT_EQ(frame.size(), encoded_size({.data = data}));
   buf::FrameBuilder starved(pool, buf::Lane::data);
   EXPECT_EQ(encode({.data = data}, starved), EncodeStatus::sink_full);
+}
+
+// Padding is whole comment lines, which a parser takes as no event, up to
+// a line more than asked; a pool without room gives none.
+TEST(SsePadding, IsWholeCommentLinesAParserSkips) {
+  buf::Pool pool({.block_count = 64, .block_size = 64, .reserve = 1});
+  for (const std::size_t bytes : {std::size_t{1}, kPaddingLine, kPaddingLine + 1, std::size_t{1000}}) {
+    const buf::FrameRef frame = make_padding_frame(pool, buf::Lane::data, bytes);
+    ASSERT_TRUE(frame) << bytes;
+    std::string text(frame.size(), '\0');
+    ASSERT_EQ(frame.copy_to(text.data(), text.size()), text.size());
+    EXPECT_GE(text.size(), bytes);
+    EXPECT_LT(text.size(), bytes + kPaddingLine);
+    ASSERT_EQ(text.size() % kPaddingLine, 0u);
+    for (std::size_t at = 0; at < text.size(); at += kPaddingLine) {
+      EXPECT_EQ(text[at], ':') << at;
+      EXPECT_EQ(text.find('\n', at), at + kPaddingLine - 1) << at;
+    }
+    struct Counting final : Handler {
+      int events = 0;
+      void on_event(const ReceivedEvent&) override { ++events; }
+    } counting;
+    Parser parser;
+    EXPECT_EQ(parser.feed(text, counting), ParseStatus::ok);
+    EXPECT_EQ(counting.events, 0);
+  }
+  buf::Pool dry({.block_count = 4, .block_size = 64, .reserve = 1});
+  EXPECT_FALSE(make_padding_frame(dry, buf::Lane::data, 1000));
+  EXPECT_EQ(dry.free_blocks(), 4u);
 }
 
 TEST(SseEncode, SizeOfLargeMultiLineData) {

@@ -166,6 +166,26 @@ TEST(WsEncoder, ControlFramesUseTheReserve) {
   EXPECT_FALSE(make_ping_frame(pool, span_of("no block left")));
 }
 
+// Padding is whole pongs of the largest payload, up to a pong more than
+// asked, from the control reserve; a pool without room gives none.
+TEST(WsEncoder, PongPaddingIsWholePongsOfTheLargestPayload) {
+  constexpr std::size_t kPong = 2 + kMaxControlPayload;
+  const std::string pong = "\x8a\x7d" + std::string(kMaxControlPayload, ' ');
+  buf::Pool pool({.block_count = 64, .block_size = 64, .reserve = 40});
+  for (const std::size_t bytes : {std::size_t{1}, kPong, kPong + 1, std::size_t{1000}}) {
+    const buf::FrameRef frame = make_pong_padding_frame(pool, bytes);
+    ASSERT_TRUE(frame) << bytes;
+    const std::string text = frame_bytes(frame);
+    EXPECT_GE(text.size(), bytes);
+    EXPECT_LT(text.size(), bytes + kPong);
+    ASSERT_EQ(text.size() % kPong, 0u);
+    for (std::size_t at = 0; at < text.size(); at += kPong) EXPECT_EQ(text.substr(at, kPong), pong) << at;
+  }
+  buf::Pool dry({.block_count = 4, .block_size = 64, .reserve = 3});
+  EXPECT_FALSE(make_pong_padding_frame(dry, 1000));
+  EXPECT_EQ(dry.free_blocks(), 4u);
+}
+
 TEST(WsEncoder, DeflatedFrameMatchesRfc7692Example) {
   buf::Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
   Deflater deflater;
