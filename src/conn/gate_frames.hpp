@@ -14,6 +14,7 @@ struct GateFrames {
   // Padding: bytes the reader's kernel takes and its application skips (SSE
   // comments, unsolicited WebSocket pongs), some hundred of them here and
   // some kilobytes in wide_padding, queued as often as a padding asks.
+  // Null: the gate sends none.
   buf::FrameRef padding;
   buf::FrameRef wide_padding;
 };

@@ -29,7 +29,7 @@ std::unique_ptr<LatencyGate> LatencyGate::make(int fd, const LatencyGateSettings
 std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> source,
                                                const LatencyGateSettings& settings, GateChecks& checks,
                                                io::Deferred& flusher, GateFrames frames, Clock::time_point now) {
-  if (!frames.probe || !frames.padding || !frames.wide_padding || !source) return nullptr;
+  if (!frames.probe || !source) return nullptr;
   std::unique_ptr<LatencyGate> gate(new LatencyGate(std::move(source), settings, checks, flusher, std::move(frames)));
   // The first sample is also the first look at the reader's window, taken
   // before any data of ours can have narrowed it.
@@ -84,7 +84,7 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // (the reader's kernel has shown its window since), is that remainder,
   // not a frame unread; holding on it kept a reader that had read
   // everything waiting until its window's edge had stood still a quarter
-  // of a second at best (PeerBacklog).
+  // of a second, and padding had shown a read (PeerBacklog).
   // The segments are our writes: after a write of several frames (a grown
   // allowance) the remainder can be up to that write, and held on it the
   // reader waited that long with nothing unread. A
@@ -262,13 +262,18 @@ void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
   probe_gap_ = std::min<Clock::duration>(2 * probe_gap_, kMaxProbeGap);
 }
 
-// The padding goes in whole frames, wide ones while they fit in it, then
-// as many narrow ones as cover the rest, in at most half the control lane:
-// notices and closes still find room behind it.
+// The padding goes in whole frames: wide ones while the rest is within a
+// narrow one of them, then narrow ones, so it passes what was asked by
+// less than a narrow frame. At most half the control lane: notices and
+// closes queued after it still find room (with a lane of two or three
+// frames there is no room for padding at all, and none goes). Without
+// padding frames (the pool had no room when the stream was bound) none
+// goes either.
 void LatencyGate::pad(OutQueue& queue) {
-  std::size_t left = padding_;
+  std::size_t left = frames_.padding ? padding_ : 0;
   while (left > 0 && 2 * (queue.control_frames() + 1) <= queue.limits().max_control_frames) {
-    const buf::FrameRef& frame = left >= frames_.wide_padding.size() ? frames_.wide_padding : frames_.padding;
+    const bool wide = frames_.wide_padding && left + frames_.padding.size() >= frames_.wide_padding.size();
+    const buf::FrameRef& frame = wide ? frames_.wide_padding : frames_.padding;
     if (queue.push_control(frame) != EnqueueStatus::ok) return;
     left -= std::min(left, std::max<std::size_t>(frame.size(), 1));
   }

@@ -70,7 +70,10 @@ std::size_t PeerBacklog::window_unit(const KernelFacts& facts) {
 }
 
 void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point now) {
-  if (now - last_sample_ >= kWindowMemory) largest_ = 0;  // at the first look, 0 already
+  if (now - last_sample_ >= kWindowMemory) {  // at the first look, 0 already
+    largest_ = 0;
+    padded_ = 0;
+  }
   last_sample_ = now;
   // Between two looks, a probe acknowledged moves the window down, or its
   // edge up when the reader's kernel offers the same window after reading
@@ -87,7 +90,9 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   const std::uint64_t edge_moved_by = edge - edge_;
   const std::uint64_t acked_by = facts.acked - acked_;
   const std::size_t unit = window_unit(facts);
-  const bool edge_moved = edge_moved_by > kProbeBytes;
+  // An edge never moves back on Linux; one that did (a stack that takes
+  // back window) moved nowhere a read would take it.
+  const bool edge_moved = edge > edge_ && edge_moved_by > kProbeBytes;
   const bool data_acked = acked_by > kProbeBytes;
   const bool window_kept =
       acked_by >= 2 * unit && edge_moved_by + kProbeBytes >= acked_by && edge_moved_by <= acked_by + kProbeBytes;

@@ -53,8 +53,9 @@
 //   application skips (SSE comments, unsolicited WebSocket pongs), which
 //   take the window down as a frame would, without a frame. Each padding
 //   without a read between asks for twice the one before (kFirstPadding
-//   up to 64 KiB, two of the window's steps at least, never more than the
-//   window), a rest after the last. Once padding has filled the difference,
+//   up to 64 KiB, two of the window's steps at least; never more than the
+//   window is asked, and a gate sends less than a padding frame more), a
+//   rest after the last. Once padding has filled the difference,
 //   the reader's next read moves the edge: the window it offers then
 //   becomes the largest, and the estimate is exact again. A read shows as
 //   an edge that moved while only probes arrived, or, after padding, as

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "conn/peer_backlog.hpp"
 #include "transport/h2_session.hpp"
@@ -40,11 +41,9 @@ class H2SocketBacklog {
     std::uint64_t consumed = 0;  // the reader's client read the bytes before this
     std::uint64_t arrived = 0;   // the path delivers the bytes before this within a round trip
     // The socket's, for every stream: the step its reader's window moves
-    // in, the path's least round trip, and the padding its reader should
-    // be sent (conn::Backlog), which any stream held back may carry.
+    // in, and the path's least round trip (conn::Backlog).
     std::size_t window_unit = 1;
     std::chrono::microseconds round_trip{0};
-    std::size_t padding = 0;
   };
 
   // Reads socket `fd`, which it does not own, about `h2`'s bytes.
@@ -55,6 +54,10 @@ class H2SocketBacklog {
   // At the last look, bytes of the connection were sent and not yet
   // acknowledged by the reader's kernel.
   [[nodiscard]] bool unacknowledged() const { return last_ && last_->acked < last_written_; }
+  // The padding the socket's reader should be sent (conn::Backlog), once
+  // per look that asked for it: the first stream to take it carries it
+  // for all, since every stream's bytes fill the same window.
+  [[nodiscard]] std::size_t take_padding() { return std::exchange(padding_, 0); }
 
  private:
   conn::PeerBacklog peer_;
@@ -62,6 +65,7 @@ class H2SocketBacklog {
   Clock::time_point last_at_{};
   std::uint64_t last_written_ = UINT64_MAX;
   std::optional<Offsets> last_;
+  std::size_t padding_ = 0;
 };
 
 class H2StreamBacklog final : public conn::BacklogSource {

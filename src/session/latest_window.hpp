@@ -1,8 +1,8 @@
 // Owns: LatestWindow, what one loop needs to bound the frames between
 // sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
-// the configured window, the loop's GateChecks, the probe frames (one per
-// protocol, shared by every stream, made on first use), and the reports of
-// a stream it cannot hold to the window: when the kernel cannot estimate
+// the configured window, the loop's GateChecks, the probe and padding
+// frames (per protocol, shared by every stream, made on first use), and the
+// reports of a stream it cannot hold to the window: when the kernel cannot estimate
 // its reader's backlog (another OS, lwIP), or when the reader's window
 // moves in steps too large to show its frames and the stream cannot ask
 // the reader instead (SSE over HTTP/1.1). Each is counted, and

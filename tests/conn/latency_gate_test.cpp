@@ -331,6 +331,14 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   EXPECT_EQ(queue.control_frames(), 5u);
   EXPECT_EQ(queue.control_bytes_ahead(), 2 * frames.wide_padding.size() + 2 * frames.padding.size() + 1);
 
+  // Short of a wide frame by less than a narrow one: one wide frame.
+  OutQueue one;
+  ASSERT_EQ(one.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'e'))), EnqueueStatus::ok);
+  backlog = {.in_flight = 0, .unread = 1000, .padding = frames.wide_padding.size() - frames.padding.size() + 1};
+  (void)gate->plan(t0 + 15ms, one);
+  EXPECT_TRUE(gate->holding());
+  EXPECT_EQ(one.control_bytes_ahead(), frames.wide_padding.size() + 1);  // and the probe
+
   // As much as a window of 100 KiB: half the control lane, then the probe.
   OutQueue lots;
   ASSERT_EQ(lots.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'c'))), EnqueueStatus::ok);

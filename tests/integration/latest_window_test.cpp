@@ -175,7 +175,8 @@ TEST(LatestWindow, AStalledSseReaderHoldsTheWindowInTheKernelAndThenReadsTheNewe
 
 // A reader that stops while frames wait for it gets padding, not frames:
 // once its window's edge has stood still for a rest, SSE comment lines go
-// in, more each time, until its window closes. When it reads again it gets
+// in, more each time (until its window would close; the test stops at 2
+// KiB of them). When it reads again it gets
 // the frames let in before, the padding its parser skips, and the newest.
 TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
   constexpr int kRead = 20;
@@ -218,7 +219,8 @@ TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
     return !numbers.empty() && numbers.back() == last;
   }));
   EXPECT_TRUE(std::is_sorted(numbers.begin(), numbers.end()));
-  EXPECT_LE(numbers.size(), kRead + frames_held + 1);
+  // The newest, and perhaps a frame on its way at the last look.
+  EXPECT_LE(numbers.size(), kRead + frames_held + 2);
 }
 
 TEST(LatestWindow, OneFrameIsAWindowToo) {
