@@ -1,6 +1,8 @@
 #include "conn/latency_gate.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 
 #include "conn/gate_checks.hpp"
 
@@ -36,6 +38,8 @@ std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> so
   const std::optional<Backlog> first = gate->backlog_->sample(now);
   if (!first) return nullptr;
   gate->window_unit_ = first->window_unit;
+  gate->padding_budget_ = settings.padding_per_second > 0 ? kPaddingBurst : 0;
+  gate->padding_budget_at_ = now;
   gate->round_trip_ = first->round_trip;
   gate->last_sample_ = now;
   return gate;
@@ -98,7 +102,7 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
   holding_ = pending > room && !(outstanding == 0 && frames == 1);
   if (holding_) {
-    pad(queue);
+    pad(now, queue);
     maybe_probe(now, queue);
   }
   padding_ = 0;
@@ -266,17 +270,34 @@ void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
 // narrow one of them, then narrow ones, so it passes what was asked by
 // less than a narrow frame. At most half the control lane: notices and
 // closes queued after it still find room (with a lane of two or three
-// frames there is no room for padding at all, and none goes). Without
+// frames, one padding frame goes per padding asked for). Without
 // padding frames (the pool had no room when the stream was bound) none
-// goes either.
-void LatencyGate::pad(OutQueue& queue) {
-  std::size_t left = frames_.padding ? padding_ : 0;
+// goes either. Nor more than the budget has (padding_budget()) and a
+// narrow frame.
+void LatencyGate::pad(Clock::time_point now, OutQueue& queue) {
+  if (!frames_.padding || padding_ == 0) return;
+  const std::size_t budget = padding_budget(now);
+  std::size_t left = std::min(padding_, budget);
+  std::size_t queued = 0;
   while (left > 0 && 2 * (queue.control_frames() + 1) <= queue.limits().max_control_frames) {
     const bool wide = frames_.wide_padding && left + frames_.padding.size() >= frames_.wide_padding.size();
     const buf::FrameRef& frame = wide ? frames_.wide_padding : frames_.padding;
-    if (queue.push_control(frame) != EnqueueStatus::ok) return;
+    if (queue.push_control(frame) != EnqueueStatus::ok) break;
+    queued += frame.size();
     left -= std::min(left, std::max<std::size_t>(frame.size(), 1));
   }
+  if (queued == 0) return;
+  padding_budget_ = budget - std::min(budget, queued);
+  padding_budget_at_ = now;
+  if (settings_.report != nullptr) settings_.report->padded(queued);
+}
+
+std::size_t LatencyGate::padding_budget(Clock::time_point now) const {
+  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(now - padding_budget_at_).count();
+  // Earned since, to the byte; at most a burst (a few seconds of the default).
+  const std::uint64_t earned =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed, 0)) * settings_.padding_per_second / 1'000'000;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(padding_budget_ + earned, kPaddingBurst));
 }
 
 void LatencyGate::note_write(Clock::time_point now, std::size_t bytes) {

@@ -72,6 +72,7 @@ struct alignas(64) LoopMetrics {
   std::array<Counter, kPolicyLabels.size()> events_dropped;
   Counter events_conflated;  // replaced by a newer event of the same key (latest)
   std::array<Counter, kLooseBoundLabels.size()> latest_loose;  // latest streams not held to the window, by LooseBound
+  Counter latest_padding_bytes;  // padding queued to latest readers (conn/latency_gate.hpp)
   std::array<Counter, kPolicyLabels.size()> slow_consumer_cutoffs;
   Counter streams_shed;  // cut off while queued data held the pool (server/pool_shedding.hpp)
   std::array<Counter, kRefusalLabels.size()> publish_refusals;

@@ -71,6 +71,10 @@ void write_events(Exposition& out, const Registry& r) {
            "frames and the stream cannot ask the reader what it read (window_steps: SSE over HTTP/1.1).",
            "why", kLooseBoundLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.latest_loose[i].value(); });
+  single(out, r, "sluice_latest_padding_bytes_total", Type::counter,
+         "Bytes of padding (SSE comments, WebSocket pongs) sent to readers under the latest policy whose window "
+         "stood still while frames were held, to show whether their buffer had narrowed.",
+         [](const LoopMetrics& m) { return m.latest_padding_bytes.value(); });
   labelled(out, r, "sluice_slow_consumer_cutoffs_total", Type::counter,
            "Subscribers cut off because their send budget was spent.", "policy", kPolicyLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.slow_consumer_cutoffs[i].value(); });

@@ -52,6 +52,7 @@ constexpr LiveSetting kLiveSettings[] = {
     live<&C::server_memory_bytes>("limits.server_bytes"),
     live<&C::tls_record_reserve_bytes>("limits.tls_record_reserve_bytes"),
     live<&C::policy, &P::latest_window_frames>("policy.latest_window_frames"),
+    live<&C::policy, &P::latest_padding_bytes_per_s>("policy.latest_padding_bytes_per_s"),
     live<&C::pool_shed_after_ms>("pool.shed_after_ms"),
     live_rate<&R::connect_per_ip>("auth.rate.connect_per_ip"),
     live_rate<&R::connect_per_ip_burst>("auth.rate.connect_per_ip_burst"),

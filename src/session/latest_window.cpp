@@ -13,15 +13,17 @@ std::atomic<bool> g_unbounded_reported{false};
 std::atomic<bool> g_loose_reported{false};
 }  // namespace
 
-LatestWindow::LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters,
-                           metrics::LoopMetrics& metrics)
+LatestWindow::LatestWindow(const server::PolicyConfig& policy, buf::Pool& pool, io::Loop& loop,
+                           LoopCounters& counters, metrics::LoopMetrics& metrics)
     : pool_(pool), counters_(counters), metrics_(metrics), checks_(loop) {
   settings_.report = this;
-  set_window(window_frames);
+  configure(policy);
 }
 
-void LatestWindow::set_window(std::int64_t window_frames) {
-  settings_.window_frames = window_frames > 0 ? static_cast<std::size_t>(window_frames) : 0;
+void LatestWindow::configure(const server::PolicyConfig& policy) {
+  settings_.window_frames = policy.latest_window_frames > 0 ? static_cast<std::size_t>(policy.latest_window_frames) : 0;
+  settings_.padding_per_second =
+      policy.latest_padding_bytes_per_s > 0 ? static_cast<std::size_t>(policy.latest_padding_bytes_per_s) : 0;
 }
 
 void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
@@ -84,6 +86,11 @@ void LatestWindow::window_cannot_show_frames() {
                "sluice_latest_streams_loosely_bound_total{why=\"window_steps\"}): its reader's window moves in steps "
                "larger than the stream's frames, and the stream cannot ask the reader what it has read (SSE over "
                "HTTP/1.1; a WebSocket reader, and any reader over HTTP/2, is asked)\n");
+}
+
+void LatestWindow::padded(std::size_t bytes) {
+  counters_.latest_padding_bytes += bytes;
+  metrics_.latest_padding_bytes.add(bytes);
 }
 
 }  // namespace sluice::session

@@ -1,7 +1,8 @@
 // Owns: LatestWindow, what one loop needs to bound the frames between
 // sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
 // the configured window, the loop's GateChecks, the probe and padding
-// frames (per protocol, shared by every stream, made on first use), and the
+// frames (per protocol, shared by every stream, made on first use), the
+// count of the padding sent (latest_padding_bytes), and the
 // reports of a stream it cannot hold to the window: when the kernel cannot estimate
 // its reader's backlog (another OS, lwIP), or when the reader's window
 // moves in steps too large to show its frames and the stream cannot ask
@@ -24,6 +25,7 @@
 #include "io/loop.hpp"
 #include "metrics/loop_metrics.hpp"
 #include "session/counters.hpp"
+#include "sluice/config.hpp"
 
 namespace sluice::session {
 
@@ -36,22 +38,23 @@ class LatestWindow final : public conn::GateReport {
  public:
   enum class Probe : std::uint8_t { sse, ws };
 
-  // `window_frames` 0: no bound.
-  LatestWindow(std::int64_t window_frames, buf::Pool& pool, io::Loop& loop, LoopCounters& counters,
+  // policy.latest_window_frames 0: no bound.
+  LatestWindow(const server::PolicyConfig& policy, buf::Pool& pool, io::Loop& loop, LoopCounters& counters,
                metrics::LoopMetrics& metrics);
   LatestWindow(const LatestWindow&) = delete;
   LatestWindow& operator=(const LatestWindow&) = delete;
 
   [[nodiscard]] bool enabled() const { return settings_.window_frames > 0; }
-  // On the loop's thread (a reload): the window the next bound() gives. A
-  // stream already bound keeps the window it was given.
-  void set_window(std::int64_t window_frames);
+  // On the loop's thread (a reload): the window and padding rate the next
+  // bound() gives. A stream already bound keeps what it was given.
+  void configure(const server::PolicyConfig& policy);
   // Bounds `outlet` (once per outlet; later calls change nothing). When it
   // cannot be, the stream delivers as it would without the bound, and that
   // is counted (latest_unbounded) and said once.
   void bound(conn::Outlet& outlet, Probe probe);
 
   void window_cannot_show_frames() override;
+  void padded(std::size_t bytes) override;
 
  private:
   static constexpr std::size_t kPaddingBytes = 512;

@@ -16,7 +16,7 @@ LoopServices::LoopServices(const LoopParts& parts, std::shared_ptr<const server:
       decision_mailbox_(std::make_shared<server::detail::DecisionMailbox>([&loop = parts.loop] { loop.wake(); })),
       heartbeat_(parts.loop, parts.pool, std::chrono::milliseconds(config_->heartbeat_ms)),
       answers_(config_->hub.max_topic_name),
-      latest_window_(config_->policy.latest_window_frames, parts.pool, parts.loop, parts.counters, parts.metrics) {
+      latest_window_(config_->policy, parts.pool, parts.loop, parts.counters, parts.metrics) {
   auth_gate_.set_wait_bound(std::chrono::milliseconds(config_->auth.callback_timeout_ms));
   // Whether an authorizer guards the server decides the default Host list;
   // it is taken as the server is built, and a reload keeps that answer so
@@ -35,7 +35,7 @@ void LoopServices::reconfigure(std::shared_ptr<const server::Config> next) {
   const std::int64_t beat = config_->heartbeat_ms;
   config_ = std::move(next);
   derive_limits();
-  latest_window_.set_window(config_->policy.latest_window_frames);
+  latest_window_.configure(config_->policy);
   if (config_->heartbeat_ms != beat) heartbeat_.set_period(std::chrono::milliseconds(config_->heartbeat_ms));
 }
 

@@ -201,6 +201,14 @@ struct NoFlush final : io::Deferred {
   void run_deferred() override {}
 };
 
+// Counts what a gate reports.
+struct CountingReport final : GateReport {
+  void window_cannot_show_frames() override { ++loose; }
+  void padded(std::size_t bytes) override { padding += bytes; }
+  int loose = 0;
+  std::size_t padding = 0;
+};
+
 // A gate of one frame whose backlog the test sets, made at t0.
 struct ScriptedGate : ::testing::Test {
   io::Loop loop;
@@ -210,8 +218,10 @@ struct ScriptedGate : ::testing::Test {
   GateFrames frames = sse_frames(pool);
   Backlog backlog;
   Clock::time_point t0 = Clock::now();
-  std::unique_ptr<LatencyGate> gate =
-      LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog), {.window_frames = 1}, checks, flusher, frames, t0);
+  CountingReport report;
+  std::unique_ptr<LatencyGate> gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog),
+                                                        {.window_frames = 1, .report = &report}, checks, flusher,
+                                                        frames, t0);
 };
 
 // On a path whose round trip is long against a frame's time on it, the
@@ -257,12 +267,6 @@ struct TakeAll final : Writer {
     for (int i = 0; i < count; ++i) taken += static_cast<long>(iov[i].iov_len);
     return taken;
   }
-};
-
-// Counts what a gate reports.
-struct CountingReport final : GateReport {
-  void window_cannot_show_frames() override { ++loose; }
-  int loose = 0;
 };
 
 // A gate on a reader whose window moves in 1 KiB steps (an autotuned
@@ -330,6 +334,8 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   EXPECT_TRUE(gate->holding());
   EXPECT_EQ(queue.control_frames(), 5u);
   EXPECT_EQ(queue.control_bytes_ahead(), 2 * frames.wide_padding.size() + 2 * frames.padding.size() + 1);
+  // Each byte of it is told, the probe's not.
+  EXPECT_EQ(report.padding, queue.control_bytes_ahead() - 1);
 
   // Short of a wide frame by less than a narrow one: one wide frame.
   OutQueue one;
@@ -351,9 +357,67 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   OutQueue going;
   ASSERT_EQ(going.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'd'))), EnqueueStatus::ok);
   backlog = {.in_flight = 0, .unread = 0, .padding = 1100};
+  const std::size_t told = report.padding;
   (void)gate->plan(t0 + 60ms, going);
   EXPECT_FALSE(gate->holding());
   EXPECT_EQ(going.control_frames(), 0u);
+  EXPECT_EQ(report.padding, told);
+}
+
+// The padding a gate sends is bounded: the first 64 KiB go as asked, then
+// padding_per_second of it; with a rate of 0, none goes.
+TEST(LatencyGate, SendsPaddingWithinItsBudget) {
+  constexpr std::size_t kRate = 4096;
+  for (const std::size_t rate : {kRate, std::size_t{0}}) {
+    io::Loop loop;
+    GateChecks checks{loop};
+    NoFlush flusher;
+    buf::Pool pool{{.block_count = 64, .block_size = 4096, .reserve = 4}};
+    Backlog backlog;
+    CountingReport report;
+    const GateFrames frames = sse_frames(pool);
+    auto now = Clock::now();
+    const auto gate =
+        LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog),
+                          {.window_frames = 1, .padding_per_second = rate, .report = &report}, checks, flusher,
+                          frames, now);
+    ASSERT_NE(gate, nullptr);
+    OutQueueLimits lane;
+    lane.max_control_frames = 1024;
+    OutQueue queue(lane);
+    TakeAll writer;
+    // One frame goes; the next is held behind it.
+    ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'a'))), EnqueueStatus::ok);
+    (void)gate->plan(now, queue);
+    (void)queue.remove_pending(0);
+    gate->flushed(now, {.status = FlushStatus::drained, .bytes = 1000}, 1000);
+    ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'b'))), EnqueueStatus::ok);
+    // The reader's backlog asks for 8 KiB of padding every 100 ms; what is
+    // queued goes at once, the data stays held.
+    const auto ask_for = [&](std::chrono::milliseconds how_long) {
+      const std::size_t before = report.padding;
+      for (const auto end = now + how_long; now < end;) {
+        now += 100ms;
+        backlog = {.in_flight = 0, .unread = 1000, .padding = 8192};
+        (void)gate->plan(now, queue);
+        EXPECT_TRUE(gate->holding());
+        (void)queue.flush(writer, {.bytes = 0, .one_frame = false});
+      }
+      return report.padding - before;
+    };
+    const std::size_t first = ask_for(800ms);
+    if (rate == 0) {
+      EXPECT_EQ(first + ask_for(10s), 0u);
+      continue;
+    }
+    EXPECT_EQ(first, LatencyGate::kPaddingBurst);  // 8 x 8 KiB: the burst, what it earned meanwhile left over
+    // 10 s of the rate, what was left of the burst (less than a second's),
+    // and less than a narrow frame over at each of the 100 asks.
+    const std::size_t then = ask_for(10s);
+    EXPECT_GE(then, 10 * kRate);
+    EXPECT_LE(then, 11 * kRate + 100 * frames.padding.size());
+    EXPECT_EQ(queue.data_bytes(), 1000u);
+  }
 }
 
 // A reader whose window cannot show its frames and who cannot be asked is

@@ -208,6 +208,8 @@ TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
   }
   ASSERT_GE(count(held, "\n:"), 2048u / 125) << held.size() << " bytes held";
   const std::size_t frames_held = count(held, "\ndata: ");
+  // Every byte of it is counted.
+  EXPECT_GE(server.server().stats().latest_padding_bytes, 125 * count(held, "\n:"));
   // The frames let in before it stopped, the padding, then the newest.
   std::vector<int> numbers;
   EXPECT_TRUE(reader.client().read_until([&](const std::string&) {

@@ -52,6 +52,7 @@ std::string busy_exposition() {
     m.events_dropped[3].add(4);
     m.events_conflated.add(6);
     m.loose(LooseBound::window_steps).add(1);
+    m.latest_padding_bytes.add(1000);
     m.slow_consumer_cutoffs[0].add(1);
     m.refused(Refusal::no_memory).add(2);
     m.token(TokenOutcome::verified).add(1);
@@ -72,6 +73,7 @@ TEST(MetricsScrape, SumsLoopsIntoOneSamplePerSeries) {
                            "sluice_events_dropped_total{policy=\"fifo\"} 0\n",
                            "sluice_latest_streams_loosely_bound_total{why=\"window_steps\"} 2\n",
                            "sluice_latest_streams_loosely_bound_total{why=\"no_kernel_facts\"} 0\n",
+                           "sluice_latest_padding_bytes_total 2000\n",
                            "sluice_slow_consumer_cutoffs_total{policy=\"fifo\"} 2\n",
                            "sluice_publish_refusals_total{reason=\"no_memory\"} 4\n",
                            "sluice_publish_refusals_total{reason=\"busy\"} 0\n", "sluice_writev_events_count 2\n",

@@ -50,6 +50,18 @@ TEST(Config, TheLatestWindowIsAFrameCountUpTo1024) {
   EXPECT_EQ(c.policy.latest_window_frames, 4);
 }
 
+TEST(Config, TheLatestPaddingIsBytesASecondUpTo1MiB) {
+  Config c;
+  EXPECT_EQ(c.policy.latest_padding_bytes_per_s, 16384);
+  EXPECT_EQ(apply_setting(c, "policy.latest_padding_bytes_per_s", "0"), std::nullopt);  // none
+  EXPECT_EQ(c.policy.latest_padding_bytes_per_s, 0);
+  const auto error = apply_setting(c, "policy.latest_padding_bytes_per_s", "1048577");
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error,
+            "config key 'policy.latest_padding_bytes_per_s' must be an integer between 0 and 1048576 (got '1048577')");
+  EXPECT_EQ(c.policy.latest_padding_bytes_per_s, 0);
+}
+
 TEST(Config, TheAdminKeysHaveTheirShapesAndRanges) {
   Config c;
   EXPECT_TRUE(c.ops.admin_listen.empty());  // no admin API unless asked for
