@@ -89,9 +89,10 @@ struct PolicyConfig {
   // Under `latest`: data frames let past sluice's own queue that the reader's
   // application may not have read yet, kernel queues included (0: no bound).
   std::int64_t latest_window_frames = 1;
-  // Under `latest`: padding a reader whose window stood still may be sent
-  // (bytes/s per stream, after a first 64 KiB; 0: none). Padding shows a
-  // read where the reader's buffer narrowed, or its reads send no window.
+  // Under `latest`: padding (bytes its application skips) a connection's
+  // reader may be sent while its window stands still, to show whether it
+  // has read what the window still counts: bytes a second after a first
+  // 64 KiB, one budget per connection (0: none).
   std::int64_t latest_padding_bytes_per_s = 16 << 10;
 
   [[nodiscard]] Policy for_topic(std::string_view topic) const;

@@ -25,7 +25,7 @@ struct Counters {
   Count denied{};            // requests, subscriptions and publishes the authorizer refused
   Count latest_unbounded{};  // latest streams whose reader's backlog the kernel could not tell: no window
   Count latest_loose{};      // latest streams whose reader's window moved in steps too large to show their frames
-  Count latest_padding_bytes{};  // padding sent to latest readers whose window's edge stood still
+  Count latest_padding_bytes{};  // padding queued to latest readers whose window's edge stood still
   Count memory_closes{};     // closed because their memory account could not hold their TLS record buffers
 
   // Calls fn(name, s.counter...) for every counter, in the order above, of

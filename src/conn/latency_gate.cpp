@@ -1,8 +1,6 @@
 #include "conn/latency_gate.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdint>
 
 #include "conn/gate_checks.hpp"
 
@@ -25,7 +23,8 @@ constexpr milliseconds kAskInterval{100};
 
 std::unique_ptr<LatencyGate> LatencyGate::make(int fd, const LatencyGateSettings& settings, GateChecks& checks,
                                                io::Deferred& flusher, GateFrames frames, Clock::time_point now) {
-  return make(std::make_unique<PeerBacklog>(fd), settings, checks, flusher, std::move(frames), now);
+  return make(std::make_unique<PeerBacklog>(fd, settings.padding_per_second), settings, checks, flusher,
+              std::move(frames), now);
 }
 
 std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> source,
@@ -38,8 +37,6 @@ std::unique_ptr<LatencyGate> LatencyGate::make(std::unique_ptr<BacklogSource> so
   const std::optional<Backlog> first = gate->backlog_->sample(now);
   if (!first) return nullptr;
   gate->window_unit_ = first->window_unit;
-  gate->padding_budget_ = settings.padding_per_second > 0 ? kPaddingBurst : 0;
-  gate->padding_budget_at_ = now;
   gate->round_trip_ = first->round_trip;
   gate->last_sample_ = now;
   return gate;
@@ -270,14 +267,12 @@ void LatencyGate::maybe_probe(Clock::time_point now, OutQueue& queue) {
 // narrow one of them, then narrow ones, so it passes what was asked by
 // less than a narrow frame. At most half the control lane: notices and
 // closes queued after it still find room (with a lane of two or three
-// frames, one padding frame goes per padding asked for). Without
+// frames, at most one padding frame goes per padding asked for). Without
 // padding frames (the pool had no room when the stream was bound) none
-// goes either. Nor more than the budget has (padding_budget()) and a
-// narrow frame.
+// goes either. What goes is spent from the socket's padding budget.
 void LatencyGate::pad(Clock::time_point now, OutQueue& queue) {
   if (!frames_.padding || padding_ == 0) return;
-  const std::size_t budget = padding_budget(now);
-  std::size_t left = std::min(padding_, budget);
+  std::size_t left = padding_;
   std::size_t queued = 0;
   while (left > 0 && 2 * (queue.control_frames() + 1) <= queue.limits().max_control_frames) {
     const bool wide = frames_.wide_padding && left + frames_.padding.size() >= frames_.wide_padding.size();
@@ -287,17 +282,8 @@ void LatencyGate::pad(Clock::time_point now, OutQueue& queue) {
     left -= std::min(left, std::max<std::size_t>(frame.size(), 1));
   }
   if (queued == 0) return;
-  padding_budget_ = budget - std::min(budget, queued);
-  padding_budget_at_ = now;
+  backlog_->padded(queued, now);
   if (settings_.report != nullptr) settings_.report->padded(queued);
-}
-
-std::size_t LatencyGate::padding_budget(Clock::time_point now) const {
-  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(now - padding_budget_at_).count();
-  // Earned since, to the byte; at most a burst (a few seconds of the default).
-  const std::uint64_t earned =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed, 0)) * settings_.padding_per_second / 1'000'000;
-  return static_cast<std::size_t>(std::min<std::uint64_t>(padding_budget_ + earned, kPaddingBurst));
 }
 
 void LatencyGate::note_write(Clock::time_point now, std::size_t bytes) {

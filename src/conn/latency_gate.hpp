@@ -33,11 +33,8 @@
 // A window whose edge stands still while the gate holds may be wider than
 // the reader's buffer now offers (PeerBacklog): the gate sends the padding
 // the backlog asks for, control frames the client skips (GateFrames), in
-// at most half the control lane, and within a budget: kPaddingBurst, then
-// padding_per_second. A reader that reads every few seconds through an
-// autotuned buffer stalls as a narrowed one does, and its buffer grows as
-// padding comes: without the budget it was sent 88 KB of padding a second
-// (1 KiB frames read every 3 s; 2.6 MB in 30 s for 100 KB of frames).
+// at most half the control lane; the backlog asks within the socket's
+// padding budget (padding_per_second), and is told what went.
 // A window short of the reader's first by less than a frame (or the most
 // data one write carried lately, when that is more), once the reader's kernel has
 // answered since the last data, counts as nothing unread: it is the
@@ -122,9 +119,9 @@ struct LatencyGateSettings {
   std::chrono::milliseconds grace{20};
   // The most a reader that keeps up may have outstanding.
   std::size_t max_allowance = 256 << 10;
-  // The padding the gate may send: this many bytes a second, after a first
-  // LatencyGate::kPaddingBurst (0: none).
-  std::size_t padding_per_second = 16 << 10;
+  // The padding a socket's reader may be sent: this many bytes a second,
+  // after a first PeerBacklog::kPaddingBurst (0: none).
+  std::size_t padding_per_second = PeerBacklog::kDefaultPaddingPerSecond;
   // Who is told; nobody when null.
   GateReport* report = nullptr;
 };
@@ -132,9 +129,6 @@ struct LatencyGateSettings {
 class LatencyGate {
  public:
   using Clock = io::Loop::Clock;
-  // The padding a gate may send at once: the largest one a reader's
-  // backlog asks for (PeerBacklog), as the budget starts and at most.
-  static constexpr std::size_t kPaddingBurst = PeerBacklog::kFirstPadding << PeerBacklog::kMostPaddingDoublings;
 
   // A gate on socket `fd`, whose connection flushes through `flusher`;
   // `frames` are queued in its control lane. nullptr when the kernel does not
@@ -201,8 +195,6 @@ class LatencyGate {
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   void pad(Clock::time_point now, OutQueue& queue);
-  // The padding the gate may send now (settings_.padding_per_second).
-  [[nodiscard]] std::size_t padding_budget(Clock::time_point now) const;
   // Whether the reader's answers, not its window, say what it has read.
   [[nodiscard]] bool receipts_rule() const { return lagging_ && asks_tell(); }
   // The reader's window cannot show its writes unread, and the path is
@@ -248,8 +240,6 @@ class LatencyGate {
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
   std::size_t padding_ = 0;             // padding the last sample asked for, not yet queued
-  std::size_t padding_budget_ = 0;      // the padding budget at padding_budget_at_, before what it earned since
-  Clock::time_point padding_budget_at_{};
   Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
   buf::FrameRef ask_;                // the ask as a control frame; null: none

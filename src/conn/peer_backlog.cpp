@@ -9,6 +9,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 
 namespace sluice::conn {
@@ -16,6 +17,9 @@ namespace sluice::conn {
 namespace {
 // TCP's largest window scale (RFC 7323); a larger figure is not a scale.
 constexpr unsigned kMaxWindowScale = 14;
+// Past this, any budget of a byte a second or more is full: what is earned
+// is counted no further, so that it cannot overflow.
+constexpr std::int64_t kBudgetFullAfterUs = std::int64_t{PeerBacklog::kPaddingBurst} * 1'000'000;
 }  // namespace
 
 #ifdef __linux__
@@ -111,12 +115,36 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   if (edge_moved || data_acked || facts.send_queue > kProbeBytes) {
     still_since_ = now;
   } else if (now - still_since_ >= kRest && largest_ > facts.peer_window && facts.peer_window > 0) {
-    // Two steps at least, or the window may not show it.
-    padding_ = std::min<std::size_t>(std::max(kFirstPadding << padded_, 2 * unit), facts.peer_window);
-    padded_ = std::min(padded_ + 1, kMostPaddingDoublings);
-    still_since_ = now;
+    // Two steps at least, or the window may not show it; none until the
+    // budget holds the least a padding may be, and then no more than it
+    // holds.
+    const std::size_t wanted = std::min<std::size_t>(std::max(kFirstPadding << padded_, 2 * unit), facts.peer_window);
+    const std::size_t budget = padding_budget(now);
+    if (budget >= std::min(wanted, std::max(kFirstPadding, 2 * unit))) {
+      padding_ = std::min(wanted, budget);
+      padded_ = std::min(padded_ + 1, kMostPaddingDoublings);
+      still_since_ = now;
+    }
   }
   largest_ = std::max(largest_, facts.peer_window);
+}
+
+std::size_t PeerBacklog::padding_budget(Clock::time_point now) const {
+  return static_cast<std::size_t>(std::max<std::int64_t>(budget_at(now), 0));
+}
+
+// What was earned since pays what is owed first.
+std::int64_t PeerBacklog::budget_at(Clock::time_point now) const {
+  const std::int64_t elapsed_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(now - padding_budget_at_).count();
+  const std::int64_t earned = std::clamp<std::int64_t>(elapsed_us, 0, kBudgetFullAfterUs) *
+                              static_cast<std::int64_t>(padding_per_second_) / 1'000'000;
+  return std::min(padding_budget_ + earned, static_cast<std::int64_t>(kPaddingBurst));
+}
+
+void PeerBacklog::padded(std::size_t bytes, Clock::time_point now) {
+  padding_budget_ = budget_at(now) - static_cast<std::int64_t>(bytes);
+  padding_budget_at_ = std::max(now, padding_budget_at_);
 }
 
 }  // namespace sluice::conn

@@ -61,6 +61,14 @@
 //   an edge that moved while only probes arrived, or, after padding, as
 //   data acknowledged with the window left as it was (the reader read it
 //   before its kernel's delayed ACK went).
+// - Padding is held to a budget per socket: kPaddingBurst, then the
+//   configured bytes a second (0: none). A reader that reads every few
+//   seconds through an autotuned buffer stalls between its reads as a
+//   narrowed one does, and its buffer grows as padding comes: without the
+//   budget a reader of 1 KiB frames every 3 s was sent 3.1 MB of padding
+//   in 30 s, for 67 frames. An ask waits until the budget covers the
+//   least useful padding, and is cut to what the budget holds; what the
+//   gate sends past it (less than a padding frame) is owed.
 // - A reader that stopped looks the same, and its buffer fills with
 //   padding instead of frames: readers of 1 KiB frames stopped for 5-20 s
 //   held 10-14 frames where, trusting the window after each rest, they
@@ -99,7 +107,8 @@ struct Backlog {
   std::chrono::microseconds round_trip{0};
   // Bytes the reader's application ignores (a gate's padding) that the
   // reader should be sent now: its window's edge stood still while its
-  // window showed bytes unread (PeerBacklog). 0: none.
+  // window showed bytes unread (PeerBacklog), within the padding budget.
+  // 0: none. What goes is told back (BacklogSource::padded()).
   std::size_t padding = 0;
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
@@ -131,6 +140,9 @@ class BacklogSource {
   // stream's: frame headers, its probes and notices in the same DATA):
   // a whole write, not its data alone, is what a segment may be.
   [[nodiscard]] virtual bool shares_segments() const { return false; }
+  // `bytes` of the padding a sample asked for were queued at `now`: they
+  // are spent from the socket's padding budget.
+  virtual void padded(std::size_t bytes, Clock::time_point now) = 0;
 };
 
 class PeerBacklog final : public BacklogSource {
@@ -150,10 +162,18 @@ class PeerBacklog final : public BacklogSource {
   // read between asks for twice the one before, up to kFirstPadding << this.
   static constexpr std::size_t kFirstPadding = 512;
   static constexpr unsigned kMostPaddingDoublings = 7;
+  // The padding budget as it starts, and the most it holds: the largest
+  // padding asked for.
+  static constexpr std::size_t kPaddingBurst = kFirstPadding << kMostPaddingDoublings;
+  static constexpr std::size_t kDefaultPaddingPerSecond = 16 << 10;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
-  // (tests feed estimate() instead).
-  explicit PeerBacklog(int fd) : fd_(fd) {}
+  // (tests feed estimate() instead). Padding is asked for within
+  // kPaddingBurst and then `padding_per_second` (0: none).
+  explicit PeerBacklog(int fd, std::size_t padding_per_second = kDefaultPaddingPerSecond)
+      : fd_(fd),
+        padding_per_second_(padding_per_second),
+        padding_budget_(padding_per_second > 0 ? static_cast<std::int64_t>(kPaddingBurst) : 0) {}
 
   // The backlog now, from one getsockopt (and one ioctl while bytes are
   // unacknowledged or unsent). nullopt when the kernel does not tell what
@@ -163,12 +183,17 @@ class PeerBacklog final : public BacklogSource {
 
   // The arithmetic of sample(), given what the kernel said at `now`.
   [[nodiscard]] Backlog estimate(const KernelFacts& facts, Clock::time_point now);
+  void padded(std::size_t bytes, Clock::time_point now) override;
+  // The padding the budget holds at `now`.
+  [[nodiscard]] std::size_t padding_budget(Clock::time_point now) const;
 
   // The largest window the estimate holds now (0 before the first sample).
   [[nodiscard]] std::uint32_t largest_window() const { return largest_; }
 
  private:
   void remember_window(const KernelFacts& facts, Clock::time_point now);
+  // The budget at `now`, what is owed below 0.
+  [[nodiscard]] std::int64_t budget_at(Clock::time_point now) const;
   [[nodiscard]] static std::size_t window_unit(const KernelFacts& facts);
 
   int fd_;
@@ -179,6 +204,9 @@ class PeerBacklog final : public BacklogSource {
   Clock::time_point still_since_{};  // since when the edge stood there, and only probes were acknowledged
   unsigned padded_ = 0;              // paddings asked for since the reader last read
   std::size_t padding_ = 0;          // asked for at this sample
+  std::size_t padding_per_second_;
+  std::int64_t padding_budget_;      // at padding_budget_at_; below 0, sent past it and owed
+  Clock::time_point padding_budget_at_{};
 };
 
 }  // namespace sluice::conn

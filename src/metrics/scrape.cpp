@@ -72,7 +72,7 @@ void write_events(Exposition& out, const Registry& r) {
            "why", kLooseBoundLabels,
            [](const LoopMetrics& m, std::size_t i) { return m.latest_loose[i].value(); });
   single(out, r, "sluice_latest_padding_bytes_total", Type::counter,
-         "Bytes of padding (SSE comments, WebSocket pongs) sent to readers under the latest policy whose window "
+         "Bytes of padding (SSE comments, WebSocket pongs) queued to readers under the latest policy whose window "
          "stood still while frames were held, to show whether their buffer had narrowed.",
          [](const LoopMetrics& m) { return m.latest_padding_bytes.value(); });
   labelled(out, r, "sluice_slow_consumer_cutoffs_total", Type::counter,

@@ -228,9 +228,11 @@ void H2Connection::stream_output(std::int32_t stream) {
   session_.want_flush();
 }
 
-std::unique_ptr<conn::BacklogSource> H2Connection::watch_stream(std::int32_t stream) {
+std::unique_ptr<conn::BacklogSource> H2Connection::watch_stream(std::int32_t stream, std::size_t padding_per_second) {
   if (!h2_ || session_.socket_fd() < 0 || !h2_->watch(stream)) return nullptr;
-  if (!socket_backlog_) socket_backlog_ = std::make_unique<H2SocketBacklog>(session_.socket_fd(), *h2_);
+  if (!socket_backlog_) {
+    socket_backlog_ = std::make_unique<H2SocketBacklog>(session_.socket_fd(), *h2_, padding_per_second);
+  }
   return std::make_unique<H2StreamBacklog>(*socket_backlog_, *h2_, stream);
 }
 

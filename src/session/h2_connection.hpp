@@ -107,7 +107,7 @@ class H2Connection final : public Phase,
   void end_stream(std::int32_t stream) override;
   void reset_stream(std::int32_t stream, std::uint32_t error_code) override;
   void resume_input(std::int32_t stream) override;
-  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) override;
+  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream, std::size_t padding_per_second) override;
   std::uint64_t ask_reader() override;
   // H2WaitOwner
   void authorization_answered(std::int32_t stream) override;

@@ -46,8 +46,10 @@ class H2SocketBacklog {
     std::chrono::microseconds round_trip{0};
   };
 
-  // Reads socket `fd`, which it does not own, about `h2`'s bytes.
-  H2SocketBacklog(int fd, const transport::H2Session& h2) : peer_(fd), h2_(h2) {}
+  // Reads socket `fd`, which it does not own, about `h2`'s bytes; its
+  // streams share one padding budget of `padding_per_second`.
+  H2SocketBacklog(int fd, const transport::H2Session& h2, std::size_t padding_per_second)
+      : peer_(fd, padding_per_second), h2_(h2) {}
 
   // nullopt when the kernel does not tell (see conn::PeerBacklog).
   [[nodiscard]] std::optional<Offsets> sample(Clock::time_point now);
@@ -58,6 +60,8 @@ class H2SocketBacklog {
   // per look that asked for it: the first stream to take it carries it
   // for all, since every stream's bytes fill the same window.
   [[nodiscard]] std::size_t take_padding() { return std::exchange(padding_, 0); }
+  // A stream queued `bytes` of it.
+  void padded(std::size_t bytes, Clock::time_point now) { peer_.padded(bytes, now); }
 
  private:
   conn::PeerBacklog peer_;
@@ -77,6 +81,7 @@ class H2StreamBacklog final : public conn::BacklogSource {
 
   [[nodiscard]] std::optional<conn::Backlog> sample(Clock::time_point now) override;
   [[nodiscard]] bool shares_segments() const override { return true; }
+  void padded(std::size_t bytes, Clock::time_point now) override { socket_.padded(bytes, now); }
 
  private:
   H2SocketBacklog& socket_;

@@ -50,7 +50,7 @@ bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, con
                                   conn::GateFrames frames) {
   if (gate_tried_ || closed()) return gate_ != nullptr;
   gate_tried_ = true;
-  std::unique_ptr<conn::BacklogSource> source = carrier_.watch_stream(stream_);
+  std::unique_ptr<conn::BacklogSource> source = carrier_.watch_stream(stream_, settings.padding_per_second);
   if (source == nullptr) return false;
   gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(frames), loop().now());
   // Every HTTP/2 client answers a PING once it has read the frames before

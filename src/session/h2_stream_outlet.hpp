@@ -43,8 +43,10 @@ class H2StreamCarrier {
   // whose held message went out).
   virtual void resume_input(std::int32_t stream) = 0;
   // What the stream's reader has not read of its bytes from now on
-  // (session/h2_stream_backlog.hpp); null when that cannot be told.
-  virtual std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream) = 0;
+  // (session/h2_stream_backlog.hpp); null when that cannot be told. The
+  // connection's first watched stream sets the padding budget all its
+  // streams share (`padding_per_second`).
+  virtual std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream, std::size_t padding_per_second) = 0;
   // Sends a PING (transport::H2Session::ask_ack) and returns the number of
   // the one whose answer says the reader has read what was sent so far.
   virtual std::uint64_t ask_reader() = 0;

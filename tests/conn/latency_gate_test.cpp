@@ -187,14 +187,19 @@ TEST(LatencyGate, AReaderThatKeepsUpComesToTakeWholeBatches) {
   EXPECT_GE(pair.gate().grown_allowance(), 200u * 100);
 }
 
-// A backlog the test sets, for what the gate decides from given figures.
+// A backlog the test sets, for what the gate decides from given figures;
+// it adds the padding it is told went to `padded`, when given one.
 class ScriptedBacklog final : public BacklogSource {
  public:
-  explicit ScriptedBacklog(Backlog& now) : now_(now) {}
+  explicit ScriptedBacklog(Backlog& now, std::size_t* padded = nullptr) : now_(now), padded_(padded) {}
   std::optional<Backlog> sample(Clock::time_point) override { return now_; }
+  void padded(std::size_t bytes, Clock::time_point) override {
+    if (padded_ != nullptr) *padded_ += bytes;
+  }
 
  private:
   Backlog& now_;
+  std::size_t* padded_;
 };
 
 struct NoFlush final : io::Deferred {
@@ -219,7 +224,8 @@ struct ScriptedGate : ::testing::Test {
   Backlog backlog;
   Clock::time_point t0 = Clock::now();
   CountingReport report;
-  std::unique_ptr<LatencyGate> gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog),
+  std::size_t padding_spent = 0;
+  std::unique_ptr<LatencyGate> gate = LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog, &padding_spent),
                                                         {.window_frames = 1, .report = &report}, checks, flusher,
                                                         frames, t0);
 };
@@ -334,8 +340,9 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   EXPECT_TRUE(gate->holding());
   EXPECT_EQ(queue.control_frames(), 5u);
   EXPECT_EQ(queue.control_bytes_ahead(), 2 * frames.wide_padding.size() + 2 * frames.padding.size() + 1);
-  // Each byte of it is told, the probe's not.
+  // Each byte of it is told, and spent from the budget; the probe's not.
   EXPECT_EQ(report.padding, queue.control_bytes_ahead() - 1);
+  EXPECT_EQ(padding_spent, report.padding);
 
   // Short of a wide frame by less than a narrow one: one wide frame.
   OutQueue one;
@@ -362,62 +369,6 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   EXPECT_FALSE(gate->holding());
   EXPECT_EQ(going.control_frames(), 0u);
   EXPECT_EQ(report.padding, told);
-}
-
-// The padding a gate sends is bounded: the first 64 KiB go as asked, then
-// padding_per_second of it; with a rate of 0, none goes.
-TEST(LatencyGate, SendsPaddingWithinItsBudget) {
-  constexpr std::size_t kRate = 4096;
-  for (const std::size_t rate : {kRate, std::size_t{0}}) {
-    io::Loop loop;
-    GateChecks checks{loop};
-    NoFlush flusher;
-    buf::Pool pool{{.block_count = 64, .block_size = 4096, .reserve = 4}};
-    Backlog backlog;
-    CountingReport report;
-    const GateFrames frames = sse_frames(pool);
-    auto now = Clock::now();
-    const auto gate =
-        LatencyGate::make(std::make_unique<ScriptedBacklog>(backlog),
-                          {.window_frames = 1, .padding_per_second = rate, .report = &report}, checks, flusher,
-                          frames, now);
-    ASSERT_NE(gate, nullptr);
-    OutQueueLimits lane;
-    lane.max_control_frames = 1024;
-    OutQueue queue(lane);
-    TakeAll writer;
-    // One frame goes; the next is held behind it.
-    ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'a'))), EnqueueStatus::ok);
-    (void)gate->plan(now, queue);
-    (void)queue.remove_pending(0);
-    gate->flushed(now, {.status = FlushStatus::drained, .bytes = 1000}, 1000);
-    ASSERT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'b'))), EnqueueStatus::ok);
-    // The reader's backlog asks for 8 KiB of padding every 100 ms; what is
-    // queued goes at once, the data stays held.
-    const auto ask_for = [&](std::chrono::milliseconds how_long) {
-      const std::size_t before = report.padding;
-      for (const auto end = now + how_long; now < end;) {
-        now += 100ms;
-        backlog = {.in_flight = 0, .unread = 1000, .padding = 8192};
-        (void)gate->plan(now, queue);
-        EXPECT_TRUE(gate->holding());
-        (void)queue.flush(writer, {.bytes = 0, .one_frame = false});
-      }
-      return report.padding - before;
-    };
-    const std::size_t first = ask_for(800ms);
-    if (rate == 0) {
-      EXPECT_EQ(first + ask_for(10s), 0u);
-      continue;
-    }
-    EXPECT_EQ(first, LatencyGate::kPaddingBurst);  // 8 x 8 KiB: the burst, what it earned meanwhile left over
-    // 10 s of the rate, what was left of the burst (less than a second's),
-    // and less than a narrow frame over at each of the 100 asks.
-    const std::size_t then = ask_for(10s);
-    EXPECT_GE(then, 10 * kRate);
-    EXPECT_LE(then, 11 * kRate + 100 * frames.padding.size());
-    EXPECT_EQ(queue.data_bytes(), 1000u);
-  }
 }
 
 // A reader whose window cannot show its frames and who cannot be asked is

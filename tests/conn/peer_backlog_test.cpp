@@ -262,6 +262,59 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   EXPECT_EQ(look.padding, PeerBacklog::kFirstPadding);
 }
 
+// Padding is held to a budget per socket: the first kPaddingBurst as
+// asked, then the configured bytes a second; what the gate sends past an
+// ask is owed. A budget of 0 asks for none.
+TEST(PeerBacklogEstimate, PaddingIsAskedForWithinItsBudget) {
+  constexpr std::size_t kRate = 4096;
+  constexpr std::size_t kOver = 100;  // the gate's padding frames pass each ask by this much
+  for (const std::size_t rate : {kRate, std::size_t{0}}) {
+    // A reader that stopped, with a window wider than 10 s of padding.
+    ToldReader reader{PeerBacklog(-1, rate)};
+    reader.window = 4 << 20;
+    (void)reader.look();
+    reader.now += 10ms;
+    reader.holds(2050);
+    const auto start = reader.now;
+    std::size_t spent = 0;
+    const std::vector<std::size_t> paddings = paddings_asked(
+        reader,
+        [&](std::size_t bytes) {
+          reader.holds(static_cast<std::uint32_t>(bytes + kOver));
+          reader.backlog.padded(bytes + kOver, reader.now);
+          spent += bytes + kOver;
+        },
+        [&](const auto&) { return reader.now - start >= 10s; });
+    if (rate == 0) {
+      EXPECT_TRUE(paddings.empty());
+      continue;
+    }
+    // Doubling from 512 while the first kPaddingBurst lasts.
+    ASSERT_GE(paddings.size(), 7u);
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(paddings[i], PeerBacklog::kFirstPadding << i) << i;
+    // Then what the rate earns, the overshoot owed: over 10 s the burst and
+    // 10 s of the rate at most (and an ask's overshoot, not yet paid).
+    EXPECT_LE(spent, PeerBacklog::kPaddingBurst + 10 * kRate + kOver);
+    EXPECT_GE(spent, PeerBacklog::kPaddingBurst + 8 * kRate);
+    EXPECT_LT(reader.backlog.padding_budget(reader.now), PeerBacklog::kFirstPadding);
+  }
+}
+
+// A budget left alone fills to kPaddingBurst and no further.
+TEST(PeerBacklogEstimate, AnIdleBudgetFillsToTheBurst) {
+  PeerBacklog backlog(-1, 1 << 20);
+  const Clock::time_point t0{};
+  backlog.padded(PeerBacklog::kPaddingBurst, t0);
+  EXPECT_EQ(backlog.padding_budget(t0), 0u);
+  EXPECT_EQ(backlog.padding_budget(t0 + 31250us), PeerBacklog::kPaddingBurst / 2);
+  EXPECT_EQ(backlog.padding_budget(t0 + 1s), PeerBacklog::kPaddingBurst);
+  EXPECT_EQ(backlog.padding_budget(t0 + std::chrono::hours(24 * 365 * 10)), PeerBacklog::kPaddingBurst);
+  // Overdrawn: what is earned pays the debt first.
+  backlog.padded(PeerBacklog::kPaddingBurst + 1000, t0 + 2s);
+  EXPECT_EQ(backlog.padding_budget(t0 + 2s), 0u);
+  EXPECT_EQ(backlog.padding_budget(t0 + 2s + 31250us), PeerBacklog::kPaddingBurst / 2 - 1000);
+}
+
 // Padding that leaves the window as it was (the reader read it before its
 // kernel acknowledged it) shows a read: the window offered then is the
 // largest. One that the window took in part shows none, as when a stopped

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "conn/peer_backlog.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
 
@@ -173,6 +174,22 @@ TEST(LatestWindow, AStalledSseReaderHoldsTheWindowInTheKernelAndThenReadsTheNewe
   EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
 }
 
+// Lines of `bytes` that start with `line_start` (after a newline).
+std::size_t count_lines(const std::string& bytes, std::string_view line_start) {
+  std::size_t lines = 0;
+  for (std::size_t at = bytes.find(line_start); at != std::string::npos; at = bytes.find(line_start, at + 1)) ++lines;
+  return lines;
+}
+
+// What the reader's kernel holds for it, left there.
+std::string held_for(int fd) {
+  int unread = 0;
+  EXPECT_EQ(::ioctl(fd, FIONREAD, &unread), 0);
+  std::string held(static_cast<std::size_t>(unread), '\0');
+  EXPECT_EQ(::recv(fd, held.data(), held.size(), MSG_PEEK), unread);
+  return held;
+}
+
 // A reader that stops while frames wait for it gets padding, not frames:
 // once its window's edge has stood still for a rest, SSE comment lines go
 // in, more each time (until its window would close; the test stops at 2
@@ -189,27 +206,19 @@ TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
     ASSERT_EQ(publish(publisher, "/pub/feed", body(n)), 200);
     ASSERT_TRUE(reader.wait_for(static_cast<std::size_t>(n)));
   }
-  const auto count = [](const std::string& bytes, std::string_view line_start) {
-    std::size_t lines = 0;
-    for (std::size_t at = bytes.find(line_start); at != std::string::npos; at = bytes.find(line_start, at + 1)) ++lines;
-    return lines;
-  };
   // Frames keep coming until its kernel's buffer holds 2 KiB of comment
   // lines or more.
   int last = kRead;
   std::string held;
   for (const auto deadline = std::chrono::steady_clock::now() + 10s;
-       count(held, "\n:") < 2048 / 125 && std::chrono::steady_clock::now() < deadline; ::poll(nullptr, 0, 10)) {
+       count_lines(held, "\n:") < 2048 / 125 && std::chrono::steady_clock::now() < deadline; ::poll(nullptr, 0, 10)) {
     ASSERT_EQ(publish(publisher, "/pub/feed", body(++last)), 200);
-    int unread = 0;
-    ASSERT_EQ(::ioctl(reader.client().fd(), FIONREAD, &unread), 0);
-    held.assign(static_cast<std::size_t>(unread), '\0');
-    ASSERT_EQ(::recv(reader.client().fd(), held.data(), held.size(), MSG_PEEK), unread);
+    held = held_for(reader.client().fd());
   }
-  ASSERT_GE(count(held, "\n:"), 2048u / 125) << held.size() << " bytes held";
-  const std::size_t frames_held = count(held, "\ndata: ");
+  ASSERT_GE(count_lines(held, "\n:"), 2048u / 125) << held.size() << " bytes held";
+  const std::size_t frames_held = count_lines(held, "\ndata: ");
   // Every byte of it is counted.
-  EXPECT_GE(server.server().stats().latest_padding_bytes, 125 * count(held, "\n:"));
+  EXPECT_GE(server.server().stats().latest_padding_bytes, 125 * count_lines(held, "\n:"));
   // The frames let in before it stopped, the padding, then the newest.
   std::vector<int> numbers;
   EXPECT_TRUE(reader.client().read_until([&](const std::string&) {
@@ -223,6 +232,31 @@ TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
   EXPECT_TRUE(std::is_sorted(numbers.begin(), numbers.end()));
   // The newest, and perhaps a frame on its way at the last look.
   EXPECT_LE(numbers.size(), kRead + frames_held + 2);
+}
+
+// With policy.latest_padding_bytes_per_s = 0 no padding goes: a stopped
+// reader's kernel holds what the window let in before it stopped, through
+// four of the rests after which padding would have gone.
+TEST(LatestWindow, WithoutAPaddingBudgetAStoppedReaderIsSentNone) {
+  server::Config config = latest_config(2);
+  config.policy.latest_padding_bytes_per_s = 0;
+  RunningServer server(config);
+  SseSubscriber reader(server.port(), "/sse/feed");
+  ASSERT_TRUE(reader.opened());
+  TestClient publisher(server.port());
+  int last = 0;
+  for (; last < 20; ++last) {
+    ASSERT_EQ(publish(publisher, "/pub/feed", body(last + 1)), 200);
+    ASSERT_TRUE(reader.wait_for(static_cast<std::size_t>(last + 1)));
+  }
+  std::string held;
+  for (const auto until = std::chrono::steady_clock::now() + 4 * conn::PeerBacklog::kRest;
+       std::chrono::steady_clock::now() < until; ::poll(nullptr, 0, 10)) {
+    ASSERT_EQ(publish(publisher, "/pub/feed", body(++last)), 200);
+  }
+  held = held_for(reader.client().fd());
+  EXPECT_EQ(count_lines(held, "\n:"), 0u) << held.size() << " bytes held";
+  EXPECT_EQ(server.server().stats().latest_padding_bytes, 0u);
 }
 
 TEST(LatestWindow, OneFrameIsAWindowToo) {

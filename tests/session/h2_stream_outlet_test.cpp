@@ -17,7 +17,7 @@ struct RecordingCarrier final : H2StreamCarrier {
   void end_stream(std::int32_t stream) override { ended.push_back(stream); }
   void reset_stream(std::int32_t stream, std::uint32_t code) override { resets.push_back({stream, code}); }
   void resume_input(std::int32_t stream) override { resumed.push_back(stream); }
-  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t) override { return nullptr; }
+  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t, std::size_t) override { return nullptr; }
   std::uint64_t ask_reader() override { return ++asks; }
   std::uint64_t asks = 0;
   std::vector<std::int32_t> woken, ended, resumed;
