@@ -23,7 +23,8 @@ TEST(LiveSettings, LimitsOnNewWorkAreLiveWhatWasBuiltAtStartIsNot) {
                           "ws.max_message", "ws.allowed_origins", "policy.default", "policy.topics.prices.*",
                           "admin.max_topics", "log.level", "log.access", "h2.max_concurrent_streams",
                           "max_connections", "limits.per_ip_connections", "limits.server_bytes", "limits.tls_record_reserve_bytes",
-                          "policy.latest_window_frames", "policy.latest_padding_bytes_per_s", "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst",
+                          "policy.latest_window_frames", "policy.latest_padding_bytes_per_s",
+                          "auth.rate.connect_per_ip", "auth.rate.publish_per_ip_burst",
                           "auth.jwt_secret", "auth.jwt_public_key_file", "auth.jwks_file", "auth.audience",
                           "auth.issuer", "auth.clock_skew_ms"}) {
     EXPECT_TRUE(is_live_setting(key)) << key;
