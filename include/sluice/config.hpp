@@ -92,7 +92,8 @@ struct PolicyConfig {
   // Under `latest`: padding (bytes its application skips) a connection's
   // reader may be sent while its window stands still, to show whether it
   // has read what the window still counts: bytes a second after a first
-  // 64 KiB, one budget per connection (0: none).
+  // 64 KiB, one budget per connection. 0: none, and a reader whose kernel
+  // narrowed its buffer may then wait for good for a frame that would fit.
   std::int64_t latest_padding_bytes_per_s = 16 << 10;
 
   [[nodiscard]] Policy for_topic(std::string_view topic) const;

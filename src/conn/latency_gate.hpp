@@ -120,7 +120,8 @@ struct LatencyGateSettings {
   // The most a reader that keeps up may have outstanding.
   std::size_t max_allowance = 256 << 10;
   // The padding a socket's reader may be sent: this many bytes a second,
-  // after a first PeerBacklog::kPaddingBurst (0: none).
+  // after a first PeerBacklog::kPaddingBurst (0: none). Over HTTP/2 the
+  // connection's first gate sets it for all its streams.
   std::size_t padding_per_second = PeerBacklog::kDefaultPaddingPerSecond;
   // Who is told; nobody when null.
   GateReport* report = nullptr;

@@ -17,8 +17,8 @@ namespace sluice::conn {
 namespace {
 // TCP's largest window scale (RFC 7323); a larger figure is not a scale.
 constexpr unsigned kMaxWindowScale = 14;
-// Past this, any budget of a byte a second or more is full: what is earned
-// is counted no further, so that it cannot overflow.
+// What is earned is counted for this long at most, so that it cannot
+// overflow: at a byte a second, a burst's worth.
 constexpr std::int64_t kBudgetFullAfterUs = std::int64_t{PeerBacklog::kPaddingBurst} * 1'000'000;
 }  // namespace
 

@@ -65,8 +65,8 @@
 //   configured bytes a second (0: none). A reader that reads every few
 //   seconds through an autotuned buffer stalls between its reads as a
 //   narrowed one does, and its buffer grows as padding comes: without the
-//   budget a reader of 1 KiB frames every 3 s was sent 3.1 MB of padding
-//   in 30 s, for 67 frames. An ask waits until the budget covers the
+//   budget a reader of 1 KiB frames every 3 s was sent 2.7-3.1 MB of
+//   padding in 30 s, for 67-77 frames. An ask waits until the budget covers the
 //   least useful padding, and is cut to what the budget holds; what the
 //   gate sends past it (less than a padding frame) is owed.
 // - A reader that stopped looks the same, and its buffer fills with
@@ -82,6 +82,7 @@
 //   move it for kRest, and such a reader is sent padding it reads first.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -166,13 +167,16 @@ class PeerBacklog final : public BacklogSource {
   // padding asked for.
   static constexpr std::size_t kPaddingBurst = kFirstPadding << kMostPaddingDoublings;
   static constexpr std::size_t kDefaultPaddingPerSecond = 16 << 10;
+  // The most a budget earns a second (policy.latest_padding_bytes_per_s's
+  // range): more is taken as this.
+  static constexpr std::size_t kMostPaddingPerSecond = 1 << 20;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
   // (tests feed estimate() instead). Padding is asked for within
   // kPaddingBurst and then `padding_per_second` (0: none).
   explicit PeerBacklog(int fd, std::size_t padding_per_second = kDefaultPaddingPerSecond)
       : fd_(fd),
-        padding_per_second_(padding_per_second),
+        padding_per_second_(std::min(padding_per_second, kMostPaddingPerSecond)),
         padding_budget_(padding_per_second > 0 ? static_cast<std::int64_t>(kPaddingBurst) : 0) {}
 
   // The backlog now, from one getsockopt (and one ioctl while bytes are

@@ -146,7 +146,8 @@ const IntSetting kIntSettings[] = {
         "latest: frames between sluice and a slow reader's application, kernel queues included (0: no bound)"),
     int_setting<&C::policy, &PolicyConfig::latest_padding_bytes_per_s>(
         "policy.latest_padding_bytes_per_s", 0, 1 << 20,
-        "latest: padding a connection's stalled reader may be sent, bytes/s after a first 64 KiB (0: none)"),
+        "latest: padding a connection's stalled reader may be sent, bytes/s after a first 64 KiB "
+        "(0: none; a reader whose buffer narrowed may then stall)"),
     int_setting<&C::tls, &TlsConfig::handshake_timeout_ms>("tls.handshake_timeout_ms", 100, kHour,
                                                            "a TLS handshake must be complete by then (closed past it)"),
     int_setting<&C::tls, &TlsConfig::min_version>("tls.min_version", 12, 13, "oldest TLS version: 12 (1.2) or 13 (1.3)"),

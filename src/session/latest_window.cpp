@@ -28,12 +28,14 @@ void LatestWindow::configure(const server::PolicyConfig& policy) {
 
 void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
   if (!enabled()) return;
-  conn::GateFrames frames{.probe = probe_frame(probe)};
-  if (settings_.padding_per_second > 0) {
-    frames.padding = padding_frame(probe, kPaddingBytes);
-    frames.wide_padding = padding_frame(probe, kWidePaddingBytes);
+  // Padding frames go to every stream, whatever the rate: an HTTP/2
+  // stream may carry the padding its connection's budget allows (set by
+  // its first stream), and the budget alone decides (conn::PeerBacklog).
+  if (!outlet.bound_unread(settings_, checks_, {.probe = probe_frame(probe),
+                                                    .padding = padding_frame(probe, kPaddingBytes),
+                                                    .wide_padding = padding_frame(probe, kWidePaddingBytes)})) {
+    return report_unbounded();
   }
-  if (!outlet.bound_unread(settings_, checks_, std::move(frames))) return report_unbounded();
   // A WebSocket client answers a ping only after every frame before it:
   // its pong is a read receipt. SSE has no way back.
   if (probe == Probe::ws) outlet.ask_read_receipts(receipt_ask());

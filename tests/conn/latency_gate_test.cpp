@@ -356,19 +356,23 @@ TEST_F(ScriptedGate, SendsThePaddingItsReaderAsksForInWholeFramesWhileItHolds) {
   OutQueue lots;
   ASSERT_EQ(lots.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'c'))), EnqueueStatus::ok);
   backlog = {.in_flight = 0, .unread = 1000, .padding = 100 << 10};
+  const std::size_t told = report.padding;
   (void)gate->plan(t0 + 30ms, lots);
   EXPECT_TRUE(gate->holding());
   EXPECT_EQ(lots.control_frames(), lots.limits().max_control_frames / 2 + 1);
+  // Less than was asked went, and that is what is told and spent.
+  EXPECT_EQ(report.padding - told, lots.control_bytes_ahead() - 1);
+  EXPECT_EQ(padding_spent, report.padding);
 
   // The reader read everything: its frame goes, and no padding with it.
   OutQueue going;
   ASSERT_EQ(going.push_data(buf::make_frame(pool, buf::Lane::data, std::string(1000, 'd'))), EnqueueStatus::ok);
   backlog = {.in_flight = 0, .unread = 0, .padding = 1100};
-  const std::size_t told = report.padding;
+  const std::size_t told_before = report.padding;
   (void)gate->plan(t0 + 60ms, going);
   EXPECT_FALSE(gate->holding());
   EXPECT_EQ(going.control_frames(), 0u);
-  EXPECT_EQ(report.padding, told);
+  EXPECT_EQ(report.padding, told_before);
 }
 
 // A reader whose window cannot show its frames and who cannot be asked is

@@ -234,29 +234,48 @@ TEST(LatestWindow, AStoppedSseReadersWindowFillsWithPaddingNotFrames) {
   EXPECT_LE(numbers.size(), kRead + frames_held + 2);
 }
 
-// With policy.latest_padding_bytes_per_s = 0 no padding goes: a stopped
-// reader's kernel holds what the window let in before it stopped, through
-// four of the rests after which padding would have gone.
-TEST(LatestWindow, WithoutAPaddingBudgetAStoppedReaderIsSentNone) {
-  server::Config config = latest_config(2);
-  config.policy.latest_padding_bytes_per_s = 0;
-  RunningServer server(config);
+// A reader that reads the first 20 frames and stops, while frames keep
+// coming every 10 ms: what its kernel holds once `done(held)` or `until`.
+template <class Done>
+std::string held_once_stopped(RunningServer& server, std::chrono::steady_clock::time_point until, Done done) {
   SseSubscriber reader(server.port(), "/sse/feed");
-  ASSERT_TRUE(reader.opened());
+  EXPECT_TRUE(reader.opened());
   TestClient publisher(server.port());
   int last = 0;
   for (; last < 20; ++last) {
-    ASSERT_EQ(publish(publisher, "/pub/feed", body(last + 1)), 200);
-    ASSERT_TRUE(reader.wait_for(static_cast<std::size_t>(last + 1)));
+    EXPECT_EQ(publish(publisher, "/pub/feed", body(last + 1)), 200);
+    if (!reader.wait_for(static_cast<std::size_t>(last + 1))) return "";
   }
   std::string held;
-  for (const auto until = std::chrono::steady_clock::now() + 4 * conn::PeerBacklog::kRest;
-       std::chrono::steady_clock::now() < until; ::poll(nullptr, 0, 10)) {
-    ASSERT_EQ(publish(publisher, "/pub/feed", body(++last)), 200);
+  for (; !done(held) && std::chrono::steady_clock::now() < until; ::poll(nullptr, 0, 10)) {
+    EXPECT_EQ(publish(publisher, "/pub/feed", body(++last)), 200);
+    held = held_for(reader.client().fd());
   }
-  held = held_for(reader.client().fd());
+  return held;
+}
+
+// With policy.latest_padding_bytes_per_s = 0 no padding goes. A stopped
+// reader with the default budget is sent its first padding (at most 10 s:
+// a bound against a hang); one without a budget, stopped for twice as
+// long (four rests at least), gets none.
+TEST(LatestWindow, WithoutAPaddingBudgetAStoppedReaderIsSentNone) {
+  using std::chrono::steady_clock;
+  const auto padded = [](const std::string& held) { return count_lines(held, "\n:") > 0; };
+  const auto stopped = steady_clock::now();
+  {
+    RunningServer server(latest_config(2));
+    ASSERT_TRUE(padded(held_once_stopped(server, stopped + 10s, padded))) << "the default sent no padding";
+  }
+  const auto took = steady_clock::now() - stopped;
+  server::Config config = latest_config(2);
+  config.policy.latest_padding_bytes_per_s = 0;
+  RunningServer server(config);
+  const auto never = [](const std::string&) { return false; };
+  const auto until = steady_clock::now() + std::max<steady_clock::duration>(2 * took, 4 * conn::PeerBacklog::kRest);
+  const std::string held = held_once_stopped(server, until, never);
   EXPECT_EQ(count_lines(held, "\n:"), 0u) << held.size() << " bytes held";
   EXPECT_EQ(server.server().stats().latest_padding_bytes, 0u);
+  EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
 }
 
 TEST(LatestWindow, OneFrameIsAWindowToo) {
