@@ -31,11 +31,7 @@ void LatestWindow::bound(conn::Outlet& outlet, Probe probe) {
   // Padding frames go to every stream, whatever the rate: an HTTP/2
   // stream may carry the padding its connection's budget allows (set by
   // its first stream), and the budget alone decides (conn::PeerBacklog).
-  if (!outlet.bound_unread(settings_, checks_, {.probe = probe_frame(probe),
-                                                    .padding = padding_frame(probe, kPaddingBytes),
-                                                    .wide_padding = padding_frame(probe, kWidePaddingBytes)})) {
-    return report_unbounded();
-  }
+  if (!outlet.bound_unread(settings_, checks_, gate_frames(probe))) return report_unbounded();
   // A WebSocket client answers a ping only after every frame before it:
   // its pong is a read receipt. SSE has no way back.
   if (probe == Probe::ws) outlet.ask_read_receipts(receipt_ask());
@@ -46,28 +42,24 @@ const buf::FrameRef& LatestWindow::receipt_ask() {
   return ws_ask_;
 }
 
-// SSE: a blank line between events dispatches nothing. WebSocket: an empty
-// ping, which the client answers with a pong and its application never sees.
-const buf::FrameRef& LatestWindow::probe_frame(Probe probe) {
-  buf::FrameRef& frame = probe == Probe::sse ? sse_probe_ : ws_probe_;
-  if (!frame) {
-    frame = probe == Probe::sse ? buf::make_frame(pool_, buf::Lane::control, "\n")
-                                : proto::ws::make_ping_frame(pool_, {});
+// SSE: a blank line between events dispatches nothing, and comment lines
+// are skipped. WebSocket: an empty ping, which the client answers with a
+// pong its application never sees, and unsolicited pongs, which it
+// neither answers nor shows. A frame the pool had no room for is made at
+// the next stream's bound().
+const conn::GateFrames& LatestWindow::gate_frames(Probe probe) {
+  const bool sse = probe == Probe::sse;
+  conn::GateFrames& frames = sse ? sse_frames_ : ws_frames_;
+  const auto padding = [&](std::size_t bytes) {
+    return sse ? proto::sse::make_padding_frame(pool_, buf::Lane::control, bytes)
+               : proto::ws::make_pong_padding_frame(pool_, bytes);
+  };
+  if (!frames.probe) {
+    frames.probe = sse ? buf::make_frame(pool_, buf::Lane::control, "\n") : proto::ws::make_ping_frame(pool_, {});
   }
-  return frame;
-}
-
-// SSE: comment lines. WebSocket: unsolicited pongs. `bytes` or a little
-// more; the client's application sees neither.
-const buf::FrameRef& LatestWindow::padding_frame(Probe probe, std::size_t bytes) {
-  const bool wide = bytes > kPaddingBytes;
-  buf::FrameRef& frame = probe == Probe::sse ? (wide ? sse_wide_padding_ : sse_padding_)
-                                             : (wide ? ws_wide_padding_ : ws_padding_);
-  if (!frame) {
-    frame = probe == Probe::sse ? proto::sse::make_padding_frame(pool_, buf::Lane::control, bytes)
-                                : proto::ws::make_pong_padding_frame(pool_, bytes);
-  }
-  return frame;
+  if (!frames.padding) frames.padding = padding(kPaddingBytes);
+  if (!frames.wide_padding) frames.wide_padding = padding(kWidePaddingBytes);
+  return frames;
 }
 
 void LatestWindow::report_unbounded() {

@@ -1,13 +1,13 @@
 // Owns: LatestWindow, what one loop needs to bound the frames between
 // sluice and the reader of a `latest` subscription (conn/latency_gate.hpp):
 // the configured window, the loop's GateChecks, the probe and padding
-// frames (per protocol, shared by every stream, made on first use), the
-// count of the padding sent (latest_padding_bytes), and the
-// reports of a stream it cannot hold to the window: when the kernel cannot estimate
-// its reader's backlog (another OS, lwIP), or when the reader's window
-// moves in steps too large to show its frames and the stream cannot ask
-// the reader instead (SSE over HTTP/1.1). Each is counted, and
-// said in one line on stderr the first time in the process.
+// frames (one GateFrames per protocol, shared by every stream, made on
+// first use), the count of the padding queued (latest_padding_bytes), and
+// the reports of a stream it cannot hold to the window: when the kernel
+// cannot estimate its reader's backlog (another OS, lwIP), or when the
+// reader's window moves in steps too large to show its frames and the
+// stream cannot ask the reader instead (SSE over HTTP/1.1). Each is
+// counted, and said in one line on stderr the first time in the process.
 //
 // Under `latest` a frame replaced in sluice's queue costs nothing, but one
 // already in a kernel queue cannot be replaced: without the bound, a slow
@@ -60,8 +60,7 @@ class LatestWindow final : public conn::GateReport {
   static constexpr std::size_t kPaddingBytes = 512;
   static constexpr std::size_t kWidePaddingBytes = 8192;
 
-  const buf::FrameRef& probe_frame(Probe probe);
-  const buf::FrameRef& padding_frame(Probe probe, std::size_t bytes);
+  const conn::GateFrames& gate_frames(Probe probe);
   const buf::FrameRef& receipt_ask();
   void report_unbounded();
 
@@ -70,12 +69,8 @@ class LatestWindow final : public conn::GateReport {
   LoopCounters& counters_;
   metrics::LoopMetrics& metrics_;
   conn::GateChecks checks_;
-  buf::FrameRef sse_probe_;
-  buf::FrameRef ws_probe_;
-  buf::FrameRef sse_padding_;
-  buf::FrameRef sse_wide_padding_;
-  buf::FrameRef ws_padding_;
-  buf::FrameRef ws_wide_padding_;
+  conn::GateFrames sse_frames_;
+  conn::GateFrames ws_frames_;
   buf::FrameRef ws_ask_;
 };
 
