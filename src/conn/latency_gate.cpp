@@ -73,8 +73,16 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   const bool fits = std::max(outstanding_data(), unanswered) + pending <= std::max(floor, grown_);
   if (fits && now - last_sample_ < settings_.grace) return {};
   if (!sample(now, floor, !fits)) return {};
-  const std::size_t allowance = std::max(floor, grown_);
   std::size_t outstanding = outstanding_data();
+  // A reader that has shown it keeps up (its allowance grew) and has read
+  // every byte takes what waits whole, as far as its kernel takes it now
+  // and up to the most a reader that keeps up may have: a burst larger
+  // than its allowance (events that reached the loop in one tick, after a
+  // stall of its own) was held as if the reader were behind, and `latest`
+  // replaced the frames held.
+  const bool burst = grown_ > 0 && outstanding == 0 && unanswered == 0;
+  const std::size_t allowance =
+      std::max({floor, grown_, burst ? std::min({pending, room_, settings_.max_allowance}) : 0});
   // What the path delivers within a round trip will be there before a
   // frame written now: waiting for it to be read too idles the path.
   outstanding -= std::min(outstanding, arriving_);
@@ -98,6 +106,13 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   outstanding = std::max(outstanding, unanswered);
   const std::size_t room = allowance > outstanding ? allowance - outstanding : 0;
   holding_ = pending > room && !(outstanding == 0 && frames == 1);
+  // Held, or found behind by data that only its ACK says is unread: the
+  // answer to an ask brings that ACK at once, where the reader's kernel
+  // would wait out its delayed-ACK timer (40 ms and more for a connection
+  // it judges interactive, as a WebSocket that answers pings is). Without
+  // it a fast reader's frame waited for that timer at every hold, and
+  // `latest` replaced the frames behind it.
+  if ((holding_ || ack_owed_) && can_ask() && ack_may_be_delayed() && !asking_) ask(now, queue);
   if (holding_) {
     pad(now, queue);
     maybe_probe(now, queue);
@@ -142,6 +157,7 @@ void LatencyGate::receipt(Clock::time_point now) {
   if (!asking_ || failed_) return;
   asking_ = false;
   receipted_data_ = asked_data_;
+  receipted_ = asked_;
   // Late: it was behind, as it would have been found had the gate looked.
   if (answer_late(now)) {
     lagging_ = true;
@@ -198,10 +214,15 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   // up: now and then, with data (the ask goes ahead of it in the same
   // write, so it costs no write of its own).
   if (!lagging_ && (queue.data_bytes() == 0 || now - asked_at_ < kAskInterval)) return;
+  ask(now, queue);
+}
+
+void LatencyGate::ask(Clock::time_point now, OutQueue& queue) {
   if (asker_ != nullptr ? !asker_->ask_receipt() : queue.push_control(ask_) != EnqueueStatus::ok) return;
   asking_ = true;
   asked_at_ = now;
   asked_data_ = data_written_;
+  asked_ = written_;
 }
 
 bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowance_bound) {
@@ -215,7 +236,12 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   Clock::time_point oldest{};
   const bool was_behind = oldest_unconsumed(oldest);
   last_sample_ = now;
-  unconsumed_ = backlog->total();
+  // The reader's answer says it read every byte before the ask, whatever
+  // its window shows: a window a step short of the largest it offered,
+  // after the reader read everything (its kernel sends no update for a
+  // small read), held a fast reader until padding showed the read, 300 ms
+  // of its frames replaced by `latest`.
+  unconsumed_ = std::min<std::uint64_t>(backlog->total(), written_ - receipted_);
   unsampled_ = 0;
   in_flight_ = backlog->in_flight;
   unread_ = backlog->unread;
@@ -223,6 +249,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   window_unit_ = backlog->window_unit;
   round_trip_ = backlog->round_trip;
   padding_ = backlog->padding;
+  room_ = backlog->room;
   const std::uint64_t consumed = written_ > unconsumed_ ? written_ - unconsumed_ : 0;
   // Progress is data read. A probe read is not: the reader's window moves
   // in whole segments, so a one-byte probe looks read the moment it is
@@ -233,6 +260,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   // and the frame waited out a retransmission or a zero-window probe
   // timer: 200 ms and more, the age spikes of 200-240 ms.
   const bool progress = consumed > consumed_ + control_unsampled_;
+  ack_owed_ = false;
   control_unsampled_ = 0;
   consumed_ = std::max(consumed_, consumed);
   if (progress) {
@@ -249,7 +277,11 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
       grown_ = std::min(2 * std::max(grown_, floor), settings_.max_allowance);
     }
   } else if (now - still > settings_.grace) {
-    grown_ = 0;
+    // Unacknowledged only, on a short path: its reader may well have read
+    // it, and an ask will tell (plan()). Judged by what its kernel shows
+    // once the ACK has come.
+    ack_owed_ = can_ask() && ack_may_be_delayed();
+    if (!ack_owed_) grown_ = 0;
   }
   return true;
 }

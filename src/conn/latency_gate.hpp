@@ -14,7 +14,15 @@
 //   than the grace period is behind: its allowance falls back to
 //   window_frames frames at once.
 // - Whenever the reader has read everything, one whole frame may go, so a
-//   frame larger than the allowance still flows.
+//   frame larger than the allowance still flows; a reader whose allowance
+//   grew takes everything waiting then, as far as its kernel takes it now
+//   and up to max_allowance (a burst that reached the loop in one tick).
+// - Data only its missing ACK calls unread, on a short path with
+//   everything acknowledged read, may be read: the reader's kernel may be
+//   waiting out its delayed-ACK timer (a WebSocket that answers pings is
+//   an interactive connection to it). Where the reader can be asked (below)
+//   the gate asks, and its answer brings the ACK; the reader is judged
+//   behind by what its kernel shows then, not before.
 // - Control frames are never held back.
 // The kernel is asked (one getsockopt, sometimes an ioctl) only when the
 // bytes written since the last look might pass the allowance, and at least
@@ -44,21 +52,24 @@
 // buffer, against 64-byte frames) shows nothing unread in its window
 // however much it holds: the kernel tells nothing, and loopback ACKs at
 // once. Nor, within the rounding above, a frame under two steps long (a
-// 1 KiB frame against 1 KiB steps) unread. Where the client answers a question only once it has read what
-// came before it (a WebSocket ping: its pong follows every frame before it
-// through the client's parser), the gate asks (ask_receipts()): one ask
-// outstanding at most, written with data while the reader keeps up (at
-// most once per kAskInterval, so that a reader falling behind is seen), and
-// right after each release while it does not. An answer back later than
-// the grace period and the path's round trip, or none within them, shows
-// the reader behind: until its answers come back in time for a whole ask
-// interval, data written since the
-// last answer's ask counts as unread whatever the window says, and the
-// allowance falls back to window_frames frames. A reader that answers in
-// time is never held for an answer; its window is trusted as before. Asks
-// go only over a path whose round trip is shorter than the grace period
-// (loopback, a LAN): over longer ones the window bounded such readers
-// already, and asks cost them frames.
+// 1 KiB frame against 1 KiB steps) unread. Where the client answers a
+// question only once it has read what came before it (a WebSocket ping:
+// its pong follows every frame before it through the client's parser),
+// the gate asks (ask_receipts()): one ask outstanding at most, written
+// with data while the reader keeps up (at most once per kAskInterval, so
+// that a reader falling behind is seen), and right after each release
+// while it does not. Every answer counts the bytes before its ask as read,
+// whatever the window shows (a window left a step short after a small
+// read, which the reader's kernel sends no update for). An answer back
+// later than the grace period and the path's round trip, or none within
+// them, shows the reader behind: until its answers come back in time for
+// a whole ask interval, data written since the last answer's ask counts as
+// unread whatever the window says, and the allowance falls back to
+// window_frames frames. A reader that answers in time is never held for an
+// answer; its window is trusted as before. Asks go only over a path whose
+// round trip is shorter than the grace period (loopback, a LAN): over
+// longer ones the window bounded such readers already, and asks cost them
+// frames.
 // Bytes sent that the path delivers within one round trip at its measured
 // rate count as read (round_trip_credit.hpp): on a path whose round trip
 // is long against a frame's time on it, the next frame then starts while
@@ -206,6 +217,14 @@ class LatencyGate {
   [[nodiscard]] bool can_ask() const { return ask_ || asker_ != nullptr; }
   void report_loose();
   void maybe_ask(Clock::time_point now, OutQueue& queue);
+  void ask(Clock::time_point now, OutQueue& queue);
+  // Everything the reader's kernel acknowledged was read, and data is still
+  // unacknowledged on a path too short for it to be on its way: its ACK
+  // may be waiting out the reader kernel's delayed-ACK timer, which an
+  // ask's answer cuts short.
+  [[nodiscard]] bool ack_may_be_delayed() const {
+    return unread_ == 0 && in_flight_ > 0 && round_trip_ < settings_.grace;
+  }
   // An answer to the ask asked at asked_at_ comes late after `now`: the
   // grace period, and the path's round trip, which every answer takes.
   [[nodiscard]] bool answer_late(Clock::time_point now) const {
@@ -241,6 +260,7 @@ class LatencyGate {
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
   std::size_t padding_ = 0;             // padding the last sample asked for, not yet queued
+  std::size_t room_ = 0;                // what the reader's kernel took at the last sample
   Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
   buf::FrameRef ask_;                // the ask as a control frame; null: none
@@ -250,9 +270,12 @@ class LatencyGate {
   std::uint64_t data_written_ = 0;   // data bytes written through this gate's flushes
   std::uint64_t asked_data_ = 0;     // of those, written before the ask outstanding
   std::uint64_t receipted_data_ = 0;  // of those, read by the reader's last answer
+  std::uint64_t asked_ = 0;          // bytes written before the ask outstanding (at least)
+  std::uint64_t receipted_ = 0;      // bytes read by the reader's last answer (at least)
   Clock::time_point asked_at_{};
   Clock::time_point in_time_since_{};  // lagging: the first of the answers in time since the last late one
   bool holding_ = false;
+  bool ack_owed_ = false;  // the last sample found data unread too long by its ACK alone
   bool failed_ = false;
   bool reported_loose_ = false;
 

@@ -66,7 +66,8 @@ Backlog PeerBacklog::estimate(const KernelFacts& facts, Clock::time_point now) {
                                          .rate_app_limited = facts.rate_app_limited}),
           .window_unit = window_unit(facts),
           .round_trip = std::chrono::microseconds(facts.min_rtt_us),
-          .padding = padding_};
+          .padding = padding_,
+          .room = facts.peer_window - std::min<std::size_t>(facts.send_queue, facts.peer_window)};
 }
 
 std::size_t PeerBacklog::window_unit(const KernelFacts& facts) {

@@ -111,6 +111,9 @@ struct Backlog {
   // window showed bytes unread (PeerBacklog), within the padding budget.
   // 0: none. What goes is told back (BacklogSource::padded()).
   std::size_t padding = 0;
+  // What the reader's kernel takes now: the window it offers, less what is
+  // on its way to it. 0 when not told.
+  std::size_t room = 0;
   [[nodiscard]] std::size_t total() const { return in_flight + unread; }
 };
 

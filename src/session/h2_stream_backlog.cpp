@@ -19,6 +19,7 @@ std::optional<H2SocketBacklog::Offsets> H2SocketBacklog::sample(Clock::time_poin
   offsets.arrived = offsets.acked + backlog->arriving;
   offsets.window_unit = backlog->window_unit;
   offsets.round_trip = backlog->round_trip;
+  offsets.room = backlog->room;
   padding_ = backlog->padding;
   last_ = offsets;
   return last_;
@@ -31,6 +32,7 @@ std::optional<conn::Backlog> H2StreamBacklog::sample(Clock::time_point now) {
   if (backlog) {
     backlog->window_unit = offsets->window_unit;
     backlog->round_trip = offsets->round_trip;
+    backlog->room = offsets->room;
     backlog->padding = socket_.take_padding();
   }
   return backlog;

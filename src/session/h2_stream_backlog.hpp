@@ -41,9 +41,11 @@ class H2SocketBacklog {
     std::uint64_t consumed = 0;  // the reader's client read the bytes before this
     std::uint64_t arrived = 0;   // the path delivers the bytes before this within a round trip
     // The socket's, for every stream: the step its reader's window moves
-    // in, and the path's least round trip (conn::Backlog).
+    // in, the path's least round trip, and what the reader's kernel takes
+    // now (conn::Backlog).
     std::size_t window_unit = 1;
     std::chrono::microseconds round_trip{0};
+    std::size_t room = 0;
   };
 
   // Reads socket `fd`, which it does not own, about `h2`'s bytes; its

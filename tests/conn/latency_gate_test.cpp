@@ -5,6 +5,8 @@
 #include "conn/latency_gate.hpp"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -35,12 +37,20 @@ GateFrames sse_frames(buf::Pool& pool) {
           .wide_padding = buf::make_frame(pool, buf::Lane::control, ":" + std::string(510, ' ') + "\n")};
 }
 
-class QuietConnection final : public Connection {
+// Takes what its reader sends as answers: each 'P' answers the gate's ask,
+// as a WebSocket client's pong answers a ping once it has read what came
+// before it.
+class AnsweredConnection final : public Connection {
  public:
   using Connection::Connection;
 
  protected:
-  void on_input(std::string& input) override { input.clear(); }
+  void on_input(std::string& input) override {
+    for (const char c : input) {
+      if (c == 'P') read_receipt();
+    }
+    input.clear();
+  }
   void on_closed(CloseReason) override {}
 };
 
@@ -48,7 +58,7 @@ class QuietConnection final : public Connection {
 // exact to the byte, and the server side of it in a Connection.
 struct GatedPair : test::LoopbackPair {
   explicit GatedPair(std::chrono::milliseconds grace, int reader_buffer = 4096) : LoopbackPair(reader_buffer) {
-    connection = std::make_unique<QuietConnection>(loop, std::make_unique<transport::PlainTcp>(release_sender()),
+    connection = std::make_unique<AnsweredConnection>(loop, std::make_unique<transport::PlainTcp>(release_sender()),
                                                    ConnectionLimits{});
     EXPECT_EQ(connection->start(), 0);
     EXPECT_TRUE(connection->bound_unread({.window_frames = 1, .grace = grace}, checks,
@@ -80,7 +90,7 @@ struct GatedPair : test::LoopbackPair {
   buf::Pool pool{{.block_count = 4096, .block_size = 4096, .reserve = 16}};
   io::Loop loop;
   GateChecks checks{loop};
-  std::unique_ptr<QuietConnection> connection;
+  std::unique_ptr<AnsweredConnection> connection;
 };
 
 // The reader's window moves in whole segments, and a buffer with frames in
@@ -185,6 +195,44 @@ TEST(LatencyGate, AReaderThatKeepsUpComesToTakeWholeBatches) {
   EXPECT_TRUE(received == expected) << "the frames arrived changed or out of order";
   // It came to take a whole batch at once.
   EXPECT_GE(pair.gate().grown_allowance(), 200u * 100);
+}
+
+// A reader whose kernel delays its ACKs (one it judges interactive, as a
+// WebSocket that answers pings is) has read its frame, and the gate cannot
+// see that until the ACK goes, 40 ms or more later; the next frame waited
+// for it, and `latest` replaced the frames behind. The gate asks instead:
+// the answer's segment carries the ACK, and the held frame goes on it.
+TEST(LatencyGate, AsksAReaderWhoseKernelDelaysItsAckAndLetsTheHeldFrameGoOnTheAnswer) {
+  GatedPair pair(1000ms);  // a grace period long enough that nothing else counts
+  pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
+  const int off = 0;
+  int held = 0;
+  // The reader's kernel may ACK anyway (its delayed-ACK timer went, on a
+  // busy machine): only a hold on an unacknowledged frame says anything.
+  for (int attempt = 0; attempt < 20 && held < 3; ++attempt) {
+    // Interactive: ACKs wait for the timer, or for data of the reader's.
+    ASSERT_EQ(::setsockopt(pair.reader, IPPROTO_TCP, TCP_QUICKACK, &off, sizeof off), 0);
+    pair.send(100, 'a');
+    ASSERT_TRUE(pair.run_until([&] { return pair.unread_at_reader() >= 100; }));
+    ASSERT_EQ(pair.read_frames(), std::string(100, 'a'));
+    pair.send(100, 'b');
+    ASSERT_TRUE(pair.run_until([&] { return pair.gate().holding() || pair.unread_at_reader() > 0; }));
+    std::string got = pair.read_frames();
+    if (!pair.gate().holding() && got.find('?') == std::string::npos) {
+      ASSERT_EQ(got, std::string(100, 'b'));  // the ACK came first: nothing held
+      continue;
+    }
+    ++held;
+    // Held: the gate asks, and the frame follows the ask once it is
+    // answered (or the reader's timer sends the ACK first, on a machine too
+    // busy to answer within 40 ms).
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }))
+        << "no ask came";
+    ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() >= 101; }));
+    EXPECT_EQ(got, "?" + std::string(100, 'b'));
+  }
+  EXPECT_GT(held, 0) << "the reader's kernel acknowledged every frame at once";
 }
 
 // A backlog the test sets, for what the gate decides from given figures;
@@ -544,6 +592,128 @@ TEST(LatencyGate, AWindowInStepsAboutAFrameLongIsAskedAndAWindowInStepsUnderHalf
   EXPECT_FALSE(large_frames.gate->window_blind());
 }
 
+// A reader of `kFrame`-byte frames through a window that shows each of
+// them, which grew its allowance to four frames by reading everything it
+// was sent, and then was sent four more at `t0 + 3ms`.
+struct GrownReader : BlindReader {
+  explicit GrownReader(std::chrono::microseconds round_trip) : BlindReader(1, round_trip) {
+    backlog.room = 1 << 20;
+    (void)publish_and_flush(t0);
+    for (int look = 1; look <= 3; ++look) {
+      for (int i = 0; i < 2; ++i) {
+        EXPECT_EQ(queue.push_data(buf::make_frame(pool, buf::Lane::data, std::string(kFrame, 'e'))),
+                  EnqueueStatus::ok);
+      }
+      EXPECT_FALSE(flush(t0 + look * 1ms));
+    }
+    EXPECT_EQ(gate->grown_allowance(), 4 * kFrame);
+  }
+  // What the reader's kernel tells now; the path stays as it was.
+  void kernel_says(std::size_t in_flight, std::size_t unread) {
+    backlog.in_flight = in_flight;
+    backlog.unread = unread;
+  }
+};
+
+// Data only its missing ACK calls unread, past the grace period on a short
+// path, with everything acknowledged read, may well be read: the reader's
+// kernel is waiting out its delayed-ACK timer. The reader keeps the
+// allowance it grew and is asked; the answer brings the ACK. Once the ACK
+// shows the data unread, or over a path long enough for it to be on its
+// way, the reader is behind as before.
+TEST(LatencyGate, DataOnlyItsAckCallsUnreadIsAskedAboutBeforeTheReaderIsTakenForBehind) {
+  constexpr std::size_t kGrown = 4 * BlindReader::kFrame;
+  GrownReader read(0us);
+  read.kernel_says(kGrown, 0);
+  bool asked = false;
+  EXPECT_TRUE(read.publish_and_flush(read.t0 + 30ms, &asked));
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(read.gate->grown_allowance(), kGrown);
+  // The answer: its segment acknowledged everything, all of it read.
+  read.kernel_says(0, 0);
+  read.gate->receipt(read.t0 + 31ms);
+  EXPECT_FALSE(read.flush(read.t0 + 31ms));
+  EXPECT_EQ(read.queue.data_frames(), 0u);
+  EXPECT_GE(read.gate->grown_allowance(), kGrown);
+
+  GrownReader unread(0us);
+  unread.kernel_says(kGrown, 0);
+  EXPECT_TRUE(unread.publish_and_flush(unread.t0 + 30ms, &asked));
+  EXPECT_TRUE(asked);
+  // No answer, and the reader's kernel acknowledges (its timer went): the
+  // data is there unread, and the reader is behind.
+  unread.kernel_says(0, kGrown);
+  EXPECT_TRUE(unread.flush(unread.t0 + 45ms));
+  EXPECT_EQ(unread.gate->grown_allowance(), 0u);
+
+  GrownReader long_path(40ms);
+  long_path.kernel_says(kGrown, 0);
+  EXPECT_TRUE(long_path.publish_and_flush(long_path.t0 + 30ms, &asked));
+  EXPECT_FALSE(asked);
+  EXPECT_EQ(long_path.gate->grown_allowance(), 0u);
+}
+
+// A reader that has shown it keeps up and has read everything takes a
+// burst larger than its allowance whole (events that reached the loop in
+// one tick), as far as its kernel takes it now and up to the most a reader
+// that keeps up may have outstanding. Not one with data unread.
+TEST(LatencyGate, AReaderThatKeepsUpAndHasReadEverythingTakesABurstWhole) {
+  constexpr std::size_t kFrame = BlindReader::kFrame;
+  const auto push = [](BlindReader& reader, std::size_t frames, std::size_t size) {
+    for (std::size_t i = 0; i < frames; ++i) {
+      ASSERT_EQ(reader.queue.push_data(buf::make_frame(reader.pool, buf::Lane::data, std::string(size, 'e'))),
+                EnqueueStatus::ok);
+    }
+  };
+  GrownReader grown(0us);
+  push(grown, 10, kFrame);
+  EXPECT_FALSE(grown.flush(grown.t0 + 4ms));
+  EXPECT_EQ(grown.queue.data_frames(), 0u);
+
+  // Its kernel takes nine of them now: nine go, past its allowance (which
+  // this look doubled to eight frames).
+  GrownReader narrow(0us);
+  narrow.backlog.room = 9 * kFrame;
+  push(narrow, 10, kFrame);
+  EXPECT_TRUE(narrow.flush(narrow.t0 + 4ms));
+  EXPECT_EQ(narrow.gate->grown_allowance(), 8 * kFrame);
+  EXPECT_EQ(narrow.queue.data_frames(), 1u);
+
+  // Two frames unread: what is left of its allowance, two frames.
+  GrownReader behind(0us);
+  behind.kernel_says(0, 2 * kFrame);
+  push(behind, 10, kFrame);
+  EXPECT_TRUE(behind.flush(behind.t0 + 4ms));
+  EXPECT_EQ(behind.queue.data_frames(), 8u);
+
+  // 320 KiB waiting: 256 KiB of it goes.
+  GrownReader large(0us);
+  push(large, 5, 64 << 10);
+  EXPECT_TRUE(large.flush(large.t0 + 4ms));
+  EXPECT_EQ(large.queue.data_frames(), 1u);
+}
+
+// The reader's answer says it read every byte before the ask, whatever its
+// window shows: a window a step short of the largest it offered (its
+// kernel sends no update for a small read) holds nothing back, and the
+// reader that answered keeps up.
+TEST(LatencyGate, AReaderThatAnsweredForWhatItWasSentIsNotHeldByItsWindow) {
+  BlindReader reader;  // an autotuned buffer: its window moves in 1 KiB steps
+  ASSERT_NE(reader.gate, nullptr);
+  (void)reader.publish_and_flush(reader.t0);
+  reader.backlog.in_flight = BlindReader::kFrame;  // its ACK waits
+  bool asked = false;
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 1ms, &asked));
+  EXPECT_TRUE(asked);
+  // Answered; the window is left a step short.
+  reader.backlog.in_flight = 0;
+  reader.backlog.unread = 1024;
+  reader.gate->receipt(reader.t0 + 2ms);
+  EXPECT_FALSE(reader.flush(reader.t0 + 2ms));
+  EXPECT_EQ(reader.queue.data_frames(), 0u);
+  EXPECT_EQ(reader.gate->grown_allowance(), 2 * BlindReader::kFrame);
+}
+
 // An answer nobody asked for (a client's own pong) changes nothing.
 TEST(LatencyGate, AnAnswerToNoAskChangesNothing) {
   BlindReader reader;
@@ -564,7 +734,7 @@ TEST(LatencyGate, IsNotPutOnASocketTheKernelSaysNothingAbout) {
   buf::Pool pool({.block_count = 16, .block_size = 4096, .reserve = 4});
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
-  QuietConnection connection(loop, std::make_unique<transport::PlainTcp>(fds[0]), {});
+  AnsweredConnection connection(loop, std::make_unique<transport::PlainTcp>(fds[0]), {});
   ASSERT_EQ(connection.start(), 0);
   EXPECT_FALSE(connection.bound_unread({}, checks, sse_frames(pool)));
   EXPECT_EQ(connection.latency_gate(), nullptr);

@@ -92,6 +92,16 @@ TEST(PeerBacklogEstimate, SendQueueIsInFlightAndAFullWindowMeansNothingUnread) {
   EXPECT_EQ(backlog.largest_window(), 4096u);
 }
 
+// What the reader's kernel takes now is its window less what is on its
+// way to it; nothing when more is on its way than the window offers.
+TEST(PeerBacklogEstimate, RoomIsTheWindowLessWhatIsOnItsWay) {
+  PeerBacklog backlog(-1);
+  const Clock::time_point t0{};
+  EXPECT_EQ(backlog.estimate({.send_queue = 1500, .peer_window = 4096}, t0).room, 4096u - 1500);
+  EXPECT_EQ(backlog.estimate({.send_queue = 0, .peer_window = 4096}, t0 + 1ms).room, 4096u);
+  EXPECT_EQ(backlog.estimate({.send_queue = 5000, .peer_window = 4096}, t0 + 2ms).room, 0u);
+}
+
 TEST(PeerBacklogEstimate, AWindowNarrowerThanTheLargestIsUnreadBytes) {
   PeerBacklog backlog(-1);
   const Clock::time_point t0{};
