@@ -16,7 +16,8 @@ constexpr milliseconds kFirstProbeGap{5};
 constexpr milliseconds kMaxProbeGap{160};
 // How often a reader blind to small writes that keeps up is asked what it
 // has read: a reader that falls behind shows within this and the grace
-// period, and one that keeps up costs a ping and a pong per interval at most.
+// period, and one that keeps up costs a ping and a pong per interval at most
+// while it is not held (a hold on a delayed ACK asks too; plan()).
 constexpr milliseconds kAskInterval{100};
 
 }  // namespace
@@ -80,9 +81,12 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // than its allowance (events that reached the loop in one tick, after a
   // stall of its own) was held as if the reader were behind, and `latest`
   // replaced the frames held.
+  // Twice what it has shown it reads, as one more look would grow it: a
+  // reader that takes one small frame per read earns an allowance too, and
+  // a burst as large as its kernel's window would sit there for many reads.
   const bool burst = grown_ > 0 && outstanding == 0 && unanswered == 0;
-  const std::size_t allowance =
-      std::max({floor, grown_, burst ? std::min({pending, room_, settings_.max_allowance}) : 0});
+  const std::size_t burst_bytes = burst ? std::min({pending, room_, 2 * grown_, settings_.max_allowance}) : 0;
+  const std::size_t allowance = std::max({floor, grown_, burst_bytes});
   // What the path delivers within a round trip will be there before a
   // frame written now: waiting for it to be read too idles the path.
   outstanding -= std::min(outstanding, arriving_);
@@ -111,8 +115,13 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // would wait out its delayed-ACK timer (40 ms and more for a connection
   // it judges interactive, as a WebSocket that answers pings is). Without
   // it a fast reader's frame waited for that timer at every hold, and
-  // `latest` replaced the frames behind it.
-  if ((holding_ || ack_owed_) && can_ask() && ack_may_be_delayed() && !asking_) ask(now, queue);
+  // `latest` replaced the frames behind it. An ask that cannot go (the
+  // control lane full) leaves nothing to wait for.
+  const bool ask_for_ack = (holding_ || ack_owed_) && can_ask() && ack_may_be_delayed() && !asking_;
+  if (ask_for_ack && !ask(now, queue) && ack_owed_) {
+    ack_owed_ = false;
+    grown_ = 0;
+  }
   if (holding_) {
     pad(now, queue);
     maybe_probe(now, queue);
@@ -214,15 +223,16 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   // up: now and then, with data (the ask goes ahead of it in the same
   // write, so it costs no write of its own).
   if (!lagging_ && (queue.data_bytes() == 0 || now - asked_at_ < kAskInterval)) return;
-  ask(now, queue);
+  (void)ask(now, queue);
 }
 
-void LatencyGate::ask(Clock::time_point now, OutQueue& queue) {
-  if (asker_ != nullptr ? !asker_->ask_receipt() : queue.push_control(ask_) != EnqueueStatus::ok) return;
+bool LatencyGate::ask(Clock::time_point now, OutQueue& queue) {
+  if (asker_ != nullptr ? !asker_->ask_receipt() : queue.push_control(ask_) != EnqueueStatus::ok) return false;
   asking_ = true;
   asked_at_ = now;
   asked_data_ = data_written_;
   asked_ = written_;
+  return true;
 }
 
 bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowance_bound) {
@@ -279,8 +289,11 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
   } else if (now - still > settings_.grace) {
     // Unacknowledged only, on a short path: its reader may well have read
     // it, and an ask will tell (plan()). Judged by what its kernel shows
-    // once the ACK has come.
-    ack_owed_ = can_ask() && ack_may_be_delayed();
+    // once the ACK has come, or as now once the answer is late: a segment
+    // lost on the way, or an HTTP/2 socket blocked by another stream,
+    // keeps the ask from being answered, not the reader behind from being
+    // seen.
+    ack_owed_ = can_ask() && ack_may_be_delayed() && !(asking_ && answer_late(now));
     if (!ack_owed_) grown_ = 0;
   }
   return true;

@@ -15,14 +15,15 @@
 //   window_frames frames at once.
 // - Whenever the reader has read everything, one whole frame may go, so a
 //   frame larger than the allowance still flows; a reader whose allowance
-//   grew takes everything waiting then, as far as its kernel takes it now
-//   and up to max_allowance (a burst that reached the loop in one tick).
+//   grew takes what waits then up to twice that allowance, as far as its
+//   kernel takes it now (a burst that reached the loop in one tick).
 // - Data only its missing ACK calls unread, on a short path with
 //   everything acknowledged read, may be read: the reader's kernel may be
 //   waiting out its delayed-ACK timer (a WebSocket that answers pings is
 //   an interactive connection to it). Where the reader can be asked (below)
 //   the gate asks, and its answer brings the ACK; the reader is judged
-//   behind by what its kernel shows then, not before.
+//   behind by what its kernel shows then, or as before once the answer is
+//   late.
 // - Control frames are never held back.
 // The kernel is asked (one getsockopt, sometimes an ioctl) only when the
 // bytes written since the last look might pass the allowance, and at least
@@ -217,11 +218,12 @@ class LatencyGate {
   [[nodiscard]] bool can_ask() const { return ask_ || asker_ != nullptr; }
   void report_loose();
   void maybe_ask(Clock::time_point now, OutQueue& queue);
-  void ask(Clock::time_point now, OutQueue& queue);
+  // Asks now; false when the ask cannot go.
+  bool ask(Clock::time_point now, OutQueue& queue);
   // Everything the reader's kernel acknowledged was read, and data is still
-  // unacknowledged on a path too short for it to be on its way: its ACK
-  // may be waiting out the reader kernel's delayed-ACK timer, which an
-  // ask's answer cuts short.
+  // unacknowledged (or unsent) on a path too short for it to be on its
+  // way: its ACK may be waiting out the reader kernel's delayed-ACK timer,
+  // which an ask's answer cuts short.
   [[nodiscard]] bool ack_may_be_delayed() const {
     return unread_ == 0 && in_flight_ > 0 && round_trip_ < settings_.grace;
   }
@@ -260,7 +262,7 @@ class LatencyGate {
   std::size_t grown_ = 0;               // allowance grown for a reader that keeps up
   std::size_t window_unit_ = 1;         // the step the reader's window moves in, at the last sample
   std::size_t padding_ = 0;             // padding the last sample asked for, not yet queued
-  std::size_t room_ = 0;                // what the reader's kernel took at the last sample
+  std::size_t room_ = 0;                // what the reader's kernel would take, at the last sample
   Clock::duration round_trip_{};        // the path's least round trip, at the last sample
 
   buf::FrameRef ask_;                // the ask as a control frame; null: none
