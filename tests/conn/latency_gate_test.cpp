@@ -626,6 +626,14 @@ struct GrownReader : BlindReader {
     backlog.in_flight = in_flight;
     backlog.unread = unread;
   }
+  // With the four frames unacknowledged and nothing unread, a frame
+  // published at `at` past the grace period: it was held, and asked about.
+  bool held_and_asked_on_its_ack(Clock::time_point at) {
+    kernel_says(4 * kFrame, 0);
+    bool asked = false;
+    const bool held = publish_and_flush(at, &asked);
+    return held && asked;
+  }
 };
 
 // Data only its missing ACK calls unread, past the grace period on a short
@@ -637,10 +645,7 @@ struct GrownReader : BlindReader {
 TEST(LatencyGate, DataOnlyItsAckCallsUnreadIsAskedAboutBeforeTheReaderIsTakenForBehind) {
   constexpr std::size_t kGrown = 4 * BlindReader::kFrame;
   GrownReader read(0us);
-  read.kernel_says(kGrown, 0);
-  bool asked = false;
-  EXPECT_TRUE(read.publish_and_flush(read.t0 + 30ms, &asked));
-  EXPECT_TRUE(asked);
+  EXPECT_TRUE(read.held_and_asked_on_its_ack(read.t0 + 30ms));
   EXPECT_EQ(read.gate->grown_allowance(), kGrown);
   // The answer: its segment acknowledged everything, all of it read.
   read.kernel_says(0, 0);
@@ -650,9 +655,7 @@ TEST(LatencyGate, DataOnlyItsAckCallsUnreadIsAskedAboutBeforeTheReaderIsTakenFor
   EXPECT_GE(read.gate->grown_allowance(), kGrown);
 
   GrownReader unread(0us);
-  unread.kernel_says(kGrown, 0);
-  EXPECT_TRUE(unread.publish_and_flush(unread.t0 + 30ms, &asked));
-  EXPECT_TRUE(asked);
+  EXPECT_TRUE(unread.held_and_asked_on_its_ack(unread.t0 + 30ms));
   // No answer, and the reader's kernel acknowledges (its timer went): the
   // data is there unread, and the reader is behind.
   unread.kernel_says(0, kGrown);
@@ -662,9 +665,7 @@ TEST(LatencyGate, DataOnlyItsAckCallsUnreadIsAskedAboutBeforeTheReaderIsTakenFor
   // No answer, and the reader's kernel still does not acknowledge (a
   // segment lost on the way): behind once the answer is late.
   GrownReader unanswered(0us);
-  unanswered.kernel_says(kGrown, 0);
-  EXPECT_TRUE(unanswered.publish_and_flush(unanswered.t0 + 30ms, &asked));
-  EXPECT_TRUE(asked);
+  EXPECT_TRUE(unanswered.held_and_asked_on_its_ack(unanswered.t0 + 30ms));
   EXPECT_TRUE(unanswered.flush(unanswered.t0 + 45ms));
   EXPECT_EQ(unanswered.gate->grown_allowance(), kGrown);  // the answer is not late yet
   EXPECT_TRUE(unanswered.flush(unanswered.t0 + 55ms));
@@ -672,6 +673,7 @@ TEST(LatencyGate, DataOnlyItsAckCallsUnreadIsAskedAboutBeforeTheReaderIsTakenFor
 
   GrownReader long_path(40ms);
   long_path.kernel_says(kGrown, 0);
+  bool asked = false;
   EXPECT_TRUE(long_path.publish_and_flush(long_path.t0 + 30ms, &asked));
   EXPECT_FALSE(asked);
   EXPECT_EQ(long_path.gate->grown_allowance(), 0u);
