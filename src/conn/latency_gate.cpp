@@ -76,14 +76,13 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   if (!sample(now, floor, !fits)) return {};
   std::size_t outstanding = outstanding_data();
   // A reader that has shown it keeps up (its allowance grew) and has read
-  // every byte takes what waits whole, as far as its kernel takes it now
-  // and up to the most a reader that keeps up may have: a burst larger
-  // than its allowance (events that reached the loop in one tick, after a
-  // stall of its own) was held as if the reader were behind, and `latest`
-  // replaced the frames held.
-  // Twice what it has shown it reads, as one more look would grow it: a
-  // reader that takes one small frame per read earns an allowance too, and
-  // a burst as large as its kernel's window would sit there for many reads.
+  // every byte takes a burst larger than its allowance (events that reached
+  // the loop in one tick, after a stall of its own), which was held as if
+  // the reader were behind while `latest` replaced the frames held. Up to
+  // twice its allowance, as one more look would grow it, and as far as its
+  // kernel takes it now: a reader that takes one small frame per read earns
+  // an allowance too, and a burst as large as its window would sit there
+  // for many reads.
   const bool burst = grown_ > 0 && outstanding == 0 && unanswered == 0;
   const std::size_t burst_bytes = burst ? std::min({pending, room_, 2 * grown_, settings_.max_allowance}) : 0;
   const std::size_t allowance = std::max({floor, grown_, burst_bytes});
