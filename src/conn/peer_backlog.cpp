@@ -78,7 +78,9 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   if (now - last_sample_ >= kWindowMemory) {  // at the first look, 0 already
     largest_ = 0;
     padded_ = 0;
+    unread_since_.reset();  // the reader's wait is not told by a silence of ours
   }
+  const Clock::time_point looked_before = last_sample_;
   last_sample_ = now;
   // Between two looks, a probe acknowledged moves the window down, or its
   // edge up when the reader's kernel offers the same window after reading
@@ -104,30 +106,59 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   const bool read = edge_moved && (!data_acked || (padded_ > 0 && window_kept));
   edge_ = edge;
   acked_ = facts.acked;
+  earn_padding_credit(acked_by, unit, now);
   if (read) {
     // The first window offered after padding is what the narrowed buffer
-    // offers, less what the reader left of the frames since.
+    // offers, less what the reader left of the frames since. How long that
+    // took was our rest and padding, not the reader's wait.
+    if (padded_ > 0 && facts.peer_window < largest_) unread_since_.reset();
     if (padded_ > 0) largest_ = facts.peer_window;
     padded_ = 0;
+  } else if (facts.peer_window >= largest_) {
+    // A window back at its largest shows nothing unread, whether the
+    // reader read or its buffer grew: nothing is left for padding to
+    // show, and the next stand-still starts again from the least padding.
+    padded_ = 0;
   }
+  note_wait(facts.peer_window < largest_, now, now - looked_before);
   padding_ = 0;
   // Data on its way (more than a probe unacknowledged or unsent) is not
   // rest either: a reader whose buffer is full has it waiting.
   if (edge_moved || data_acked || facts.send_queue > kProbeBytes) {
     still_since_ = now;
-  } else if (now - still_since_ >= kRest && largest_ > facts.peer_window && facts.peer_window > 0) {
+  } else if (now - still_since_ >= rest_ && largest_ > facts.peer_window && facts.peer_window > 0) {
     // Two steps at least, or the window may not show it; none until the
     // budget holds the least a padding may be, and then no more than it
     // holds.
     const std::size_t wanted = std::min<std::size_t>(std::max(kFirstPadding << padded_, 2 * unit), facts.peer_window);
-    const std::size_t budget = padding_budget(now);
-    if (budget >= std::min(wanted, std::max(kFirstPadding, 2 * unit))) {
+    const std::size_t budget = std::min(padding_budget(now), padding_credit());
+    if (budget >= std::min(wanted, least_padding(unit))) {
       padding_ = std::min(wanted, budget);
       padded_ = std::min(padded_ + 1, kMostPaddingDoublings);
       still_since_ = now;
     }
   }
   largest_ = std::max(largest_, facts.peer_window);
+}
+
+// A reader that reads now and then waits about as long between its reads
+// each time: its edge standing still for less than twice that is no sign
+// that its buffer narrowed, and padding sent then would be read in place
+// of frames. A wait is learnt only from looks close enough together to
+// time it (a held reader is looked at every few milliseconds; one we sent
+// nothing for may have read long before we looked again). One quick read
+// (frames that came just before it) takes a quarter off the rest, not
+// all of it.
+void PeerBacklog::note_wait(bool unread, Clock::time_point now, Clock::duration since_last_look) {
+  if (unread) {
+    if (!unread_since_) unread_since_ = now;
+    return;
+  }
+  if (unread_since_ && since_last_look <= kTimedLookGap) {
+    const Clock::duration waited = now - *unread_since_;
+    rest_ = std::clamp<Clock::duration>(std::max(2 * waited, rest_ * 3 / 4), kRest, kLongestRest);
+  }
+  unread_since_.reset();
 }
 
 std::size_t PeerBacklog::padding_budget(Clock::time_point now) const {
@@ -146,6 +177,30 @@ std::int64_t PeerBacklog::budget_at(Clock::time_point now) const {
 void PeerBacklog::padded(std::size_t bytes, Clock::time_point now) {
   padding_budget_ = budget_at(now) - static_cast<std::int64_t>(bytes);
   padding_budget_at_ = std::max(now, padding_budget_at_);
+  padding_credit_ -= static_cast<std::int64_t>(bytes) * kMicro;
+  padding_unacked_ += bytes;
+}
+
+// Padding acknowledged earns nothing: what is acknowledged counts as
+// padding first, as far as padding is on its way (TCP acknowledges the
+// frames queued before it first, so the credit errs low). The credit is
+// kept in millionths of a byte, so that looks a few microseconds apart
+// earn what a second earns, not nothing each. The clock earns from the
+// first look on, and data from the bytes acknowledged after it.
+void PeerBacklog::earn_padding_credit(std::uint64_t acked_by, std::size_t unit, Clock::time_point now) {
+  const std::uint64_t padding = std::min(acked_by, padding_unacked_);
+  padding_unacked_ -= padding;
+  const std::uint64_t data = credit_at_ ? acked_by - padding : 0;
+  const Clock::time_point since = credit_at_.value_or(now);
+  const std::int64_t elapsed_us = std::clamp<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(now - since).count(), 0, kBudgetFullAfterUs);
+  credit_at_ = std::max(now, since);
+  // The least padding a window of such steps shows, once every longest rest.
+  const std::size_t per_second =
+      std::max(kPaddingCreditPerSecond, least_padding(unit) * 1000 / static_cast<std::size_t>(kLongestRest.count()));
+  const std::int64_t earned = static_cast<std::int64_t>(data) * (kMicro / kDataPerPaddingByte) +
+                              elapsed_us * static_cast<std::int64_t>(per_second);
+  padding_credit_ = std::min(padding_credit_ + earned, static_cast<std::int64_t>(kPaddingBurst) * kMicro);
 }
 
 }  // namespace sluice::conn

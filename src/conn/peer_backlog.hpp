@@ -69,6 +69,23 @@
 //   padding in 30 s, for 67-77 frames. An ask waits until the budget covers the
 //   least useful padding, and is cut to what the budget holds; what the
 //   gate sends past it (less than a padding frame) is owed.
+// - Padding is also paid for by what else the reader was sent (its
+//   credit): a byte for every kDataPerPaddingByte bytes acknowledged that
+//   were not padding, and kPaddingCreditPerSecond by the clock, so that a
+//   reader held for good is padded again in time (a quarter of what the
+//   clock alone allows by default). A reader that takes
+//   only so many bytes a second (an application that reads a few KiB and
+//   sleeps) reads padding in place of frames: reading 4 KiB every 500 ms,
+//   with padding bought by the clock alone it read 6 frames and 13 KB of
+//   padding in 4 s, each frame 2.8-3.3 s old.
+// - A window back at its largest shows nothing unread, read or grown:
+//   the next stand-still starts again from the least padding.
+// - A reader that reads now and then rests between its reads: the rest
+//   before padding is twice the time its window last showed bytes unread
+//   before it came back to its largest, from kRest up to kLongestRest. The
+//   reader above, reading every 500 ms, is then not padded between its
+//   reads. A read that padding showed in a narrowed buffer teaches no
+//   wait: that time was ours.
 // - A reader that stopped looks the same, and its buffer fills with
 //   padding instead of frames: readers of 1 KiB frames stopped for 5-20 s
 //   held 10-14 frames where, trusting the window after each rest, they
@@ -145,7 +162,7 @@ class BacklogSource {
   // a whole write, not its data alone, is what a segment may be.
   [[nodiscard]] virtual bool shares_segments() const { return false; }
   // `bytes` of the padding a sample asked for were queued at `now`: they
-  // are spent from the socket's padding budget.
+  // are spent from the socket's padding budget and credit.
   virtual void padded(std::size_t bytes, Clock::time_point now) = 0;
 };
 
@@ -157,6 +174,10 @@ class PeerBacklog final : public BacklogSource {
   // How long the window's right edge must stand still before the window it
   // shows counts as the largest (above).
   static constexpr std::chrono::milliseconds kRest{250};
+  // The longest rest a reader that reads now and then is given (above),
+  // and the longest gap between two looks that times its wait.
+  static constexpr std::chrono::milliseconds kLongestRest{2000};
+  static constexpr std::chrono::milliseconds kTimedLookGap{50};
   // The most bytes acknowledged between two samples that may be a gate's
   // probe: one or two bytes (an SSE blank line, an empty WebSocket ping),
   // in an HTTP/2 frame (9 more) and a TLS record (up to 29 more). More is
@@ -173,10 +194,19 @@ class PeerBacklog final : public BacklogSource {
   // The most a budget earns a second (policy.latest_padding_bytes_per_s's
   // range): more is taken as this.
   static constexpr std::size_t kMostPaddingPerSecond = 1 << 20;
+  // A socket's padding credit (above): it starts at kFirstPaddingCredit,
+  // earns a byte for every kDataPerPaddingByte bytes of other data
+  // acknowledged, and by the clock kPaddingCreditPerSecond, or the least
+  // padding the reader's window shows every kLongestRest if that is more;
+  // it holds kPaddingBurst at most.
+  static constexpr std::size_t kDataPerPaddingByte = 4;
+  static constexpr std::size_t kPaddingCreditPerSecond = 4096;
+  static constexpr std::size_t kFirstPaddingCredit = 4096;
 
   // Reads `fd`, which it does not own, on each sample(); -1 reads nothing
   // (tests feed estimate() instead). Padding is asked for within
-  // kPaddingBurst and then `padding_per_second` (0: none).
+  // kPaddingBurst and then `padding_per_second` (0: none), and within the
+  // socket's credit.
   explicit PeerBacklog(int fd, std::size_t padding_per_second = kDefaultPaddingPerSecond)
       : fd_(fd),
         padding_per_second_(std::min(padding_per_second, kMostPaddingPerSecond)),
@@ -191,14 +221,24 @@ class PeerBacklog final : public BacklogSource {
   // The arithmetic of sample(), given what the kernel said at `now`.
   [[nodiscard]] Backlog estimate(const KernelFacts& facts, Clock::time_point now);
   void padded(std::size_t bytes, Clock::time_point now) override;
-  // The padding the budget holds at `now`.
+  // The padding the budget holds at `now`, by the clock alone.
   [[nodiscard]] std::size_t padding_budget(Clock::time_point now) const;
+  // The padding what the reader was sent has paid for.
+  [[nodiscard]] std::size_t padding_credit() const {
+    return static_cast<std::size_t>(std::max<std::int64_t>(padding_credit_, 0) / kMicro);
+  }
 
   // The largest window the estimate holds now (0 before the first sample).
   [[nodiscard]] std::uint32_t largest_window() const { return largest_; }
 
  private:
   void remember_window(const KernelFacts& facts, Clock::time_point now);
+  static constexpr std::int64_t kMicro = 1'000'000;
+  // The least padding worth sending: two steps of the window, or it may
+  // not show it.
+  [[nodiscard]] static std::size_t least_padding(std::size_t unit) { return std::max(kFirstPadding, 2 * unit); }
+  void earn_padding_credit(std::uint64_t acked_by, std::size_t unit, Clock::time_point now);
+  void note_wait(bool unread, Clock::time_point now, Clock::duration since_last_look);
   // The budget at `now`, what is owed below 0.
   [[nodiscard]] std::int64_t budget_at(Clock::time_point now) const;
   [[nodiscard]] static std::size_t window_unit(const KernelFacts& facts);
@@ -214,6 +254,11 @@ class PeerBacklog final : public BacklogSource {
   std::size_t padding_per_second_;
   std::int64_t padding_budget_;      // at padding_budget_at_; below 0, sent past it and owed
   Clock::time_point padding_budget_at_{};
+  std::int64_t padding_credit_ = kFirstPaddingCredit * kMicro;  // in millionths of a byte; below 0, owed
+  std::uint64_t padding_unacked_ = 0;  // padding sent that the reader's kernel has not acknowledged yet
+  std::optional<Clock::time_point> credit_at_;    // when padding_credit_ last earned by the clock
+  std::optional<Clock::time_point> unread_since_;  // since when the window showed bytes unread
+  Clock::duration rest_ = kRest;                   // how long the edge must stand still before padding
 };
 
 }  // namespace sluice::conn

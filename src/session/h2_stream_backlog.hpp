@@ -49,7 +49,9 @@ class H2SocketBacklog {
   };
 
   // Reads socket `fd`, which it does not own, about `h2`'s bytes; its
-  // streams share one padding budget of `padding_per_second`.
+  // streams share one padding budget of `padding_per_second`, and one
+  // credit and rest (conn::PeerBacklog): every stream's bytes fill the
+  // same window, and any of them pays for padding that fills it.
   H2SocketBacklog(int fd, const transport::H2Session& h2, std::size_t padding_per_second)
       : peer_(fd, padding_per_second), h2_(h2) {}
 

@@ -58,25 +58,38 @@ struct ToldReader {
   Clock::time_point now{};
   std::uint64_t acked = 0;
   std::uint32_t window = 65536;
-  Backlog look() { return backlog.estimate({.send_queue = 0, .peer_window = window, .acked = acked}, now); }
+  std::uint8_t scale = 0;  // its window scale
+  Backlog look() {
+    return backlog.estimate({.send_queue = 0, .peer_window = window, .window_scale = scale, .acked = acked}, now);
+  }
   // Its kernel took `bytes` that it does not read.
   void holds(std::uint32_t bytes) {
     acked += bytes;
     window -= bytes;
   }
+  // It was sent `bytes` of frames and read them all, at one look: enough
+  // of them pays for a burst of padding.
+  void has_read(std::uint64_t bytes) {
+    now += 10ms;
+    acked += bytes;
+    (void)look();
+  }
 };
 
-// Looks every 10 ms at a reader that reads nothing; each padding asked for
-// arrives by the next look (`arrive(bytes)` moves its kernel's figures),
-// until `done(paddings)`: the paddings asked for, in bytes.
+// Looks every `gap` (10 ms) at a reader that reads nothing; each padding
+// asked for is queued, as a gate does, and arrives by the next look
+// (`arrive(bytes)` moves its kernel's figures), until `done(paddings)`:
+// the paddings asked for, in bytes.
 template <class Arrive, class Done>
-std::vector<std::size_t> paddings_asked(ToldReader& reader, Arrive arrive, Done done) {
+std::vector<std::size_t> paddings_asked(ToldReader& reader, Arrive arrive, Done done,
+                                        Clock::duration gap = 10ms) {
   std::vector<std::size_t> paddings;
   while (!done(paddings)) {
-    reader.now += 10ms;
+    reader.now += gap;
     const Backlog look = reader.look();
     if (look.padding == 0) continue;
     paddings.push_back(look.padding);
+    reader.backlog.padded(look.padding, reader.now);
     arrive(look.padding);
   }
   return paddings;
@@ -183,6 +196,7 @@ TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillIsPaddedUntilAReadShows) {
   ToldReader reader;
   reader.window = 27675;
   (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
   reader.now += 10ms;
   reader.holds(7277);
   EXPECT_EQ(reader.look().unread, 7277u);
@@ -237,6 +251,7 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   ToldReader reader;
   reader.window = 65536;
   (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
   reader.now += 10ms;
   reader.holds(2050);  // two frames
   const std::vector<std::size_t> paddings = paddings_asked(
@@ -259,30 +274,147 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   reader.now += 10ms;
   EXPECT_EQ(reader.look().unread, 0u);
   EXPECT_EQ(reader.backlog.largest_window(), 40000u);
-  // It stops again: the next padding is a rest away, and the first.
+  // It stops again: the next padding is the first, and a rest away. The
+  // minute before its read taught no wait: padding showed that read, in a
+  // narrowed buffer, and the time was ours.
   reader.holds(2050);
   const auto stopped = reader.now;
   Backlog look;
   do {
     reader.now += 10ms;
     look = reader.look();
-  } while (look.padding == 0);
+  } while (look.padding == 0 && reader.now - stopped < 10s);
   EXPECT_GE(reader.now - stopped, PeerBacklog::kRest);
   EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
   EXPECT_EQ(look.padding, PeerBacklog::kFirstPadding);
+}
+
+// Nothing was sent to the reader for longer than kWindowMemory, while its
+// window last showed bytes unread: the wait is ours, not the reader's, and
+// its next stand-still is padded after kRest, not a rest twice as long.
+TEST(PeerBacklogEstimate, ASilenceOfOursIsNoWaitOfTheReaders) {
+  ToldReader reader;
+  reader.window = 65536;
+  (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  reader.now += 10ms;
+  reader.holds(2050);
+  (void)reader.look();
+  reader.now += 5s;
+  reader.acked += 1;
+  reader.window = 65536;
+  EXPECT_EQ(reader.look().unread, 0u);
+  reader.now += 10ms;
+  reader.holds(2050);
+  const auto stopped = reader.now;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto& asked) { return !asked.empty() || reader.now - stopped > 10s; });
+  EXPECT_EQ(paddings, std::vector<std::size_t>{PeerBacklog::kFirstPadding});
+  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
+}
+
+// A wait is timed only by looks close together: a reader that showed
+// bytes unread at one look and none at the next, 900 ms later (nothing
+// was sent meanwhile), may have read at once. Its rest stays kRest.
+TEST(PeerBacklogEstimate, AWaitIsTimedOnlyByLooksCloseTogether) {
+  ToldReader reader;
+  reader.window = 65536;
+  (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  reader.now += 10ms;
+  reader.holds(2050);
+  (void)reader.look();
+  reader.now += 900ms;
+  reader.acked += 1;
+  reader.window = 65536;
+  EXPECT_EQ(reader.look().unread, 0u);
+  reader.now += 10ms;
+  reader.holds(2050);
+  const auto stopped = reader.now;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto& asked) { return !asked.empty() || reader.now - stopped > 10s; });
+  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
+}
+
+// A reader that reads everything every 500 ms, frames coming between its
+// reads: its edge stands still for 500 ms each time. Once it has shown
+// that wait (the first stand-still is padded after kRest), it is not
+// padded between its reads: padding would be read in place of frames. One
+// quick read among them (frames that came just before it) does not undo
+// that.
+TEST(PeerBacklogEstimate, AReaderThatReadsEveryHalfSecondIsNotPaddedBetweenItsReads) {
+  ToldReader reader;
+  reader.window = 65536;
+  (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  std::vector<std::size_t> padded_in_round;
+  for (int round = 0; round < 10; ++round) {
+    reader.now += 10ms;
+    reader.holds(2050);
+    std::size_t padded = 0;
+    const int looks = round == 5 ? 2 : 50;
+    for (int look = 0; look < looks; ++look) {
+      reader.now += 10ms;
+      const std::size_t padding = reader.look().padding;
+      if (padding != 0) reader.holds(static_cast<std::uint32_t>(padding));
+      padded += padding;
+    }
+    padded_in_round.push_back(padded);
+    // It reads everything; a probe brings the window it offers then.
+    reader.now += 10ms;
+    reader.acked += 1;
+    reader.window = 65536;
+    ASSERT_EQ(reader.look().unread, 0u) << round;
+  }
+  EXPECT_GT(padded_in_round.front(), 0u);
+  for (std::size_t round = 1; round < padded_in_round.size(); ++round) {
+    EXPECT_EQ(padded_in_round[round], 0u) << round;
+  }
+}
+
+// A window back at its largest shows nothing unread, whether the reader
+// read or its buffer grew by more than came (no read, by the edge): the
+// next stand-still's padding starts again from the least.
+TEST(PeerBacklogEstimate, PaddingStartsAgainFromTheLeastOnceTheWindowIsBackAtItsLargest) {
+  ToldReader reader;
+  reader.window = 65536;
+  (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  reader.now += 10ms;
+  reader.holds(2050);
+  const std::vector<std::size_t> first = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [](const auto& paddings) { return paddings.size() == 2; });
+  EXPECT_EQ(first, (std::vector<std::size_t>{PeerBacklog::kFirstPadding, 2 * PeerBacklog::kFirstPadding}));
+  // A frame comes, and the window is back at its largest.
+  reader.now += 10ms;
+  reader.acked += 1025;
+  reader.window = 65536;
+  EXPECT_EQ(reader.look().unread, 0u);
+  reader.now += 10ms;
+  reader.holds(2050);
+  const std::vector<std::size_t> next = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto& paddings) { return !paddings.empty() || reader.now > Clock::time_point{} + 60s; });
+  EXPECT_EQ(next, std::vector<std::size_t>{PeerBacklog::kFirstPadding});
 }
 
 // Padding is held to a budget per socket: the first kPaddingBurst as
 // asked, then the configured bytes a second; what the gate sends past an
 // ask is owed. A budget of 0 asks for none.
 TEST(PeerBacklogEstimate, PaddingIsAskedForWithinItsBudget) {
-  constexpr std::size_t kRate = 4096;
+  // Less than the credit earns by the clock: here the budget binds.
+  constexpr std::size_t kRate = PeerBacklog::kPaddingCreditPerSecond / 2;
   constexpr std::size_t kOver = 100;  // the gate's padding frames pass each ask by this much
   for (const std::size_t rate : {kRate, std::size_t{0}}) {
-    // A reader that stopped, with a window wider than 10 s of padding.
+    // A reader that stopped, with a window wider than 10 s of padding,
+    // after reading enough to pay for a burst of it.
     ToldReader reader{PeerBacklog(-1, rate)};
     reader.window = 4 << 20;
     (void)reader.look();
+    reader.has_read(4 * PeerBacklog::kPaddingBurst);
     reader.now += 10ms;
     reader.holds(2050);
     const auto start = reader.now;
@@ -291,7 +423,7 @@ TEST(PeerBacklogEstimate, PaddingIsAskedForWithinItsBudget) {
         reader,
         [&](std::size_t bytes) {
           reader.holds(static_cast<std::uint32_t>(bytes + kOver));
-          reader.backlog.padded(bytes + kOver, reader.now);
+          reader.backlog.padded(kOver, reader.now);
           spent += bytes + kOver;
         },
         [&](const auto&) { return reader.now - start >= 10s; });
@@ -307,6 +439,81 @@ TEST(PeerBacklogEstimate, PaddingIsAskedForWithinItsBudget) {
     EXPECT_LE(spent, PeerBacklog::kPaddingBurst + 10 * kRate + kOver);
     EXPECT_GE(spent, PeerBacklog::kPaddingBurst + 8 * kRate);
   }
+}
+
+// Padding is paid for by what else the reader was sent: a reader that
+// stopped after 8 KiB of frames is padded within its first credit, a
+// quarter of those frames and what the clock earns, far less than the
+// budget alone would let go (64 KiB, then 16 KiB a second).
+TEST(PeerBacklogEstimate, PaddingIsPaidForByWhatElseTheReaderWasSent) {
+  constexpr std::size_t kOver = 100;
+  constexpr std::size_t kFrames = 8192;
+  ToldReader reader;
+  reader.window = 4 << 20;
+  // What the connection carried before its first look (a handshake, other
+  // streams) was not sent through the gate, and pays for nothing.
+  reader.acked = 1 << 20;
+  (void)reader.look();
+  const std::size_t before = reader.acked;
+  reader.has_read(kFrames - 2050);
+  reader.now += 10ms;
+  reader.holds(2050);
+  const std::size_t data = reader.acked - before;
+  const auto start = reader.now;
+  std::size_t spent = 0;
+  (void)paddings_asked(
+      reader,
+      [&](std::size_t bytes) {
+        reader.holds(static_cast<std::uint32_t>(bytes + kOver));
+        reader.backlog.padded(kOver, reader.now);
+        spent += bytes + kOver;
+      },
+      [&](const auto&) { return reader.now - start >= 10s; });
+  const std::size_t earned = PeerBacklog::kFirstPaddingCredit + data / PeerBacklog::kDataPerPaddingByte;
+  EXPECT_LE(spent, earned + 11 * PeerBacklog::kPaddingCreditPerSecond + kOver);
+  EXPECT_GE(spent, earned + 8 * PeerBacklog::kPaddingCreditPerSecond);
+  EXPECT_LE(reader.backlog.padding_credit(), PeerBacklog::kPaddingCreditPerSecond);
+}
+
+// The clock's share of the credit is earned however close together the
+// looks come: a held reader looked at every 200 us, its credit spent, is
+// padded again once a second has paid for the least padding.
+TEST(PeerBacklogEstimate, TheClockEarnsCreditBetweenLooksMicrosecondsApart) {
+  ToldReader reader;
+  reader.window = 4 << 20;
+  (void)reader.look();
+  reader.now += 10ms;
+  reader.holds(2050);
+  const auto start = reader.now;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto&) { return reader.now - start >= 3s; }, 200us);
+  std::size_t spent = 0;
+  for (const std::size_t bytes : paddings) spent += bytes;
+  // The first credit, a quarter of the frames and what 3 s earn, nearly all spent.
+  const std::size_t earned = PeerBacklog::kFirstPaddingCredit + 2050 / PeerBacklog::kDataPerPaddingByte +
+                             3 * PeerBacklog::kPaddingCreditPerSecond;
+  EXPECT_LE(spent, earned);
+  EXPECT_GE(spent + 2 * PeerBacklog::kFirstPadding, earned);
+}
+
+// A window that moves in 16 KiB steps shows no padding under 32 KiB: the
+// clock pays for that much every kLongestRest, so that such a reader held
+// for good is padded every two seconds, not every eight.
+TEST(PeerBacklogEstimate, TheClockPaysForTheLeastPaddingAWideStepShows) {
+  constexpr std::uint32_t kStep = 16384;
+  ToldReader reader;
+  reader.scale = 14;
+  reader.window = 64 * kStep;
+  (void)reader.look();
+  reader.now += 10ms;
+  reader.holds(2 * kStep);
+  const auto start = reader.now;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto&) { return reader.now - start >= 2 * PeerBacklog::kLongestRest + 500ms; });
+  ASSERT_GE(paddings.size(), 2u);
+  for (const std::size_t bytes : paddings) EXPECT_GE(bytes, 2 * kStep);
 }
 
 // A budget left alone fills to kPaddingBurst and no further.

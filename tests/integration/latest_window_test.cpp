@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -276,6 +277,54 @@ TEST(LatestWindow, WithoutAPaddingBudgetAStoppedReaderIsSentNone) {
   EXPECT_EQ(count_lines(held, "\n:"), 0u) << held.size() << " bytes held";
   EXPECT_EQ(server.server().stats().latest_padding_bytes, 0u);
   EXPECT_EQ(server.server().stats().latest_unbounded, 0u);
+}
+
+// A reader that takes a few KiB every 500 ms (an application that reads a
+// little and sleeps; curl --limit-rate reads so) through an autotuned
+// buffer, frames published every 10 ms. Its window's edge stands still
+// between its reads, as a stopped reader's does; padded every time, at
+// the rate a stopped reader may be, it read more padding than frames
+// (6 frames and 13 KB of padding in 4 s). What it reads once it has shown
+// its pace is mostly frames: at least one every other read, and more
+// frame bytes than padding.
+TEST(LatestWindow, AReaderThatReadsALittleAndSleepsReadsFramesNotPadding) {
+  constexpr std::size_t kRead = 4096;
+  constexpr int kReads = 16;
+  RunningServer server(latest_config(2));
+  SseSubscriber reader(server.port(), "/sse/feed");
+  ASSERT_TRUE(reader.opened());
+  std::atomic<bool> done{false};
+  std::thread publishing([&] {
+    TestClient publisher(server.port());
+    for (int n = 1; n <= 2000 && !done.load(); ++n) {
+      if (publish(publisher, "/pub/feed", body(n)) != 200) break;
+      ::poll(nullptr, 0, 10);
+    }
+  });
+  std::string first_half;
+  std::string second_half;
+  for (int i = 0; i < kReads; ++i) {
+    // The reader's pace: the stimulus, not a wait for the server.
+    std::this_thread::sleep_for(500ms);
+    char bytes[kRead];
+    const ssize_t n = ::recv(reader.client().fd(), bytes, sizeof bytes, MSG_DONTWAIT);
+    if (n > 0) (i < kReads / 2 ? first_half : second_half).append(bytes, static_cast<std::size_t>(n));
+  }
+  done = true;
+  publishing.join();
+  std::size_t frames = 0;
+  std::size_t frame_bytes = 0;
+  std::size_t padding_bytes = 0;
+  for (std::size_t at = 0, end; (end = second_half.find('\n', at)) != std::string::npos; at = end + 1) {
+    const std::string_view line(second_half.data() + at, end - at);
+    if (line.starts_with(":")) padding_bytes += line.size() + 1;
+    if (line.starts_with("data: ") && !line.starts_with("data: {")) {
+      ++frames;
+      frame_bytes += line.size() + 1;
+    }
+  }
+  EXPECT_GE(frames, static_cast<std::size_t>(kReads / 4)) << padding_bytes << " bytes of padding";
+  EXPECT_LT(padding_bytes, frame_bytes) << frames << " frames";
 }
 
 TEST(LatestWindow, OneFrameIsAWindowToo) {
