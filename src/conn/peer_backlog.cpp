@@ -78,7 +78,6 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
   if (now - last_sample_ >= kWindowMemory) {  // at the first look, 0 already
     largest_ = 0;
     padded_ = 0;
-    unread_since_.reset();  // the reader's wait is not told by a silence of ours
   }
   const Clock::time_point looked_before = last_sample_;
   last_sample_ = now;
@@ -120,7 +119,7 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
     // show, and the next stand-still starts again from the least padding.
     padded_ = 0;
   }
-  note_wait(facts.peer_window < largest_, now, now - looked_before);
+  note_wait(facts.peer_window < largest_, now, now - looked_before <= kTimedLookGap);
   padding_ = 0;
   // Data on its way (more than a probe unacknowledged or unsent) is not
   // rest either: a reader whose buffer is full has it waiting.
@@ -144,17 +143,23 @@ void PeerBacklog::remember_window(const KernelFacts& facts, Clock::time_point no
 // A reader that reads now and then waits about as long between its reads
 // each time: its edge standing still for less than twice that is no sign
 // that its buffer narrowed, and padding sent then would be read in place
-// of frames. A wait is learnt only from looks close enough together to
-// time it (a held reader is looked at every few milliseconds; one we sent
-// nothing for may have read long before we looked again). One quick read
-// (frames that came just before it) takes a quarter off the rest, not
-// all of it.
-void PeerBacklog::note_wait(bool unread, Clock::time_point now, Clock::duration since_last_look) {
+// of frames. A wait is learnt only from a look that times it, one close
+// after the look before (a held reader is looked at every few
+// milliseconds; one we sent nothing for may have read long before we
+// looked again), and never from a read that padding showed in a narrowed
+// buffer (that time was ours). A wait that ended as padding arrived is
+// learnt: a reader that reads now and then mostly reads just so, its
+// window coming back as the padding's ACK goes, and kept from learning
+// there it was padded between all its reads (a buffer that grew as
+// padding came, looking the same, is padded later, not more). One quick
+// read (frames that came just before it) takes a quarter off the rest,
+// not all of it.
+void PeerBacklog::note_wait(bool unread, Clock::time_point now, bool timed) {
   if (unread) {
     if (!unread_since_) unread_since_ = now;
     return;
   }
-  if (unread_since_ && since_last_look <= kTimedLookGap) {
+  if (unread_since_ && timed) {
     const Clock::duration waited = now - *unread_since_;
     rest_ = std::clamp<Clock::duration>(std::max(2 * waited, rest_ * 3 / 4), kRest, kLongestRest);
   }
@@ -184,22 +189,23 @@ void PeerBacklog::padded(std::size_t bytes, Clock::time_point now) {
 // Padding acknowledged earns nothing: what is acknowledged counts as
 // padding first, as far as padding is on its way (TCP acknowledges the
 // frames queued before it first, so the credit errs low). The credit is
-// kept in millionths of a byte, so that looks a few microseconds apart
-// earn what a second earns, not nothing each. The clock earns from the
-// first look on, and data from the bytes acknowledged after it.
+// kept in millionths of a byte and the clock read in nanoseconds, so that
+// looks microseconds apart earn what a second earns, not nothing each. The
+// clock earns from the first look on, and data from the bytes
+// acknowledged after it.
 void PeerBacklog::earn_padding_credit(std::uint64_t acked_by, std::size_t unit, Clock::time_point now) {
   const std::uint64_t padding = std::min(acked_by, padding_unacked_);
   padding_unacked_ -= padding;
   const std::uint64_t data = credit_at_ ? acked_by - padding : 0;
   const Clock::time_point since = credit_at_.value_or(now);
-  const std::int64_t elapsed_us = std::clamp<std::int64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(now - since).count(), 0, kBudgetFullAfterUs);
+  const std::int64_t elapsed_ns = std::clamp<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - since).count(), 0, kBudgetFullAfterUs * 1000);
   credit_at_ = std::max(now, since);
   // The least padding a window of such steps shows, once every longest rest.
   const std::size_t per_second =
       std::max(kPaddingCreditPerSecond, least_padding(unit) * 1000 / static_cast<std::size_t>(kLongestRest.count()));
   const std::int64_t earned = static_cast<std::int64_t>(data) * (kMicro / kDataPerPaddingByte) +
-                              elapsed_us * static_cast<std::int64_t>(per_second);
+                              elapsed_ns * static_cast<std::int64_t>(per_second) / 1000;
   padding_credit_ = std::min(padding_credit_ + earned, static_cast<std::int64_t>(kPaddingBurst) * kMicro);
 }
 

@@ -85,7 +85,8 @@
 //   before it came back to its largest, from kRest up to kLongestRest. The
 //   reader above, reading every 500 ms, is then not padded between its
 //   reads. A read that padding showed in a narrowed buffer teaches no
-//   wait: that time was ours.
+//   wait (that time was ours), and one quick read takes only a quarter
+//   off the rest.
 // - A reader that stopped looks the same, and its buffer fills with
 //   padding instead of frames: readers of 1 KiB frames stopped for 5-20 s
 //   held 10-14 frames where, trusting the window after each rest, they
@@ -238,7 +239,7 @@ class PeerBacklog final : public BacklogSource {
   // not show it.
   [[nodiscard]] static std::size_t least_padding(std::size_t unit) { return std::max(kFirstPadding, 2 * unit); }
   void earn_padding_credit(std::uint64_t acked_by, std::size_t unit, Clock::time_point now);
-  void note_wait(bool unread, Clock::time_point now, Clock::duration since_last_look);
+  void note_wait(bool unread, Clock::time_point now, bool timed);
   // The budget at `now`, what is owed below 0.
   [[nodiscard]] std::int64_t budget_at(Clock::time_point now) const;
   [[nodiscard]] static std::size_t window_unit(const KernelFacts& facts);
