@@ -12,6 +12,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/socket.hpp"
@@ -93,6 +94,33 @@ std::vector<std::size_t> paddings_asked(ToldReader& reader, Arrive arrive, Done 
     arrive(look.padding);
   }
   return paddings;
+}
+
+// A reader offering `window`, looked at once, that has read enough frames
+// to pay for a burst of padding.
+ToldReader reader_with_credit(std::uint32_t window, PeerBacklog backlog = PeerBacklog(-1)) {
+  ToldReader reader{std::move(backlog)};
+  reader.window = window;
+  (void)reader.look();
+  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  return reader;
+}
+
+// The reader stops with two frames unread; looked at every 10 ms, how
+// long until padding is asked for (10 s at most), and how much.
+struct FirstPadding {
+  Clock::duration after{};
+  std::size_t bytes = 0;
+};
+
+FirstPadding stops_until_padded(ToldReader& reader) {
+  reader.now += 10ms;
+  reader.holds(2050);
+  const auto stopped = reader.now;
+  const std::vector<std::size_t> paddings = paddings_asked(
+      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
+      [&](const auto& asked) { return !asked.empty() || reader.now - stopped > 10s; });
+  return {reader.now - stopped, paddings.empty() ? 0 : paddings.front()};
 }
 
 TEST(PeerBacklogEstimate, SendQueueIsInFlightAndAFullWindowMeansNothingUnread) {
@@ -193,10 +221,7 @@ TEST(PeerBacklogEstimate, ALargestWindowIsKeptWhileTheEdgeMoves) {
 // edge stands again; once it has filled the difference, the reader's next
 // read moves the edge, and the window it offers then is the largest.
 TEST(PeerBacklogEstimate, AWindowWhoseEdgeStandsStillIsPaddedUntilAReadShows) {
-  ToldReader reader;
-  reader.window = 27675;
-  (void)reader.look();
-  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  ToldReader reader = reader_with_credit(27675);
   reader.now += 10ms;
   reader.holds(7277);
   EXPECT_EQ(reader.look().unread, 7277u);
@@ -248,10 +273,7 @@ TEST(PeerBacklogEstimate, AReaderWithDataWaitingForItIsNotPadded) {
 // the window it offers then is the largest, and the next padding is the
 // first again.
 TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsWindowCloses) {
-  ToldReader reader;
-  reader.window = 65536;
-  (void)reader.look();
-  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  ToldReader reader = reader_with_credit(65536);
   reader.now += 10ms;
   reader.holds(2050);  // two frames
   const std::vector<std::size_t> paddings = paddings_asked(
@@ -277,26 +299,17 @@ TEST(PeerBacklogEstimate, AReaderThatStoppedIsPaddedTwiceAsMuchEachTimeUntilItsW
   // It stops again: the next padding is the first, and a rest away. The
   // minute before its read taught no wait: padding showed that read, in a
   // narrowed buffer, and the time was ours.
-  reader.holds(2050);
-  const auto stopped = reader.now;
-  Backlog look;
-  do {
-    reader.now += 10ms;
-    look = reader.look();
-  } while (look.padding == 0 && reader.now - stopped < 10s);
-  EXPECT_GE(reader.now - stopped, PeerBacklog::kRest);
-  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
-  EXPECT_EQ(look.padding, PeerBacklog::kFirstPadding);
+  const FirstPadding next = stops_until_padded(reader);
+  EXPECT_GE(next.after, PeerBacklog::kRest);
+  EXPECT_LT(next.after, PeerBacklog::kRest + 30ms);
+  EXPECT_EQ(next.bytes, PeerBacklog::kFirstPadding);
 }
 
 // A wait is timed only by looks close together: a reader that showed
 // bytes unread at one look and none at the next, 900 ms later (nothing
 // was sent meanwhile), may have read at once. Its rest stays kRest.
 TEST(PeerBacklogEstimate, AWaitIsTimedOnlyByLooksCloseTogether) {
-  ToldReader reader;
-  reader.window = 65536;
-  (void)reader.look();
-  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  ToldReader reader = reader_with_credit(65536);
   reader.now += 10ms;
   reader.holds(2050);
   (void)reader.look();
@@ -304,13 +317,7 @@ TEST(PeerBacklogEstimate, AWaitIsTimedOnlyByLooksCloseTogether) {
   reader.acked += 1;
   reader.window = 65536;
   EXPECT_EQ(reader.look().unread, 0u);
-  reader.now += 10ms;
-  reader.holds(2050);
-  const auto stopped = reader.now;
-  const std::vector<std::size_t> paddings = paddings_asked(
-      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
-      [&](const auto& asked) { return !asked.empty() || reader.now - stopped > 10s; });
-  EXPECT_LT(reader.now - stopped, PeerBacklog::kRest + 30ms);
+  EXPECT_LT(stops_until_padded(reader).after, PeerBacklog::kRest + 30ms);
 }
 
 // A reader that reads everything every 500 ms, frames coming between its
@@ -320,10 +327,7 @@ TEST(PeerBacklogEstimate, AWaitIsTimedOnlyByLooksCloseTogether) {
 // quick read among them (frames that came just before it) does not undo
 // that.
 TEST(PeerBacklogEstimate, AReaderThatReadsEveryHalfSecondIsNotPaddedBetweenItsReads) {
-  ToldReader reader;
-  reader.window = 65536;
-  (void)reader.look();
-  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  ToldReader reader = reader_with_credit(65536);
   std::vector<std::size_t> padded_in_round;
   for (int round = 0; round < 10; ++round) {
     reader.now += 10ms;
@@ -356,10 +360,7 @@ TEST(PeerBacklogEstimate, AReaderThatReadsEveryHalfSecondIsNotPaddedBetweenItsRe
 // read or its buffer grew by more than came (no read, by the edge): the
 // next stand-still's padding starts again from the least.
 TEST(PeerBacklogEstimate, PaddingStartsAgainFromTheLeastOnceTheWindowIsBackAtItsLargest) {
-  ToldReader reader;
-  reader.window = 65536;
-  (void)reader.look();
-  reader.has_read(4 * PeerBacklog::kPaddingBurst);
+  ToldReader reader = reader_with_credit(65536);
   reader.now += 10ms;
   reader.holds(2050);
   const std::vector<std::size_t> first = paddings_asked(
@@ -371,12 +372,7 @@ TEST(PeerBacklogEstimate, PaddingStartsAgainFromTheLeastOnceTheWindowIsBackAtIts
   reader.acked += 1025;
   reader.window = 65536;
   EXPECT_EQ(reader.look().unread, 0u);
-  reader.now += 10ms;
-  reader.holds(2050);
-  const std::vector<std::size_t> next = paddings_asked(
-      reader, [&](std::size_t bytes) { reader.holds(static_cast<std::uint32_t>(bytes)); },
-      [&](const auto& paddings) { return !paddings.empty() || reader.now > Clock::time_point{} + 60s; });
-  EXPECT_EQ(next, std::vector<std::size_t>{PeerBacklog::kFirstPadding});
+  EXPECT_EQ(stops_until_padded(reader).bytes, PeerBacklog::kFirstPadding);
 }
 
 // Padding is held to a budget per socket: the first kPaddingBurst as
@@ -389,10 +385,7 @@ TEST(PeerBacklogEstimate, PaddingIsAskedForWithinItsBudget) {
   for (const std::size_t rate : {kRate, std::size_t{0}}) {
     // A reader that stopped, with a window wider than 10 s of padding,
     // after reading enough to pay for a burst of it.
-    ToldReader reader{PeerBacklog(-1, rate)};
-    reader.window = 4 << 20;
-    (void)reader.look();
-    reader.has_read(4 * PeerBacklog::kPaddingBurst);
+    ToldReader reader = reader_with_credit(4 << 20, PeerBacklog(-1, rate));
     reader.now += 10ms;
     reader.holds(2050);
     const auto start = reader.now;
