@@ -23,6 +23,19 @@ void History::push(KeptEvent&& event) {
   ++size_;
 }
 
+std::optional<std::uint64_t> History::newest_evicted_by(std::size_t bytes) const {
+  std::size_t kept = size_;
+  std::size_t kept_bytes = bytes_;
+  std::size_t evicted = 0;
+  while (kept > 0 && (kept >= max_events_ || kept_bytes + bytes > max_bytes_)) {
+    kept_bytes -= bytes_of(at(evicted));
+    --kept;
+    ++evicted;
+  }
+  if (evicted == 0) return std::nullopt;
+  return at(evicted - 1).seq;
+}
+
 bool History::evict_oldest() {
   if (size_ == 0) return false;
   KeptEvent& oldest = slots_[head_];

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "buf/frame.hpp"
 #include "hub/wire_form.hpp"
@@ -52,10 +53,10 @@ class History {
   // Gives back the oldest event's blocks; false when empty.
   bool evict_oldest();
 
-  // Whether pushing an event of `bytes` would evict the oldest.
-  [[nodiscard]] bool would_evict(std::size_t bytes) const {
-    return size_ > 0 && (size_ >= max_events_ || bytes_ + bytes > max_bytes_);
-  }
+  // The seq of the newest event that pushing one of `bytes` would evict
+  // (push() evicts as many as the bounds need: a large event may push out
+  // several small ones); nullopt when it would evict none.
+  [[nodiscard]] std::optional<std::uint64_t> newest_evicted_by(std::size_t bytes) const;
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
   // The i-th kept event, oldest first; i < size().

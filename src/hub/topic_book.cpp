@@ -252,7 +252,11 @@ RunResult TopicBook::publish_run(std::string_view name, std::span<const Message>
         // they give way. The run ends there, as ok; the rest goes in a run
         // of its own, as publishing one by one lets the loops deliver in
         // between.
-        const bool own = result.published != 0 && record.history.oldest_seq() >= result.first_id;
+        // Busy with every event before the run delivered: the event would
+        // push out the run's own.
+        const bool own = result.published != 0 &&
+                         (record.history.oldest_seq() >= result.first_id ||
+                          (result.status == HubStatus::busy && delivered_before(record, result.first_id)));
         if (own && (result.status == HubStatus::busy || result.status == HubStatus::no_memory)) {
           result.status = HubStatus::ok;
         }
@@ -433,16 +437,27 @@ bool TopicBook::encode_forms(std::string_view topic, std::uint64_t epoch, std::u
   return true;
 }
 
-// Whether a loop has yet to deliver the oldest kept event, when that event
-// is about to go: evicted on purpose, or pushed out by an event of `bytes`.
+// Whether a loop has yet to deliver a kept event that is about to go: the
+// oldest, evicted on purpose, or every one an event of `bytes` would push
+// out. Checking only the oldest let one large event push out small ones
+// behind it that a loop had not delivered yet (the history's byte bound).
 bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting) {
-  if (!evicting && !record.history.would_evict(bytes)) return false;
-  const std::uint64_t oldest = record.history.oldest_seq();
+  const std::optional<std::uint64_t> newest =
+      evicting ? std::optional<std::uint64_t>(record.history.oldest_seq()) : record.history.newest_evicted_by(bytes);
+  if (!newest) return false;
   for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
     const auto loop = static_cast<unsigned>(std::countr_zero(mask));
-    if (record.delivered[loop].load(std::memory_order_acquire) < oldest) return true;
+    if (record.delivered[loop].load(std::memory_order_acquire) < *newest) return true;
   }
   return false;
+}
+
+bool TopicBook::delivered_before(const TopicRecord& record, std::uint64_t seq) {
+  for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
+    const auto loop = static_cast<unsigned>(std::countr_zero(mask));
+    if (record.delivered[loop].load(std::memory_order_acquire) + 1 < seq) return false;
+  }
+  return true;
 }
 
 // Both sides use a read-modify-write of waiting_publishers, so they are

@@ -385,6 +385,8 @@ class TopicBook {
                                   KeptEvent& out);
   void notify_loops(TopicRecord& record, std::uint64_t loop_mask);
   [[nodiscard]] static bool a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting);
+  // Every loop has delivered every event before `seq`.
+  [[nodiscard]] static bool delivered_before(const TopicRecord& record, std::uint64_t seq);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
   [[nodiscard]] bool evict_in_turn(TopicRecord* self);
   TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
