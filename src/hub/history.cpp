@@ -16,7 +16,7 @@ History::History(std::size_t max_events, std::size_t max_bytes)
       max_bytes_(max_bytes) {}
 
 void History::push(KeptEvent&& event) {
-  while (size_ > 0 && (size_ >= max_events_ || bytes_ + bytes_of(event) > max_bytes_)) evict_oldest();
+  while (must_evict(size_, bytes_, bytes_of(event))) evict_oldest();
   if (size_ == capacity_) grow();
   bytes_ += bytes_of(event);
   slots_[slot_of(size_)] = std::move(event);
@@ -27,7 +27,7 @@ std::optional<std::uint64_t> History::newest_evicted_by(std::size_t bytes) const
   std::size_t kept = size_;
   std::size_t kept_bytes = bytes_;
   std::size_t evicted = 0;
-  while (kept > 0 && (kept >= max_events_ || kept_bytes + bytes > max_bytes_)) {
+  while (must_evict(kept, kept_bytes, bytes)) {
     kept_bytes -= bytes_of(at(evicted));
     --kept;
     ++evicted;

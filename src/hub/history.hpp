@@ -69,6 +69,11 @@ class History {
 
  private:
   static std::size_t bytes_of(const KeptEvent& e) { return e.bytes(); }
+  // Whether `kept` events of `kept_bytes` must lose their oldest for one of
+  // `bytes` to go in (push() and newest_evicted_by() alike).
+  [[nodiscard]] bool must_evict(std::size_t kept, std::size_t kept_bytes, std::size_t bytes) const {
+    return kept > 0 && (kept >= max_events_ || kept_bytes + bytes > max_bytes_);
+  }
   // The slot of the i-th kept event (i < capacity_). A compare, not a
   // division: it is taken per event on every publish and delivery.
   [[nodiscard]] std::size_t slot_of(std::size_t i) const {

@@ -444,12 +444,7 @@ bool TopicBook::encode_forms(std::string_view topic, std::uint64_t epoch, std::u
 bool TopicBook::a_loop_lags(const TopicRecord& record, std::size_t bytes, bool evicting) {
   const std::optional<std::uint64_t> newest =
       evicting ? std::optional<std::uint64_t>(record.history.oldest_seq()) : record.history.newest_evicted_by(bytes);
-  if (!newest) return false;
-  for (std::uint64_t mask = record.loop_mask; mask != 0; mask &= mask - 1) {
-    const auto loop = static_cast<unsigned>(std::countr_zero(mask));
-    if (record.delivered[loop].load(std::memory_order_acquire) < *newest) return true;
-  }
-  return false;
+  return newest && !delivered_before(record, *newest + 1);
 }
 
 bool TopicBook::delivered_before(const TopicRecord& record, std::uint64_t seq) {

@@ -228,57 +228,6 @@ TEST_F(ShortHistoryTest, APublisherWaitsForALoopThatHasNotDeliveredTheOldestEven
   EXPECT_TRUE(s.losses.empty());
 }
 
-struct ByteBoundHistoryTest : HubTest {
-  ByteBoundHistoryTest()
-      : HubTest({.max_topics = 3,
-                 .max_topic_name = 16,
-                 .max_subscribers_per_topic = 4,
-                 .history_events = 0,
-                 .history_bytes = 2048}) {}
-};
-
-// One large event may push several small ones out of a history bound by
-// bytes: the publisher waits while a loop has yet to deliver any of them,
-// not only the oldest, which the loop had delivered.
-TEST_F(ByteBoundHistoryTest, APublisherWaitsForEveryEventALargeOneWouldPushOut) {
-  Collector s;
-  ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
-  ASSERT_EQ(publish("t", {"a"}).status, HubStatus::ok);  // delivered
-  const std::string small(60, 's');
-  for (int i = 0; i < 10; ++i) ASSERT_EQ(book.publish("t", {small}).status, HubStatus::ok);  // not yet
-  // Fits the bound with some of the small ones: would push out the
-  // delivered one and the oldest of those.
-  const std::string large(700, 'L');
-  EXPECT_EQ(book.publish("t", {large}).status, HubStatus::busy);
-  pump();
-  EXPECT_EQ(publish("t", {large}).status, HubStatus::ok);
-  ASSERT_EQ(s.ids.size(), 12u);
-  EXPECT_EQ(s.ids.back(), 12u);
-  EXPECT_TRUE(s.losses.empty());
-}
-
-// A run whose large event would push out the run's own events (which no
-// loop can have delivered: the loops are told of a run at its end) ends
-// there as published: the rest goes in a run of its own, after the loops
-// have delivered, and nothing is lost.
-TEST_F(ByteBoundHistoryTest, ARunEndsAtAnEventThatWouldPushOutItsOwn) {
-  Collector s;
-  ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
-  ASSERT_EQ(publish("t", {"a"}).status, HubStatus::ok);  // delivered
-  const std::string small(60, 's');
-  const std::string large(700, 'L');
-  std::vector<Message> run(10, Message{small});
-  run.push_back(Message{large});
-  const RunResult result = book.publish_run("t", run);
-  EXPECT_EQ(result.status, HubStatus::ok);
-  EXPECT_EQ(result.published, 10u);
-  pump();
-  EXPECT_EQ(publish("t", {large}).status, HubStatus::ok);
-  ASSERT_EQ(s.ids.size(), 12u);
-  EXPECT_EQ(s.ids.back(), 12u);
-  EXPECT_TRUE(s.losses.empty());
-}
-
 TEST_F(ShortHistoryTest, ABusyPublisherWaitingForRoomIsToldOnceTheLoopDelivers) {
   Collector s;
   ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
@@ -291,6 +240,58 @@ TEST_F(ShortHistoryTest, ABusyPublisherWaitingForRoomIsToldOnceTheLoopDelivers) 
   EXPECT_EQ(book.publish("t", {"e"}).status, HubStatus::ok);
   pump();
   EXPECT_EQ(watcher.rooms, 1);  // told once per wait, not on every delivery
+}
+
+// A history of 2 KiB and a subscriber that has been delivered its first
+// event; small and large events to publish after it.
+struct ByteBoundHistoryTest : HubTest {
+  ByteBoundHistoryTest()
+      : HubTest({.max_topics = 3,
+                 .max_topic_name = 16,
+                 .max_subscribers_per_topic = 4,
+                 .history_events = 0,
+                 .history_bytes = 2048}) {}
+  void SetUp() override {
+    ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
+    ASSERT_EQ(publish("t", {"a"}).status, HubStatus::ok);  // delivered
+  }
+  // The subscriber got all twelve events, and was told of no loss.
+  void expect_twelve_and_no_loss() {
+    ASSERT_EQ(s.ids.size(), 12u);
+    EXPECT_EQ(s.ids.back(), 12u);
+    EXPECT_TRUE(s.losses.empty());
+  }
+  Collector s;
+  const std::string small = std::string(60, 's');
+  const std::string large = std::string(700, 'L');
+};
+
+// One large event may push several small ones out of a history bound by
+// bytes: the publisher waits while a loop has yet to deliver any of them,
+// not only the oldest, which the loop had delivered.
+TEST_F(ByteBoundHistoryTest, APublisherWaitsForEveryEventALargeOneWouldPushOut) {
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(book.publish("t", {small}).status, HubStatus::ok);  // not yet
+  // Fits the bound with some of the small ones: would push out the
+  // delivered one and the oldest of those.
+  EXPECT_EQ(book.publish("t", {large}).status, HubStatus::busy);
+  pump();
+  EXPECT_EQ(publish("t", {large}).status, HubStatus::ok);
+  expect_twelve_and_no_loss();
+}
+
+// A run whose large event would push out the run's own events (which no
+// loop can have delivered: the loops are told of a run at its end) ends
+// there as published: the rest goes in a run of its own, after the loops
+// have delivered, and nothing is lost.
+TEST_F(ByteBoundHistoryTest, ARunEndsAtAnEventThatWouldPushOutItsOwn) {
+  std::vector<Message> run(10, Message{small});
+  run.push_back(Message{large});
+  const RunResult result = book.publish_run("t", run);
+  EXPECT_EQ(result.status, HubStatus::ok);
+  EXPECT_EQ(result.published, 10u);
+  pump();
+  EXPECT_EQ(publish("t", {large}).status, HubStatus::ok);
+  expect_twelve_and_no_loss();
 }
 
 TEST_F(HubTest, ACaughtUpSubscriberTakesADrainAsOneRunOfTheSameBytes) {
