@@ -4,6 +4,7 @@
 #include "buf/string_sink.hpp"
 #include "hub/packed_frames.hpp"
 #include "proto/utf8.hpp"
+#include "proto/ws_encoder.hpp"
 #include "proto/ws_json_writer.hpp"
 
 namespace sluice::hub {
@@ -102,7 +103,7 @@ const buf::FrameRef& EventFrames::sse_form() {
   return once(sse_built_, [this] {
     load_payload();
     buf::FrameRef frame = make_sse_frame(pool_, scratch_.slabs, {id_.view(), event_, data_});
-    frame.set_published_ns(payload_.published_ns());
+    frame.set_published_ns(payload_source().published_ns());
     return frame;
   });
 }
@@ -116,12 +117,27 @@ void EventFrames::load_payload() {
   loaded_ = true;
   scratch_.payload_of = this;
   std::string& bytes = scratch_.payload;
-  bytes.resize(payload_.size());
-  payload_.copy_to(bytes.data(), bytes.size());
+  const buf::FrameRef& source = payload_source();
+  bytes.resize(source.size());
+  source.copy_to(bytes.data(), bytes.size());
+  if (!payload_) {
+    // A WebSocket message: no name, and the data after the frame's header,
+    // UTF-8 when it went as text.
+    event_ = {};
+    data_ = std::string_view(bytes).substr(bytes.size() - proto::ws::unmasked_payload_size(bytes.size()));
+    const auto opcode = static_cast<proto::ws::Opcode>(bytes.empty() ? 0 : bytes[0] & 0x0F);
+    utf8_ = opcode == proto::ws::Opcode::text ? 1 : 0;
+    return;
+  }
   const std::size_t event_length = bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]);
   const std::string_view all(bytes);
   event_ = all.substr(std::min<std::size_t>(1, all.size()), event_length);
   data_ = all.substr(std::min(all.size(), 1 + event_length));
+}
+
+const buf::FrameRef& EventFrames::payload_source() const {
+  if (payload_ || prebuilt_ == nullptr) return payload_;
+  return prebuilt_[ws_index(WireForm::ws_message)];
 }
 
 bool EventFrames::utf8() {
@@ -148,7 +164,7 @@ buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool de
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
   buf::FrameRef frame = make_ws_frame(pool_, scratch_.slabs, op, bytes, deflated ? &scratch_.deflater : nullptr);
-  frame.set_published_ns(payload_.published_ns());
+  frame.set_published_ns(payload_source().published_ns());
   return frame;
 }
 

@@ -86,8 +86,9 @@ class ScratchPool {
 
 class EventFrames {
  public:
-  // `payload` is one byte of event-name length, the name, the data. All
-  // references must outlive this object.
+  // `payload` is one byte of event-name length, the name, the data; when it
+  // is empty, the event has no name and its prebuilt WebSocket message
+  // carries the data (KeptEvent). All references must outlive this object.
   // `prebuilt` holds the kWsForms forms the publisher built (by
   // ws_index()) and must outlive this object too; empty ones are built here
   // on first use.
@@ -113,6 +114,8 @@ class EventFrames {
   const buf::FrameRef& ws_message(bool deflated);
   const buf::FrameRef& ws_envelope(bool deflated);
   void load_payload();
+  // The frame the payload is read from, and the event's publish time.
+  [[nodiscard]] const buf::FrameRef& payload_source() const;
   [[nodiscard]] bool utf8();
   buf::FrameRef build_ws(std::string_view payload, bool text, bool deflated);
   std::string_view json_envelope();

@@ -3,10 +3,25 @@
 #include <algorithm>
 #include <utility>
 
+#include "proto/ws_encoder.hpp"
+
 namespace sluice::hub {
 
 namespace {
 constexpr std::size_t kInitialSlots = 16;
+}
+
+std::size_t KeptEvent::payload_size() const {
+  if (payload) return payload.size();
+  return 1 + proto::ws::unmasked_payload_size(ws[ws_index(WireForm::ws_message)].size());
+}
+
+std::size_t KeptEvent::data_size() const {
+  if (!payload) return payload_size() - 1;
+  unsigned char name_length = 0;
+  (void)payload.copy_to(reinterpret_cast<char*>(&name_length), 1);
+  const std::size_t framing = 1 + static_cast<std::size_t>(name_length);
+  return payload.size() > framing ? payload.size() - framing : 0;
 }
 
 History::History(std::size_t max_events, std::size_t max_bytes)

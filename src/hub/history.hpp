@@ -24,7 +24,10 @@ struct KeptEvent {
   // millisecond its topic's Redis Stream was created (a broker's topics).
   std::uint64_t epoch = 0;
   buf::FrameRef sse;       // the event as SSE, shared by every SSE subscriber; empty when its topic had none
-  buf::FrameRef payload;   // one byte of event-name length, the name, the data
+  // One byte of event-name length, the name, the data. Empty for an event
+  // with no name whose WebSocket message (ws_message) carries the data: that
+  // frame is then the payload, and a small event costs one frame less.
+  buf::FrameRef payload;
   std::array<buf::FrameRef, kWsForms> ws;  // by ws_index(): the forms some subscriber used when it was published
 
   // Stamps every form with `published`, before the event is shared.
@@ -35,6 +38,11 @@ struct KeptEvent {
     payload.set_published_ns(ns);
     for (buf::FrameRef& f : ws) f.set_published_ns(ns);
   }
+
+  // Bytes of the payload, whichever frame holds it.
+  [[nodiscard]] std::size_t payload_size() const;
+  // Bytes of the event's data.
+  [[nodiscard]] std::size_t data_size() const;
 
   [[nodiscard]] std::size_t bytes() const {
     std::size_t n = sse.size() + payload.size();

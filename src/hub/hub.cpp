@@ -148,7 +148,7 @@ namespace {
 // built later prefixes every line, or escapes the data).
 std::size_t queued_size(const KeptEvent& event, WireForm form) {
   const buf::FrameRef& built = form == WireForm::sse ? event.sse : event.ws[ws_index(form)];
-  return built ? built.size() : 2 * event.payload.size() + 64;
+  return built ? built.size() : 2 * event.payload_size() + 64;
 }
 
 }  // namespace

@@ -49,6 +49,13 @@ using MaskKey = std::array<std::uint8_t, 4>;
   return 2 + length + (masked ? 4 : 0);
 }
 
+// The payload's size in an unmasked frame `frame_size` bytes long, header
+// included: what frame_header_size() added, taken off again.
+[[nodiscard]] constexpr std::size_t unmasked_payload_size(std::size_t frame_size) {
+  if (frame_size < 2 + 126) return frame_size < 2 ? 0 : frame_size - 2;
+  return frame_size <= 4 + 0xFFFF ? frame_size - 4 : frame_size - 10;
+}
+
 // XORs `data` in place with `key`, as the bytes starting `offset` bytes into
 // a frame's payload (masking and unmasking are the same operation). Works a
 // 64-bit word at a time.

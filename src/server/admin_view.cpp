@@ -132,11 +132,7 @@ bool AdminView::write_topic(std::string& out, std::string_view topic, std::size_
     const std::size_t first = row.kept > shown_at_most ? row.kept - shown_at_most : 0;
     for (std::size_t i = first; i < row.kept; ++i) {
       const hub::KeptEvent& e = view.history.at(i);
-      // The payload is one byte of the event name's length, the name, the data.
-      unsigned char name_length = 0;
-      (void)e.payload.copy_to(reinterpret_cast<char*>(&name_length), 1);
-      const std::size_t framing = 1 + static_cast<std::size_t>(name_length);
-      events.push_back({e.seq, e.published, e.payload.size() > framing ? e.payload.size() - framing : 0});
+      events.push_back({e.seq, e.published, e.data_size()});
     }
   });
   if (!found) return false;

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "hub/packed_frames.hpp"
 #include "proto/ws_json.hpp"
 #include "proto/ws_decoder.hpp"
 
@@ -117,6 +119,39 @@ TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
   const proto::ws::DecodeResult ws = decode(frames.form(WireForm::ws_message));
   EXPECT_EQ(ws.opcode, proto::ws::Opcode::binary);
   EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), bytes);
+}
+
+// An event with no name whose WebSocket message the publisher built keeps
+// no payload frame (KeptEvent): its other forms are built from the data in
+// that message, whatever its header's length, and carry its publish time.
+TEST_F(EventFramesTest, AnEventWithoutAPayloadFrameBuildsItsFormsFromItsWebSocketMessage) {
+  for (const std::string& data : {std::string("a\nb"), std::string(300, 'x')}) {
+    std::array<buf::FrameRef, kWsForms> ws;
+    buf::FrameRef& message = ws[ws_index(WireForm::ws_message)];
+    message = make_ws_frame(pool, scratch.slabs, proto::ws::Opcode::text, {data.data(), data.size()}, nullptr);
+    message.set_published_ns(77);
+    const buf::FrameRef no_payload;
+    EventFrames frames(pool, scratch, "t", EventIdText("ep", 0, 5), sse, no_payload, ws.data());
+    const std::string lines = data.size() == 3 ? "data: a\ndata: b\n" : "data: " + data + "\n";
+    EXPECT_EQ(wire(frames.form(WireForm::sse)), "id: ep:5\n" + lines + "\n");
+    EXPECT_EQ(frames.sse().published_ns(), 77);
+    const std::string json = data.size() == 3 ? "a\\nb" : data;
+    EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)), R"({"op":"event","topic":"t","id":"ep:5","data":")" + json + "\"}");
+    EXPECT_EQ(frames.form(WireForm::ws_envelope).published_ns(), 77);
+    EXPECT_TRUE(frames.form(WireForm::ws_message) == message);
+  }
+}
+
+// Data that went as a binary message is not UTF-8: its envelope carries it
+// as base64.
+TEST_F(EventFramesTest, AWebSocketMessageThatWentAsBinaryGivesBinaryData) {
+  const std::string bytes("\x00\xff", 2);
+  std::array<buf::FrameRef, kWsForms> ws;
+  ws[ws_index(WireForm::ws_message)] =
+      make_ws_frame(pool, scratch.slabs, proto::ws::Opcode::binary, {bytes.data(), bytes.size()}, nullptr);
+  const buf::FrameRef no_payload;
+  EventFrames frames(pool, scratch, "raw", EventIdText("ep", 0, 1), sse, no_payload, ws.data());
+  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)), R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP8="})");
 }
 
 // A loop's drain gives each event an EventFrames, all with the loop's one

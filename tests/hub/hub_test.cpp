@@ -70,6 +70,41 @@ TEST_F(HubTest, AnEventPublishedWithNoSseSubscriberKeepsNoSseFormAndStillReplays
   EXPECT_EQ(kept_sse, (std::vector<bool>{false, false, true, false}));
 }
 
+// Takes each event in one form.
+struct FormTaker : Collector {
+  explicit FormTaker(WireForm taken) : form(taken) {}
+  void deliver(const Delivery& d) override { frames.push_back(d.frames.form(form)); }
+  WireForm form;
+};
+
+// An event with no name published to a WebSocket subscriber keeps its data
+// in its WebSocket message, with no payload frame beside it; one with a
+// name keeps its payload. Both replay in every form.
+TEST_F(HubTest, AnEventWithNoNameKeepsItsDataInItsWebSocketMessageAlone) {
+  Collector ws;
+  ASSERT_EQ(hub.subscribe("t", &ws, 0, WireForm::ws_message), HubStatus::ok);
+  ASSERT_EQ(publish("t", {"one"}).id, 1u);
+  ASSERT_EQ(publish("t", {"two", "kind"}).id, 2u);
+  std::vector<bool> kept_payload;
+  ASSERT_TRUE(book.inspect_topic("t", [&](const TopicView& v) {
+    for (std::size_t i = 0; i < v.history.size(); ++i) kept_payload.push_back(static_cast<bool>(v.history.at(i).payload));
+    EXPECT_EQ(v.history.at(0).data_size(), 3u);
+    EXPECT_EQ(v.history.at(1).data_size(), 3u);
+  }));
+  EXPECT_EQ(kept_payload, (std::vector<bool>{false, true}));
+
+  Collector sse;
+  FormTaker envelope(WireForm::ws_envelope);
+  EXPECT_EQ(hub.subscribe_after("t", &sse, 0, "ep:0").replayed, 2u);
+  EXPECT_EQ(hub.subscribe_after("t", &envelope, 0, "ep:0", WireForm::ws_envelope).replayed, 2u);
+  ASSERT_EQ(sse.frames.size(), 2u);
+  EXPECT_EQ(text(sse.frames[0]), "id: ep:1\ndata: one\n\n");
+  EXPECT_EQ(text(sse.frames[1]), "event: kind\nid: ep:2\ndata: two\n\n");
+  ASSERT_EQ(envelope.frames.size(), 2u);
+  EXPECT_EQ(text(envelope.frames[0]).substr(2), R"({"op":"event","topic":"t","id":"ep:1","data":"one"})");
+  EXPECT_EQ(ws.ids, (std::vector<std::uint64_t>{1, 2}));
+}
+
 TEST_F(HubTest, ANewSubscriberGetsOnlyWhatIsPublishedAfterIt) {
   Collector early, late;
   ASSERT_EQ(hub.subscribe("t", &early), HubStatus::ok);

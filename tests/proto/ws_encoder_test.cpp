@@ -66,6 +66,13 @@ TEST(WsEncoder, SixteenAndSixtyFourBitLengths) {
   EXPECT_EQ(b.bytes.substr(10), big);
 }
 
+// A kept event's data is read back out of its WebSocket message by size.
+TEST(WsEncoder, AnUnmaskedFramesPayloadSizeIsItsSizeLessItsHeader) {
+  for (std::size_t n : {0u, 1u, 124u, 125u, 126u, 127u, 65534u, 65535u, 65536u, 65537u, 1u << 20}) {
+    EXPECT_EQ(unmasked_payload_size(frame_header_size(n, false) + n), n) << n;
+  }
+}
+
 TEST(WsEncoder, HeaderSizeFollowsTheLengthBoundaries) {
   EXPECT_EQ(frame_header_size(0, false), 2u);
   EXPECT_EQ(frame_header_size(125, false), 2u);
