@@ -391,10 +391,10 @@ bool TopicBook::evict_in_turn(TopicRecord* self) {
   return false;
 }
 
-// The payload (one byte of event-name length, the name, the data) from
-// which a loop builds any form nobody built here, and the forms the
-// topic's subscribers use: SSE while it has SSE subscribers, WebSocket.
-// All of them through one scratch, whose writer packs the small ones
+// The forms the topic's subscribers use (SSE while it has SSE subscribers,
+// WebSocket), and the payload (one byte of event-name length, the name,
+// the data) from which a loop builds any form nobody built here, unless
+// the WebSocket message holds it (encode_forms()). All of them through one scratch, whose writer packs the small ones
 // together: the caller's, or one lent for the call.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
