@@ -1,6 +1,6 @@
 // Owns: the frames of an event, built through a SlabWriter so that a small
 // one is packed with others into a shared pool block (buf/slab_writer.hpp)
-// rather than holding a block of its own: the payload every form is built
+// rather than holding a block of its own: the payload other forms are built
 // from, the SSE record, a WebSocket message. Each works out the frame's size
 // first, since a packed frame's room is taken before it is written; a frame
 // too big to pack gets blocks of its own. An empty FrameRef means the pool

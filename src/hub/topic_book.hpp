@@ -2,8 +2,9 @@
 // history of recent events, and which loops have subscribers for it.
 //
 // Publishing, from any thread: under the topic's lock the event gets the
-// next id, is kept as a payload, encoded once in each wire form some
-// subscriber of the topic uses (SSE, WebSocket) and appended to the
+// next id, is encoded once in each wire form some subscriber of the topic
+// uses (SSE, WebSocket), kept with its payload (in a frame of its own, or
+// in its WebSocket message when it has no event name) and appended to the
 // history; then each loop with subscribers is told, once, that the topic
 // has news. A form nobody used at publish is built from the payload by the
 // loop that first needs it. A loop reads the events it has not
@@ -377,8 +378,9 @@ class TopicBook {
   [[nodiscard]] static bool has_room(const TopicRecord& record, const RoomRule& room);
   [[nodiscard]] bool encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                             FrameScratch* scratch, KeptEvent& out);
-  // The event's payload, its SSE form `with_sse`, and each WebSocket form
-  // that `ws_subscribers` (by ws_index()) counts subscribers for.
+  // The event's SSE form `with_sse`, each WebSocket form that
+  // `ws_subscribers` (by ws_index()) counts subscribers for, and its
+  // payload unless its WebSocket message holds it (KeptEvent).
   [[nodiscard]] bool encode_forms(std::string_view topic, std::uint64_t epoch, std::uint64_t seq,
                                   const Message& message, bool with_sse,
                                   const std::array<std::size_t, kWsForms>& ws_subscribers, FrameScratch& scratch,
