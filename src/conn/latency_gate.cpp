@@ -116,8 +116,17 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // it a fast reader's frame waited for that timer at every hold, and
   // `latest` replaced the frames behind it. An ask that cannot go (the
   // control lane full) leaves nothing to wait for.
-  const bool ask_for_ack = (holding_ || ack_owed_) && can_ask() && ack_may_be_delayed() && !asking_;
-  if (ask_for_ack && !ask(now, queue) && ack_owed_) {
+  // Held by a window that cannot show its frames, while the reader's
+  // answers come in time: asked at once, not at the next ask interval.
+  // Such a window is left a step short by any byte unread when the
+  // reader's kernel last acknowledged, and its kernel sends no update
+  // for a small read; a fast reader held on it waited for the next ask
+  // (up to 100 ms), and under a loop that stalled now and then `latest`
+  // replaced most of its frames. The answer says what it has read.
+  const bool held_by_blind_window = holding_ && asks_tell() && !lagging_;
+  const bool ask_now =
+      !asking_ && can_ask() && (((holding_ || ack_owed_) && ack_may_be_delayed()) || held_by_blind_window);
+  if (ask_now && !ask(now, queue) && ack_owed_) {
     ack_owed_ = false;
     grown_ = 0;
   }

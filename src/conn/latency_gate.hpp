@@ -67,10 +67,11 @@
 // a whole ask interval, data written since the last answer's ask counts as
 // unread whatever the window says, and the allowance falls back to
 // window_frames frames. A reader that answers in time is never held for an
-// answer; its window is trusted as before. Asks go only over a path whose
-// round trip is shorter than the grace period (loopback, a LAN): over
-// longer ones the window bounded such readers already, and asks cost them
-// frames.
+// answer; its window is trusted as before, and when that window holds it
+// the reader is asked at once (its answer says what it has read). Asks go
+// only over a path whose round trip is shorter than the grace period
+// (loopback, a LAN): over longer ones the window bounded such readers
+// already, and asks cost them frames.
 // Bytes sent that the path delivers within one round trip at its measured
 // rate count as read (round_trip_credit.hpp): on a path whose round trip
 // is long against a frame's time on it, the next frame then starts while

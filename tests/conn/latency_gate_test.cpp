@@ -748,6 +748,34 @@ TEST(LatencyGate, AReaderThatAnsweredForWhatItWasSentIsNotHeldByItsWindow) {
   EXPECT_EQ(reader.gate->grown_allowance(), 2 * BlindReader::kFrame);
 }
 
+// A reader that keeps up, held by a window a step short (its kernel sends
+// no update for a small read) and its last frame not yet acknowledged, is
+// asked at once, not at its next ask interval: the answer in time lets the
+// held frame go. Waiting for the interval held fast readers up to 100 ms
+// while `latest` replaced their frames.
+TEST(LatencyGate, AReaderHeldByAWindowThatCannotShowItsFramesIsAskedAtOnce) {
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  bool asked = false;
+  (void)reader.publish_and_flush(reader.t0);
+  ASSERT_FALSE(reader.publish_and_flush(reader.t0 + 1ms, &asked));
+  ASSERT_TRUE(asked);
+  reader.gate->receipt(reader.t0 + 2ms);
+  reader.backlog.unread = 1024;
+  reader.backlog.in_flight = BlindReader::kFrame;
+  // Two frames in one tick, past what its allowance (grown to two frames)
+  // leaves beside the one the window shows unread: one goes, one is held.
+  ASSERT_EQ(reader.queue.push_data(buf::make_frame(reader.pool, buf::Lane::data, std::string(reader.frame, 'e'))),
+            EnqueueStatus::ok);
+  EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 3ms, &asked));
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(reader.queue.data_frames(), 1u);
+  reader.gate->receipt(reader.t0 + 4ms);
+  EXPECT_FALSE(reader.flush(reader.t0 + 4ms));
+  EXPECT_EQ(reader.queue.data_frames(), 0u);
+  EXPECT_FALSE(reader.gate->lagging());
+}
+
 // An answer nobody asked for (a client's own pong) changes nothing.
 TEST(LatencyGate, AnAnswerToNoAskChangesNothing) {
   BlindReader reader;
