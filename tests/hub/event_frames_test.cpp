@@ -136,7 +136,8 @@ TEST_F(EventFramesTest, AnEventWithoutAPayloadFrameBuildsItsFormsFromItsWebSocke
     EXPECT_EQ(wire(frames.form(WireForm::sse)), "id: ep:5\n" + lines + "\n");
     EXPECT_EQ(frames.sse().published_ns(), 77);
     const std::string json = data.size() == 3 ? "a\\nb" : data;
-    EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)), R"({"op":"event","topic":"t","id":"ep:5","data":")" + json + "\"}");
+    EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
+              R"({"op":"event","topic":"t","id":"ep:5","data":")" + json + "\"}");
     EXPECT_EQ(frames.form(WireForm::ws_envelope).published_ns(), 77);
     EXPECT_TRUE(frames.form(WireForm::ws_message) == message);
   }
@@ -151,7 +152,8 @@ TEST_F(EventFramesTest, AWebSocketMessageThatWentAsBinaryGivesBinaryData) {
       make_ws_frame(pool, scratch.slabs, proto::ws::Opcode::binary, {bytes.data(), bytes.size()}, nullptr);
   const buf::FrameRef no_payload;
   EventFrames frames(pool, scratch, "raw", EventIdText("ep", 0, 1), sse, no_payload, ws.data());
-  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)), R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP8="})");
+  EXPECT_EQ(envelope(frames.form(WireForm::ws_envelope)),
+            R"({"op":"event","topic":"raw","id":"ep:1","data_b64":"AP8="})");
 }
 
 // A loop's drain gives each event an EventFrames, all with the loop's one

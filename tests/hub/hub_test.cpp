@@ -87,7 +87,9 @@ TEST_F(HubTest, AnEventWithNoNameKeepsItsDataInItsWebSocketMessageAlone) {
   ASSERT_EQ(publish("t", {"two", "kind"}).id, 2u);
   std::vector<bool> kept_payload;
   ASSERT_TRUE(book.inspect_topic("t", [&](const TopicView& v) {
-    for (std::size_t i = 0; i < v.history.size(); ++i) kept_payload.push_back(static_cast<bool>(v.history.at(i).payload));
+    for (std::size_t i = 0; i < v.history.size(); ++i) {
+      kept_payload.push_back(static_cast<bool>(v.history.at(i).payload));
+    }
     EXPECT_EQ(v.history.at(0).data_size(), 3u);
     EXPECT_EQ(v.history.at(1).data_size(), 3u);
   }));
