@@ -17,7 +17,7 @@ constexpr milliseconds kMaxProbeGap{160};
 // How often a reader blind to small writes that keeps up is asked what it
 // has read: a reader that falls behind shows within this and the grace
 // period, and one that keeps up costs a ping and a pong per interval at most
-// while it is not held (a hold on a delayed ACK asks too; plan()).
+// while it is not held (a hold asks too, at most once per release; plan()).
 constexpr milliseconds kAskInterval{100};
 
 }  // namespace
@@ -116,14 +116,18 @@ DataAllowance LatencyGate::plan(Clock::time_point now, OutQueue& queue) {
   // it a fast reader's frame waited for that timer at every hold, and
   // `latest` replaced the frames behind it. An ask that cannot go (the
   // control lane full) leaves nothing to wait for.
-  // Held by a window that cannot show its frames, while the reader's
-  // answers come in time: asked at once, not at the next ask interval.
-  // Such a window is left a step short by any byte unread when the
-  // reader's kernel last acknowledged, and its kernel sends no update
-  // for a small read; a fast reader held on it waited for the next ask
-  // (up to 100 ms), and under a loop that stalled now and then `latest`
-  // replaced most of its frames. The answer says what it has read.
-  const bool held_by_blind_window = holding_ && asks_tell() && !lagging_;
+  // Held, where the window cannot show the reader's frames, while its
+  // answers come in time, with data written since the last answer: asked
+  // at once, not at the next ask interval. Such a window is left a step
+  // short by any byte unread when the reader's kernel last acknowledged,
+  // and its kernel sends no update for a small read; a fast reader held
+  // on it waited for the next ask (up to 100 ms), and under a loop that
+  // stalled now and then `latest` replaced most of its frames. The answer
+  // says what it has read. Only about data written since the last answer:
+  // a stream its client never lets data into (an HTTP/2 window of 0) is
+  // held for good, and would otherwise be asked once per answer, a PING
+  // every round trip with nothing moving.
+  const bool held_by_blind_window = holding_ && asks_tell() && !lagging_ && data_written_ != receipted_data_;
   const bool ask_now =
       !asking_ && can_ask() && (((holding_ || ack_owed_) && ack_may_be_delayed()) || held_by_blind_window);
   if (ask_now && !ask(now, queue) && ack_owed_) {

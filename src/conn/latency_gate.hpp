@@ -57,17 +57,18 @@
 // question only once it has read what came before it (a WebSocket ping:
 // its pong follows every frame before it through the client's parser),
 // the gate asks (ask_receipts()): one ask outstanding at most, written
-// with data while the reader keeps up (at most once per kAskInterval, so
-// that a reader falling behind is seen), and right after each release
-// while it does not. Every answer counts the bytes before its ask as read,
-// whatever the window shows (a window left a step short after a small
-// read, which the reader's kernel sends no update for). An answer back
+// with data while the reader keeps up (once per kAskInterval, so that a
+// reader falling behind is seen, and when it is held with data written
+// since its last answer), and right after each release while it does
+// not. Every answer counts the bytes before its ask as read, whatever the
+// window shows (a window left a step short after a small read, which the
+// reader's kernel sends no update for). An answer back
 // later than the grace period and the path's round trip, or none within
 // them, shows the reader behind: until its answers come back in time for
 // a whole ask interval, data written since the last answer's ask counts as
 // unread whatever the window says, and the allowance falls back to
 // window_frames frames. A reader that answers in time is never held for an
-// answer; its window is trusted as before, and when that window holds it
+// answer; its window is trusted as before, and when the gate holds it
 // the reader is asked at once (its answer says what it has read). Asks go
 // only over a path whose round trip is shorter than the grace period
 // (loopback, a LAN): over longer ones the window bounded such readers

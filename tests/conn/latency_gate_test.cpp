@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -330,10 +331,12 @@ TEST_F(ScriptedGate, LetsTheNextFrameGoWhileTheLastOnesTailIsArriving) {
 // Takes every byte, as a socket with room does.
 struct TakeAll final : Writer {
   long writev(const struct iovec* iov, int count) override {
+    if (shut) return -EAGAIN;
     long taken = 0;
     for (int i = 0; i < count; ++i) taken += static_cast<long>(iov[i].iov_len);
     return taken;
   }
+  bool shut = false;  // takes nothing, as a socket that is full
 };
 
 // A gate on a reader whose window moves in 1 KiB steps (an autotuned
@@ -764,7 +767,7 @@ TEST(LatencyGate, AReaderHeldByAWindowThatCannotShowItsFramesIsAskedAtOnce) {
   reader.backlog.unread = 1024;
   reader.backlog.in_flight = BlindReader::kFrame;
   // Two frames in one tick, past what its allowance (grown to two frames)
-  // leaves beside the one the window shows unread: one goes, one is held.
+  // leaves beside the one written since its answer: one goes, one is held.
   ASSERT_EQ(reader.queue.push_data(buf::make_frame(reader.pool, buf::Lane::data, std::string(reader.frame, 'e'))),
             EnqueueStatus::ok);
   EXPECT_TRUE(reader.publish_and_flush(reader.t0 + 3ms, &asked));
@@ -774,6 +777,27 @@ TEST(LatencyGate, AReaderHeldByAWindowThatCannotShowItsFramesIsAskedAtOnce) {
   EXPECT_FALSE(reader.flush(reader.t0 + 4ms));
   EXPECT_EQ(reader.queue.data_frames(), 0u);
   EXPECT_FALSE(reader.gate->lagging());
+}
+
+// A held reader is asked about data written since its last answer, never
+// about nothing: a stream its client lets no data into (an HTTP/2 window
+// of 0) stays held, and asked once per answer it would be sent a PING
+// every round trip with nothing moving.
+TEST(LatencyGate, AHeldReaderIsNotAskedWhileNothingWentSinceItsLastAnswer) {
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  reader.writer.shut = true;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(reader.queue.push_data(buf::make_frame(reader.pool, buf::Lane::data, std::string(reader.frame, 'e'))),
+              EnqueueStatus::ok);
+  }
+  for (int i = 0; i < 5; ++i) {
+    bool asked = false;
+    EXPECT_TRUE(reader.flush(reader.t0 + i * 1ms, &asked));
+    EXPECT_FALSE(asked) << i;
+    reader.gate->receipt(reader.t0 + i * 1ms);  // as if each ask had been answered at once
+  }
+  EXPECT_EQ(reader.queue.data_frames(), 3u);
 }
 
 // An answer nobody asked for (a client's own pong) changes nothing.
