@@ -394,8 +394,9 @@ bool TopicBook::evict_in_turn(TopicRecord* self) {
 // The forms the topic's subscribers use (SSE while it has SSE subscribers,
 // WebSocket), and the payload (one byte of event-name length, the name,
 // the data) from which a loop builds any form nobody built here, unless
-// the WebSocket message holds it (encode_forms()). All of them through one scratch, whose writer packs the small ones
-// together: the caller's, or one lent for the call.
+// the WebSocket message holds it (encode_forms()). All of them through
+// one scratch, whose writer packs the small ones together: the caller's,
+// or one lent for the call.
 bool TopicBook::encode(const TopicRecord& record, std::uint64_t epoch, std::uint64_t id, const Message& message,
                        FrameScratch* scratch, KeptEvent& out) {
   if (scratch == nullptr) {
@@ -434,7 +435,8 @@ bool TopicBook::encode_forms(std::string_view topic, std::uint64_t epoch, std::u
   }
   // The frame every other form is built from, later (a loop's, a replay's),
   // unless the WebSocket message holds all it would: a payload frame of its
-  // own cost a small event a fifth of its publish and delivery.
+  // own cost one subscriber's small events about a tenth of their publish
+  // and delivery.
   if (!message.event.empty() || !out.ws[ws_index(WireForm::ws_message)]) {
     out.payload = make_payload_frame(pool_, scratch.slabs, message);
     if (!out.payload) return false;
