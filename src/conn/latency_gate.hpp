@@ -1,7 +1,8 @@
 // Owns: LatencyGate, which bounds how much of one connection's data sits
 // between sluice and the reader's application, kernel queues included, so
 // that a reader slower than its events reads fresh ones: the rest waits in
-// sluice's queue, where `latest` replaces it.
+// sluice's queue, where `latest` replaces it (all but a burst held from a
+// reader that keeps up, for the answer to a question; below).
 //
 // Before each flush the gate says how many data bytes may start (plan()),
 // from what it knows of the reader's backlog (PeerBacklog):
@@ -67,9 +68,12 @@
 // them, shows the reader behind: until its answers come back in time for
 // a whole ask interval, data written since the last answer's ask counts as
 // unread whatever the window says, and the allowance falls back to
-// window_frames frames. A reader that answers in time is never held for an
-// answer; its window is trusted as before, and when the gate holds it
-// the reader is asked at once (its answer says what it has read). Asks go
+// window_frames frames. A reader that answers in time is not held back
+// until it answers; its window is trusted as before, and when the gate
+// holds it the reader is asked at once (its answer says what it has read).
+// What is held from it then, once its allowance grew and up to twice that
+// allowance, waits for that answer rather than being stale to `latest`
+// (DataAllowance::awaits_answer). Asks go
 // only over a path whose round trip is shorter than the grace period
 // (loopback, a LAN): over longer ones the window bounded such readers
 // already, and asks cost them frames.
@@ -208,6 +212,9 @@ class LatencyGate {
   LatencyGate(std::unique_ptr<BacklogSource> source, const LatencyGateSettings& settings, GateChecks& checks,
               io::Deferred& flusher, GateFrames frames);
   bool sample(Clock::time_point now, std::size_t floor, bool allowance_bound);
+  // What a hold holds (`held` bytes) waits for the answer to the ask
+  // outstanding (DataAllowance::awaits_answer).
+  [[nodiscard]] bool awaits_answer(std::size_t held) const;
   void maybe_probe(Clock::time_point now, OutQueue& queue);
   void pad(Clock::time_point now, OutQueue& queue);
   // Whether the reader's answers, not its window, say what it has read.
@@ -279,6 +286,9 @@ class LatencyGate {
   Clock::time_point asked_at_{};
   Clock::time_point in_time_since_{};  // lagging: the first of the answers in time since the last late one
   bool holding_ = false;
+  bool asked_while_holding_ = false;  // the ask outstanding went while the gate held
+  bool answered_ = false;             // an answer to such an ask came since the last plan()
+  bool held_past_answer_ = false;     // held since a plan() that followed such an answer
   bool ack_owed_ = false;  // the last sample found data unread too long by its ACK alone
   bool failed_ = false;
   bool reported_loose_ = false;

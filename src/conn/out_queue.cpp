@@ -85,7 +85,7 @@ bool OutQueue::append_control(std::string_view bytes) {
 
 FlushResult OutQueue::flush(Writer& writer, DataAllowance allowance) {
   const FlushResult result = write_out(writer, allowance);
-  backed_up_ = result.status != FlushStatus::drained;
+  backed_up_ = result.status == FlushStatus::held ? !allowance.awaits_answer : result.status != FlushStatus::drained;
   note_backlog();
   return result;
 }

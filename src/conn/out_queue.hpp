@@ -70,10 +70,14 @@ enum class FlushStatus : std::uint8_t {
 // adding up to at most `bytes`; with `one_frame`, the first one goes even
 // when it alone is larger (a frame bigger than the allowance still flows).
 // The rest of a frame in flight and control frames are never held back.
-// The default holds nothing back.
+// The default holds nothing back. With `awaits_answer`, what it holds back
+// waits only for the reader's answer to a question it has been asked
+// (LatencyGate), not for a reader found behind: the queue is not backed up
+// by it (backed_up()).
 struct DataAllowance {
   std::size_t bytes = SIZE_MAX;
   bool one_frame = true;
+  bool awaits_answer = false;
 };
 
 struct FlushResult {
@@ -137,12 +141,15 @@ class OutQueue {
   // The last flush left something unwritten (the writer or the allowance
   // stopped it): what waits now waits for the reader, not for the end of
   // the tick. `latest` replaces only such frames: events that merely came
-  // in together, before any flush, all go to a reader with room for them.
+  // in together, before any flush, all go to a reader with room for them,
+  // and so do those an allowance held only until the reader answers
+  // (DataAllowance::awaits_answer).
   [[nodiscard]] bool backed_up() const { return backed_up_; }
   // For a transport that takes the queue in pieces (HTTP/2 frames a
   // stream's queue as DATA, several flushes a round): its round is over,
-  // and what is left waits for the reader.
-  void end_round() { backed_up_ = !empty(); }
+  // and what is left waits for the reader, unless only an allowance that
+  // awaits an answer held it (`awaiting_answer`).
+  void end_round(bool awaiting_answer = false) { backed_up_ = !empty() && !awaiting_answer; }
 
   // Drops the oldest data frame that has not started on the wire and
   // returns its label, or nullopt when there is none.

@@ -83,7 +83,7 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
   exchanges_.for_each([&](H2Exchange& exchange) {
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet == nullptr) return;
-    outlet->queue().end_round();
+    outlet->end_round(result.status, h2_->held(exchange.id));
     tally.after(outlet->queue());
     if (outlet->gated()) outlet->flushed(now, result.status, h2_->sent(exchange.id), h2_->held(exchange.id));
   });

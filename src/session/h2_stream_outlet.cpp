@@ -80,9 +80,14 @@ conn::DataAllowance H2StreamOutlet::plan_flush(io::Loop::Clock::time_point now, 
   planned_ = gate_ != nullptr && !ended();
   const conn::DataAllowance allowance = planned_ ? gate_->plan(now, queue()) : conn::DataAllowance{};
   set_data_held(planned_ && gate_->holding());
+  awaits_answer_ = allowance.awaits_answer;
   sent_before_ = sent;
   data_before_ = queue().data_bytes();
   return allowance;
+}
+
+void H2StreamOutlet::end_round(conn::FlushStatus status, bool held) {
+  queue().end_round(planned_ && awaits_answer_ && held && status != conn::FlushStatus::blocked);
 }
 
 void H2StreamOutlet::flushed(io::Loop::Clock::time_point now, conn::FlushStatus status, std::uint64_t sent,

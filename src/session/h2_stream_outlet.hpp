@@ -81,6 +81,10 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private 
   // connection's write ended `status`; `held`: the allowance left data
   // waiting.
   void flushed(io::Loop::Clock::time_point now, conn::FlushStatus status, std::uint64_t sent, bool held);
+  // The connection's round is over (before flushed()): what the stream's
+  // queue holds waits for the reader, unless only the gate held it, while
+  // it awaits the reader's answer (conn::DataAllowance::awaits_answer).
+  void end_round(conn::FlushStatus status, bool held);
   [[nodiscard]] bool gated() const { return gate_ != nullptr; }
   // The connection's PINGs up to `answered` came back: an ask of the gate
   // that one of them answers is answered.
@@ -100,6 +104,7 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private 
   bool gate_tried_ = false;
   std::uint64_t receipt_ping_ = 0;  // the PING whose answer the gate's ask waits for; 0: none
   bool planned_ = false;           // the flush under way was planned by the gate
+  bool awaits_answer_ = false;     // what its plan holds back waits for an answer
   std::uint64_t sent_before_ = 0;  // the stream's bytes sent when the flush was planned
   std::size_t data_before_ = 0;    // its data bytes queued then
 };

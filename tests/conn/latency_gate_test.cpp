@@ -779,6 +779,102 @@ TEST(LatencyGate, AReaderHeldByAWindowThatCannotShowItsFramesIsAskedAtOnce) {
   EXPECT_FALSE(reader.gate->lagging());
 }
 
+// Events that reach the loop in one tick (after a stall of its own), held
+// from a reader that has shown it keeps up and answers in time, wait for
+// its answer: they are not stale (the queue is not backed up by the hold,
+// so `latest` keeps them), and the answer lets them go. Stale are what is
+// held once the answer is late (the reader is behind), what is still held
+// once it came (the reader is slower than its events), what is held from a
+// reader that has not shown it keeps up, and from one that cannot be asked
+// (SSE over HTTP/1.1).
+TEST(LatencyGate, ABurstHeldWhileAReaderThatKeepsUpIsAskedWaitsForTheAnswer) {
+  const auto burst = [](BlindReader& reader, int frames) {
+    for (int i = 0; i < frames; ++i) {
+      ASSERT_EQ(reader.queue.push_data(buf::make_frame(reader.pool, buf::Lane::data, std::string(reader.frame, 'e'))),
+                EnqueueStatus::ok);
+    }
+  };
+  // Two frames read and answered for: its allowance grows to two frames.
+  const auto kept_up = [](BlindReader& reader) {
+    (void)reader.publish_and_flush(reader.t0);
+    (void)reader.publish_and_flush(reader.t0 + 1ms);
+    reader.gate->receipt(reader.t0 + 2ms);
+    EXPECT_GT(reader.gate->grown_allowance(), 0u);
+  };
+  // Four frames in one tick, the window left a step short and the last
+  // frame not yet acknowledged: some go, the rest wait, and it is asked.
+  const auto held_and_asked = [&burst](BlindReader& reader) {
+    reader.backlog.unread = 1024;
+    reader.backlog.in_flight = BlindReader::kFrame;
+    burst(reader, 4);
+    bool asked = false;
+    EXPECT_TRUE(reader.flush(reader.t0 + 3ms, &asked));
+    EXPECT_TRUE(asked);
+  };
+  const auto answered = [](BlindReader& reader, Clock::time_point at) {
+    reader.backlog.unread = 0;
+    reader.backlog.in_flight = 0;
+    reader.gate->receipt(at);
+  };
+  BlindReader reader;
+  ASSERT_NE(reader.gate, nullptr);
+  kept_up(reader);
+  held_and_asked(reader);
+  EXPECT_FALSE(reader.queue.backed_up());
+  answered(reader, reader.t0 + 4ms);
+  EXPECT_FALSE(reader.flush(reader.t0 + 4ms));
+  EXPECT_EQ(reader.queue.data_frames(), 0u);
+  EXPECT_FALSE(reader.gate->lagging());
+
+  BlindReader late;
+  kept_up(late);
+  held_and_asked(late);
+  EXPECT_FALSE(late.queue.backed_up());
+  EXPECT_TRUE(late.flush(late.t0 + 30ms));  // past the grace period, unanswered
+  EXPECT_TRUE(late.gate->lagging());
+  EXPECT_TRUE(late.queue.backed_up());
+
+  // Answered in time, and still held: the window shows what went after
+  // the ask unread. A reader slower than its events, if not than the clock.
+  BlindReader slower;
+  kept_up(slower);
+  held_and_asked(slower);
+  slower.gate->receipt(slower.t0 + 4ms);
+  EXPECT_TRUE(slower.flush(slower.t0 + 4ms));
+  EXPECT_FALSE(slower.gate->lagging());
+  EXPECT_TRUE(slower.queue.backed_up());
+
+  // More than it takes at once once it has read everything (twice its
+  // allowance), or data unread past a step of its window: nothing an
+  // answer would let go whole.
+  BlindReader more;
+  kept_up(more);
+  more.backlog.unread = 1024;
+  more.backlog.in_flight = BlindReader::kFrame;
+  burst(more, 20);
+  EXPECT_TRUE(more.flush(more.t0 + 3ms));
+  EXPECT_TRUE(more.queue.backed_up());
+  BlindReader unread;
+  kept_up(unread);
+  unread.backlog.unread = 3 * 1024;
+  unread.backlog.in_flight = BlindReader::kFrame;
+  burst(unread, 4);
+  EXPECT_TRUE(unread.flush(unread.t0 + 3ms));
+  EXPECT_TRUE(unread.queue.backed_up());
+
+  BlindReader fresh;
+  burst(fresh, 3);
+  EXPECT_TRUE(fresh.flush(fresh.t0));
+  EXPECT_TRUE(fresh.queue.backed_up());
+
+  BlindReader unasked(1024, 0us, BlindReader::kFrame, false);
+  kept_up(unasked);
+  unasked.backlog.in_flight = BlindReader::kFrame;  // its ACK may be delayed, and nobody asks
+  burst(unasked, 4);
+  EXPECT_TRUE(unasked.flush(unasked.t0 + 3ms));
+  EXPECT_TRUE(unasked.queue.backed_up());
+}
+
 // A held reader is asked about data written since its last answer, never
 // about nothing: a stream its client lets no data into (an HTTP/2 window
 // of 0) stays held, and asked once per answer it would be sent a PING

@@ -9,6 +9,20 @@
 namespace sluice::delivery {
 namespace {
 
+// Takes every byte, as a socket with room does.
+struct TakesAll final : conn::Writer {
+  long writev(const struct iovec* iov, int count) override {
+    long n = 0;
+    for (int i = 0; i < count; ++i) n += static_cast<long>(iov[i].iov_len);
+    return n;
+  }
+};
+
+// Takes nothing, as a socket whose reader's buffer is full.
+struct Full final : conn::Writer {
+  long writev(const struct iovec*, int) override { return -EAGAIN; }
+};
+
 // Budget: three 10-byte frames.
 struct PolicyTest : testing::Test {
   buf::Pool pool{{.block_count = 64, .block_size = 64, .reserve = 0}};
@@ -22,9 +36,7 @@ struct PolicyTest : testing::Test {
   // A flush whose writer takes nothing (the reader's buffer is full): what
   // waits now is stale to `latest`.
   void back_up() {
-    struct Full final : conn::Writer {
-      long writev(const struct iovec*, int) override { return -EAGAIN; }
-    } writer;
+    Full writer;
     ASSERT_EQ(out.flush(writer).status, conn::FlushStatus::blocked);
     ASSERT_TRUE(out.backed_up());
   }
@@ -225,19 +237,45 @@ TEST_F(PolicyTest, LatestPastTheBudgetReplacesItsOwnKeyBeforeDroppingAnothers) {
 TEST_F(PolicyTest, AFlushThatWritesEverythingEndsTheBackUp) {
   offer(Policy::latest, 1);
   back_up();
-  struct TakesAll final : conn::Writer {
-    long writev(const struct iovec* iov, int count) override {
-      long n = 0;
-      for (int i = 0; i < count; ++i) n += static_cast<long>(iov[i].iov_len);
-      return n;
-    }
-  } writer;
+  TakesAll writer;
   EXPECT_EQ(out.flush(writer).status, conn::FlushStatus::drained);
   EXPECT_FALSE(out.backed_up());
   offer(Policy::latest, 2);
   offer(Policy::latest, 3);
   EXPECT_TRUE(drops[0].empty());
   EXPECT_EQ(queued(), (std::vector<std::uint64_t>{2, 3}));
+}
+
+// What an allowance held only until the reader answers a question on its
+// way (a latency gate asking a reader that answers in time) is not stale:
+// the next events queue behind it. What an allowance held from a reader
+// found behind is, and so is what a full socket left, whatever the
+// allowance; and likewise at the end of an HTTP/2 round.
+TEST_F(PolicyTest, LatestKeepsWhatWaitsOnlyForTheReadersAnswer) {
+  TakesAll writer;
+  const conn::DataAllowance one_awaiting{.bytes = 10, .one_frame = true, .awaits_answer = true};
+  offer(Policy::latest, 1);
+  offer(Policy::latest, 2);
+  EXPECT_EQ(out.flush(writer, one_awaiting).status, conn::FlushStatus::held);
+  EXPECT_FALSE(out.backed_up());
+  offer(Policy::latest, 3);
+  EXPECT_TRUE(drops[0].empty());
+
+  EXPECT_EQ(out.flush(writer, {.bytes = 0, .one_frame = false}).status, conn::FlushStatus::held);
+  EXPECT_TRUE(out.backed_up());
+  offer(Policy::latest, 4);
+  EXPECT_EQ(drops[0].count, 2u);
+  EXPECT_EQ(queued(), (std::vector<std::uint64_t>{4}));
+
+  offer(Policy::latest, 5);
+  Full full;
+  EXPECT_EQ(out.flush(full, one_awaiting).status, conn::FlushStatus::blocked);
+  EXPECT_TRUE(out.backed_up());
+
+  out.end_round(true);
+  EXPECT_FALSE(out.backed_up());
+  out.end_round(false);
+  EXPECT_TRUE(out.backed_up());
 }
 
 TEST_F(PolicyTest, LatestFallsBackToDropOldestWithTooManyKeys) {
