@@ -176,16 +176,17 @@ class Decoder {
   std::uint64_t frame_size_ = 0;
   std::uint64_t frame_done_ = 0;
 
-  // The message being assembled.
+  // The message being assembled (its flags after its buffer, and the
+  // control buffer after them: 16 bytes less padding a connection).
+  buf::ChargedBuffer message_;
+  Utf8Validator utf8_;
   bool in_message_ = false;
   bool compressed_ = false;
   Opcode message_opcode_ = Opcode::continuation;
-  buf::ChargedBuffer message_;
-  Utf8Validator utf8_;
+  buf::Growth inflate_growth_ = buf::Growth::ok;  // why the inflater's last growth failed
 
   std::array<char, kMaxControlPayload> control_{};
   std::unique_ptr<Inflater> inflater_;
-  buf::Growth inflate_growth_ = buf::Growth::ok;  // why the inflater's last growth failed
   DecodeResult failure_;
 };
 

@@ -30,9 +30,9 @@ WsStream::WsStream(const WsSetup& setup)
           .max_message_size = static_cast<std::size_t>(setup.services.config().ws.max_message),
           .account = setup.memory,
           .uncharged = resting_uncharged(setup)}),
-      whole_connection_(setup.whole_connection),
       last_ping_(setup.outlet.loop().now()),
-      waiting_message_(setup.memory, resting_uncharged(setup)) {
+      waiting_message_(setup.memory, resting_uncharged(setup)),
+      whole_connection_(setup.whole_connection) {
   deflate_ = setup.deflate.enabled && decoder_.set_deflate(setup.deflate);
   ++services_.counters().streams;
   if (whole_connection_) {
