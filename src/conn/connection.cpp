@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <utility>
 
+#include "io/arrival_stamp.hpp"
+
 namespace sluice::conn {
 
 Connection::Connection(io::Loop& loop, std::unique_ptr<Transport> transport,
@@ -193,14 +195,20 @@ bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& c
 }
 
 void Connection::ask_read_receipts(buf::FrameRef ask) {
-  if (gate_) gate_->ask_receipts(std::move(ask));
+  if (!gate_) return;
+  gate_->ask_receipts(std::move(ask));
+  note_input_arrivals();
 }
 
 void Connection::read_receipt() {
   if (!gate_) return;
-  gate_->receipt(loop().now());
+  gate_->receipt(input_arrival());
   // What the gate held for the answer may go now.
   if (gate_->holding()) want_flush();
+}
+
+io::Loop::Clock::time_point Connection::input_arrival() {
+  return io::arrived_at(transport_ ? transport_->last_arrival() : 0, loop().now());
 }
 
 void Connection::flush() {

@@ -111,6 +111,15 @@ class Connection : private detail::OwnedQueue,
   // The socket under the transport, for what the kernel tells about it
   // (a latency gate of a stream carried here); -1 once it is gone.
   [[nodiscard]] int socket_fd() const { return transport_ ? transport_->fd() : -1; }
+  // Reads note when their bytes reached this host (Transport::
+  // note_arrivals): a reader's answer to a latency gate is judged by when
+  // it came (the gate of an HTTP/2 stream carried here asks too).
+  void note_input_arrivals() {
+    if (transport_) (void)transport_->note_arrivals();
+  }
+  // When the input read last reached this host, on the loop's clock, no
+  // later than the loop's time now; the loop's time when not noted.
+  [[nodiscard]] io::Loop::Clock::time_point input_arrival();
   // The account this connection's buffers outside the pool are charged to.
   [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }
   // Tries a read that waited for the server's memory again (the owner's

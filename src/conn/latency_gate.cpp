@@ -209,14 +209,14 @@ void LatencyGate::flushed(Clock::time_point now, const FlushResult& result, std:
   if (data_written > 0 && lagging_ && !asking_ && asks_tell()) checks_.schedule(*this, now);
 }
 
-void LatencyGate::receipt(Clock::time_point now) {
+void LatencyGate::receipt(Clock::time_point arrived) {
   if (!asking_ || failed_) return;
   asking_ = false;
   answered_ = holding_ && asked_while_holding_;
   receipted_data_ = asked_data_;
   receipted_ = asked_;
   // Late: it was behind, as it would have been found had the gate looked.
-  if (answer_late(now)) {
+  if (answer_late(arrived)) {
     lagging_ = true;
     in_time_since_ = {};
     if (asks_tell()) grown_ = 0;
@@ -230,7 +230,7 @@ void LatencyGate::receipt(Clock::time_point now) {
   // more later, 200-290 ms old.
   if (!lagging_) return;
   if (in_time_since_ == Clock::time_point{}) in_time_since_ = asked_at_;
-  if (now - in_time_since_ >= kAskInterval) lagging_ = false;
+  if (arrived - in_time_since_ >= kAskInterval) lagging_ = false;
 }
 
 // Under two steps, not under one: the window counts a shortfall of less

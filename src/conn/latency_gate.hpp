@@ -189,8 +189,12 @@ class LatencyGate {
   // The reader is asked through `asker` (which outlives the gate).
   void ask_receipts(ReceiptAsker& asker) { asker_ = &asker; }
   // The answer to the gate's ask came: the reader has read what preceded
-  // it. An answer nobody asked for changes nothing.
-  void receipt(Clock::time_point now);
+  // it. An answer nobody asked for changes nothing. `arrived` is when the
+  // answer reached this host where the kernel says
+  // (Connection::input_arrival), not when the loop read it: a loop that
+  // stalled past the grace period would otherwise find every answer that
+  // came meanwhile late, and blame its readers for its own stall.
+  void receipt(Clock::time_point arrived);
   // The reader's window moves in steps larger than half the data of any
   // write lately: it cannot show those writes unread.
   [[nodiscard]] bool window_blind() const;

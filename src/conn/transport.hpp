@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace sluice::conn {
@@ -39,6 +40,16 @@ class Transport {
   // client sending only such records cannot hold the loop. 0: the bytes
   // returned are the cost (plain TCP).
   [[nodiscard]] virtual std::size_t read_cost() const { return 0; }
+  // From now on, reads note when the bytes they take from the socket
+  // reached this host (io/arrival_stamp.hpp); false when the transport
+  // cannot. A connection whose reader answers the latency gate's asks
+  // turns this on: an answer is judged by when it came, not by when a
+  // loop that stalled got round to reading it.
+  virtual bool note_arrivals() { return false; }
+  // When the last bytes taken from the socket reached this host, as
+  // io::recv_stamped notes it: no earlier than any byte a read returned
+  // since. 0 when not noted.
+  [[nodiscard]] virtual std::int64_t last_arrival() const { return 0; }
 
   // Writes from `count` iovecs (count <= IOV_MAX), which are only read
   // during the call. Returns the bytes taken (possibly fewer than offered),

@@ -31,6 +31,8 @@ class SocketWriter final : public Writer {
  public:
   explicit SocketWriter(int fd) : fd_(fd) {}
 
+  [[nodiscard]] int fd() const { return fd_; }
+
   // One sendmsg(MSG_NOSIGNAL | MSG_DONTWAIT): a peer that has gone returns
   // -EPIPE instead of raising SIGPIPE, and a blocking fd never blocks.
   // Retried on EINTR. Returns bytes sent or -errno.

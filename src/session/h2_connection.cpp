@@ -53,8 +53,9 @@ void H2Connection::after_engine(transport::H2Status status) {
   // PINGs answered: the gates whose asks they answer are told.
   if (h2_ && h2_->acks_answered() != pings_told_) {
     pings_told_ = h2_->acks_answered();
+    const io::Loop::Clock::time_point arrived = session_.input_arrival();
     exchanges_.for_each([&](H2Exchange& exchange) {
-      if (exchange.outlet != nullptr) exchange.outlet->pings_answered(pings_told_);
+      if (exchange.outlet != nullptr) exchange.outlet->pings_answered(pings_told_, arrived);
     });
   }
   if (status == transport::H2Status::failed) return session_.close_now(conn::CloseReason::protocol);
@@ -232,6 +233,8 @@ std::unique_ptr<conn::BacklogSource> H2Connection::watch_stream(std::int32_t str
   if (!h2_ || session_.socket_fd() < 0 || !h2_->watch(stream)) return nullptr;
   if (!socket_backlog_) {
     socket_backlog_ = std::make_unique<H2SocketBacklog>(session_.socket_fd(), *h2_, padding_per_second);
+    // Its gates ask with PINGs, whose answers are judged by when they came.
+    session_.note_input_arrivals();
   }
   return std::make_unique<H2StreamBacklog>(*socket_backlog_, *h2_, stream);
 }

@@ -64,10 +64,10 @@ bool H2StreamOutlet::ask_receipt() {
   return receipt_ping_ != 0;
 }
 
-void H2StreamOutlet::pings_answered(std::uint64_t answered) {
+void H2StreamOutlet::pings_answered(std::uint64_t answered, io::Loop::Clock::time_point arrived) {
   if (receipt_ping_ == 0 || receipt_ping_ > answered || !gate_) return;
   receipt_ping_ = 0;
-  gate_->receipt(loop().now());
+  gate_->receipt(arrived);
   // What the gate held for the answer may go now.
   if (gate_->holding()) want_flush();
 }

@@ -86,9 +86,10 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private 
   // it awaits the reader's answer (conn::DataAllowance::awaits_answer).
   void end_round(conn::FlushStatus status, bool held);
   [[nodiscard]] bool gated() const { return gate_ != nullptr; }
-  // The connection's PINGs up to `answered` came back: an ask of the gate
-  // that one of them answers is answered.
-  void pings_answered(std::uint64_t answered);
+  // The connection's PINGs up to `answered` came back, in input that
+  // reached this host at `arrived` (Connection::input_arrival): an ask of
+  // the gate that one of them answers is answered.
+  void pings_answered(std::uint64_t answered, io::Loop::Clock::time_point arrived);
   // When close_after_flush() was called (meaningful while closing()).
   [[nodiscard]] io::Loop::Clock::time_point closing_since() const { return closing_since_; }
 

@@ -8,25 +8,36 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "io/arrival_stamp.hpp"
+
 namespace sluice::transport {
 
-PlainTcp::PlainTcp(int fd) : fd_(fd), writer_(fd) {}
+static_assert(sizeof(void*) != 8 || sizeof(PlainTcp) <= 40,
+              "a transport per connection: noting arrivals must not cost an idle one a larger allocation");
+
+PlainTcp::PlainTcp(int fd) : writer_(fd) {}
 
 PlainTcp::~PlainTcp() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd() >= 0) ::close(fd());
 }
 
 long PlainTcp::read(char* out, std::size_t room) {
+  if (arrival_ != kUnnoted) return io::recv_stamped(fd(), out, room, arrival_);
   for (;;) {
-    const ssize_t n = ::recv(fd_, out, room, 0);
+    const ssize_t n = ::recv(fd(), out, room, 0);
     if (n >= 0) return n;
     if (errno != EINTR) return -errno;
   }
 }
 
-int PlainTcp::shutdown_write() { return ::shutdown(fd_, SHUT_WR) == 0 ? 0 : -errno; }
+bool PlainTcp::note_arrivals() {
+  if (arrival_ == kUnnoted && io::stamp_arrivals(fd())) arrival_ = 0;
+  return arrival_ != kUnnoted;
+}
 
-std::string PlainTcp::peer_address() const { return peer_address_of(fd_); }
+int PlainTcp::shutdown_write() { return ::shutdown(fd(), SHUT_WR) == 0 ? 0 : -errno; }
+
+std::string PlainTcp::peer_address() const { return peer_address_of(fd()); }
 
 std::string peer_address_of(int fd) {
   sockaddr_storage address{};

@@ -2,6 +2,8 @@
 // one sendmsg per gathered write, shutdown(SHUT_WR) for a graceful close.
 #pragma once
 
+#include <cstdint>
+
 #include "conn/writer.hpp"
 #include "conn/transport.hpp"
 
@@ -15,16 +17,23 @@ class PlainTcp final : public conn::Transport {
   PlainTcp(const PlainTcp&) = delete;
   PlainTcp& operator=(const PlainTcp&) = delete;
 
-  [[nodiscard]] int fd() const override { return fd_; }
-  // recv, retried on EINTR.
+  [[nodiscard]] int fd() const override { return writer_.fd(); }
+  // recv, retried on EINTR; with the arrival noted once asked to.
   [[nodiscard]] long read(char* out, std::size_t room) override;
+  bool note_arrivals() override;
+  [[nodiscard]] std::int64_t last_arrival() const override { return arrival_ == kUnnoted ? 0 : arrival_; }
   [[nodiscard]] long writev(const struct iovec* iov, int count) override { return writer_.writev(iov, count); }
   int shutdown_write() override;
   [[nodiscard]] std::string peer_address() const override;
 
  private:
-  int fd_;
+  static constexpr std::int64_t kUnnoted = -1;
+
+  // The socket is the writer's: one copy of it, and a transport that fits
+  // the allocation it had before it noted arrivals (40 bytes).
   conn::SocketWriter writer_;
+  // kUnnoted until note_arrivals(); then the last read's (io::recv_stamped).
+  std::int64_t arrival_ = kUnnoted;
 };
 
 // The address of the peer connected to `fd`, "IP:PORT" ("[IPv6]:PORT");

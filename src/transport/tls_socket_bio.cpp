@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <climits>
 
+#include "io/arrival_stamp.hpp"
+
 namespace sluice::transport {
 
 namespace {
@@ -28,6 +30,14 @@ int bio_write(BIO* bio, const char* data, int length) {
   }
 }
 
+// As recv() returns: -1 with errno set on failure.
+ssize_t receive_stamped(SocketBioState& state, char* out, std::size_t want) {
+  const long n = io::recv_stamped(state.fd, out, want, state.arrival);
+  if (n >= 0) return n;
+  errno = static_cast<int>(-n);
+  return -1;
+}
+
 int bio_read(BIO* bio, char* out, int length) {
   BIO_clear_retry_flags(bio);
   SocketBioState& state = state_of(bio);
@@ -41,7 +51,7 @@ int bio_read(BIO* bio, char* out, int length) {
   }
   for (;;) {
     ++state.counters.recvs;
-    const ssize_t n = ::recv(state.fd, out, want, MSG_DONTWAIT);
+    const ssize_t n = state.stamped ? receive_stamped(state, out, want) : ::recv(state.fd, out, want, MSG_DONTWAIT);
     if (n > 0) {
       state.counters.received += static_cast<std::size_t>(n);
       if (state.confined) state.allowance -= static_cast<std::size_t>(n);

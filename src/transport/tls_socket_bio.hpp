@@ -34,6 +34,10 @@ struct SocketBioState {
   // a "retry" that OpenSSL passes on then means "wait for readability",
   // and any other means the socket was not looked at and may hold more.
   bool found_empty = false;
+  // Reads note when the bytes they take reached this host
+  // (io::recv_stamped) in `arrival`, once `stamped`.
+  bool stamped = false;
+  std::int64_t arrival = 0;
 };
 
 // A new BIO over `state->fd` (not owned, not closed by the BIO). `state`

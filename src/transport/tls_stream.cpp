@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "io/arrival_stamp.hpp"
 #include "transport/tls_error.hpp"
 
 namespace sluice::transport {
@@ -188,6 +189,11 @@ bool TlsStream::confine_next_read_to_record() {
 void TlsStream::confine_to(std::size_t length) {
   bio_.confined = true;
   bio_.allowance = length;
+}
+
+bool TlsStream::note_arrivals() {
+  bio_.stamped = bio_.stamped || io::stamp_arrivals(bio_.fd);
+  return bio_.stamped;
 }
 
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {

@@ -171,6 +171,10 @@ class TlsStream final : public conn::Writer {
   // Records written (one per SSL_write) and system calls made.
   [[nodiscard]] std::uint64_t records_written() const { return records_; }
   [[nodiscard]] const SocketBioCounters& socket_calls() const { return bio_.counters; }
+  // Reads from the socket note when their bytes arrived (conn::Transport's
+  // note_arrivals, last_arrival).
+  bool note_arrivals();
+  [[nodiscard]] std::int64_t last_arrival() const { return bio_.arrival; }
   // The SSL object, for a look at the peer's certificate or the version.
   [[nodiscard]] SSL* ssl() const { return ssl_; }
 

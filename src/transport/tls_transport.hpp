@@ -33,6 +33,10 @@ class TlsTransport final : public conn::Transport {
   // TlsStream::read_cost(): the bytes taken from the socket, and a whole
   // record for one that carried no data (-EINTR).
   [[nodiscard]] std::size_t read_cost() const override { return stream_.read_cost(); }
+  // Noted as the socket's bytes come in, records whole or not: no earlier
+  // than the record a read returns.
+  bool note_arrivals() override { return stream_.note_arrivals(); }
+  [[nodiscard]] std::int64_t last_arrival() const override { return stream_.last_arrival(); }
   // TlsStream::writev: whole records of the gathered frames.
   [[nodiscard]] long writev(const struct iovec* iov, int count) override { return stream_.writev(iov, count); }
   // close_notify (when the socket takes it), then shutdown(SHUT_WR).

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "arrival_stamps_on.hpp"
 #include "conn/connection.hpp"
 #include "conn/gate_checks.hpp"
 #include "io/socket.hpp"
@@ -47,10 +48,14 @@ class AnsweredConnection final : public Connection {
  public:
   using Connection::Connection;
 
+  int answers = 0;  // answers read
+
  protected:
   void on_input(std::string& input) override {
     for (const char c : input) {
-      if (c == 'P') read_receipt();
+      if (c != 'P') continue;
+      ++answers;
+      read_receipt();
     }
     input.clear();
   }
@@ -247,6 +252,36 @@ TEST(LatencyGate, AsksAReaderWhoseKernelDelaysItsAckAndLetsTheHeldFrameGoOnTheAn
     EXPECT_EQ(got, "?" + std::string(100, 'b'));
   }
   EXPECT_GT(held, 0) << "the reader's kernel acknowledged every frame at once";
+}
+
+// A loop that stalls (here: the test does not run it) past the grace
+// period reads an answer that came in time only after the stall. By the
+// loop's clock it is late, and a reader that kept up was taken for behind:
+// held to window_frames frames, it lost the burst the stall had gathered
+// to `latest`. The gate judges the answer by when it reached this host.
+// A reader that answers late is still found behind.
+TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall) {
+  constexpr auto kGrace = 100ms;
+  constexpr auto kStall = 3 * kGrace;
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  for (const bool answers_late : {false, true}) {
+    SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
+    // An autotuned buffer: its window moves in steps longer than these
+    // frames, so the gate asks what the reader has read.
+    GatedPair pair(kGrace, 0);
+    pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
+    pair.send(64, 'a');
+    std::string got;
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
+    pair.send(64, 'b');  // the ask goes with it: something was written since the last answer
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+    if (answers_late) std::this_thread::sleep_for(kStall);
+    ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
+    if (!answers_late) std::this_thread::sleep_for(kStall);  // the loop stalls
+    ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
+    EXPECT_EQ(pair.gate().lagging(), answers_late);
+  }
 }
 
 // A backlog the test sets, for what the gate decides from given figures;

@@ -15,9 +15,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "arrival_stamps_on.hpp"
+#include "io/arrival_stamp.hpp"
 #include "test_certs.hpp"
 #include "tls_peer.hpp"
 
@@ -109,6 +113,31 @@ TEST_F(TlsTransportTest, ReadsDriveTheHandshakeThenCarryTheRequestAndAFlushLeave
   EXPECT_EQ(server.shutdown_write(), 0);
   ASSERT_TRUE(pump([&] { return !client.read_available(); }, {pair.client}));
   EXPECT_TRUE(client.eof());
+}
+
+// Asked to, reads note when the records they decrypt came (a latency
+// gate judges a reader's answer by it): the time of the bytes, not of the
+// read, however long after it the read runs.
+TEST_F(TlsTransportTest, ReadsNoteWhenTheirRecordsCame) {
+  const sluice::test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  OpenSslClient client(pair.client, verified());
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  EXPECT_EQ(server.last_arrival(), 0);
+  ASSERT_TRUE(server.note_arrivals());
+  const auto sent_before = io::Loop::Clock::now();
+  ASSERT_TRUE(client.write_all("PONG"));
+  const auto sent = io::Loop::Clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the stall the stamp sees through
+  std::string got;
+  read_request(server, client, got, 4, pair.client);
+  ASSERT_EQ(got, "PONG");
+  ASSERT_NE(server.last_arrival(), 0);
+  const auto arrived = io::arrived_at(server.last_arrival(), io::Loop::Clock::now());
+  EXPECT_GE(arrived, sent_before - std::chrono::milliseconds(50));
+  EXPECT_LE(arrived, sent + std::chrono::milliseconds(50));
 }
 
 TEST_F(TlsTransportTest, Tls13OnlyRefusesATls12Client) {
