@@ -86,6 +86,8 @@ class H2StreamOutlet final : public conn::Outlet, private io::Deferred, private 
   // it awaits the reader's answer (conn::DataAllowance::awaits_answer).
   void end_round(conn::FlushStatus status, bool held);
   [[nodiscard]] bool gated() const { return gate_ != nullptr; }
+  // The gate bound_unread() put on the stream, or null.
+  [[nodiscard]] const conn::LatencyGate* latency_gate() const { return gate_.get(); }
   // The connection's PINGs up to `answered` came back, in input that
   // reached this host at `arrived` (Connection::input_arrival): an ask of
   // the gate that one of them answers is answered.

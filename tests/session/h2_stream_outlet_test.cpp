@@ -4,12 +4,30 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "buf/pool.hpp"
+#include "conn/gate_checks.hpp"
+#include "conn/latency_gate.hpp"
 
 namespace sluice::session {
 namespace {
+
+using namespace std::chrono_literals;
+
+// A stream's backlog as a reader on loopback whose window moves in 1 KiB
+// steps shows it: nothing unread, whatever it holds, so a gate asks it.
+struct BlindBacklog final : conn::BacklogSource {
+  std::optional<conn::Backlog> sample(conn::BacklogSource::Clock::time_point) override {
+    conn::Backlog backlog;
+    backlog.window_unit = 1024;
+    return backlog;
+  }
+  void padded(std::size_t, conn::BacklogSource::Clock::time_point) override {}
+};
 
 // Records what the outlet asks of the connection carrying its stream.
 struct RecordingCarrier final : H2StreamCarrier {
@@ -17,8 +35,12 @@ struct RecordingCarrier final : H2StreamCarrier {
   void end_stream(std::int32_t stream) override { ended.push_back(stream); }
   void reset_stream(std::int32_t stream, std::uint32_t code) override { resets.push_back({stream, code}); }
   void resume_input(std::int32_t stream) override { resumed.push_back(stream); }
-  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t, std::size_t) override { return nullptr; }
+  std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t, std::size_t) override {
+    if (!watchable) return nullptr;
+    return std::make_unique<BlindBacklog>();
+  }
   std::uint64_t ask_reader() override { return ++asks; }
+  bool watchable = false;
   std::uint64_t asks = 0;
   std::vector<std::int32_t> woken, ended, resumed;
   std::vector<std::pair<std::int32_t, std::uint32_t>> resets;
@@ -92,6 +114,43 @@ TEST(H2StreamOutlet, ResumingInputWaitsForTheEndOfTheTick) {
   outlet.gone();
   f.loop.run_once(0);
   EXPECT_EQ(f.carrier.resumed.size(), 1u);  // a stream that is gone reads nothing
+}
+
+// Takes everything it is offered, as an engine framing a stream's DATA.
+struct TakeAll final : conn::Writer {
+  long writev(const struct iovec* iov, int count) override {
+    long taken = 0;
+    for (int i = 0; i < count; ++i) taken += static_cast<long>(iov[i].iov_len);
+    return taken;
+  }
+};
+
+// A PING's answer is judged by when it reached this host, as the carrier
+// tells it, not by the loop's time: by the loop's, a loop that stalled
+// after the ask took a reader that answered at once for one that lags.
+TEST(H2StreamOutlet, APingsAnswerIsJudgedByWhenItCame) {
+  for (const auto answered_after : {2ms, 100ms}) {
+    Fixture f;
+    f.carrier.watchable = true;
+    H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 1);
+    conn::GateChecks checks(f.loop);
+    ASSERT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,
+                                    {.probe = buf::make_frame(f.pool, buf::Lane::control, "\n")}));
+    const auto t0 = f.loop.now();
+    TakeAll engine;
+    std::uint64_t sent = 0;
+    // The second flush carries an ask about the first's data.
+    for (const auto at : {t0, t0 + 1ms}) {
+      ASSERT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: e\n\n")), conn::EnqueueStatus::ok);
+      const conn::DataAllowance allowance = outlet.plan_flush(at, sent);
+      sent += static_cast<std::uint64_t>(f.queue.flush(engine, allowance).bytes);
+      outlet.flushed(at, conn::FlushStatus::drained, sent, false);
+    }
+    ASSERT_EQ(f.carrier.asks, 1u);
+    ASSERT_FALSE(outlet.latency_gate()->lagging());
+    outlet.pings_answered(1, t0 + 1ms + answered_after);
+    EXPECT_EQ(outlet.latency_gate()->lagging(), answered_after > 20ms) << answered_after.count() << " ms";
+  }
 }
 
 }  // namespace
