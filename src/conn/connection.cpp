@@ -215,7 +215,11 @@ void Connection::flush() {
   if (closed()) return;
   // A closing connection's last frames never wait: the close follows them.
   const bool gated = gate_ != nullptr && !closing();
-  const DataAllowance allowance = gated ? gate_->plan(loop().now(), queue()) : DataAllowance{};
+  // The gate is told when the flush runs, not when its tick started: work
+  // earlier in a long tick (the drains of thousands of connections) would
+  // otherwise date an ask before it was written, and its answer late.
+  const io::Loop::Clock::time_point now = gated ? io::Loop::Clock::now() : loop().now();
+  const DataAllowance allowance = gated ? gate_->plan(now, queue()) : DataAllowance{};
   set_data_held(gated && gate_->holding());
   before_flush();
   // A record the transport took whole but could not send goes first, even
@@ -227,7 +231,7 @@ void Connection::flush() {
   const std::size_t data_before = queue().data_bytes();
   const FlushResult result = write_queued(writer_, allowance);
   if (!charge_transport()) return;
-  if (gated) gate_->flushed(loop().now(), result, data_before - queue().data_bytes());
+  if (gated) gate_->flushed(now, result, data_before - queue().data_bytes());
   if (result.bytes > 0) last_activity_ = loop().now();
   switch (result.status) {
     case FlushStatus::error:

@@ -80,7 +80,7 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
     if (exchange.outlet != nullptr) tally.before(exchange.outlet->queue());
   });
   const conn::FlushResult result = h2_->flush(writer);
-  const io::Loop::Clock::time_point now = session_.loop().now();
+  const io::Loop::Clock::time_point now = io::Loop::Clock::now();  // as before_flush()'s
   exchanges_.for_each([&](H2Exchange& exchange) {
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet == nullptr) return;
@@ -97,7 +97,9 @@ conn::FlushResult H2Connection::write_queued(conn::Writer& writer, conn::OutQueu
 }
 
 void H2Connection::before_flush() {
-  const io::Loop::Clock::time_point now = session_.loop().now();
+  // The gates are told when the flush runs, not when its tick started
+  // (conn::Connection::flush).
+  const io::Loop::Clock::time_point now = io::Loop::Clock::now();
   bool gate_holds = false;
   exchanges_.for_each([&](H2Exchange& exchange) {
     H2StreamOutlet* outlet = exchange.outlet.get();

@@ -284,6 +284,29 @@ TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall)
   }
 }
 
+// Work earlier in a tick (here a turn of 300 ms; in a server the drains of
+// thousands of connections) delays the flush that writes an ask. Dated
+// from the tick's start, the ask's answer came late though the reader
+// answered at once; dated when its flush ran, it is in time.
+TEST(LatencyGate, AnAskIsDatedWhenItsFlushRunsNotWhenItsTickStarted) {
+  struct LongTurn final : io::Deferred {
+    void run_deferred() override { std::this_thread::sleep_for(300ms); }
+  } long_turn;
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  GatedPair pair(100ms, 0);
+  pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
+  pair.send(64, 'a');
+  std::string got;
+  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
+  pair.loop.defer(&long_turn);  // ahead of the flush that the next frame asks for
+  pair.send(64, 'b');
+  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+  ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
+  ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
+  EXPECT_FALSE(pair.gate().lagging());
+}
+
 // A backlog the test sets, for what the gate decides from given figures;
 // it adds the padding it is told went to `padded`, when given one.
 class ScriptedBacklog final : public BacklogSource {
