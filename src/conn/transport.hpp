@@ -47,8 +47,9 @@ class Transport {
   // loop that stalled got round to reading it.
   virtual bool note_arrivals() { return false; }
   // When the last bytes taken from the socket reached this host, as
-  // io::recv_stamped notes it: no earlier than any byte a read returned
-  // since. 0 when not noted.
+  // io::recv_stamped notes it (the last segment of the last read, so no
+  // earlier than the bytes before it, but for segments reordered by a
+  // loss). 0 when not noted.
   [[nodiscard]] virtual std::int64_t last_arrival() const { return 0; }
 
   // Writes from `count` iovecs (count <= IOV_MAX), which are only read
