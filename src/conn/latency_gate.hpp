@@ -63,14 +63,16 @@
 // since its last answer), and right after each release while it does
 // not. Every answer counts the bytes before its ask as read, whatever the
 // window shows (a window left a step short after a small read, which the
-// reader's kernel sends no update for). An answer back
-// later than the grace period and the path's round trip, or none within
-// them, shows the reader behind: until its answers come back in time for
-// a whole ask interval, data written since the last answer's ask counts as
-// unread whatever the window says, and the allowance falls back to
-// window_frames frames. A reader that answers in time is not held back
-// until it answers; its window is trusted as before, and when the gate
-// holds it the reader is asked at once (its answer says what it has read).
+// reader's kernel sends no update for). An answer back later than the
+// grace period and the path's round trip, or none within them, shows the
+// reader behind (an ask is dated when the flush that writes it runs, an
+// answer when it reached this host: receipt()): until its answers come
+// back in time for a whole ask interval, data written since the last
+// answer's ask counts as unread whatever the window says, and the
+// allowance falls back to window_frames frames. A reader that answers in
+// time is not held back until it answers; its window is trusted as
+// before, and when the gate holds it the reader is asked at once (its
+// answer says what it has read).
 // What is held from it then, once its allowance grew and up to twice that
 // allowance, waits for that answer rather than being stale to `latest`
 // (DataAllowance::awaits_answer). Asks go
