@@ -5,7 +5,6 @@
 
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -13,7 +12,7 @@
 #include <thread>
 
 #include "arrival_stamps_on.hpp"
-#include "io/socket.hpp"
+#include "loopback_pair.hpp"
 
 namespace sluice::io {
 namespace {
@@ -21,23 +20,10 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = Loop::Clock;
 
-// A connected pair; the accepted side is non-blocking.
-struct Pair {
-  Pair() {
-    const int listener = listen_tcp({"127.0.0.1", 0}, {});
-    EXPECT_GE(listener, 0);
-    client = connect_tcp({"127.0.0.1", local_port(listener)});
-    EXPECT_GE(client, 0);
-    for (int i = 0; i < 100000 && accepted < 0; ++i) accepted = accept_nonblocking(listener);
-    EXPECT_GE(accepted, 0);
-    ::close(listener);
-  }
-  ~Pair() {
-    ::close(client);
-    ::close(accepted);
-  }
-  int client = -1;
-  int accepted = -1;
+// A connected pair on loopback: the accepted side (`sender`, non-blocking)
+// reads what the other (`reader`) sends.
+struct Pair : test::LoopbackPair {
+  Pair() : LoopbackPair(0) {}
 };
 
 // The read runs well after the byte came (a loop that stalled); the time
@@ -46,20 +32,20 @@ TEST(ArrivalStamp, ARecvNotesWhenItsBytesCameNotWhenItRan) {
   const test::ArrivalStampsOn stamps;
   ASSERT_TRUE(stamps.ready());
   Pair pair;
-  ASSERT_TRUE(stamp_arrivals(pair.accepted));
+  ASSERT_TRUE(stamp_arrivals(pair.sender));
   const Clock::time_point before = Clock::now();
-  ASSERT_EQ(::send(pair.client, "x", 1, 0), 1);  // on loopback, delivered within the call
+  ASSERT_EQ(::send(pair.reader, "x", 1, 0), 1);  // on loopback, delivered within the call
   const Clock::time_point sent = Clock::now();
   std::this_thread::sleep_for(200ms);  // the stall the stamp sees through
   std::int64_t arrival = 0;
   char got[8];
-  ASSERT_EQ(recv_stamped(pair.accepted, got, sizeof got, arrival), 1);
+  ASSERT_EQ(recv_stamped(pair.sender, got, sizeof got, arrival), 1);
   const Clock::time_point read = Clock::now();
   ASSERT_NE(arrival, 0);
   const Clock::time_point arrived = arrived_at(arrival, read);
   EXPECT_GE(arrived, before - 50ms);
   EXPECT_LE(arrived, sent + 50ms);
-  EXPECT_EQ(recv_stamped(pair.accepted, got, sizeof got, arrival), -EAGAIN);
+  EXPECT_EQ(recv_stamped(pair.sender, got, sizeof got, arrival), -EAGAIN);
 }
 
 // Though the kernel stamps packets for another socket, a socket that did
@@ -68,17 +54,17 @@ TEST(ArrivalStamp, ASocketWithoutStampsNotesNothingAndTheLoopsTimeStands) {
   const test::ArrivalStampsOn stamps;
   ASSERT_TRUE(stamps.ready());
   Pair pair;
-  ASSERT_EQ(::send(pair.client, "x", 1, 0), 1);
+  ASSERT_EQ(::send(pair.reader, "x", 1, 0), 1);
   std::int64_t arrival = 0;
   char got[8];
   long n = -EAGAIN;
-  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.accepted, got, sizeof got, arrival);
+  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.sender, got, sizeof got, arrival);
   ASSERT_EQ(n, 1);
   EXPECT_EQ(arrival, 0);
   arrival = 12345;  // an earlier read's stamp: bytes without a stamp of their own do not keep it
-  ASSERT_EQ(::send(pair.client, "y", 1, 0), 1);
+  ASSERT_EQ(::send(pair.reader, "y", 1, 0), 1);
   n = -EAGAIN;
-  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.accepted, got, sizeof got, arrival);
+  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.sender, got, sizeof got, arrival);
   ASSERT_EQ(n, 1);
   EXPECT_EQ(arrival, 0);
   const Clock::time_point now = Clock::now();
@@ -97,12 +83,12 @@ TEST(ArrivalStamp, AnArrivalIsNeverLaterThanTheLoopsTime) {
 
 TEST(ArrivalStamp, AReadAtThePeersEndReturnsZero) {
   Pair pair;
-  ASSERT_TRUE(stamp_arrivals(pair.accepted));
-  ::shutdown(pair.client, SHUT_WR);
+  ASSERT_TRUE(stamp_arrivals(pair.sender));
+  ::shutdown(pair.reader, SHUT_WR);
   std::int64_t arrival = 0;
   char got[8];
   long n = -EAGAIN;
-  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.accepted, got, sizeof got, arrival);
+  for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.sender, got, sizeof got, arrival);
   EXPECT_EQ(n, 0);
 }
 
