@@ -196,7 +196,7 @@ bool Connection::bound_unread(const LatencyGateSettings& settings, GateChecks& c
 
 void Connection::ask_read_receipts(buf::FrameRef ask) {
   if (!gate_) return;
-  gate_->ask_receipts(std::move(ask));
+  gate_->ask_receipts(std::move(ask), this);
   note_input_arrivals();
 }
 
@@ -209,6 +209,15 @@ void Connection::read_receipt() {
 
 io::Loop::Clock::time_point Connection::input_arrival() {
   return io::arrived_at(transport_ ? transport_->last_arrival() : 0, loop().now());
+}
+
+std::optional<io::Loop::Clock::time_point> Connection::unread_since(io::Loop::Clock::time_point now) {
+  if (!transport_ || closed() || closing() || input_held() || input_.size() >= limits_.receive_budget) {
+    return std::nullopt;
+  }
+  std::int64_t arrival = 0;
+  if (!transport_->unread_input(arrival)) return std::nullopt;
+  return io::arrived_at(arrival, now);
 }
 
 void Connection::flush() {

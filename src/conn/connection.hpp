@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "buf/memory_account.hpp"
@@ -70,7 +71,8 @@ class Connection : private detail::OwnedQueue,
                    public io::Handler,
                    public io::Deferred,
                    public io::Reader,
-                   public Outlet {
+                   public Outlet,
+                   public AnswerInbox {
  public:
   Connection(io::Loop& loop, std::unique_ptr<Transport> transport, const ConnectionLimits& limits);
   virtual ~Connection();
@@ -120,6 +122,10 @@ class Connection : private detail::OwnedQueue,
   // When the input read last reached this host, on the loop's clock, no
   // later than the loop's time now; the loop's time when not noted.
   [[nodiscard]] io::Loop::Clock::time_point input_arrival();
+  // When the oldest input not read yet reached this host, while it waits
+  // only for the loop (AnswerInbox): not while the protocol holds its input,
+  // nor once its buffer is full or the connection is closing. A system call.
+  [[nodiscard]] std::optional<io::Loop::Clock::time_point> unread_since(io::Loop::Clock::time_point now) override;
   // The account this connection's buffers outside the pool are charged to.
   [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }
   // Tries a read that waited for the server's memory again (the owner's

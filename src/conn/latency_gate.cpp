@@ -260,7 +260,7 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   if (asking_) {
     // No answer in time (the grace period and a round trip): the reader has not read what was
     // written before the ask, as a window showing it unread would say.
-    if (!lagging_ && answer_late(now)) {
+    if (!lagging_ && answer_overdue(now)) {
       lagging_ = true;
       if (asks_tell()) grown_ = 0;
     }
@@ -272,6 +272,16 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
   // write, so it costs no write of its own).
   if (!lagging_ && (queue.data_bytes() == 0 || now - asked_at_ < kAskInterval)) return;
   (void)ask(now, queue);
+}
+
+// Input waits only for the loop to read it, in the same tick or the next:
+// the verdict waits with it. Input that came after the deadline says the
+// answer, which comes no earlier, was late.
+bool LatencyGate::answer_overdue(Clock::time_point now) {
+  if (!answer_late(now)) return false;
+  if (inbox_ == nullptr) return true;
+  const std::optional<Clock::time_point> waiting = inbox_->unread_since(now);
+  return !waiting || answer_late(*waiting);
 }
 
 bool LatencyGate::ask(Clock::time_point now, OutQueue& queue) {
@@ -342,7 +352,7 @@ bool LatencyGate::sample(Clock::time_point now, std::size_t floor, bool allowanc
     // lost on the way, or an HTTP/2 socket blocked by another stream,
     // keeps the ask from being answered, not the reader behind from being
     // seen.
-    ack_owed_ = can_ask() && ack_may_be_delayed() && !(asking_ && answer_late(now));
+    ack_owed_ = can_ask() && ack_may_be_delayed() && !(asking_ && answer_overdue(now));
     if (!ack_owed_) grown_ = 0;
   }
   return true;

@@ -91,6 +91,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "buf/frame.hpp"
 #include "conn/gate_frames.hpp"
@@ -129,6 +130,27 @@ class ReceiptAsker {
 
  protected:
   ~ReceiptAsker() = default;
+};
+
+// Where a reader's answers come in. An ask unanswered past its time is
+// judged late only once no input that came in time waits unread there: the
+// answer may be in it. The loop reads a socket's input after the flushes
+// the tick's other events asked for when the socket's readiness did not
+// fit the tick's batch of events, and not before the connection's turn in
+// the read queue; judged then, an answer that came in time was late, and a
+// reader that keeps up was taken for lagging.
+class AnswerInbox {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // When the oldest input not read yet reached this host, or later, never
+  // earlier (and no later than `now`); nullopt when none waits that the
+  // loop is to read soon. Input the connection holds back (a message that
+  // waits for room) counts as none: it may wait for long, and so would the
+  // verdict.
+  [[nodiscard]] virtual std::optional<Clock::time_point> unread_since(Clock::time_point now) = 0;
+
+ protected:
+  ~AnswerInbox() = default;
 };
 
 struct LatencyGateSettings {
@@ -186,10 +208,17 @@ class LatencyGate {
 
   // The reader answers `ask`, a control frame, once it has read every byte
   // before it (a WebSocket ping with a payload of its own): the gate may ask
-  // it what it has read when its window cannot tell (above).
-  void ask_receipts(buf::FrameRef ask) { ask_ = std::move(ask); }
+  // it what it has read when its window cannot tell (above). Its answers
+  // come in through `inbox` (which outlives the gate), when given.
+  void ask_receipts(buf::FrameRef ask, AnswerInbox* inbox = nullptr) {
+    ask_ = std::move(ask);
+    inbox_ = inbox;
+  }
   // The reader is asked through `asker` (which outlives the gate).
-  void ask_receipts(ReceiptAsker& asker) { asker_ = &asker; }
+  void ask_receipts(ReceiptAsker& asker, AnswerInbox* inbox = nullptr) {
+    asker_ = &asker;
+    inbox_ = inbox;
+  }
   // The answer to the gate's ask came: the reader has read what preceded
   // it. An answer nobody asked for changes nothing. `arrived` is when the
   // answer reached this host where the kernel says
@@ -247,6 +276,9 @@ class LatencyGate {
   [[nodiscard]] bool answer_late(Clock::time_point now) const {
     return now - asked_at_ > settings_.grace + round_trip_;
   }
+  // The answer is late at `now`, and no input that came in time waits
+  // unread (AnswerInbox): the reader has not answered in time.
+  [[nodiscard]] bool answer_overdue(Clock::time_point now);
   void add_mark(Clock::time_point now);
   // The most data one write carried within the reader's window memory
   // (PeerBacklog): about the largest segment its window may be rounded to.
@@ -282,6 +314,7 @@ class LatencyGate {
 
   buf::FrameRef ask_;                // the ask as a control frame; null: none
   ReceiptAsker* asker_ = nullptr;    // or who asks; null: none
+  AnswerInbox* inbox_ = nullptr;     // where its answers come in; null: not told
   bool asking_ = false;              // an ask queued or written, its answer not back
   bool lagging_ = false;             // the last answer came late, or none came in time
   std::uint64_t data_written_ = 0;   // data bytes written through this gate's flushes

@@ -14,8 +14,10 @@ bool stamp_arrivals(int fd) {
   return ::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0;
 }
 
-long recv_stamped(int fd, char* out, std::size_t room, std::int64_t& arrival) {
-  // TCP hands back the stamp of the last segment the read took.
+namespace {
+
+// TCP hands back the stamp of the last segment the read took.
+long receive_stamped(int fd, char* out, std::size_t room, int flags, std::int64_t& arrival) {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
   iovec into{out, room};
   for (;;) {
@@ -24,7 +26,7 @@ long recv_stamped(int fd, char* out, std::size_t room, std::int64_t& arrival) {
     message.msg_iovlen = 1;
     message.msg_control = control;
     message.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT);
+    const ssize_t n = ::recvmsg(fd, &message, flags);
     if (n < 0) {
       if (errno == EINTR) continue;
       return -errno;
@@ -43,6 +45,19 @@ long recv_stamped(int fd, char* out, std::size_t room, std::int64_t& arrival) {
     }
     return n;
   }
+}
+
+}  // namespace
+
+long recv_stamped(int fd, char* out, std::size_t room, std::int64_t& arrival) {
+  return receive_stamped(fd, out, room, MSG_DONTWAIT, arrival);
+}
+
+// One byte peeked is in the oldest segment waiting (or in the one the
+// kernel merged it into): its stamp is that segment's.
+bool peek_arrival(int fd, std::int64_t& arrival) {
+  char first = 0;
+  return receive_stamped(fd, &first, 1, MSG_DONTWAIT | MSG_PEEK, arrival) > 0;
 }
 
 Loop::Clock::time_point arrived_at(std::int64_t arrival, Loop::Clock::time_point now) {

@@ -32,6 +32,14 @@ namespace sluice::io {
 // peer's end of stream, or -errno; `arrival` is left as it was then.
 [[nodiscard]] long recv_stamped(int fd, char* out, std::size_t room, std::int64_t& arrival);
 
+// Whether bytes wait unread on `fd` (timestamps on), without taking any:
+// true with `arrival` noted as recv_stamped would for the first of them,
+// false when none wait or the socket has failed or ended. The kernel merges
+// a segment into the one before it while both wait, and the merged one
+// keeps the newer stamp: the arrival is the first segment's or a later
+// one's, never earlier than the oldest bytes came (0 without a stamp).
+[[nodiscard]] bool peek_arrival(int fd, std::int64_t& arrival);
+
 // `arrival` (as recv_stamped notes it) on the loop's clock, and no later
 // than `now`, the loop's time this tick: `now` when nothing was noted. The
 // realtime clock is read before the steady one, so a preemption between

@@ -48,6 +48,8 @@ void H2Connection::on_input(std::string& input) {
 
 std::uint64_t H2Connection::ask_reader() { return h2_ ? h2_->ask_ack() : 0; }
 
+conn::AnswerInbox& H2Connection::answer_inbox() { return session_; }
+
 void H2Connection::after_engine(transport::H2Status status) {
   exchanges_.release_retired();
   // PINGs answered: the gates whose asks they answer are told.

@@ -109,6 +109,7 @@ class H2Connection final : public Phase,
   void resume_input(std::int32_t stream) override;
   std::unique_ptr<conn::BacklogSource> watch_stream(std::int32_t stream, std::size_t padding_per_second) override;
   std::uint64_t ask_reader() override;
+  conn::AnswerInbox& answer_inbox() override;
   // H2WaitOwner
   void authorization_answered(std::int32_t stream) override;
   // H2ResponseListener

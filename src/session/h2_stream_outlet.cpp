@@ -55,7 +55,7 @@ bool H2StreamOutlet::bound_unread(const conn::LatencyGateSettings& settings, con
   gate_ = conn::LatencyGate::make(std::move(source), settings, checks, *this, std::move(frames), loop().now());
   // Every HTTP/2 client answers a PING once it has read the frames before
   // it: SSE and WebSocket streams alike can be asked what they have read.
-  if (gate_) gate_->ask_receipts(static_cast<conn::ReceiptAsker&>(*this));
+  if (gate_) gate_->ask_receipts(static_cast<conn::ReceiptAsker&>(*this), &carrier_.answer_inbox());
   return gate_ != nullptr;
 }
 

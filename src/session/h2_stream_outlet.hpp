@@ -50,6 +50,8 @@ class H2StreamCarrier {
   // Sends a PING (transport::H2Session::ask_ack) and returns the number of
   // the one whose answer says the reader has read what was sent so far.
   virtual std::uint64_t ask_reader() = 0;
+  // Where the answers to those PINGs come in (the connection's input).
+  virtual conn::AnswerInbox& answer_inbox() = 0;
 
  protected:
   ~H2StreamCarrier() = default;

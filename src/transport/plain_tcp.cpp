@@ -35,6 +35,10 @@ bool PlainTcp::note_arrivals() {
   return arrival_ != kUnnoted;
 }
 
+bool PlainTcp::unread_input(std::int64_t& arrival) {
+  return arrival_ != kUnnoted && io::peek_arrival(fd(), arrival);
+}
+
 int PlainTcp::shutdown_write() { return ::shutdown(fd(), SHUT_WR) == 0 ? 0 : -errno; }
 
 std::string PlainTcp::peer_address() const { return peer_address_of(fd()); }

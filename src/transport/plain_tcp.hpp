@@ -22,6 +22,8 @@ class PlainTcp final : public conn::Transport {
   [[nodiscard]] long read(char* out, std::size_t room) override;
   bool note_arrivals() override;
   [[nodiscard]] std::int64_t last_arrival() const override { return arrival_ == kUnnoted ? 0 : arrival_; }
+  // Peeks at the socket (io::peek_arrival).
+  [[nodiscard]] bool unread_input(std::int64_t& arrival) override;
   [[nodiscard]] long writev(const struct iovec* iov, int count) override { return writer_.writev(iov, count); }
   int shutdown_write() override;
   [[nodiscard]] std::string peer_address() const override;

@@ -196,6 +196,15 @@ bool TlsStream::note_arrivals() {
   return bio_.stamped;
 }
 
+bool TlsStream::unread_input(std::int64_t& arrival) const {
+  if (!bio_.stamped || ssl_ == nullptr) return false;
+  if (SSL_has_pending(ssl_) == 1) {
+    arrival = bio_.arrival;
+    return true;
+  }
+  return io::peek_arrival(bio_.fd, arrival);
+}
+
 TlsStatus TlsStream::read(std::span<char> into, std::size_t& got) {
   got = 0;
   ERR_clear_error();

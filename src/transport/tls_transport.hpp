@@ -37,6 +37,7 @@ class TlsTransport final : public conn::Transport {
   // than the record a read returns.
   bool note_arrivals() override { return stream_.note_arrivals(); }
   [[nodiscard]] std::int64_t last_arrival() const override { return stream_.last_arrival(); }
+  [[nodiscard]] bool unread_input(std::int64_t& arrival) override { return stream_.unread_input(arrival); }
   // TlsStream::writev: whole records of the gathered frames.
   [[nodiscard]] long writev(const struct iovec* iov, int count) override { return stream_.writev(iov, count); }
   // close_notify (when the socket takes it), then shutdown(SHUT_WR).

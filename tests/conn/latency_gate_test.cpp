@@ -284,6 +284,38 @@ TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall)
   }
 }
 
+// The loop reads a socket after the flushes its tick runs when the
+// socket's readiness did not fit the tick's batch of events, or while the
+// connection waits for its read turn: a flush then finds the ask past its
+// time with the answer waiting unread. Input that came in time waits for
+// the read, which judges the answer by when it came; input that came late
+// says the answer was late at once.
+TEST(LatencyGate, AnAskPastItsTimeWithAnswerWaitingUnreadIsJudgedOnceRead) {
+  constexpr auto kGrace = 100ms;
+  constexpr auto kStall = 3 * kGrace;
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  for (const bool answers_late : {false, true}) {
+    SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
+    GatedPair pair(kGrace, 0);
+    pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
+    pair.send(64, 'a');
+    std::string got;
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
+    pair.send(64, 'b');
+    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+    if (answers_late) std::this_thread::sleep_for(kStall);
+    ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
+    if (!answers_late) std::this_thread::sleep_for(kStall);
+    pair.send(64, 'c');
+    static_cast<io::Deferred&>(*pair.connection).run_deferred();  // the flush, ahead of the read
+    EXPECT_EQ(pair.connection->answers, 0);
+    EXPECT_EQ(pair.gate().lagging(), answers_late);
+    ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
+    EXPECT_EQ(pair.gate().lagging(), answers_late);
+  }
+}
+
 // Work earlier in a tick (here a turn of 300 ms; in a server the drains of
 // thousands of connections) delays the flush that writes an ask. Dated
 // from the tick's start, the ask's answer came late though the reader

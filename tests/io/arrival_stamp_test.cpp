@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <string_view>
 #include <thread>
 
 #include "arrival_stamps_on.hpp"
@@ -90,6 +91,42 @@ TEST(ArrivalStamp, AReadAtThePeersEndReturnsZero) {
   long n = -EAGAIN;
   for (int i = 0; i < 100000 && n == -EAGAIN; ++i) n = recv_stamped(pair.sender, got, sizeof got, arrival);
   EXPECT_EQ(n, 0);
+}
+
+// A peek tells when the bytes waiting came, takes none of them, and says
+// when none wait; the read after it notes the newest it took. Bytes that
+// wait together may share the newest one's stamp (the kernel merges
+// segments in its queue): never earlier than they came.
+TEST(ArrivalStamp, APeekTellsWhenTheBytesWaitingCameAndTakesNone) {
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  Pair pair;
+  ASSERT_TRUE(stamp_arrivals(pair.sender));
+  std::int64_t arrival = 0;
+  EXPECT_FALSE(peek_arrival(pair.sender, arrival));
+  const Clock::time_point before = Clock::now();
+  ASSERT_EQ(::send(pair.reader, "x", 1, 0), 1);
+  const Clock::time_point first_sent = Clock::now();
+  std::this_thread::sleep_for(200ms);
+  for (int look = 0; look < 2; ++look) {
+    arrival = 0;
+    ASSERT_TRUE(peek_arrival(pair.sender, arrival));
+    ASSERT_NE(arrival, 0);
+    const Clock::time_point arrived = arrived_at(arrival, Clock::now());
+    EXPECT_GE(arrived, before - 50ms);
+    EXPECT_LE(arrived, first_sent + 50ms);
+  }
+  ASSERT_EQ(::send(pair.reader, "y", 1, 0), 1);
+  const Clock::time_point second_sent = Clock::now();
+  ASSERT_TRUE(peek_arrival(pair.sender, arrival));
+  EXPECT_GE(arrived_at(arrival, Clock::now()), before - 50ms);
+  char got[8];
+  ASSERT_EQ(recv_stamped(pair.sender, got, sizeof got, arrival), 2);
+  EXPECT_EQ(std::string_view(got, 2), "xy");
+  EXPECT_GE(arrived_at(arrival, Clock::now()), second_sent - 50ms);
+  EXPECT_FALSE(peek_arrival(pair.sender, arrival));
+  ::shutdown(pair.reader, SHUT_WR);
+  EXPECT_FALSE(peek_arrival(pair.sender, arrival));  // the peer's end is no input
 }
 
 }  // namespace

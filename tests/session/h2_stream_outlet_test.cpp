@@ -29,6 +29,12 @@ struct BlindBacklog final : conn::BacklogSource {
   void padded(std::size_t, conn::BacklogSource::Clock::time_point) override {}
 };
 
+// Input that waits unread, as a connection tells it: none, or since `since`.
+struct ScriptedInbox final : conn::AnswerInbox {
+  std::optional<Clock::time_point> unread_since(Clock::time_point) override { return since; }
+  std::optional<Clock::time_point> since;
+};
+
 // Records what the outlet asks of the connection carrying its stream.
 struct RecordingCarrier final : H2StreamCarrier {
   void stream_output(std::int32_t stream) override { woken.push_back(stream); }
@@ -40,6 +46,8 @@ struct RecordingCarrier final : H2StreamCarrier {
     return std::make_unique<BlindBacklog>();
   }
   std::uint64_t ask_reader() override { return ++asks; }
+  conn::AnswerInbox& answer_inbox() override { return inbox; }
+  ScriptedInbox inbox;
   bool watchable = false;
   std::uint64_t asks = 0;
   std::vector<std::int32_t> woken, ended, resumed;
@@ -150,6 +158,39 @@ TEST(H2StreamOutlet, APingsAnswerIsJudgedByWhenItCame) {
     ASSERT_FALSE(outlet.latency_gate()->lagging());
     outlet.pings_answered(1, t0 + 1ms + answered_after);
     EXPECT_EQ(outlet.latency_gate()->lagging(), answered_after > 20ms) << answered_after.count() << " ms";
+  }
+}
+
+// A flush that finds the PING's answer due asks the carrier whether input
+// waits unread: input that came in time may hold the answer, and the
+// verdict waits for its read; input that came late, or none, is a late
+// answer.
+TEST(H2StreamOutlet, APingPastItsTimeIsNotLateWhileInputThatCameInTimeWaitsUnread) {
+  enum class Waiting { in_time, late, none };
+  for (const Waiting waiting : {Waiting::in_time, Waiting::late, Waiting::none}) {
+    SCOPED_TRACE(static_cast<int>(waiting));
+    Fixture f;
+    f.carrier.watchable = true;
+    H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 1);
+    conn::GateChecks checks(f.loop);
+    ASSERT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,
+                                    {.probe = buf::make_frame(f.pool, buf::Lane::control, "\n")}));
+    const auto t0 = f.loop.now();
+    TakeAll engine;
+    std::uint64_t sent = 0;
+    const auto flush_at = [&](io::Loop::Clock::time_point at) {
+      ASSERT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: e\n\n")), conn::EnqueueStatus::ok);
+      const conn::DataAllowance allowance = outlet.plan_flush(at, sent);
+      sent += static_cast<std::uint64_t>(f.queue.flush(engine, allowance).bytes);
+      outlet.flushed(at, conn::FlushStatus::drained, sent, false);
+    };
+    flush_at(t0);
+    flush_at(t0 + 1ms);  // carries an ask about the first flush's data
+    ASSERT_EQ(f.carrier.asks, 1u);
+    if (waiting == Waiting::in_time) f.carrier.inbox.since = t0 + 2ms;
+    if (waiting == Waiting::late) f.carrier.inbox.since = t0 + 60ms;
+    flush_at(t0 + 100ms);
+    EXPECT_EQ(outlet.latency_gate()->lagging(), waiting != Waiting::in_time);
   }
 }
 

@@ -118,7 +118,7 @@ TEST_F(TlsTransportTest, ReadsDriveTheHandshakeThenCarryTheRequestAndAFlushLeave
 // Asked to, reads note when the records they decrypt came (a latency
 // gate judges a reader's answer by it): the time of the bytes, not of the
 // read, however long after it the read runs.
-TEST_F(TlsTransportTest, ReadsNoteWhenTheirRecordsCame) {
+TEST_F(TlsTransportTest, ReadsAndPeeksNoteWhenTheirRecordsCame) {
   const sluice::test::ArrivalStampsOn stamps;
   ASSERT_TRUE(stamps.ready());
   TcpPair pair;
@@ -131,9 +131,14 @@ TEST_F(TlsTransportTest, ReadsNoteWhenTheirRecordsCame) {
   ASSERT_TRUE(client.write_all("PONG"));
   const auto sent = io::Loop::Clock::now();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the stall the stamp sees through
+  // Unread, the record says when it came (conn::AnswerInbox's question).
+  std::int64_t waiting = 0;
+  ASSERT_TRUE(server.unread_input(waiting));
+  EXPECT_LE(io::arrived_at(waiting, io::Loop::Clock::now()), sent + std::chrono::milliseconds(50));
   std::string got;
   read_request(server, client, got, 4, pair.client);
   ASSERT_EQ(got, "PONG");
+  EXPECT_FALSE(server.unread_input(waiting));
   ASSERT_NE(server.last_arrival(), 0);
   const auto arrived = io::arrived_at(server.last_arrival(), io::Loop::Clock::now());
   EXPECT_GE(arrived, sent_before - std::chrono::milliseconds(50));
