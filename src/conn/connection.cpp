@@ -212,7 +212,10 @@ io::Loop::Clock::time_point Connection::input_arrival() {
 }
 
 std::optional<io::Loop::Clock::time_point> Connection::unread_since(io::Loop::Clock::time_point now) {
-  if (!transport_ || closed() || closing() || input_held() || input_.size() >= limits_.receive_budget) {
+  // Reads that wait for something else (the server's memory, the socket's
+  // room for a handshake message) may wait for long.
+  if (!transport_ || closed() || closing() || input_held() || input_.size() >= limits_.receive_budget ||
+      read_waits_for_memory_ || transport_->read_wants_writable()) {
     return std::nullopt;
   }
   std::int64_t arrival = 0;

@@ -124,7 +124,9 @@ class Connection : private detail::OwnedQueue,
   [[nodiscard]] io::Loop::Clock::time_point input_arrival();
   // When the oldest input not read yet reached this host, while it waits
   // only for the loop (AnswerInbox): not while the protocol holds its input,
-  // nor once its buffer is full or the connection is closing. A system call.
+  // once its buffer is full, while a read waits for memory or for the socket
+  // to take a handshake message, nor once the connection is closing. A
+  // system call.
   [[nodiscard]] std::optional<io::Loop::Clock::time_point> unread_since(io::Loop::Clock::time_point now) override;
   // The account this connection's buffers outside the pool are charged to.
   [[nodiscard]] buf::MemoryAccount& memory() { return memory_; }

@@ -276,12 +276,18 @@ void LatencyGate::maybe_ask(Clock::time_point now, OutQueue& queue) {
 
 // Input waits only for the loop to read it, in the same tick or the next:
 // the verdict waits with it. Input that came after the deadline says the
-// answer, which comes no earlier, was late.
+// answer, which comes no earlier, was late. A reader found lagging already
+// is not looked at again, and one plan() looks once (its ask and its sample
+// both ask).
 bool LatencyGate::answer_overdue(Clock::time_point now) {
   if (!answer_late(now)) return false;
-  if (inbox_ == nullptr) return true;
-  const std::optional<Clock::time_point> waiting = inbox_->unread_since(now);
-  return !waiting || answer_late(*waiting);
+  if (inbox_ == nullptr || lagging_) return true;
+  if (now != inbox_looked_at_) {
+    const std::optional<Clock::time_point> waiting = inbox_->unread_since(now);
+    inbox_looked_at_ = now;
+    answer_may_wait_ = waiting && !answer_late(*waiting);
+  }
+  return !answer_may_wait_;
 }
 
 bool LatencyGate::ask(Clock::time_point now, OutQueue& queue) {

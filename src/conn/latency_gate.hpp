@@ -315,6 +315,8 @@ class LatencyGate {
   buf::FrameRef ask_;                // the ask as a control frame; null: none
   ReceiptAsker* asker_ = nullptr;    // or who asks; null: none
   AnswerInbox* inbox_ = nullptr;     // where its answers come in; null: not told
+  Clock::time_point inbox_looked_at_{};  // when answer_overdue() last asked inbox_
+  bool answer_may_wait_ = false;         // what it found: input that came in time waits unread
   bool asking_ = false;              // an ask queued or written, its answer not back
   bool lagging_ = false;             // the last answer came late, or none came in time
   std::uint64_t data_written_ = 0;   // data bytes written through this gate's flushes

@@ -51,11 +51,11 @@ class Transport {
   // earlier than the bytes before it, but for segments reordered by a
   // loss). 0 when not noted.
   [[nodiscard]] virtual std::int64_t last_arrival() const { return 0; }
-  // Whether bytes of the peer's wait that no read() has handed over (in the
-  // socket, or taken from it and held), and in `arrival` when the first of
-  // them reached this host, or later, never earlier (io::peek_arrival; 0:
-  // not noted). Only once arrivals are noted; false before, and when the
-  // transport cannot.
+  // Whether the peer sent bytes that no read() has handed over yet (in the
+  // socket, or taken from it and held ready), and in `arrival` when the
+  // first of them reached this host, or later, never earlier
+  // (io::peek_arrival; 0: not noted). Only once arrivals are noted; false
+  // before, and when the transport cannot.
   [[nodiscard]] virtual bool unread_input(std::int64_t& arrival) {
     (void)arrival;
     return false;

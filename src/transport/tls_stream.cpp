@@ -198,7 +198,10 @@ bool TlsStream::note_arrivals() {
 
 bool TlsStream::unread_input(std::int64_t& arrival) const {
   if (!bio_.stamped || ssl_ == nullptr) return false;
-  if (SSL_has_pending(ssl_) == 1) {
+  // Only plaintext ready to hand out: a partial record (SSL_has_pending())
+  // waits for the rest of it from the socket, which tells when that came.
+  // Counted, it would wait for good, and with it the verdict on an ask.
+  if (SSL_pending(ssl_) > 0) {
     arrival = bio_.arrival;
     return true;
   }

@@ -175,9 +175,9 @@ class TlsStream final : public conn::Writer {
   // note_arrivals, last_arrival).
   bool note_arrivals();
   [[nodiscard]] std::int64_t last_arrival() const { return bio_.arrival; }
-  // Bytes wait that no read() has handed over: OpenSSL's (taken from the
-  // socket by the last read, so noted no earlier than they came) or the
-  // socket's (conn::Transport::unread_input).
+  // Bytes wait that no read() has handed over: a record's plaintext that
+  // OpenSSL holds (taken from the socket by the last read, so noted no
+  // earlier than it came) or the socket's (conn::Transport::unread_input).
   [[nodiscard]] bool unread_input(std::int64_t& arrival) const;
   // The SSL object, for a look at the peer's certificate or the version.
   [[nodiscard]] SSL* ssl() const { return ssl_; }

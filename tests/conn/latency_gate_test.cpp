@@ -49,6 +49,7 @@ class AnsweredConnection final : public Connection {
   using Connection::Connection;
 
   int answers = 0;  // answers read
+  bool hold = false;  // the protocol holds its input (a message waits for room)
 
  protected:
   void on_input(std::string& input) override {
@@ -60,6 +61,7 @@ class AnsweredConnection final : public Connection {
     input.clear();
   }
   void on_closed(CloseReason) override {}
+  [[nodiscard]] bool input_held() const override { return hold; }
 };
 
 // A reader on loopback with a small receive buffer, so that its window is
@@ -314,6 +316,28 @@ TEST(LatencyGate, AnAskPastItsTimeWithAnswerWaitingUnreadIsJudgedOnceRead) {
     ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
     EXPECT_EQ(pair.gate().lagging(), answers_late);
   }
+}
+
+// Input the connection holds back may wait for long (a message that waits
+// for room): an answer behind it is judged as one that has not come, as
+// before the loop looked for waiting input at all.
+TEST(LatencyGate, AnAnswerBehindInputTheConnectionHoldsIsJudgedAsNotCome) {
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  GatedPair pair(100ms, 0);
+  pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
+  pair.send(64, 'a');
+  std::string got;
+  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
+  pair.send(64, 'b');
+  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+  pair.connection->hold = true;
+  ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
+  std::this_thread::sleep_for(300ms);
+  pair.send(64, 'c');
+  static_cast<io::Deferred&>(*pair.connection).run_deferred();
+  EXPECT_EQ(pair.connection->answers, 0);
+  EXPECT_TRUE(pair.gate().lagging());
 }
 
 // Work earlier in a tick (here a turn of 300 ms; in a server the drains of

@@ -145,6 +145,27 @@ TEST_F(TlsTransportTest, ReadsAndPeeksNoteWhenTheirRecordsCame) {
   EXPECT_LE(arrived, sent + std::chrono::milliseconds(50));
 }
 
+// A record's first bytes, its rest never sent: OpenSSL holds them, but no
+// read hands anything over until the rest comes, which only the socket
+// would tell. Counted as waiting, they would put off for good the verdict
+// on an answer the client never sends (conn::AnswerInbox).
+TEST_F(TlsTransportTest, APartialRecordIsNotInputWaiting) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  OpenSslClient client(pair.client, verified());
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  ASSERT_TRUE(server.note_arrivals());
+  // Application data, 100 bytes long by its header; 10 of them sent.
+  const std::string partial = std::string("\x17\x03\x03\x00\x64", 5) + std::string(10, 'x');
+  ASSERT_EQ(::send(pair.client, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  std::int64_t waiting = 0;
+  ASSERT_TRUE(pump([&] { return server.unread_input(waiting); }, {server.fd()}));  // in the socket
+  char chunk[64];
+  EXPECT_EQ(server.read(chunk, sizeof chunk), -EAGAIN);
+  EXPECT_TRUE(server.stream().has_buffered_input());  // OpenSSL holds the partial record
+  EXPECT_FALSE(server.unread_input(waiting));
+}
+
 TEST_F(TlsTransportTest, Tls13OnlyRefusesATls12Client) {
   TcpPair pair;
   TlsTransport server(context(true), ::dup(pair.server));
