@@ -97,6 +97,23 @@ struct GatedPair : test::LoopbackPair {
     return got;
   }
   [[nodiscard]] const LatencyGate& gate() const { return *connection->latency_gate(); }
+  // Has the gate ask its reader what it has read (the window of an
+  // autotuned buffer cannot tell): the ask, "?", goes with a second frame,
+  // as something was written since the last answer. True once the reader
+  // has read it.
+  bool read_an_ask() {
+    connection->ask_read_receipts(buf::make_frame(pool, buf::Lane::control, "?"));
+    send(64, 'a');
+    std::string got;
+    if (!run_until([&] { return (got += read_frames()).size() == 64; })) return false;
+    send(64, 'b');
+    return run_until([&] { return (got += read_frames()).find('?') != std::string::npos; });
+  }
+  // A frame to send, and the flush now, before the loop reads what came.
+  void flush_before_reading() {
+    send(64, 'c');
+    static_cast<io::Deferred&>(*connection).run_deferred();
+  }
   // Bytes the server's socket holds unacknowledged or unsent.
   [[nodiscard]] std::size_t unacknowledged() const {
     int queued = 0;
@@ -269,15 +286,8 @@ TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall)
   ASSERT_TRUE(stamps.ready());
   for (const bool answers_late : {false, true}) {
     SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
-    // An autotuned buffer: its window moves in steps longer than these
-    // frames, so the gate asks what the reader has read.
     GatedPair pair(kGrace, 0);
-    pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
-    pair.send(64, 'a');
-    std::string got;
-    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
-    pair.send(64, 'b');  // the ask goes with it: something was written since the last answer
-    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+    ASSERT_TRUE(pair.read_an_ask());
     if (answers_late) std::this_thread::sleep_for(kStall);
     ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
     if (!answers_late) std::this_thread::sleep_for(kStall);  // the loop stalls
@@ -300,17 +310,11 @@ TEST(LatencyGate, AnAskPastItsTimeWithAnswerWaitingUnreadIsJudgedOnceRead) {
   for (const bool answers_late : {false, true}) {
     SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
     GatedPair pair(kGrace, 0);
-    pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
-    pair.send(64, 'a');
-    std::string got;
-    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
-    pair.send(64, 'b');
-    ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+    ASSERT_TRUE(pair.read_an_ask());
     if (answers_late) std::this_thread::sleep_for(kStall);
     ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
     if (!answers_late) std::this_thread::sleep_for(kStall);
-    pair.send(64, 'c');
-    static_cast<io::Deferred&>(*pair.connection).run_deferred();  // the flush, ahead of the read
+    pair.flush_before_reading();
     EXPECT_EQ(pair.connection->answers, 0);
     EXPECT_EQ(pair.gate().lagging(), answers_late);
     ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
@@ -325,17 +329,11 @@ TEST(LatencyGate, AnAnswerBehindInputTheConnectionHoldsIsJudgedAsNotCome) {
   const test::ArrivalStampsOn stamps;
   ASSERT_TRUE(stamps.ready());
   GatedPair pair(100ms, 0);
-  pair.connection->ask_read_receipts(buf::make_frame(pair.pool, buf::Lane::control, "?"));
-  pair.send(64, 'a');
-  std::string got;
-  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).size() == 64; }));
-  pair.send(64, 'b');
-  ASSERT_TRUE(pair.run_until([&] { return (got += pair.read_frames()).find('?') != std::string::npos; }));
+  ASSERT_TRUE(pair.read_an_ask());
   pair.connection->hold = true;
   ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
   std::this_thread::sleep_for(300ms);
-  pair.send(64, 'c');
-  static_cast<io::Deferred&>(*pair.connection).run_deferred();
+  pair.flush_before_reading();
   EXPECT_EQ(pair.connection->answers, 0);
   EXPECT_TRUE(pair.gate().lagging());
 }

@@ -133,31 +133,42 @@ struct TakeAll final : conn::Writer {
   }
 };
 
+// A stream under a gate that asks with PINGs (its window moves in steps
+// too large to show its frames), over an engine that takes everything.
+struct AskingStream : Fixture {
+  AskingStream() {
+    carrier.watchable = true;
+    EXPECT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,
+                                    {.probe = buf::make_frame(pool, buf::Lane::control, "\n")}));
+  }
+  // Queues an event and flushes the connection at `at`.
+  void flush_at(io::Loop::Clock::time_point at) {
+    ASSERT_EQ(outlet.send_data(buf::make_frame(pool, buf::Lane::data, "data: e\n\n")), conn::EnqueueStatus::ok);
+    const conn::DataAllowance allowance = outlet.plan_flush(at, sent);
+    sent += static_cast<std::uint64_t>(queue.flush(engine, allowance).bytes);
+    outlet.flushed(at, conn::FlushStatus::drained, sent, false);
+  }
+  [[nodiscard]] bool lagging() const { return outlet.latency_gate()->lagging(); }
+
+  H2StreamOutlet outlet{loop, queue, carrier, 1};
+  conn::GateChecks checks{loop};
+  TakeAll engine;
+  std::uint64_t sent = 0;
+};
+
 // A PING's answer is judged by when it reached this host, as the carrier
 // tells it, not by the loop's time: by the loop's, a loop that stalled
 // after the ask took a reader that answered at once for one that lags.
 TEST(H2StreamOutlet, APingsAnswerIsJudgedByWhenItCame) {
   for (const auto answered_after : {2ms, 100ms}) {
-    Fixture f;
-    f.carrier.watchable = true;
-    H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 1);
-    conn::GateChecks checks(f.loop);
-    ASSERT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,
-                                    {.probe = buf::make_frame(f.pool, buf::Lane::control, "\n")}));
-    const auto t0 = f.loop.now();
-    TakeAll engine;
-    std::uint64_t sent = 0;
-    // The second flush carries an ask about the first's data.
-    for (const auto at : {t0, t0 + 1ms}) {
-      ASSERT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: e\n\n")), conn::EnqueueStatus::ok);
-      const conn::DataAllowance allowance = outlet.plan_flush(at, sent);
-      sent += static_cast<std::uint64_t>(f.queue.flush(engine, allowance).bytes);
-      outlet.flushed(at, conn::FlushStatus::drained, sent, false);
-    }
-    ASSERT_EQ(f.carrier.asks, 1u);
-    ASSERT_FALSE(outlet.latency_gate()->lagging());
-    outlet.pings_answered(1, t0 + 1ms + answered_after);
-    EXPECT_EQ(outlet.latency_gate()->lagging(), answered_after > 20ms) << answered_after.count() << " ms";
+    AskingStream s;
+    const auto t0 = s.loop.now();
+    s.flush_at(t0);
+    s.flush_at(t0 + 1ms);  // carries an ask about the first flush's data
+    ASSERT_EQ(s.carrier.asks, 1u);
+    ASSERT_FALSE(s.lagging());
+    s.outlet.pings_answered(1, t0 + 1ms + answered_after);
+    EXPECT_EQ(s.lagging(), answered_after > 20ms) << answered_after.count() << " ms";
   }
 }
 
@@ -169,28 +180,15 @@ TEST(H2StreamOutlet, APingPastItsTimeIsNotLateWhileInputThatCameInTimeWaitsUnrea
   enum class Waiting { in_time, late, none };
   for (const Waiting waiting : {Waiting::in_time, Waiting::late, Waiting::none}) {
     SCOPED_TRACE(static_cast<int>(waiting));
-    Fixture f;
-    f.carrier.watchable = true;
-    H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 1);
-    conn::GateChecks checks(f.loop);
-    ASSERT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,
-                                    {.probe = buf::make_frame(f.pool, buf::Lane::control, "\n")}));
-    const auto t0 = f.loop.now();
-    TakeAll engine;
-    std::uint64_t sent = 0;
-    const auto flush_at = [&](io::Loop::Clock::time_point at) {
-      ASSERT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: e\n\n")), conn::EnqueueStatus::ok);
-      const conn::DataAllowance allowance = outlet.plan_flush(at, sent);
-      sent += static_cast<std::uint64_t>(f.queue.flush(engine, allowance).bytes);
-      outlet.flushed(at, conn::FlushStatus::drained, sent, false);
-    };
-    flush_at(t0);
-    flush_at(t0 + 1ms);  // carries an ask about the first flush's data
-    ASSERT_EQ(f.carrier.asks, 1u);
-    if (waiting == Waiting::in_time) f.carrier.inbox.since = t0 + 2ms;
-    if (waiting == Waiting::late) f.carrier.inbox.since = t0 + 60ms;
-    flush_at(t0 + 100ms);
-    EXPECT_EQ(outlet.latency_gate()->lagging(), waiting != Waiting::in_time);
+    AskingStream s;
+    const auto t0 = s.loop.now();
+    s.flush_at(t0);
+    s.flush_at(t0 + 1ms);
+    ASSERT_EQ(s.carrier.asks, 1u);
+    if (waiting == Waiting::in_time) s.carrier.inbox.since = t0 + 2ms;
+    if (waiting == Waiting::late) s.carrier.inbox.since = t0 + 60ms;
+    s.flush_at(t0 + 100ms);
+    EXPECT_EQ(s.lagging(), waiting != Waiting::in_time);
   }
 }
 
