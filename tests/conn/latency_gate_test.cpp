@@ -109,6 +109,13 @@ struct GatedPair : test::LoopbackPair {
     send(64, 'b');
     return run_until([&] { return (got += read_frames()).find('?') != std::string::npos; });
   }
+  // The reader answers, and the loop does not run for `stall`: the answer
+  // comes as the stall begins, or only as it ends.
+  void answer_around_a_stall(std::chrono::milliseconds stall, bool answers_late) {
+    if (answers_late) std::this_thread::sleep_for(stall);
+    ASSERT_EQ(::send(reader, "P", 1, 0), 1);
+    if (!answers_late) std::this_thread::sleep_for(stall);
+  }
   // A frame to send, and the flush now, before the loop reads what came.
   void flush_before_reading() {
     send(64, 'c');
@@ -288,9 +295,7 @@ TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall)
     SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
     GatedPair pair(kGrace, 0);
     ASSERT_TRUE(pair.read_an_ask());
-    if (answers_late) std::this_thread::sleep_for(kStall);
-    ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
-    if (!answers_late) std::this_thread::sleep_for(kStall);  // the loop stalls
+    pair.answer_around_a_stall(kStall, answers_late);
     ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
     EXPECT_EQ(pair.gate().lagging(), answers_late);
   }
@@ -311,9 +316,7 @@ TEST(LatencyGate, AnAskPastItsTimeWithAnswerWaitingUnreadIsJudgedOnceRead) {
     SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
     GatedPair pair(kGrace, 0);
     ASSERT_TRUE(pair.read_an_ask());
-    if (answers_late) std::this_thread::sleep_for(kStall);
-    ASSERT_EQ(::send(pair.reader, "P", 1, 0), 1);
-    if (!answers_late) std::this_thread::sleep_for(kStall);
+    pair.answer_around_a_stall(kStall, answers_late);
     pair.flush_before_reading();
     EXPECT_EQ(pair.connection->answers, 0);
     EXPECT_EQ(pair.gate().lagging(), answers_late);
