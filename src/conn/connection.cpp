@@ -75,7 +75,7 @@ void Connection::read_available() {
   const std::size_t limit = reads.turn(limits_.receive_turn, kReadChunk);
   std::array<char, kReadChunk> chunk;
   for (std::size_t turn = 0; !closed();) {
-    if (!lingering_ && (closing() || input_held() || input_.size() >= limits_.receive_budget)) return;
+    if (!lingering_ && input_paused()) return;
     if (turn >= limit) return reads.push_back(this);
     const std::size_t want = std::min(chunk.size(), limit - turn);
     std::size_t room = lingering_ ? want : input_room(std::min(want, limits_.receive_budget - input_.size()));
@@ -214,8 +214,7 @@ io::Loop::Clock::time_point Connection::input_arrival() {
 std::optional<io::Loop::Clock::time_point> Connection::unread_since(io::Loop::Clock::time_point now) {
   // Reads that wait for something else (the server's memory, the socket's
   // room for a handshake message) may wait for long.
-  if (!transport_ || closed() || closing() || input_held() || input_.size() >= limits_.receive_budget ||
-      read_waits_for_memory_ || transport_->read_wants_writable()) {
+  if (!transport_ || closed() || input_paused() || read_waits_for_memory_ || transport_->read_wants_writable()) {
     return std::nullopt;
   }
   std::int64_t arrival = 0;

@@ -178,6 +178,11 @@ class Connection : private detail::OwnedQueue,
   void read_available();
   // Reads now unless the connection waits in the read queue for its turn.
   void read_unless_queued();
+  // No more input is read until the protocol acts: the connection closes,
+  // the protocol holds its input, or the input buffer is full.
+  [[nodiscard]] bool input_paused() const {
+    return closing() || input_held() || input_.size() >= limits_.receive_budget;
+  }
   void flush();
   void set_write_interest(bool on);
   [[nodiscard]] bool transport_waits_for_writable() const;

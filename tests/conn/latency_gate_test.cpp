@@ -280,6 +280,23 @@ TEST(LatencyGate, AsksAReaderWhoseKernelDelaysItsAckAndLetsTheHeldFrameGoOnTheAn
   EXPECT_GT(held, 0) << "the reader's kernel acknowledged every frame at once";
 }
 
+// For a reader that answers the gate's ask as the loop's stall begins, and
+// for one that answers only as it ends (grace 100 ms, a stall of three
+// times that), `then` goes on from there.
+template <class Then>
+void for_answers_around_a_stall(Then then) {
+  constexpr auto kGrace = 100ms;
+  const test::ArrivalStampsOn stamps;
+  ASSERT_TRUE(stamps.ready());
+  for (const bool answers_late : {false, true}) {
+    SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
+    GatedPair pair(kGrace, 0);
+    ASSERT_TRUE(pair.read_an_ask());
+    pair.answer_around_a_stall(3 * kGrace, answers_late);
+    then(pair, answers_late);
+  }
+}
+
 // A loop that stalls (here: the test does not run it) past the grace
 // period reads an answer that came in time only after the stall. By the
 // loop's clock it is late, and a reader that kept up was taken for behind:
@@ -287,18 +304,10 @@ TEST(LatencyGate, AsksAReaderWhoseKernelDelaysItsAckAndLetsTheHeldFrameGoOnTheAn
 // to `latest`. The gate judges the answer by when it reached this host.
 // A reader that answers late is still found behind.
 TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall) {
-  constexpr auto kGrace = 100ms;
-  constexpr auto kStall = 3 * kGrace;
-  const test::ArrivalStampsOn stamps;
-  ASSERT_TRUE(stamps.ready());
-  for (const bool answers_late : {false, true}) {
-    SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
-    GatedPair pair(kGrace, 0);
-    ASSERT_TRUE(pair.read_an_ask());
-    pair.answer_around_a_stall(kStall, answers_late);
+  for_answers_around_a_stall([](GatedPair& pair, bool answers_late) {
     ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
     EXPECT_EQ(pair.gate().lagging(), answers_late);
-  }
+  });
 }
 
 // The loop reads a socket after the flushes its tick runs when the
@@ -308,21 +317,13 @@ TEST(LatencyGate, AnAnswerThatCameInTimeIsInTimeThoughTheLoopReadsItAfterAStall)
 // the read, which judges the answer by when it came; input that came late
 // says the answer was late at once.
 TEST(LatencyGate, AnAskPastItsTimeWithAnswerWaitingUnreadIsJudgedOnceRead) {
-  constexpr auto kGrace = 100ms;
-  constexpr auto kStall = 3 * kGrace;
-  const test::ArrivalStampsOn stamps;
-  ASSERT_TRUE(stamps.ready());
-  for (const bool answers_late : {false, true}) {
-    SCOPED_TRACE(answers_late ? "answers late" : "answers at once");
-    GatedPair pair(kGrace, 0);
-    ASSERT_TRUE(pair.read_an_ask());
-    pair.answer_around_a_stall(kStall, answers_late);
+  for_answers_around_a_stall([](GatedPair& pair, bool answers_late) {
     pair.flush_before_reading();
     EXPECT_EQ(pair.connection->answers, 0);
     EXPECT_EQ(pair.gate().lagging(), answers_late);
     ASSERT_TRUE(pair.run_until([&] { return pair.connection->answers == 1; }));
     EXPECT_EQ(pair.gate().lagging(), answers_late);
-  }
+  });
 }
 
 // Input the connection holds back may wait for long (a message that waits
