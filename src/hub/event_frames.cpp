@@ -98,6 +98,27 @@ const buf::FrameRef& EventFrames::form(WireForm form) {
   return sse_form();
 }
 
+buf::FrameRef EventFrames::take(WireForm form) {
+  const buf::FrameRef& frame = this->form(form);
+  Slot& built = built_slot(form);
+  if (&frame == &built.frame) return std::move(built.frame);
+  return frame;  // the caller's own, or a prebuilt one: shared
+}
+
+EventFrames::Slot& EventFrames::built_slot(WireForm form) {
+  switch (form) {
+    case WireForm::sse:
+      break;
+    case WireForm::ws_message:
+    case WireForm::ws_message_deflated:
+      return ws_[form == WireForm::ws_message_deflated];
+    case WireForm::ws_envelope:
+    case WireForm::ws_envelope_deflated:
+      return envelope_[form == WireForm::ws_envelope_deflated];
+  }
+  return sse_built_;
+}
+
 const buf::FrameRef& EventFrames::sse_form() {
   if (sse_) return sse_;
   return once(sse_built_, [this] {

@@ -101,6 +101,12 @@ class EventFrames {
 
   [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
   [[nodiscard]] const buf::FrameRef& form(WireForm form);
+  // The form for keeping: one built here is handed over, not shared, so
+  // the publisher's KeptEvent gets it without a reference taken and one
+  // dropped (two locked operations an event). Each form is taken at most
+  // once and not asked of form() afterwards; no other form is built from
+  // it (the publisher builds each from its message).
+  [[nodiscard]] buf::FrameRef take(WireForm form);
 
  private:
   // A form whose build failed is not tried again for this event.
@@ -110,6 +116,8 @@ class EventFrames {
   };
 
   [[nodiscard]] const buf::FrameRef* prebuilt(WireForm form) const;
+  // Where a form built here is kept.
+  [[nodiscard]] Slot& built_slot(WireForm form);
   const buf::FrameRef& sse_form();
   const buf::FrameRef& ws_message(bool deflated);
   const buf::FrameRef& ws_envelope(bool deflated);

@@ -425,12 +425,12 @@ bool TopicBook::encode_forms(std::string_view topic, std::uint64_t epoch, std::u
   out.key = conflation_key(message.key);
   EventFrames frames(pool_, scratch, topic, id_text(out), message, out.payload);
   if (with_sse) {
-    out.sse = frames.sse();
+    out.sse = frames.take(WireForm::sse);
     if (!out.sse) return false;
   }
   for (std::size_t i = 0; i < kWsForms; ++i) {
     if (ws_subscribers[i] == 0) continue;
-    out.ws[i] = frames.form(ws_form_at(i));
+    out.ws[i] = frames.take(ws_form_at(i));
     if (!out.ws[i]) return false;
   }
   // The frame every other form is built from, later (a loop's, a replay's),

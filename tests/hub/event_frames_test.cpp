@@ -124,6 +124,31 @@ TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
 // An event with no name whose WebSocket message the publisher built keeps
 // no payload frame (KeptEvent): its other forms are built from the data in
 // that message, whatever its header's length, and carry its publish time.
+// The publisher keeps what it built: handed over, the kept form's only
+// reference is the one taken; a form built elsewhere stays shared.
+TEST_F(EventFramesTest, AFormBuiltHereIsTakenWholeAndOneBuiltElsewhereIsShared) {
+  const Message message{.data = "{\"p\":1}"};
+  buf::FrameRef built;
+  {
+    EventFrames frames(pool, scratch, "prices", EventIdText("ep", 0, 42), message, sse);
+    built = frames.take(WireForm::ws_message);
+    const buf::FrameRef sse_form = frames.take(WireForm::sse);
+    ASSERT_TRUE(built);
+    ASSERT_TRUE(sse_form);
+    EXPECT_EQ(built.use_count(), 1U);  // while `frames` lives: it kept none
+    EXPECT_EQ(sse_form.use_count(), 1U);
+  }
+  EXPECT_EQ(decode(built).payload.size(), message.data.size());
+
+  std::array<buf::FrameRef, kWsForms> prebuilt;
+  prebuilt[ws_index(WireForm::ws_message)] = built;
+  const buf::FrameRef data = payload("", message.data);
+  EventFrames frames(pool, scratch, "prices", EventIdText("ep", 0, 42), sse, data, prebuilt.data());
+  const buf::FrameRef taken = frames.take(WireForm::ws_message);
+  EXPECT_TRUE(taken == built);
+  EXPECT_EQ(built.use_count(), 3U);  // `built`, the prebuilt array's and `taken`
+}
+
 TEST_F(EventFramesTest, AnEventWithoutAPayloadFrameBuildsItsFormsFromItsWebSocketMessage) {
   for (const std::string& data : {std::string("a\nb"), std::string(300, 'x')}) {
     std::array<buf::FrameRef, kWsForms> ws;
