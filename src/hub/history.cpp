@@ -25,16 +25,19 @@ std::size_t KeptEvent::data_size() const {
 }
 
 History::History(std::size_t max_events, std::size_t max_bytes)
-    : slots_(std::make_unique<KeptEvent[]>(kInitialSlots)),
+    : slots_(std::make_unique<Slot[]>(kInitialSlots)),
       capacity_(kInitialSlots),
       max_events_(std::max<std::size_t>(max_events, 1)),
       max_bytes_(max_bytes) {}
 
 void History::push(KeptEvent&& event) {
-  while (must_evict(size_, bytes_, bytes_of(event))) evict_oldest();
+  const std::size_t bytes = event.bytes();
+  while (must_evict(size_, bytes_, bytes)) evict_oldest();
   if (size_ == capacity_) grow();
-  bytes_ += bytes_of(event);
-  slots_[slot_of(size_)] = std::move(event);
+  bytes_ += bytes;
+  Slot& slot = slots_[slot_of(size_)];
+  slot.event = std::move(event);
+  slot.bytes = bytes;
   ++size_;
 }
 
@@ -43,7 +46,7 @@ std::optional<std::uint64_t> History::newest_evicted_by(std::size_t bytes) const
   std::size_t kept_bytes = bytes_;
   std::size_t evicted = 0;
   while (must_evict(kept, kept_bytes, bytes)) {
-    kept_bytes -= bytes_of(at(evicted));
+    kept_bytes -= slots_[slot_of(evicted)].bytes;
     --kept;
     ++evicted;
   }
@@ -53,9 +56,9 @@ std::optional<std::uint64_t> History::newest_evicted_by(std::size_t bytes) const
 
 bool History::evict_oldest() {
   if (size_ == 0) return false;
-  KeptEvent& oldest = slots_[head_];
-  bytes_ -= bytes_of(oldest);
-  oldest = KeptEvent{};
+  Slot& oldest = slots_[head_];
+  bytes_ -= oldest.bytes;
+  oldest.event.release_frames();
   head_ = slot_of(1);
   --size_;
   return true;
@@ -77,7 +80,7 @@ std::size_t History::first_after(std::uint64_t seq) const {
 
 void History::grow() {
   const std::size_t capacity = std::min(capacity_ * 2, std::max(max_events_, capacity_ + 1));
-  auto slots = std::make_unique<KeptEvent[]>(capacity);
+  auto slots = std::make_unique<Slot[]>(capacity);
   for (std::size_t i = 0; i < size_; ++i) slots[i] = std::move(slots_[slot_of(i)]);
   slots_ = std::move(slots);
   capacity_ = capacity;

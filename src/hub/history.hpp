@@ -39,6 +39,14 @@ struct KeptEvent {
     for (buf::FrameRef& f : ws) f.set_published_ns(ns);
   }
 
+  // Gives the frames back (an evicted event's slot keeps only its numbers,
+  // which the next event's overwrite).
+  void release_frames() {
+    sse.reset();
+    payload.reset();
+    for (buf::FrameRef& f : ws) f.reset();
+  }
+
   // Bytes of the payload, whichever frame holds it.
   [[nodiscard]] std::size_t payload_size() const;
   // Bytes of the event's data.
@@ -68,7 +76,7 @@ class History {
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
   // The i-th kept event, oldest first; i < size().
-  [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[slot_of(i)]; }
+  [[nodiscard]] const KeptEvent& at(std::size_t i) const { return slots_[slot_of(i)].event; }
   [[nodiscard]] std::uint64_t oldest_seq() const { return at(0).seq; }
   // The index of the first kept event with a seq past `seq` (size() when
   // none): seqs only grow along the history, so a loop that finds where its
@@ -76,7 +84,14 @@ class History {
   [[nodiscard]] std::size_t first_after(std::uint64_t seq) const;
 
  private:
-  static std::size_t bytes_of(const KeptEvent& e) { return e.bytes(); }
+  // A kept event with its size, counted once as it goes in: the bounds
+  // are checked on every publish, and counting again would read the frames'
+  // headers, the oldest event's long out of cache by then.
+  struct Slot {
+    KeptEvent event;
+    std::size_t bytes = 0;
+  };
+
   // Whether `kept` events of `kept_bytes` must lose their oldest for one of
   // `bytes` to go in (push() and newest_evicted_by() alike).
   [[nodiscard]] bool must_evict(std::size_t kept, std::size_t kept_bytes, std::size_t bytes) const {
@@ -90,7 +105,7 @@ class History {
   }
   void grow();
 
-  std::unique_ptr<KeptEvent[]> slots_;
+  std::unique_ptr<Slot[]> slots_;
   std::size_t capacity_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;

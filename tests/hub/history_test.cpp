@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include "buf/pool.hpp"
 
 namespace sluice::hub {
 namespace {
@@ -41,6 +45,32 @@ TEST(History, FirstAfterASeqInAHoleStartsAtTheNextKeptEvent) {
   EXPECT_EQ(seqs_from(history, history.first_after(5)), (std::vector<std::uint64_t>{9, 10, 20}));
   EXPECT_EQ(seqs_from(history, history.first_after(10)), (std::vector<std::uint64_t>{20}));
   EXPECT_EQ(seqs_from(history, history.first_after(2)), (std::vector<std::uint64_t>{3, 4, 9, 10, 20}));
+}
+
+// The byte bound counts each event as it was when pushed, through evictions,
+// the ring's wrap and its growth.
+TEST(History, TheByteBoundEvictsJustWhatANewEventNeeds) {
+  buf::Pool pool({.block_count = 64, .block_size = 1024, .reserve = 4});
+  const auto sized = [&pool](std::uint64_t seq, std::size_t bytes) {
+    KeptEvent e = event(seq);
+    e.payload = buf::make_frame(pool, buf::Lane::data, std::string(bytes, 'x'));
+    return e;
+  };
+  History history(64, 1000);
+  for (std::uint64_t seq = 1; seq <= 20; ++seq) history.push(sized(seq, 10));  // grows past its first 16 slots
+  EXPECT_EQ(history.newest_evicted_by(800), std::nullopt);
+  EXPECT_EQ(history.newest_evicted_by(801), 1U);
+  history.push(sized(21, 300));
+  history.push(sized(22, 300));
+  ASSERT_EQ(history.size(), 22U);  // 200 + 600 bytes
+  EXPECT_EQ(history.newest_evicted_by(205), 1U);
+  EXPECT_EQ(history.newest_evicted_by(400), 20U);
+  EXPECT_EQ(history.newest_evicted_by(401), 21U);
+  history.push(sized(23, 500));
+  EXPECT_EQ(seqs_from(history, 0), (std::vector<std::uint64_t>{22, 23}));
+  history.push(sized(24, 100));
+  EXPECT_EQ(seqs_from(history, 0), (std::vector<std::uint64_t>{22, 23, 24}));
+  EXPECT_EQ(history.newest_evicted_by(100), std::nullopt);
 }
 
 TEST(History, FirstAfterInAnEmptyHistoryIsItsEnd) {
