@@ -28,8 +28,17 @@ buf::FrameRef make_ws_frame(buf::Pool& pool, buf::SlabWriter& slabs, proto::ws::
     if (!compressed.ok) return {};
     payload = compressed.bytes;
   }
-  buf::FrameBuilder builder(pool, slabs, proto::ws::frame_header_size(payload.size(), false) + payload.size());
-  if (!proto::ws::encode_frame(op, true, deflater != nullptr, payload, builder)) return {};
+  const std::size_t size = proto::ws::frame_header_size(payload.size(), false) + payload.size();
+  const bool rsv1 = deflater != nullptr;
+  // A packed one, the most published, is written in place: one copy of
+  // the payload, no builder between.
+  if (buf::SlabWriter::packs(pool, size)) {
+    buf::Block* frame = slabs.reserve(pool, size);
+    if (frame == nullptr || !proto::ws::write_frame(frame->data(), op, true, rsv1, payload)) return {};
+    return slabs.commit(frame, size);
+  }
+  buf::FrameBuilder builder(pool, slabs, size);
+  if (!proto::ws::encode_frame(op, true, rsv1, payload, builder)) return {};
   return builder.finish();
 }
 

@@ -1,7 +1,7 @@
 // UTF-8 validation as a tiny state machine: the lead byte fixes how many
 // continuation bytes follow and the range of the first one (RFC 3629 §4
 // table), which is what rejects overlongs, surrogates and > U+10FFFF at the
-// earliest byte. Runs of ASCII are skipped eight bytes at a time.
+// earliest byte. Runs of ASCII are skipped sixteen bytes at a time.
 #include "proto/utf8.hpp"
 
 #include <cstdint>
@@ -14,6 +14,12 @@ namespace {
 constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
 
 const unsigned char* skip_ascii(const unsigned char* p, const unsigned char* end) {
+  while (end - p >= 16) {  // two words a turn: half the turns on the text published most
+    std::uint64_t words[2];
+    std::memcpy(words, p, sizeof words);
+    if (((words[0] | words[1]) & kHighBits) != 0) break;
+    p += 16;
+  }
   while (end - p >= 8) {
     std::uint64_t word;
     std::memcpy(&word, p, sizeof word);

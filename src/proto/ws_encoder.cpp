@@ -98,6 +98,13 @@ bool encode_frame(Opcode op, bool fin, bool rsv1, std::span<const char> payload,
   return out.append(header, n) && out.append(payload.data(), payload.size());
 }
 
+bool write_frame(char* out, Opcode op, bool fin, bool rsv1, std::span<const char> payload) {
+  if (!frame_allowed(op, fin, rsv1, payload.size())) return false;
+  const std::size_t n = write_header(out, op, fin, rsv1, payload.size(), nullptr);
+  if (!payload.empty()) std::memcpy(out + n, payload.data(), payload.size());  // an empty span may have no address
+  return true;
+}
+
 bool encode_masked_frame(Opcode op, bool fin, bool rsv1, std::span<const char> payload, const MaskKey& mask,
                          buf::Sink& out) {
   if (!frame_allowed(op, fin, rsv1, payload.size())) return false;

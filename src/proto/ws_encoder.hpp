@@ -69,6 +69,12 @@ void apply_mask(std::span<char> data, const MaskKey& key, std::size_t offset = 0
 // than 125 bytes; and false when the sink refused bytes.
 [[nodiscard]] bool encode_frame(Opcode op, bool fin, bool rsv1, std::span<const char> payload, buf::Sink& out);
 
+// Writes one unmasked frame in place at `out`, which has room for
+// frame_header_size(payload.size(), false) + payload.size() bytes: for a
+// frame whose room is taken whole (a packed one), one copy of the payload
+// and no call per piece. Same failures as encode_frame(), writing nothing.
+[[nodiscard]] bool write_frame(char* out, Opcode op, bool fin, bool rsv1, std::span<const char> payload);
+
 // Writes one frame masked with `mask` (client to server); `payload` is not
 // modified. Same failures as encode_frame(). Never allocates.
 [[nodiscard]] bool encode_masked_frame(Opcode op, bool fin, bool rsv1, std::span<const char> payload,

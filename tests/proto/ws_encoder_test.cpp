@@ -113,6 +113,25 @@ TEST(WsEncoder, RefusesInvalidControlFramesAndWritesNothing) {
   EXPECT_TRUE(encode_pong(span_of(std::string(125, 'p')), out));
 }
 
+TEST(WsEncoder, AFrameWrittenInPlaceIsTheFrameASinkGets) {
+  for (const std::size_t size : {0UL, 1UL, 125UL, 126UL, 65535UL, 65536UL}) {
+    const std::string payload(size, 'p');
+    StringSink sunk;
+    ASSERT_TRUE(encode_frame(Opcode::binary, true, true, span_of(payload), sunk));
+    std::string in_place(frame_header_size(size, false) + size, '\0');
+    ASSERT_TRUE(write_frame(in_place.data(), Opcode::binary, true, true, span_of(payload)));
+    EXPECT_EQ(in_place, sunk.bytes) << size;
+  }
+}
+
+TEST(WsEncoder, AFrameRefusedInPlaceWritesNothing) {
+  std::string out(200, '.');
+  EXPECT_FALSE(write_frame(out.data(), Opcode::ping, true, false, span_of(std::string(126, 'p'))));
+  EXPECT_FALSE(write_frame(out.data(), Opcode::pong, false, false, span_of("x")));
+  EXPECT_FALSE(write_frame(out.data(), static_cast<Opcode>(0x3), true, false, span_of("x")));
+  EXPECT_EQ(out, std::string(200, '.'));
+}
+
 TEST(WsEncoder, CloseCarriesCodeAndReason) {
   StringSink out;
   ASSERT_TRUE(encode_close(CloseCode::going_away, "bye", out));
