@@ -1,5 +1,6 @@
 #include "inproc_publisher.hpp"
 
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -113,8 +114,12 @@ bool InprocPublisher::publish_batch(std::uint64_t first_seq) {
   for (std::size_t i = 0; i < events_.size(); ++i) bench::write_sequence(event_at(i), 0, first_seq + i);
   std::span<const server::BatchEvent> rest(events_);
   while (!stop_.load(std::memory_order_relaxed)) {
-    const std::uint64_t now = bench::now_ns();
-    for (std::size_t i = events_.size() - rest.size(); i < events_.size(); ++i) bench::write_stamp(event_at(i), now);
+    // One time for the batch, written once and copied to each event.
+    char stamp[bench::kStampSize];
+    bench::write_stamp(stamp, bench::now_ns());
+    for (std::size_t i = events_.size() - rest.size(); i < events_.size(); ++i) {
+      std::memcpy(event_at(i), stamp, sizeof stamp);
+    }
     const server::BatchResult r = options_.call == PublishCall::waiting
                                       ? server_.publish_batch_waiting(options_.topic, rest, {.timeout = options_.wait})
                                       : server_.publish_batch(options_.topic, rest);
