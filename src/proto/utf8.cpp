@@ -86,9 +86,16 @@ Utf8Status Utf8Validator::status() const {
   return need_ == 0 ? Utf8Status::valid_complete : Utf8Status::valid_incomplete;
 }
 
+// Text that is all ASCII, most of what is published, needs no validator;
+// other text is checked from its first byte that is not.
 bool is_valid_utf8(std::string_view text) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = begin + text.size();
+  const unsigned char* rest = skip_ascii(begin, end);
+  if (rest == end) return true;
   Utf8Validator validator;
-  return validator.feed(text.data(), text.size()) == Utf8Status::valid_complete;
+  return validator.feed(reinterpret_cast<const char*>(rest), static_cast<std::size_t>(end - rest)) ==
+         Utf8Status::valid_complete;
 }
 
 }  // namespace sluice::proto::ws
