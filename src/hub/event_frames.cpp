@@ -84,7 +84,7 @@ const buf::FrameRef* EventFrames::prebuilt(WireForm form) const {
   return frame ? &frame : nullptr;
 }
 
-const buf::FrameRef& EventFrames::form(WireForm form) {
+const buf::FrameRef& EventFrames::kept_or_built(WireForm form) {
   switch (form) {
     case WireForm::sse:
       return sse_form();

@@ -100,7 +100,12 @@ class EventFrames {
               const Message& message, const buf::FrameRef& payload);
 
   [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
-  [[nodiscard]] const buf::FrameRef& form(WireForm form);
+  // Inline for a form the publisher built, which is what a loop asks for
+  // nearly always: twice per event per drain when it lays out runs.
+  [[nodiscard]] const buf::FrameRef& form(WireForm form) {
+    if (form != WireForm::sse && prebuilt_ != nullptr && prebuilt_[ws_index(form)]) return prebuilt_[ws_index(form)];
+    return kept_or_built(form);
+  }
   // The form for keeping: one built here is handed over, not shared, so
   // the publisher's KeptEvent gets it without a reference taken and one
   // dropped (two locked operations an event). Each form is taken at most
@@ -115,6 +120,7 @@ class EventFrames {
     bool tried = false;
   };
 
+  [[nodiscard]] const buf::FrameRef& kept_or_built(WireForm form);
   [[nodiscard]] const buf::FrameRef* prebuilt(WireForm form) const;
   // Where a form built here is kept.
   [[nodiscard]] Slot& built_slot(WireForm form);
