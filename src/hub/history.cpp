@@ -41,19 +41,6 @@ void History::push(KeptEvent&& event) {
   ++size_;
 }
 
-std::optional<std::uint64_t> History::newest_evicted_by(std::size_t bytes) const {
-  std::size_t kept = size_;
-  std::size_t kept_bytes = bytes_;
-  std::size_t evicted = 0;
-  while (must_evict(kept, kept_bytes, bytes)) {
-    kept_bytes -= slots_[slot_of(evicted)].bytes;
-    --kept;
-    ++evicted;
-  }
-  if (evicted == 0) return std::nullopt;
-  return at(evicted - 1).seq;
-}
-
 bool History::evict_oldest() {
   if (size_ == 0) return false;
   Slot& oldest = slots_[head_];

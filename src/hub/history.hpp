@@ -72,7 +72,20 @@ class History {
   // The seq of the newest event that pushing one of `bytes` would evict
   // (push() evicts as many as the bounds need: a large event may push out
   // several small ones); nullopt when it would evict none.
-  [[nodiscard]] std::optional<std::uint64_t> newest_evicted_by(std::size_t bytes) const;
+  // Inline: returned through memory from a call, the optional's flag byte
+  // is read back within a wider load, which waits for the store to land.
+  [[nodiscard]] std::optional<std::uint64_t> newest_evicted_by(std::size_t bytes) const {
+    std::size_t kept = size_;
+    std::size_t kept_bytes = bytes_;
+    std::size_t evicted = 0;
+    while (must_evict(kept, kept_bytes, bytes)) {
+      kept_bytes -= slots_[slot_of(evicted)].bytes;
+      --kept;
+      ++evicted;
+    }
+    if (evicted == 0) return std::nullopt;
+    return at(evicted - 1).seq;
+  }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
   // The i-th kept event, oldest first; i < size().
