@@ -11,8 +11,6 @@ namespace sluice::hub {
 
 namespace {
 
-const buf::FrameRef kNoFrame;
-
 template <typename Slot, typename Build>
 const buf::FrameRef& once(Slot& slot, Build build) {
   if (!slot.tried) {
@@ -57,24 +55,6 @@ void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
   const std::lock_guard lock(mutex_);
   idle_.push_back(std::move(scratch));
 }
-
-EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
-                         const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt)
-    : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload), prebuilt_(prebuilt) {}
-
-EventFrames::EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
-                         const Message& message, const buf::FrameRef& payload)
-    : pool_(pool),
-      scratch_(scratch),
-      topic_(topic),
-      id_(id),
-      sse_(kNoFrame),
-      payload_(payload),
-      prebuilt_(nullptr),
-      loaded_(true),
-      from_message_(true),
-      event_(message.event),
-      data_(message.data) {}
 
 // A form the publisher built is handed out as it is, not copied in: a
 // reference taken per event per form is two atomic operations for nothing.

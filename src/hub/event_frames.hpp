@@ -92,12 +92,29 @@ class EventFrames {
   // `prebuilt` holds the kWsForms forms the publisher built (by
   // ws_index()) and must outlive this object too; empty ones are built here
   // on first use.
+  //
+  // Both constructors are inline: an out-of-line call takes the id as an
+  // object just written to the stack and copies it with wider loads than
+  // its fields were stored with, and each such load waits for the stores
+  // to land, once per event on the publisher and on every loop.
   EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
-              const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr);
+              const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr)
+      : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload), prebuilt_(prebuilt) {}
   // The publisher's: every form is built from `message` itself, not read
   // back out of its payload frame. `message` must outlive this object.
   EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
-              const Message& message, const buf::FrameRef& payload);
+              const Message& message, const buf::FrameRef& payload)
+      : pool_(pool),
+        scratch_(scratch),
+        topic_(topic),
+        id_(id),
+        sse_(kNoFrame),
+        payload_(payload),
+        prebuilt_(nullptr),
+        loaded_(true),
+        from_message_(true),
+        event_(message.event),
+        data_(message.data) {}
 
   [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
   // Inline for a form the publisher built, which is what a loop asks for
@@ -114,6 +131,8 @@ class EventFrames {
   [[nodiscard]] buf::FrameRef take(WireForm form);
 
  private:
+  static inline const buf::FrameRef kNoFrame{};  // the publisher's SSE form nobody built
+
   // A form whose build failed is not tried again for this event.
   struct Slot {
     buf::FrameRef frame;

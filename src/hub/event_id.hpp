@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,21 @@ class EventIdText {
   EventIdText(std::string_view run_epoch, std::uint64_t stream_epoch_ms, std::uint64_t seq)
       : run_epoch_(run_epoch), stream_epoch_ms_(stream_epoch_ms), seq_(seq) {}
 
-  // A copy holds its own text (nothing points into the original).
+  // A copy holds its own text (nothing points into the original). Field by
+  // field, and the text only once written: a copy of the whole object, as
+  // the compiler makes it, reads a just-built id (one per event, in every
+  // drain) with loads wider than its fields were stored with, and each
+  // waits for the stores to land.
+  EventIdText(const EventIdText& other)
+      : size_(other.size_),
+        written_(other.written_),
+        run_epoch_(other.run_epoch_),
+        stream_epoch_ms_(other.stream_epoch_ms_),
+        seq_(other.seq_) {
+    if (written_) std::memcpy(text_, other.text_, size_);
+  }
+  EventIdText& operator=(const EventIdText&) = delete;
+
   [[nodiscard]] std::string_view view() {
     if (written_) return {text_, size_};
     size_ = stream_epoch_ms_ == 0 ? format_event_id(run_epoch_, seq_, text_)
