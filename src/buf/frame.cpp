@@ -101,7 +101,7 @@ bool FrameBuilder::append_packed(const char* data, std::size_t n) {
     return false;
   }
   if (n == 0) return true;  // an empty view may have no address at all
-  std::memcpy(reinterpret_cast<char*>(packed_) + sizeof(Block) + size_, data, n);
+  std::memcpy(SlabWriter::bytes_at(packed_) + size_, data, n);
   size_ += n;
   return true;
 }

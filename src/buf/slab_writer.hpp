@@ -54,10 +54,13 @@ class SlabWriter {
   }
 
   // Where a frame of up to `size` bytes (packs(pool, size)) is to be
-  // written: its bytes go at the returned header's data(). Takes a fresh
+  // written: its bytes go at bytes_at(the returned header). Takes a fresh
   // slab from `pool` (data lane) when the open one has no room; nullptr
   // when the pool refuses it. Nothing is taken until commit().
   [[nodiscard]] Block* reserve(Pool& pool, std::size_t size);
+  // Where a reserved frame's bytes go. Not the header's data(): the
+  // header is not a Block until commit() makes it one.
+  [[nodiscard]] static char* bytes_at(Block* header) { return reinterpret_cast<char*>(header) + sizeof(Block); }
   // Makes the frame at `header` (from reserve(), `size` bytes written, no
   // more than reserved) a frame of its own, its slab counted once more.
   [[nodiscard]] FrameRef commit(Block* header, std::size_t size);

@@ -56,14 +56,6 @@ void ScratchPool::give_back(std::unique_ptr<FrameScratch> scratch) {
   idle_.push_back(std::move(scratch));
 }
 
-// A form the publisher built is handed out as it is, not copied in: a
-// reference taken per event per form is two atomic operations for nothing.
-const buf::FrameRef* EventFrames::prebuilt(WireForm form) const {
-  if (prebuilt_ == nullptr) return nullptr;
-  const buf::FrameRef& frame = prebuilt_[ws_index(form)];
-  return frame ? &frame : nullptr;
-}
-
 const buf::FrameRef& EventFrames::kept_or_built(WireForm form) {
   switch (form) {
     case WireForm::sse:
@@ -147,7 +139,6 @@ bool EventFrames::utf8() {
 }
 
 const buf::FrameRef& EventFrames::ws_message(bool deflated) {
-  if (const buf::FrameRef* built = prebuilt(ws_message_form(deflated))) return *built;
   return once(ws_[deflated], [this, deflated] {
     load_payload();
     return build_ws(data_, utf8(), deflated);
@@ -155,7 +146,6 @@ const buf::FrameRef& EventFrames::ws_message(bool deflated) {
 }
 
 const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
-  if (const buf::FrameRef* built = prebuilt(ws_envelope_form(deflated))) return *built;
   return once(envelope_[deflated], [this, deflated] { return build_ws(json_envelope(), true, deflated); });
 }
 

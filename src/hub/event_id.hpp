@@ -43,7 +43,7 @@ class EventIdText {
   // the compiler makes it, reads a just-built id (one per event, in every
   // drain) with loads wider than its fields were stored with, and each
   // waits for the stores to land.
-  EventIdText(const EventIdText& other)
+  EventIdText(const EventIdText& other) noexcept
       : size_(other.size_),
         written_(other.written_),
         run_epoch_(other.run_epoch_),

@@ -1,7 +1,8 @@
 // Frame encoding: the header is assembled on the stack and appended with the
 // payload, so a frame reaches the sink in two appends (more only when a
 // client's payload is masked through a small stack buffer, which keeps the
-// caller's payload untouched and the heap out of it).
+// caller's payload untouched and the heap out of it). write_frame() writes
+// both in place instead, where the whole frame's room is already taken.
 #include "proto/ws_encoder.hpp"
 
 #include <algorithm>

@@ -2,9 +2,10 @@
 // header sizes, masking, and the encoders that write frames into a
 // buf::Sink or build them as pooled buf::FrameRefs.
 //
-// A published event is framed once: make_message_frame() (or
-// make_deflated_frame()) writes header and payload into one frame of pool
-// blocks that every subscriber's queue then shares. Server frames
+// A published event is framed once, header and payload into one frame that
+// every subscriber's queue then shares: written in place with write_frame()
+// when it is small enough to pack into a slab (hub/packed_frames.hpp), or
+// by make_message_frame() (or make_deflated_frame()) into pool blocks. Server frames
 // are never masked; a client masks every frame with a fresh key from
 // make_mask_key(), which takes it from a cryptographic generator
 // (proto/random_bytes.hpp) because predictable keys let a page poison proxy

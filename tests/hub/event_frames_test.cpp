@@ -121,9 +121,6 @@ TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
   EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), bytes);
 }
 
-// An event with no name whose WebSocket message the publisher built keeps
-// no payload frame (KeptEvent): its other forms are built from the data in
-// that message, whatever its header's length, and carry its publish time.
 // The publisher keeps what it built: handed over, the kept form's only
 // reference is the one taken; a form built elsewhere stays shared.
 TEST_F(EventFramesTest, AFormBuiltHereIsTakenWholeAndOneBuiltElsewhereIsShared) {
@@ -149,6 +146,9 @@ TEST_F(EventFramesTest, AFormBuiltHereIsTakenWholeAndOneBuiltElsewhereIsShared) 
   EXPECT_EQ(built.use_count(), 3U);  // `built`, the prebuilt array's and `taken`
 }
 
+// An event with no name whose WebSocket message the publisher built keeps
+// no payload frame (KeptEvent): its other forms are built from the data in
+// that message, whatever its header's length, and carry its publish time.
 TEST_F(EventFramesTest, AnEventWithoutAPayloadFrameBuildsItsFormsFromItsWebSocketMessage) {
   for (const std::string& data : {std::string("a\nb"), std::string(300, 'x')}) {
     std::array<buf::FrameRef, kWsForms> ws;

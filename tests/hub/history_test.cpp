@@ -71,6 +71,10 @@ TEST(History, TheByteBoundEvictsJustWhatANewEventNeeds) {
   history.push(sized(24, 100));
   EXPECT_EQ(seqs_from(history, 0), (std::vector<std::uint64_t>{22, 23, 24}));
   EXPECT_EQ(history.newest_evicted_by(100), std::nullopt);
+  for (std::uint64_t seq = 25; seq <= 40; ++seq) history.push(sized(seq, 10));  // past the ring's last slot
+  EXPECT_EQ(seqs_from(history, 0).front(), 23U);  // 500 + 100 + 16 x 10: 22 made room for the last ones
+  EXPECT_EQ(history.newest_evicted_by(240), std::nullopt);
+  EXPECT_EQ(history.newest_evicted_by(241), 23U);
 }
 
 TEST(History, FirstAfterInAnEmptyHistoryIsItsEnd) {

@@ -14,9 +14,9 @@ int hex_value(char c) {
   return -1;
 }
 
-// Each byte's two digits, so that a stamp costs eight lookups, not sixteen
-// shifts and masks: an in-process publisher writes one per event, and its
-// time counts as the server's.
+// Each byte's two digits, so that a number costs half the lookups: an
+// in-process publisher writes a sequence number per event (and a stamp per
+// call), and its time counts as the server's.
 struct HexPairs {
   char pairs[256][2];
   constexpr HexPairs() : pairs() {
@@ -27,6 +27,8 @@ struct HexPairs {
   }
 };
 constexpr HexPairs kHexPairs;
+
+static_assert(kStampSize % 2 == 0 && kIndexSize % 2 == 0 && kSequenceSize % 2 == 0, "whole bytes of digits");
 
 // `digits` is even.
 void write_hex(char* out, std::size_t digits, std::uint64_t value) {
