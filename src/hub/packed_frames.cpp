@@ -60,7 +60,8 @@ buf::FrameRef make_ws_frame(buf::Pool& pool, buf::SlabWriter& slabs, proto::ws::
   // the payload, no builder between.
   if (buf::SlabWriter::packs(pool, size)) {
     buf::Block* frame = slabs.reserve(pool, size);
-    if (frame == nullptr || !proto::ws::write_frame(buf::SlabWriter::bytes_at(frame), op, true, rsv1, payload)) return {};
+    if (frame == nullptr) return {};
+    if (!proto::ws::write_frame(buf::SlabWriter::bytes_at(frame), op, true, rsv1, payload)) return {};
     return slabs.commit(frame, size);
   }
   buf::FrameBuilder builder(pool, slabs, size);
