@@ -10,6 +10,15 @@ namespace {
 // The largest record encoded on the stack: what packs into a default 4 KiB
 // block (a quarter, less a header) fits.
 constexpr std::size_t kStackRecord = 1024;
+
+// A frame of `size` bytes (one that packs) that `write` puts in place in
+// the slab writer's reservation; `write` may refuse, and nothing is taken.
+template <typename Write>
+buf::FrameRef write_packed(buf::Pool& pool, buf::SlabWriter& slabs, std::size_t size, Write write) {
+  buf::Block* frame = slabs.reserve(pool, size);
+  if (frame == nullptr || !write(buf::SlabWriter::bytes_at(frame))) return {};
+  return slabs.commit(frame, size);
+}
 }  // namespace
 
 buf::FrameRef make_payload_frame(buf::Pool& pool, buf::SlabWriter& slabs, const Message& message) {
@@ -35,10 +44,10 @@ buf::FrameRef make_sse_frame(buf::Pool& pool, buf::SlabWriter& slabs, const prot
     if (status == proto::sse::EncodeStatus::invalid_field) return {};
     const std::size_t size = out.text().size();
     if (status == proto::sse::EncodeStatus::ok && buf::SlabWriter::packs(pool, size)) {
-      buf::Block* frame = slabs.reserve(pool, size);
-      if (frame == nullptr) return {};
-      std::memcpy(buf::SlabWriter::bytes_at(frame), record, size);
-      return slabs.commit(frame, size);
+      return write_packed(pool, slabs, size, [&](char* at) {
+        std::memcpy(at, record, size);
+        return true;
+      });
     }
   }
   const std::size_t size = buf::SlabWriter::packs(pool, at_least) ? proto::sse::encoded_size(event) : at_least;
@@ -59,10 +68,8 @@ buf::FrameRef make_ws_frame(buf::Pool& pool, buf::SlabWriter& slabs, proto::ws::
   // A packed one, the most published, is written in place: one copy of
   // the payload, no builder between.
   if (buf::SlabWriter::packs(pool, size)) {
-    buf::Block* frame = slabs.reserve(pool, size);
-    if (frame == nullptr) return {};
-    if (!proto::ws::write_frame(buf::SlabWriter::bytes_at(frame), op, true, rsv1, payload)) return {};
-    return slabs.commit(frame, size);
+    return write_packed(pool, slabs, size,
+                        [&](char* at) { return proto::ws::write_frame(at, op, true, rsv1, payload); });
   }
   buf::FrameBuilder builder(pool, slabs, size);
   if (!proto::ws::encode_frame(op, true, rsv1, payload, builder)) return {};

@@ -5,11 +5,11 @@
 // A published event is framed once, header and payload into one frame that
 // every subscriber's queue then shares: written in place with write_frame()
 // when it is small enough to pack into a slab (hub/packed_frames.hpp), or
-// by make_message_frame() (or make_deflated_frame()) into pool blocks. Server frames
-// are never masked; a client masks every frame with a fresh key from
-// make_mask_key(), which takes it from a cryptographic generator
-// (proto/random_bytes.hpp) because predictable keys let a page poison proxy
-// caches (RFC 6455 §10.3).
+// by make_message_frame() (or make_deflated_frame()) into pool blocks.
+// Server frames are never masked; a client masks every frame with a fresh
+// key from make_mask_key(), which takes it from a cryptographic generator
+// (proto/random_bytes.hpp) because predictable keys let a page poison
+// proxy caches (RFC 6455 §10.3).
 #pragma once
 
 #include <array>
