@@ -12,9 +12,13 @@
 namespace sluice::proto::sse {
 namespace {
 
+// On the sink's own type: the stack buffer a record that may pack is
+// encoded into (buf::FixedSink, final) is written without a virtual call
+// per piece, and any other sink through its interface.
+template <class SinkType>
 class LineWriter {
  public:
-  explicit LineWriter(buf::Sink& sink) : sink_(sink) {}
+  explicit LineWriter(SinkType& sink) : sink_(sink) {}
 
   void put(std::string_view bytes) {
     if (ok_) ok_ = sink_.append(bytes);
@@ -27,7 +31,7 @@ class LineWriter {
   [[nodiscard]] EncodeStatus status() const { return ok_ ? EncodeStatus::ok : EncodeStatus::sink_full; }
 
  private:
-  buf::Sink& sink_;
+  SinkType& sink_;
   bool ok_ = true;
 };
 
@@ -58,21 +62,17 @@ void for_each_line(std::string_view text, OnLine&& on_line) {
   }
 }
 
-void write_retry(std::int64_t retry_ms, LineWriter& out) {
+template <class SinkType>
+void write_retry(std::int64_t retry_ms, LineWriter<SinkType>& out) {
   char digits[20];
   const auto result = std::to_chars(digits, digits + sizeof digits, retry_ms);
   out.line("retry: ", std::string_view(digits, static_cast<std::size_t>(result.ptr - digits)));
 }
 
-}  // namespace
-
-bool valid_field(std::string_view id_or_event) {
-  return id_or_event.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
-}
-
-EncodeStatus encode(const Event& event, buf::Sink& out) {
+template <class SinkType>
+EncodeStatus encode_into(const Event& event, SinkType& out) {
   if (!valid_field(event.id) || !valid_field(event.event)) return EncodeStatus::invalid_field;
-  LineWriter writer(out);
+  LineWriter<SinkType> writer(out);
   if (event.retry_ms >= 0) write_retry(event.retry_ms, writer);
   if (!event.event.empty()) writer.line("event: ", event.event);
   if (!event.id.empty()) writer.line("id: ", event.id);
@@ -81,8 +81,23 @@ EncodeStatus encode(const Event& event, buf::Sink& out) {
   return writer.status();
 }
 
+}  // namespace
+
+// A byte loop: find_first_of with a set of three calls memchr over the set
+// once per byte of the field, and every SSE record checks its id and name.
+bool valid_field(std::string_view id_or_event) {
+  for (const char c : id_or_event) {
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  }
+  return true;
+}
+
+EncodeStatus encode(const Event& event, buf::Sink& out) { return encode_into(event, out); }
+
+EncodeStatus encode(const Event& event, buf::FixedSink& out) { return encode_into(event, out); }
+
 EncodeStatus encode_comment(std::string_view text, buf::Sink& out) {
-  LineWriter writer(out);
+  LineWriter<buf::Sink> writer(out);
   for_each_line(text, [&writer](std::string_view line) { writer.line(line.empty() ? ":" : ": ", line); });
   writer.put("\n");
   return writer.status();

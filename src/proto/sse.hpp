@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "buf/fixed_sink.hpp"
 #include "buf/frame.hpp"
 #include "buf/sink.hpp"
 
@@ -42,6 +43,8 @@ enum class EncodeStatus : std::uint8_t {
 // Returns invalid_field (writing nothing) when !valid_field(id) or
 // !valid_field(event), sink_full when the sink refused bytes, else ok.
 [[nodiscard]] EncodeStatus encode(const Event& event, buf::Sink& out);
+// The same into a buffer of fixed size, with no virtual call per piece.
+[[nodiscard]] EncodeStatus encode(const Event& event, buf::FixedSink& out);
 
 // Writes a comment, which clients ignore (heartbeats, notices): one ':' line
 // per line of `text` (": text", or ":" for an empty line), then a blank

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "buf/fixed_sink.hpp"
 #include "buf/frame.hpp"
 #include "proto/sse_parser.hpp"
 
@@ -109,6 +110,24 @@ TEST(SseEncode, ReportsAFullSinkAtEveryCut) {
   }
   StringSink exact(size);
   EXPECT_EQ(encode(event, exact), EncodeStatus::ok);
+}
+
+// A fixed buffer is written through the same encoder on its own type
+// (no virtual call per piece): the same bytes, the same refusals.
+TEST(SseEncode, AFixedBufferGetsTheSameBytesAndTheSameRefusals) {
+  const Event event{.id = "9", .event = "tick", .data = "one\r\ntwo\r", .retry_ms = 10};
+  const std::size_t size = encoded_size(event);
+  std::string buffer(size, '\0');
+  for (std::size_t capacity = 0; capacity < size; ++capacity) {
+    buf::FixedSink sink(buffer.data(), capacity);
+    EXPECT_EQ(encode(event, sink), EncodeStatus::sink_full) << capacity;
+  }
+  buf::FixedSink exact(buffer.data(), size);
+  ASSERT_EQ(encode(event, exact), EncodeStatus::ok);
+  EXPECT_EQ(exact.text(), encoded(event));
+  buf::FixedSink refused(buffer.data(), size);
+  EXPECT_EQ(encode({.id = "a\nb", .data = "x"}, refused), EncodeStatus::invalid_field);
+  EXPECT_TRUE(refused.text().empty());
 }
 
 TEST(SseEncode, EncodesIntoPoolFramesAndFailsWhenThePoolIsDry) {
