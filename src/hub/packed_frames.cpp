@@ -22,8 +22,20 @@ buf::FrameRef write_packed(buf::Pool& pool, buf::SlabWriter& slabs, std::size_t 
 }  // namespace
 
 buf::FrameRef make_payload_frame(buf::Pool& pool, buf::SlabWriter& slabs, const Message& message) {
-  buf::FrameBuilder payload(pool, slabs, 1 + message.event.size() + message.data.size());
+  const std::size_t size = 1 + message.event.size() + message.data.size();
   const char event_length = static_cast<char>(message.event.size());
+  if (buf::SlabWriter::packs(pool, size)) {
+    return write_packed(pool, slabs, size, [&](char* at) {
+      *at++ = event_length;
+      // An empty view's data may be null, which memcpy must not see.
+      for (const std::string_view part : {message.event, message.data}) {
+        if (!part.empty()) std::memcpy(at, part.data(), part.size());
+        at += part.size();
+      }
+      return true;
+    });
+  }
+  buf::FrameBuilder payload(pool, slabs, size);
   payload.append(&event_length, 1);
   payload.append(message.event);
   payload.append(message.data);

@@ -82,11 +82,28 @@ TEST_F(PackedFramesTest, WebSocketMessagesOfEverySizeAreTheEncodersPackedOrNot) 
   }
 }
 
+// Written in place when it packs, through a builder when it does not: one
+// byte of name length, the name, the data, either way.
+TEST_F(PackedFramesTest, APayloadIsItsNameLengthNameAndDataPackedOrNot) {
+  const std::size_t largest = buf::SlabWriter::max_packed(pool.block_size());
+  for (const std::size_t size : {std::size_t{0}, std::size_t{64}, largest - 5, largest - 4, std::size_t{9000}}) {
+    const std::string data(size, 'd');
+    const buf::FrameRef frame = make_payload_frame(pool, slabs, {data, "tick"});
+    ASSERT_TRUE(frame) << size;
+    EXPECT_EQ(bytes_of(frame), std::string("\x04tick") + data) << size;
+    EXPECT_EQ(frame.first_block()->slab != nullptr, 5 + size <= largest) << size;
+  }
+  const buf::FrameRef unnamed = make_payload_frame(pool, slabs, {"x"});
+  ASSERT_TRUE(unnamed);
+  EXPECT_EQ(bytes_of(unnamed), std::string("\0x", 2));
+}
+
 TEST_F(PackedFramesTest, FramesThatFindNoRoomAreNoFrames) {
   buf::Pool spent({.block_count = 1, .block_size = 4096, .reserve = 1});  // all of it the control lane's
   const std::string data = "x";
   EXPECT_FALSE(make_ws_frame(spent, slabs, proto::ws::Opcode::text, {data.data(), data.size()}, nullptr));
   EXPECT_FALSE(make_sse_frame(spent, slabs, {.data = data}));
+  EXPECT_FALSE(make_payload_frame(spent, slabs, {data}));
 }
 
 }  // namespace
