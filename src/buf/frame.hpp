@@ -44,6 +44,20 @@ class FrameRef {
   }
   ~FrameRef() { reset(); }
 
+  // A handle on `counted`'s frame that takes no count of its own. Its
+  // holder must know the frame outlives the handle by other means, and
+  // gives it up with forget(), never reset() or its destructor: a counted
+  // copy and its release cost two locked operations on the frame's header,
+  // per event and per drain (hub::Hub's, whose events the history keeps
+  // until the loop has delivered them).
+  [[nodiscard]] static FrameRef uncounted(const FrameRef& counted) {
+    FrameRef ref;
+    ref.head_ = counted.head_;
+    return ref;
+  }
+  // Gives up a handle from uncounted(), leaving the count as it is.
+  void forget() { head_ = nullptr; }
+
   // Adopts a finished chain whose first block has refs == 1.
   static FrameRef adopt(Block* head) {
     FrameRef ref;

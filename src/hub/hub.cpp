@@ -246,16 +246,36 @@ const char* Hub::check_replayable(const TopicRecord& record, std::string_view la
   return nullptr;
 }
 
-// Copies out (under the topic's lock) the kept events after `after`.
-// `lost_first` is set when the first of them is not after + 1: the history
-// no longer reaches back, or a broker's reader found a hole there (entries
-// trimmed, or passed over, before it read them).
-void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first,
-                        std::vector<KeptEvent>& into) {
+// Copies out into batch_ (under the topic's lock) the kept events after
+// `after`. `lost_first` is set when the first of them is not after + 1: the
+// history no longer reaches back, or a broker's reader found a hole there
+// (entries trimmed, or passed over, before it read them).
+//
+// Without a broker the copies take no counts on the frames: the history
+// lets go of no event before every loop that follows its topic has said it
+// delivered it (a publisher waits instead, TopicBook::a_loop_lags, and so
+// does the pool's eviction), and this loop says so only once it is done
+// with the batch. A broker's reset cuts the history whatever the loops
+// have delivered (TopicBook::cut_history), so there each copy is counted.
+void Hub::collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first) {
   const History& history = record.history;
   const std::size_t first = history.first_after(after);
   if (first < history.size() && history.at(first).seq > after + 1) lost_first = after + 1;
-  for (std::size_t i = first; i < history.size(); ++i) into.push_back(history.at(i));
+  batch_uncounted_ = follower_ == nullptr;
+  for (std::size_t i = first; i < history.size(); ++i) {
+    if (batch_uncounted_) {
+      batch_.emplace_back(history.at(i), KeptEvent::Uncounted{});
+    } else {
+      batch_.push_back(history.at(i));
+    }
+  }
+}
+
+void Hub::let_go_of_batch() {
+  if (batch_uncounted_) {
+    for (KeptEvent& event : batch_) event.forget_frames();
+  }
+  batch_.clear();
 }
 
 void Hub::wait_for_room(std::string_view topic) { book_.wait_for_room(topic, loop_); }

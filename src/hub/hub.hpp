@@ -158,8 +158,8 @@ class Hub {
   bool starts_at_resume_point(TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   bool ahead_of_reader(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
   const char* check_replayable(const TopicRecord& record, std::string_view last_id, std::uint64_t& after) const;
-  void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first,
-                     std::vector<KeptEvent>& into);
+  void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
+  void let_go_of_batch();
   void deliver_batch(Local& local);
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
   void rebase(Local& local, const char* reason);
@@ -173,6 +173,7 @@ class Hub {
   std::unordered_map<const TopicRecord*, std::unique_ptr<Local>> locals_;
   std::vector<TopicRecord*> pending_;  // drain_pending()'s list, reused
   std::vector<KeptEvent> batch_;     // events being delivered, reused
+  bool batch_uncounted_ = false;     // batch_'s frames hold no counts (collect_after())
   // A join's or attach's replay, apart from batch_: a subscriber may join
   // from within a delivery (a WebSocket's next request, read when its
   // answer was placed), which must not take the batch from under it.

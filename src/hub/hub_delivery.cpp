@@ -28,7 +28,7 @@ void Hub::deliver_news(TopicRecord* record) {
   if (it == locals_.end() || !it->second->followed()) return;
   Local& local = *it->second;
   std::uint64_t lost_first = 0;
-  batch_.clear();
+  let_go_of_batch();
   const char* reset = nullptr;
   bool rebased = false;
   bool placed = false;
@@ -47,7 +47,7 @@ void Hub::deliver_news(TopicRecord* record) {
     placed = local.has_awaiting && record->reader_placed;
     epoch = current_stream(*record);
     place = record->place_seq;
-    collect_after(*record, local.delivered, lost_first, batch_);
+    collect_after(*record, local.delivered, lost_first);
   }
   if (rebased) rebase(local, reset);
   // A publisher's wait for room ran out (TopicBook::cut_stalled).
@@ -73,7 +73,7 @@ void Hub::deliver_news(TopicRecord* record) {
     book_.wake_waiting_publishers(*record);
     book_.gate().room_made(record->room_waiters);
   }
-  batch_.clear();
+  let_go_of_batch();
   let_go_if_unfollowed(record);
 }
 

@@ -63,6 +63,23 @@ TEST(FrameRef, SharedFrameIsReleasedWithTheLastReference) {
   EXPECT_EQ(pool.free_blocks(), 4u);
 }
 
+// An uncounted handle reads the same frame and leaves its count alone,
+// taken and given up: the frame goes with its last counted reference.
+TEST(FrameRef, AnUncountedHandleNeitherTakesNorGivesBackACount) {
+  Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
+  FrameRef counted = make_frame(pool, Lane::data, "event");
+  FrameRef handle = FrameRef::uncounted(counted);
+  EXPECT_TRUE(handle == counted);
+  EXPECT_EQ(bytes_of(handle), "event");
+  EXPECT_EQ(counted.use_count(), 1u);
+  handle.forget();
+  EXPECT_FALSE(handle);
+  EXPECT_EQ(counted.use_count(), 1u);
+  EXPECT_EQ(pool.free_blocks(), 3u);
+  counted.reset();
+  EXPECT_EQ(pool.free_blocks(), 4u);
+}
+
 TEST(FrameRef, CopiesFromAnOffset) {
   Pool pool({.block_count = 4, .block_size = 64, .reserve = 0});
   std::string payload(150, 'z');

@@ -33,6 +33,23 @@ TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
   EXPECT_EQ(text(a.frames[0]), "event: kind\nid: ep:1\ndata: payload\n\n");
 }
 
+// Without a broker the history keeps an event until every loop has
+// delivered it, so a drain reads the kept frames without counting them:
+// while an event is delivered, its frame is counted by the history and by
+// the subscriber that took it, not by the drain as well.
+TEST_F(HubTest, ADrainReadsTheKeptFramesWithoutCountingThem) {
+  Collector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  std::vector<std::uint32_t> counts;
+  c.on_deliver = [&] { counts.push_back(c.frames.back().use_count()); };
+  ASSERT_EQ(book.publish("t", {"1"}).status, HubStatus::ok);
+  ASSERT_EQ(book.publish("t", {"2"}).status, HubStatus::ok);
+  pump();
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{2, 2}));
+  EXPECT_EQ(text(c.frames[1]), "id: ep:2\ndata: 2\n\n");
+  EXPECT_EQ(c.frames[0].use_count(), 2u) << "the drain gave back no count it did not take";
+}
+
 // The SSE form is built at publish only while the topic has an SSE
 // subscriber: an event published to WebSocket subscribers alone keeps its
 // payload, and an SSE subscriber that later replays it gets the same record

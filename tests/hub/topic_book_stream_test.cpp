@@ -399,5 +399,32 @@ TEST_F(StreamTopicTest, AfterAResetTheLostStreamIsNotNamedAsThePlace) {
   EXPECT_EQ(waiting.log, (std::vector<std::string>{"placed 0:0", "reset broker-full"}));
 }
 
+// A broker's reset cuts the history whatever the loops have delivered, so
+// a drain under a broker counts the events it copied out: one cut while
+// the drain delivers them is still whole for the rest of it.
+TEST_F(StreamTopicTest, AResetDuringADrainLeavesTheDrainsEventsWhole) {
+  ResetCollector c;
+  ASSERT_EQ(hub.subscribe("t", &c), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 7);
+  ASSERT_EQ(book.append("t", kEpoch, 8, {"first"}, nullptr), TopicBook::Append::accepted);
+  ASSERT_EQ(book.append("t", kEpoch, 9, {"second"}, nullptr), TopicBook::Append::accepted);
+  std::vector<std::uint32_t> counts;
+  c.on_deliver = [&] {
+    counts.push_back(c.frames.back().use_count());
+    if (c.ids.size() == 1) book.stream_reset("t", "stream-lost", StreamAfterReset::gone);
+  };
+  std::vector<TopicRecord*> news;
+  news.swap(watcher.changed);  // the reset tells the watcher again, mid-drain
+  for (TopicRecord* record : news) hub.drain(record);
+  ASSERT_EQ(c.ids, (std::vector<std::uint64_t>{8, 9}));
+  // Before the reset: the history's, the drain's and the collector's; after
+  // it, the drain's and the collector's.
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{3, 2}));
+  EXPECT_EQ(text(c.frames[1]), "id: mx4qgqmb:9\ndata: second\n\n");
+  pump();
+  EXPECT_EQ(c.resets, (std::vector<std::string>{"stream-lost"}));
+  EXPECT_EQ(c.frames[1].use_count(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::hub::test
