@@ -46,10 +46,10 @@ class FrameRef {
 
   // A handle on `counted`'s frame that takes no count of its own. Its
   // holder must know the frame outlives the handle by other means, and
-  // gives it up with forget(), never reset() or its destructor: a counted
-  // copy and its release cost two locked operations on the frame's header,
-  // per event and per drain (hub::Hub's, whose events the history keeps
-  // until the loop has delivered them).
+  // gives it up with forget(), never with reset(), an assignment over it or
+  // its destructor, each of which would give back a count it never took.
+  // For a holder whose frames something else keeps alive: a counted copy
+  // and its release cost two locked operations on the frame's header.
   [[nodiscard]] static FrameRef uncounted(const FrameRef& counted) {
     FrameRef ref;
     ref.head_ = counted.head_;

@@ -63,11 +63,6 @@ struct KeptEvent {
         payload(buf::FrameRef::uncounted(counted.payload)) {
     for (std::size_t i = 0; i < ws.size(); ++i) ws[i] = buf::FrameRef::uncounted(counted.ws[i]);
   }
-  KeptEvent(const KeptEvent&) = default;
-  KeptEvent(KeptEvent&&) noexcept = default;
-  KeptEvent& operator=(const KeptEvent&) = default;
-  KeptEvent& operator=(KeptEvent&&) noexcept = default;
-  ~KeptEvent() = default;
   void forget_frames() {
     sse.forget();
     payload.forget();

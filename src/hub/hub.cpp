@@ -31,6 +31,7 @@ Hub::Hub(TopicBook& book, unsigned loop) : book_(book), loop_(loop) {
 }
 
 Hub::~Hub() {
+  let_go_of_batch();  // a drain an exception ended may have left handles
   for (auto& [record, local] : locals_) {
     if (!local->followed()) continue;
     const std::lock_guard lock(local->record->mutex);
@@ -88,7 +89,11 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
     // subscriber is owed whatever the reader finds after where it starts.
     newest = follower_ != nullptr && record->stream_epoch == 0 ? 0 : record->next_id - 1;
     first_owed = newest + 1;
-    if (!local->followed()) {
+    // A Local whose subscribers all left during a delivery still follows
+    // the topic until the drain is done (its bit and `delivered` stand):
+    // saying now that it delivered the newest would let the history give
+    // up events the drain still holds uncounted (collect_after()).
+    if (!local->followed() && !local->delivering) {
       if (record->loop_mask == 0 && follower_ != nullptr) follower_->following_changed(record->name);
       local->resets = record->resets;
       local->stall_cuts = record->stall_cuts.load(std::memory_order_relaxed);

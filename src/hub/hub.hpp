@@ -166,6 +166,7 @@ class Hub {
   void answer_awaiting(Local& local, std::uint64_t epoch, std::uint64_t place, const char* reason);
   void deliver_with_holes(Local& local);
   void cut_stalled(Local& local);
+  void end_delivering(Local& local);
 
   TopicBook& book_;
   unsigned loop_;

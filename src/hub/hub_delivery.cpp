@@ -128,19 +128,18 @@ void Hub::deliver_batch(Local& local) {
       entry.subscriber->deliver(Delivery{record.name, entry.cookie, batch_[e].seq, batch_[e].key, frames_[e]});
     }
   }
-  local.delivering = false;
   frames_.clear();
-  if (local.has_holes) {
-    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
-    local.has_holes = false;
-  }
+  end_delivering(local);
 }
 
 // After a broker's reset (or the reader's first position): ids continue
 // from local.delivered, and every subscriber is owed what comes next.
+// Index loop, the entry read afresh: a reset may unsubscribe or subscribe.
 void Hub::rebase(Local& local, const char* reason) {
   local.record->delivered[loop_].store(local.delivered, std::memory_order_release);
-  for (Local::Entry& entry : local.subscribers) {
+  local.delivering = true;
+  for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
+    Local::Entry& entry = local.subscribers[i];
     // A parked subscriber learns what became of its stream when it attaches.
     if (entry.subscriber == nullptr || entry.first_seq == kParked) continue;
     if (reason == nullptr) {
@@ -151,8 +150,10 @@ void Hub::rebase(Local& local, const char* reason) {
     }
     entry.first_seq = local.delivered + 1;
     // One still awaiting its place hears the reason after it (answer_awaiting).
-    if (!entry.awaiting) entry.subscriber->reset(entry.cookie, reason);
+    const Local::Entry told = entry;
+    if (!told.awaiting) told.subscriber->reset(told.cookie, reason);
   }
+  end_delivering(local);
 }
 
 // The subscribers that joined before the reader placed the topic: each is
@@ -174,11 +175,7 @@ void Hub::answer_awaiting(Local& local, std::uint64_t epoch, std::uint64_t place
     told.subscriber->placed(told.cookie, epoch, told.first_seq - 1);
     if (reason != nullptr && local.subscribers[i].subscriber != nullptr) told.subscriber->reset(told.cookie, reason);
   }
-  local.delivering = false;
-  if (local.has_holes) {
-    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
-    local.has_holes = false;
-  }
+  end_delivering(local);
 }
 
 // Each subscriber decides whether it is one the waiting publisher gave up
@@ -190,11 +187,7 @@ void Hub::cut_stalled(Local& local) {
     const Local::Entry entry = local.subscribers[i];
     if (entry.subscriber != nullptr) entry.subscriber->stalled(entry.cookie);
   }
-  local.delivering = false;
-  if (local.has_holes) {
-    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
-    local.has_holes = false;
-  }
+  end_delivering(local);
 }
 
 // Splits the batch at each hole in its ids, reporting the hole between
@@ -213,11 +206,27 @@ void Hub::deliver_with_holes(Local& local) {
   }
 }
 
+// Index loop, the entry read afresh: a notice may unsubscribe or subscribe.
 void Hub::report_loss(Local& local, std::uint64_t first, std::uint64_t last) {
-  for (const Local::Entry& entry : local.subscribers) {
+  local.delivering = true;
+  for (std::size_t i = 0; i < local.subscribers.size(); ++i) {
+    const Local::Entry entry = local.subscribers[i];
     if (entry.subscriber != nullptr && last >= entry.first_seq) {
       entry.subscriber->lost(entry.cookie, std::max(first, entry.first_seq), last);
     }
+  }
+  end_delivering(local);
+}
+
+// Callbacks run while `delivering` is set: an unsubscribe from one leaves
+// a hole in the list, closed here, rather than erasing an entry, or the
+// Local itself, under the walk. A drain's handles on its batch may be
+// uncounted: the Local must follow the topic until the drain is done.
+void Hub::end_delivering(Local& local) {
+  local.delivering = false;
+  if (local.has_holes) {
+    std::erase_if(local.subscribers, [](const Local::Entry& e) { return e.subscriber == nullptr; });
+    local.has_holes = false;
   }
 }
 

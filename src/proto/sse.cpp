@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 
+#include "buf/fixed_sink.hpp"
 #include "line_end.hpp"
 
 namespace sluice::proto::sse {
@@ -21,7 +22,7 @@ class LineWriter {
   explicit LineWriter(SinkType& sink) : sink_(sink) {}
 
   void put(std::string_view bytes) {
-    if (ok_) ok_ = sink_.append(bytes);
+    if (ok_) ok_ = sink_.append(bytes.data(), bytes.size());  // on SinkType itself, not through Sink
   }
   void line(std::string_view field, std::string_view value) {
     put(field);

@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <string_view>
 
-#include "buf/fixed_sink.hpp"
 #include "buf/frame.hpp"
 #include "buf/sink.hpp"
+
+namespace sluice::buf {
+class FixedSink;
+}
 
 namespace sluice::proto::sse {
 

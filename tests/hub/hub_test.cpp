@@ -282,6 +282,30 @@ TEST_F(ShortHistoryTest, APublisherWaitsForALoopThatHasNotDeliveredTheOldestEven
   EXPECT_TRUE(s.losses.empty());
 }
 
+// The last subscriber leaving during a delivery and another joining does
+// not make the loop say it delivered what its drain still holds (without
+// counts): a publisher still waits for the oldest event, and the one who
+// joined is owed what comes after it.
+TEST_F(ShortHistoryTest, AJoinDuringADeliveryDoesNotLetTheHistoryGiveUpTheDrainsEvents) {
+  Collector leaver;
+  Collector joiner;
+  ASSERT_EQ(hub.subscribe("t", &leaver), HubStatus::ok);
+  for (std::size_t i = 0; i < kMinKeptEvents; ++i) ASSERT_EQ(book.publish("t", {"e"}).status, HubStatus::ok);
+  HubStatus during = HubStatus::ok;
+  leaver.on_deliver = [&] {
+    hub.unsubscribe("t", &leaver);
+    ASSERT_EQ(hub.subscribe("t", &joiner), HubStatus::ok);
+    during = book.publish("t", {"e"}).status;
+  };
+  std::vector<TopicRecord*> news;
+  news.swap(watcher.changed);
+  for (TopicRecord* record : news) hub.drain(record);
+  EXPECT_EQ(during, HubStatus::busy) << "event 1 was not delivered yet";
+  EXPECT_EQ(leaver.ids, (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(publish("t", {"e"}).status, HubStatus::ok);
+  EXPECT_EQ(joiner.ids, (std::vector<std::uint64_t>{kMinKeptEvents + 1}));
+}
+
 TEST_F(ShortHistoryTest, ABusyPublisherWaitingForRoomIsToldOnceTheLoopDelivers) {
   Collector s;
   ASSERT_EQ(hub.subscribe("t", &s), HubStatus::ok);
