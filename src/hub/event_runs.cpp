@@ -16,23 +16,23 @@ const buf::FrameRef& EventRuns::form(WireForm form) {
 // Nor do big events: copying them costs more than the per-event work a run
 // saves, and a run stays small next to any send budget.
 buf::FrameRef EventRuns::build(WireForm form) {
-  if (events_.size() == 1) return events_.front().form(form);
+  if (events_.size() == 1) return event_form(0, form);
   std::size_t total = 0;
-  for (EventFrames& event : events_) {
-    const buf::FrameRef& frame = event.form(form);
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    const buf::FrameRef& frame = event_form(i, form);
     if (!frame) return {};
     total += frame.size();
   }
   if (total > kMaxRunBytes || total > events_.size() * kMaxRunEventBytes) return {};
   buf::FrameBuilder run(pool_, buf::Lane::data);
-  for (EventFrames& event : events_) {
-    for (const buf::Block* block = event.form(form).first_block(); block != nullptr; block = block->next) {
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    for (const buf::Block* block = event_form(i, form).first_block(); block != nullptr; block = block->next) {
       if (!run.append(block->data(), block->used)) return {};
     }
   }
   // A run is as old as its oldest event, the first.
   buf::FrameRef frame = run.finish();
-  frame.set_published_ns(events_.front().form(form).published_ns());
+  frame.set_published_ns(event_form(0, form).published_ns());
   return frame;
 }
 

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +27,7 @@
 
 #include "hub/event_frames.hpp"
 #include "hub/event_id.hpp"
+#include "hub/event_runs.hpp"
 #include "hub/hub_types.hpp"
 #include "hub/topic_book.hpp"
 #include "proto/ws_deflate.hpp"
@@ -161,6 +163,17 @@ class Hub {
   void collect_after(const TopicRecord& record, std::uint64_t after, std::uint64_t& lost_first);
   void let_go_of_batch();
   void deliver_batch(Local& local);
+  // batch_'s events as EventFrames (frames_), made on the first request.
+  class BatchFrames final : public DrainForms {
+   public:
+    BatchFrames(Hub& hub, const TopicRecord& record) : hub_(hub), record_(record) {}
+    [[nodiscard]] std::span<EventFrames> frames() override;
+
+   private:
+    Hub& hub_;
+    const TopicRecord& record_;
+    bool made_ = false;
+  };
   void report_loss(Local& local, std::uint64_t first, std::uint64_t last);
   void rebase(Local& local, const char* reason);
   void answer_awaiting(Local& local, std::uint64_t epoch, std::uint64_t place, const char* reason);

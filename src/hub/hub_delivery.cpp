@@ -101,12 +101,8 @@ void Hub::drain_pending() {
 void Hub::deliver_batch(Local& local) {
   if (batch_.empty()) return;
   const TopicRecord& record = *local.record;
-  frames_.clear();
-  for (const KeptEvent& event : batch_) {
-    frames_.emplace_back(book_.pool(), scratch_, record.name, book_.id_text(event), event.sse, event.payload,
-                         event.ws.data());
-  }
-  EventRuns runs(book_.pool(), frames_);
+  BatchFrames frames(*this, record);
+  EventRuns runs(book_.pool(), batch_, frames);
   const std::uint64_t first = batch_.front().seq;
   const std::uint64_t last = batch_.back().seq;
   local.delivering = true;
@@ -125,11 +121,27 @@ void Hub::deliver_batch(Local& local) {
       const Local::Entry entry = local.subscribers[i];
       if (entry.subscriber == nullptr) break;
       if (batch_[e].seq < entry.first_seq) continue;
-      entry.subscriber->deliver(Delivery{record.name, entry.cookie, batch_[e].seq, batch_[e].key, frames_[e]});
+      entry.subscriber->deliver(
+          Delivery{record.name, entry.cookie, batch_[e].seq, batch_[e].key, frames.frames()[e]});
     }
   }
   frames_.clear();
   end_delivering(local);
+}
+
+// A subscriber that takes a run of forms the publisher built needs none
+// of these; one that takes the events one by one, or a form nobody built,
+// has them all made at its first request.
+std::span<EventFrames> Hub::BatchFrames::frames() {
+  if (!made_) {
+    made_ = true;
+    hub_.frames_.clear();
+    for (const KeptEvent& event : hub_.batch_) {
+      hub_.frames_.emplace_back(hub_.book_.pool(), hub_.scratch_, record_.name, hub_.book_.id_text(event), event.sse,
+                                event.payload, event.ws.data());
+    }
+  }
+  return hub_.frames_;
 }
 
 // After a broker's reset (or the reader's first position): ids continue
