@@ -96,7 +96,7 @@ class EventFrames {
   // Both constructors are inline: an out-of-line call takes the id as an
   // object just written to the stack and copies it with wider loads than
   // its fields were stored with, and each such load waits for the stores
-  // to land, once per event on the publisher and on every loop.
+  // to land, once per event on the publisher and on a loop that makes them.
   EventFrames(buf::Pool& pool, FrameScratch& scratch, std::string_view topic, EventIdText id,
               const buf::FrameRef& sse, const buf::FrameRef& payload, const buf::FrameRef* prebuilt = nullptr)
       : pool_(pool), scratch_(scratch), topic_(topic), id_(id), sse_(sse), payload_(payload), prebuilt_(prebuilt) {}
@@ -119,8 +119,8 @@ class EventFrames {
   [[nodiscard]] const buf::FrameRef& sse() { return form(WireForm::sse); }
   // A form the publisher built is handed out as it is, not copied in (a
   // reference taken per event per form is two atomic operations for
-  // nothing), and found inline: it is what a loop asks for nearly always,
-  // twice per event per drain when it lays out runs.
+  // nothing), and found inline: it is what a subscriber that takes events
+  // one by one asks for nearly always.
   [[nodiscard]] const buf::FrameRef& form(WireForm form) {
     if (form != WireForm::sse && prebuilt_ != nullptr && prebuilt_[ws_index(form)]) return prebuilt_[ws_index(form)];
     return kept_or_built(form);

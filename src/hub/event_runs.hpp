@@ -70,14 +70,16 @@ class EventRuns {
   [[nodiscard]] buf::FrameRef build(WireForm form);
   // The i-th event's frame in `form`: the one kept with it, else built.
   [[nodiscard]] const buf::FrameRef& event_form(std::size_t i, WireForm form) {
-    const KeptEvent& event = events_[i];
-    const buf::FrameRef& kept = form == WireForm::sse ? event.sse : event.ws[ws_index(form)];
-    return kept ? kept : forms_.frames()[i].form(form);
+    const buf::FrameRef& kept = events_[i].kept(form);
+    if (kept) return kept;
+    if (frames_.empty()) frames_ = forms_.frames();
+    return frames_[i].form(form);
   }
 
   buf::Pool& pool_;
   std::span<const KeptEvent> events_;
   DrainForms& forms_;
+  std::span<EventFrames> frames_;  // forms_.frames(), once asked
   std::array<Slot, kForms> runs_;
 };
 

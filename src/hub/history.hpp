@@ -69,6 +69,11 @@ struct KeptEvent {
     for (buf::FrameRef& f : ws) f.forget();
   }
 
+  // The frame of `form` kept with the event (empty when nobody used that
+  // form when it was published).
+  [[nodiscard]] const buf::FrameRef& kept(WireForm form) const {
+    return form == WireForm::sse ? sse : ws[ws_index(form)];
+  }
   // Bytes of the payload, whichever frame holds it.
   [[nodiscard]] std::size_t payload_size() const;
   // Bytes of the event's data.

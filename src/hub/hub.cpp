@@ -152,7 +152,7 @@ namespace {
 // publisher built it, else its payload twice over and an id's line (a form
 // built later prefixes every line, or escapes the data).
 std::size_t queued_size(const KeptEvent& event, WireForm form) {
-  const buf::FrameRef& built = form == WireForm::sse ? event.sse : event.ws[ws_index(form)];
+  const buf::FrameRef& built = event.kept(form);
   return built ? built.size() : 2 * event.payload_size() + 64;
 }
 

@@ -46,11 +46,11 @@ struct EventRunsTest : testing::Test {
     event.sse = buf::make_frame(pool, buf::Lane::data, sse);
     event.payload = buf::make_frame(pool, buf::Lane::data, std::string(1, '\0') + data);
   }
-  MadeOnRequest& forms() { return made.emplace_back(pool, events); }
+  MadeOnRequest& forms() { return drains.emplace_back(pool, events); }
 
   buf::Pool pool{{.block_count = 64, .block_size = 64, .reserve = 2}};
   std::vector<KeptEvent> events;
-  std::deque<MadeOnRequest> made;
+  std::deque<MadeOnRequest> drains;
 };
 
 TEST_F(EventRunsTest, ARunIsTheEventsBackToBackAcrossBlocks) {
@@ -83,22 +83,38 @@ TEST_F(EventRunsTest, EachWebSocketFormIsBuiltFromTheEventsOwnForm) {
 }
 
 // A form kept with some events and not others: the kept ones are read as
-// they are, the rest built; the run is all of them in order.
+// they are (this one a binary message, which no build of this text makes),
+// the rest built; the run is all of them in order.
 TEST_F(EventRunsTest, KeptAndBuiltFormsMakeOneRunInOrder) {
   add("data: a\n\n", "a");
   add("data: bc\n\n", "bc");
-  events[1].ws[ws_index(WireForm::ws_message)] = buf::make_frame(pool, buf::Lane::data, std::string("\x81\x02" "bc", 4));
+  const std::string kept("\x82\x02" "bc", 4);
+  events[1].ws[ws_index(WireForm::ws_message)] = buf::make_frame(pool, buf::Lane::data, kept);
   MadeOnRequest& built = forms();
   EventRuns runs(pool, events, built);
-  EXPECT_EQ(text(runs.form(WireForm::ws_message)), std::string("\x81\x01" "a" "\x81\x02" "bc", 7));
+  EXPECT_EQ(text(runs.form(WireForm::ws_message)), std::string("\x81\x01" "a", 3) + kept);
+  EXPECT_EQ(built.made, 1);
+}
+
+// An event whose SSE form nobody built has it built from its payload,
+// with its id, into the run beside the kept ones.
+TEST_F(EventRunsTest, AnSseFormNobodyBuiltIsBuiltIntoTheRun) {
+  add("data: a\n\n", "a");
+  add("data: bc\n\n", "bc");
+  events[0].sse.reset();
+  MadeOnRequest& built = forms();
+  EventRuns runs(pool, events, built);
+  EXPECT_EQ(text(runs.form(WireForm::sse)), "id: ep:1\ndata: a\n\ndata: bc\n\n");
   EXPECT_EQ(built.made, 1);
 }
 
 TEST_F(EventRunsTest, ARunOfOneEventIsThatEventsFrameUncopied) {
   add("data: only\n\n", "only");
   const std::size_t free_before = pool.free_blocks();
-  EventRuns runs(pool, events, forms());
+  MadeOnRequest& built = forms();
+  EventRuns runs(pool, events, built);
   EXPECT_TRUE(runs.form(WireForm::sse) == events[0].sse);
+  EXPECT_EQ(built.made, 0);
   EXPECT_EQ(pool.free_blocks(), free_before);
 }
 
