@@ -50,8 +50,8 @@ struct KeptEvent {
   // A copy whose frames take no count (buf::FrameRef::uncounted), for a
   // reader whose events the history is known to keep meanwhile; given up
   // with forget_frames(), never destroyed with its handles. Built in place
-  // (the drain's vector): per event, a copy made and then moved in was a
-  // third of the delivery's own instructions.
+  // (the drain's vector): a copy made and then moved in added a fifth to
+  // the drain's instructions per event.
   struct Uncounted {};
   KeptEvent() = default;
   KeptEvent(const KeptEvent& counted, Uncounted)
