@@ -35,27 +35,51 @@ server::Config tiny_pool_small_account() {
   server::Config config;
   config.pool = {.block_count = 64, .block_size = 4096, .reserve = 4};
   config.max_connections = 16;
+  config.threads = 1;  // the reader's loop is the stalled reader's (fill_pool)
   config.connection.send.max_bytes = 1 << 20;  // the pool, not the budget, stops data here
   config.tcp_send_buffer = 4096;
   config.connection.memory_bytes = kConnectionBytes;
+  // The stalled reader keeps the pool full for the whole test, however
+  // slowly a loaded machine runs it: shed, it would give the pool back and
+  // the publish would not be held.
+  config.pool_shed_after_ms = 0;
   return config;
 }
 
-int fill_pool(TestClient& publisher) {
+// Publishes until the pool refuses (503, Retry-After: 1), and the pool
+// stays full. A 503 that says the loop was behind on the topic
+// (Retry-After: 0) is sent again: it can come while the pool has room.
+// And a loop that is behind may, after the refusal, still write events it
+// took before into the stalled reader's socket; the history may then give
+// those up to the next publish. So after each round it waits until
+// `reader`, which reads everything, has every event (the loop has caught
+// up), and fills again, until a round adds none. Either happens on a
+// loaded machine, and a message meant to be held for room would then be
+// published at once.
+int fill_pool(TestClient& publisher, SseSubscriber& reader) {
   int accepted = 0;
-  for (int status = 200; status == 200 && accepted < 1000;) {
-    status = publish(publisher, "/pub/flood", "event " + std::to_string(accepted) + std::string(1000, 'f'));
-    accepted += status == 200;
+  for (int round = 0; round < 100; ++round) {
+    int added = 0;
+    for (int status = 200; status == 200 && accepted + added < 1000;) {
+      const std::string body = "event " + std::to_string(accepted + added) + std::string(1000, 'f');
+      status = publish_retrying_busy(publisher, "/pub/flood", body);
+      added += status == 200;
+    }
+    accepted += added;
+    if (!reader.wait_for(static_cast<std::size_t>(accepted))) return 0;
+    if (added == 0) return accepted;
   }
-  return accepted;
+  return 0;
 }
 
 TEST(HeldMessageMemory, APublishHeldForPoolRoomIsChargedAndRefusedPastTheConnectionsShare) {
   RunningServer server(tiny_pool_small_account());
   SseSubscriber stalled(server.port(), "/sse/flood", 4096);
   ASSERT_TRUE(stalled.opened());
+  SseSubscriber reader(server.port(), "/sse/flood");
+  ASSERT_TRUE(reader.opened());
   TestClient poster(server.port());
-  const int accepted = fill_pool(poster);
+  const int accepted = fill_pool(poster, reader);
   ASSERT_GT(accepted, 0);
 
   // Joining it fits the account; keeping a copy of it while the pool is
