@@ -6,6 +6,10 @@
 // a relaxed load. The atomic type is there so that the concurrent read is
 // defined and never sees a torn value, not to order anything: a scrape that
 // misses the last few updates shows them next time.
+//
+// The one cell with several writers is a counter of Registry's off-loop
+// slot: the threads that own no loop add to it with add_shared(), a
+// locked add, and with nothing else.
 #pragma once
 
 #include <atomic>
@@ -13,10 +17,11 @@
 
 namespace sluice::metrics {
 
-// Only ever goes up. One writer.
+// Only ever goes up. One writer, or writers that all use add_shared().
 class Counter {
  public:
   void add(std::uint64_t n = 1) { value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void add_shared(std::uint64_t n) { value_.fetch_add(n, std::memory_order_relaxed); }
   [[nodiscard]] std::uint64_t value() const { return value_.load(std::memory_order_relaxed); }
 
  private:

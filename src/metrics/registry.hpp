@@ -2,16 +2,15 @@
 // scrape reads.
 //
 // There is one LoopMetrics per loop, written only by that loop's thread,
-// plus one more slot for the rare update from a thread that owns no loop
-// (Server::publish called by the application); that slot is written under a
-// mutex, which no loop ever takes. A scrape reads every slot with relaxed
-// loads and takes no lock: the loops never wait for it.
+// plus one more slot for the threads that own no loop (the application's,
+// calling Server::publish). Those count into it at once, each count one
+// atomic add, so that publishers on several threads take no lock for their
+// counts; a counter is all they update. A scrape reads every slot with
+// relaxed loads and takes no lock: the loops never wait for it.
 #pragma once
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
-#include <utility>
 
 #include "metrics/loop_metrics.hpp"
 
@@ -29,12 +28,11 @@ class Registry {
   [[nodiscard]] LoopMetrics& loop(std::size_t index) { return slots_[index]; }
   [[nodiscard]] const LoopMetrics& loop(std::size_t index) const { return slots_[index]; }
 
-  // Any thread that owns no loop: `update(LoopMetrics&)` runs under the
-  // off-loop mutex.
-  template <class Update>
-  void update_off_loop(Update&& update) {
-    const std::lock_guard lock(off_loop_mutex_);
-    std::forward<Update>(update)(slots_[loops_]);
+  // Any thread that owns no loop: adds `n` to the off-loop slot's counter
+  // that `pick(LoopMetrics&)` returns, unless it returns nullptr.
+  template <class Pick>
+  void count_off_loop(Pick pick, std::uint64_t n = 1) {
+    if (Counter* counter = pick(slots_[loops_])) counter->add_shared(n);
   }
 
   // The sum over every slot of `get(const LoopMetrics&)`, a counter's or
@@ -56,7 +54,6 @@ class Registry {
  private:
   std::size_t loops_;
   std::unique_ptr<LoopMetrics[]> slots_;
-  std::mutex off_loop_mutex_;
 };
 
 }  // namespace sluice::metrics

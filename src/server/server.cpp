@@ -39,6 +39,8 @@ Server::Impl::Impl(const Config& c)
     : started(std::make_shared<const Config>(c)),
       config(*started),
       in_force(started),
+      send_max_frames(config.connection.send.max_frames),
+      send_max_bytes(config.connection.send.max_bytes),
       pool(session::pool_config(config.pool)),
       memory_cap(static_cast<std::size_t>(config.server_memory_bytes), tls_record_reserve(config)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),

@@ -44,6 +44,14 @@ struct Server::Impl {
   // mutex, which only a reload takes.
   std::mutex in_force_mutex;
   std::shared_ptr<const Config> in_force;
+  // connection.send's data limits in force, which a waiting publisher's
+  // window is made from (server_publish.cpp): stored with each reload,
+  // under the mutex, and read without it, so that a publish takes no lock.
+  // A read during a reload may pair a limit from before it with one from
+  // after; each was in force, and the pair only sizes how far a loop may
+  // lag before the publisher waits.
+  std::atomic<std::size_t> send_max_frames;
+  std::atomic<std::size_t> send_max_bytes;
   buf::Pool pool;
   buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
   hub::TopicBook book;

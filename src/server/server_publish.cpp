@@ -40,7 +40,7 @@ PublishStatus public_status(hub::HubStatus status) {
 }
 
 void count(Server::Impl& s, hub::HubStatus status) {
-  s.registry.update_off_loop([&](metrics::LoopMetrics& m) { session::count_publish(m, status); });
+  s.registry.count_off_loop([status](metrics::LoopMetrics& m) { return session::publish_counter(m, status); });
 }
 
 // With a broker, an event is handed to its topic's reader loop, which sends
@@ -62,14 +62,11 @@ constexpr std::size_t kEventOverhead = 128;
 // behind before a waiting publisher waits for it, so that a subscriber
 // with room takes them all within its budget.
 std::uint64_t lag_window(Server::Impl& s, std::size_t event_bytes) {
-  SendLimits send;
-  {
-    const std::lock_guard lock(s.in_force_mutex);
-    send = s.in_force->connection.send;
-  }
+  const std::size_t max_frames = s.send_max_frames.load(std::memory_order_relaxed);
+  const std::size_t max_bytes = s.send_max_bytes.load(std::memory_order_relaxed);
   const std::size_t history = std::max(s.book.limits().history_events, hub::kMinKeptEvents);
   const std::size_t window =
-      std::min({history / 2, send.max_frames / 4, send.max_bytes / 4 / (event_bytes + kEventOverhead)});
+      std::min({history / 2, max_frames / 4, max_bytes / 4 / (event_bytes + kEventOverhead)});
   return std::max<std::size_t>(window, 1);
 }
 
@@ -103,7 +100,7 @@ void take(Server::Impl& s, BatchResult& batch, const hub::RunResult& run) {
   if (batch.published == 0) batch.first_id = run.first_id;
   batch.last_id = run.last_id;
   batch.published += run.published;
-  s.registry.update_off_loop([&](metrics::LoopMetrics& m) { m.events_published.add(run.published); });
+  s.registry.count_off_loop([](metrics::LoopMetrics& m) { return &m.events_published; }, run.published);
 }
 
 // A batch that ends refused, counted as a single publish's refusal is.

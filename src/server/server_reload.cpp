@@ -79,6 +79,8 @@ std::optional<std::string> apply_live_settings(Server& server, const Config& rea
     if (auto error = hook.prepare(*next)) return error;
   }
   s.in_force = next;
+  s.send_max_frames.store(next->connection.send.max_frames, std::memory_order_relaxed);
+  s.send_max_bytes.store(next->connection.send.max_bytes, std::memory_order_relaxed);
   s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
   s.logger.set_access(next->ops.log_access != 0);
   s.ops.set_connections_limit(next->max_connections);

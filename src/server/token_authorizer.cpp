@@ -187,7 +187,7 @@ class TokenAuthorizer {
     if (loop < metrics_->loops()) {
       metrics_->loop(loop).token(outcome).add();
     } else {
-      metrics_->update_off_loop([outcome](metrics::LoopMetrics& m) { m.token(outcome).add(); });
+      metrics_->count_off_loop([outcome](metrics::LoopMetrics& m) { return &m.token(outcome); });
     }
   }
 

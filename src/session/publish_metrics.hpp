@@ -9,19 +9,24 @@
 
 namespace sluice::session {
 
-inline void count_publish(metrics::LoopMetrics& m, hub::HubStatus status) {
+// The counter a publish's outcome adds to; nullptr for none.
+inline metrics::Counter* publish_counter(metrics::LoopMetrics& m, hub::HubStatus status) {
   switch (status) {
     case hub::HubStatus::ok:
-      return m.events_published.add();
+      return &m.events_published;
     case hub::HubStatus::no_memory:
-      return m.refused(metrics::Refusal::no_memory).add();
+      return &m.refused(metrics::Refusal::no_memory);
     case hub::HubStatus::busy:
-      return m.refused(metrics::Refusal::busy).add();
+      return &m.refused(metrics::Refusal::busy);
     case hub::HubStatus::too_many_topics:
-      return m.refused(metrics::Refusal::too_many_topics).add();
+      return &m.refused(metrics::Refusal::too_many_topics);
     default:
-      return;
+      return nullptr;
   }
+}
+
+inline void count_publish(metrics::LoopMetrics& m, hub::HubStatus status) {
+  if (metrics::Counter* counter = publish_counter(m, status)) counter->add();
 }
 
 }  // namespace sluice::session

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/live_settings.hpp"
 #include "test_client.hpp"
 
 namespace sluice::test {
@@ -238,6 +239,42 @@ TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
   EXPECT_EQ(readers.complete(first, kEvents), kFew);
   EXPECT_EQ(server.stats().slow_disconnects, 1u);
   expect_cut_off_after_a_prefix(stalled, first);
+}
+
+// The window a waiting publisher keeps to comes from the send budget in
+// force: a reload that shrinks the budget shrinks the window with it, or
+// readers bound by the small budget would be cut off as publish() cuts
+// them off.
+TEST(PublishWaiting, ABudgetReloadedSmallerNarrowsTheWindowAndNoneIsCutOff) {
+  server::Config config = small_budgets();
+  config.connection.send = {};  // 4,096 frames, 1 MiB
+  std::atomic<int> reported{0};
+  RunningServer running(config, [&reported](server::Server& s) {
+    s.on_reload([&s] {
+      server::Config read = small_budgets();
+      return server::apply_live_settings(s, read);
+    });
+    s.on_reloaded([&reported](const std::vector<std::string>& failures) {
+      EXPECT_TRUE(failures.empty()) << failures.front();
+      ++reported;
+    });
+  });
+  server::Server& server = running.server();
+  server.request_reload();
+  ASSERT_TRUE(wait_until([&] { return reported.load() == 1; }));
+  SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
+  ASSERT_TRUE(readers.opened());
+  readers.start(kEvents, kSip);
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i < kEvents; ++i) {
+    const server::PublishResult r = server.publish_waiting("flow", kData, {.timeout = 5s});
+    ASSERT_EQ(r.status, server::PublishStatus::ok) << "event " << i;
+    if (i == 0) first = r.id;
+  }
+  readers.join();
+  EXPECT_EQ(readers.closed(), 0u);
+  EXPECT_EQ(readers.complete(first, kEvents), kReaders);
+  EXPECT_EQ(server.stats().slow_disconnects, 0u);
 }
 
 // A subscriber that reads nothing holds a publisher waiting the longest

@@ -14,13 +14,32 @@ TEST(MetricsRegistry, SumsEveryLoopAndTheOffLoopSlot) {
   Registry registry(3);
   registry.loop(0).events_published.add(3);
   registry.loop(2).events_published.add(4);
-  registry.update_off_loop([](LoopMetrics& m) { m.events_published.add(10); });
+  registry.count_off_loop([](LoopMetrics& m) { return &m.events_published; }, 10);
+  registry.count_off_loop([](LoopMetrics&) -> Counter* { return nullptr; });  // counts nothing
   EXPECT_EQ(registry.sum([](const LoopMetrics& m) { return m.events_published.value(); }), 17u);
 
   registry.loop(0).connections_of(Transport::sse).inc();
   registry.loop(1).connections_of(Transport::sse).inc();
   registry.loop(1).connections_of(Transport::sse).dec();
   EXPECT_EQ(registry.sum([](const LoopMetrics& m) { return m.connections_of(Transport::sse).value(); }), 1);
+}
+
+// Application threads publishing at once all count into the off-loop
+// slot: no count is lost between two of them.
+TEST(MetricsRegistry, ThreadsWithoutALoopCountIntoItsSlotAtOnceAndLoseNothing) {
+  constexpr std::uint64_t kThreads = 4;
+  constexpr std::uint64_t kCounts = 100'000;
+  Registry registry(1);
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&registry] {
+      for (std::uint64_t i = 0; i < kCounts; ++i) {
+        registry.count_off_loop([](LoopMetrics& m) { return &m.events_published; });
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(registry.sum([](const LoopMetrics& m) { return m.events_published.value(); }), kThreads * kCounts);
 }
 
 TEST(MetricsRegistry, SumsHistogramsBucketByBucket) {
