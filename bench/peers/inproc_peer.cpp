@@ -24,6 +24,7 @@
 //   sluiced-inproc --listen 127.0.0.1:0 [--threads N] [--set KEY=VALUE]...
 //                  [--topic fanout] [--size 64] [--rate 0]
 //                  [--publish publish|waiting] [--wait-ms 200] [--batch 1] [--start-after 1]
+//                  [--via name|publisher]
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -40,6 +41,7 @@ namespace {
 using sluice::peers::InprocOptions;
 using sluice::peers::InprocPublisher;
 using sluice::peers::PublishCall;
+using sluice::peers::PublishVia;
 namespace srv = sluice::server;
 
 srv::Server* g_server = nullptr;
@@ -84,6 +86,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batch, "events per call; over 1: publish_batch or publish_batch_waiting")
       ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_option("--start-after", o.start_after, "open streams the server must have before the first publish")
+      ->capture_default_str();
+  app.add_option("--via", o.via, "one event per call by the topic's name, or through a Publisher of it")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, PublishVia>{{"name", PublishVia::name},
+                                                                          {"publisher", PublishVia::publisher}}))
       ->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include "inproc_publisher.hpp"
 
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -80,6 +81,8 @@ bool InprocPublisher::wait_for_subscribers() {
 
 void InprocPublisher::run() {
   if (!wait_for_subscribers()) return;
+  std::optional<server::Publisher> publisher;
+  if (options_.via == PublishVia::publisher) publisher.emplace(server_.publisher(options_.topic));
   const std::uint64_t started = bench::now_ns();
   for (std::uint64_t seq = 1; !stop_.load(std::memory_order_relaxed); seq += options_.batch) {
     if (options_.rate > 0) {
@@ -88,18 +91,23 @@ void InprocPublisher::run() {
       const auto due = started + static_cast<std::uint64_t>(static_cast<double>(seq - 1) * 1e9 / options_.rate);
       if (due > bench::now_ns() && !sleep_until(due)) return;
     }
-    if (!(options_.batch == 1 ? publish_one(seq) : publish_batch(seq))) return;
+    if (!(options_.batch == 1 ? publish_one(seq, publisher ? &*publisher : nullptr) : publish_batch(seq))) return;
   }
 }
 
-bool InprocPublisher::publish_one(std::uint64_t seq) {
+bool InprocPublisher::publish_one(std::uint64_t seq, server::Publisher* publisher) {
   const std::string_view data(payload_.data(), payload_.size());
+  const server::PublishWait wait{.timeout = options_.wait};
   bench::write_sequence(payload_.data(), 0, seq);
   while (!stop_.load(std::memory_order_relaxed)) {
     bench::write_stamp(payload_.data(), bench::now_ns());
-    const server::PublishResult r = options_.call == PublishCall::waiting
-                                        ? server_.publish_waiting(options_.topic, data, {.timeout = options_.wait})
-                                        : server_.publish(options_.topic, data);
+    server::PublishResult r;
+    if (publisher != nullptr) {
+      r = options_.call == PublishCall::waiting ? publisher->publish_waiting(data, wait) : publisher->publish(data);
+    } else {
+      r = options_.call == PublishCall::waiting ? server_.publish_waiting(options_.topic, data, wait)
+                                                : server_.publish(options_.topic, data);
+    }
     if (r.status == PublishStatus::ok) {
       counts_.published.fetch_add(1, std::memory_order_relaxed);
       return true;

@@ -3,7 +3,8 @@
 // application that makes its events in process does: Server::publish (never
 // blocks; answers busy while a loop has yet to deliver what the history
 // would drop, and a subscriber a send budget behind is cut off) or
-// Server::publish_waiting (waits, bounded, for the slowest fifo subscriber).
+// Server::publish_waiting (waits, bounded, for the slowest fifo subscriber),
+// by the topic's name or through a Publisher of it.
 //
 // Each event is one payload in sluice-bench's format (tools/bench/stamp.hpp)
 // from publisher index 0, numbered 1, 2, ... with no number skipped: a
@@ -33,6 +34,9 @@
 namespace sluice::peers {
 
 enum class PublishCall : std::uint8_t { publish, waiting };
+// How a call names its topic: by name (Server::publish), or through a
+// Publisher of it (Server::publisher()), for one event per call.
+enum class PublishVia : std::uint8_t { name, publisher };
 
 struct InprocOptions {
   std::string topic = "fanout";  // sluice-bench fanout's default topic
@@ -42,6 +46,7 @@ struct InprocOptions {
   std::chrono::milliseconds wait{200};  // publish_waiting's timeout
   std::uint64_t start_after = 1;        // open streams before the first publish
   std::size_t batch = 1;                // events per call; over 1: the batch calls
+  PublishVia via = PublishVia::name;    // for one event per call
 };
 
 // What the thread did, readable while it runs.
@@ -76,7 +81,7 @@ class InprocPublisher {
   // Sleeps until `when_ns` (bench::now_ns()); false when stop() came first.
   bool sleep_until(std::uint64_t when_ns);
   // Publishes event `seq` until the server takes it; false when stopped or refused for good.
-  bool publish_one(std::uint64_t seq);
+  bool publish_one(std::uint64_t seq, server::Publisher* publisher);
   // publish_one() for events first_seq .. first_seq + batch - 1, in one call per try.
   bool publish_batch(std::uint64_t first_seq);
   // What a refused try of `seq` means: true to try again, false to stop.

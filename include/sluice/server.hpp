@@ -89,6 +89,39 @@ struct BatchResult {
   std::size_t subscribers = 0;  // subscribers of the topic at the last publish
 };
 
+// A publisher of one topic (Server::publisher()), for a thread that
+// publishes event after event to it. The topic is looked up, made if need
+// be, once, and held while the publisher lives (never reclaimed as idle
+// meanwhile); the publisher builds its events' frames in a scratch of its
+// own. So each publish skips the look-up, the hold and the borrowed
+// scratch that a publish by name takes for its call. publish() and
+// publish_waiting() answer as Server's do for the topic. Between calls it
+// holds, beside the topic, at most one pool block: the one it packs small
+// events' frames into.
+// One thread at a time: each publishing thread takes its own. A Publisher
+// must not outlive its Server; a moved-from one may only be destroyed or
+// assigned to.
+class Publisher {
+ public:
+  Publisher(Publisher&& other) noexcept;
+  Publisher& operator=(Publisher&& other) noexcept;
+  ~Publisher();
+
+  // ok when the publisher holds its topic; else why it could not
+  // (bad_topic, too_many_topics), which every publish answers too.
+  [[nodiscard]] PublishStatus status() const;
+  [[nodiscard]] std::string_view topic() const;
+  PublishResult publish(std::string_view data, std::string_view event = {}, std::string_view key = {});
+  PublishResult publish_waiting(std::string_view data, PublishWait wait, std::string_view event = {},
+                                std::string_view key = {});
+
+ private:
+  friend class Server;
+  struct Impl;  // src/server/server_publish.cpp
+  explicit Publisher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 class Server {
  public:
   // `config` is copied; validate() it first (sluiced does).
@@ -187,6 +220,11 @@ class Server {
   static constexpr std::size_t kMaxRunEvents = 128;
   BatchResult publish_batch(std::string_view topic, std::span<const BatchEvent> events);
   BatchResult publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events, PublishWait wait);
+  // A Publisher of `topic` (see above). Any thread. A server topic
+  // ("$sys") is refused as publish() refuses it. With a broker, the
+  // publisher checks the name once and hands each event over as publish()
+  // does.
+  [[nodiscard]] Publisher publisher(std::string_view topic);
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);
 

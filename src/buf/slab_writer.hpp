@@ -23,9 +23,9 @@
 // (under 196 bytes: four headers) pack nothing.
 //
 // One thread at a time writes through a writer (its owner serialises: a
-// loop, a publisher's borrowed scratch), and one frame at a time: reserve(),
-// fill, commit(). FrameBuilder does that for a frame whose size is known
-// before it is written. Nothing here allocates from the heap or needs an
+// loop, a Publisher's own scratch, a publisher's borrowed one), and one
+// frame at a time: reserve(), fill, commit(). FrameBuilder does that for a
+// frame whose size is known before it is written. Nothing here allocates from the heap or needs an
 // operating system.
 #pragma once
 

@@ -214,7 +214,17 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
   HubStatus status;
   const TopicRef ref = acquire(name, status, allowance);
   if (!ref) return {status};
-  TopicRecord& record = *ref.get();
+  return publish_checked(*ref.get(), message, scratch, room);
+}
+
+PublishResult TopicBook::publish_to(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                    const RoomRule* room) {
+  if (const HubStatus status = message_status(message); status != HubStatus::ok) return {status};
+  return publish_checked(record, message, scratch, room);
+}
+
+PublishResult TopicBook::publish_checked(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                         const RoomRule* room) {
   PublishResult result{HubStatus::ok};
   std::uint64_t mask = 0;
   {

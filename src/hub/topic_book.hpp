@@ -225,6 +225,10 @@ class TopicBook {
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
                                       FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr,
                                       const RoomRule* room = nullptr);
+  // publish() to a topic the caller holds (a publisher of one topic that
+  // acquired it once): no look-up, no pin. `scratch` as for publish().
+  [[nodiscard]] PublishResult publish_to(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                         const RoomRule* room = nullptr);
   // publish() for several events of one topic, in order: one look-up, one
   // hold of the topic's lock, one clock read and at most one wake-up per
   // loop for the whole run. Stops at the first event refused (a bad name,
@@ -370,6 +374,9 @@ class TopicBook {
   [[nodiscard]] static TopicView view_of(const TopicRecord& record);
   [[nodiscard]] PublishResult publish_any(std::string_view topic, const Message& message, FrameScratch* scratch,
                                           TopicAllowance* allowance, const RoomRule* room);
+  // A message already checked, to a topic held for the call.
+  [[nodiscard]] PublishResult publish_checked(TopicRecord& record, const Message& message, FrameScratch* scratch,
+                                              const RoomRule* room);
   // Under the record's lock: `message` as the topic's next event, published
   // at `now`, or why not (nothing taken then).
   [[nodiscard]] HubStatus push_locked(TopicRecord& record, const Message& message, FrameScratch* scratch,

@@ -1,6 +1,7 @@
-// Owns: the application's publishes (Server::publish, publish_waiting and
-// their batch forms): the checks, the hand-over to Redis with a broker, the
-// room a waiting publisher waits for, and how each outcome is counted.
+// Owns: the application's publishes (Server::publish, publish_waiting,
+// their batch forms, and a Publisher's of its one topic): the checks, the
+// hand-over to Redis with a broker, the room a waiting publisher waits
+// for, and how each outcome is counted.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -122,31 +123,81 @@ hub::HubStatus empty_batch_status(Server::Impl& s, std::string_view topic) {
   return hub::check_publishable(topic, hub::Message{}, s.config.hub.max_topic_name);
 }
 
-}  // namespace
+// Where a publish goes: a topic by name, or the record a Publisher holds,
+// built with the Publisher's own scratch.
+struct Target {
+  std::string_view topic;
+  hub::TopicRecord* record = nullptr;
+  hub::FrameScratch* scratch = nullptr;
+};
 
-PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
-                              std::string_view key) {
-  Impl& s = *impl_;
-  if (s.broker_config) {
-    const hub::HubStatus status = forward(s, topic, {data, event, key});
-    if (status != hub::HubStatus::ok) return {public_status(status)};
-    return {PublishStatus::ok, 0, s.book.follow_state(topic).subscribers};
-  }
-  const hub::PublishResult r = s.book.publish(topic, {data, event, key});
+hub::PublishResult publish_to(Server::Impl& s, const Target& target, const hub::Message& message,
+                              const hub::RoomRule* room) {
+  if (target.record != nullptr) return s.book.publish_to(*target.record, message, target.scratch, room);
+  return s.book.publish(target.topic, message, nullptr, nullptr, room);
+}
+
+PublishResult answer(Server::Impl& s, const hub::PublishResult& r) {
   count(s, r.status);
   return {public_status(r.status), r.id, r.subscribers};
+}
+
+PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Message& message) {
+  if (s.broker_config) {
+    const hub::HubStatus status = forward(s, target.topic, message);
+    if (status != hub::HubStatus::ok) return {public_status(status)};
+    return {PublishStatus::ok, 0, s.book.follow_state(target.topic).subscribers};
+  }
+  return answer(s, publish_to(s, target, message, nullptr));
 }
 
 // The first look for room is a plain publish under a RoomRule: a topic
 // with room (the common case while subscribers keep up) costs no more than
 // publish() and the rule, and the loops see no waiter to wake. Only a
-// publisher that found none pins the record and counts itself as a waiter
-// (the count the loops read stays on the record while it waits), then
-// looks again before it sleeps, so a loop that made room between the first
-// look and the count still ends the wait. Each look is a publish under the
-// rule: the look and the publish are one step under the topic's lock, so
-// waiting publishers of one topic never overrun the window together. The
-// timeout runs from the first look that found no room.
+// publisher that found none pins the record (a Publisher holds it already)
+// and counts itself as a waiter (the count the loops read stays on the
+// record while it waits), then looks again before it sleeps, so a loop
+// that made room between the first look and the count still ends the
+// wait. Each look is a publish under the rule: the look and the publish
+// are one step under the topic's lock, so waiting publishers of one topic
+// never overrun the window together. The timeout runs from the first look
+// that found no room. The caller has checked that it may wait.
+PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub::Message& message,
+                                PublishWait wait) {
+  const hub::RoomRule room{lag_window(s, message.data.size() + message.event.size())};
+  if (const hub::PublishResult r = publish_to(s, target, message, &room); r.status != hub::HubStatus::busy) {
+    return answer(s, r);
+  }
+  hub::TopicRef acquired;
+  hub::TopicRecord* record = target.record;
+  if (record == nullptr) {
+    hub::HubStatus status = hub::HubStatus::ok;
+    acquired = s.book.acquire(target.topic, status);
+    if (!acquired) return {public_status(status)};
+    record = acquired.get();
+  }
+  const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
+  hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
+  for (;;) {
+    waiting.arm();
+    if (s.book.gate().closed()) return {PublishStatus::stopped};
+    const hub::PublishResult r = publish_to(s, target, message, &room);
+    if (r.status != hub::HubStatus::busy) return answer(s, r);
+    if (!waiting.sleep_until(deadline)) {
+      s.book.cut_stalled(*record);
+      count(s, r.status);
+      return {PublishStatus::timed_out, 0, r.subscribers};
+    }
+  }
+}
+
+}  // namespace
+
+PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
+                              std::string_view key) {
+  return publish_now(*impl_, {.topic = topic}, {data, event, key});
+}
+
 PublishResult Server::publish_waiting(std::string_view topic, std::string_view data, PublishWait wait,
                                       std::string_view event, std::string_view key) {
   Impl& s = *impl_;
@@ -154,31 +205,55 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
   const hub::Message message{data, event, key};
   const hub::HubStatus checked = hub::check_publishable(topic, message, s.config.hub.max_topic_name);
   if (checked != hub::HubStatus::ok) return {public_status(checked)};
-  const hub::RoomRule room{lag_window(s, data.size() + event.size())};
-  const auto answer = [&s](const hub::PublishResult& r) -> PublishResult {
-    count(s, r.status);
-    return {public_status(r.status), r.id, r.subscribers};
-  };
-  if (const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
-      r.status != hub::HubStatus::busy) {
-    return answer(r);
-  }
+  return publish_with_room(s, {.topic = topic}, message, wait);
+}
+
+struct Publisher::Impl {
+  Impl(Server::Impl& s, std::string_view name) : server(s), topic(name) {}
+
+  [[nodiscard]] Target target() { return {topic, record.get(), &scratch}; }
+
+  Server::Impl& server;
+  const std::string topic;
+  PublishStatus status = PublishStatus::ok;
+  hub::TopicRef record;  // none with a broker, nor when status is not ok
+  hub::FrameScratch scratch;
+};
+
+Publisher Server::publisher(std::string_view topic) {
+  Impl& s = *impl_;
+  auto publisher = std::make_unique<Publisher::Impl>(s, topic);
   hub::HubStatus status = hub::HubStatus::ok;
-  const hub::TopicRef record = s.book.acquire(topic, status);
-  if (!record) return {public_status(status)};
-  const auto deadline = hub::PublishGate::Clock::now() + wait.timeout;
-  hub::PublishGate::Wait waiting(s.book.gate(), record->room_waiters);
-  for (;;) {
-    waiting.arm();
-    if (s.book.gate().closed()) return {PublishStatus::stopped};
-    const hub::PublishResult r = s.book.publish(topic, message, nullptr, nullptr, &room);
-    if (r.status != hub::HubStatus::busy) return answer(r);
-    if (!waiting.sleep_until(deadline)) {
-      s.book.cut_stalled(*record.get());
-      count(s, r.status);
-      return {PublishStatus::timed_out, 0, r.subscribers};
-    }
+  if (topic.starts_with(hub::kServerTopicMark)) {
+    status = hub::HubStatus::bad_topic;
+  } else if (s.broker_config) {
+    status = hub::check_publishable(topic, hub::Message{}, s.config.hub.max_topic_name);
+  } else {
+    publisher->record = s.book.acquire(topic, status);
   }
+  publisher->status = public_status(status);
+  return Publisher(std::move(publisher));
+}
+
+Publisher::Publisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Publisher::Publisher(Publisher&& other) noexcept = default;
+Publisher& Publisher::operator=(Publisher&& other) noexcept = default;
+Publisher::~Publisher() = default;
+
+PublishStatus Publisher::status() const { return impl_ ? impl_->status : PublishStatus::bad_topic; }
+
+std::string_view Publisher::topic() const { return impl_ ? std::string_view(impl_->topic) : std::string_view(); }
+
+PublishResult Publisher::publish(std::string_view data, std::string_view event, std::string_view key) {
+  if (status() != PublishStatus::ok) return {status()};
+  return publish_now(impl_->server, impl_->target(), {data, event, key});
+}
+
+PublishResult Publisher::publish_waiting(std::string_view data, PublishWait wait, std::string_view event,
+                                         std::string_view key) {
+  if (status() != PublishStatus::ok) return {status()};
+  if (const auto why = cannot_wait(impl_->server, wait)) return {*why};
+  return publish_with_room(impl_->server, impl_->target(), {data, event, key}, wait);
 }
 
 BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchEvent> events) {

@@ -327,7 +327,8 @@ TEST(SolServer, BurstsPrebuiltFramesAndAcceptsAWebSocketPublisher) {
 // sluiced-inproc publishes from a thread inside the server, once a stream
 // is open: the bench's 64-byte payloads from publisher 00, numbered one
 // after another with none skipped, by publish() and by publish_waiting(),
-// one at a time and in batches of 16 (publish_batch, publish_batch_waiting);
+// one at a time (by the topic's name or through a Publisher of it) and in
+// batches of 16 (publish_batch, publish_batch_waiting);
 // a client's publish is refused with the answer sluice-bench reads as "this
 // server makes its own events".
 TEST(SluicedInproc, PublishesNumberedEventsFromItsThreadAndRefusesClientPublishes) {
@@ -335,11 +336,13 @@ TEST(SluicedInproc, PublishesNumberedEventsFromItsThreadAndRefusesClientPublishe
   struct Way {
     const char* call;
     const char* batch;
+    const char* via = "name";
   };
-  for (const Way way : {Way{"publish", "1"}, Way{"waiting", "1"}, Way{"publish", "16"}, Way{"waiting", "16"}}) {
-    SCOPED_TRACE(std::string(way.call) + " in batches of " + way.batch);
+  for (const Way way : {Way{"publish", "1"}, Way{"waiting", "1"}, Way{"publish", "1", "publisher"},
+                        Way{"waiting", "1", "publisher"}, Way{"publish", "16"}, Way{"waiting", "16"}}) {
+    SCOPED_TRACE(std::string(way.call) + " in batches of " + way.batch + " via " + way.via);
     test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic", "peers",
-                             "--publish", way.call, "--batch", way.batch, "--rate", "5000"});
+                             "--publish", way.call, "--batch", way.batch, "--via", way.via, "--rate", "5000"});
     const std::uint16_t port = port_of(peer);
     ASSERT_NE(port, 0) << peer.output();
     WsTestClient subscriber(port);
@@ -388,12 +391,15 @@ TEST(SluicedInproc, StopsWithoutWaitingOutTheSleepBetweenEvents) {
 // status, not a server that serves on with nothing to send.
 TEST(SluicedInproc, APublishRefusedForGoodEndsItWithALineNamingTheStatus) {
 #ifdef SLUICED_INPROC_PATH
-  test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic",
-                           "no spaces", "--start-after", "0"});
-  EXPECT_TRUE(peer.read_to_end(10s)) << peer.output();
-  EXPECT_EQ(peer.wait(10s), 1) << peer.output();
-  EXPECT_NE(peer.output().find("sluiced-inproc: publish of event 1 answered bad_topic"), std::string::npos)
-      << peer.output();
+  for (const char* via : {"name", "publisher"}) {
+    SCOPED_TRACE(via);
+    test::ChildProcess peer({SLUICED_INPROC_PATH, "--listen", "127.0.0.1:0", "--threads", "1", "--topic",
+                             "no spaces", "--start-after", "0", "--via", via});
+    EXPECT_TRUE(peer.read_to_end(10s)) << peer.output();
+    EXPECT_EQ(peer.wait(10s), 1) << peer.output();
+    EXPECT_NE(peer.output().find("sluiced-inproc: publish of event 1 answered bad_topic"), std::string::npos)
+        << peer.output();
+  }
 #else
   GTEST_SKIP() << "sluiced-inproc not built";
 #endif

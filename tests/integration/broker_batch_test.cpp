@@ -1,7 +1,8 @@
 // An application's batch publish on a server with a broker, with a real
 // redis-server: each event is handed to Redis in order (no ids yet: Redis
 // gives them), a subscriber gets every one under consecutive ids, and the
-// waiting form, which cannot wait on Redis's readers, says so.
+// waiting form, which cannot wait on Redis's readers, says so. A Publisher
+// of the topic does the same.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -64,6 +65,19 @@ TEST(BrokerBatch, ABatchGoesToRedisInOrderAndTheSubscriberGetsEveryEvent) {
       EXPECT_EQ(seq_of(sub.events()[at + i].id), seq_of(sub.events()[at + i - 1].id) + 1);
     }
   }
+
+  // A Publisher of the topic hands its events over as publish() does, and
+  // cannot wait on Redis's readers either.
+  server::Publisher publisher = server.publisher("batch");
+  ASSERT_EQ(publisher.status(), server::PublishStatus::ok);
+  const server::PublishResult handed = publisher.publish("from the publisher", "held");
+  EXPECT_EQ(handed.status, server::PublishStatus::ok);
+  EXPECT_EQ(handed.id, 0u) << "Redis gives the id, later";
+  EXPECT_EQ(publisher.publish_waiting("x", {}).status, server::PublishStatus::cannot_wait);
+  ASSERT_TRUE(sub.wait_for(at + kBatch + 1, 10s));
+  EXPECT_EQ(sub.events()[at + kBatch].data, "from the publisher");
+  EXPECT_EQ(sub.events()[at + kBatch].type, "held");
+  EXPECT_EQ(server.publisher("bad topic").status(), server::PublishStatus::bad_topic);
 }
 
 }  // namespace

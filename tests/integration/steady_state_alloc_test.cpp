@@ -142,6 +142,35 @@ TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothin
                                  << " events, waiting for room, to " << subs.size() << " subscribers";
 }
 
+// The same through a Publisher of the topic, whose own scratch builds the
+// frames.
+TEST(SteadyState, PublishingThroughAPublisherOfTheTopicAllocatesNothing) {
+  constexpr int kBatch = 50;
+  constexpr int kRounds = 20;
+  server::Config config = without_system_feed();
+  config.connection.send.max_frames = 64;
+  RunningServer server(config);
+  const auto subs = fifo_subscribers(server.port(), 10);
+  for (const auto& sub : subs) ASSERT_TRUE(sub->opened());
+  server::Publisher publisher = server.server().publisher("steady");
+  ASSERT_EQ(publisher.status(), server::PublishStatus::ok);
+  const std::string data(64, 'e');
+  const auto round = [&] {
+    bool ok = true;
+    for (int i = 0; i < kBatch; ++i) {
+      const server::PublishResult r = publisher.publish_waiting(data, {.timeout = 5s}, "tick");
+      ok = r.status == server::PublishStatus::ok && ok;
+    }
+    for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
+    return ok;
+  };
+  const SteadyState run = run_steady_state(kRounds, round);
+  ASSERT_TRUE(run.warmed);
+  EXPECT_TRUE(run.all_delivered);
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds
+                                 << " events through a Publisher to " << subs.size() << " subscribers";
+}
+
 // The same events in batches of 50 (publish_batch_waiting): each batch is
 // cut into looks for room and waits by the 16-event window.
 TEST(SteadyState, PublishingBatchesWaitingForRoomAllocatesNothing) {

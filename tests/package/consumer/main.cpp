@@ -27,9 +27,11 @@ int main() {
                               : sluice::server::AuthDecision::deny(403, "only the clock");
   });
   int tick = 0;
+  sluice::server::Publisher clock = server.publisher("clock");
+  if (clock.status() != sluice::server::PublishStatus::ok) return std::puts("no publisher of the clock"), 1;
   server.every(std::chrono::milliseconds(50), [&] {
     const std::string data = "{\"tick\":" + std::to_string(++tick) + "}";
-    (void)server.publish("clock", data, "tick");
+    (void)clock.publish(data, "tick");
   });
   std::thread serving([&] { server.run(); });
 
