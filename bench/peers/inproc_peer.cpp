@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
     return fail(e.what());
   }
   o.wait = std::chrono::milliseconds(wait_ms);
+  if (o.via == PublishVia::publisher && o.batch > 1) {
+    return fail("--via publisher publishes one event per call: it takes no --batch over 1");
+  }
 
   srv::Config config;
   for (const std::string& setting : settings) {

@@ -91,16 +91,30 @@ struct BatchResult {
 
 // A publisher of one topic (Server::publisher()), for a thread that
 // publishes event after event to it. The topic is looked up, made if need
-// be, once, and held while the publisher lives (never reclaimed as idle
-// meanwhile); the publisher builds its events' frames in a scratch of its
-// own. So each publish skips the look-up, the hold and the borrowed
-// scratch that a publish by name takes for its call. publish() and
-// publish_waiting() answer as Server's do for the topic. Between calls it
-// holds, beside the topic, at most one pool block: the one it packs small
-// events' frames into.
+// be, once, and held while the publisher lives: it counts against
+// topics.max and is never reclaimed as idle meanwhile, so make publishers
+// for the application's own topics, not one per name a client chose. The
+// publisher builds its events' frames in a scratch of its own. So each
+// publish skips the look-up under the topic table's lock, the topic's pin
+// and the borrowed scratch that a publish by name takes for its call; it
+// still takes the topic's own lock, which orders its events. publish() and
+// publish_waiting() answer as Server's do for the topic, and are counted
+// alike. Refused its topic at topics.max, a publisher asks again at each
+// publish, as a publish by name would.
+//
+// What it holds between calls, beside the topic: at most one pool block
+// (the one it packs small events' frames into), a few buffers the size of
+// the largest event it built, and, once it has built a form for a
+// permessage-deflate subscriber, a compressor of about 256 KiB.
+//
+// With a broker it holds no topic: each event is handed over as publish()
+// hands it, and publish_waiting() answers cannot_wait.
+//
 // One thread at a time: each publishing thread takes its own. A Publisher
-// must not outlive its Server; a moved-from one may only be destroyed or
-// assigned to.
+// must not outlive its Server: a Server destroyed while one of its
+// publishers lives ends the process with a line saying so. A moved-from
+// publisher answers bad_topic to every call. Batches go through
+// Server::publish_batch(), which looks its topic up once per run anyway.
 class Publisher {
  public:
   Publisher(Publisher&& other) noexcept;
@@ -220,10 +234,8 @@ class Server {
   static constexpr std::size_t kMaxRunEvents = 128;
   BatchResult publish_batch(std::string_view topic, std::span<const BatchEvent> events);
   BatchResult publish_batch_waiting(std::string_view topic, std::span<const BatchEvent> events, PublishWait wait);
-  // A Publisher of `topic` (see above). Any thread. A server topic
-  // ("$sys") is refused as publish() refuses it. With a broker, the
-  // publisher checks the name once and hands each event over as publish()
-  // does.
+  // A Publisher of `topic` (see above); check its status(). Any thread. A
+  // server topic ("$sys") is refused as publish() refuses it.
   [[nodiscard]] Publisher publisher(std::string_view topic);
   // Calls `fn` every `period` on loop 0's thread; set before run().
   void every(std::chrono::milliseconds period, std::function<void()> fn);

@@ -154,7 +154,8 @@ const buf::FrameRef& EventFrames::ws_envelope(bool deflated) {
 buf::FrameRef EventFrames::build_ws(std::string_view payload, bool text, bool deflated) {
   const proto::ws::Opcode op = text ? proto::ws::Opcode::text : proto::ws::Opcode::binary;
   const std::span<const char> bytes(payload.data(), payload.size());
-  buf::FrameRef frame = make_ws_frame(pool_, scratch_.slabs, op, bytes, deflated ? &scratch_.deflater : nullptr);
+  if (deflated && !scratch_.deflater) scratch_.deflater.emplace();
+  buf::FrameRef frame = make_ws_frame(pool_, scratch_.slabs, op, bytes, deflated ? &*scratch_.deflater : nullptr);
   frame.set_published_ns(payload_source().published_ns());
   return frame;
 }

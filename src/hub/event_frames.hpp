@@ -20,6 +20,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,12 +36,16 @@ namespace sluice::hub {
 
 // What an event's frames are built with, reused event after event so that
 // building allocates only while buffers grow. Whoever builds owns one: each
-// loop (its Hub), and the topic book for publishers that bring none. Its
-// SlabWriter packs the small frames built with it side by side (one open
-// slab each, given back when the scratch goes: the pool must outlive it).
+// loop (its Hub), each Publisher, and the topic book for publishers that
+// bring none. Its SlabWriter packs the small frames built with it side by
+// side (one open slab each, given back when the scratch goes: the pool must
+// outlive it).
 struct FrameScratch {
   buf::SlabWriter slabs;
-  proto::ws::Deflater deflater;
+  // Made by the first deflated form built (EventFrames::build_ws): its
+  // compressor's state is about 256 KiB, which a scratch that never builds
+  // one (a Publisher of a topic nobody reads compressed) should not hold.
+  std::optional<proto::ws::Deflater> deflater;
   std::string json;     // the /ws envelope
   std::string payload;  // the event's payload made contiguous
   const void* payload_of = nullptr;  // the EventFrames whose payload it holds

@@ -219,6 +219,7 @@ PublishResult TopicBook::publish_any(std::string_view name, const Message& messa
 
 PublishResult TopicBook::publish_to(TopicRecord& record, const Message& message, FrameScratch* scratch,
                                     const RoomRule* room) {
+  if (record.name.starts_with(kServerTopicMark)) return {HubStatus::bad_topic};
   if (const HubStatus status = message_status(message); status != HubStatus::ok) return {status};
   return publish_checked(record, message, scratch, room);
 }

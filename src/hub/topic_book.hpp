@@ -225,8 +225,10 @@ class TopicBook {
   [[nodiscard]] PublishResult publish(std::string_view topic, const Message& message,
                                       FrameScratch* scratch = nullptr, TopicAllowance* allowance = nullptr,
                                       const RoomRule* room = nullptr);
-  // publish() to a topic the caller holds (a publisher of one topic that
-  // acquired it once): no look-up, no pin. `scratch` as for publish().
+  // publish() to a topic the caller holds pinned (a TopicRef from
+  // acquire(), kept by a publisher of one topic): no look-up, no pin.
+  // `scratch` as for publish(); a server topic is refused as publish()
+  // refuses it.
   [[nodiscard]] PublishResult publish_to(TopicRecord& record, const Message& message, FrameScratch* scratch,
                                          const RoomRule* room = nullptr);
   // publish() for several events of one topic, in order: one look-up, one

@@ -8,8 +8,8 @@
 // misses the last few updates shows them next time.
 //
 // The one cell with several writers is a counter of Registry's off-loop
-// slot: the threads that own no loop add to it with add_shared(), a
-// locked add, and with nothing else.
+// slot: the application's publishing threads add to it with add_shared(),
+// an atomic read-modify-write, and with nothing else.
 #pragma once
 
 #include <atomic>

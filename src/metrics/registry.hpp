@@ -2,11 +2,12 @@
 // scrape reads.
 //
 // There is one LoopMetrics per loop, written only by that loop's thread,
-// plus one more slot for the threads that own no loop (the application's,
-// calling Server::publish). Those count into it at once, each count one
-// atomic add, so that publishers on several threads take no lock for their
-// counts; a counter is all they update. A scrape reads every slot with
-// relaxed loads and takes no lock: the loops never wait for it.
+// plus one more slot for what the application does itself (its publishes,
+// by Server::publish or a Publisher; tokens checked for it), on any
+// thread, a loop's included (from a hook). Threads count into it at once,
+// each count one atomic add, so that publishers on several threads take no
+// lock for their counts; a counter is all they update. A scrape reads every
+// slot with relaxed loads and takes no lock: the loops never wait for it.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +29,8 @@ class Registry {
   [[nodiscard]] LoopMetrics& loop(std::size_t index) { return slots_[index]; }
   [[nodiscard]] const LoopMetrics& loop(std::size_t index) const { return slots_[index]; }
 
-  // Any thread that owns no loop: adds `n` to the off-loop slot's counter
-  // that `pick(LoopMetrics&)` returns, unless it returns nullptr.
+  // Any thread: adds `n` to the off-loop slot's counter that
+  // `pick(LoopMetrics&)` returns, unless it returns nullptr.
   template <class Pick>
   void count_off_loop(Pick pick, std::uint64_t n = 1) {
     if (Counter* counter = pick(slots_[loops_])) counter->add_shared(n);

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -67,7 +69,14 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   }
 }
 
+// A Publisher left alive would let go of its topic and its slab into the
+// book and the pool freed here, corrupting memory later and elsewhere: the
+// mistake is stopped here, where it is made, with a line naming it.
 Server::~Server() {
+  if (const std::size_t left = impl_->live_publishers.load(std::memory_order_acquire); left != 0) {
+    std::fprintf(stderr, "sluice: a Server destroyed while %zu of its Publishers live; destroy them first\n", left);
+    std::abort();
+  }
   impl_->workers.clear();
   for (int fd : impl_->listen_fds) ::close(fd);
   if (impl_->admin_fd >= 0) ::close(impl_->admin_fd);

@@ -48,10 +48,13 @@ struct Server::Impl {
   // window is made from (server_publish.cpp): stored with each reload,
   // under the mutex, and read without it, so that a publish takes no lock.
   // A read during a reload may pair a limit from before it with one from
-  // after; each was in force, and the pair only sizes how far a loop may
-  // lag before the publisher waits.
+  // after, a window looser than either config's; it sizes only the one
+  // look for room that read it, and the next look reads the new pair.
   std::atomic<std::size_t> send_max_frames;
   std::atomic<std::size_t> send_max_bytes;
+  // Publishers (Server::publisher()) not yet destroyed: each holds a topic
+  // of the book and a slab of the pool, so none may outlive the server.
+  std::atomic<std::size_t> live_publishers{0};
   buf::Pool pool;
   buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
   hub::TopicBook book;

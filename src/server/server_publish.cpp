@@ -131,8 +131,8 @@ struct Target {
   hub::FrameScratch* scratch = nullptr;
 };
 
-hub::PublishResult publish_to(Server::Impl& s, const Target& target, const hub::Message& message,
-                              const hub::RoomRule* room) {
+hub::PublishResult publish_once(Server::Impl& s, const Target& target, const hub::Message& message,
+                                const hub::RoomRule* room) {
   if (target.record != nullptr) return s.book.publish_to(*target.record, message, target.scratch, room);
   return s.book.publish(target.topic, message, nullptr, nullptr, room);
 }
@@ -142,13 +142,14 @@ PublishResult answer(Server::Impl& s, const hub::PublishResult& r) {
   return {public_status(r.status), r.id, r.subscribers};
 }
 
+// publish(): handed to Redis with a broker; else published and counted.
 PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Message& message) {
   if (s.broker_config) {
     const hub::HubStatus status = forward(s, target.topic, message);
     if (status != hub::HubStatus::ok) return {public_status(status)};
     return {PublishStatus::ok, 0, s.book.follow_state(target.topic).subscribers};
   }
-  return answer(s, publish_to(s, target, message, nullptr));
+  return answer(s, publish_once(s, target, message, nullptr));
 }
 
 // The first look for room is a plain publish under a RoomRule: a topic
@@ -165,7 +166,7 @@ PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Mess
 PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub::Message& message,
                                 PublishWait wait) {
   const hub::RoomRule room{lag_window(s, message.data.size() + message.event.size())};
-  if (const hub::PublishResult r = publish_to(s, target, message, &room); r.status != hub::HubStatus::busy) {
+  if (const hub::PublishResult r = publish_once(s, target, message, &room); r.status != hub::HubStatus::busy) {
     return answer(s, r);
   }
   hub::TopicRef acquired;
@@ -181,7 +182,7 @@ PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub
   for (;;) {
     waiting.arm();
     if (s.book.gate().closed()) return {PublishStatus::stopped};
-    const hub::PublishResult r = publish_to(s, target, message, &room);
+    const hub::PublishResult r = publish_once(s, target, message, &room);
     if (r.status != hub::HubStatus::busy) return answer(s, r);
     if (!waiting.sleep_until(deadline)) {
       s.book.cut_stalled(*record);
@@ -208,31 +209,50 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
   return publish_with_room(s, {.topic = topic}, message, wait);
 }
 
+// Counted among the server's live publishers from construction to
+// destruction (~Server checks that none is left).
 struct Publisher::Impl {
-  Impl(Server::Impl& s, std::string_view name) : server(s), topic(name) {}
+  Impl(Server::Impl& s, std::string_view name) : server(s), topic(name) {
+    server.live_publishers.fetch_add(1, std::memory_order_relaxed);
+    take_topic();
+  }
+  ~Impl() {
+    record = hub::TopicRef();
+    server.live_publishers.fetch_sub(1, std::memory_order_release);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void take_topic() {
+    if (topic.starts_with(hub::kServerTopicMark)) {
+      status = hub::HubStatus::bad_topic;  // as publish() refuses it
+    } else if (server.broker_config) {
+      status = hub::check_publishable(topic, hub::Message{}, server.config.hub.max_topic_name);
+    } else {
+      record = server.book.acquire(topic, status);
+    }
+  }
+
+  // Whether it may publish. Refused at topics.max, it asks again, as a
+  // publish by name does at each call: the table may have room now. A
+  // refusal is counted as a publish by name's is.
+  [[nodiscard]] bool ready() {
+    if (status == hub::HubStatus::too_many_topics) take_topic();
+    if (status != hub::HubStatus::ok) count(server, status);
+    return status == hub::HubStatus::ok;
+  }
 
   [[nodiscard]] Target target() { return {topic, record.get(), &scratch}; }
 
   Server::Impl& server;
   const std::string topic;
-  PublishStatus status = PublishStatus::ok;
-  hub::TopicRef record;  // none with a broker, nor when status is not ok
+  hub::HubStatus status = hub::HubStatus::ok;
+  hub::TopicRef record;  // none with a broker, nor while status is not ok
   hub::FrameScratch scratch;
 };
 
 Publisher Server::publisher(std::string_view topic) {
-  Impl& s = *impl_;
-  auto publisher = std::make_unique<Publisher::Impl>(s, topic);
-  hub::HubStatus status = hub::HubStatus::ok;
-  if (topic.starts_with(hub::kServerTopicMark)) {
-    status = hub::HubStatus::bad_topic;
-  } else if (s.broker_config) {
-    status = hub::check_publishable(topic, hub::Message{}, s.config.hub.max_topic_name);
-  } else {
-    publisher->record = s.book.acquire(topic, status);
-  }
-  publisher->status = public_status(status);
-  return Publisher(std::move(publisher));
+  return Publisher(std::make_unique<Publisher::Impl>(*impl_, topic));
 }
 
 Publisher::Publisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -240,19 +260,22 @@ Publisher::Publisher(Publisher&& other) noexcept = default;
 Publisher& Publisher::operator=(Publisher&& other) noexcept = default;
 Publisher::~Publisher() = default;
 
-PublishStatus Publisher::status() const { return impl_ ? impl_->status : PublishStatus::bad_topic; }
+PublishStatus Publisher::status() const {
+  return impl_ ? public_status(impl_->status) : PublishStatus::bad_topic;
+}
 
 std::string_view Publisher::topic() const { return impl_ ? std::string_view(impl_->topic) : std::string_view(); }
 
 PublishResult Publisher::publish(std::string_view data, std::string_view event, std::string_view key) {
-  if (status() != PublishStatus::ok) return {status()};
+  if (!impl_ || !impl_->ready()) return {status()};
   return publish_now(impl_->server, impl_->target(), {data, event, key});
 }
 
 PublishResult Publisher::publish_waiting(std::string_view data, PublishWait wait, std::string_view event,
                                          std::string_view key) {
-  if (status() != PublishStatus::ok) return {status()};
+  if (!impl_) return {status()};
   if (const auto why = cannot_wait(impl_->server, wait)) return {*why};
+  if (!impl_->ready()) return {status()};
   return publish_with_room(impl_->server, impl_->target(), {data, event, key}, wait);
 }
 

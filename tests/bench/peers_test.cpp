@@ -423,6 +423,14 @@ TEST(SluicedInproc, RefusesABadOptionNamingIt) {
     EXPECT_EQ(peer.wait(10s), 2) << b.option << " " << b.value;
     EXPECT_NE(peer.output().find(b.named), std::string::npos) << peer.output();
   }
+  // A Publisher publishes one event per call: asked for batches too, it
+  // says so rather than ignore one of the two.
+  test::ChildProcess both({SLUICED_INPROC_PATH, "--via", "publisher", "--batch", "16"});
+  EXPECT_TRUE(both.read_to_end(10s));
+  EXPECT_EQ(both.wait(10s), 2);
+  EXPECT_NE(both.output().find("--via publisher publishes one event per call: it takes no --batch over 1"),
+            std::string::npos)
+      << both.output();
 #else
   GTEST_SKIP() << "sluiced-inproc not built";
 #endif

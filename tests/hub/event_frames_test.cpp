@@ -121,6 +121,29 @@ TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
   EXPECT_EQ(std::string(ws.payload.data(), ws.payload.size()), bytes);
 }
 
+// A scratch makes its compressor (about 256 KiB of zlib state) for the
+// first deflated form it builds, and keeps it for the next: a scratch that
+// builds only plain forms never holds one.
+TEST_F(EventFramesTest, TheScratchMakesItsCompressorForTheFirstDeflatedFormOnly) {
+  const Message message{.data = std::string(200, 'z'), .event = "tick"};
+  const buf::FrameRef data = payload("", "not read");
+  {
+    EventFrames frames(pool, scratch, "t", EventIdText("ep", 0, 1), message, data);
+    ASSERT_TRUE(frames.form(WireForm::ws_message));
+    ASSERT_TRUE(frames.form(WireForm::ws_envelope));
+    ASSERT_TRUE(frames.form(WireForm::sse));
+  }
+  EXPECT_FALSE(scratch.deflater.has_value());
+  EventFrames frames(pool, scratch, "t", EventIdText("ep", 0, 2), message, data);
+  const buf::FrameRef& deflated = frames.form(WireForm::ws_message_deflated);
+  ASSERT_TRUE(deflated);
+  ASSERT_TRUE(scratch.deflater.has_value());
+  EXPECT_LT(deflated.size(), 100u) << "200 bytes of one letter, compressed";
+  const proto::ws::Deflater* made = &*scratch.deflater;
+  ASSERT_TRUE(frames.form(WireForm::ws_envelope_deflated));
+  EXPECT_EQ(&*scratch.deflater, made) << "made once, then reused";
+}
+
 // The publisher keeps what it built: handed over, the kept form's only
 // reference is the one taken; a form built elsewhere stays shared.
 TEST_F(EventFramesTest, AFormBuiltHereIsTakenWholeAndOneBuiltElsewhereIsShared) {

@@ -1,12 +1,17 @@
 // A Publisher of one topic (Server::publisher): its events reach the
 // topic's subscribers as Server::publish's do, with the same answers to a
-// bad name or event; it holds its topic, so the topic is not reclaimed at
-// topics.max while the publisher lives, and is once it is gone; publishers
-// on several threads, each with its own, share a topic without losing or
-// reordering an event. The broker case is in broker_batch_test.cpp. These
-// tests also run under ThreadSanitizer (make test).
+// bad name or event, counted alike; it holds its topic, so the topic is
+// not reclaimed at topics.max while the publisher lives, and is once it is
+// gone; refused at topics.max, it publishes once there is room; a stalled
+// subscriber costs its waiting publish one timeout; publishers on several
+// threads, each with its own, share a topic without losing or reordering
+// an event; a Server destroyed before its publishers says so and stops.
+// The broker case is in broker_batch_test.cpp. These tests also run under
+// ThreadSanitizer (make test).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -65,18 +70,19 @@ TEST(Publisher, ABadTopicOrEventIsRefusedAsAPublishByNameIs) {
   EXPECT_EQ(news.publish_waiting("x", {.timeout = -1ms}).status, server::PublishStatus::bad_timeout);
   EXPECT_EQ(news.publish("fine").status, server::PublishStatus::ok);
 
-  // Moved from, a publisher names no topic and publishes nothing.
+  // Moved from, a publisher answers bad_topic and publishes nothing.
   server::Publisher taken = std::move(news);
   EXPECT_EQ(taken.publish("still fine").status, server::PublishStatus::ok);
   EXPECT_EQ(news.status(), server::PublishStatus::bad_topic);  // NOLINT(bugprone-use-after-move): what it answers
   EXPECT_EQ(news.publish("x").status, server::PublishStatus::bad_topic);
 }
 
-// topics.max of 1: the topic a publisher holds is not reclaimed for
-// another while the publisher lives, though it has no event and nobody
-// follows it; once the publisher is gone, it is.
+// topics.max of 1 (and no $sys topic, which would take the one place):
+// the topic a publisher holds is not reclaimed for another while the
+// publisher lives, though it has no event and nobody follows it; once the
+// publisher is gone, it is.
 TEST(Publisher, ItsTopicIsNotReclaimedWhileItLivesAndIsOnceItIsGone) {
-  server::Config config;
+  server::Config config = without_system_feed();
   config.hub.max_topics = 1;
   RunningServer running(config);
   server::Server& server = running.server();
@@ -89,16 +95,70 @@ TEST(Publisher, ItsTopicIsNotReclaimedWhileItLivesAndIsOnceItIsGone) {
   EXPECT_EQ(server.publish("other", "x").status, server::PublishStatus::ok);
 }
 
+// A publisher refused its topic at topics.max is counted as a publish by
+// name is, each time, and publishes once the table has room again.
+TEST(Publisher, RefusedAtTheTopicLimitItIsCountedAndPublishesOnceThereIsRoom) {
+  server::Config config = without_system_feed();
+  config.hub.max_topics = 1;
+  RunningServer running(config);
+  server::Server& server = running.server();
+  std::optional<server::Publisher> first(server.publisher("first"));
+  ASSERT_EQ(first->status(), server::PublishStatus::ok);
+  server::Publisher late = server.publisher("late");
+  EXPECT_EQ(late.status(), server::PublishStatus::too_many_topics);
+  EXPECT_EQ(late.publish("x").status, server::PublishStatus::too_many_topics);
+  EXPECT_EQ(late.publish_waiting("x", {}).status, server::PublishStatus::too_many_topics);
+  const std::string metrics = http_request(running.port(), "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("\nsluice_publish_refusals_total{reason=\"too_many_topics\"} 2\n"), std::string::npos)
+      << metrics;
+
+  first.reset();  // "first" has no event and nobody follows it: reclaimed for "late"
+  const server::PublishResult r = late.publish("at last");
+  EXPECT_EQ(r.status, server::PublishStatus::ok);
+  EXPECT_EQ(late.status(), server::PublishStatus::ok);
+  EXPECT_EQ(server.publish("first", "x").status, server::PublishStatus::too_many_topics) << "late holds the place";
+}
+
+// A subscriber that stops reading holds a waiting Publisher for one
+// timeout, as it holds a publish_waiting() by name: timed_out, nothing
+// published, the subscriber cut off; the next publish goes through.
+TEST(Publisher, ASubscriberThatStopsReadingCostsItOneTimeoutAndIsCutOff) {
+  server::Config config;
+  config.threads = 1;
+  config.tcp_send_buffer = 4096;
+  config.connection.send = {.max_bytes = 16 << 10, .max_frames = 64, .max_control_frames = 16};
+  RunningServer running(config);
+  server::Server& server = running.server();
+  SseSubscriber stalled(running.port(), "/sse/held?policy=fifo", 4096);
+  ASSERT_TRUE(stalled.opened());
+  server::Publisher publisher = server.publisher("held");
+  const std::string data(200, 'd');
+  server::PublishResult r;
+  std::size_t published = 0;
+  for (; published < 10000; ++published) {
+    r = publisher.publish_waiting(data, {.timeout = 200ms});
+    if (r.status != server::PublishStatus::ok) break;
+  }
+  ASSERT_EQ(r.status, server::PublishStatus::timed_out) << "after " << published << " events";
+  ASSERT_TRUE(stalled.client().read_until_closed());
+  EXPECT_EQ(server.stats().slow_disconnects, 1u);
+  EXPECT_EQ(publisher.publish_waiting(data, {.timeout = 5s}).status, server::PublishStatus::ok);
+}
+
 // Four threads, each with a Publisher of the same topic, and a subscriber
-// that reads everything: every event arrives once, each thread's in the
-// order it published them, under the ids the publishes answered.
+// that reads everything as it comes: every event arrives once, each
+// thread's in the order it published them, under the ids the publishes
+// answered. 6,000 events are more than the subscriber's budget of 4,096
+// frames, so the publishers also wait for it now and then.
 TEST(Publisher, PublishersOnSeveralThreadsShareATopicAndLoseNothing) {
   constexpr std::size_t kThreads = 4;
-  constexpr std::size_t kEach = 500;
+  constexpr std::size_t kEach = 1500;
   RunningServer running;
   server::Server& server = running.server();
   SseSubscriber sub(running.port(), "/sse/shared?policy=fifo");
   ASSERT_TRUE(sub.opened());
+  bool all_read = false;
+  std::thread reader([&sub, &all_read] { all_read = sub.wait_for(kThreads * kEach, 60s); });
   std::vector<std::vector<std::uint64_t>> ids(kThreads);
   std::vector<std::thread> threads;
   for (std::size_t t = 0; t < kThreads; ++t) {
@@ -113,8 +173,9 @@ TEST(Publisher, PublishersOnSeveralThreadsShareATopicAndLoseNothing) {
     });
   }
   for (std::thread& thread : threads) thread.join();
+  reader.join();
   for (std::size_t t = 0; t < kThreads; ++t) ASSERT_EQ(ids[t].size(), kEach) << "thread " << t;
-  ASSERT_TRUE(sub.wait_for(kThreads * kEach));
+  ASSERT_TRUE(all_read);
   EXPECT_EQ(sub.events().size(), kThreads * kEach);
   std::vector<std::size_t> next(kThreads, 0);
   for (const SseSubscriber::Event& event : sub.events()) {
@@ -126,6 +187,20 @@ TEST(Publisher, PublishersOnSeveralThreadsShareATopicAndLoseNothing) {
     EXPECT_EQ(seq_of(event.id), ids[t][next[t]]);
     ++next[t];
   }
+}
+
+// A Publisher left alive when its Server goes would later let go of its
+// topic and slab into freed memory: the Server's destructor stops the
+// process there instead, with a line naming the mistake.
+TEST(PublisherDeathTest, AServerDestroyedBeforeItsPublishersEndsTheProcessSayingSo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto server = std::make_unique<server::Server>(server::Config{});
+        auto kept = std::make_unique<server::Publisher>(server->publisher("kept"));
+        server.reset();
+      },
+      "a Server destroyed while 1 of its Publishers live; destroy them first");
 }
 
 }  // namespace

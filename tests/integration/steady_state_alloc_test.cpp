@@ -113,11 +113,12 @@ std::vector<std::unique_ptr<SseSubscriber>> fifo_subscribers(std::uint16_t port,
   return subs;
 }
 
-// The same from an application thread that waits for room
-// (publish_waiting): a send budget of 64 frames makes its window 16 events,
-// so each round's 50 publishes wait for the loop to deliver, sleeping on
-// the gate and woken by the loop.
-TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothing) {
+// Publishes 50 events a round from this thread, with `publish(data)` made
+// by `make(server)`, to 10 fifo SSE subscribers whose send budget of 64
+// frames makes a waiting publisher's window 16 events, and counts the heap
+// allocations of the measured rounds.
+template <class MakePublish>
+void expect_waiting_publishes_allocate_nothing(MakePublish make, std::string_view how) {
   constexpr int kBatch = 50;
   constexpr int kRounds = 20;
   server::Config config = without_system_feed();
@@ -126,49 +127,43 @@ TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothin
   const auto subs = fifo_subscribers(server.port(), 10);
   for (const auto& sub : subs) ASSERT_TRUE(sub->opened());
   const std::string data(64, 'e');
+  auto publish = make(server.server());  // gone before the server
   const auto round = [&] {
     bool ok = true;
-    for (int i = 0; i < kBatch; ++i) {
-      const server::PublishResult r = server.server().publish_waiting("steady", data, {.timeout = 5s}, "tick");
-      ok = r.status == server::PublishStatus::ok && ok;
-    }
+    for (int i = 0; i < kBatch; ++i) ok = publish(data).status == server::PublishStatus::ok && ok;
     for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
     return ok;
   };
   const SteadyState run = run_steady_state(kRounds, round);
   ASSERT_TRUE(run.warmed);
   EXPECT_TRUE(run.all_delivered);
-  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds
-                                 << " events, waiting for room, to " << subs.size() << " subscribers";
+  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds << " events " << how
+                                 << " to " << subs.size() << " subscribers";
+}
+
+// The same from an application thread that waits for room
+// (publish_waiting): each round's 50 publishes wait for the loop to
+// deliver, sleeping on the gate and woken by the loop.
+TEST(SteadyState, PublishingWaitingForRoomFromAnApplicationThreadAllocatesNothing) {
+  expect_waiting_publishes_allocate_nothing(
+      [](server::Server& server) {
+        return [&server](std::string_view data) {
+          return server.publish_waiting("steady", data, {.timeout = 5s}, "tick");
+        };
+      },
+      "waiting for room");
 }
 
 // The same through a Publisher of the topic, whose own scratch builds the
-// frames.
+// frames (made before the warm-up, as an application makes it once).
 TEST(SteadyState, PublishingThroughAPublisherOfTheTopicAllocatesNothing) {
-  constexpr int kBatch = 50;
-  constexpr int kRounds = 20;
-  server::Config config = without_system_feed();
-  config.connection.send.max_frames = 64;
-  RunningServer server(config);
-  const auto subs = fifo_subscribers(server.port(), 10);
-  for (const auto& sub : subs) ASSERT_TRUE(sub->opened());
-  server::Publisher publisher = server.server().publisher("steady");
-  ASSERT_EQ(publisher.status(), server::PublishStatus::ok);
-  const std::string data(64, 'e');
-  const auto round = [&] {
-    bool ok = true;
-    for (int i = 0; i < kBatch; ++i) {
-      const server::PublishResult r = publisher.publish_waiting(data, {.timeout = 5s}, "tick");
-      ok = r.status == server::PublishStatus::ok && ok;
-    }
-    for (auto& sub : subs) ok = count_markers(sub->client().fd(), '\n', '\n', kBatch) && ok;
-    return ok;
-  };
-  const SteadyState run = run_steady_state(kRounds, round);
-  ASSERT_TRUE(run.warmed);
-  EXPECT_TRUE(run.all_delivered);
-  EXPECT_EQ(run.allocations, 0u) << "heap allocations while publishing " << kBatch * kRounds
-                                 << " events through a Publisher to " << subs.size() << " subscribers";
+  expect_waiting_publishes_allocate_nothing(
+      [](server::Server& server) {
+        return [publisher = server.publisher("steady")](std::string_view data) mutable {
+          return publisher.publish_waiting(data, {.timeout = 5s}, "tick");
+        };
+      },
+      "through a Publisher");
 }
 
 // The same events in batches of 50 (publish_batch_waiting): each batch is
