@@ -125,7 +125,8 @@ TEST_F(EventFramesTest, APublishersDataThatIsNotUtf8GoesAsABinaryMessage) {
 // first deflated form it builds, and keeps it for the next: a scratch that
 // builds only plain forms never holds one.
 TEST_F(EventFramesTest, TheScratchMakesItsCompressorForTheFirstDeflatedFormOnly) {
-  const Message message{.data = std::string(200, 'z'), .event = "tick"};
+  const std::string letters(200, 'z');
+  const Message message{.data = letters, .event = "tick"};
   const buf::FrameRef data = payload("", "not read");
   {
     EventFrames frames(pool, scratch, "t", EventIdText("ep", 0, 1), message, data);
