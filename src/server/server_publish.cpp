@@ -192,6 +192,22 @@ PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub
   }
 }
 
+// Counts a publisher among its server's live ones (~Server checks that
+// none is left). The first member of Publisher::Impl after the server, so
+// the count goes down only once the topic and the slab are let go of.
+class LiveCount {
+ public:
+  explicit LiveCount(std::atomic<std::size_t>& count) : count_(count) {
+    count_.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~LiveCount() { count_.fetch_sub(1, std::memory_order_release); }
+  LiveCount(const LiveCount&) = delete;
+  LiveCount& operator=(const LiveCount&) = delete;
+
+ private:
+  std::atomic<std::size_t>& count_;
+};
+
 }  // namespace
 
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
@@ -209,19 +225,8 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
   return publish_with_room(s, {.topic = topic}, message, wait);
 }
 
-// Counted among the server's live publishers from construction to
-// destruction (~Server checks that none is left).
 struct Publisher::Impl {
-  Impl(Server::Impl& s, std::string_view name) : server(s), topic(name) {
-    server.live_publishers.fetch_add(1, std::memory_order_relaxed);
-    take_topic();
-  }
-  ~Impl() {
-    record = hub::TopicRef();
-    server.live_publishers.fetch_sub(1, std::memory_order_release);
-  }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  Impl(Server::Impl& s, std::string_view name) : server(s), live(s.live_publishers), topic(name) { take_topic(); }
 
   void take_topic() {
     if (topic.starts_with(hub::kServerTopicMark)) {
@@ -245,6 +250,7 @@ struct Publisher::Impl {
   [[nodiscard]] Target target() { return {topic, record.get(), &scratch}; }
 
   Server::Impl& server;
+  const LiveCount live;
   const std::string topic;
   hub::HubStatus status = hub::HubStatus::ok;
   hub::TopicRef record;  // none with a broker, nor while status is not ok
