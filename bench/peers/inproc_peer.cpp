@@ -24,7 +24,7 @@
 //   sluiced-inproc --listen 127.0.0.1:0 [--threads N] [--set KEY=VALUE]...
 //                  [--topic fanout] [--size 64] [--rate 0]
 //                  [--publish publish|waiting] [--wait-ms 200] [--batch 1] [--start-after 1]
-//                  [--via name|publisher]
+//                  [--via name|publisher] [--stamp-every 1]
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, PublishVia>{{"name", PublishVia::name},
                                                                           {"publisher", PublishVia::publisher}}))
       ->capture_default_str();
+  app.add_option("--stamp-every", o.stamp_every,
+                 "one event per call: read the clock for one event in this many, the rest carrying its stamp")
+      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{4096}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -101,6 +104,9 @@ int main(int argc, char** argv) {
   o.wait = std::chrono::milliseconds(wait_ms);
   if (o.via == PublishVia::publisher && o.batch > 1) {
     return fail("--via publisher publishes one event per call: it takes no --batch over 1");
+  }
+  if (o.stamp_every > 1 && o.batch > 1) {
+    return fail("--stamp-every is for one event per call: a batch reads the clock once per call already");
   }
 
   srv::Config config;

@@ -99,8 +99,9 @@ bool InprocPublisher::publish_one(std::uint64_t seq, server::Publisher* publishe
   const std::string_view data(payload_.data(), payload_.size());
   const server::PublishWait wait{.timeout = options_.wait};
   bench::write_sequence(payload_.data(), 0, seq);
+  const bool stamped = (seq - 1) % options_.stamp_every == 0;
   while (!stop_.load(std::memory_order_relaxed)) {
-    bench::write_stamp(payload_.data(), bench::now_ns());
+    if (stamped) bench::write_stamp(payload_.data(), bench::now_ns());
     server::PublishResult r;
     if (publisher != nullptr) {
       r = options_.call == PublishCall::waiting ? publisher->publish_waiting(data, wait) : publisher->publish(data);

@@ -11,7 +11,12 @@
 // refused publish (busy, timed_out, no_memory) is tried again with the same
 // number, so a reader that sees a gap saw a loss in the server. The payload
 // lives in one buffer, restamped in place before each try: the thread
-// allocates nothing per event beyond what the server's publish does.
+// allocates nothing per event beyond what the server's publish does. With
+// stamp_every K over 1 the clock is read for one event in K (and its
+// tries), and the K - 1 after it carry its stamp, as a batch's events
+// share one: the reader times one sample per stamp, and the server's CPU
+// per event counts fewer of the bench's own clock reads (the thread runs in
+// the server's process).
 //
 // With a batch over 1 the thread publishes that many events per call
 // (Server::publish_batch, publish_batch_waiting), each in a buffer of its
@@ -47,6 +52,7 @@ struct InprocOptions {
   std::uint64_t start_after = 1;        // open streams before the first publish
   std::size_t batch = 1;                // events per call; over 1: the batch calls
   PublishVia via = PublishVia::name;    // for one event per call
+  std::uint64_t stamp_every = 1;        // for one event per call: events per clock read
 };
 
 // What the thread did, readable while it runs.
