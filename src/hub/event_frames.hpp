@@ -29,6 +29,7 @@
 #include "buf/slab_writer.hpp"
 #include "hub/event_id.hpp"
 #include "hub/hub_types.hpp"
+#include "hub/publish_clock.hpp"
 #include "hub/wire_form.hpp"
 #include "proto/ws_deflate.hpp"
 
@@ -49,6 +50,7 @@ struct FrameScratch {
   std::string json;     // the /ws envelope
   std::string payload;  // the event's payload made contiguous
   const void* payload_of = nullptr;  // the EventFrames whose payload it holds
+  PublishClock clock;                // the stamp of the events published with it
 };
 
 // FrameScratch for publishers that are not loops (the application's

@@ -228,9 +228,11 @@ PublishResult TopicBook::publish_checked(TopicRecord& record, const Message& mes
                                          const RoomRule* room) {
   PublishResult result{HubStatus::ok};
   std::uint64_t mask = 0;
+  // Read before the lock: push_locked() keeps the topic's stamps in order.
+  const auto now = scratch != nullptr ? scratch->clock.now() : std::chrono::steady_clock::now();
   {
     const std::lock_guard lock(record.mutex);
-    result.status = push_locked(record, message, scratch, room, std::chrono::steady_clock::now(), result.id);
+    result.status = push_locked(record, message, scratch, room, now, result.id);
     result.subscribers = record.subscribers;
     mask = record.loop_mask;
   }
@@ -302,9 +304,12 @@ HubStatus TopicBook::push_locked(TopicRecord& record, const Message& message, Fr
   id = record.next_id++;
   event.seq = id;
   event.key = conflation_key(message.key);
-  event.published = now;
+  // Never before the event ahead of it: a publisher's clock may give a
+  // reading a few microseconds old (PublishClock), or the publisher read
+  // it before it waited for the lock, while another's event went first.
+  event.published = std::max(now, record.last_publish);
   event.stamp_frames();
-  record.last_publish = now;
+  record.last_publish = event.published;
   record.history.push(std::move(event));
   return HubStatus::ok;
 }
@@ -523,7 +528,15 @@ void TopicBook::notify_loops(TopicRecord& record, std::uint64_t mask) {
     // Told once until drained: a busy topic costs one wake-up per loop tick,
     // not one per event. Counted in `queued` before the push, so the count
     // never dips below the entries a loop may still pop.
-    if (!record.pending[loop].exchange(true, std::memory_order_acq_rel) && watchers_[loop] != nullptr) {
+    //
+    // A flag seen set needs no locked exchange (one per event otherwise).
+    // A loop clears it before it takes the topic's lock to drain: a drain
+    // that took the lock before this event went in cleared it before, so a
+    // flag seen set after is one some drain has yet to clear, and that
+    // drain takes the lock after this event went in, and finds it.
+    std::atomic<bool>& pending = record.pending[loop];
+    if (pending.load(std::memory_order_acquire)) continue;
+    if (!pending.exchange(true, std::memory_order_acq_rel) && watchers_[loop] != nullptr) {
       record.queued.fetch_add(1, std::memory_order_relaxed);
       if (!watchers_[loop]->topic_changed(&record)) record.queued.fetch_sub(1, std::memory_order_relaxed);
     }

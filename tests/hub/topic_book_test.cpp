@@ -8,11 +8,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "hub/event_frames.hpp"
 #include "hub/hub.hpp"
+#include "hub/publish_clock.hpp"
 #include "hub_fixture.hpp"
 
 namespace sluice::hub {
@@ -97,6 +101,31 @@ TEST_F(Lifecycle, InspectingReadsTheKeptEventsInPublishOrderAndMakesNoTopic) {
   pump();
   EXPECT_EQ(c.ids.size(), 2u);
   hub.unsubscribe("news", &c);
+}
+
+// A publisher's clock may give a reading some microseconds old
+// (PublishClock); a topic stamps each event no earlier than the one ahead
+// of it, so its times never go back, whoever published.
+TEST_F(Lifecycle, AnEventIsNeverStampedBeforeTheOneAheadOfIt) {
+  FrameScratch held;
+  held.clock = PublishClock(std::numeric_limits<std::uint64_t>::max());  // gives its first reading again
+  ASSERT_EQ(book.publish("news", {"one"}, &held).status, HubStatus::ok);
+  const auto after_first = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() == after_first) {
+  }
+  ASSERT_EQ(book.publish("news", {"two"}).status, HubStatus::ok);  // a reading of its own, later
+  ASSERT_EQ(book.publish("news", {"three"}, &held).status, HubStatus::ok);
+  std::vector<std::chrono::steady_clock::time_point> times;
+  std::chrono::steady_clock::time_point last{};
+  EXPECT_TRUE(book.inspect_topic("news", [&](const TopicView& view) {
+    for (std::size_t i = 0; i < view.history.size(); ++i) times.push_back(view.history.at(i).published);
+    last = view.last_publish;
+  }));
+  ASSERT_EQ(times.size(), 3u);
+  EXPECT_LE(times[0], after_first);
+  EXPECT_GT(times[1], after_first);
+  EXPECT_GE(times[2], times[1]);
+  EXPECT_EQ(last, times[2]);
 }
 
 TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
