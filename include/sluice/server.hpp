@@ -49,7 +49,10 @@ enum class PublishStatus : std::uint8_t {
   timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)
   cannot_wait,  // called on a loop's thread (it would stop that loop), or the server has a broker
   bad_timeout,  // a timeout below 0 or above kMaxPublishWait
-  stopped,      // the server's loops stopped before there was room
+  // Any publish; nothing was published (past BatchResult::published): the
+  // server's loops stopped (stop(), drain()), before the call or while it
+  // waited for room, and none would deliver the event.
+  stopped,
 };
 
 // How long publish_waiting() may wait, at most.
@@ -165,10 +168,12 @@ class Server {
   // clients are refused. POST /admin/drain calls it. Any thread.
   void drain(std::chrono::milliseconds grace);
 
-  // Thread-safe. Returns the event's id, or why it was refused. With a
-  // broker (broker.url) the event is handed to a loop that sends it to
-  // Redis: ok means handed over (id 0), busy that broker.max_pending events
-  // wait already; Redis's own refusal is not reported back.
+  // Thread-safe. Returns the event's id, or why it was refused; stopped,
+  // uncounted, once the server's loops stopped (stop(), drain()): no loop
+  // would deliver the event. With a broker (broker.url) the event is handed
+  // to a loop that sends it to Redis: ok means handed over (id 0), busy
+  // that broker.max_pending events wait already; Redis's own refusal is not
+  // reported back.
   PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
                         std::string_view key = {});
   // publish(), for a publisher that would rather slow down to its

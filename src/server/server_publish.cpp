@@ -142,8 +142,10 @@ PublishResult answer(Server::Impl& s, const hub::PublishResult& r) {
   return {public_status(r.status), r.id, r.subscribers};
 }
 
-// publish(): handed to Redis with a broker; else published and counted.
+// publish(): refused once the loops stopped; handed to Redis with a
+// broker; else published and counted.
 PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Message& message) {
+  if (s.book.gate().closed()) return {PublishStatus::stopped};
   if (s.broker_config) {
     const hub::HubStatus status = forward(s, target.topic, message);
     if (status != hub::HubStatus::ok) return {public_status(status)};
@@ -289,6 +291,10 @@ BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchE
   Impl& s = *impl_;
   BatchResult batch;
   if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
+  if (s.book.gate().closed()) {
+    batch.status = PublishStatus::stopped;
+    return batch;
+  }
   if (s.broker_config) {
     for (const BatchEvent& e : events) {
       if (const hub::HubStatus status = forward(s, topic, {e.data, e.event, e.key}); status != hub::HubStatus::ok) {

@@ -294,6 +294,28 @@ TEST(PublishWaiting, APublisherWaitingWhenTheServerStopsIsToldSo) {
   EXPECT_EQ(server.publish_waiting("flow", kData, {}).status, server::PublishStatus::stopped);
 }
 
+// Once the loops stopped none would deliver an event: every publish, by
+// whichever call, is told `stopped` at once, and the pool keeps no block
+// for one (on the old code publish() answered ok and the history kept it).
+TEST(PublishWaiting, EveryPublishAfterTheServerStoppedIsToldSoAndKeepsNothing) {
+  RunningServer running;
+  server::Server& server = running.server();
+  server::Publisher made_before = server.publisher("flow");
+  ASSERT_EQ(server.publish("flow", kData).status, server::PublishStatus::ok);
+  running.stop();
+  const std::size_t free_blocks = server.pool_stats().free_blocks;
+  EXPECT_EQ(server.publish("flow", kData).status, server::PublishStatus::stopped);
+  const std::vector<server::BatchEvent> events(2, server::BatchEvent{kData});
+  const server::BatchResult batch = server.publish_batch("flow", events);
+  EXPECT_EQ(batch.status, server::PublishStatus::stopped);
+  EXPECT_EQ(batch.published, 0u);
+  EXPECT_EQ(server.publish_batch_waiting("flow", events, {}).status, server::PublishStatus::stopped);
+  EXPECT_EQ(made_before.publish(kData).status, server::PublishStatus::stopped);
+  EXPECT_EQ(made_before.publish_waiting(kData, {}).status, server::PublishStatus::stopped);
+  EXPECT_EQ(server.publisher("flow").publish(kData).status, server::PublishStatus::stopped);
+  EXPECT_EQ(server.pool_stats().free_blocks, free_blocks);
+}
+
 TEST(PublishWaiting, IsRefusedOnALoopThreadAndPastTheLongestWait) {
   std::atomic<int> on_loop{-1};
   RunningServer running(server::Config{}, [&](server::Server& s) {
