@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
                                                                           {"publisher", PublishVia::publisher}}))
       ->capture_default_str();
   app.add_option("--stamp-every", o.stamp_every,
-                 "one event per call: read the clock for one event in this many, the rest carrying its stamp")
+                 "one event per call: read the clock for one event in this many (up to 4096, as --batch), "
+                 "the rest carrying its stamp")
       ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{4096}));
   try {
     app.parse(argc, argv);

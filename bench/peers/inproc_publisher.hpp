@@ -14,9 +14,10 @@
 // allocates nothing per event beyond what the server's publish does. With
 // stamp_every K over 1 the clock is read for one event in K (and its
 // tries), and the K - 1 after it carry its stamp, as a batch's events
-// share one: the reader times one sample per stamp, and the server's CPU
-// per event counts fewer of the bench's own clock reads (the thread runs in
-// the server's process).
+// share one: the reader times one sample per stamp (the group's first
+// event), and flat out (rate 0) the server's CPU per event counts one in K
+// of the bench's own clock reads (the thread runs in the server's
+// process). At a rate each event still reads the clock for its pace.
 //
 // With a batch over 1 the thread publishes that many events per call
 // (Server::publish_batch, publish_batch_waiting), each in a buffer of its

@@ -15,7 +15,8 @@ namespace sluice::hub {
 // The inbox entry holds the record until the last line: `queued` counts it.
 void Hub::drain(TopicRecord* record) {
   // Cleared before reading, so an event published from here on tells the
-  // loop again.
+  // loop again; and before the topic's lock, which TopicBook::notify_loops
+  // relies on to skip telling a loop whose flag it sees set.
   record->pending[loop_].store(false, std::memory_order_release);
   deliver_news(record);
   record->queued.fetch_sub(1, std::memory_order_release);
@@ -86,7 +87,7 @@ void Hub::drain_pending() {
   }
   for (TopicRecord* record : pending_) {
     if (!locals_.contains(record)) continue;
-    record->pending[loop_].store(false, std::memory_order_release);
+    record->pending[loop_].store(false, std::memory_order_release);  // before the lock, as in drain()
     deliver_news(record);
   }
   pending_.clear();

@@ -374,14 +374,17 @@ TEST(SluicedInproc, StampsOneEventInEveryStampEveryAndTheRestCarryItsStamp) {
   ASSERT_NE(port, 0) << peer.output();
   WsTestClient subscriber(port);
   ASSERT_TRUE(subscriber.open("/ws/peers"));
-  std::vector<std::string> stamps;  // by sequence - 1
+  std::vector<std::string> stamps;  // from the first group's first event on
+  std::uint64_t first = 0;
   while (stamps.size() < 40) {
     const auto m = subscriber.read_message(5s);
     ASSERT_TRUE(m) << "no event";
     const std::optional<std::uint64_t> seq = sequence_of(m->payload);
     ASSERT_TRUE(seq) << m->payload;
     if (stamps.empty() && (*seq - 1) % 4 != 0) continue;  // joined within a group: wait for the next
-    stamps.push_back(m->payload.substr(0, 16));           // fixed-width hex: compared as strings
+    if (stamps.empty()) first = *seq;
+    ASSERT_EQ(*seq, first + stamps.size()) << "events come one after another";
+    stamps.push_back(m->payload.substr(0, 16));  // fixed-width hex: compared as strings
   }
   for (std::size_t i = 1; i < stamps.size(); ++i) {
     if (i % 4 == 0) {

@@ -22,6 +22,22 @@ TEST_F(HubTest, IdsIncreasePerTopic) {
   EXPECT_EQ(text(c.frames[1]), "id: ep:2\ndata: 2\n\n");
 }
 
+// A loop is told of a topic's news once until it drains it, however many
+// events come meanwhile (the book skips telling a loop whose flag it sees
+// set); the first event after the drain tells it again.
+TEST_F(HubTest, ALoopIsToldOfATopicsNewsOnceUntilItDrainsIt) {
+  Collector c;
+  ASSERT_EQ(hub.subscribe("a", &c), HubStatus::ok);
+  for (const char* data : {"1", "2", "3"}) ASSERT_EQ(book.publish("a", {data}).status, HubStatus::ok);
+  EXPECT_EQ(watcher.changed.size(), 1u);
+  pump();
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 2, 3}));
+  ASSERT_EQ(book.publish("a", {"4"}).status, HubStatus::ok);
+  ASSERT_EQ(watcher.changed.size(), 1u) << "told again after the drain";
+  pump();
+  EXPECT_EQ(c.ids, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+}
+
 TEST_F(HubTest, OneFrameIsSharedByEverySubscriber) {
   Collector a, b, c;
   for (Collector* s : {&a, &b, &c}) ASSERT_EQ(hub.subscribe("t", s), HubStatus::ok);

@@ -11,10 +11,10 @@ namespace {
 using Clock = PublishClock::Clock;
 using namespace std::chrono_literals;
 
-// Each reading lies between the steady clock's before it, less what the
-// reuse may hold back (4,096 counts: under a millisecond at any counter
-// rate over 4.1 MHz), and the steady clock's after it.
-TEST(PublishClock, AReadingIsNeverLaterThanTheClockNorOlderThanItsTicks) {
+// Each reading lies between the steady clock's after it and the steady
+// clock's before it, less a millisecond: a loose bound (4,096 counts take
+// under 2 us at this box's rate) that a reading kept for good would break.
+TEST(PublishClock, AReadingIsNeverLaterThanTheClockNorAMillisecondOlder) {
   PublishClock clock;
   for (int i = 0; i < 10000; ++i) {
     const Clock::time_point before = Clock::now();
@@ -37,8 +37,10 @@ TEST(PublishClock, AReadingOlderThanItsTicksIsTakenAgain) {
 
 #if defined(__x86_64__) || defined(__i386__)
 // Within its ticks the reading is given again; with none allowed, each
-// reading is the steady clock's own.
+// reading is the steady clock's own. Only where the counter is invariant:
+// elsewhere the clock is read each time.
 TEST(PublishClock, AReadingIsGivenAgainWithinItsTicksOnly) {
+  if (!time_stamp_counter_invariant()) GTEST_SKIP() << "this processor's counter is not invariant";
   PublishClock held(std::numeric_limits<std::uint64_t>::max());
   const Clock::time_point first = held.now();
   while (Clock::now() == first) {
