@@ -187,7 +187,9 @@ class Server {
   //     counts as short until a flush has it back at a quarter (or it leaves);
   //   - no loop that follows the topic is W or more events behind, W being
   //     a quarter of the send budget in events of this one's size (and at
-  //     most half of topics.history_events).
+  //     most half of topics.history_events); the smallest send budget since
+  //     the start, as connections keep the budget they opened with: a
+  //     reload narrows W, never widens it.
   // So a subscriber with room takes at most W more events before the
   // publisher looks again, and stays within its budget as long as events
   // are of similar size: each subscriber gets every event, in order, at the

@@ -44,12 +44,16 @@ struct Server::Impl {
   // mutex, which only a reload takes.
   std::mutex in_force_mutex;
   std::shared_ptr<const Config> in_force;
-  // connection.send's data limits in force, which a waiting publisher's
-  // window is made from (server_publish.cpp): stored with each reload,
-  // under the mutex, and read without it, so that a publish takes no lock.
-  // A read during a reload may pair a limit from before it with one from
-  // after, a window looser than either config's; it sizes only the one
-  // look for room that read it, and the next look reads the new pair.
+  // connection.send's data limits, the smallest in force since the start,
+  // which a waiting publisher's window is made from (server_publish.cpp): a
+  // connection keeps the budget it opened with, so a window widened by a
+  // reload would let the publisher run further ahead than connections
+  // opened before it can take, and they would be cut off. A raise widens
+  // the window at the next start. Stored by a reload, under the mutex, and
+  // read without it, so that a publish takes no lock. A read during a
+  // reload may pair a limit from before it with one from after, a window
+  // looser than the new config's; it sizes only the one look for room that
+  // read it, and the next look reads the new pair.
   std::atomic<std::size_t> send_max_frames;
   std::atomic<std::size_t> send_max_bytes;
   // Publishers (Server::publisher()) not yet destroyed: each holds a topic

@@ -3,6 +3,8 @@
 // touches an eventfd; the reading happens on loop 0. Live settings go to
 // every loop through its inbox, and the reload is reported once all have
 // taken them.
+#include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -16,6 +18,11 @@ namespace sluice::server {
 namespace {
 
 transport::TlsServerFiles tls_files(const TlsConfig& tls) { return {tls.cert_file, tls.key_file, tls.chain_file}; }
+
+// Under in_force_mutex: no other reload stores meanwhile.
+void narrow_to(std::atomic<std::size_t>& limit, std::size_t value) {
+  if (value < limit.load(std::memory_order_relaxed)) limit.store(value, std::memory_order_relaxed);
+}
 
 }  // namespace
 
@@ -79,8 +86,9 @@ std::optional<std::string> apply_live_settings(Server& server, const Config& rea
     if (auto error = hook.prepare(*next)) return error;
   }
   s.in_force = next;
-  s.send_max_frames.store(next->connection.send.max_frames, std::memory_order_relaxed);
-  s.send_max_bytes.store(next->connection.send.max_bytes, std::memory_order_relaxed);
+  // Only ever narrowed (see Server::Impl::send_max_frames).
+  narrow_to(s.send_max_frames, next->connection.send.max_frames);
+  narrow_to(s.send_max_bytes, next->connection.send.max_bytes);
   s.logger.set_level(log::parse_level(next->ops.log_level).value_or(log::Level::info));
   s.logger.set_access(next->ops.log_access != 0);
   s.ops.set_connections_limit(next->max_connections);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -157,10 +158,12 @@ void expect_cut_off_after_a_prefix(SseSubscriber& stalled, std::uint64_t first) 
 // kEvents waiting publishes to kReaders slow readers of "flow" on
 // `running`: every one is published, and every reader gets every event in
 // order, none cut off.
-void expect_every_reader_gets_every_waiting_publish(RunningServer& running) {
+void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
+                                                    const std::function<void()>& once_readers_opened = {}) {
   server::Server& server = running.server();
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
   ASSERT_TRUE(readers.opened());
+  if (once_readers_opened) once_readers_opened();
   readers.start(kEvents, kSip);
   std::uint64_t first = 0;
   for (std::size_t i = 0; i < kEvents; ++i) {
@@ -266,6 +269,28 @@ TEST(PublishWaiting, ABudgetReloadedSmallerNarrowsTheWindowAndNoneIsCutOff) {
   running.server().request_reload();
   ASSERT_TRUE(wait_until([&] { return reported.load() == 1; }));
   expect_every_reader_gets_every_waiting_publish(running);
+}
+
+// A connection keeps the budget it opened with: a reload that raises the
+// budget leaves the window as it was (until the next start), or readers
+// that opened before it, bound by the smaller budget, would be cut off.
+TEST(PublishWaiting, ABudgetReloadedLargerLeavesTheWindowAndNoReaderOpenedBeforeIsCutOff) {
+  std::atomic<int> reported{0};
+  RunningServer running(small_budgets(), [&reported](server::Server& s) {
+    s.on_reload([&s] {
+      server::Config read = small_budgets();
+      read.connection.send = {};  // 4,096 frames, 1 MiB
+      return server::apply_live_settings(s, read);
+    });
+    s.on_reloaded([&reported](const std::vector<std::string>& failures) {
+      EXPECT_TRUE(failures.empty()) << failures.front();
+      ++reported;
+    });
+  });
+  expect_every_reader_gets_every_waiting_publish(running, [&] {
+    running.server().request_reload();
+    ASSERT_TRUE(wait_until([&] { return reported.load() == 1; }));
+  });
 }
 
 // A subscriber that reads nothing holds a publisher waiting the longest
