@@ -17,11 +17,10 @@
 // adds to the age. Without an invariant counter, or off x86, it is the
 // steady clock, read each time.
 //
-// Read by one thread at a time: FrameScratch holds one, and a scratch is
-// a loop's, a Publisher's, or lent by the book to one publish at a time
-// (its reading is as good to the next thread it is lent to, the counters
-// being in step). A topic keeps its events' stamps in order whoever
-// stamped them (TopicBook::push_locked).
+// Read by one thread at a time: a loop's, or a Publisher's owner's
+// (FrameScratch holds one; the scratches the book lends publish nothing
+// with theirs). A topic keeps its events' stamps in order whoever stamped
+// them (TopicBook::push_locked).
 #pragma once
 
 #include <chrono>

@@ -226,15 +226,10 @@ PublishResult TopicBook::publish_to(TopicRecord& record, const Message& message,
 
 PublishResult TopicBook::publish_checked(TopicRecord& record, const Message& message, FrameScratch* scratch,
                                          const RoomRule* room) {
-  if (scratch == nullptr) {
-    // Lent before the lock, not under it; its clock is as good to any thread.
-    ScratchPool::Lease lent = scratch_pool_.lend();
-    return publish_checked(record, message, &*lent, room);
-  }
   PublishResult result{HubStatus::ok};
   std::uint64_t mask = 0;
   // Read before the lock: push_locked() keeps the topic's stamps in order.
-  const auto now = scratch->clock.now();
+  const auto now = scratch != nullptr ? scratch->clock.now() : std::chrono::steady_clock::now();
   {
     const std::lock_guard lock(record.mutex);
     result.status = push_locked(record, message, scratch, room, now, result.id);
