@@ -49,9 +49,9 @@ enum class PublishStatus : std::uint8_t {
   timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)
   cannot_wait,  // called on a loop's thread (it would stop that loop), or the server has a broker
   bad_timeout,  // a timeout below 0 or above kMaxPublishWait
-  // Any publish; nothing was published (past BatchResult::published): the
-  // server's loops stopped (stop(), drain()), before the call or while it
-  // waited for room, and none would deliver the event.
+  // Any publish but one handed to a broker; nothing was published (past
+  // BatchResult::published): the server's loops are stopping (stop(),
+  // drain()), before the call or while it waited for room.
   stopped,
 };
 
@@ -169,11 +169,12 @@ class Server {
   void drain(std::chrono::milliseconds grace);
 
   // Thread-safe. Returns the event's id, or why it was refused; stopped,
-  // uncounted, once the server's loops stopped (stop(), drain()): no loop
-  // would deliver the event. With a broker (broker.url) the event is handed
-  // to a loop that sends it to Redis: ok means handed over (id 0), busy
-  // that broker.max_pending events wait already; Redis's own refusal is not
-  // reported back.
+  // uncounted, once the server's loops are stopping (stop(), drain()): they
+  // deliver no new event, at most what they held for connections still
+  // closing. With a broker (broker.url) the event is handed to a loop that
+  // sends it to Redis (a draining loop still does, for the other nodes): ok
+  // means handed over (id 0), busy that broker.max_pending events wait
+  // already; Redis's own refusal is not reported back.
   PublishResult publish(std::string_view topic, std::string_view data, std::string_view event = {},
                         std::string_view key = {});
   // publish(), for a publisher that would rather slow down to its
@@ -187,9 +188,10 @@ class Server {
   //     counts as short until a flush has it back at a quarter (or it leaves);
   //   - no loop that follows the topic is W or more events behind, W being
   //     a quarter of the send budget in events of this one's size (and at
-  //     most half of topics.history_events); the smallest send budget since
-  //     the start, as connections keep the budget they opened with: a
-  //     reload narrows W, never widens it.
+  //     most half of topics.history_events). The budget is the smallest in
+  //     force since the Server was made, as connections keep the budget
+  //     they opened with: a reload narrows W, at the next look of a wait
+  //     under way too, and never widens it.
   // So a subscriber with room takes at most W more events before the
   // publisher looks again, and stays within its budget as long as events
   // are of similar size: each subscriber gets every event, in order, at the

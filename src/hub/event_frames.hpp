@@ -50,7 +50,7 @@ struct FrameScratch {
   std::string json;     // the /ws envelope
   std::string payload;  // the event's payload made contiguous
   const void* payload_of = nullptr;  // the EventFrames whose payload it holds
-  PublishClock clock;                // the stamp of the events published with it
+  PublishClock clock;                // a loop's or a Publisher's single publishes' stamps
 };
 
 // FrameScratch for publishers that are not loops (the application's

@@ -18,9 +18,10 @@
 // steady clock, read each time.
 //
 // Read by one thread at a time: a loop's, or a Publisher's owner's
-// (FrameScratch holds one; the scratches the book lends publish nothing
-// with theirs). A topic keeps its events' stamps in order whoever stamped
-// them (TopicBook::push_locked).
+// (FrameScratch holds one; the scratches the book lends never read
+// theirs: a publish by name and a batch read the steady clock). A topic
+// keeps its events' stamps in order whoever stamped them
+// (TopicBook::push_locked).
 #pragma once
 
 #include <chrono>

@@ -50,10 +50,11 @@ struct Server::Impl {
   // reload would let the publisher run further ahead than connections
   // opened before it can take, and they would be cut off. A raise widens
   // the window at the next start. Stored by a reload, under the mutex, and
-  // read without it, so that a publish takes no lock. A read during a
-  // reload may pair a limit from before it with one from after, a window
-  // looser than the new config's; it sizes only the one look for room that
-  // read it, and the next look reads the new pair.
+  // read without it at each look for room, so that a publish takes no lock
+  // and a wait under way keeps to a window a reload narrowed. A read during
+  // a reload may pair a limit from before it with one from after, a window
+  // looser than the new config's; it sizes only the one look that read it,
+  // and the next look reads the new pair.
   std::atomic<std::size_t> send_max_frames;
   std::atomic<std::size_t> send_max_bytes;
   // Publishers (Server::publisher()) not yet destroyed: each holds a topic

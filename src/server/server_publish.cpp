@@ -142,15 +142,16 @@ PublishResult answer(Server::Impl& s, const hub::PublishResult& r) {
   return {public_status(r.status), r.id, r.subscribers};
 }
 
-// publish(): refused once the loops stopped; handed to Redis with a
-// broker; else published and counted.
+// publish(): handed to Redis with a broker (a draining loop still sends
+// to Redis, for the other nodes to deliver); else refused once the loops
+// stopped, or published and counted.
 PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Message& message) {
-  if (s.book.gate().closed()) return {PublishStatus::stopped};
   if (s.broker_config) {
     const hub::HubStatus status = forward(s, target.topic, message);
     if (status != hub::HubStatus::ok) return {public_status(status)};
     return {PublishStatus::ok, 0, s.book.follow_state(target.topic).subscribers};
   }
+  if (s.book.gate().closed()) return {PublishStatus::stopped};
   return answer(s, publish_once(s, target, message, nullptr));
 }
 
@@ -167,7 +168,8 @@ PublishResult publish_now(Server::Impl& s, const Target& target, const hub::Mess
 // that found no room. The caller has checked that it may wait.
 PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub::Message& message,
                                 PublishWait wait) {
-  const hub::RoomRule room{lag_window(s, message.data.size() + message.event.size())};
+  const std::size_t event_bytes = message.data.size() + message.event.size();
+  hub::RoomRule room{lag_window(s, event_bytes)};
   if (const hub::PublishResult r = publish_once(s, target, message, &room); r.status != hub::HubStatus::busy) {
     return answer(s, r);
   }
@@ -184,6 +186,7 @@ PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub
   for (;;) {
     waiting.arm();
     if (s.book.gate().closed()) return {PublishStatus::stopped};
+    room.max_lag = lag_window(s, event_bytes);  // a reload may have narrowed it meanwhile
     const hub::PublishResult r = publish_once(s, target, message, &room);
     if (r.status != hub::HubStatus::busy) return answer(s, r);
     if (!waiting.sleep_until(deadline)) {
@@ -291,7 +294,7 @@ BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchE
   Impl& s = *impl_;
   BatchResult batch;
   if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
-  if (s.book.gate().closed()) {
+  if (s.book.gate().closed() && !s.broker_config) {
     batch.status = PublishStatus::stopped;
     return batch;
   }
@@ -326,7 +329,7 @@ BatchResult Server::publish_batch_waiting(std::string_view topic, std::span<cons
   if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
   std::size_t largest = 0;
   for (const BatchEvent& e : events) largest = std::max(largest, e.data.size() + e.event.size());
-  const hub::RoomRule room{lag_window(s, largest)};
+  hub::RoomRule room{lag_window(s, largest)};
   RunMessages messages;
   hub::TopicRef record;
   std::optional<hub::PublishGate::Wait> waiting;
@@ -337,6 +340,7 @@ BatchResult Server::publish_batch_waiting(std::string_view topic, std::span<cons
       batch.status = PublishStatus::stopped;
       return batch;
     }
+    room.max_lag = lag_window(s, largest);  // a reload may have narrowed it meanwhile
     const hub::RunResult run =
         s.book.publish_run(topic, next_run(events.subspan(batch.published), messages), &room);
     take(s, batch, run);

@@ -159,11 +159,11 @@ void expect_cut_off_after_a_prefix(SseSubscriber& stalled, std::uint64_t first) 
 // `running`: every one is published, and every reader gets every event in
 // order, none cut off.
 void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
-                                                    const std::function<void()>& once_readers_opened = {}) {
+                                                    const std::function<bool()>& once_readers_opened = {}) {
   server::Server& server = running.server();
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
   ASSERT_TRUE(readers.opened());
-  if (once_readers_opened) once_readers_opened();
+  if (once_readers_opened) ASSERT_TRUE(once_readers_opened());
   readers.start(kEvents, kSip);
   std::uint64_t first = 0;
   for (std::size_t i = 0; i < kEvents; ++i) {
@@ -289,7 +289,7 @@ TEST(PublishWaiting, ABudgetReloadedLargerLeavesTheWindowAndNoReaderOpenedBefore
   });
   expect_every_reader_gets_every_waiting_publish(running, [&] {
     running.server().request_reload();
-    ASSERT_TRUE(wait_until([&] { return reported.load() == 1; }));
+    return wait_until([&] { return reported.load() == 1; });
   });
 }
 
