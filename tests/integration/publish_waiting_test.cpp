@@ -163,7 +163,9 @@ void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
   server::Server& server = running.server();
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
   ASSERT_TRUE(readers.opened());
-  if (once_readers_opened) ASSERT_TRUE(once_readers_opened());
+  if (once_readers_opened) {
+    ASSERT_TRUE(once_readers_opened());
+  }
   readers.start(kEvents, kSip);
   std::uint64_t first = 0;
   for (std::size_t i = 0; i < kEvents; ++i) {
