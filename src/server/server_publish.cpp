@@ -294,10 +294,6 @@ BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchE
   Impl& s = *impl_;
   BatchResult batch;
   if (events.empty()) return unchecked(batch, empty_batch_status(s, topic));
-  if (s.book.gate().closed() && !s.broker_config) {
-    batch.status = PublishStatus::stopped;
-    return batch;
-  }
   if (s.broker_config) {
     for (const BatchEvent& e : events) {
       if (const hub::HubStatus status = forward(s, topic, {e.data, e.event, e.key}); status != hub::HubStatus::ok) {
@@ -306,6 +302,10 @@ BatchResult Server::publish_batch(std::string_view topic, std::span<const BatchE
       ++batch.published;
     }
     batch.subscribers = s.book.follow_state(topic).subscribers;
+    return batch;
+  }
+  if (s.book.gate().closed()) {  // as publish_now()
+    batch.status = PublishStatus::stopped;
     return batch;
   }
   RunMessages messages;
