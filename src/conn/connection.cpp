@@ -99,7 +99,11 @@ void Connection::read_available() {
       if (!closed()) rest_input();
       continue;
     }
-    if (n == 0) return lingering_ ? close_now(close_reason_) : on_peer_eof();
+    if (n == 0) {
+      if (lingering_) return close_now(close_reason_);
+      peer_ended_ = true;
+      return on_peer_eof();
+    }
     if (n != -EAGAIN) return close_now(CloseReason::io_error);
     if (transport_->read_wants_writable()) set_write_interest(true);
     return;
@@ -181,6 +185,12 @@ void Connection::resume_input() {
   if (ended()) return;
   if (!input_.empty()) on_input(input_);
   if (!closed()) rest_input();
+  // The peer's end was read already: the protocol may now have answered
+  // all it read before it.
+  if (peer_ended_) {
+    if (!ended()) on_peer_eof();
+    return;
+  }
   // Edge-triggered: bytes that arrived while input was paused raised no new
   // event, so read them now (or at the connection's turn, when it waits in
   // the read queue).

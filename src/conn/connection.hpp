@@ -150,7 +150,10 @@ class Connection : private detail::OwnedQueue,
   // (the memory account refused it): the protocol answers, or waits for a
   // consumer to make room. Reading stops until resume_input().
   virtual void on_input_refused(buf::ChargeStatus status) { (void)status; }
-  // Called when the peer closed its sending side: input is complete.
+  // Called when the peer closed its sending side, and again each time input
+  // resumes after that (resume_input()): nothing more is read, and the
+  // protocol closes once it has answered what it read before. The default
+  // closes once the queue drains.
   virtual void on_peer_eof() { close_after_flush(CloseReason::peer); }
   // Called at the start of each flush: the last chance to queue frames
   // (coalesced notices, say) that should leave in this write.
@@ -181,7 +184,7 @@ class Connection : private detail::OwnedQueue,
   // No more input is read until the protocol acts: the connection closes,
   // the protocol holds its input, or the input buffer is full.
   [[nodiscard]] bool input_paused() const {
-    return closing() || input_held() || input_.size() >= limits_.receive_budget;
+    return closing() || peer_ended_ || input_held() || input_.size() >= limits_.receive_budget;
   }
   void flush();
   void set_write_interest(bool on);
@@ -227,6 +230,9 @@ class Connection : private detail::OwnedQueue,
   io::Loop::Clock::time_point last_activity_;
   bool write_armed_ = false;
   bool lingering_ = false;
+  // The peer closed its sending side: what the input buffer holds is all
+  // there is (on_peer_eof()).
+  bool peer_ended_ = false;
   bool read_waits_for_memory_ = false;
   CloseReason close_reason_ = CloseReason::peer;
 };

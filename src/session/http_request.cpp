@@ -23,6 +23,13 @@ proto::http1::Limits charged(proto::http1::Limits limits, buf::MemoryAccount& ac
   return limits;
 }
 
+// An SSE stream or a WebSocket: what the client's FIN ends (see on_peer_eof()).
+bool asks_for_stream(const proto::http1::Request& request) {
+  const bool event_stream = request.header("Accept").find("text/event-stream") != std::string_view::npos;
+  return event_stream || !request.header("Upgrade").empty() || request.path == kSsePrefix ||
+         request.path.starts_with("/sse/");
+}
+
 // A refusal for want of memory names the key to raise; the parser's other
 // reasons are for logs only.
 std::string_view named_key(const char* reason) {
@@ -105,6 +112,11 @@ bool HttpRequestPhase::replies_full() const {
   return session_.queue().control_frames() + 1 >= session_.queue().limits().max_control_frames;
 }
 
+bool HttpRequestPhase::on_peer_eof() {
+  if (awaiting_auth_ && awaiting_stream_) return false;
+  return awaiting_publish_ || awaiting_auth_ || listing_ticket_ != 0 || (partial_ && replies_full());
+}
+
 void HttpRequestPhase::on_drained() {
   if (partial_) session_.resume_input();
 }
@@ -142,6 +154,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   if (session_.peer().auth_pending()) {
     // Parsed again, from the same bytes, when the decision comes.
     awaiting_auth_ = true;
+    awaiting_stream_ = asks_for_stream(request);
     log_access(request.method_text, request.target, request.header("User-Agent"), request.body.size());
     parser_.reset();
     return false;

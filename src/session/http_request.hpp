@@ -39,6 +39,12 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
 
   void on_input(std::string& input) override;
   void on_drained() override;
+  // A client's FIN ends its requests, not its reading: every request read
+  // before it is answered (the pipelined ones waiting for room for their
+  // replies, a publish waiting for Redis, a request for its decision), then
+  // the connection closes. A request for a stream still waiting for its
+  // decision ends there, as its stream would: the question is withdrawn.
+  bool on_peer_eof() override;
   void on_input_refused(buf::ChargeStatus status) override;
   void tick(io::Loop::Clock::time_point now) override;
 
@@ -114,6 +120,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   // the CORS origin its reply names (kept, reused: the request is gone).
   bool awaiting_publish_ = false;
   bool awaiting_auth_ = false;  // the request at the front waits for a decision given later
+  bool awaiting_stream_ = false;  // ... and asks for a stream
   std::uint32_t publish_ticket_ = 0;
   std::string publish_topic_;
   std::string publish_origin_;

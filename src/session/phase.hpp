@@ -36,8 +36,10 @@ class Phase {
   // The input buffer may not grow for the partial request or message it
   // holds (see conn::Connection::on_input_refused()).
   virtual void on_input_refused(buf::ChargeStatus status) { (void)status; }
-  // The peer shut its sending side. Returns true when the phase handled
-  // it; false lets the connection close after its queue drains.
+  // The peer shut its sending side; asked again each time input resumes
+  // after that (conn::Connection::on_peer_eof()). True while the phase
+  // still owes answers to what it read (it resumes input when it goes on);
+  // false lets the connection close after its queue drains.
   virtual bool on_peer_eof() { return false; }
   // The start of each flush: the last chance to queue frames (coalesced
   // notices) that should leave in this write.

@@ -68,6 +68,9 @@ class Session final : public conn::Connection {
   void on_closed(conn::CloseReason reason) override;
   [[nodiscard]] bool input_held() const override { return phase_->holds_input(); }
   void on_input_refused(buf::ChargeStatus status) override { phase_->on_input_refused(status); }
+  void on_peer_eof() override {
+    if (!phase_->on_peer_eof()) close_after_flush(conn::CloseReason::peer);
+  }
   void before_flush() override { phase_->before_flush(); }
   void on_drained() override { phase_->on_drained(); }
   // The phase's flush, counted in the loop's histograms.

@@ -2,8 +2,9 @@
 // AuthReply), through real sockets: the client's request, stream or ack
 // waits without holding up the loop, then gets the decision; requests
 // behind it wait their turn; a decision that never comes is a 503 at
-// auth.callback_timeout_ms; a client that leaves first withdraws its
-// question (run under ASan in the debug build: nothing freed is touched).
+// auth.callback_timeout_ms; a stream's client that leaves first withdraws
+// its question (run under ASan in the debug build: nothing freed is
+// touched), a publish's that only ended its side is answered.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -149,6 +150,21 @@ TEST_F(AuthorizationLater, RequestsPipelinedBehindAWaitingOneAreAnsweredAfterItI
   EXPECT_EQ(gate.asked.load(), 1);  // routed again, not asked again
 }
 
+// A FIN ends the client's requests, not its reading: a publish waiting for
+// its decision is answered when it comes, then the connection closes.
+TEST_F(AuthorizationLater, APublishWhoseClientEndedItsSideIsAnsweredWhenDecided) {
+  TestClient client(running.port());
+  client.send("POST /pub/later.t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\nx");
+  client.end_sending();
+  ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
+  decide(200);
+  const HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 200) << reply.head;
+  EXPECT_NE(reply.body.find(R"({"topic":"later.t")"), std::string::npos) << reply.body;
+  EXPECT_TRUE(client.read_until_closed());
+  EXPECT_EQ(gate.withdrawn.load(), 0);
+}
+
 TEST_F(AuthorizationLater, AWsAckWaitsAndTheRequestsBehindItAreReadAfter) {
   WsTestClient json(running.port());
   ASSERT_EQ(json.upgrade({.path = "/ws"}).status, 101);
@@ -198,6 +214,8 @@ TEST_F(AuthorizationLater, ATopicStreamsFirstMessageWaitsForItsPublishDecisionAn
   EXPECT_EQ(gate.asked.load(), 1);  // once for the stream's life
 }
 
+// A stream's request ends with its client's FIN, before it opened as after:
+// its question is withdrawn.
 TEST_F(AuthorizationLater, AClientThatLeavesWhileWaitingWithdrawsItsQuestion) {
   {
     TestClient leaving(running.port());

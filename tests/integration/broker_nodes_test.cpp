@@ -133,7 +133,9 @@ TEST_F(BrokerNodes, RedisStoppedPublishesAnswer503AndDeliveryCatchesUpInOrder) {
 // The access log's line for an HTTP/1.1 publish carries Redis's answer, as
 // its reply does: with Redis stopped, a POST that waited is logged with the
 // status it was answered (not 200 when it was routed), and one whose client
-// closed the connection before the answer 499.
+// reset the connection before the answer 499. A client that only ended its
+// side (a FIN) is answered: the publish went to Redis, and the client must
+// learn what became of it.
 TEST_F(BrokerNodes, AnHttp11PublishIsLoggedWithTheStatusRedisAnswered) {
   auto node = start_node({"log.access=1", "threads=1"});
   ASSERT_NE(node->port(), 0) << node->output();
@@ -142,16 +144,23 @@ TEST_F(BrokerNodes, AnHttp11PublishIsLoggedWithTheStatusRedisAnswered) {
   }
 
   redis_.pause();
-  {
-    // The request, then the end of the connection: the publish is sent
-    // to Redis (and waits) before the server reads the end.
-    TestClient gone(port_of(node));
-    gone.send("POST /pub/logged_gone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\ngone");
-  }
+  // The request, then a reset once the node has read it (a reset that came
+  // first would leave nothing to log): its one loop answers a request on a
+  // later connection only after it read what came before it.
+  TestClient gone(port_of(node));
+  gone.send("POST /pub/logged_gone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\ngone");
+  ASSERT_EQ(http_request(port_of(node), "GET", "/healthz").status, 200);
+  gone.reset();
+  TestClient ended(port_of(node));
+  ended.send("POST /pub/logged_ended HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nended");
+  ended.end_sending();
   TestClient waits(port_of(node));
   waits.send("POST /pub/logged_waits HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nwaits");
   const HttpReply reply = read_reply(waits, 10s);
   ASSERT_TRUE(reply.status == 504 || reply.status == 503) << reply.head;
+  const HttpReply ended_reply = read_reply(ended, 10s);
+  EXPECT_TRUE(ended_reply.status == 504 || ended_reply.status == 503) << ended_reply.head;
+  EXPECT_TRUE(ended.read_until_closed());
   redis_.resume();
   EXPECT_EQ(node->stop(), 0);
 
@@ -164,6 +173,8 @@ TEST_F(BrokerNodes, AnHttp11PublishIsLoggedWithTheStatusRedisAnswered) {
   EXPECT_NE(line_of("/pub/logged_waits").find(answered), std::string::npos) << log;
   EXPECT_NE(line_of("/pub/logged_waits").find(" body_bytes=5 "), std::string::npos) << log;
   EXPECT_NE(line_of("/pub/logged_gone").find(" status=499 transport=http "), std::string::npos) << log;
+  const std::string ended_answer = " status=" + std::to_string(ended_reply.status) + " transport=http ";
+  EXPECT_NE(line_of("/pub/logged_ended").find(ended_answer), std::string::npos) << log;
 }
 
 TEST_F(BrokerNodes, ANodeKilledItsClientResumesOnAnotherExactlyOnceInOrder) {

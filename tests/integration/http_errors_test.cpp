@@ -148,6 +148,31 @@ TEST(HttpErrors, APipelineLongerThanTheControlLaneIsAnsweredWholeAndInOrder) {
   EXPECT_FALSE(client.eof());
 }
 
+// A client's FIN ends its requests, not its reading: the requests it
+// pipelined before the FIN, waiting for room for their replies, are all
+// answered, then the connection closes. Before, the FIN closed it with the
+// replies to what was queued and nothing for the rest.
+TEST(HttpErrors, APipelineEndedByTheClientsFinIsAnsweredWholeThenClosed) {
+  server::Config config;
+  config.connection.send.max_control_frames = 2;
+  RunningServer server(config);
+  TestClient client(server.port());
+  constexpr int kRequests = 1000;
+  std::string pipeline;
+  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  pipeline += "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  client.send(pipeline);
+  client.end_sending();
+  ASSERT_TRUE(client.read_until_closed());
+  for (int i = 1; i <= kRequests; ++i) {
+    const HttpReply reply = read_reply(client, 0ms);
+    ASSERT_EQ(reply.status, 200) << i;
+    ASSERT_NE(reply.body.find(":" + std::to_string(i) + "\""), std::string::npos) << reply.body;
+  }
+  EXPECT_EQ(read_reply(client, 0ms).body, "ok\n");
+  EXPECT_TRUE(client.buffer().empty()) << client.buffer();
+}
+
 TEST(HttpErrors, Http10ClosesAfterTheResponse) {
   RunningServer server;
   TestClient client(server.port());

@@ -51,6 +51,18 @@ TestClient::~TestClient() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void TestClient::end_sending() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
+void TestClient::reset() {
+  if (fd_ < 0) return;
+  const linger abort{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  ::close(fd_);
+  fd_ = -1;
+}
+
 void TestClient::send(std::string_view bytes) {
   while (!bytes.empty() && fd_ >= 0) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);

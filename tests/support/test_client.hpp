@@ -28,6 +28,12 @@ class TestClient {
   [[nodiscard]] bool connected() const { return fd_ >= 0; }
   [[nodiscard]] int fd() const { return fd_; }
   void send(std::string_view bytes);
+  // Shuts the sending side (a FIN): the client asks nothing more, and
+  // reads on.
+  void end_sending();
+  // Closes with a reset (SO_LINGER 0), as a client that went at once
+  // does, where a FIN alone may mean it still reads.
+  void reset();
 
   // Reads until `done(buffer)` holds; false on EOF or when `limit` passes.
   bool read_until(const std::function<bool(const std::string&)>& done, std::chrono::milliseconds limit = 10s);
