@@ -23,13 +23,6 @@ proto::http1::Limits charged(proto::http1::Limits limits, buf::MemoryAccount& ac
   return limits;
 }
 
-// An SSE stream or a WebSocket: what the client's FIN ends (see on_peer_eof()).
-bool asks_for_stream(const proto::http1::Request& request) {
-  const bool event_stream = request.header("Accept").find("text/event-stream") != std::string_view::npos;
-  return event_stream || !request.header("Upgrade").empty() || request.path == kSsePrefix ||
-         request.path.starts_with("/sse/");
-}
-
 // A refusal for want of memory names the key to raise; the parser's other
 // reasons are for logs only.
 std::string_view named_key(const char* reason) {
@@ -80,6 +73,8 @@ void HttpRequestPhase::on_input(std::string& input) {
          !replies_full() &&
          handle_one(std::string_view(input).substr(used), used)) {
   }
+  // Read now, before a flush writes part of the lane: a drain resumes it.
+  stopped_for_reply_room_ = used < input.size() && replies_full();
   input.erase(0, used);
   partial_ = !handed_over_ && !input.empty();
 }
@@ -114,7 +109,7 @@ bool HttpRequestPhase::replies_full() const {
 
 bool HttpRequestPhase::on_peer_eof() {
   if (awaiting_auth_ && awaiting_stream_) return false;
-  return awaiting_publish_ || awaiting_auth_ || listing_ticket_ != 0 || (partial_ && replies_full());
+  return awaiting_publish_ || awaiting_auth_ || listing_ticket_ != 0 || stopped_for_reply_room_;
 }
 
 void HttpRequestPhase::on_drained() {
@@ -169,6 +164,9 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
 
 void HttpRequestPhase::auth_answered() {
   awaiting_auth_ = false;
+  // Ending already (its client's FIN ended a stream's request): nothing
+  // more is routed, and the client went before its answer.
+  if (session_.ended()) return held_line_.write(log::kClientGoneStatus, session_.loop().now());
   held_line_.drop();
   session_.resume_input();
 }

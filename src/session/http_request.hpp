@@ -75,6 +75,9 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
 
   // http_routes.cpp
   void route(const proto::http1::Request& request);
+  // An SSE stream or a WebSocket: what the client's FIN ends, before it
+  // opened as after (see on_peer_eof()).
+  [[nodiscard]] bool asks_for_stream(const proto::http1::Request& request) const;
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
   // broker_publish.cpp: with a broker the request waits for Redis's answer
   // and reads no further request meanwhile (replies stay in order).
@@ -112,6 +115,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool keep_alive_ = true;
   bool served_any_ = false;  // until the first request, the handshake timeout applies
   bool partial_ = false;     // part of a request is buffered
+  bool stopped_for_reply_room_ = false;  // requests wait for room for their replies (replies_full())
   bool handed_over_ = false;  // a request opened a stream: this phase is done
   io::Loop::Clock::time_point request_started_;
   int answered_status_ = 0;  // the status of this request's reply, once sent

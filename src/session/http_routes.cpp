@@ -10,6 +10,7 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
+#include "session/ops_answers.hpp"
 #include "session/origin_check.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
@@ -91,6 +92,15 @@ void HttpRequestPhase::route(const Request& request) {
     return upgrade_topic(request, path.substr(kWsPrefix.size() + 1));
   }
   respond({.status = 404, .body = "no such resource\n"});
+}
+
+// The paths route() opens a stream on, whatever the checks answer.
+bool HttpRequestPhase::asks_for_stream(const Request& request) const {
+  if (request.method != Method::get) return false;
+  const std::string_view path = request.path;
+  if (path.starts_with(kPublishPrefix)) return !request.header("Upgrade").empty();
+  return path == kSsePrefix || path.starts_with("/sse/") || path == kWsPrefix || path.starts_with("/ws/") ||
+         services_.ws_route(path) != nullptr || asks_for_system_topic(services_, request);
 }
 
 void HttpRequestPhase::publish(const Request& request, std::string_view raw_topic) {

@@ -56,7 +56,8 @@ int bio_read(BIO* bio, char* out, int length) {
       state.counters.received += static_cast<std::size_t>(n);
       if (state.confined) state.allowance -= static_cast<std::size_t>(n);
     }
-    if (n >= 0) return static_cast<int>(n);  // 0: the peer closed its side
+    if (n == 0) state.peer_ended = true;
+    if (n >= 0) return static_cast<int>(n);
     if (errno == EINTR) continue;
     if (would_block(errno)) {
       state.found_empty = true;
@@ -73,9 +74,12 @@ int bio_puts(BIO* bio, const char* text) {
 }
 
 // Writes go straight to the socket, so there is never anything to flush;
+// the end of the stream is the peer's FIN (SocketBioState::peer_ended);
 // every other control (kernel TLS queries included) is unsupported.
-long bio_ctrl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
-  return command == BIO_CTRL_FLUSH ? 1 : 0;
+long bio_ctrl(BIO* bio, int command, long /*number*/, void* /*pointer*/) {
+  if (command == BIO_CTRL_FLUSH) return 1;
+  if (command == BIO_CTRL_EOF) return state_of(bio).peer_ended ? 1 : 0;
+  return 0;
 }
 
 int bio_create(BIO* bio) {

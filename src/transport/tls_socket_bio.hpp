@@ -38,6 +38,12 @@ struct SocketBioState {
   // (io::recv_stamped) in `arrival`, once `stamped`.
   bool stamped = false;
   std::int64_t arrival = 0;
+  // A recv() returned 0: the peer shut its sending side. Told to OpenSSL
+  // as the end of the stream (BIO_CTRL_EOF), which, with
+  // SSL_OP_IGNORE_UNEXPECTED_EOF, makes a FIN without close_notify end the
+  // reading side as close_notify does, and leaves the writing side open
+  // for the replies still owed.
+  bool peer_ended = false;
 };
 
 // A new BIO over `state->fd` (not owned, not closed by the BIO). `state`

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "test_client.hpp"
 
@@ -171,6 +172,34 @@ TEST(HttpErrors, APipelineEndedByTheClientsFinIsAnsweredWholeThenClosed) {
   }
   EXPECT_EQ(read_reply(client, 0ms).body, "ok\n");
   EXPECT_TRUE(client.buffer().empty()) << client.buffer();
+}
+
+// The same with the default lane, to a reader with a small window that
+// takes its replies as they come and sends its FIN partway: most of the
+// time the server's last flush wrote part of the lane, so it is no longer
+// full when the FIN is read, though requests still wait to be parsed.
+TEST(HttpErrors, APipelineEndedByTheFinOfASlowReaderIsAnsweredWhole) {
+  RunningServer server;
+  TestClient client(server.port(), 4096);
+  constexpr int kRequests = 10000;
+  std::string pipeline;
+  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  std::thread sender([&] { client.send(pipeline); });
+  const auto replies_read = [](const std::string& buffer) {
+    std::size_t n = 0;
+    for (std::size_t at = buffer.find("HTTP/1.1 "); at != std::string::npos; at = buffer.find("HTTP/1.1 ", at + 1)) ++n;
+    return n;
+  };
+  ASSERT_TRUE(client.read_until([&](const std::string& b) { return replies_read(b) >= kRequests / 4; }, 20s));
+  sender.join();
+  client.end_sending();
+  ASSERT_TRUE(client.read_until_closed(20s));
+  int answered = 0;
+  for (HttpReply reply; (reply = read_reply(client, 0ms)).status != 0; ++answered) {
+    ASSERT_EQ(reply.status, 200) << answered;
+    ASSERT_NE(reply.body.find(":" + std::to_string(answered + 1) + "\""), std::string::npos) << reply.body;
+  }
+  EXPECT_EQ(answered, kRequests);
 }
 
 TEST(HttpErrors, Http10ClosesAfterTheResponse) {

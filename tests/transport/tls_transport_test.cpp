@@ -2,8 +2,9 @@
 // against a client made of OpenSSL calls alone: reads move the handshake
 // on and then carry the request, a flush of many small frames leaves as
 // full records, TLS 1.3 only refuses a TLS 1.2 client, plain HTTP fails
-// the first read, shutdown_write() sends close_notify, and a read takes one
-// record that carries no data at a time.
+// the first read, shutdown_write() sends close_notify, a FIN without
+// close_notify leaves the replies' way open, and a read takes one record
+// that carries no data at a time.
 #include "transport/tls_transport.hpp"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,29 @@ TEST_F(TlsTransportTest, ReadsDriveTheHandshakeThenCarryTheRequestAndAFlushLeave
 
   EXPECT_EQ(server.shutdown_write(), 0);
   ASSERT_TRUE(pump([&] { return !client.read_available(); }, {pair.client}));
+  EXPECT_TRUE(client.eof());
+}
+
+// A client's FIN without close_notify ends what it sends, as close_notify
+// does: the read says so (0), and the replies still owed go out. Before,
+// OpenSSL took it for a broken connection and every write failed.
+TEST_F(TlsTransportTest, AFinWithoutCloseNotifyEndsTheInputAndLeavesTheOutputOpen) {
+  TcpPair pair;
+  TlsTransport server(context(), ::dup(pair.server));
+  OpenSslClient client(pair.client, verified());
+  ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+  ASSERT_TRUE(client.write_all("POST /pub/a HTTP/1.1\r\n\r\n"));
+  ASSERT_EQ(::shutdown(pair.client, SHUT_WR), 0);
+  std::string request;
+  EXPECT_EQ(read_request(server, client, request, 1000, pair.client), 0);
+  EXPECT_EQ(request, "POST /pub/a HTTP/1.1\r\n\r\n");
+
+  const std::string reply = "HTTP/1.1 200 OK\r\n\r\n";
+  iovec iov{const_cast<char*>(reply.data()), reply.size()};
+  EXPECT_EQ(server.writev(&iov, 1), static_cast<long>(reply.size())) << server.stream().error();
+  EXPECT_EQ(server.shutdown_write(), 0);
+  ASSERT_TRUE(pump([&] { return !client.read_available(); }, {pair.client}));
+  EXPECT_EQ(client.received(), reply);
   EXPECT_TRUE(client.eof());
 }
 
