@@ -161,6 +161,10 @@ class H2Connection final : public Phase,
                              const proto::ws::HandshakeResult& handshake, MakeStream make,
                              bool stream_answers = false);
   void feed_websocket(H2Exchange& exchange, std::string_view bytes);
+  // The client ended a WebSocket's stream: it closes once it owes nothing
+  // for what came before (WsStream::on_peer_eof()), asked again as its
+  // input resumes.
+  void end_websocket_input(H2Exchange& exchange);
   [[nodiscard]] H2Exchange* open_exchange(std::int32_t stream);
   // h2_auth_waits.cpp: the request just routed waits for its
   // authorization on its stream; and what its stream received meanwhile

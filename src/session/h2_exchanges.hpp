@@ -58,6 +58,9 @@ struct H2Exchange {
   int answered = 0;
   std::unique_ptr<SseStream> sse;
   std::unique_ptr<WsStream> ws;
+  // The client ended `ws`'s stream (END_STREAM) while the stream still owed
+  // answers: it is asked again each time its input resumes.
+  bool ws_ended = false;
   // Bytes not yet given back to the client's window: a WebSocket stream's
   // not yet decoded, or any stream's while its authorization waits.
   std::string unread;

@@ -263,7 +263,7 @@ void H2Connection::on_end(std::int32_t stream) {
   }
   if (exchange->posting) return finish_post(*exchange);
   // A WebSocket's client is done sending, as at a TCP half-close.
-  if (exchange->ws && !exchange->ws->on_peer_eof()) exchange->outlet->close_after_flush(conn::CloseReason::peer);
+  if (exchange->ws) end_websocket_input(*exchange);
 }
 
 namespace {

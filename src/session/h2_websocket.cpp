@@ -206,7 +206,17 @@ void H2Connection::feed_websocket(H2Exchange& exchange, std::string_view bytes) 
 
 void H2Connection::resume_input(std::int32_t stream) {
   H2Exchange* exchange = exchanges_.find(stream);
-  if (exchange != nullptr && exchange->ws) feed_websocket(*exchange, {});
+  if (exchange == nullptr || !exchange->ws) return;
+  feed_websocket(*exchange, {});
+  if (exchange->ws_ended) end_websocket_input(*exchange);
+}
+
+// Once the stream owes nothing more for what its client sent, it closes
+// after its queue drains.
+void H2Connection::end_websocket_input(H2Exchange& exchange) {
+  if (exchange.outlet->ended()) return;
+  exchange.ws_ended = exchange.ws->on_peer_eof();
+  if (!exchange.ws_ended) exchange.outlet->close_after_flush(conn::CloseReason::peer);
 }
 
 }  // namespace sluice::session

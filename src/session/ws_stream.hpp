@@ -57,6 +57,11 @@ class WsStream : public Phase, private AuthWaiter {
   ~WsStream() override = default;
 
   void on_input(std::string& input) final;
+  // The client's FIN (over HTTP/2, its END_STREAM) ends what it sends, not
+  // its reading: a message waiting for its decision, and those read behind
+  // it, are handled first (the input resumes when the decision comes, and
+  // the end is asked again). A close frame among them ends the stream.
+  bool on_peer_eof() final { return waiting(); }
   // A stream that holds its input reads nothing more: its client's TCP
   // window fills instead of the input buffer.
   [[nodiscard]] bool holds_input() const final { return input_held(); }

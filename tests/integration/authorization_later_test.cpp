@@ -181,6 +181,25 @@ TEST_F(AuthorizationLater, AWsAckWaitsAndTheRequestsBehindItAreReadAfter) {
   EXPECT_EQ(ack->payload.rfind(R"({"op":"ack","req":2,"ok":true)", 0), 0u) << ack->payload;
 }
 
+// The same when the client's FIN follows its requests: they are answered
+// once decided, then the connection closes. Before, the FIN closed it at
+// once, the requests neither answered nor acted on.
+TEST_F(AuthorizationLater, WsRequestsSentBeforeTheFinAreAnsweredOnceDecided) {
+  WsTestClient json(running.port());
+  ASSERT_EQ(json.upgrade({.path = "/ws"}).status, 101);
+  json.send({.payload = R"({"op":"subscribe","topic":"later.a","req":1})"});
+  json.send({.payload = R"({"op":"publish","topic":"plain","data":"x","req":2})"});
+  json.socket().end_sending();
+  ASSERT_TRUE(eventually([&] { return gate.asked.load() == 1; }));
+  decide(200);
+  for (const std::string_view req : {"1", "2"}) {
+    const std::optional<ws::ServerFrame> ack = json.read_message();
+    ASSERT_TRUE(ack) << req;
+    EXPECT_EQ(ack->payload.rfind(R"({"op":"ack","req":)" + std::string(req) + R"(,"ok":true)", 0), 0u) << ack->payload;
+  }
+  EXPECT_TRUE(json.socket().read_until_closed());
+}
+
 TEST_F(AuthorizationLater, AWebSocketUpgradeWaitsThenOpensOrIsClosedWithTheStatus) {
   WsTestClient allowed(running.port());
   auto opened = std::async(std::launch::async, [&] { return allowed.upgrade({.path = "/ws/later.x"}).status; });
