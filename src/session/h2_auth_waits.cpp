@@ -43,6 +43,7 @@ void H2Connection::authorization_answered(std::int32_t stream) {
   deliver_held(*exchange);
   if (waiting.client_ended) on_end(stream);
   session_.want_flush();
+  end_if_owed_nothing();
 }
 
 void H2Connection::deliver_held(H2Exchange& exchange) {

@@ -42,6 +42,7 @@ void H2Connection::published(std::uint32_t ticket, broker::PublishStatus status,
   ReplyText text;
   answer_post(*post, broker_publish_answer(services_, status, id, error, post->topic, post->allow_origin, text));
   session_.want_flush();
+  end_if_owed_nothing();
 }
 
 }  // namespace sluice::session

@@ -2,6 +2,7 @@
 
 #include "log/access.hpp"
 #include "session/flush_metrics.hpp"
+#include "session/ops_answers.hpp"
 #include "session/services.hpp"
 #include "session/shared_routes.hpp"
 #include "session/session.hpp"
@@ -14,6 +15,15 @@ namespace {
 
 long long since_ms(io::Loop::Clock::time_point now, io::Loop::Clock::time_point then) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(now - then).count();
+}
+
+// A WebSocket (extended CONNECT) or an SSE stream: what the client's end
+// ends, before it opened as after.
+bool asks_for_stream(const transport::H2Request& request) {
+  if (request.method == "CONNECT") return true;
+  if (request.method != "GET") return false;
+  const std::string_view path = request.path.substr(0, request.path.find('?'));
+  return path == kSsePrefix || path.starts_with("/sse/") || path == kDashboardEventsPath;
 }
 
 }  // namespace
@@ -44,6 +54,24 @@ void H2Connection::on_input(std::string& input) {
   const transport::H2Status status = h2_->receive(input, session_.loop().now());
   input.clear();
   after_engine(status);
+}
+
+bool H2Connection::on_peer_eof() {
+  input_ended_ = true;
+  return owes_answers();
+}
+
+bool H2Connection::owes_answers() {
+  bool owes = false;
+  exchanges_.for_each([&owes](H2Exchange& exchange) {
+    const bool decision = exchange.waits_for_authorization() && !asks_for_stream(exchange.waiting->request());
+    owes = owes || exchange.awaiting_broker || decision;
+  });
+  return owes;
+}
+
+void H2Connection::end_if_owed_nothing() {
+  if (input_ended_ && !session_.ended() && !owes_answers()) session_.close_after_flush(conn::CloseReason::peer);
 }
 
 std::uint64_t H2Connection::ask_reader() { return h2_ ? h2_->ask_ack() : 0; }

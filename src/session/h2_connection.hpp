@@ -81,6 +81,11 @@ class H2Connection final : public Phase,
   ~H2Connection() override;
 
   void on_input(std::string& input) override;
+  // The client shut its sending side (a FIN, or TLS close_notify): the
+  // requests it sent that wait for their answer (a publish for Redis, a
+  // request for its authorization decision) are answered first, then the
+  // connection closes. Streams (SSE, WebSocket) end with the connection.
+  bool on_peer_eof() override;
   void tick(io::Loop::Clock::time_point now) override;
   std::size_t shed_behind(std::uint32_t looks) override;
   void shutdown() override;
@@ -175,6 +180,10 @@ class H2Connection final : public Phase,
   void reply(std::int32_t stream, const Response& response);
 
   void after_engine(transport::H2Status status);
+  // A request waits for its answer (see on_peer_eof()).
+  [[nodiscard]] bool owes_answers();
+  // Once the client's input ended, closes when nothing is owed.
+  void end_if_owed_nothing();
   void let_go(H2Exchange& exchange);
 
   Session& session_;
@@ -197,6 +206,7 @@ class H2Connection final : public Phase,
   bool routing_head_ = false;                 // that request is a HEAD: its reply has no DATA
   bool served_any_ = false;                   // a request has arrived
   bool ending_ = false;                       // the engine is ending the session (GOAWAY)
+  bool input_ended_ = false;                  // the client shut its sending side (on_peer_eof())
 };
 
 }  // namespace sluice::session

@@ -15,8 +15,6 @@ namespace {
 using proto::http1::Method;
 
 constexpr std::string_view kDashboardPath = "/dashboard";
-// Where the page follows the system topic (its EventSource's default).
-constexpr std::string_view kDashboardEventsPath = "/dashboard/events";
 // The name the authorizer is asked to grant before a scrape.
 constexpr std::string_view kMetricsTopic = "$metrics";
 

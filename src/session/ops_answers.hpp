@@ -27,6 +27,10 @@ struct OpsAnswer {
   Response reply;
 };
 
+// Where the dashboard's page follows the system topic (its EventSource's
+// default).
+inline constexpr std::string_view kDashboardEventsPath = "/dashboard/events";
+
 // The dashboard's stream of the system topic is what `request` asks for
 // (whatever the checks will answer).
 [[nodiscard]] bool asks_for_system_topic(const LoopServices& services, const proto::http1::Request& request);

@@ -4,8 +4,10 @@
 // Redis at once, and what they published reaches the other nodes'
 // subscribers once each, in order, under those ids. A stream the client
 // resets while Redis is stopped withdraws its wait, and the connection
-// goes on.
+// goes on, and one whose client ended its side after its publish is
+// answered.
 #include <nghttp2/nghttp2.h>
+#include <sys/socket.h>
 
 #include <gtest/gtest.h>
 
@@ -92,6 +94,24 @@ TEST_F(BrokerNodes, AnHttp2PublishWaitingForRedisIsAnsweredAndOneResetByItsClien
   // The same connection publishes again once Redis answers.
   EXPECT_TRUE(until_taken(client, "held"));
   EXPECT_FALSE(client.goaway());
+}
+
+// A client that shuts its sending side after its publish (a FIN) is still
+// answered: the event went to Redis, and the client must learn its id.
+// Before, the connection closed at the FIN with the stream unanswered.
+TEST_F(BrokerNodes, AnHttp2PublishWhoseClientEndedItsSideIsAnswered) {
+  H2TestClient client(port_of(b_));
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE(until_taken(client, "ended"));
+
+  redis_.pause();  // the answer comes only once the FIN was read with the request
+  const std::int32_t stream = client.request("POST", "/pub/ended", {}, "ended");
+  ASSERT_TRUE(client.flush());
+  ASSERT_EQ(::shutdown(client.fd(), SHUT_WR), 0);
+  redis_.resume();
+  ASSERT_TRUE(client.pump([&] { return client.stream(stream).closed; }));
+  EXPECT_EQ(client.stream(stream).status, 200) << client.stream(stream).body;
+  EXPECT_NE(client.stream(stream).body.find(R"("id":")"), std::string::npos) << client.stream(stream).body;
 }
 
 // The access log's line for a publish over HTTP/2 carries Redis's answer,
