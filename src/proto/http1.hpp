@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "buf/charged_buffer.hpp"
@@ -130,6 +131,13 @@ class RequestParser {
   // the parser's destruction, and while that input is unchanged.
   [[nodiscard]] const Request& request() const { return request_; }
 
+  // True once per request, after a parse() that returned need_more past
+  // its head, when that head asked `Expect: 100-continue` (HTTP/1.1, with a
+  // body): the caller sends `100 Continue`, and the client, which may be
+  // waiting for it, sends its body. A body over max_body is refused (413)
+  // at its head instead.
+  [[nodiscard]] bool take_continue() { return std::exchange(cur_.continue_owed, false); }
+
   // Makes the parser ready for the next request on the same connection.
   // Keeps its buffers' capacity: no allocation per request in steady state,
   // except that a chunked body larger than buf::kRestingCapacity is given
@@ -167,6 +175,7 @@ class RequestParser {
     std::size_t content_length = 0;
     std::size_t chunk_left = 0;  // bytes of the current chunk still to come
     bool chunked = false;
+    bool continue_owed = false;  // see take_continue()
   };
 
   struct FieldSpan {

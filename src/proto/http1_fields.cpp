@@ -29,6 +29,7 @@ struct Survey {
   const char* content_length_error = nullptr;
   bool close = false;
   bool keep_alive = false;
+  bool expect_continue = false;
 };
 
 void note_content_length(Survey& s, std::string_view value) {
@@ -55,6 +56,8 @@ void note(Survey& s, const Header& h) {
   } else if (iequals(h.name, "connection")) {
     s.close = s.close || list_has_token(h.value, "close");
     s.keep_alive = s.keep_alive || list_has_token(h.value, "keep-alive");
+  } else if (iequals(h.name, "expect")) {
+    s.expect_continue = s.expect_continue || iequals(h.value, "100-continue");
   }
 }
 
@@ -107,6 +110,10 @@ Framing decide_framing(std::span<const Header> headers, int version_minor, const
   if (s.hosts > 1) return reject(400, "more than one Host");
   Framing framing = body_framing(s, version_minor, limits);
   framing.keep_alive = version_minor == 1 ? !s.close : (s.keep_alive && !s.close);
+  // An HTTP/1.0 client cannot take an interim response: its expectation is
+  // ignored.
+  const bool body = framing.chunked || framing.content_length > 0;
+  framing.expect_continue = version_minor == 1 && s.expect_continue && body;
   return framing;
 }
 

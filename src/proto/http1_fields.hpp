@@ -29,6 +29,7 @@ struct Framing {
   bool chunked = false;
   std::size_t content_length = 0;  // 0 when there is no body or it is chunked
   bool keep_alive = false;
+  bool expect_continue = false;  // Expect: 100-continue, in HTTP/1.1, with a body to come
 };
 
 // Decides how the body is delimited and whether the connection stays open.

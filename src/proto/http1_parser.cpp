@@ -165,6 +165,7 @@ RequestParser::Flow RequestParser::on_end_of_headers(std::string_view in) {
   cur_.body_begin = cur_.pos;
   cur_.chunked = framing.chunked;
   cur_.content_length = framing.content_length;
+  cur_.continue_owed = framing.expect_continue;
   cur_.state = framing.chunked ? State::chunk_size : State::fixed_body;
   return Flow::next;
 }

@@ -121,6 +121,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   const proto::http1::ParseResult result = parser_.parse(input);
   switch (result.status) {
     case ParseStatus::need_more:
+      if (parser_.take_continue()) send_continue();
       // The whole request must fit the receive budget; one that cannot
       // (say, a chunked body with heavy framing) is refused, not stalled.
       if (const std::size_t budget = services_.connection_limits().receive_budget; input.size() >= budget) {
@@ -186,6 +187,18 @@ void HttpRequestPhase::respond(Response response) {
   response.keep_alive = keep_alive_;
   if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);
   if (!keep_alive_) session_.close_after_flush(conn::CloseReason::peer);
+}
+
+// The client may wait for this before it sends its body (it asked, with
+// Expect: 100-continue): without it each such publish stalls for as long
+// as the client waits (a second, for curl).
+void HttpRequestPhase::send_continue() {
+  constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+  if (session_.queue().append_control(kContinue)) return session_.want_flush();
+  buf::FrameRef frame = buf::make_frame(services_.pool(), buf::Lane::control, kContinue);
+  if (!frame || session_.send_control(std::move(frame)) != conn::EnqueueStatus::ok) {
+    session_.close_now(conn::CloseReason::io_error);
+  }
 }
 
 // A reply rides in the room left in the block of the reply before it when

@@ -56,6 +56,9 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool handle_one(std::string_view input, std::size_t& used);
   void respond(Response response);
   bool queue_response(const Response& response);
+  // The interim answer to Expect: 100-continue (see
+  // proto::http1::RequestParser::take_continue()).
+  void send_continue();
   // `reason`, when given, follows the status line's text in the body.
   void fail(int status, std::string_view reason = {});
   // A clear-text client opened with the HTTP/2 preface while h2.enabled=0.

@@ -202,6 +202,21 @@ TEST(HttpErrors, APipelineEndedByTheFinOfASlowReaderIsAnsweredWhole) {
   EXPECT_EQ(answered, kRequests);
 }
 
+// A client that asks Expect: 100-continue waits for it before it sends its
+// body (curl does, for a second): it is sent once the head is read.
+TEST(HttpErrors, AnExpectationOfContinueIsAnsweredBeforeTheBody) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send("POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+  ASSERT_TRUE(client.read_until_contains("\r\n\r\n"));
+  EXPECT_EQ(client.buffer(), "HTTP/1.1 100 Continue\r\n\r\n");
+  client.buffer().clear();
+  client.send("hello");
+  const HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 200) << reply.head;
+  EXPECT_NE(reply.body.find(R"("id":")"), std::string::npos) << reply.body;
+}
+
 TEST(HttpErrors, Http10ClosesAfterTheResponse) {
   RunningServer server;
   TestClient client(server.port());

@@ -330,6 +330,32 @@ TEST(Http1Parser, DecodesChunkedBodies) {
   EXPECT_EQ(expect_complete(post_chunked("0000000000000000000001\r\nz\r\n0\r\n\r\n")).body, "z");
 }
 
+// Expect: 100-continue with a body still to come: the caller is told once,
+// after the head, to send 100 Continue; not for HTTP/1.0 (which cannot take
+// an interim response), nor without a body, nor for other expectations.
+TEST(Http1Parser, AsksForOneContinueWhenTheHeadExpectsItAndABodyIsToCome) {
+  const auto owed_after_head = [](const std::string& head) {
+    RequestParser parser;
+    const ParseResult result = parser.parse(head);
+    const bool first = result.status == ParseStatus::need_more && parser.take_continue();
+    EXPECT_FALSE(parser.take_continue()) << "once per request";
+    return first;
+  };
+  EXPECT_TRUE(owed_after_head("POST /p HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"));
+  EXPECT_TRUE(owed_after_head("POST /p HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\n"
+                              "Transfer-Encoding: chunked\r\n\r\n"));
+  EXPECT_FALSE(owed_after_head("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"));
+  EXPECT_FALSE(owed_after_head("POST /p HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"));
+  EXPECT_FALSE(owed_after_head("POST /p HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n"));
+  EXPECT_FALSE(owed_after_head("POST /p HTTP/1.1\r\nHost: h\r\nExpect: something\r\nContent-Length: 5\r\n\r\n"));
+
+  RequestParser parser;
+  const std::string request = "POST /p HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello";
+  EXPECT_EQ(parser.parse(request).status, ParseStatus::complete);
+  parser.reset();
+  EXPECT_FALSE(parser.take_continue()) << "a reset forgets it";
+}
+
 TEST(Http1Parser, IgnoresChunkExtensions) {
   EXPECT_EQ(
       expect_complete(post_chunked("3;name=v\r\nabc\r\n2 ; x = \"q\"\r\nde\r\n0;last\r\n\r\n"))
