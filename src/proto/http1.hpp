@@ -77,6 +77,10 @@ enum class ParseStatus : std::uint8_t { need_more, complete, error };
 // chunked), the same pointer each time, so that a caller can tell it from
 // the other 413s and name the limit in its answer.
 inline constexpr char kBodyOverMaxBody[] = "request body over http.max_body";
+// Likewise for the 414 and 431s of the other limits.
+inline constexpr char kLineOverMaxRequestLine[] = "request line over http.max_request_line";
+inline constexpr char kHeadOverMaxHeaderBytes[] = "header section over http.max_header_bytes";
+inline constexpr char kHeadOverMaxHeaders[] = "more header fields than http.max_headers";
 
 struct ParseResult {
   ParseStatus status;

@@ -116,7 +116,7 @@ RequestParser::Flow RequestParser::on_start(std::string_view in) {
 
 RequestParser::Flow RequestParser::on_request_line(std::string_view in) {
   const LineScan scan = detail::scan_line(in, cur_.line_begin, cur_.pos, limits_.max_request_line);
-  if (scan.status == LineStatus::too_long) return fail(414, "request line over max_request_line");
+  if (scan.status == LineStatus::too_long) return fail(414, kLineOverMaxRequestLine);
   if (scan.status == LineStatus::need_more &&
       !detail::plausible_request_line_start(in.substr(cur_.line_begin, cur_.pos - cur_.line_begin))) {
     return fail(400, "method is not a token");
@@ -139,13 +139,13 @@ RequestParser::Flow RequestParser::on_field_line(std::string_view in, bool trail
   const std::size_t budget = limits_.max_header_bytes - cur_.header_bytes;
   const LineScan scan =
       detail::scan_line(in, cur_.line_begin, cur_.pos, budget > 2 ? budget - 2 : 0);
-  if (scan.status == LineStatus::too_long) return fail(431, "header section over max_header_bytes");
+  if (scan.status == LineStatus::too_long) return fail(431, kHeadOverMaxHeaderBytes);
   if (scan.status != LineStatus::found) return stop_with(unfinished(scan.status));
   if (scan.length == 0) {
     skip_line(0);
     return trailer ? complete(in, cur_.pos) : on_end_of_headers(in);
   }
-  if (cur_.field_lines == limits_.max_headers) return fail(431, "more than max_headers fields");
+  if (cur_.field_lines == limits_.max_headers) return fail(431, kHeadOverMaxHeaders);
   const detail::FieldLine field = detail::parse_field_line(in.substr(cur_.line_begin, scan.length));
   if (field.http_status != 0) return fail(field.http_status, field.reason);
   if (!trailer) {

@@ -182,7 +182,7 @@ DecodeResult Decoder::on_length_known() {
   if (!is_control(frame_opcode_) && !compressed) {
     const std::uint64_t before = frame_opcode_ == Opcode::continuation ? message_.size() : 0;
     if (before + frame_size_ > limits_.max_message_size) {
-      return fail(CloseCode::message_too_big, "message over the size limit");
+      return fail(CloseCode::message_too_big, kMessageOverSizeLimit);
     }
   }
   if (frame_masked_) {
@@ -323,7 +323,7 @@ DecodeResult Decoder::after_inflate(InflateStatus status, std::size_t text_start
   }
   switch (status) {
     case InflateStatus::too_big:
-      return fail(CloseCode::message_too_big, "message inflates past the size limit");
+      return fail(CloseCode::message_too_big, kMessageInflatesOverSizeLimit);
     case InflateStatus::corrupt:
       return fail(CloseCode::invalid_payload, "invalid compressed data");
     case InflateStatus::no_memory:

@@ -72,6 +72,12 @@ struct DecodeResult {
   const char* error = nullptr;  // error: what was wrong, a static string for logs
 };
 
+// The errors (1009) of a message over DecoderLimits::max_message_size, as
+// sent or once inflated: the same pointers each time, so that a caller can
+// name its own key for the limit.
+inline constexpr char kMessageOverSizeLimit[] = "message over the size limit";
+inline constexpr char kMessageInflatesOverSizeLimit[] = "message inflates past the size limit";
+
 // What a message whose buffer could not grow is answered with: 1009 and the
 // key to raise when a memory limit refused it, 1011 when the server is out
 // of memory. The decoder's own answer, and the stream's when a message it

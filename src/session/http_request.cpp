@@ -130,9 +130,8 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
       }
       return false;
     case ParseStatus::error:
-      if (result.reason == proto::http1::kBodyOverMaxBody) {
-        ReplyText text;
-        respond(body_over_max_body(parser_.limits().max_body, text));
+      if (ReplyText text; const std::optional<Response> limit = over_http_limit(result, parser_.limits(), text)) {
+        respond(*limit);
       } else {
         fail(result.http_status, named_key(result.reason));
       }

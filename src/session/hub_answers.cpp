@@ -3,7 +3,7 @@
 namespace sluice::session {
 
 HubAnswers::HubAnswers(std::size_t max_topic_name)
-    : bad_topic_("bad topic name: use 1-" + std::to_string(max_topic_name) + " of [A-Za-z0-9_.:-]") {}
+    : bad_topic_("bad topic name: use 1-" + std::to_string(max_topic_name) + " of [A-Za-z0-9_.:-] (topics.max_name)") {}
 
 HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
   switch (status) {
@@ -18,8 +18,9 @@ HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
     case hub::HubStatus::reserved_data:
       return {400, "bad data: data starting {\"sluice\": is the form of the server's notices", {}};
     case hub::HubStatus::too_many_topics:
+      return {503, "topic limit reached (topics.max)", {}};
     case hub::HubStatus::too_many_subscribers:
-      return {503, "topic limit reached", {}};
+      return {503, "topic limit reached: this topic has all the subscribers it may (topics.max_subscribers)", {}};
     case hub::HubStatus::too_many_created:
       return {429, "this connection made too many new topics (topics.max_created_per_connection)", {}};
     case hub::HubStatus::no_memory:

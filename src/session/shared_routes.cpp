@@ -24,10 +24,15 @@ std::string_view clipped(const char* text, int n, std::size_t capacity) {
 
 // 413, naming the limit `what` went over and its value; the connection
 // closes after it (the rest of the request is not read).
+Response over_limit(int status, std::string_view what, std::size_t limit, const char* unit, ReplyText& text) {
+  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %.*s (%zu %s)\n", status,
+                              proto::http1::status_reason(status), static_cast<int>(what.size()), what.data(), limit,
+                              unit);
+  return {.status = status, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+}
+
 Response too_large(std::string_view what, std::size_t limit, ReplyText& text) {
-  const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %.*s (%zu bytes)\n", 413,
-                              proto::http1::status_reason(413), static_cast<int>(what.size()), what.data(), limit);
-  return {.status = 413, .body = clipped(text.body, n, sizeof text.body), .keep_alive = false};
+  return over_limit(413, what, limit, "bytes", text);
 }
 
 }  // namespace
@@ -112,6 +117,20 @@ Response malformed(int status, ReplyText& text, std::string_view detail) {
 
 Response body_over_max_body(std::size_t max_body, ReplyText& text) {
   return too_large(proto::http1::kBodyOverMaxBody, max_body, text);
+}
+
+std::optional<Response> over_http_limit(const proto::http1::ParseResult& result, const proto::http1::Limits& limits,
+                                        ReplyText& text) {
+  namespace http1 = proto::http1;
+  if (result.reason == http1::kBodyOverMaxBody) return body_over_max_body(limits.max_body, text);
+  if (result.reason == http1::kLineOverMaxRequestLine) {
+    return over_limit(414, result.reason, limits.max_request_line, "bytes", text);
+  }
+  if (result.reason == http1::kHeadOverMaxHeaderBytes) {
+    return over_limit(431, result.reason, limits.max_header_bytes, "bytes", text);
+  }
+  if (result.reason == http1::kHeadOverMaxHeaders) return over_limit(431, result.reason, limits.max_headers, "fields", text);
+  return std::nullopt;
 }
 
 Response request_over_receive_budget(std::size_t budget, ReplyText& text) {
@@ -231,10 +250,14 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
     if (key == "topic") topics.emplace_back(decode_into(value, text.topic, sizeof text.topic));
   }
   if (topics.empty()) return Response{.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"};
+  if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection)) {
+    const int n = std::snprintf(text.body, sizeof text.body, "more topics than one stream may follow (%ld, %s)\n",
+                                static_cast<long>(config.max_topics_per_connection), "topics.max_per_connection");
+    return Response{.status = 400, .body = clipped(text.body, n, sizeof text.body)};
+  }
   const std::size_t max_name = config.hub.max_topic_name;
-  if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection) ||
-      !std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return proto::valid_topic_name(t, max_name); })) {
-    return malformed(400, text);
+  if (!std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return proto::valid_topic_name(t, max_name); })) {
+    return hub_refusal(services.answer(hub::HubStatus::bad_topic), text);
   }
   for (const std::string& topic : topics) {
     if (const AuthOutcome outcome = peer.authorize(Action::subscribe, topic, request); !outcome.allowed()) {

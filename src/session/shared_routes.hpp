@@ -80,6 +80,11 @@ struct ReplyText {
 // the limit the request met (`max_body`, in bytes), over HTTP/1.1 and
 // HTTP/2 alike.
 [[nodiscard]] Response body_over_max_body(std::size_t max_body, ReplyText& text);
+// The answer to a request the parser refused at one of `limits` (413, 414,
+// 431): one line naming the key and its value; nullopt for its other
+// refusals.
+[[nodiscard]] std::optional<Response> over_http_limit(const proto::http1::ParseResult& result,
+                                                      const proto::http1::Limits& limits, ReplyText& text);
 // 413 for a request that cannot be whole within the input buffer, one line
 // naming receive.budget_bytes and its value (`budget`, in bytes).
 [[nodiscard]] Response request_over_receive_budget(std::size_t budget, ReplyText& text);

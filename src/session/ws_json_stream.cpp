@@ -47,6 +47,25 @@ wsjson::Limits limits_from(const server::Config& config) {
   return limits;
 }
 
+// A request over one of the /ws limits is told which key bounds it; the
+// reader's own words say what else went wrong.
+std::string_view refusal_reason(const wsjson::ReadResult& read) {
+  switch (read.error) {
+    case wsjson::Error::too_large:
+      return "a message longer than allowed (ws.max_message)";
+    case wsjson::Error::too_deep:
+      return "values nested deeper than allowed (ws.json_max_depth)";
+    case wsjson::Error::string_too_long:
+      return "a string longer than allowed (ws.json_max_string)";
+    case wsjson::Error::number_too_long:
+      return "a number longer than allowed (ws.json_max_number)";
+    case wsjson::Error::too_many_members:
+      return "more members in an object or elements in an array than allowed (ws.json_max_members)";
+    default:
+      return read.reason;
+  }
+}
+
 }  // namespace
 
 WsJsonStream::WsJsonStream(const WsSetup& setup)
@@ -89,7 +108,7 @@ void WsJsonStream::on_message(proto::ws::Opcode, std::span<const char> payload) 
 }
 
 void WsJsonStream::reply(const wsjson::ReadResult& read, const wsjson::Request& request) {
-  if (!read.ok()) return refuse(request.req, read.reason);
+  if (!read.ok()) return refuse(request.req, refusal_reason(read));
   answer(request);
 }
 
@@ -138,7 +157,7 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
       return send_ack({request.req, true, {}, last_id, {}});
     }
     case Subscriptions::JoinStatus::too_many:
-      return refuse(request.req, "too many topics on this connection");
+      return refuse(request.req, "too many topics on this connection (topics.max_per_connection)");
     case Subscriptions::JoinStatus::refused:
       return refuse(request.req, services().answer(joined.refusal).text);
   }

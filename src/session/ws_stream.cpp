@@ -19,6 +19,15 @@ namespace {
 // resting buffers outside its account.
 std::size_t resting_uncharged(const WsSetup& setup) { return setup.whole_connection ? buf::kRestingCapacity : 0; }
 
+// The close reason (1009) of a message over the decoder's size limit, as
+// sent or once inflated, naming the server's key; the decoder's own words
+// for its other errors.
+const char* close_reason(const proto::ws::DecodeResult& r) {
+  if (r.error == proto::ws::kMessageOverSizeLimit) return "message over ws.max_message";
+  if (r.error == proto::ws::kMessageInflatesOverSizeLimit) return "message inflates past ws.max_message";
+  return r.error;
+}
+
 }  // namespace
 
 WsStream::WsStream(const WsSetup& setup)
@@ -82,7 +91,7 @@ void WsStream::on_input(std::string& input) {
       case DecodeStatus::error:
         ++services_.counters().protocol_errors;
         services_.metrics().protocol_errors.add();
-        end(r.close_code, r.error, conn::CloseReason::protocol);
+        end(r.close_code, close_reason(r), conn::CloseReason::protocol);
         break;
     }
     break;

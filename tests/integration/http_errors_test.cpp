@@ -14,16 +14,28 @@ struct BadRequest {
   const char* name;
   std::string bytes;
   int status;
+  std::string names = {};  // what the reply's line must say: the key and its value
 };
+
+std::string many_headers(int n) {
+  std::string lines;
+  for (int i = 0; i < n; ++i) lines += "X-" + std::to_string(i) + ": v\r\n";
+  return lines;
+}
 
 std::vector<BadRequest> bad_requests() {
   return {
       {"garbage", std::string("\x16\x03\x01\x02\x00 hello\r\n\r\n", 14), 400},
       {"no_host", "GET /healthz HTTP/1.1\r\n\r\n", 400},
-      {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414},
-      {"huge_headers", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431},
+      {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414,
+       "request line over http.max_request_line (8192 bytes)"},
+      {"huge_headers", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431,
+       "header section over http.max_header_bytes (16384 bytes)"},
+      {"many_headers", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many_headers(70) + "\r\n", 431,
+       "more header fields than http.max_headers (64 fields)"},
       {"http2_version", "GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n", 505},
-      {"body_too_large", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", 413},
+      {"body_too_large", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", 413,
+       "request body over http.max_body (1048576 bytes)"},
       {"bad_content_length", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1x\r\n\r\n", 400},
       {"unknown_coding", "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
       {"obs_fold", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n folded\r\n\r\n", 400},
@@ -41,6 +53,7 @@ TEST(HttpErrors, EachBadRequestGetsItsStatusAndAClosedConnection) {
     client.send(bad.bytes);
     const HttpReply reply = read_reply(client);
     EXPECT_EQ(reply.status, bad.status);
+    EXPECT_NE(reply.body.find(bad.names), std::string::npos) << reply.body;
     EXPECT_NE(reply.head.find("Connection: close"), std::string::npos);
     EXPECT_TRUE(client.read_until_closed());
     // Everyone else is still served.
@@ -108,7 +121,20 @@ TEST(HttpErrors, TheTopicNameRuleSpellsTheConfiguredLimit) {
   RunningServer server(config);
   const HttpReply reply = http_request(server.port(), "POST", "/pub/" + std::string(17, 't'), "x");
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-]\n");
+  EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-] (topics.max_name)\n");
+}
+
+TEST(HttpErrors, AStreamOfTooManyTopicsOrABadNameIsToldTheKey) {
+  server::Config config;
+  config.max_topics_per_connection = 2;
+  config.hub.max_topic_name = 16;
+  RunningServer server(config);
+  HttpReply reply = http_request(server.port(), "GET", "/sse?topic=a&topic=b&topic=c");
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(reply.body, "more topics than one stream may follow (2, topics.max_per_connection)\n");
+  reply = http_request(server.port(), "GET", "/sse/" + std::string(17, 't'));
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-] (topics.max_name)\n");
 }
 
 TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {

@@ -6,6 +6,7 @@
 // waits for payload that will never come.
 #include <gtest/gtest.h>
 
+#include "test_client.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test::ws {
@@ -57,6 +58,19 @@ std::vector<WsCase> limit_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(G9_Limits, WsConformance, testing::ValuesIn(limit_cases()), case_name);
+
+// The close names the key that bounds a message, not only that one does.
+TEST(WsLimits, AMessageOverTheLimitIsClosedNamingTheKey) {
+  RunningServer server;
+  WsTestClient client(server.port());
+  ASSERT_TRUE(client.open("/pub/limits"));
+  const auto max_message = static_cast<std::uint64_t>(server::Config{}.ws.max_message);
+  client.send({.opcode = kText, .length = max_message + 1});
+  const std::optional<ServerFrame> close = client.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 1009);
+  EXPECT_EQ(close->payload.substr(2), "message over ws.max_message");
+}
 
 }  // namespace
 }  // namespace sluice::test::ws
