@@ -144,6 +144,7 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   served_any_ = true;
   answered_status_ = 0;
   const proto::http1::Request& request = parser_.request();
+  answering_head_ = request.method == proto::http1::Method::head;
   session_.peer().begin_asking(*this);
   route(request);
   if (session_.peer().auth_pending()) {
@@ -182,6 +183,7 @@ void HttpRequestPhase::respond(Response response) {
   // request is routed again once the decision has come.
   if (session_.peer().auth_pending()) return;
   answered_status_ = response.status;
+  response.head_only = answering_head_;
   keep_alive_ = keep_alive_ && response.keep_alive;
   response.keep_alive = keep_alive_;
   if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);

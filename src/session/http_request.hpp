@@ -122,6 +122,7 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   bool handed_over_ = false;  // a request opened a stream: this phase is done
   io::Loop::Clock::time_point request_started_;
   int answered_status_ = 0;  // the status of this request's reply, once sent
+  bool answering_head_ = false;  // this request is a HEAD: its reply has no body
   bool stream_logs_request_ = false;  // the stream it opened holds its answer, and writes its line
   // A publish waiting for the broker's answer: its ticket, the topic and
   // the CORS origin its reply names (kept, reused: the request is gone).

@@ -42,8 +42,13 @@ OpsAnswer answer_ops(LoopServices& services, Peer& peer, const proto::http1::Req
   const bool dashboard = ops.dashboard != 0 && request.path == kDashboardPath;
   const bool events = asks_for_system_topic(services, request);
   if (!metrics && !dashboard && !events) return {};
-  if (request.method != Method::get) {
+  // HEAD as GET, the protocol's phase sending the head alone; the
+  // dashboard's stream is for GET only.
+  if (events && request.method != Method::get) {
     return reply({.status = 405, .body = "method not allowed\n", .extra_headers = "Allow: GET\r\n"});
+  }
+  if (request.method != Method::get && request.method != Method::head) {
+    return reply({.status = 405, .body = "method not allowed\n", .extra_headers = "Allow: GET, HEAD\r\n"});
   }
   if (dashboard) return dashboard_page(request, text);
   // Who may read the operator's figures, or follow the system topic, is the

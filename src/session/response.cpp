@@ -32,7 +32,7 @@ void write_response(buf::Sink& sink, const Response& response) {
   sink.append(response.keep_alive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n");
   sink.append(response.extra_headers);
   sink.append("\r\n");
-  sink.append(response.body);
+  if (!response.head_only) sink.append(response.body);
 }
 
 buf::FrameRef make_response(buf::Pool& pool, const Response& response) {

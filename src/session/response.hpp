@@ -16,6 +16,9 @@ struct Response {
   std::string_view body;
   bool keep_alive = true;
   std::string_view extra_headers;  // whole lines, each ending in CRLF
+  // The answer to a HEAD: the head gives the body's length, and no body
+  // follows (a client reads the next reply right after the head).
+  bool head_only = false;
 };
 
 // The whole reply to a connection past max_connections, sent at once

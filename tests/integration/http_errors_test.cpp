@@ -137,6 +137,30 @@ TEST(HttpErrors, AStreamOfTooManyTopicsOrABadNameIsToldTheKey) {
   EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-] (topics.max_name)\n");
 }
 
+// A HEAD's reply is its head alone, Content-Length saying what a GET's
+// body would be: a client reads the next reply right after it. Before, the
+// body followed, and a pipelining client read it as the next reply.
+TEST(HttpErrors, AHeadIsAnsweredWithTheHeadAloneAndThePipelineGoesOn) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send(
+      "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+      "HEAD /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  ASSERT_TRUE(client.read_until_contains("ok\n"));
+  const std::string& replies = client.buffer();
+  const std::size_t second = replies.find("HTTP/1.1 ", 1);
+  ASSERT_NE(second, std::string::npos) << replies;
+  EXPECT_EQ(replies.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << replies;
+  EXPECT_NE(replies.find("Content-Length: 3\r\n"), std::string::npos) << replies;
+  EXPECT_EQ(replies.substr(second - 4, 4), "\r\n\r\n") << "the head alone: " << replies;
+  EXPECT_EQ(replies.compare(second, 15, "HTTP/1.1 200 OK"), 0) << "HEAD /metrics: " << replies;
+  const std::size_t third = replies.find("HTTP/1.1 ", second + 1);
+  ASSERT_NE(third, std::string::npos) << replies;
+  EXPECT_EQ(replies.substr(third - 4, 4), "\r\n\r\n") << replies;
+  EXPECT_TRUE(replies.ends_with("\r\n\r\nok\n")) << replies;
+}
+
 TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   RunningServer server;
   TestClient client(server.port());
