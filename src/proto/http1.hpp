@@ -69,6 +69,9 @@ struct Request {
   // How many times header `name` came. A field that is not a list may come
   // once: a second is the sender's error, not a choice between the two.
   [[nodiscard]] std::size_t header_count(std::string_view name) const;
+  // The client asked for an interim 100 (Continue) before it sends its
+  // body (Expect: 100-continue).
+  [[nodiscard]] bool expects_continue() const;
 };
 
 enum class ParseStatus : std::uint8_t { need_more, complete, error };

@@ -57,7 +57,7 @@ void note(Survey& s, const Header& h) {
     s.close = s.close || list_has_token(h.value, "close");
     s.keep_alive = s.keep_alive || list_has_token(h.value, "keep-alive");
   } else if (iequals(h.name, "expect")) {
-    s.expect_continue = s.expect_continue || iequals(h.value, "100-continue");
+    s.expect_continue = s.expect_continue || iequals(h.value, "100-continue");  // as Request::expects_continue()
   }
 }
 

@@ -23,6 +23,8 @@ std::size_t Request::header_count(std::string_view name) const {
   return count;
 }
 
+bool Request::expects_continue() const { return detail::iequals(header("Expect"), "100-continue"); }
+
 const char* status_reason(int status) {
   switch (status) {
     case 200:

@@ -219,7 +219,10 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   post->event.assign(target.event);
   post->key.assign(target.key);
   post->allow_origin.assign(cors_origin(services_, request));
-  if (end_stream) finish_post(*post);
+  if (end_stream) return finish_post(*post);
+  // Its client may wait for this before it sends the body (curl does, for
+  // a second); the headers' checks have passed.
+  if (request.expects_continue()) h2_->send_continue(stream);
 }
 
 void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {

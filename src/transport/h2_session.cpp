@@ -295,6 +295,13 @@ bool H2Session::respond(std::int32_t id, int status, std::span<const H2Header> h
   return stream != nullptr && !stream->responded && !stream->refused && submit(status, headers, *stream, body);
 }
 
+void H2Session::send_continue(std::int32_t id) {
+  H2Stream* stream = find(id);
+  if (stream == nullptr || stream->responded || stream->refused) return;
+  const nghttp2_nv status = field(":status", "100");
+  (void)nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, id, nullptr, &status, 1, nullptr);
+}
+
 conn::OutQueue* H2Session::queue(std::int32_t id) {
   H2Stream* stream = find(id);
   return stream != nullptr && !stream->refused ? &stream->queue : nullptr;

@@ -114,6 +114,10 @@ class H2Session {
   // from the stream's queue until finish(); without, the response ends
   // with its headers. False when the stream is unknown or answered.
   bool respond(std::int32_t stream, int status, std::span<const H2Header> headers, bool body);
+  // An interim 100 (Continue) on `stream`, before its response: its client
+  // asked for it (Expect: 100-continue) and may wait for it to send its
+  // body. Nothing when the stream is unknown or answered.
+  void send_continue(std::int32_t stream);
   // The stream's outgoing queue (null when the stream is unknown). After
   // queueing, call wake().
   [[nodiscard]] conn::OutQueue* queue(std::int32_t stream);

@@ -2,7 +2,8 @@
 // answer: bodies held across a connection's streams past
 // receive.budget_bytes get 503 with Retry-After, one body past
 // http.max_body gets 413 with a line naming the key and the limit, and a body the pool has no block for gets 503;
-// after each the connection goes on and a small publish is served.
+// after each the connection goes on and a small publish is served. A
+// publish that asks for 100 Continue gets it before its body.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +26,21 @@ void expect_small_publish_served(H2TestClient& client) {
   ASSERT_TRUE(answered(client, ok));
   EXPECT_EQ(client.stream(ok).status, 200);
   EXPECT_NE(client.stream(ok).body.find("\"topic\":\"limits\""), std::string::npos) << client.stream(ok).body;
+}
+
+// Its client may wait for the 100 before it sends the body (curl does, for
+// a second): it comes once the headers passed their checks.
+TEST(H2PublishLimits, APublishThatExpectsContinueGetsItBeforeItsBody) {
+  RunningServer server;
+  H2TestClient client(server.port());
+  ASSERT_TRUE(client.ok());
+  const std::int32_t post = client.request("POST", "/pub/limits", {{"expect", "100-continue"}}, "", true);
+  ASSERT_TRUE(client.pump([&] { return client.stream(post).status != 0; }));
+  EXPECT_EQ(client.stream(post).status, 100);
+  client.send(post, "body", true);
+  ASSERT_TRUE(answered(client, post));
+  EXPECT_EQ(client.stream(post).status, 200);
+  EXPECT_NE(client.stream(post).body.find("\"topic\":\"limits\""), std::string::npos) << client.stream(post).body;
 }
 
 TEST(H2PublishLimits, BodiesPastTheReceiveBudgetGet503AndTheConnectionGoesOn) {
