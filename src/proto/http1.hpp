@@ -53,6 +53,9 @@ struct Request {
   Method method = Method::other;  // `other` for any method sluice does not name
   std::string_view method_text;   // as sent, case-sensitive (RFC 9110 9.1)
   std::string_view target;        // "/path?query", or "*" (OPTIONS only)
+  // host[:port] of a target sent in absolute-form ("http://host/path"),
+  // whose "/path?query" is then `target`; empty for origin-form.
+  std::string_view authority;
   std::string_view path;          // target before the first '?', raw
   std::string_view query;         // target after the first '?', raw, no '?'
   int version_minor = 1;          // 0 or 1
@@ -69,6 +72,9 @@ struct Request {
   // How many times header `name` came. A field that is not a list may come
   // once: a second is the sender's error, not a choice between the two.
   [[nodiscard]] std::size_t header_count(std::string_view name) const;
+  // The host the request is for: an absolute-form target's authority,
+  // which a server must use in place of Host (RFC 9112 3.2.2), else Host.
+  [[nodiscard]] std::string_view host() const { return authority.empty() ? header("Host") : authority; }
   // The client asked for an interim 100 (Continue) before it sends its
   // body (Expect: 100-continue).
   [[nodiscard]] bool expects_continue() const;
@@ -113,7 +119,8 @@ class RequestParser {
   // to the new `input`) until reset().
   //
   // Errors: 400 for malformed syntax or framing (bare CR or LF, obs-fold,
-  // bad token, target not origin-form, missing or repeated Host in
+  // bad token, target neither origin-form nor an http(s) absolute-form
+  // with a path and no userinfo, missing or repeated Host in
   // HTTP/1.1, malformed or conflicting Content-Length, Content-Length with
   // Transfer-Encoding, Transfer-Encoding in HTTP/1.0, a malformed chunk-size
   // line or one over 1024 bytes, chunk data not followed by CRLF, `input`
@@ -176,6 +183,8 @@ class RequestParser {
     std::size_t method_length = 0;
     std::size_t target_begin = 0;
     std::size_t target_length = 0;
+    std::size_t authority_begin = 0;
+    std::size_t authority_length = 0;
     std::size_t header_bytes = 0;  // field and trailer lines, CRLFs included
     std::size_t field_lines = 0;   // field and trailer lines
     std::size_t body_begin = 0;

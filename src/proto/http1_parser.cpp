@@ -128,6 +128,8 @@ RequestParser::Flow RequestParser::on_request_line(std::string_view in) {
   cur_.method_length = line.method_length;
   cur_.target_begin = cur_.line_begin + line.target_begin;
   cur_.target_length = line.target_length;
+  cur_.authority_begin = cur_.line_begin + line.authority_begin;
+  cur_.authority_length = line.authority_length;
   request_.method = line.method;
   request_.version_minor = line.version_minor;
   return finish_line(scan.length, State::header_line);
@@ -268,6 +270,7 @@ void RequestParser::bind_headers(std::string_view in) {
 void RequestParser::bind(std::string_view in) {
   request_.method_text = in.substr(cur_.request_begin, cur_.method_length);
   request_.target = in.substr(cur_.target_begin, cur_.target_length);
+  request_.authority = in.substr(cur_.authority_begin, cur_.authority_length);
   const std::size_t question = request_.target.find('?');
   request_.path = request_.target.substr(0, question);
   request_.query = question == std::string_view::npos ? std::string_view()

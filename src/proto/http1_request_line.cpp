@@ -24,6 +24,14 @@ bool is_valid_target(std::string_view target, Method method) {
   return target.front() == '/' || (target == "*" && method == Method::options);
 }
 
+// The length of an absolute-form target's "http://" or "https://" (scheme
+// names are case-insensitive), 0 when it has neither.
+std::size_t scheme_length(std::string_view target) {
+  if (target.size() > 7 && iequals(target.substr(0, 7), "http://")) return 7;
+  if (target.size() > 8 && iequals(target.substr(0, 8), "https://")) return 8;
+  return 0;
+}
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // HTTP-version = "HTTP" "/" DIGIT "." DIGIT, case-sensitive.
@@ -59,16 +67,32 @@ RequestLine parse_request_line(std::string_view line) {
   const std::size_t sp2 = line.find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos) return reject(400, "malformed request line");
   const std::string_view method = line.substr(0, sp1);
-  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   const std::string_view version = line.substr(sp2 + 1);
   if (!is_token(method)) return reject(400, "method is not a token");
   RequestLine out;
   out.method = method_from_text(method);
+  // absolute-form (RFC 9112 3.2.2), which a server must accept: its
+  // authority stands for Host, and its path is the target. One without a
+  // path, or naming a user (userinfo, which http URIs must not carry), is
+  // refused.
+  std::size_t target_begin = sp1 + 1;
+  if (const std::size_t scheme = scheme_length(target); scheme > 0) {
+    const std::size_t slash = target.find('/', scheme);
+    const std::string_view authority = target.substr(scheme, slash == std::string_view::npos ? 0 : slash - scheme);
+    if (authority.empty() || authority.find_first_of("@?#") != std::string_view::npos) {
+      return reject(400, "absolute-form request target without a host and path");
+    }
+    out.authority_begin = target_begin + scheme;
+    out.authority_length = authority.size();
+    target_begin += slash;
+    target.remove_prefix(slash);
+  }
   if (!is_valid_target(target, out.method)) return reject(400, "request target not in origin-form");
   if (!is_version_syntax(version)) return reject(400, "malformed HTTP version");
   if (version[5] != '1' || version[7] > '1') return reject(505, "HTTP version not supported");
   out.method_length = sp1;
-  out.target_begin = sp1 + 1;
+  out.target_begin = target_begin;
   out.target_length = target.size();
   out.version_minor = version[7] - '0';
   return out;

@@ -15,8 +15,10 @@ struct RequestLine {
   const char* reason = "";
   Method method = Method::other;
   std::size_t method_length = 0;
-  std::size_t target_begin = 0;  // offset in the line
+  std::size_t target_begin = 0;  // offset in the line: the path, for absolute-form
   std::size_t target_length = 0;
+  std::size_t authority_begin = 0;  // absolute-form's host[:port]; length 0 for origin-form
+  std::size_t authority_length = 0;
   int version_minor = 0;
 };
 

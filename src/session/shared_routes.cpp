@@ -42,7 +42,7 @@ Response too_large(std::string_view what, std::size_t limit, ReplyText& text) {
 // request is. Not 403: nothing about the client is refused, only the name,
 // and a client that sent the right name to the same address is served.
 std::optional<Response> host_refusal(const LoopServices& services, const proto::http1::Request& request) {
-  if (host_allowed(request.header("Host"), services.allowed_hosts())) return std::nullopt;
+  if (host_allowed(request.host(), services.allowed_hosts())) return std::nullopt;
   return Response{.status = 421, .body = "this server does not answer to that Host name (http.allowed_hosts)\n",
                   .keep_alive = false};
 }
@@ -58,11 +58,11 @@ bool request_writes(const LoopServices& services, const proto::http1::Request& r
 }
 
 bool origin_reads_only(LoopServices& services, const proto::http1::Request& request) {
-  return judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services)) == OriginVerdict::open;
+  return judge_origin(request.header("Origin"), request.host(), origin_rule(services)) == OriginVerdict::open;
 }
 
 std::optional<Response> origin_refusal(LoopServices& services, const proto::http1::Request& request, bool writes) {
-  const OriginVerdict verdict = judge_origin(request.header("Origin"), request.header("Host"), origin_rule(services));
+  const OriginVerdict verdict = judge_origin(request.header("Origin"), request.host(), origin_rule(services));
   if (verdict == OriginVerdict::refused) {
     return Response{.status = 403, .body = "origin not allowed (ws.allowed_origins)\n"};
   }
@@ -75,7 +75,7 @@ std::optional<Response> origin_refusal(LoopServices& services, const proto::http
 std::string_view cors_origin(LoopServices& services, const proto::http1::Request& request) {
   const std::string_view origin = request.header("Origin");
   const OriginRule rule = origin_rule(services);
-  return allow_origin_value(judge_origin(origin, request.header("Host"), rule), origin, rule);
+  return allow_origin_value(judge_origin(origin, request.host(), rule), origin, rule);
 }
 
 Response denial(const AuthOutcome& outcome, ReplyText& text) {

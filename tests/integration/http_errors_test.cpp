@@ -161,6 +161,20 @@ TEST(HttpErrors, AHeadIsAnsweredWithTheHeadAloneAndThePipelineGoesOn) {
   EXPECT_TRUE(replies.ends_with("\r\n\r\nok\n")) << replies;
 }
 
+// An absolute-form target is served by its path, and its authority is the
+// name judged against http.allowed_hosts, whatever Host says.
+TEST(HttpErrors, AnAbsoluteFormTargetIsServedAndItsHostIsTheOneJudged) {
+  RunningServer server;
+  TestClient client(server.port());
+  client.send("GET http://127.0.0.1:" + std::to_string(server.port()) + "/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 200) << reply.head;
+  EXPECT_EQ(reply.body, "ok\n");
+  client.send("GET http://rebound.example/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  reply = read_reply(client);
+  EXPECT_EQ(reply.status, 421) << reply.head;
+}
+
 TEST(HttpErrors, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   RunningServer server;
   TestClient client(server.port());

@@ -22,7 +22,7 @@ struct Outcome {
   int http_status = 0;
   std::string reason;
   Method method = Method::other;
-  std::string method_text, target, path, query;
+  std::string method_text, target, path, query, authority;
   int version_minor = -1;
   bool keep_alive = false;
   std::vector<std::pair<std::string, std::string>> headers;
@@ -45,12 +45,13 @@ Outcome snapshot(const ParseResult& r, const RequestParser& parser, std::string_
   Outcome o{r.status, r.consumed, r.http_status, r.reason};
   if (r.status != ParseStatus::complete) return o;
   const Request& q = parser.request();
-  EXPECT_TRUE(within(q.target, buffer) && within(q.method_text, buffer));
+  EXPECT_TRUE(within(q.target, buffer) && within(q.method_text, buffer) && within(q.authority, buffer));
   o.method = q.method;
   o.method_text = q.method_text;
   o.target = q.target;
   o.path = q.path;
   o.query = q.query;
+  o.authority = q.authority;
   o.version_minor = q.version_minor;
   o.keep_alive = q.keep_alive;
   for (const Header& h : q.headers) {
@@ -201,8 +202,33 @@ TEST(Http1Parser, AcceptsAsteriskOnlyForOptions) {
   expect_error("GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400);
 }
 
+// absolute-form, which a server must accept (RFC 9112 3.2.2): its path is
+// the target, its authority the host the request is for (host()).
+TEST(Http1Parser, TakesAnAbsoluteFormTargetsPathAndHost) {
+  Outcome o = expect_complete("GET http://example.com:8080/sse/x?topic=a HTTP/1.1\r\nHost: other\r\n\r\n");
+  EXPECT_EQ(o.target, "/sse/x?topic=a");
+  EXPECT_EQ(o.path, "/sse/x");
+  EXPECT_EQ(o.query, "topic=a");
+  EXPECT_EQ(o.authority, "example.com:8080");
+  o = expect_complete("GET HTTPS://h/ HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_EQ(o.authority, "h");
+  EXPECT_EQ(o.path, "/");
+  EXPECT_EQ(expect_complete("GET / HTTP/1.1\r\nHost: h\r\n\r\n").authority, "");
+
+  RequestParser parser;
+  ASSERT_EQ(parser.parse("GET http://a:1/ HTTP/1.1\r\nHost: b\r\n\r\n").status, ParseStatus::complete);
+  EXPECT_EQ(parser.request().host(), "a:1");
+  parser.reset();
+  ASSERT_EQ(parser.parse("GET / HTTP/1.1\r\nHost: b\r\n\r\n").status, ParseStatus::complete);
+  EXPECT_EQ(parser.request().host(), "b");
+}
+
 TEST(Http1Parser, RejectsTargetsNotInOriginForm) {
-  expect_error("GET http://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400);
+  expect_error("GET http://h HTTP/1.1\r\nHost: h\r\n\r\n", 400);      // absolute-form without a path
+  expect_error("GET http:///p HTTP/1.1\r\nHost: h\r\n\r\n", 400);     // nor a host
+  expect_error("GET http://u@h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400);    // naming a user
+  expect_error("GET http://h?q/ HTTP/1.1\r\nHost: h\r\n\r\n", 400);
+  expect_error("GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400);
   expect_error("GET h:80 HTTP/1.1\r\nHost: h\r\n\r\n", 400);
   expect_error("GET a/b HTTP/1.1\r\nHost: h\r\n\r\n", 400);
   expect_error("GET /a\x01 HTTP/1.1\r\nHost: h\r\n\r\n", 400);
