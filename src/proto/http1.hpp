@@ -145,6 +145,12 @@ class RequestParser {
   // the parser's destruction, and while that input is unchanged.
   [[nodiscard]] const Request& request() const { return request_; }
 
+  // What the request being read will take of its input, head and body, once
+  // its head is whole and its body has a Content-Length; 0 before, and for
+  // a chunked body.
+  [[nodiscard]] std::size_t declared_size() const {
+    return cur_.state == State::fixed_body ? cur_.body_begin + cur_.content_length : 0;
+  }
   // True once per request, after a parse() that returned need_more past
   // its head, when that head asked `Expect: 100-continue` (HTTP/1.1, with a
   // body): the caller sends `100 Continue`, and the client, which may be

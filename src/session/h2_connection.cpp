@@ -65,7 +65,9 @@ bool H2Connection::owes_answers() {
   bool owes = false;
   exchanges_.for_each([&owes](H2Exchange& exchange) {
     const bool decision = exchange.waits_for_authorization() && !asks_for_stream(exchange.waiting->request());
-    owes = owes || exchange.awaiting_broker || decision;
+    // A WebSocket's messages waiting for their decision (or its own hold).
+    const bool messages = exchange.ws && !exchange.outlet->ended() && exchange.ws->on_peer_eof();
+    owes = owes || exchange.awaiting_broker || decision || messages;
   });
   return owes;
 }

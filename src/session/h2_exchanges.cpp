@@ -16,6 +16,7 @@ void H2Exchange::reset() {
   id = 0;
   sse.reset();
   ws.reset();
+  ws_ended = false;
   response.reset();
   answered = 0;
   peer.reset();

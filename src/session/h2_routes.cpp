@@ -157,7 +157,7 @@ void H2Connection::route(std::int32_t stream, const Request& request, std::strin
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) {
-      return reply(stream, method_not_allowed("Allow: GET\r\n"));
+      return reply(stream, method_not_allowed("Allow: GET, HEAD\r\n"));
     }
     // HEAD: the status alone (HTTP/2 has no body to skip).
     return reply(stream, {.status = 200, .body = request.method == Method::head ? "" : "ok\n"});

@@ -209,11 +209,13 @@ void H2Connection::resume_input(std::int32_t stream) {
   if (exchange == nullptr || !exchange->ws) return;
   feed_websocket(*exchange, {});
   if (exchange->ws_ended) end_websocket_input(*exchange);
+  end_if_owed_nothing();  // the connection's own end may have waited for these messages
 }
 
 // Once the stream owes nothing more for what its client sent, it closes
 // after its queue drains.
 void H2Connection::end_websocket_input(H2Exchange& exchange) {
+  exchange.ws_ended = false;
   if (exchange.outlet->ended()) return;
   exchange.ws_ended = exchange.ws->on_peer_eof();
   if (!exchange.ws_ended) exchange.outlet->close_after_flush(conn::CloseReason::peer);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "buf/fixed_sink.hpp"
 #include "log/access.hpp"
@@ -121,12 +122,16 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
   const proto::http1::ParseResult result = parser_.parse(input);
   switch (result.status) {
     case ParseStatus::need_more:
-      if (parser_.take_continue()) send_continue();
       // The whole request must fit the receive budget; one that cannot
-      // (say, a chunked body with heavy framing) is refused, not stalled.
-      if (const std::size_t budget = services_.connection_limits().receive_budget; input.size() >= budget) {
+      // (say, a chunked body with heavy framing) is refused, not stalled,
+      // and one whose Content-Length says it cannot, at its head: its
+      // client is not asked for a body that could never be taken.
+      if (const std::size_t budget = services_.connection_limits().receive_budget;
+          input.size() >= budget || parser_.declared_size() > budget) {
         ReplyText text;
         respond(request_over_receive_budget(budget, text));
+      } else if (parser_.take_continue()) {
+        send_continue();
       }
       return false;
     case ParseStatus::error:
@@ -183,7 +188,9 @@ void HttpRequestPhase::respond(Response response) {
   // request is routed again once the decision has come.
   if (session_.peer().auth_pending()) return;
   answered_status_ = response.status;
-  response.head_only = answering_head_;
+  // Only the reply to the HEAD itself: a refusal of the next request, read
+  // before it was whole, has its body.
+  response.head_only = std::exchange(answering_head_, false);
   keep_alive_ = keep_alive_ && response.keep_alive;
   response.keep_alive = keep_alive_;
   if (!queue_response(response)) return session_.close_now(conn::CloseReason::io_error);

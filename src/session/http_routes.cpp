@@ -63,7 +63,7 @@ void HttpRequestPhase::route(const Request& request) {
   }
   const std::string_view path = request.path;
   if (path == "/healthz") {
-    if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET");
+    if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET, HEAD");
     return respond({.status = 200, .body = "ok\n"});
   }
   if (route_ops(request)) return;

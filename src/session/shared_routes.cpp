@@ -22,8 +22,8 @@ std::string_view clipped(const char* text, int n, std::size_t capacity) {
   return std::string_view(text, std::min(static_cast<std::size_t>(std::max(n, 0)), capacity - 1));
 }
 
-// 413, naming the limit `what` went over and its value; the connection
-// closes after it (the rest of the request is not read).
+// `status` (413, 414, 431), naming the limit `what` went over and its value;
+// the connection closes after it (the rest of the request is not read).
 Response over_limit(int status, std::string_view what, std::size_t limit, const char* unit, ReplyText& text) {
   const int n = std::snprintf(text.body, sizeof text.body, "%d %s: %.*s (%zu %s)\n", status,
                               proto::http1::status_reason(status), static_cast<int>(what.size()), what.data(), limit,

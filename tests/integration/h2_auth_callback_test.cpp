@@ -8,6 +8,7 @@
 // closed withdraws its question (its place among the callback's questions
 // in flight comes back).
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <string>
@@ -111,6 +112,25 @@ TEST_F(H2AuthCallback, EachStreamOfAConnectionGetsItsOwnAnswer) {
   EXPECT_TRUE(has(questions.back(), R"("action":"publish")")) << questions.back();
   EXPECT_TRUE(has(questions.back(), R"("topic":"status-204")")) << questions.back();
   EXPECT_FALSE(client->goaway());
+}
+
+// A client that ends its connection (a FIN) right after a WebSocket
+// message: the message waits for its decision, is published, and only then
+// does the connection close. Before, the FIN closed it with the message
+// dropped.
+TEST_F(H2AuthCallback, AWebSocketMessageSentBeforeTheFinIsPublishedOnceDecided) {
+  start();
+  H2TestClient watcher_client(sluiced->port());
+  ASSERT_TRUE(watcher_client.ok());
+  const auto watcher = watcher_client.request("GET", "/sse/status-204");
+  ASSERT_TRUE(watcher_client.pump([&] { return has(watcher_client.stream(watcher).body, "retry: "); }));
+  const auto ws = client->request("CONNECT", "/ws/status-204", kWsVersion, "", true, "websocket");
+  ASSERT_TRUE(client->pump([&] { return status(ws) == 200; }));
+  client->send(ws, masked_text("before-fin"), false);
+  ASSERT_TRUE(client->flush());
+  ASSERT_EQ(::shutdown(client->fd(), SHUT_WR), 0);
+  ASSERT_TRUE(watcher_client.pump([&] { return has(watcher_client.stream(watcher).body, "data: before-fin\n"); }));
+  EXPECT_TRUE(client->pump([&] { return client->eof(); })) << "the connection closes once nothing is owed";
 }
 
 TEST_F(H2AuthCallback, AStreamWaitingForTheCallbackHoldsUpNoOtherAndGets503PastTheTimeout) {

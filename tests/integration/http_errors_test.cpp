@@ -159,6 +159,17 @@ TEST(HttpErrors, AHeadIsAnsweredWithTheHeadAloneAndThePipelineGoesOn) {
   ASSERT_NE(third, std::string::npos) << replies;
   EXPECT_EQ(replies.substr(third - 4, 4), "\r\n\r\n") << replies;
   EXPECT_TRUE(replies.ends_with("\r\n\r\nok\n")) << replies;
+
+  // Right after a HEAD, a refusal of the next request keeps its body.
+  client.buffer().clear();
+  client.send("HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  ASSERT_TRUE(client.read_until_contains("\r\n\r\n"));  // the head alone: read_reply would wait for a body
+  ASSERT_EQ(client.buffer().rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << client.buffer();
+  client.buffer().clear();
+  client.send("GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n");
+  const HttpReply refused = read_reply(client);
+  EXPECT_EQ(refused.status, 414);
+  EXPECT_NE(refused.body.find("http.max_request_line"), std::string::npos) << refused.head << refused.body;
 }
 
 // An absolute-form target is served by its path, and its authority is the
@@ -279,6 +290,20 @@ TEST(HttpErrors, AnExpectationOfContinueIsAnsweredBeforeTheBody) {
   const HttpReply reply = read_reply(client);
   EXPECT_EQ(reply.status, 200) << reply.head;
   EXPECT_NE(reply.body.find(R"("id":")"), std::string::npos) << reply.body;
+}
+
+// A Content-Length the input buffer could never hold is refused at the
+// head, before its client is invited to send the body.
+TEST(HttpErrors, ABodyPastTheReceiveBudgetIsRefusedAtItsHeadWithoutAContinue) {
+  server::Config config;
+  config.connection.receive_budget = 16 << 10;
+  RunningServer server(config);
+  TestClient client(server.port());
+  client.send("POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n");
+  const HttpReply reply = read_reply(client);
+  EXPECT_EQ(reply.status, 413) << reply.head;
+  EXPECT_NE(reply.body.find("receive.budget_bytes (16384 bytes)"), std::string::npos) << reply.body;
+  EXPECT_TRUE(client.read_until_closed());
 }
 
 TEST(HttpErrors, Http10ClosesAfterTheResponse) {
