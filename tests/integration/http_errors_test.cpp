@@ -17,6 +17,13 @@ struct BadRequest {
   std::string names = {};  // what the reply's line must say: the key and its value
 };
 
+// `n` POST /pub/p of one byte each, in one string.
+std::string pipelined_posts(int n) {
+  std::string pipeline;
+  for (int i = 0; i < n; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  return pipeline;
+}
+
 std::string many_headers(int n) {
   std::string lines;
   for (int i = 0; i < n; ++i) lines += "X-" + std::to_string(i) + ": v\r\n";
@@ -211,8 +218,7 @@ TEST(HttpErrors, APipelineLongerThanTheControlLaneIsAnsweredWholeAndInOrder) {
   RunningServer server(config);
   TestClient client(server.port());
   constexpr int kRequests = 300;
-  std::string pipeline;
-  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  std::string pipeline = pipelined_posts(kRequests);
   pipeline += "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   client.send(pipeline);
   for (int i = 1; i <= kRequests; ++i) {
@@ -234,8 +240,7 @@ TEST(HttpErrors, APipelineEndedByTheClientsFinIsAnsweredWholeThenClosed) {
   RunningServer server(config);
   TestClient client(server.port());
   constexpr int kRequests = 1000;
-  std::string pipeline;
-  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  std::string pipeline = pipelined_posts(kRequests);
   pipeline += "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   client.send(pipeline);
   client.end_sending();
@@ -257,8 +262,7 @@ TEST(HttpErrors, APipelineEndedByTheFinOfASlowReaderIsAnsweredWhole) {
   RunningServer server;
   TestClient client(server.port(), 4096);
   constexpr int kRequests = 10000;
-  std::string pipeline;
-  for (int i = 0; i < kRequests; ++i) pipeline += "POST /pub/p HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n\r\na";
+  std::string pipeline = pipelined_posts(kRequests);
   std::thread sender([&] { client.send(pipeline); });
   const auto replies_read = [](const std::string& buffer) {
     std::size_t n = 0;
