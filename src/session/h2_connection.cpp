@@ -174,8 +174,9 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     if (exchange.waiting) exchange.waiting->round().sweep(now);  // auth.callback_timeout_ms
     // A WebSocket's pings, pong deadline and credentials.
     if (exchange.ws && !exchange.outlet->ended()) exchange.ws->tick(now);
-    // An event stream whose first bytes wait for its topic's place.
-    if (exchange.sse) exchange.sse->check_placement(now);
+    // An event stream whose first bytes wait for its topic's place, or
+    // whose credentials expired.
+    if (exchange.sse) exchange.sse->tick(now);
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet != nullptr) (void)outlet->queue().look_behind();
     // A stream that was to end (a slow consumer cut off) behind a window

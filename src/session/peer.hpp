@@ -95,6 +95,8 @@ class Peer final {
   [[nodiscard]] bool credentials_expired(io::Loop::Clock::time_point now) const {
     return valid_until_ && now >= *valid_until_;
   }
+  // When they expire; nullopt when they do not.
+  [[nodiscard]] std::optional<io::Loop::Clock::time_point> valid_until() const { return valid_until_; }
 
   // The connection is becoming a WebSocket: `request` is kept for the
   // stream's later checks when there is an authorizer, its copy charged to

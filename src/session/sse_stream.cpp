@@ -25,10 +25,10 @@ SseStream::SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, S
                      HeldResponse* response)
     : outlet_(outlet),
       services_(services),
-      peer_(peer),
       subscriptions_(services, outlet, *this, hub::WireForm::sse, peer.topic_allowance()),
       carrier_(carrier),
-      response_(response) {}
+      response_(response),
+      valid_until_(peer.valid_until()) {}
 
 SseStream::~SseStream() { services_.heartbeat().remove(this); }
 
@@ -146,7 +146,7 @@ void SseStream::beat(const buf::FrameRef& frame) {
 // queued (published while the token was good) still go out, then the end.
 void SseStream::tick(io::Loop::Clock::time_point now) {
   check_placement(now);
-  if (!outlet_.ended() && peer_.credentials_expired(now)) {
+  if (!outlet_.ended() && valid_until_ && now >= *valid_until_) {
     subscriptions_.leave_all();
     refuse("token expired: reconnect with a fresh token");
   }

@@ -34,7 +34,9 @@ enum class SseCarrier : std::uint8_t { connection, h2_stream };
 class SseStream final : public Phase, private Subscriptions::Owner {
  public:
   // Topics the stream makes are charged to the client's allowance; the
-  // stream ends when the client's credentials expire.
+  // stream ends when the credentials `peer` holds now expire: those of the
+  // request that opened it (over HTTP/2 the connection's Peer goes on to
+  // hold each later request's, which are not this stream's).
   // `response`: the HTTP/2 stream's HEADERS, sent with the head (null for
   // an HTTP/1.1 stream, whose head holds its response head).
   SseStream(conn::Outlet& outlet, LoopServices& services, Peer& peer, SseCarrier carrier = SseCarrier::connection,
@@ -64,12 +66,9 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   void beat(const buf::FrameRef& frame);
 
   void on_input(std::string& input) override { input.clear(); }  // a stream's client has nothing more to say
+  // The owner's sweep (an HTTP/2 connection's, for each of its streams):
+  // the placement's deadline and the credentials'.
   void tick(io::Loop::Clock::time_point now) override;
-  // A head held for the topic's place past broker.placement_timeout_ms
-  // (Redis unreachable) is not sent: the client gets a 503 instead (over
-  // HTTP/2, as the stream's HEADERS). Called from tick(), and by an HTTP/2
-  // connection's own sweep.
-  void check_placement(io::Loop::Clock::time_point now);
   // Notices of drops wait for the head (they go in the control lane).
   void before_flush() override {
     if (!head_) subscriptions_.before_flush();
@@ -88,6 +87,10 @@ class SseStream final : public Phase, private Subscriptions::Owner {
  private:
   bool append_notice(buf::FrameBuilder& out, std::string_view kind, std::string_view json_fields) override;
   void cut_off() override;
+  // A head held for the topic's place past broker.placement_timeout_ms
+  // (Redis unreachable) is not sent: the client gets a 503 instead (over
+  // HTTP/2, as the stream's HEADERS).
+  void check_placement(io::Loop::Clock::time_point now);
   void placed(std::uint32_t cookie, std::uint64_t epoch, std::uint64_t newest) override;
   // Queues the head if it is still held; false when the stream had to end.
   bool send_head();
@@ -99,7 +102,6 @@ class SseStream final : public Phase, private Subscriptions::Owner {
 
   conn::Outlet& outlet_;
   LoopServices& services_;
-  const Peer& peer_;
   Subscriptions subscriptions_;
   const SseCarrier carrier_;
   HeldResponse* const response_;
@@ -107,6 +109,7 @@ class SseStream final : public Phase, private Subscriptions::Owner {
   bool awaiting_ = false;   // head_ waits for placed()
   std::size_t unplaced_ = 0;  // topics joined awaiting their place, not yet placed
   io::Loop::Clock::time_point awaiting_since_{};
+  std::optional<io::Loop::Clock::time_point> valid_until_;  // the opening request's credentials expire
   bool counted_ = false;
   HeldAccessLine access_line_;  // none held: nothing to log, or logged when routed
 };

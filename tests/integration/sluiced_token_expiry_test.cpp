@@ -2,7 +2,8 @@
 // streams are open: a WebSocket (reading or publishing) is closed 4401 at
 // its token's exp, an SSE stream ends, and a /ws connection that refreshes
 // its token in time goes on, keeps only what the new token grants, and
-// cannot change whose connection it is. Tokens are minted in the test
+// cannot change whose connection it is. Over HTTP/2 each event stream ends
+// at its own token's expiry. Tokens are minted in the test
 // (src/auth/jwt_mint) with exp two seconds ahead, and auth.clock_skew_ms is
 // set so that the moment a stream must end is known to the millisecond:
 // every wait is on the server's own answer (a close frame, the end of a
@@ -17,6 +18,7 @@
 
 #include "auth/jwt_mint.hpp"
 #include "child_process.hpp"
+#include "h2_test_client.hpp"
 #include "sluiced_process.hpp"
 #include "ws_test_client.hpp"
 
@@ -214,6 +216,30 @@ TEST(SluicedTokenExpirySse, AnSseStreamEndsWhenItsTokenExpiresPlusTheSkew) {
       << reader.output();
   EXPECT_GE(ended_at, token.exp + 1s - kClockSlack) << "ended before exp + auth.clock_skew_ms";
   EXPECT_LT(ended_at, token.exp + 1s + kCloseBound);
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
+}
+
+// Over HTTP/2 each stream ends at its own token's expiry: the first
+// stream's token is short, a later stream on the same connection carries a
+// longer one, and only the first ends, with the same comment. Before, no
+// HTTP/2 event stream ended at all.
+TEST(SluicedTokenExpirySse, OverHttp2EachStreamEndsAtItsOwnTokensExpiry) {
+  SluicedProcess sluiced(settings(0));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const Minted short_lived = mint("alice", {"news"}, {}, 1s);
+  const Minted long_lived = mint("alice", {"news"}, {}, 60s);
+  transport::test::H2TestClient client(sluiced.port());
+  ASSERT_TRUE(client.ok());
+  const auto first = client.request("GET", "/sse/news", {{"authorization", "Bearer " + short_lived.token}});
+  ASSERT_TRUE(client.pump([&] { return client.stream(first).body.find("retry:") != std::string::npos; }));
+  const auto second = client.request("GET", "/sse/news", {{"authorization", "Bearer " + long_lived.token}});
+  ASSERT_TRUE(client.pump([&] { return client.stream(second).body.find("retry:") != std::string::npos; }));
+  ASSERT_TRUE(client.pump([&] { return client.stream(first).closed; }, 10s)) << client.stream(first).body;
+  const auto ended_at = system_clock::now();
+  EXPECT_NE(client.stream(first).body.find(": token expired: reconnect with a fresh token\n"), std::string::npos)
+      << client.stream(first).body;
+  EXPECT_GE(ended_at, short_lived.exp - kClockSlack) << "ended before exp";
+  EXPECT_FALSE(client.stream(second).closed) << "the later stream's token is not the first's";
   EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
 
