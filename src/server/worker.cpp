@@ -134,7 +134,7 @@ void Worker::admit(int fd, session::Door door) {
   io::set_notsent_lowat(fd, static_cast<int>(config.tcp_notsent_lowat));
   if (config.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config.tcp_send_buffer));
   metrics_.connections_of(metrics::Transport::http).inc();
-  auto session = std::make_unique<session::Session>(services_, make_transport(fd), next_id_, door);
+  auto session = std::make_unique<session::Session>(services_, make_transport(fd, door), next_id_, door);
   if (session->start() != 0) {
     metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
@@ -149,9 +149,12 @@ void Worker::admit(int fd, session::Door door) {
 }
 
 // A TLS connection takes the context current now: one reloaded later
-// serves the connections accepted after it.
-std::unique_ptr<conn::Transport> Worker::make_transport(int fd) const {
-  if (tls_ != nullptr) return std::make_unique<transport::TlsTransport>(tls_->current(), fd);
+// serves the connections accepted after it. The admin API's routes are
+// HTTP/1.1's: ALPN does not choose h2 on its listener.
+std::unique_ptr<conn::Transport> Worker::make_transport(int fd, session::Door door) const {
+  if (tls_ != nullptr) {
+    return std::make_unique<transport::TlsTransport>(tls_->current(), fd, door == session::Door::admin);
+  }
   return std::make_unique<transport::PlainTcp>(fd);
 }
 

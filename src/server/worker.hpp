@@ -162,7 +162,7 @@ class Worker final : public io::Handler,
   void accept_admin();
   void admit(int fd, session::Door door = session::Door::public_port);
   void refuse(int fd, std::string_view reply);
-  [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd) const;
+  [[nodiscard]] std::unique_ptr<conn::Transport> make_transport(int fd, session::Door door) const;
   void sweep();
   // Under the sweep, when the pool refuses data (server/pool_shedding.hpp).
   void shed_behind_streams();

@@ -52,7 +52,10 @@ void HttpRequestPhase::on_input(std::string& input) {
   if (!served_any_) {
     switch (h2_preface(input)) {
       case transport::PrefaceMatch::h2:
-        if (services_.config().h2.enabled == 0) {
+        // The admin API's routes are HTTP/1.1's: its listener takes no
+        // HTTP/2, by ALPN or by prior knowledge, or its client would reach
+        // the public routes.
+        if (services_.config().h2.enabled == 0 || session_.door() == Door::admin) {
           refuse_h2c();
           input.clear();
           return;
@@ -86,6 +89,7 @@ void HttpRequestPhase::on_input(std::string& input) {
 // under the request timeout, like a partial request.
 // With HTTP/2 off, a clear-text preface is still told apart, so that its
 // client is refused in HTTP/2 (refuse_h2c()); ALPN then never chooses it.
+// On the admin listener either is refused so, HTTP/2 on or off.
 transport::PrefaceMatch HttpRequestPhase::h2_preface(std::string_view input) const {
   if (services_.config().h2.enabled != 0 && session_.transport_chose_h2()) return transport::PrefaceMatch::h2;
   if (services_.config().tls.enabled()) return transport::PrefaceMatch::http1;
@@ -95,7 +99,9 @@ transport::PrefaceMatch HttpRequestPhase::h2_preface(std::string_view input) con
 // Nothing the client sent after its preface is read: the GOAWAY names no
 // stream as processed, so it may send each request again over HTTP/1.1.
 void HttpRequestPhase::refuse_h2c() {
-  buf::FrameRef frames = buf::make_frame(services_.pool(), buf::Lane::control, transport::kH2Http11Required);
+  const std::string_view refusal =
+      session_.door() == Door::admin ? transport::kH2AdminHttp11Only : transport::kH2Http11Required;
+  buf::FrameRef frames = buf::make_frame(services_.pool(), buf::Lane::control, refusal);
   if (!frames || session_.send_control(std::move(frames)) != conn::EnqueueStatus::ok) {
     return session_.close_now(conn::CloseReason::io_error);
   }

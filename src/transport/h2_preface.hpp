@@ -29,5 +29,15 @@ inline constexpr std::string_view kH2Http11Required{
     "\x00\x00\x00\x0d"                                             // HTTP_1_1_REQUIRED
     "h2.enabled=0",
     9 + 9 + 20};
+// The same on the admin listener, which speaks HTTP/1.1 only (its API's
+// routes are HTTP/1.1's), whatever h2.enabled says; its debug data names
+// the listener.
+inline constexpr std::string_view kH2AdminHttp11Only{
+    "\x00\x00\x00\x04\x00\x00\x00\x00\x00"                         // SETTINGS, no settings, stream 0
+    "\x00\x00\x14\x07\x00\x00\x00\x00\x00"                         // GOAWAY, 20 bytes, stream 0
+    "\x00\x00\x00\x00"                                             // last stream: none was processed
+    "\x00\x00\x00\x0d"                                             // HTTP_1_1_REQUIRED
+    "admin.listen",
+    9 + 9 + 20};
 
 }  // namespace sluice::transport

@@ -40,11 +40,18 @@ bool offers(const unsigned char* list, unsigned length, std::string_view name) {
 // Our preference, not the client's: h2 carries many streams on one
 // connection, which is why a browser's limit of six EventSource
 // connections per origin goes away.
+// The SSL ex_data slot offer_http11_only() marks a connection in.
+int http11_only_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
 template <bool OfferH2>
-int select_protocol(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
+int select_protocol(SSL* ssl, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
                     unsigned in_length, void* /*arg*/) {
+  const bool offer_h2 = OfferH2 && SSL_get_ex_data(ssl, http11_only_index()) == nullptr;
   for (const std::string_view name : {kH2, kHttp11}) {
-    if (name == kH2 && !OfferH2) continue;
+    if (name == kH2 && !offer_h2) continue;
     if (!offers(in, in_length, name)) continue;
     *out = reinterpret_cast<const unsigned char*>(name.data());
     *out_length = static_cast<unsigned char>(name.size());
@@ -152,6 +159,11 @@ TlsContext make_server_context(const TlsServerFiles& files, const TlsServerOptio
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   SSL_CTX_set_alpn_select_cb(ctx, options.offer_h2 ? select_protocol<true> : select_protocol<false>, nullptr);
   return context;
+}
+
+void offer_http11_only(SSL* ssl) {
+  static int marked = 1;  // any non-null pointer marks it
+  SSL_set_ex_data(ssl, http11_only_index(), &marked);
 }
 
 TlsContext make_client_context(const TlsClientOptions& options, std::string& error) {

@@ -62,6 +62,10 @@ struct TlsServerOptions {
 // "tls.key_file '/etc/k.pem': no such file".
 [[nodiscard]] TlsContext make_server_context(const TlsServerFiles& files, const TlsServerOptions& options,
                                              std::string& error);
+// `ssl`, of a server context, chooses "http/1.1" by ALPN even where its
+// context offers "h2": a listener whose routes are HTTP/1.1's (the admin
+// API) shares the server's context.
+void offer_http11_only(SSL* ssl);
 
 struct TlsClientOptions {
   std::string ca_file;  // PEM CAs to trust; empty: the system's (OpenSSL's default paths)

@@ -32,8 +32,10 @@ bool is_ip_address(const std::string& host) {
 
 }  // namespace
 
-TlsStream::TlsStream(const TlsContext& context, int fd) {
-  if (attach(context, fd)) SSL_set_accept_state(ssl_);
+TlsStream::TlsStream(const TlsContext& context, int fd, bool http11_only) {
+  if (!attach(context, fd)) return;
+  SSL_set_accept_state(ssl_);
+  if (http11_only) offer_http11_only(ssl_);
 }
 
 TlsStream::TlsStream(const TlsContext& context, int fd, const std::string& host) {

@@ -85,8 +85,9 @@ inline constexpr std::size_t kMostBuffered = 2 * kRecordBufferEstimate + kMaxRec
 
 class TlsStream final : public conn::Writer {
  public:
-  // The server side of a connection accepted on `fd`.
-  TlsStream(const TlsContext& context, int fd);
+  // The server side of a connection accepted on `fd`; `http11_only`: its
+  // ALPN never chooses h2 (offer_http11_only()).
+  TlsStream(const TlsContext& context, int fd, bool http11_only = false);
   // The client side: `host` goes out as SNI when it is a name (not an
   // address) and, when the context verifies, must be what the server's
   // certificate names (DNS name or IP address).

@@ -15,7 +15,8 @@ namespace sluice::transport {
 // its read chunk: a record's plaintext must fit one.
 static_assert(kMaxRecordPlaintext <= conn::kReadChunk, "a TLS record's plaintext must fit a connection's read chunk");
 
-TlsTransport::TlsTransport(const TlsContext& context, int fd) : fd_(fd), stream_(context, fd) {}
+TlsTransport::TlsTransport(const TlsContext& context, int fd, bool http11_only)
+    : fd_(fd), stream_(context, fd, http11_only) {}
 
 TlsTransport::~TlsTransport() { ::close(fd_); }
 

@@ -20,7 +20,8 @@ class TlsTransport final : public conn::Transport {
  public:
   // Takes `fd` (non-blocking, accepted) and closes it when destroyed. An
   // empty `context` makes a transport whose first read fails.
-  TlsTransport(const TlsContext& context, int fd);
+  // `http11_only`: ALPN never chooses h2 here (the admin listener).
+  TlsTransport(const TlsContext& context, int fd, bool http11_only = false);
   ~TlsTransport() override;
   TlsTransport(const TlsTransport&) = delete;
   TlsTransport& operator=(const TlsTransport&) = delete;

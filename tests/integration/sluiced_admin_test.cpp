@@ -18,6 +18,8 @@
 #include "sluiced_process.hpp"
 #include "test_certs.hpp"
 #include "test_client.hpp"
+#include "transport/h2_preface.hpp"
+#include "test_client.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test {
@@ -95,6 +97,23 @@ std::string pyjwt(const std::string& claims) {
   std::string token = python.output();
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
   return token;
+}
+
+// The admin API speaks HTTP/1.1 only: an HTTP/2 client (curl's default
+// over TLS) is told HTTP/1.1 is required, and curl then asks again over
+// it. Before, an HTTP/2 client on the admin listener reached the public
+// routes (POST /pub answered 200, /admin/topics 404).
+TEST(SluicedAdmin, AnHttp2ClientIsToldTheAdminApiSpeaksHttp11) {
+  AdminNode node({"dashboard.enabled=0"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  TestClient raw(node.admin_port());
+  raw.send(std::string(transport::kH2Preface) + std::string("\x00\x00\x00\x04\x00\x00\x00\x00\x00", 9));
+  ASSERT_TRUE(raw.read_until_closed(10s));
+  EXPECT_EQ(raw.buffer(), transport::kH2AdminHttp11Only);
+  const CurlReply h2 = curl_http({"--http2-prior-knowledge", "-v", "-X", "POST", "-d", "x", node.admin() + "/pub/t"});
+  EXPECT_TRUE(h2.has("GOAWAY, error=13")) << h2.text;
+  EXPECT_FALSE(h2.has("\"topic\":\"t\"")) << h2.text;
+  EXPECT_EQ(curl_http({node.admin() + "/admin/topics"}).status(), 200);
 }
 
 TEST(SluicedAdmin, ListsTopicsWithSubscribersAPageAtATime) {

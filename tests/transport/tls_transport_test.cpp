@@ -116,6 +116,23 @@ TEST_F(TlsTransportTest, ReadsDriveTheHandshakeThenCarryTheRequestAndAFlushLeave
   EXPECT_TRUE(client.eof());
 }
 
+// A transport made for the admin listener chooses http/1.1 by ALPN where
+// its context offers h2 (the admin API's routes are HTTP/1.1's); the
+// public listener's, with the same context, chooses h2.
+TEST_F(TlsTransportTest, AnHttp11OnlyTransportNeverChoosesH2) {
+  std::string error;
+  const TlsContext offers_h2 = make_server_context({cert_.cert_file, cert_.key_file, ""}, {.offer_h2 = true}, error);
+  ASSERT_TRUE(offers_h2) << error;
+  for (const bool http11_only : {true, false}) {
+    TcpPair pair;
+    TlsTransport server(offers_h2, ::dup(pair.server), http11_only);
+    OpenSslClient client(pair.client, verified());
+    ASSERT_TRUE(connect(server, client, pair.client)) << client.error() << " / " << server.stream().error();
+    EXPECT_EQ(client.alpn(), http11_only ? "http/1.1" : "h2");
+    EXPECT_EQ(server.chose_h2(), !http11_only);
+  }
+}
+
 // A client's FIN without close_notify ends what it sends, as close_notify
 // does: the read says so (0), and the replies still owed go out. Before,
 // OpenSSL took it for a broken connection and every write failed.
