@@ -7,4 +7,4 @@ sluice_layer_sources(auth_srcs auth)
 add_library(sluice_auth STATIC ${auth_srcs})
 target_include_directories(sluice_auth PUBLIC ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(sluice_auth PUBLIC sluice OpenSSL::Crypto
-                      PRIVATE sluice_client PkgConfig::LIBJWT nlohmann_json::nlohmann_json)
+                      PRIVATE sluice_log sluice_client PkgConfig::LIBJWT nlohmann_json::nlohmann_json)

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "auth/ascii.hpp"
+#include "log/redact.hpp"
 
 namespace sluice::auth {
 
@@ -12,8 +13,6 @@ namespace {
 bool word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
-
-bool base64url_char(char c) { return word_char(c); }
 
 // `text` at `at` starts with `prefix` (ASCII case-insensitive) at a word boundary.
 bool starts_at(std::string_view text, std::size_t at, std::string_view prefix) {
@@ -35,16 +34,6 @@ std::size_t value_end(std::string_view text, std::size_t from) {
 std::size_t line_end(std::string_view text, std::size_t from) {
   while (from < text.size() && text[from] != '\r' && text[from] != '\n') ++from;
   return from;
-}
-
-// The length of a JWT-shaped run at `at` ("eyJ", base64url, two or more
-// dots between base64url runs), or 0.
-std::size_t jwt_length(std::string_view text, std::size_t at) {
-  if (!starts_at(text, at, "eyJ") || text.compare(at, 3, "eyJ") != 0) return 0;
-  std::size_t end = at;
-  int dots = 0;
-  while (end < text.size() && (base64url_char(text[end]) || text[end] == '.')) dots += text[end++] == '.';
-  return dots >= 2 ? end - at : 0;
 }
 
 struct Rule {
@@ -89,7 +78,7 @@ std::string redact(std::string_view text, std::string_view cookie_name) {
       out.append(text.substr(i, keep));
       out += kRedacted;
       i = whole_line ? line_end(text, i + keep) : value_end(text, i + keep);
-    } else if (const std::size_t jwt = jwt_length(text, i); jwt > 0) {
+    } else if (const std::size_t jwt = log::jwt_shape_length(text, i); jwt > 0) {
       out += kRedacted;
       i += jwt;
     } else {

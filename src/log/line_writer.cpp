@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "log/redact.hpp"
+
 namespace sluice::log {
 
 namespace {
@@ -75,7 +77,20 @@ bool LineWriter::begin_field(std::string_view key, bool quoted, std::string_view
 void LineWriter::field(std::string_view key, std::string_view value) {
   const bool quoted = format_ == Format::json || needs_quotes(value);
   if (!begin_field(key, quoted, {})) return;
-  put_escaped(value, quoted);
+  // A token where no credential belongs (pasted into a user agent, a path,
+  // an event's name) is kept out all the same: whatever is shaped like a JWT.
+  for (std::size_t at = 0;;) {
+    const std::size_t found = value.find("eyJ", at);
+    if (found == std::string_view::npos) {
+      put_escaped(value.substr(at), quoted);
+      break;
+    }
+    const std::size_t jwt = jwt_shape_length(value, found);
+    const std::size_t next = found + (jwt > 0 ? jwt : 3);
+    put_escaped(value.substr(at, (jwt > 0 ? found : next) - at), quoted);
+    if (jwt > 0) put_escaped(kRedacted, quoted);
+    at = next;
+  }
   // The closing quote always fits: the ending room keeps a byte for it.
   if (quoted) buffer_[used_++] = '"';
 }

@@ -16,6 +16,10 @@ constexpr std::array<std::string_view, 7> kSecretHeaders{
 // names, conflation keys, policies and event ids.
 constexpr std::array<std::string_view, 5> kShownParameters{"topic", "event", "key", "policy", "lastEventId"};
 
+bool base64url_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
@@ -59,6 +63,14 @@ bool is_secret_header(std::string_view name) {
 
 std::string_view loggable_header(std::string_view name, std::string_view value) {
   return is_secret_header(name) ? kRedacted : value;
+}
+
+std::size_t jwt_shape_length(std::string_view text, std::size_t at) {
+  if (text.compare(at, 3, "eyJ") != 0 || (at > 0 && base64url_char(text[at - 1]))) return 0;
+  std::size_t end = at;
+  int dots = 0;
+  while (end < text.size() && (base64url_char(text[end]) || text[end] == '.')) dots += text[end++] == '.';
+  return dots >= 2 ? end - at : 0;
 }
 
 std::string_view redact_target(std::string_view target, std::span<char> out) {

@@ -1,5 +1,6 @@
 // Owns: what never reaches a log line in the clear: credentials in
-// headers and in query strings.
+// headers and in query strings, and anything shaped like a JWT in any
+// field (LineWriter cuts those out of every value it writes).
 //
 // Headers are judged by name (Authorization, Cookie and their kin, and
 // Sec-WebSocket-Protocol, where browsers that cannot set headers put
@@ -10,6 +11,7 @@
 // still kept out: the list says what may be shown, not what must be hidden.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -23,6 +25,12 @@ inline constexpr std::string_view kRedacted = "[redacted]";
 
 // `value`, or "[redacted]" when the header is secret.
 [[nodiscard]] std::string_view loggable_header(std::string_view name, std::string_view value);
+
+// The length of a run shaped like a JWT at `at` of `text` ("eyJ" at a word's
+// start, then base64url runs with two or more dots between them), or 0.
+// Such a run is a credential wherever it appears: a user agent, a path, an
+// event's name, a header whose name says nothing of it.
+[[nodiscard]] std::size_t jwt_shape_length(std::string_view text, std::size_t at);
 
 // Writes `target` into `out` with every query value that is not on the list
 // above replaced by "[redacted]"; a fragment, should one be sent, is dropped.

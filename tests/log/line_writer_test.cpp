@@ -35,6 +35,20 @@ TEST(LogLineWriter, JsonWritesOneObjectPerLine) {
             "{\"msg\":\"stream opened\",\"topic\":\"news\",\"n\":42,\"delta\":-7,\"ok\":true,\"empty\":\"\"}\n");
 }
 
+// Whatever is shaped like a JWT is cut from every value, where no
+// credential is expected too (a user agent, a path, an event's name);
+// what only starts like one is kept.
+TEST(LogLineWriter, ARunShapedLikeAJwtIsRedactedInAnyField) {
+  const auto fields = [](LineWriter& w) {
+    w.field("user_agent", "app/1.0 eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln");
+    w.field("target", "/sse/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln?lastEventId=eyJa.b.c");
+    w.field("kept", "eyJ-no-dots keyJa.b.c eyJa.b");
+  };
+  EXPECT_EQ(line(Format::logfmt, 512, fields),
+            "user_agent=\"app/1.0 [redacted]\" target=\"/sse/[redacted]?lastEventId=[redacted]\" "
+            "kept=\"eyJ-no-dots keyJa.b.c eyJa.b\"\n");
+}
+
 TEST(LogLineWriter, ValuesCannotForgeFieldsOrLines) {
   const auto hostile = [](LineWriter& w) { w.field("v", std::string_view("a\"b\\c\nlevel=error x=\x01\xff", 22)); };
   EXPECT_EQ(line(Format::logfmt, 256, hostile), "v=\"a\\\"b\\\\c\\x0alevel=error x=\\x01\\xff\"\n");
