@@ -138,7 +138,8 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
         return topic_stream;
       },
       true);
-  if (made != nullptr && !made->close_sent()) opened->open(request.header("last-event-id"));
+  if (made == nullptr || made->close_sent()) return made;
+  opened->open(requested_last_id(request, text));  // into text.last_id, beside the topic
   return made;
 }
 

@@ -167,7 +167,8 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
       },
       verdict);
   if (stream == nullptr || stream->close_sent()) return;
-  opened->open(request.header("Last-Event-ID"));
+  ReplyText text;
+  opened->open(requested_last_id(request, text));
   if (opened->answer_held()) hand_line_to_stream(opened->access_line(), request, "ws");
 }
 

@@ -217,6 +217,18 @@ Response broker_publish_answer(LoopServices& services, broker::PublishStatus sta
                          allow_origin, text);
 }
 
+// Browsers send Last-Event-ID only when an EventSource reconnects; a first
+// connection that wants to resume, and a browser's WebSocket, which cannot
+// set headers, say ?lastEventId=.
+std::string_view requested_last_id(const proto::http1::Request& request, ReplyText& text) {
+  if (const std::string_view header = request.header("Last-Event-ID"); !header.empty()) return header;
+  const std::string_view given = query_value(request.query, "lastEventId");
+  const std::string_view decoded = decode_into(given, text.last_id, sizeof text.last_id);
+  // One that does not decode (a bad escape, or too long for any id) is
+  // still the client's: told as malformed-id, not passed over as none.
+  return decoded.empty() ? given : decoded;
+}
+
 std::optional<Response> check_sse(LoopServices& services, Peer& peer, const proto::http1::Request& request,
                                   std::string_view path_topic, ReplyText& text, SseOpening& opening) {
   const auto& config = services.config();
@@ -231,16 +243,7 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
   if (request.header_count("Last-Event-ID") > 1) {
     return Response{.status = 400, .body = "more than one Last-Event-ID header\n"};
   }
-  // Browsers send Last-Event-ID only when they reconnect; a first
-  // connection that wants to resume says ?lastEventId=.
-  opening.last_id = request.header("Last-Event-ID");
-  if (opening.last_id.empty()) {
-    const std::string_view given = query_value(request.query, "lastEventId");
-    opening.last_id = decode_into(given, text.last_id, sizeof text.last_id);
-    // One that does not decode (a bad escape, or too long for any id) is
-    // still the client's: told as malformed-id, not passed over as none.
-    if (opening.last_id.empty()) opening.last_id = given;
-  }
+  opening.last_id = requested_last_id(request, text);
   std::vector<std::string>& topics = opening.topics;
   if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, text.topic, sizeof text.topic));
   proto::url::QueryIterator it(request.query);

@@ -121,6 +121,11 @@ struct SseOpening {
   std::string_view last_id;         // Last-Event-ID, or ?lastEventId=
 };
 
+// The id a stream resumes after: Last-Event-ID, else ?lastEventId=
+// (decoded into `text`, or as sent when it does not decode: a malformed id
+// is told so, not passed over as none); empty for none.
+[[nodiscard]] std::string_view requested_last_id(const proto::http1::Request& request, ReplyText& text);
+
 // Reads the topics (/sse/{topic} and ?topic=), the policy and the id to
 // resume from, and asks the authorizer about every topic before anything
 // is sent: a refusal is then a plain HTTP status, which EventSource

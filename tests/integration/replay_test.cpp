@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -42,6 +43,32 @@ TEST(Replay, QueryParameterWorksForAFirstConnection) {
   SseSubscriber sub(server.port(), "/sse/q?lastEventId=" + third);
   ASSERT_TRUE(sub.wait_for(1));
   EXPECT_EQ(seq_of(sub.events()[0].id), 4u);
+}
+
+// A browser's WebSocket cannot set Last-Event-ID: /ws/{topic} resumes from
+// ?lastEventId= too, and an id it cannot resume from is told, as over SSE.
+// Before, the parameter was passed over, a resume became a silent gap.
+TEST(Replay, AWebSocketOnATopicResumesFromTheQueryParameter) {
+  RunningServer server;
+  std::string epoch;
+  for (int i = 1; i <= 4; ++i) {
+    const HttpReply reply = http_request(server.port(), "POST", "/pub/wq", "e" + std::to_string(i));
+    ASSERT_EQ(reply.status, 200);
+    const std::string id = reply.body.substr(reply.body.find("\"id\":\"") + 6);
+    epoch = id.substr(0, id.find(':'));
+  }
+  ws::WsTestClient resumed(server.port());
+  ASSERT_TRUE(resumed.open("/ws/wq?lastEventId=" + epoch + ":2"));
+  for (const std::string expected : {"e3", "e4"}) {
+    const std::optional<ws::ServerFrame> message = resumed.read_message();
+    ASSERT_TRUE(message);
+    EXPECT_EQ(message->payload, expected);
+  }
+  ws::WsTestClient garbled(server.port());
+  ASSERT_TRUE(garbled.open("/ws/wq?lastEventId=garbage"));
+  const std::optional<ws::ServerFrame> notice = garbled.read_message();
+  ASSERT_TRUE(notice);
+  EXPECT_NE(notice->payload.find("\"reset\""), std::string::npos) << notice->payload;
 }
 
 // An id in the query that does not decode is the client's all the same: it
