@@ -76,6 +76,17 @@ int listen_tcp(const Endpoint& where, const ListenOptions& options) {
   return fd;
 }
 
+int check_address_free(const Endpoint& where) {
+  SocketAddress addr;
+  if (!to_sockaddr(where, addr)) return -EINVAL;
+  const int fd = ::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+  const int result = ::bind(fd, addr.get(), addr.length) == 0 ? 0 : -errno;
+  ::close(fd);
+  return result;
+}
+
 int accept_nonblocking(int listen_fd) {
   const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   return fd >= 0 ? fd : -errno;

@@ -25,6 +25,10 @@ struct ListenOptions {
 
 // Opens a non-blocking listening TCP socket. Returns the fd, or -errno.
 [[nodiscard]] int listen_tcp(const Endpoint& where, const ListenOptions& options);
+// Binds a plain socket (SO_REUSEADDR, not SO_REUSEPORT) to `where` and lets
+// it go: 0 when the address is free, -EADDRINUSE when any socket holds it,
+// a group of SO_REUSEPORT listeners of another process included.
+[[nodiscard]] int check_address_free(const Endpoint& where);
 
 // Accepts one connection as a non-blocking, close-on-exec socket. Returns the
 // fd, or -errno (-EAGAIN when none is waiting).

@@ -109,6 +109,13 @@ int Server::bind() {
   if (!io::parse_endpoint(s.config.listen, endpoint)) return -EINVAL;
   if (!load_tls(s)) return -EINVAL;
   const io::ListenOptions options{.reuse_port = s.workers.size() > 1};
+  // SO_REUSEPORT lets any process of the same user join the group: a second
+  // sluiced started on this one's port would take half its new clients,
+  // each half with its own ids and history, and neither would fail. The
+  // address must be free first; then this process's loops take it together.
+  if (options.reuse_port && endpoint.port != 0) {
+    if (const int free = io::check_address_free(endpoint); free < 0) return free;
+  }
   for (std::size_t i = 0; i < s.workers.size(); ++i) {
     const int fd = io::listen_tcp(endpoint, options);
     if (fd < 0) return fd;

@@ -61,6 +61,20 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
   }
 }
 
+// With several loops each takes the port with SO_REUSEPORT, which another
+// process of the same user could join: a second sluiced on a port in use
+// must fail to start, as it does with one loop. Before, it started, and the
+// two shared the clients, each with its own ids.
+TEST(SluicedCli, ASecondServerOnAPortInUseDoesNotStartWhateverItsLoops) {
+  SluicedProcess first({"threads=2"});
+  ASSERT_NE(first.port(), 0) << first.output();
+  SluicedProcess second({"threads=2"}, "127.0.0.1:" + std::to_string(first.port()));
+  EXPECT_EQ(second.port(), 0);
+  EXPECT_NE(second.exit_code(), 0);
+  EXPECT_NE(second.output().find("Address already in use"), std::string::npos) << second.output();
+  EXPECT_EQ(first.stop(), 0) << first.output();
+}
+
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
   const ScratchFile file("sluice_bad.toml");
   const std::string& path = file.path();
