@@ -27,10 +27,13 @@ ClientError read_head(Link& link, std::string& buffer, std::span<char> chunk, st
   }
 }
 
-ClientError status_error(int status, std::string_view request) {
-  return {.kind = ErrorKind::http_status,
-          .http_status = status,
-          .message = std::string(request) + ": the server answered " + std::to_string(status)};
+ClientError status_error(int status, std::string_view request, std::string_view body) {
+  ClientError error{.kind = ErrorKind::http_status,
+                    .http_status = status,
+                    .message = std::string(request) + ": the server answered " + std::to_string(status)};
+  const std::string_view line = body.substr(0, std::min(body.find('\n'), std::size_t{200}));
+  if (!line.empty()) error.message.append(": ").append(line);
+  return error;
 }
 
 }  // namespace sluice::client::detail

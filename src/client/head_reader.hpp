@@ -24,7 +24,9 @@ inline constexpr std::size_t kMaxHeadBytes = 16384;
 [[nodiscard]] ClientError read_head(Link& link, std::string& buffer, std::span<char> chunk,
                                     std::chrono::milliseconds timeout, ResponseHead& head, std::size_t& bytes);
 
-// The error for a status the client did not want: "GET /x: the server answered 404".
-[[nodiscard]] ClientError status_error(int status, std::string_view request);
+// The error for a status the client did not want: "GET /x: the server
+// answered 404", then ": " and the first line of `body` (what of the reply's
+// body has come; sluice says there why, naming the key of a limit).
+[[nodiscard]] ClientError status_error(int status, std::string_view request, std::string_view body = {});
 
 }  // namespace sluice::client::detail

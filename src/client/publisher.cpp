@@ -54,11 +54,6 @@ bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::str
   return reader.finish() && named;
 }
 
-std::string first_line(std::string_view body) {
-  const std::string_view line = body.substr(0, body.find('\n'));
-  return std::string(line.substr(0, 200));
-}
-
 }  // namespace
 
 struct Publisher::Impl {
@@ -169,8 +164,7 @@ void Publisher::Impl::read_reply(const detail::ResponseHead& head, std::string_v
   result.status = head.status;
   if (head.status != 200) {
     result.retry_after = detail::retry_after_delay(head.retry_after);
-    result.error = detail::status_error(head.status, "POST " + std::string(target));
-    result.error.message += ": " + first_line(body);
+    result.error = detail::status_error(head.status, "POST " + std::string(target), body);
     return;
   }
   if (!read_reply_body(body, json_scratch, result.id, result.subscribers)) {

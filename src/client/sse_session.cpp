@@ -109,7 +109,7 @@ ClientError SseSession::open_stream(Link& link, Driver& driver) {
 ClientError SseSession::check_head(const ResponseHead& head, Driver& driver) const {
   if (head.status != 200) {
     driver.set_retry_after(retry_after_delay(head.retry_after));
-    return status_error(head.status, "GET " + url_.target);
+    return status_error(head.status, "GET " + url_.target, std::string_view(head_).substr(head.size));
   }
   if (!media_type_is(head.content_type, "text/event-stream")) {
     return {.kind = ErrorKind::bad_response,

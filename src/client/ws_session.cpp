@@ -123,7 +123,7 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
 ClientError WsSession::check_handshake(const ResponseHead& head, Driver& driver) const {
   if (head.status != 101) {
     driver.set_retry_after(retry_after_delay(head.retry_after));
-    return status_error(head.status, "GET " + url_.target);
+    return status_error(head.status, "GET " + url_.target, std::string_view(head_).substr(head.size));
   }
   if (!list_has_token(head.upgrade, "websocket") || !list_has_token(head.connection, "upgrade")) {
     return {.kind = ErrorKind::bad_response, .message = "the server answered 101 without upgrading to WebSocket"};

@@ -94,7 +94,8 @@ TEST(ClientErrors, NotFoundIsFatalWithItsStatus) {
   EXPECT_EQ(error.kind, ErrorKind::http_status);
   EXPECT_EQ(error.http_status, 404);
   EXPECT_TRUE(error.fatal);
-  EXPECT_NE(error.message.find("404"), std::string::npos);
+  // The server's own line says why, after the status.
+  EXPECT_NE(error.message.find("the server answered 404: no such resource"), std::string::npos) << error.message;
 }
 
 TEST(ClientErrors, ABadTopicIsFatal) {
