@@ -26,7 +26,9 @@ inline constexpr std::size_t kMaxHeadBytes = 16384;
 
 // The error for a status the client did not want: "GET /x: the server
 // answered 404", then ": " and the first line of `body` (what of the reply's
-// body has come; sluice says there why, naming the key of a limit).
+// body has come; sluice says there why, naming the key of a limit), its
+// bytes outside printable ASCII written as \xHH. The caller passes no body
+// it cannot read as sent (chunked).
 [[nodiscard]] ClientError status_error(int status, std::string_view request, std::string_view body = {});
 
 }  // namespace sluice::client::detail

@@ -109,7 +109,8 @@ ClientError SseSession::open_stream(Link& link, Driver& driver) {
 ClientError SseSession::check_head(const ResponseHead& head, Driver& driver) const {
   if (head.status != 200) {
     driver.set_retry_after(retry_after_delay(head.retry_after));
-    return status_error(head.status, "GET " + url_.target, std::string_view(head_).substr(head.size));
+    const std::string_view body = head.transfer_encoding.empty() ? std::string_view(head_).substr(head.size) : "";
+    return status_error(head.status, "GET " + url_.target, body);
   }
   if (!media_type_is(head.content_type, "text/event-stream")) {
     return {.kind = ErrorKind::bad_response,

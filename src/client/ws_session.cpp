@@ -123,7 +123,8 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
 ClientError WsSession::check_handshake(const ResponseHead& head, Driver& driver) const {
   if (head.status != 101) {
     driver.set_retry_after(retry_after_delay(head.retry_after));
-    return status_error(head.status, "GET " + url_.target, std::string_view(head_).substr(head.size));
+    const std::string_view body = head.transfer_encoding.empty() ? std::string_view(head_).substr(head.size) : "";
+    return status_error(head.status, "GET " + url_.target, body);
   }
   if (!list_has_token(head.upgrade, "websocket") || !list_has_token(head.connection, "upgrade")) {
     return {.kind = ErrorKind::bad_response, .message = "the server answered 101 without upgrading to WebSocket"};

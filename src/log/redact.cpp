@@ -65,8 +65,16 @@ std::string_view loggable_header(std::string_view name, std::string_view value) 
   return is_secret_header(name) ? kRedacted : value;
 }
 
+// An escape (%HH) ends a word: a target is logged as sent, so "%20eyJ..."
+// (Bearer%20<token>) or "%3DeyJ..." (token%3D<token>) starts a token.
+bool after_escape(std::string_view text, std::size_t at) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  return at >= 3 && text[at - 3] == '%' && hex(text[at - 2]) && hex(text[at - 1]);
+}
+
 std::size_t jwt_shape_length(std::string_view text, std::size_t at) {
-  if (text.compare(at, 3, "eyJ") != 0 || (at > 0 && base64url_char(text[at - 1]))) return 0;
+  const bool word_start = at == 0 || !base64url_char(text[at - 1]) || after_escape(text, at);
+  if (text.compare(at, 3, "eyJ") != 0 || !word_start) return 0;
   std::size_t end = at;
   int dots = 0;
   while (end < text.size() && (base64url_char(text[end]) || text[end] == '.')) dots += text[end++] == '.';

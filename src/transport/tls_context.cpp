@@ -37,15 +37,15 @@ bool offers(const unsigned char* list, unsigned length, std::string_view name) {
   return false;
 }
 
-// Our preference, not the client's: h2 carries many streams on one
-// connection, which is why a browser's limit of six EventSource
-// connections per origin goes away.
 // The SSL ex_data slot offer_http11_only() marks a connection in.
 int http11_only_index() {
   static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
   return index;
 }
 
+// Our preference, not the client's: h2 carries many streams on one
+// connection, which is why a browser's limit of six EventSource
+// connections per origin goes away.
 template <bool OfferH2>
 int select_protocol(SSL* ssl, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
                     unsigned in_length, void* /*arg*/) {

@@ -1,5 +1,7 @@
 #include "response_head.hpp"
 
+#include "head_reader.hpp"
+
 #include <gtest/gtest.h>
 
 namespace sluice::client::detail {
@@ -70,6 +72,19 @@ TEST(ResponseHead, Helpers) {
   EXPECT_EQ(retry_after_delay(""), std::chrono::milliseconds(0));
   EXPECT_EQ(retry_after_delay("Wed, 21 Oct 2015 07:28:00 GMT"), std::chrono::milliseconds(0));
   EXPECT_EQ(retry_after_delay("99999"), std::chrono::seconds(3600));
+}
+
+// A refusal's first line follows its status, cut at the line's end, with
+// whatever a terminal would act on written as \xHH: a hostile server cannot
+// print a control sequence through the client's messages.
+TEST(StatusError, SaysTheServersFirstLineWithControlBytesEscaped) {
+  EXPECT_EQ(status_error(400, "GET /sse/x", "bad topic name\nmore").message,
+            "GET /sse/x: the server answered 400: bad topic name");
+  EXPECT_EQ(status_error(403, "GET /sse/x", "no\x1b[2Jway\r\n").message,
+            "GET /sse/x: the server answered 403: no\\x1b[2Jway");
+  EXPECT_EQ(status_error(404, "GET /x").message, "GET /x: the server answered 404");
+  EXPECT_EQ(status_error(500, "GET /x", std::string(300, 'a')).message.size(),
+            std::string("GET /x: the server answered 500: ").size() + 200);
 }
 
 }  // namespace

@@ -19,7 +19,6 @@
 #include "test_certs.hpp"
 #include "test_client.hpp"
 #include "transport/h2_preface.hpp"
-#include "test_client.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test {

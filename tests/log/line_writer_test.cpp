@@ -43,10 +43,11 @@ TEST(LogLineWriter, ARunShapedLikeAJwtIsRedactedInAnyField) {
     w.field("user_agent", "app/1.0 eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln");
     w.field("target", "/sse/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln?lastEventId=eyJa.b.c");
     w.field("kept", "eyJ-no-dots keyJa.b.c eyJa.b");
+    w.field("escaped", "/sse/x?lastEventId=Bearer%20eyJa.b.c");
   };
   EXPECT_EQ(line(Format::logfmt, 512, fields),
             "user_agent=\"app/1.0 [redacted]\" target=\"/sse/[redacted]?lastEventId=[redacted]\" "
-            "kept=\"eyJ-no-dots keyJa.b.c eyJa.b\"\n");
+            "kept=\"eyJ-no-dots keyJa.b.c eyJa.b\" escaped=\"/sse/x?lastEventId=Bearer%20[redacted]\"\n");
 }
 
 TEST(LogLineWriter, ValuesCannotForgeFieldsOrLines) {
