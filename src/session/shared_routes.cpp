@@ -129,7 +129,9 @@ std::optional<Response> over_http_limit(const proto::http1::ParseResult& result,
   if (result.reason == http1::kHeadOverMaxHeaderBytes) {
     return over_limit(431, result.reason, limits.max_header_bytes, "bytes", text);
   }
-  if (result.reason == http1::kHeadOverMaxHeaders) return over_limit(431, result.reason, limits.max_headers, "fields", text);
+  if (result.reason == http1::kHeadOverMaxHeaders) {
+    return over_limit(431, result.reason, limits.max_headers, "fields", text);
+  }
   return std::nullopt;
 }
 

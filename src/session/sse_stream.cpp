@@ -60,7 +60,9 @@ void SseStream::open(buf::FrameRef head, std::span<const std::string> topics, st
   for (const std::string& topic : topics) {
     if (outlet_.ended()) return;
     const Subscriptions::JoinResult joined = subscriptions_.join(topic, requested, resumable ? last_id : "");
-    if (joined.status == Subscriptions::JoinStatus::too_many) return refuse("too many topics on this connection (topics.max_per_connection)");
+    if (joined.status == Subscriptions::JoinStatus::too_many) {
+      return refuse("too many topics on this connection (topics.max_per_connection)");
+    }
     if (joined.status == Subscriptions::JoinStatus::refused) return refuse(services_.answer(joined.refusal).text);
     if (!resumable && !last_id.empty()) subscriptions_.tell_reset(topic, "ambiguous-id", last_id);
     if (may_wait && joined.awaiting) ++unplaced_;

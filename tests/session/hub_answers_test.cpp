@@ -19,8 +19,10 @@ TEST(HubAnswers, EveryRefusalHasAStatusAndOneLine) {
 }
 
 TEST(HubAnswers, TheTopicRuleSpellsTheConfiguredLimit) {
-  EXPECT_EQ(HubAnswers(128)(hub::HubStatus::bad_topic).text, "bad topic name: use 1-128 of [A-Za-z0-9_.:-] (topics.max_name)");
-  EXPECT_EQ(HubAnswers(7)(hub::HubStatus::bad_topic).text, "bad topic name: use 1-7 of [A-Za-z0-9_.:-] (topics.max_name)");
+  EXPECT_EQ(HubAnswers(128)(hub::HubStatus::bad_topic).text,
+            "bad topic name: use 1-128 of [A-Za-z0-9_.:-] (topics.max_name)");
+  EXPECT_EQ(HubAnswers(7)(hub::HubStatus::bad_topic).text,
+            "bad topic name: use 1-7 of [A-Za-z0-9_.:-] (topics.max_name)");
 }
 
 TEST(HubAnswers, ReservedNamesAreRefusedByName) {
