@@ -2,7 +2,6 @@
 
 #include "log/access.hpp"
 #include "session/flush_metrics.hpp"
-#include "session/ops_answers.hpp"
 #include "session/services.hpp"
 #include "session/shared_routes.hpp"
 #include "session/session.hpp"
@@ -22,8 +21,7 @@ long long since_ms(io::Loop::Clock::time_point now, io::Loop::Clock::time_point 
 bool asks_for_stream(const transport::H2Request& request) {
   if (request.method == "CONNECT") return true;
   if (request.method != "GET") return false;
-  const std::string_view path = request.path.substr(0, request.path.find('?'));
-  return path == kSsePrefix || path.starts_with("/sse/") || path == kDashboardEventsPath;
+  return event_stream_path(request.path.substr(0, request.path.find('?')));
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include "proto/topic_name.hpp"
 #include "proto/ws_handshake.hpp"
 #include "session/http_request.hpp"
-#include "session/ops_answers.hpp"
 #include "session/origin_check.hpp"
 #include "session/request_target.hpp"
 #include "session/services.hpp"
@@ -99,8 +98,7 @@ bool HttpRequestPhase::asks_for_stream(const Request& request) const {
   if (request.method != Method::get) return false;
   const std::string_view path = request.path;
   if (path.starts_with(kPublishPrefix)) return !request.header("Upgrade").empty();
-  return path == kSsePrefix || path.starts_with("/sse/") || path == kWsPrefix || path.starts_with("/ws/") ||
-         services_.ws_route(path) != nullptr || asks_for_system_topic(services_, request);
+  return event_stream_path(path) || path == kWsPrefix || path.starts_with("/ws/") || services_.ws_route(path) != nullptr;
 }
 
 void HttpRequestPhase::publish(const Request& request, std::string_view raw_topic) {

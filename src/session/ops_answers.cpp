@@ -31,16 +31,12 @@ OpsAnswer dashboard_page(const proto::http1::Request& request, ReplyText& text) 
 
 }  // namespace
 
-bool asks_for_system_topic(const LoopServices& services, const proto::http1::Request& request) {
-  return services.config().ops.dashboard != 0 && request.path == kDashboardEventsPath;
-}
-
 OpsAnswer answer_ops(LoopServices& services, Peer& peer, const proto::http1::Request& request, ReplyText& text,
                      std::string& metrics_text) {
   const server::OpsConfig& ops = services.config().ops;
   const bool metrics = ops.metrics != 0 && request.path == ops.metrics_path;
   const bool dashboard = ops.dashboard != 0 && request.path == kDashboardPath;
-  const bool events = asks_for_system_topic(services, request);
+  const bool events = ops.dashboard != 0 && request.path == kDashboardEventsPath;
   if (!metrics && !dashboard && !events) return {};
   // HEAD as GET, the protocol's phase sending the head alone; the
   // dashboard's stream is for GET only.

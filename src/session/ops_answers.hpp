@@ -31,10 +31,6 @@ struct OpsAnswer {
 // default).
 inline constexpr std::string_view kDashboardEventsPath = "/dashboard/events";
 
-// The dashboard's stream of the system topic is what `request` asks for
-// (whatever the checks will answer).
-[[nodiscard]] bool asks_for_system_topic(const LoopServices& services, const proto::http1::Request& request);
-
 // `text` holds what `reply` points into; `metrics_text` the scrape's body,
 // allocated once per scrape, never on a loop's event path.
 [[nodiscard]] OpsAnswer answer_ops(LoopServices& services, Peer& peer, const proto::http1::Request& request,

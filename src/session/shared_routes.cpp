@@ -7,6 +7,7 @@
 #include "buf/fixed_sink.hpp"
 #include "proto/topic_name.hpp"
 #include "session/host_check.hpp"
+#include "session/ops_answers.hpp"
 #include "session/peer.hpp"
 #include "session/publish_metrics.hpp"
 #include "session/request_target.hpp"
@@ -36,6 +37,10 @@ Response too_large(std::string_view what, std::size_t limit, ReplyText& text) {
 }
 
 }  // namespace
+
+bool event_stream_path(std::string_view path) {
+  return path == kSsePrefix || path.starts_with("/sse/") || path == kDashboardEventsPath;
+}
 
 // 421 Misdirected Request: the request reached a server that does not
 // answer for the name it was sent to, which is what a DNS-rebound page's
@@ -256,8 +261,8 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
   }
   if (topics.empty()) return Response{.status = 400, .body = "name a topic: /sse/{topic} or ?topic=\n"};
   if (topics.size() > static_cast<std::size_t>(config.max_topics_per_connection)) {
-    const int n = std::snprintf(text.body, sizeof text.body, "more topics than one stream may follow (%ld, %s)\n",
-                                static_cast<long>(config.max_topics_per_connection), "topics.max_per_connection");
+    const int n = std::snprintf(text.body, sizeof text.body, "more topics than one stream may follow (%ld, topics.max_per_connection)\n",
+                                static_cast<long>(config.max_topics_per_connection));
     return Response{.status = 400, .body = clipped(text.body, n, sizeof text.body)};
   }
   const std::size_t max_name = config.hub.max_topic_name;

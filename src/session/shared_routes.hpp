@@ -29,6 +29,9 @@ class Peer;
 
 // The routes both transports serve: GET /sse and /sse/{topic}, POST /pub/{topic}.
 inline constexpr std::string_view kSsePrefix = "/sse";
+// A path a GET opens an event stream on, over either protocol: /sse,
+// /sse/{topic}, the dashboard's events.
+[[nodiscard]] bool event_stream_path(std::string_view path);
 inline constexpr std::string_view kPublishPrefix = "/pub/";
 
 // The text a reply points into, kept by the caller until the reply is sent.
