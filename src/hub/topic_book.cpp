@@ -94,11 +94,15 @@ TopicRecord* TopicBook::create(std::string_view name, HubStatus& status, TopicAl
     status = HubStatus::too_many_created;
     return nullptr;
   }
-  if (topics_.size() >= limits_.max_topics) reclaim_idle();
-  if (topics_.size() >= limits_.max_topics) {
+  // The server's own topics (a fixed few, made only by the server) take
+  // none of the places topics.max gives the clients'.
+  const bool server_topic = name.starts_with(kServerTopicMark);
+  if (!server_topic && client_topics() >= limits_.max_topics) reclaim_idle();
+  if (!server_topic && client_topics() >= limits_.max_topics) {
     status = HubStatus::too_many_topics;
     return nullptr;
   }
+  if (server_topic) ++server_topics_;
   auto record = std::make_unique<TopicRecord>(name, limits_, first_id_);
   TopicRecord* raw = record.get();
   raw->pins.store(1, std::memory_order_relaxed);
@@ -150,6 +154,7 @@ void TopicBook::unlink(TopicRecord& record) {
   last->order_index = record.order_index;
   topics_in_order_.pop_back();
   reclaimed_.fetch_add(1, std::memory_order_relaxed);
+  if (record.name.starts_with(kServerTopicMark)) --server_topics_;
   topics_.erase(topics_.find(std::string_view(record.name)));
 }
 

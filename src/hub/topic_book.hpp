@@ -406,6 +406,7 @@ class TopicBook {
   [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
   void reclaim_idle();
   void unlink(TopicRecord& record);
+  [[nodiscard]] std::size_t client_topics() const { return topics_.size() - server_topics_; }  // the book's lock
 
   buf::Pool& pool_;
   HubLimits limits_;
@@ -415,6 +416,7 @@ class TopicBook {
   std::vector<TopicRecord*> topics_in_order_;  // for evict_in_turn and reclaim_idle
   std::atomic<std::size_t> evict_cursor_{0};
   std::size_t reclaim_cursor_ = 0;  // the book's lock
+  std::size_t server_topics_ = 0;   // the book's lock: the records of kServerTopicMark names
   // The first id of a topic made from now on: past every id a freed topic
   // gave (the book's lock).
   std::uint64_t first_id_ = 1;

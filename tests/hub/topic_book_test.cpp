@@ -131,6 +131,24 @@ TEST_F(Lifecycle, AnEventIsNeverStampedBeforeTheOneAheadOfIt) {
   EXPECT_EQ(last, times[2]);
 }
 
+TEST_F(Lifecycle, TheServersOwnTopicTakesNoneOfTheClientsPlaces) {
+  Collector dashboard;
+  ASSERT_EQ(hub.subscribe("$sys", &dashboard), HubStatus::ok);
+  ASSERT_EQ(book.publish_server("$sys", {"snapshot"}).status, HubStatus::ok);
+  Collector c[3];
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok) << i;
+  EXPECT_EQ(book.publish("t3", {"x"}).status, HubStatus::too_many_topics);
+  // Once $sys is freed and made again, the count still leaves it out.
+  hub.unsubscribe("$sys", &dashboard);
+  hub.unsubscribe("t2", &c[2]);
+  pump();
+  ASSERT_EQ(hub.subscribe("t3", &c[2]), HubStatus::ok);
+  EXPECT_EQ(book.find("$sys"), nullptr) << "freed to make room";
+  ASSERT_EQ(book.publish_server("$sys", {"snapshot"}).status, HubStatus::ok);
+  EXPECT_EQ(hub.subscribe("t4", &c[2]), HubStatus::too_many_topics);
+  ASSERT_EQ(hub.subscribe("$sys", &dashboard), HubStatus::ok);
+}
+
 TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
   Collector c[3];
   for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok);
