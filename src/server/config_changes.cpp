@@ -4,9 +4,23 @@
 #include <map>
 #include <toml++/toml.h>
 
+#include "server/int_settings.hpp"
+
 namespace sluice::server {
 
 namespace {
+
+std::string type_name(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::array: return "an array";
+    case toml::node_type::floating_point: return "a floating-point number";
+    case toml::node_type::boolean: return "true or false, for a key that is not 0 or 1";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time: return "a date or time";
+    default: return "not an integer or a string";
+  }
+}
 
 std::optional<std::string> flatten(const std::string& key, const toml::node& node, SettingList& out) {
   if (const auto* table = node.as_table()) {
@@ -21,10 +35,24 @@ std::optional<std::string> flatten(const std::string& key, const toml::node& nod
     return std::nullopt;
   }
   if (const auto* text = node.as_string()) {
+    // A quoted number is a mistake in a file whose other numbers are bare:
+    // taken as a number, it would hide that the writer meant something
+    // else (a unit, a name). On the command line every value is text.
+    if (const IntSetting* setting = find_int_setting(key)) {
+      return "config key '" + key + "' must be an integer between " + std::to_string(setting->min) + " and " +
+             std::to_string(setting->max) + ", written without quotes (got the string \"" + text->get() + "\")";
+    }
     out.emplace_back(key, text->get());
     return std::nullopt;
   }
-  return "config key '" + key + "' has a value of the wrong type";
+  // The on/off keys are 0 or 1; TOML's own words for them mean the same.
+  if (const auto* flag = node.as_boolean()) {
+    if (const IntSetting* setting = find_int_setting(key); setting != nullptr && setting->min == 0 && setting->max == 1) {
+      out.emplace_back(key, flag->get() ? "1" : "0");
+      return std::nullopt;
+    }
+  }
+  return "config key '" + key + "' has a value of the wrong type (" + type_name(node.type()) + ")";
 }
 
 // Each key's last value: a later --set overrides the file.

@@ -32,12 +32,32 @@ TEST(ConfigChanges, AFileThatDoesNotReadIsAnErrorNamingIt) {
   SettingList list;
   const auto wrong_type = read_setting_list(path, {}, list);
   ASSERT_TRUE(wrong_type);
-  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type");
+  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type (an array)");
   std::ofstream(path) << "[pool\n";
   const auto broken = read_setting_list(path, {}, list);
   ASSERT_TRUE(broken);
   EXPECT_NE(broken->find(path + ":1:"), std::string::npos) << *broken;
   EXPECT_TRUE(read_setting_list("", {"no-equals-sign"}, list));
+  std::remove(path.c_str());
+}
+
+TEST(ConfigChanges, AQuotedNumberIsRefusedNamingTheKeyAndOnOffKeysTakeTrueAndFalse) {
+  const std::string path = write_file("typed.toml", "[http]\nmax_body = \"100\"\n");
+  SettingList list;
+  const auto quoted = read_setting_list(path, {}, list);
+  ASSERT_TRUE(quoted);
+  EXPECT_EQ(quoted->rfind("config key 'http.max_body' must be an integer between ", 0), 0u) << *quoted;
+  EXPECT_NE(quoted->find("written without quotes (got the string \"100\")"), std::string::npos) << *quoted;
+  // A string stays a string where the key is one.
+  std::ofstream(path) << "listen = \"127.0.0.1:0\"\n[h2]\nenabled = false\n[ws]\ndeflate = true\n";
+  ASSERT_EQ(read_setting_list(path, {}, list), std::nullopt);
+  const SettingList expected{{"h2.enabled", "0"}, {"listen", "127.0.0.1:0"}, {"ws.deflate", "1"}};
+  EXPECT_EQ(list, expected);
+  // true is no number for a key with a wider range.
+  std::ofstream(path) << "threads = true\n";
+  const auto flag = read_setting_list(path, {}, list);
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(*flag, "config key 'threads' has a value of the wrong type (true or false, for a key that is not 0 or 1)");
   std::remove(path.c_str());
 }
 
