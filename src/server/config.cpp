@@ -13,6 +13,7 @@
 #include "buf/pool.hpp"
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
+#include "proto/topic_name.hpp"
 #include "server/auth_config.hpp"
 #include "server/broker_config.hpp"
 #include "server/config_changes.hpp"
@@ -73,6 +74,13 @@ std::optional<std::string> apply_policy_setting(PolicyConfig& policy, std::strin
   // A pattern set again (the file's, then a --set) takes the later value,
   // as every other key does.
   const std::string_view pattern = key.substr(kTopicRulePrefix.size());
+  // One that no topic could match (a '*' inside, a character no name may
+  // have) would leave its topics on the default without a word.
+  const std::string_view stem = pattern.ends_with('*') ? pattern.substr(0, pattern.size() - 1) : pattern;
+  if (!stem.empty() && !proto::valid_topic_name(stem, proto::kTopicNameCeiling)) {
+    return "config key '" + std::string(key) + "': the pattern must be a topic name ([A-Za-z0-9_.:-]) or one " +
+           "followed by a single * that ends it, or * alone (got '" + std::string(pattern) + "')";
+  }
   const auto same = std::find_if(policy.rules.begin(), policy.rules.end(),
                                  [&](const PolicyConfig::Rule& rule) { return rule.pattern == pattern; });
   if (same != policy.rules.end()) {

@@ -236,6 +236,23 @@ TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
   EXPECT_EQ(c.policy.rules.size(), 2u);
 }
 
+// A pattern no topic could match would leave its topics on the default
+// policy without a word.
+TEST(Config, ATopicRuleNoTopicCouldMatchIsRefusedNamingItsKey) {
+  for (const char* pattern : {"prices*.eur", "**", "a b", "prices.*.eu", "$sys", "caf\xc3\xa9"}) {
+    Config c;
+    const std::string key = std::string("policy.topics.") + pattern;
+    const std::optional<std::string> error = apply_setting(c, key, "latest");
+    ASSERT_TRUE(error) << pattern;
+    EXPECT_EQ(error->rfind("config key '" + key + "': the pattern must be", 0), 0u) << *error;
+    EXPECT_TRUE(c.policy.rules.empty()) << pattern;
+  }
+  for (const char* pattern : {"*", "prices.*", "prices.eu", "a-b_c:d*"}) {
+    Config c;
+    EXPECT_EQ(apply_setting(c, std::string("policy.topics.") + pattern, "latest"), std::nullopt) << pattern;
+  }
+}
+
 // Rules are read in name order from a file, so the order they were set in
 // must not decide: the exact name wins, then the longest prefix.
 TEST(Config, TheMostSpecificTopicRuleWinsInEitherOrder) {
