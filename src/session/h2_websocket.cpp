@@ -122,6 +122,10 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
     reply(stream, {.status = 404, .body = "no such resource\n"});
     return nullptr;
   }
+  if (auto refusal = check_one_last_id(request)) {
+    reply(stream, *refusal);
+    return nullptr;
+  }
   const std::string_view topic = decode_into(path.substr(kWsTopicPrefix.size()), text.topic, sizeof text.topic);
   if (const AuthOutcome verdict = session_.peer().authorize(server::Action::subscribe, topic, request);
       !verdict.allowed()) {

@@ -151,6 +151,10 @@ std::string_view HttpRequestPhase::cors_origin(const Request& request) const {
 }
 
 void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view raw_topic) {
+  if (auto refusal = check_one_last_id(request)) {
+    keep_alive_ = false;
+    return respond(*refusal);
+  }
   char topic_buf[1024];
   std::string topic(decode_into(raw_topic, topic_buf, sizeof topic_buf));
   const AuthOutcome verdict = session_.peer().authorize(Action::subscribe, topic, request);

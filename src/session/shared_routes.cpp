@@ -236,6 +236,15 @@ std::string_view requested_last_id(const proto::http1::Request& request, ReplyTe
   return decoded.empty() ? given : decoded;
 }
 
+// Two ids would leave the stream to guess where to resume from, and
+// either guess may replay twice or skip.
+std::optional<Response> check_one_last_id(const proto::http1::Request& request) {
+  if (request.header_count("Last-Event-ID") > 1) {
+    return Response{.status = 400, .body = "more than one Last-Event-ID header\n"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Response> check_sse(LoopServices& services, Peer& peer, const proto::http1::Request& request,
                                   std::string_view path_topic, ReplyText& text, SseOpening& opening) {
   const auto& config = services.config();
@@ -245,11 +254,7 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
       return Response{.status = 400, .body = "policy not offered here\n"};
     }
   }
-  // Two ids would leave the stream to guess where to resume from, and
-  // either guess may replay twice or skip.
-  if (request.header_count("Last-Event-ID") > 1) {
-    return Response{.status = 400, .body = "more than one Last-Event-ID header\n"};
-  }
+  if (auto refusal = check_one_last_id(request)) return refusal;
   opening.last_id = requested_last_id(request, text);
   std::vector<std::string>& topics = opening.topics;
   if (!path_topic.empty()) topics.emplace_back(decode_into(path_topic, text.topic, sizeof text.topic));

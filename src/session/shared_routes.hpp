@@ -128,6 +128,8 @@ struct SseOpening {
 // (decoded into `text`, or as sent when it does not decode: a malformed id
 // is told so, not passed over as none); empty for none.
 [[nodiscard]] std::string_view requested_last_id(const proto::http1::Request& request, ReplyText& text);
+// A 400 for a request that names more than one Last-Event-ID.
+[[nodiscard]] std::optional<Response> check_one_last_id(const proto::http1::Request& request);
 
 // Reads the topics (/sse/{topic} and ?topic=), the policy and the id to
 // resume from, and asks the authorizer about every topic before anything

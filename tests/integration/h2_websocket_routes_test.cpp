@@ -174,6 +174,16 @@ TEST_F(H2WebSocketRoutes, PublisherStreamPublishesEveryMessageToItsTopic) {
   EXPECT_EQ(client->stream(open("/pub/bad%20name")).status, 400);
 }
 
+// Two ids would leave the stream to guess where to resume from; the
+// connection's other streams go on.
+TEST_F(H2WebSocketRoutes, ATopicStreamNamingTwoLastEventIdsIsRefusedAndTheConnectionGoesOn) {
+  start();
+  const std::int32_t twice = open("/ws/two", {{"last-event-id", "a:1"}, {"last-event-id", "a:2"}});
+  EXPECT_EQ(client->stream(twice).status, 400);
+  EXPECT_TRUE(has(body(twice), "more than one Last-Event-ID")) << body(twice);
+  EXPECT_EQ(client->stream(open("/ws/two", {{"last-event-id", "a:1"}})).status, 200);
+}
+
 TEST_F(H2WebSocketRoutes, EachStreamIsAConnectionToTheApplication) {
   std::mutex mutex;
   std::vector<server::ConnectionRef> opened;

@@ -97,6 +97,14 @@ TEST(Replay, TwoLastEventIdHeadersAreRefused) {
   const HttpReply reply = read_reply(client);
   EXPECT_EQ(reply.status, 400);
   EXPECT_NE(reply.body.find("more than one Last-Event-ID"), std::string::npos) << reply.body;
+  // A WebSocket on a topic resumes from the same id, and is refused the same.
+  TestClient upgrade(server.port());
+  upgrade.send("GET /ws/two HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+               "Last-Event-ID: a:1\r\nLast-Event-ID: a:2\r\n\r\n");
+  const HttpReply refused = read_reply(upgrade);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find("more than one Last-Event-ID"), std::string::npos) << refused.body;
 }
 
 TEST(Replay, SeveralTopicsCannotResumeFromOneIdAndEachIsToldBeforeLiveEvents) {
