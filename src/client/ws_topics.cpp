@@ -8,6 +8,8 @@ namespace {
 
 constexpr std::string_view kLostAnswer = "the connection closed before the server answered";
 constexpr std::string_view kSuperseded = "superseded by a later request before the server answered";
+constexpr std::string_view kFollowed =
+    "already subscribed to this topic (unsubscribe first to change its policy or since)";
 
 void fill_ack(Event& event, std::uint64_t req, WsRequest::Op op, std::string_view topic, bool ok,
               std::string_view id, std::string_view error) {
@@ -56,6 +58,13 @@ bool WsTopics::apply(const WsRequest& request, JsonSink& sink, Event& ack) {
   Topic* topic = find(request.topic);
   const bool orphan = request.op != WsRequest::Op::publish && topic != nullptr && settle_orphan(*topic, ack);
   if (request.op == WsRequest::Op::subscribe) {
+    // The server refuses a second subscribe to a topic; answered here as it
+    // would answer, so the topic stays as it is (its refusal would end it).
+    if (topic != nullptr && !orphan) {
+      fill_ack(ack, request.req, request.op, request.topic, false, {}, kFollowed);
+      requests_.answered(1);
+      return true;
+    }
     if (topic == nullptr) topic = &topics_.emplace_back(Topic{request.topic, {}, request.since, {}, 0});
     topic->policy = request.policy;
     topic->app_req = request.req;

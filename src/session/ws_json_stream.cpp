@@ -132,6 +132,13 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
     policy = delivery::parse_policy(request.policy);
     if (!policy || !services().config().policy.allows(*policy)) return refuse(request.req, "policy not offered here");
   }
+  // A second subscribe would leave its own `since` and policy unused (and
+  // its ack had no newest id to give): told so, not acked as if it took them.
+  const auto topics = subscriptions_.topics();
+  if (!request.topic.empty() &&
+      std::any_of(topics.begin(), topics.end(), [&](const TopicSlot& slot) { return slot.name == request.topic; })) {
+    return refuse(request.req, "already subscribed to this topic (unsubscribe first to change its policy or since)");
+  }
   // A decision given later: the ack waits, and the request is read again
   // when it comes (ws_stream.hpp).
   if (const AuthOutcome a = peer().authorize(server::Action::subscribe, request.topic); !a.allowed()) {

@@ -173,6 +173,30 @@ TEST(WsTopics, ASupersededSubscribeStillGetsItsOneAck) {
   EXPECT_FALSE(f.event.ok);
 }
 
+// The server refuses a second subscribe to a topic; the client answers it
+// so itself, and the first subscription goes on as it was.
+TEST(WsTopics, ASecondSubscribeToAFollowedTopicIsRefusedHereAndTheFirstKept) {
+  Fixture f;
+  WsRequest first = f.submit(WsRequest::Op::subscribe, "a");
+  first.policy = "fifo";
+  (void)f.topics.apply(first, f.sent, f.event);
+  ASSERT_TRUE(f.topics.on_ack(subscribed(first.req, "E:3"), f.event));
+  WsRequest second = f.submit(WsRequest::Op::subscribe, "a");
+  second.policy = "latest";
+  ASSERT_TRUE(f.topics.apply(second, f.sent, f.event));
+  EXPECT_EQ(f.event.req, second.req);
+  EXPECT_FALSE(f.event.ok);
+  EXPECT_NE(f.event.data.find("already subscribed"), std::string::npos) << f.event.data;
+  EXPECT_EQ(f.sent.texts.size(), 1u);
+  EXPECT_EQ(f.topics.topic_count(), 1u);
+  std::vector<Event> lost;
+  f.topics.on_disconnect(lost);
+  f.topics.resubscribe(f.sent);
+  ASSERT_EQ(f.sent.texts.size(), 2u);
+  EXPECT_EQ(f.sent.field(1, "policy"), "fifo");
+  EXPECT_EQ(f.sent.field(1, "since"), "E:3");
+}
+
 TEST(WsTopics, UndoPutsBackThePreviousId) {
   Fixture f;
   WsRequest sub = f.submit(WsRequest::Op::subscribe, "a");

@@ -53,6 +53,37 @@ TEST(WsJsonProtocol, TheSubscribeAckCarriesTheTopicsNewestIdToResumeFrom) {
   EXPECT_NE(replayed->payload.find("\"data\":\"while away\""), std::string::npos) << replayed->payload;
 }
 
+// A second subscribe to a topic followed already would leave its own
+// `since` and policy unused: it is refused, and the first goes on.
+TEST(WsJsonProtocol, ASecondSubscribeToAFollowedTopicIsRefusedAndTheFirstGoesOn) {
+  RunningServer server;
+  const std::uint16_t port = server.port();
+  ASSERT_EQ(http_request(port, "POST", "/pub/t", "before").status, 200);
+  WsTestClient client(port);
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"t","req":1})"});
+  const std::optional<ServerFrame> first = client.read_message();
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->payload.find("\"ok\":true"), std::string::npos) << first->payload;
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"t","policy":"latest","since":"x:0","req":2})"});
+  const std::optional<ServerFrame> second = client.read_message();
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->payload.find(R"("req":2,"ok":false,"error":"already subscribed to this topic)"), std::string::npos)
+      << second->payload;
+  ASSERT_TRUE(publish_once_joined(port, "t", "live"));
+  const std::optional<ServerFrame> live = client.read_message();
+  ASSERT_TRUE(live);
+  EXPECT_NE(live->payload.find("\"data\":\"live\""), std::string::npos) << live->payload;
+  // Left, it may be joined again.
+  client.send({.opcode = kText, .payload = R"({"op":"unsubscribe","topic":"t","req":3})"});
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"t","req":4})"});
+  for (const char* expected : {R"("req":3,"ok":true)", R"("req":4,"ok":true)"}) {
+    const std::optional<ServerFrame> ack = client.read_message();
+    ASSERT_TRUE(ack);
+    EXPECT_NE(ack->payload.find(expected), std::string::npos) << ack->payload;
+  }
+}
+
 // A topic left while its events wait in the queue gives its slot to the
 // next topic joined, and that topic's events are never told as the left
 // one's losses. Here `a`, under `latest` behind a reader that does not

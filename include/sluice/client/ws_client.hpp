@@ -71,7 +71,9 @@ class WsClient {
 
   // Requests, from any thread, sent once a connection is open. Topics are
   // 1-128 of [A-Za-z0-9_.:-]. A subscription lasts until unsubscribe(),
-  // across reconnections; a failed subscribe (ack with ok false) ends it.
+  // across reconnections; a failed subscribe (ack with ok false) ends it,
+  // except a second one to a topic already followed, which is refused and
+  // leaves the first as it was.
   // A publish whose connection closed before the answer is acked with ok
   // false: it may or may not have been published.
   Submit subscribe(std::string_view topic, const SubscribeOptions& options = {});
