@@ -21,7 +21,7 @@ namespace sluice::server {
 struct ConnectionRow {
   std::uint64_t id = 0;
   std::string peer;                 // ADDRESS:PORT
-  std::string_view transport;       // "http", "sse", "ws" (a static name)
+  std::string_view transport;       // "http", "sse", "ws", "h2" (a static name)
   std::vector<std::string> topics;  // followed now
   std::size_t queued_bytes = 0;     // data bytes waiting for the client
   std::int64_t age_ms = 0;

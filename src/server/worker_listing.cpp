@@ -2,7 +2,9 @@
 // loop (asked from the admin listener's loop), and the rows of its
 // connections for a listing, made on this loop's own thread, the only one
 // that may read its sessions.
+#include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "server/worker.hpp"
 
@@ -38,12 +40,17 @@ void Worker::list_connections(std::uint64_t ticket) {
     ConnectionRow row{.id = session->id()};
     // Rows the listing will not keep are counted without being made.
     if (row.id > after) {
-      const session::Phase::View view = session->view();
       row.peer = session->peer().address().empty() ? session->transport_peer_address() : session->peer().address();
-      row.transport = view.transport;
-      for (const session::TopicSlot& topic : view.topics) {
-        if (!topic.name.empty()) row.topics.push_back(topic.name);
-      }
+      bool first = true;
+      session->each_view([&](const session::Phase::View& view) {
+        if (std::exchange(first, false)) row.transport = view.transport;
+        for (const session::TopicSlot& topic : view.topics) {
+          // Two streams of one HTTP/2 connection may follow the same topic.
+          if (!topic.name.empty() && std::find(row.topics.begin(), row.topics.end(), topic.name) == row.topics.end()) {
+            row.topics.push_back(topic.name);
+          }
+        }
+      });
       row.queued_bytes = session->queue().data_bytes();
       row.age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - session->opened()).count();
     }

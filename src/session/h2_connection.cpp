@@ -249,6 +249,14 @@ void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) 
 
 // A ConnectionRef's frame for the WebSocket on `stream`; false (counted
 // as a send to a closed connection) when that stream has gone.
+void H2Connection::each_view(const std::function<void(const View&)>& visit) const {
+  visit(view());
+  exchanges_.for_each([&](const H2Exchange& exchange) {
+    if (exchange.sse != nullptr) visit(exchange.sse->view());
+    if (exchange.ws != nullptr) visit(exchange.ws->view());
+  });
+}
+
 bool H2Connection::on_posted(std::int32_t stream, buf::FrameRef& frame) {
   H2Exchange* exchange = exchanges_.find(stream);
   if (exchange == nullptr || !exchange->ws || exchange->outlet->ended()) return false;

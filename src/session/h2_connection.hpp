@@ -91,6 +91,8 @@ class H2Connection final : public Phase,
   void shutdown() override;
   void on_closed() override;
   bool on_posted(std::int32_t stream, buf::FrameRef& frame) override;
+  [[nodiscard]] View view() const override { return {"h2", {}}; }
+  void each_view(const std::function<void(const View&)>& visit) const override;
   void before_flush() override;
   void on_drained() override;
   void on_flushed() override;

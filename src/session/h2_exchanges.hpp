@@ -107,6 +107,12 @@ class H2Exchanges {
       if (slot->id != 0) visit(*slot);
     }
   }
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (const auto& slot : slots_) {
+      if (slot->id != 0) visit(static_cast<const H2Exchange&>(*slot));
+    }
+  }
 
  private:
   struct Entry {

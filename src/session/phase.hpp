@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,6 +87,9 @@ class Phase {
     std::span<const TopicSlot> topics;
   };
   [[nodiscard]] virtual View view() const { return {}; }
+  // The connection's view, then those of the streams it carries (an
+  // HTTP/2 connection's event streams and WebSockets), in that order.
+  virtual void each_view(const std::function<void(const View&)>& visit) const { visit(view()); }
 
  protected:
   Phase() = default;

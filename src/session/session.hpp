@@ -38,7 +38,7 @@ class Session final : public conn::Connection {
   [[nodiscard]] LoopServices& services() { return services_; }
   [[nodiscard]] Peer& peer() { return peer_; }
   // What the admin API lists: the phase's view, and when the connection opened.
-  [[nodiscard]] Phase::View view() const { return phase_->view(); }
+  void each_view(const std::function<void(const Phase::View&)>& visit) const { phase_->each_view(visit); }
   [[nodiscard]] io::Loop::Clock::time_point opened() const { return opened_; }
 
   // The owner's sweep: a TLS handshake or a linger that lasts too long,

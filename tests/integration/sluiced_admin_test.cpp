@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "h2_test_client.hpp"
 #include "sluiced_process.hpp"
 #include "test_certs.hpp"
 #include "test_client.hpp"
@@ -25,6 +26,7 @@ namespace sluice::test {
 namespace {
 
 using nlohmann::json;
+using transport::test::H2TestClient;
 using ws::WsTestClient;
 
 const std::string kSecret = "admin-test-secret-0123456789abcdef";
@@ -308,6 +310,30 @@ TEST(SluicedAdmin, ListsConnectionsWithTransportTopicsQueuedBytesAndAge) {
   EXPECT_TRUE(too_many.has("admin.max_connections")) << too_many.text;
   EXPECT_EQ(curl_http({node.admin() + "/admin/connections?after=x"}).status(), 400);
   EXPECT_EQ(curl_http({"-X", "POST", node.admin() + "/admin/connections"}).status(), 405);
+}
+
+// An HTTP/2 connection carries several streams: its row gathers their
+// topics, each once.
+TEST(SluicedAdmin, AnHttp2ConnectionIsListedWithTheTopicsOfEveryStream) {
+  AdminNode node({"dashboard.enabled=0"});
+  ASSERT_NE(node.admin_port(), 0) << node.process().output();
+  H2TestClient client(node.port());
+  ASSERT_TRUE(client.ok());
+  const std::int32_t first = client.request("GET", "/sse/news");
+  const std::int32_t second = client.request("GET", "/sse/alerts?topic=news");
+  ASSERT_TRUE(client.pump([&] {
+    return client.stream(first).body.find("retry:") != std::string::npos &&
+           client.stream(second).body.find("retry:") != std::string::npos;
+  }));
+  const CurlReply reply = curl_http({node.admin() + "/admin/connections"});
+  ASSERT_EQ(reply.status(), 200) << reply.text;
+  const json listing = json::parse(body_of(reply));
+  json h2;
+  for (const json& row : listing["connections"]) {
+    if (row["transport"] == "h2") h2 = row;
+  }
+  ASSERT_FALSE(h2.is_null()) << listing;
+  EXPECT_EQ(h2["topics"], json::array({"news", "alerts"})) << listing;
 }
 
 TEST(SluicedAdmin, ClosingAConnectionThatIsNotOpenIs404) {
