@@ -80,7 +80,8 @@ void HttpRequestPhase::on_input(std::string& input) {
   // Read now, before a flush writes part of the lane: a drain resumes it.
   stopped_for_reply_room_ = used < input.size() && replies_full();
   input.erase(0, used);
-  partial_ = !handed_over_ && !input.empty();
+  // Blank lines before a request are allowed and are not one yet.
+  partial_ = !handed_over_ && input.find_first_not_of("\r\n") != std::string::npos;
 }
 
 // Before its first request a connection may turn out to speak HTTP/2: TLS
@@ -116,7 +117,16 @@ bool HttpRequestPhase::replies_full() const {
 
 bool HttpRequestPhase::on_peer_eof() {
   if (awaiting_auth_ && awaiting_stream_) return false;
-  return awaiting_publish_ || awaiting_auth_ || listing_ticket_ != 0 || stopped_for_reply_room_;
+  if (awaiting_publish_ || awaiting_auth_ || listing_ticket_ != 0 || stopped_for_reply_room_) return true;
+  // What is left unparsed is a request the FIN cut short (a head without
+  // its end, a body short of its length): its client may still be reading,
+  // and is told rather than left with a close and no word.
+  if (partial_ && !session_.ended()) {
+    fail(400, "the request ended (the client closed its side) before it was whole");
+    parser_.reset();
+    log_access({}, {}, {}, 0);
+  }
+  return false;
 }
 
 void HttpRequestPhase::on_drained() {

@@ -254,6 +254,31 @@ TEST(HttpErrors, APipelineEndedByTheClientsFinIsAnsweredWholeThenClosed) {
   EXPECT_TRUE(client.buffer().empty()) << client.buffer();
 }
 
+// A request the FIN cuts short (its body short of its length, a head with
+// no end) is answered 400 saying so, after the whole requests before it;
+// blank lines alone are no request and get nothing.
+TEST(HttpErrors, ARequestTheFinCutsShortIsTold400AfterTheWholeOnesBeforeIt) {
+  RunningServer server;
+  for (const std::string cut : {"POST /pub/t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nhello",
+                                "GET /sse/t HTTP/1.1\r\nHost: 127.0.0.1\r\n"}) {
+    TestClient client(server.port());
+    client.send(pipelined_posts(2) + cut);
+    client.end_sending();
+    ASSERT_TRUE(client.read_until_closed());
+    for (int i = 1; i <= 2; ++i) EXPECT_EQ(read_reply(client, 0ms).status, 200) << i;
+    const HttpReply told = read_reply(client, 0ms);
+    EXPECT_EQ(told.status, 400) << cut;
+    EXPECT_NE(told.body.find("the request ended (the client closed its side) before it was whole"), std::string::npos)
+        << told.body;
+    EXPECT_TRUE(client.buffer().empty()) << client.buffer();
+  }
+  TestClient blank(server.port());
+  blank.send("\r\n");
+  blank.end_sending();
+  ASSERT_TRUE(blank.read_until_closed());
+  EXPECT_TRUE(blank.buffer().empty()) << blank.buffer();
+}
+
 // The same with the default lane, to a reader with a small window that
 // takes its replies as they come and sends its FIN partway: most of the
 // time the server's last flush wrote part of the lane, so it is no longer
