@@ -45,6 +45,7 @@ Server::Impl::Impl(const Config& c)
       send_max_bytes(config.connection.send.max_bytes),
       pool(session::pool_config(config.pool)),
       memory_cap(static_cast<std::size_t>(config.server_memory_bytes), tls_record_reserve(config)),
+      h2_bodies(session::h2_body_blocks(config)),
       book(pool, session::hub_limits(config.hub), hub::make_epoch()),
       logger(log_config(config.ops), log_output),
       registry(loop_count(config)),
@@ -57,7 +58,8 @@ Server::Server(const Config& config) : impl_(std::make_unique<Impl>(config)) {
   if (s.config.broker.enabled()) s.broker_config = std::make_unique<broker::BrokerConfig>(make_broker_config(s.config));
   const WorkerShared shared{s.started,          s.pool,          s.book,  s.registry, s.ops,      &s.logger,
                             s.open_connections, s.address_limit, s.hooks, s.ws_routes, s.tls.get(),
-                            s.broker_config.get(), &s.broker_node, &s.admin.listing(), &s.memory_cap};
+                            s.broker_config.get(), &s.broker_node, &s.admin.listing(), &s.memory_cap,
+                            &s.h2_bodies};
   for (unsigned i = 0; i < loop_count(s.config); ++i) {
     s.workers.push_back(std::make_unique<Worker>(shared, i));
     if (LoopBroker* broker = s.workers.back()->broker()) s.broker_node.add_loop(*broker);

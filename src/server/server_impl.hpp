@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "buf/block_share.hpp"
 #include "buf/pool.hpp"
 #include "server/address_limit.hpp"
 #include "server/admin_view.hpp"
@@ -62,6 +63,7 @@ struct Server::Impl {
   std::atomic<std::size_t> live_publishers{0};
   buf::Pool pool;
   buf::MemoryCap memory_cap;  // limits.server_bytes: what connections hold outside the pool
+  buf::BlockShare h2_bodies;  // h2.body_blocks: the pool blocks HTTP/2 request bodies still arriving hold
   hub::TopicBook book;
   log::Output log_output{2};  // standard error, never blocking a loop
   log::Logger logger;         // log.level, log.format, log.access, log.max_line

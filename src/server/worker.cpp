@@ -34,7 +34,7 @@ Worker::Worker(const WorkerShared& shared, unsigned index)
       metrics_(shared.registry.loop(index)),
       services_({shared.pool, loop_, hub_, counters_, metrics_, shared.ops, shared.logger, *this, *this, shared.hooks,
                  shared.ws_routes, broker_ ? &broker_->publishes() : nullptr, broker_ ? &broker_->replays() : nullptr,
-                 index, shared.memory_cap},
+                 index, shared.memory_cap, shared.h2_bodies},
                 shared.config),
       listing_(shared.listing),
       next_id_(index + 1),

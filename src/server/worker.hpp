@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "buf/memory_account.hpp"
+#include "buf/block_share.hpp"
 #include "buf/pool.hpp"
 #include "hub/hub.hpp"
 #include "io/loop.hpp"
@@ -67,6 +68,7 @@ struct WorkerShared {
   ConnectionListing* listing = nullptr;
   // What every connection's buffers outside the pool draw on (limits.server_bytes).
   buf::MemoryCap* memory_cap = nullptr;
+  buf::BlockShare* h2_bodies = nullptr;  // h2.body_blocks, across every loop
 };
 
 class Worker final : public io::Handler,

@@ -1,5 +1,7 @@
 #include "session/config_limits.hpp"
 
+#include <algorithm>
+
 #include "io/read_queue.hpp"
 
 namespace sluice::session {
@@ -76,6 +78,13 @@ hub::HubLimits hub_limits(const server::TopicLimits& l) {
 }  // namespace sluice::session
 
 namespace sluice::session {
+
+std::size_t h2_body_blocks(const server::Config& config) {
+  if (config.h2.body_blocks != 0) return static_cast<std::size_t>(config.h2.body_blocks);
+  const server::PoolConfig& pool = config.pool;
+  const std::size_t data_blocks = pool.block_count > pool.reserve ? pool.block_count - pool.reserve : 0;
+  return std::max<std::size_t>(data_blocks / 4, 1);
+}
 
 transport::H2Limits h2_limits(const server::Config& c) {
   const server::H2Config& h2 = c.h2;

@@ -21,5 +21,8 @@ namespace sluice::session {
 // with HTTP/1.1 (http.max_headers, http.max_body) and each stream's send
 // budget (send.*).
 [[nodiscard]] transport::H2Limits h2_limits(const server::Config& config);
+// h2.body_blocks in force: the key's value, or by default a quarter of
+// the pool's data blocks (at least one).
+[[nodiscard]] std::size_t h2_body_blocks(const server::Config& config);
 
 }  // namespace sluice::session

@@ -5,14 +5,19 @@
 
 namespace sluice::session {
 
-bool H2Body::append(std::string_view bytes) {
+BodyGrowth H2Body::append(std::string_view bytes) {
   const std::size_t block_size = pool_->block_size();
   while (!bytes.empty()) {
     if (tail_ == nullptr || tail_->used == block_size) {
+      if (share_ != nullptr && !share_->take()) return BodyGrowth::share_full;
       buf::Block* block = pool_->acquire(buf::Lane::data);
-      if (block == nullptr) return false;
+      if (block == nullptr) {
+        if (share_ != nullptr) share_->give_back(1);
+        return BodyGrowth::pool_short;
+      }
       (tail_ == nullptr ? head_ : tail_->next) = block;
       tail_ = block;
+      ++blocks_;
     }
     const std::size_t take = std::min(bytes.size(), block_size - tail_->used);
     std::memcpy(tail_->data() + tail_->used, bytes.data(), take);
@@ -20,7 +25,14 @@ bool H2Body::append(std::string_view bytes) {
     size_ += take;
     bytes.remove_prefix(take);
   }
-  return true;
+  return BodyGrowth::ok;
+}
+
+std::size_t H2Body::growth_for(std::size_t bytes) const {
+  const std::size_t block_size = pool_->block_size();
+  const std::size_t room = tail_ == nullptr ? 0 : block_size - tail_->used;
+  if (bytes <= room) return 0;
+  return (bytes - room + block_size - 1) / block_size * block_size;
 }
 
 JoinedBody H2Body::view(buf::ChargedBuffer& joined) const {
@@ -36,8 +48,10 @@ JoinedBody H2Body::view(buf::ChargedBuffer& joined) const {
 
 void H2Body::clear() {
   if (head_ != nullptr) pool_->release(head_);
+  if (share_ != nullptr) share_->give_back(blocks_);
   head_ = tail_ = nullptr;
   size_ = 0;
+  blocks_ = 0;
 }
 
 }  // namespace sluice::session

@@ -30,7 +30,7 @@ H2Connection::H2Connection(Session& session)
     : session_(session),
       services_(session.services()),
       h2_(std::make_unique<transport::H2Session>(*this, services_.h2_limits(), &session.memory())),
-      exchanges_(services_.h2_limits().max_concurrent_streams, services_.pool()),
+      exchanges_(services_.h2_limits().max_concurrent_streams, services_.pool(), services_.h2_bodies()),
       joined_(&session.memory()),
       quiet_since_(session.loop().now()) {
   session_.want_flush();  // the server's SETTINGS go out first
@@ -175,6 +175,12 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     // An event stream whose first bytes wait for its topic's place, or
     // whose credentials expired.
     if (exchange.sse) exchange.sse->tick(now);
+    // A body not whole within the request timeout, as over HTTP/1.1: else
+    // a client that never ends its streams would keep their blocks.
+    if (exchange.posting && since_ms(now, exchange.posting_since) > config.handshake_timeout_ms) {
+      drop_body(exchange);
+      answer_post(exchange, {.status = 408, .body = "the request body did not come whole within timeouts.handshake_ms\n"});
+    }
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet != nullptr) (void)outlet->queue().look_behind();
     // A stream that was to end (a slow consumer cut off) behind a window
@@ -237,7 +243,7 @@ void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
   H2Exchange* exchange = exchanges_.find(stream);
   if (exchange == nullptr) return;
   let_go(*exchange);
-  body_bytes_ -= exchange->body.size();
+  body_bytes_ -= exchange->body.held_bytes();
   // Reused once the engine call under way has returned.
   exchanges_.retire(*exchange);
 }

@@ -141,9 +141,11 @@ class H2Connection final : public Phase,
   void begin_post(std::int32_t stream, const proto::http1::Request& request, std::string_view raw_topic,
                   bool end_stream);
   void finish_post(H2Exchange& exchange);
-  // Adds `bytes` to the exchange's body; false when the pool has no room
-  // for them even after kept history gave way.
-  [[nodiscard]] bool take_body(H2Exchange& exchange, std::string_view bytes);
+  // Adds `bytes` to the exchange's body: short of a block even after kept
+  // history gave way, or past the bodies' share, says which.
+  [[nodiscard]] BodyGrowth take_body(H2Exchange& exchange, std::string_view bytes);
+  // The POST's body is given up: its blocks go back, nothing more is kept.
+  void drop_body(H2Exchange& exchange);
   // Logs and answers a POST whose publish is done or refused.
   void answer_post(H2Exchange& post, const Response& answer);
   // h2_broker_publish.cpp: a whole POST body sent to the broker, and
@@ -202,7 +204,7 @@ class H2Connection final : public Phase,
   H2Exchanges exchanges_;
   buf::ChargedBuffer joined_;  // a POST body longer than one pool block, made one run of bytes (charged)
   std::vector<proto::http1::Header> fields_;  // the request being routed, as HTTP/1.1 reads it
-  std::size_t body_bytes_ = 0;                // POST bodies held across the streams
+  std::size_t body_bytes_ = 0;                // pool bytes POST bodies hold across the streams
   io::Loop::Clock::time_point quiet_since_;   // the last time a stream was open
   int answered_status_ = 0;                   // the status of the reply to the request being routed
   bool routing_head_ = false;                 // that request is a HEAD: its reply has no DATA

@@ -7,7 +7,7 @@
 
 namespace sluice::session {
 
-H2Exchange::H2Exchange(buf::Pool& pool) : body(pool) {}
+H2Exchange::H2Exchange(buf::Pool& pool, buf::BlockShare* bodies) : body(pool, bodies) {}
 
 H2Exchange::~H2Exchange() = default;
 
@@ -39,8 +39,8 @@ void H2Exchange::reset() {
 // The table starts small and doubles while the connection's streams grow
 // towards the limit: a connection that keeps a few streams open holds a
 // few entries, not the limit's worth.
-H2Exchanges::H2Exchanges(std::size_t capacity, buf::Pool& pool)
-    : capacity_(capacity), pool_(pool), table_(kFirstTableSize) {}
+H2Exchanges::H2Exchanges(std::size_t capacity, buf::Pool& pool, buf::BlockShare* bodies)
+    : capacity_(capacity), pool_(pool), bodies_(bodies), table_(kFirstTableSize) {}
 
 H2Exchanges::~H2Exchanges() = default;
 
@@ -58,7 +58,7 @@ H2Exchange* H2Exchanges::open(std::int32_t id) {
     free_.pop_back();
   } else if (slots_.size() < capacity_) {
     slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.push_back(std::make_unique<H2Exchange>(pool_));
+    slots_.push_back(std::make_unique<H2Exchange>(pool_, bodies_));
   } else {
     return nullptr;
   }

@@ -31,7 +31,8 @@ class SseStream;
 class WsStream;
 
 struct H2Exchange {
-  explicit H2Exchange(buf::Pool& pool);
+  // `bodies`: the share of the pool all request bodies may hold (H2Body).
+  H2Exchange(buf::Pool& pool, buf::BlockShare* bodies);
   ~H2Exchange();
   H2Exchange(const H2Exchange&) = delete;
   H2Exchange& operator=(const H2Exchange&) = delete;
@@ -66,6 +67,7 @@ struct H2Exchange {
   std::string unread;
   std::unique_ptr<H2Waiting> waiting;  // the request, when its authorization waited
   bool posting = false;  // a checked POST /pub: `body` is its body so far
+  io::Loop::Clock::time_point posting_since{};  // its HEADERS came
   // A POST sent to the broker waits for Redis's answer under this ticket
   // (BrokerPublishes); its body's length is kept for the access log.
   bool awaiting_broker = false;
@@ -79,7 +81,7 @@ struct H2Exchange {
 class H2Exchanges {
  public:
   // At most `capacity` exchanges at once (h2.max_concurrent_streams).
-  H2Exchanges(std::size_t capacity, buf::Pool& pool);
+  H2Exchanges(std::size_t capacity, buf::Pool& pool, buf::BlockShare* bodies = nullptr);
   ~H2Exchanges();
   H2Exchanges(const H2Exchanges&) = delete;
   H2Exchanges& operator=(const H2Exchanges&) = delete;
@@ -131,6 +133,7 @@ class H2Exchanges {
 
   const std::size_t capacity_;
   buf::Pool& pool_;
+  buf::BlockShare* bodies_;
   std::vector<std::unique_ptr<H2Exchange>> slots_;  // made as first needed, up to capacity_
   std::vector<std::uint32_t> free_;                 // slots ready for reuse
   std::vector<std::uint32_t> retired_;              // slots waiting for release_retired()

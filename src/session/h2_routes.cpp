@@ -215,6 +215,7 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   if (post == nullptr) return;
   // assign() keeps each string's capacity from the exchange's last stream.
   post->posting = true;
+  post->posting_since = session_.loop().now();
   post->topic.assign(target.topic);
   post->event.assign(target.event);
   post->key.assign(target.key);
@@ -232,28 +233,40 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   if (exchange != nullptr && exchange->waits_for_authorization()) return (void)exchange->unread.append(bytes);
   h2_->consume(stream, bytes.size());
   if (exchange == nullptr || !exchange->posting) return;  // nothing reads it: dropped
-  const bool over_budget = body_bytes_ + bytes.size() > services_.connection_limits().receive_budget;
-  if (over_budget || !take_body(*exchange, bytes)) {
-    body_bytes_ -= exchange->body.size();
-    exchange->body.clear();
-    exchange->posting = false;
-    return reply(stream, {.status = 503,
-                          .body = over_budget ? "request bodies on this connection over receive.budget_bytes, retry\n"
-                                              : "no buffer room for the request body, retry\n",
-                          .extra_headers = "Retry-After: 1\r\n"});
-  }
-  body_bytes_ += bytes.size();
+  // Counted as the pool bytes the bodies hold, whole blocks: a stream's
+  // first byte takes one.
+  H2Body& body = exchange->body;
+  const bool over_budget =
+      body_bytes_ + body.growth_for(bytes.size()) > services_.connection_limits().receive_budget;
+  const std::size_t held_before = body.held_bytes();
+  const BodyGrowth growth = over_budget ? BodyGrowth::ok : take_body(*exchange, bytes);
+  body_bytes_ += body.held_bytes() - held_before;
+  if (!over_budget && growth == BodyGrowth::ok) return;
+  drop_body(*exchange);
+  reply(stream, {.status = 503,
+                 .body = over_budget ? "request bodies on this connection over receive.budget_bytes, retry\n"
+                 : growth == BodyGrowth::share_full
+                     ? "request bodies still arriving hold all the pool blocks they may (h2.body_blocks), retry\n"
+                     : "no buffer room for the request body, retry\n",
+                 .extra_headers = "Retry-After: 1\r\n"});
+}
+
+void H2Connection::drop_body(H2Exchange& exchange) {
+  body_bytes_ -= exchange.body.held_bytes();
+  exchange.body.clear();
+  exchange.posting = false;
 }
 
 // The body waits in pool blocks: short of them, kept history gives way
 // as it does for a publish (a body read over HTTP/1.1 waits in the
 // connection's own buffer and never meets the pool).
-bool H2Connection::take_body(H2Exchange& exchange, std::string_view bytes) {
+BodyGrowth H2Connection::take_body(H2Exchange& exchange, std::string_view bytes) {
   for (;;) {
     const std::size_t before = exchange.body.size();
-    if (exchange.body.append(bytes)) return true;
+    const BodyGrowth growth = exchange.body.append(bytes);
+    if (growth != BodyGrowth::pool_short) return growth;
     bytes.remove_prefix(exchange.body.size() - before);
-    if (!services_.hub().make_pool_room()) return false;
+    if (!services_.hub().make_pool_room()) return growth;
   }
 }
 
@@ -298,7 +311,7 @@ void H2Connection::finish_post(H2Exchange& post) {
                           : memory_refusal(body.growth));
   }
   joined_.trim();  // a large body's copy goes back once published
-  body_bytes_ -= post.body.size();
+  body_bytes_ -= post.body.held_bytes();
   post.body.clear();
   post.posting = false;
 }

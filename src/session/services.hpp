@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "buf/block_share.hpp"
 #include "buf/pool.hpp"
 #include "conn/connection.hpp"
 #include "hub/hub.hpp"
@@ -76,6 +77,7 @@ struct LoopParts {
   BrokerReplays* broker_replays = nullptr;      // with a broker: where resuming clients' replays come from
   unsigned index = 0;                           // the loop's number among the server's loops
   buf::MemoryCap* memory_cap = nullptr;         // limits.server_bytes, across every loop; null: none
+  buf::BlockShare* h2_bodies = nullptr;         // h2.body_blocks, across every loop; null: the pool's own bound only
 };
 
 class LoopServices {
@@ -102,6 +104,7 @@ class LoopServices {
   [[nodiscard]] const conn::ConnectionLimits& connection_limits() const { return connection_limits_; }
   [[nodiscard]] const transport::H2Limits& h2_limits() const { return h2_limits_; }
   [[nodiscard]] buf::Pool& pool() { return parts_.pool; }
+  [[nodiscard]] buf::BlockShare* h2_bodies() { return parts_.h2_bodies; }
   [[nodiscard]] io::Loop& loop() { return parts_.loop; }
   [[nodiscard]] hub::Hub& hub() { return parts_.hub; }
   [[nodiscard]] LoopCounters& counters() { return parts_.counters; }

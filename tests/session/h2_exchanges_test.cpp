@@ -52,7 +52,7 @@ TEST(H2Exchanges, ASpentExchangeIsReusedEmptyWithItsCapacity) {
   H2Exchange* first = exchanges.open(1);
   first->posting = true;
   first->topic.assign(100, 't');
-  ASSERT_TRUE(first->body.append("body"));
+  ASSERT_EQ(first->body.append("body"), BodyGrowth::ok);
   const std::size_t capacity = first->topic.capacity();
   exchanges.retire(*first);
   H2Exchange* again = exchanges.open(3);
