@@ -148,6 +148,10 @@ int H2Callbacks::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, voi
     s.end_.error_code = frame->goaway.error_code;
     return 0;
   }
+  if (frame->hd.type == NGHTTP2_RST_STREAM) {
+    s.meter_.reset_sent(frame->rst_stream.error_code, FrameMeter::Clock::now());
+    return 0;
+  }
   // The end of the answer: its HEADERS, or the last DATA of a body.
   const bool answer_ends = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
   if (answer_ends && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {

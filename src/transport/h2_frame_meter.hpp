@@ -12,6 +12,10 @@
 // the session answers GOAWAY(ENHANCE_YOUR_CALM). A PING answer is not
 // counted while it answers a PING of the server's own (expect_ping_ack()):
 // the server asks them, and must not call its own asking a flood.
+// The streams the server itself resets for the client's errors (a
+// WINDOW_UPDATE past the window, a body longer than its Content-Length)
+// count as the client's resets would: a client that makes the server
+// reset stream after stream costs as much as one that resets them.
 //
 // Sans-IO: bytes and the time in, a verdict out. It only looks; the bytes
 // go on to nghttp2 unchanged.
@@ -42,7 +46,14 @@ class FrameMeter {
 
   // The server sent a PING: one PING answer from now on is not counted.
   void expect_ping_ack() { ++ping_acks_expected_; }
+  // The server sent a RST_STREAM with `error_code`: one for a client's
+  // error counts, and may make the next scan() a flood. Those of the
+  // server's own choosing do not: a refused stream (counted at its HEADERS
+  // when past the limit), an answer that ends early, a slow consumer cut
+  // off, a failure of its own.
+  void reset_sent(std::uint32_t error_code, Clock::time_point now);
 
+  [[nodiscard]] bool flooded() const { return flooded_; }
   // Frames whose header has been read, and of those the ones counted.
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
   [[nodiscard]] std::uint64_t counted() const { return counted_; }

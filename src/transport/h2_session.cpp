@@ -120,7 +120,15 @@ conn::FlushResult H2Session::flush(conn::Writer& writer) {
         (void)output_.write_pending(writer, result);
         break;
       }
-      if (output_.round_empty() || !output_.write_round(writer, result)) break;
+      // The resets just sent for the client's errors may have made it a
+      // flood (FrameMeter::reset_sent): its GOAWAY goes in the next round.
+      const bool flooded_now = !terminated_ && meter_.flooded();
+      if (flooded_now) terminate(NGHTTP2_ENHANCE_YOUR_CALM);
+      if (output_.round_empty()) {
+        if (flooded_now) continue;
+        break;
+      }
+      if (!output_.write_round(writer, result)) break;
     }
   }
   flushing_ = false;

@@ -161,6 +161,34 @@ TEST(H2Flood, AWindowOpenedByteByByteGetsEnhanceYourCalmAndARealOneDoesNot) {
   EXPECT_EQ(flooder.goaway_code(), static_cast<std::uint32_t>(NGHTTP2_ENHANCE_YOUR_CALM));
 }
 
+// The client makes the server reset each stream it opens (a WINDOW_UPDATE
+// past the stream's window is a flow-control error): as costly as rapid
+// reset, though the client sends no RST_STREAM.
+TEST(H2Flood, StreamsTheServerResetsForTheClientsErrorsGetEnhanceYourCalm) {
+  H2TestServer server(flood_options());
+  Bystander bystander(server);
+  H2TestClient flooder(server.port(), {.raw = true});
+  flooder.write_raw(preface());
+  // In rounds of 20 streams, each round's resets awaited: never more
+  // streams open at once than the limit allows, so no HEADERS counts.
+  constexpr std::uint32_t kRound = 20;
+  for (std::uint32_t first = 1; first < 2 * kFlood && !flooder.goaway() && !flooder.eof(); first += 2 * kRound) {
+    std::string round;
+    for (std::uint32_t stream = first; stream < first + 2 * kRound; stream += 2) {
+      round += h2_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, stream, kGetOpen);
+      round += window_update(stream, 0x7fffffff);
+    }
+    flooder.write_raw(round);
+    const std::uint32_t last = first + 2 * (kRound - 1);
+    ASSERT_TRUE(flooder.pump([&] { return flooder.stream(last).closed || flooder.goaway(); }));
+    if (!flooder.goaway()) {
+      ASSERT_EQ(flooder.stream(last).error_code, std::uint32_t{NGHTTP2_FLOW_CONTROL_ERROR});
+    }
+  }
+  expect_ended_with(server, flooder, NGHTTP2_ENHANCE_YOUR_CALM);
+  EXPECT_TRUE(bystander.still_served());
+}
+
 void reset_rapidly(H2TestClient& flooder, int at_most) {
   for (int i = 0; i < at_most && !flooder.goaway() && !flooder.eof(); ++i) {
     const std::int32_t id = flooder.request("GET", "/sse/reset");

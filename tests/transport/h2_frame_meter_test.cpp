@@ -89,6 +89,26 @@ TEST(FrameMeter, AnswersToTheServersOwnPingsAreNotCounted) {
   EXPECT_EQ(meter.counted(), 2u);
 }
 
+// The server's resets for the client's errors count as the client's own
+// resets would; those of the server's choosing do not.
+TEST(FrameMeter, ResetsSentForTheClientsErrorsCountAndMakeAFlood) {
+  FrameMeter meter(3, true);
+  const Clock::time_point now{};
+  (void)meter.scan(kPreface, now, 0, 100);
+  for (const std::uint32_t own : {0x0u /* NO_ERROR */, 0x2u /* INTERNAL */, 0x7u /* REFUSED */, 0x8u /* CANCEL */}) {
+    meter.reset_sent(own, now);
+  }
+  EXPECT_EQ(meter.counted(), 0u);
+  meter.reset_sent(0x1, now);  // PROTOCOL_ERROR
+  meter.reset_sent(0x3, now);  // FLOW_CONTROL_ERROR
+  meter.reset_sent(0x5, now);  // STREAM_CLOSED
+  EXPECT_EQ(meter.counted(), 3u);
+  EXPECT_FALSE(meter.flooded());
+  meter.reset_sent(0x6, now);  // FRAME_SIZE_ERROR: the fourth in a second of three
+  EXPECT_TRUE(meter.flooded());
+  EXPECT_EQ(meter.scan(h2_frame(0x0, 0x0, 1, "body"), now, 0, 100), MeterVerdict::flood);
+}
+
 TEST(FrameMeter, PayloadBytesAreNeverReadAsHeaders) {
   // A DATA payload that looks like a burst of PING frames.
   std::string fake;
