@@ -179,7 +179,8 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     // a client that never ends its streams would keep their blocks.
     if (exchange.posting && since_ms(now, exchange.posting_since) > config.handshake_timeout_ms) {
       drop_body(exchange);
-      answer_post(exchange, {.status = 408, .body = "the request body did not come whole within timeouts.handshake_ms\n"});
+      answer_post(exchange,
+                  {.status = 408, .body = "the request body did not come whole within timeouts.handshake_ms\n"});
     }
     H2StreamOutlet* outlet = exchange.outlet.get();
     if (outlet != nullptr) (void)outlet->queue().look_behind();

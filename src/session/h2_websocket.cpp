@@ -127,6 +127,10 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
     return nullptr;
   }
   const std::string_view topic = decode_into(path.substr(kWsTopicPrefix.size()), text.topic, sizeof text.topic);
+  if (!proto::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
+    reply(stream, hub_refusal(services_.answer(hub::HubStatus::bad_topic), text));
+    return nullptr;
+  }
   if (const AuthOutcome verdict = session_.peer().authorize(server::Action::subscribe, topic, request);
       !verdict.allowed()) {
     reply(stream, denial(verdict, text));

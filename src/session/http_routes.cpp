@@ -157,6 +157,12 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
   }
   char topic_buf[1024];
   std::string topic(decode_into(raw_topic, topic_buf, sizeof topic_buf));
+  // Refused before the upgrade, as a publisher's topic is (the server's own
+  // names, "$sys", are outside the alphabet).
+  if (!proto::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
+    keep_alive_ = false;
+    return refuse(hub::HubStatus::bad_topic);
+  }
   const AuthOutcome verdict = session_.peer().authorize(Action::subscribe, topic, request);
   WsTopicStream* opened = nullptr;
   const WsStream* stream = upgrade(

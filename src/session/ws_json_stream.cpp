@@ -10,6 +10,7 @@
 #include "hub/event_id.hpp"
 #include "hub/hub.hpp"
 #include "proto/json_string.hpp"
+#include "proto/topic_name.hpp"
 #include "proto/ws_json_writer.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
@@ -131,6 +132,12 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
   if (!request.policy.empty()) {
     policy = delivery::parse_policy(request.policy);
     if (!policy || !services().config().policy.allows(*policy)) return refuse(request.req, "policy not offered here");
+  }
+  // A client names its topics in the clients' alphabet: the server's own
+  // ("$sys") are followed through their routes, and a name of that form
+  // would make a topic outside topics.max.
+  if (!proto::valid_topic_name(request.topic, services().hub().limits().max_topic_name)) {
+    return refuse(request.req, services().answer(hub::HubStatus::bad_topic).text);
   }
   // A second subscribe would leave its own `since` and policy unused (and
   // its ack had no newest id to give): told so, not acked as if it took them.

@@ -174,14 +174,18 @@ TEST_F(H2WebSocketRoutes, PublisherStreamPublishesEveryMessageToItsTopic) {
   EXPECT_EQ(client->stream(open("/pub/bad%20name")).status, 400);
 }
 
-// Two ids would leave the stream to guess where to resume from; the
-// connection's other streams go on.
-TEST_F(H2WebSocketRoutes, ATopicStreamNamingTwoLastEventIdsIsRefusedAndTheConnectionGoesOn) {
+// Two ids would leave the stream to guess where to resume from, and a
+// server's topic is no client's; the connection's other streams go on.
+TEST_F(H2WebSocketRoutes, ATopicStreamNamingTwoLastEventIdsOrAServerTopicIsRefusedAndTheConnectionGoesOn) {
   start();
   const std::int32_t twice = open("/ws/two", {{"last-event-id", "a:1"}, {"last-event-id", "a:2"}});
   EXPECT_EQ(client->stream(twice).status, 400);
   EXPECT_TRUE(has(body(twice), "more than one Last-Event-ID")) << body(twice);
   EXPECT_EQ(client->stream(open("/ws/two", {{"last-event-id", "a:1"}})).status, 200);
+  // The server's own topics are outside the clients' alphabet.
+  const std::int32_t server_topic = open("/ws/%24sys");
+  EXPECT_EQ(client->stream(server_topic).status, 400);
+  EXPECT_TRUE(has(body(server_topic), "bad topic name")) << body(server_topic);
 }
 
 TEST_F(H2WebSocketRoutes, EachStreamIsAConnectionToTheApplication) {

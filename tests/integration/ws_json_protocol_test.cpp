@@ -53,6 +53,30 @@ TEST(WsJsonProtocol, TheSubscribeAckCarriesTheTopicsNewestIdToResumeFrom) {
   EXPECT_NE(replayed->payload.find("\"data\":\"while away\""), std::string::npos) << replayed->payload;
 }
 
+// The server's own topics ("$sys") are outside the clients' alphabet: a
+// client that names one on a WebSocket is refused as a bad name, as on
+// every other route, and makes no topic.
+TEST(WsJsonProtocol, AServerTopicNameIsRefusedOnEveryWebSocketRoute) {
+  RunningServer server;
+  const std::uint16_t port = server.port();
+  WsTestClient client(port);
+  ASSERT_TRUE(client.open("/ws"));
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"$sys","req":1})"});
+  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"$made.up","req":2})"});
+  for (const char* req :
+       {R"("req":1,"ok":false,"error":"bad topic name)", R"("req":2,"ok":false,"error":"bad topic name)"}) {
+    const std::optional<ServerFrame> ack = client.read_message();
+    ASSERT_TRUE(ack);
+    EXPECT_NE(ack->payload.find(req), std::string::npos) << ack->payload;
+  }
+  TestClient upgrade(port);
+  upgrade.send("GET /ws/%24made.up HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  const HttpReply refused = read_reply(upgrade);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.body.rfind("bad topic name", 0), 0u) << refused.body;
+}
+
 // A second subscribe to a topic followed already would leave its own
 // `since` and policy unused: it is refused, and the first goes on.
 TEST(WsJsonProtocol, ASecondSubscribeToAFollowedTopicIsRefusedAndTheFirstGoesOn) {
@@ -65,7 +89,8 @@ TEST(WsJsonProtocol, ASecondSubscribeToAFollowedTopicIsRefusedAndTheFirstGoesOn)
   const std::optional<ServerFrame> first = client.read_message();
   ASSERT_TRUE(first);
   EXPECT_NE(first->payload.find("\"ok\":true"), std::string::npos) << first->payload;
-  client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"t","policy":"latest","since":"x:0","req":2})"});
+  client.send(
+      {.opcode = kText, .payload = R"({"op":"subscribe","topic":"t","policy":"latest","since":"x:0","req":2})"});
   const std::optional<ServerFrame> second = client.read_message();
   ASSERT_TRUE(second);
   EXPECT_NE(second->payload.find(R"("req":2,"ok":false,"error":"already subscribed to this topic)"), std::string::npos)
