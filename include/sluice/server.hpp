@@ -268,7 +268,8 @@ class Server {
   // on any loop is bound by them. Set before run().
   void on_reloaded(std::function<void(const std::vector<std::string>& failures)> fn);
   // Why bind() failed when an errno does not say it (a TLS certificate or
-  // key that cannot be loaded: one line naming the key and the path).
+  // key that cannot be loaded: one line naming the key and the path; a
+  // pool the machine cannot give: one naming its keys).
   [[nodiscard]] const std::string& bind_error() const;
 
   // The hooks; set them before run(). Each is called on the connection's

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "buf/pool.hpp"
 
 namespace sluice::buf {
@@ -24,6 +26,12 @@ Pool::Pool(const PoolConfig& config) : config_(config) {
   auto* arena = static_cast<char*>(mapped);
   (void)::madvise(arena, bytes, MADV_HUGEPAGE);  // advice: no THP just means 4 KiB faults
   if (config.prefault && ::madvise(arena, bytes, MADV_POPULATE_WRITE) != 0) {
+    // Memory the machine does not have: no pool, rather than a process the
+    // kernel kills page by page into the writes below.
+    if (errno == ENOMEM || errno == EFAULT || errno == EHWPOISON) {
+      ::munmap(arena, bytes);
+      return;
+    }
     // A kernel older than 5.14: the same, a write per page.
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     for (std::size_t at = 0; at < bytes; at += page) arena[at] = 0;

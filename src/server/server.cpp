@@ -109,6 +109,14 @@ int Server::bind() {
   Impl& s = *impl_;
   io::Endpoint endpoint;
   if (!io::parse_endpoint(s.config.listen, endpoint)) return -EINVAL;
+  // The pool is mapped when the server is made; a machine that cannot give
+  // it would have every connection find no block, and be dropped unanswered.
+  if (!s.pool.ok()) {
+    const buf::PoolConfig pool = session::pool_config(s.config.pool);
+    s.bind_error = "config keys 'pool.block_count' and 'pool.block_size': the pool's " +
+                   std::to_string(buf::Pool::arena_bytes(pool) >> 20) + " MiB could not be allocated";
+    return -ENOMEM;
+  }
   if (!load_tls(s)) return -EINVAL;
   const io::ListenOptions options{.reuse_port = s.workers.size() > 1};
   // SO_REUSEPORT lets any process of the same user join the group: a second

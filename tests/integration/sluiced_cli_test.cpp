@@ -75,6 +75,21 @@ TEST(SluicedCli, ASecondServerOnAPortInUseDoesNotStartWhateverItsLoops) {
   EXPECT_EQ(first.stop(), 0) << first.output();
 }
 
+// A pool the machine cannot give (16 TiB, not faulted in: the kernel's
+// default overcommit check refuses a mapping past its memory and swap)
+// stops the start with a line naming its keys; it used to say "listening"
+// and drop every connection unanswered.
+TEST(SluicedCli, APoolTheMachineCannotGiveStopsTheStartNamingItsKeys) {
+  ChildProcess sluiced({env_path("SLUICED"), "--listen", "127.0.0.1:0", "--set", "pool.block_count=16777216",
+                        "--set", "pool.block_size=1048576", "--set", "pool.prefault=0"});
+  EXPECT_EQ(sluiced.wait(10s), 2);
+  sluiced.read_to_end(5s);
+  EXPECT_NE(sluiced.output().find("config keys 'pool.block_count' and 'pool.block_size': the pool's 16777"),
+            std::string::npos)
+      << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("listening"), std::string::npos) << sluiced.output();
+}
+
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
   const ScratchFile file("sluice_bad.toml");
   const std::string& path = file.path();
