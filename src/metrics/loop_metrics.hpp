@@ -30,8 +30,10 @@ inline constexpr std::array<std::string_view, 5> kPolicyLabels{"fifo", "drop-old
                                                                "disconnect"};
 
 // Why a publish was refused with 503 (the publisher may retry).
-enum class Refusal : std::uint8_t { no_memory, busy, too_many_topics };
-inline constexpr std::array<std::string_view, 3> kRefusalLabels{"no_memory", "busy", "too_many_topics"};
+// `broker`: Redis did not take the event (unreachable, too many waiting,
+// refused, or no answer in time), told apart from a loop behind (`busy`).
+enum class Refusal : std::uint8_t { no_memory, busy, too_many_topics, broker };
+inline constexpr std::array<std::string_view, 4> kRefusalLabels{"no_memory", "busy", "too_many_topics", "broker"};
 
 // Why a `latest` stream's frames are not held to policy.latest_window_frames
 // (session/latest_window.hpp): its kernel tells nothing of the reader, or

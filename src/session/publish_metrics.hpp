@@ -29,4 +29,7 @@ inline void count_publish(metrics::LoopMetrics& m, hub::HubStatus status) {
   if (metrics::Counter* counter = publish_counter(m, status)) counter->add();
 }
 
+// A publish Redis did not take.
+inline void count_broker_refusal(metrics::LoopMetrics& m) { m.refused(metrics::Refusal::broker).add(); }
+
 }  // namespace sluice::session

@@ -203,7 +203,7 @@ Response broker_publish_answer(LoopServices& services, broker::PublishStatus sta
                                std::string_view error, std::string_view topic, std::string_view allow_origin,
                                ReplyText& text) {
   if (status != broker::PublishStatus::ok) {
-    count_publish(services.metrics(), hub::HubStatus::busy);
+    count_broker_refusal(services.metrics());
     const BrokerRefusal refusal = broker_refusal(status);
     buf::FixedSink out(text.body, sizeof text.body);
     out.append(refusal.text);

@@ -254,7 +254,7 @@ void WsJsonStream::published(std::uint32_t, broker::PublishStatus status, broker
   const bool was_waiting = awaiting_publish_;
   awaiting_publish_ = false;
   if (status != broker::PublishStatus::ok) {
-    count_publish(services().metrics(), hub::HubStatus::busy);
+    count_broker_refusal(services().metrics());
     refuse(publish_req_, broker_refusal(status).text);
   } else {
     count_publish(services().metrics(), hub::HubStatus::ok);

@@ -90,6 +90,11 @@ TEST_F(BrokerNodes, RedisStoppedPublishesAnswer503AndDeliveryCatchesUpInOrder) {
     if (p.status == 503) ++refused;
   }
   EXPECT_GE(refused, 6);
+  // Each of the eight (503 or 504) is counted as Redis's refusal, not as a
+  // loop behind on the topic.
+  const std::string metrics = http_request(port_of(b_), "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("\nsluice_publish_refusals_total{reason=\"broker\"} 8\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nsluice_publish_refusals_total{reason=\"busy\"} 0\n"), std::string::npos) << metrics;
   redis_.resume();
 
   // Publishes are taken again once the link is back: each loop of B has
