@@ -12,7 +12,6 @@ namespace {
 
 std::string type_name(toml::node_type type) {
   switch (type) {
-    case toml::node_type::array: return "an array";
     case toml::node_type::floating_point: return "a floating-point number";
     case toml::node_type::boolean: return "true or false, for a key that is not 0 or 1";
     case toml::node_type::date:
@@ -45,9 +44,25 @@ std::optional<std::string> flatten(const std::string& key, const toml::node& nod
     out.emplace_back(key, text->get());
     return std::nullopt;
   }
+  // A list key's items as TOML writes a list: the comma list --set takes.
+  if (const auto* array = node.as_array()) {
+    std::string joined;
+    for (const toml::node& item : *array) {
+      const auto* text = item.as_string();
+      if (text == nullptr) return "config key '" + key + "': a list's items must be strings";
+      if (text->get().find(',') != std::string::npos) {
+        return "config key '" + key + "': a list item may not hold a comma (got \"" + text->get() + "\")";
+      }
+      if (!joined.empty()) joined += ",";
+      joined += text->get();
+    }
+    out.emplace_back(key, std::move(joined));
+    return std::nullopt;
+  }
   // The on/off keys are 0 or 1; TOML's own words for them mean the same.
   if (const auto* flag = node.as_boolean()) {
-    if (const IntSetting* setting = find_int_setting(key); setting != nullptr && setting->min == 0 && setting->max == 1) {
+    const IntSetting* setting = find_int_setting(key);
+    if (setting != nullptr && setting->min == 0 && setting->max == 1) {
       out.emplace_back(key, flag->get() ? "1" : "0");
       return std::nullopt;
     }

@@ -28,11 +28,11 @@ TEST(ConfigChanges, TheFileIsFlattenedToItsKeysAndTheOverridesFollow) {
 }
 
 TEST(ConfigChanges, AFileThatDoesNotReadIsAnErrorNamingIt) {
-  const std::string path = write_file("broken.toml", "threads = [1, 2]\n");
+  const std::string path = write_file("broken.toml", "threads = 1.5\n");
   SettingList list;
   const auto wrong_type = read_setting_list(path, {}, list);
   ASSERT_TRUE(wrong_type);
-  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type (an array)");
+  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type (a floating-point number)");
   std::ofstream(path) << "[pool\n";
   const auto broken = read_setting_list(path, {}, list);
   ASSERT_TRUE(broken);
@@ -58,6 +58,26 @@ TEST(ConfigChanges, AQuotedNumberIsRefusedNamingTheKeyAndOnOffKeysTakeTrueAndFal
   const auto flag = read_setting_list(path, {}, list);
   ASSERT_TRUE(flag);
   EXPECT_EQ(*flag, "config key 'threads' has a value of the wrong type (true or false, for a key that is not 0 or 1)");
+  std::remove(path.c_str());
+}
+
+// A list key may be written as TOML writes a list; its items become the
+// comma list --set takes.
+TEST(ConfigChanges, AListOfStringsIsTheCommaList) {
+  const std::string path =
+      write_file("lists.toml", "[ws]\nallowed_origins = [\"https://a.example\", \"https://b.example\"]\n");
+  SettingList list;
+  ASSERT_EQ(read_setting_list(path, {}, list), std::nullopt);
+  const SettingList expected{{"ws.allowed_origins", "https://a.example,https://b.example"}};
+  EXPECT_EQ(list, expected);
+  std::ofstream(path) << "threads = [1, 2]\n";
+  const auto numbers = read_setting_list(path, {}, list);
+  ASSERT_TRUE(numbers);
+  EXPECT_EQ(*numbers, "config key 'threads': a list's items must be strings");
+  std::ofstream(path) << "[ws]\nsubprotocols = [\"a,b\"]\n";
+  const auto comma = read_setting_list(path, {}, list);
+  ASSERT_TRUE(comma);
+  EXPECT_EQ(*comma, "config key 'ws.subprotocols': a list item may not hold a comma (got \"a,b\")");
   std::remove(path.c_str());
 }
 
