@@ -236,6 +236,23 @@ std::string_view requested_last_id(const proto::http1::Request& request, ReplyTe
   return decoded.empty() ? given : decoded;
 }
 
+std::string_view policy_not_offered(const server::PolicyConfig& policy, std::string_view asked,
+                                    std::span<char> out) {
+  buf::FixedSink line(out.data(), out.size());
+  line.append("policy '");
+  line.append(asked.substr(0, 32));
+  line.append("' is not offered here: ask for one of");
+  const char* separator = " ";
+  for (int i = 0; i < kPolicyCount; ++i) {
+    if (!policy.allows(static_cast<Policy>(i))) continue;
+    line.append(separator);
+    line.append(delivery::policy_name(static_cast<Policy>(i)));
+    separator = ", ";
+  }
+  line.append(" (policy.allow)");
+  return line.text();
+}
+
 // Two ids would leave the stream to guess where to resume from, and
 // either guess may replay twice or skip.
 std::optional<Response> check_one_last_id(const proto::http1::Request& request) {
@@ -251,7 +268,9 @@ std::optional<Response> check_sse(LoopServices& services, Peer& peer, const prot
   if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
     opening.requested = delivery::parse_policy(name);
     if (!opening.requested || !config.policy.allows(*opening.requested)) {
-      return Response{.status = 400, .body = "policy not offered here\n"};
+      const std::string_view line = policy_not_offered(config.policy, name, {text.body, sizeof text.body - 1});
+      text.body[line.size()] = '\n';
+      return Response{.status = 400, .body = {text.body, line.size() + 1}};
     }
   }
   if (auto refusal = check_one_last_id(request)) return refusal;

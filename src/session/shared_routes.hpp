@@ -8,11 +8,13 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "delivery/policy.hpp"
+#include "sluice/config.hpp"
 #include "hub/event_id.hpp"
 #include "proto/http1.hpp"
 #include "session/auth_gate.hpp"
@@ -128,6 +130,11 @@ struct SseOpening {
 // (decoded into `text`, or as sent when it does not decode: a malformed id
 // is told so, not passed over as none); empty for none.
 [[nodiscard]] std::string_view requested_last_id(const proto::http1::Request& request, ReplyText& text);
+// The line refusing a ?policy= (or a /ws subscribe's policy) the server
+// does not offer: what was asked, then the ones it does (policy.allow),
+// written into `out` (cut to its size).
+[[nodiscard]] std::string_view policy_not_offered(const server::PolicyConfig& policy, std::string_view asked,
+                                                  std::span<char> out);
 // A 400 for a request that names more than one Last-Event-ID.
 [[nodiscard]] std::optional<Response> check_one_last_id(const proto::http1::Request& request);
 

@@ -11,6 +11,7 @@
 #include "hub/hub.hpp"
 #include "proto/json_string.hpp"
 #include "proto/topic_name.hpp"
+#include "session/shared_routes.hpp"
 #include "proto/ws_json_writer.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
@@ -131,7 +132,10 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
   std::optional<Policy> policy;
   if (!request.policy.empty()) {
     policy = delivery::parse_policy(request.policy);
-    if (!policy || !services().config().policy.allows(*policy)) return refuse(request.req, "policy not offered here");
+    if (!policy || !services().config().policy.allows(*policy)) {
+      char line[256];
+      return refuse(request.req, policy_not_offered(services().config().policy, request.policy, line));
+    }
   }
   // A client names its topics in the clients' alphabet: the server's own
   // ("$sys") are followed through their routes, and a name of that form

@@ -144,6 +144,19 @@ TEST(HttpErrors, AStreamOfTooManyTopicsOrABadNameIsToldTheKey) {
   EXPECT_EQ(reply.body, "bad topic name: use 1-16 of [A-Za-z0-9_.:-] (topics.max_name)\n");
 }
 
+// A policy the server does not offer is refused with the ones it does.
+TEST(HttpErrors, APolicyNotOfferedIsToldWithTheOnesThatAre) {
+  server::Config config;
+  config.policy.allowed = (1u << static_cast<unsigned>(Policy::fifo)) | (1u << static_cast<unsigned>(Policy::latest));
+  RunningServer server(config);
+  for (const char* asked : {"bogus", "drop-oldest"}) {
+    const HttpReply reply = http_request(server.port(), "GET", std::string("/sse/t?policy=") + asked);
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(reply.body,
+              std::string("policy '") + asked + "' is not offered here: ask for one of fifo, latest (policy.allow)\n");
+  }
+}
+
 // A HEAD's reply is its head alone, Content-Length saying what a GET's
 // body would be: a client reads the next reply right after it. Before, the
 // body followed, and a pipelining client read it as the next reply.
