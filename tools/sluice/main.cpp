@@ -16,7 +16,9 @@ namespace {
 void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
   CLI::App* sub = app.add_subcommand("sub", "print a stream's events, one per line, reconnecting and resuming");
   sub->add_option("url", o.url,
-                  "http(s)://HOST:PORT/sse/TOPIC (or /sse?topic=A&topic=B), or ws(s)://HOST:PORT/ws/TOPIC")
+                  "http(s)://HOST:PORT/sse/TOPIC, or ws(s)://HOST:PORT/ws/TOPIC; several topics: ws(s)://HOST:PORT/"
+                  "ws?topic=A&topic=B, which resumes each (an SSE stream of several, /sse?topic=A&topic=B, cannot "
+                  "resume: one id names no topic, and the server tells each topic's reset)")
       ->required();
   sub->add_flag("--json", o.json, "one JSON object per line instead of 'ID EVENT DATA'");
   sub->add_option("--last-id", o.last_id, "resume after this event id");
