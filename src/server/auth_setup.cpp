@@ -58,6 +58,23 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
            std::string(config.auth.mode == AuthMode::none ? "none" : "open") +
            ": set auth.mode=callback (the callback decides) or auth.mode=jwt (tokens first, then the callback)";
   }
+  // Keys a token check reads, set with no token check to read them: the
+  // operator meant auth.mode=jwt, and would run without it unwarned.
+  if (config.auth.mode == AuthMode::none || config.auth.mode == AuthMode::open) {
+    const AuthConfig& auth = config.auth;
+    const std::pair<const char*, bool> token_keys[] = {
+        {"auth.jwt_secret", !auth.jwt_secret.empty()},
+        {"auth.jwt_public_key_file", !auth.jwt_public_key_file.empty()},
+        {"auth.jwks_file", !auth.jwks_file.empty()},
+        {"auth.anonymous_subscribe", !auth.anonymous_subscribe.empty()},
+        {"auth.anonymous_publish", !auth.anonymous_publish.empty()},
+    };
+    for (const auto& [key, set] : token_keys) {
+      if (!set) continue;
+      return std::string("config key '") + key + "' is set but auth.mode is " +
+             (auth.mode == AuthMode::none ? "none" : "open") + ", which checks no token: set auth.mode=jwt";
+    }
+  }
   switch (config.auth.mode) {
     case AuthMode::none: {
       io::Endpoint endpoint;

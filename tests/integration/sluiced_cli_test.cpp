@@ -90,6 +90,19 @@ TEST(SluicedCli, APoolTheMachineCannotGiveStopsTheStartNamingItsKeys) {
   EXPECT_EQ(sluiced.output().find("listening"), std::string::npos) << sluiced.output();
 }
 
+// A token key with no token check to read it: the operator meant jwt.
+TEST(SluicedCli, ATokenKeyWithoutATokenCheckStopsTheStartNamingIt) {
+  for (const char* mode : {"none", "open"}) {
+    ChildProcess sluiced({env_path("SLUICED"), "--listen", "127.0.0.1:0", "--set", std::string("auth.mode=") + mode,
+                          "--set", "auth.jwt_secret=0123456789abcdef0123456789abcdef"});
+    EXPECT_EQ(sluiced.wait(10s), 2) << mode;
+    sluiced.read_to_end(5s);
+    EXPECT_NE(sluiced.output().find(std::string("config key 'auth.jwt_secret' is set but auth.mode is ") + mode),
+              std::string::npos)
+        << sluiced.output();
+  }
+}
+
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
   const ScratchFile file("sluice_bad.toml");
   const std::string& path = file.path();
