@@ -24,13 +24,6 @@ proto::http1::Limits charged(proto::http1::Limits limits, buf::MemoryAccount& ac
   return limits;
 }
 
-// A refusal for want of memory names the key to raise; the parser's other
-// reasons are for logs only.
-std::string_view named_key(const char* reason) {
-  const std::string_view text(reason);
-  return text.find("(limits.") == std::string_view::npos ? std::string_view() : text;
-}
-
 }  // namespace
 
 HttpRequestPhase::HttpRequestPhase(Session& session)
@@ -154,7 +147,9 @@ bool HttpRequestPhase::handle_one(std::string_view input, std::size_t& used) {
       if (ReplyText text; const std::optional<Response> limit = over_http_limit(result, parser_.limits(), text)) {
         respond(*limit);
       } else {
-        fail(result.http_status, named_key(result.reason));
+        // The parser's reason is one fixed line ("bare LF", "more than one
+        // Host"): the client learns what to mend, and nothing of the server.
+        fail(result.http_status, result.reason);
       }
       parser_.reset();  // the connection closes: its body buffer goes back now
       log_access({}, {}, {}, 0);

@@ -33,7 +33,13 @@ std::string many_headers(int n) {
 std::vector<BadRequest> bad_requests() {
   return {
       {"garbage", std::string("\x16\x03\x01\x02\x00 hello\r\n\r\n", 14), 400},
-      {"no_host", "GET /healthz HTTP/1.1\r\n\r\n", 400},
+      {"no_host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "400 Bad Request: HTTP/1.1 request without Host"},
+      {"two_hosts", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n", 400,
+       "400 Bad Request: more than one Host"},
+      {"length_and_chunked",
+       "POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+       "400 Bad Request: both Content-Length and Transfer-Encoding"},
+      {"bare_lf", "GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\n", 400, "400 Bad Request: bare LF"},
       {"long_uri", "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414,
        "request line over http.max_request_line (8192 bytes)"},
       {"huge_headers", "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n", 431,
