@@ -111,6 +111,14 @@ std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std:
       return std::optional<std::string>("config key 'metrics.path' must be a path starting with / (got '" +
                                         std::string(value) + "')");
     }
+    // On another route's path it would hide a topic, or be hidden itself.
+    const bool taken = value == "/healthz" || value == "/sse" || value == "/ws" || value.starts_with("/sse/") ||
+                       value.starts_with("/pub/") || value.starts_with("/ws/") || value.starts_with("/dashboard") ||
+                       value.starts_with("/admin");
+    if (taken) {
+      return std::optional<std::string>("config key 'metrics.path' must not be one of the server's routes (/healthz, "
+                                        "/sse, /pub/, /ws, /dashboard, /admin) (got '" + std::string(value) + "')");
+    }
     ops.metrics_path = std::string(value);
     return std::optional<std::string>();
   }

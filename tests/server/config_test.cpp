@@ -236,6 +236,19 @@ TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
   EXPECT_EQ(c.policy.rules.size(), 2u);
 }
 
+// The metrics on another route's path would hide a topic, or be hidden.
+TEST(Config, AMetricsPathOnAnotherRouteIsRefused) {
+  for (const char* path : {"/sse/x", "/pub/x", "/ws", "/ws/x", "/healthz", "/dashboard", "/admin/topics"}) {
+    Config c;
+    const std::optional<std::string> error = apply_setting(c, "metrics.path", path);
+    ASSERT_TRUE(error) << path;
+    EXPECT_EQ(error->rfind("config key 'metrics.path' must not be one of the server's routes", 0), 0u) << *error;
+  }
+  Config c;
+  EXPECT_EQ(apply_setting(c, "metrics.path", "/internal/metrics"), std::nullopt);
+  EXPECT_EQ(c.ops.metrics_path, "/internal/metrics");
+}
+
 // A pattern no topic could match would leave its topics on the default
 // policy without a word.
 TEST(Config, ATopicRuleNoTopicCouldMatchIsRefusedNamingItsKey) {
