@@ -157,6 +157,20 @@ TEST_F(Cli, SubRefusesWhatItCannotUseWithOneLine) {
   EXPECT_NE(refused.output().find("refused"), std::string::npos) << refused.output();
 }
 
+// --policy reaches an SSE stream as its ?policy=: a server that does not
+// offer it says so, and the CLI prints the refusal.
+TEST_F(Cli, SubAsksAnSseStreamForItsPolicy) {
+  server::Config config;
+  config.policy.allowed = 1u << static_cast<unsigned>(Policy::fifo);
+  RunningServer server(config);
+  ChildProcess sub({cli(), "sub", "--policy", "latest", "--max-attempts", "1", http_url(server.port(), "/sse/p")});
+  EXPECT_EQ(sub.wait(10s), 1);
+  ASSERT_TRUE(sub.read_to_end(10s));
+  EXPECT_NE(sub.output().find("policy 'latest' is not offered here"), std::string::npos) << sub.output();
+  ChildProcess unknown({cli(), "sub", "--policy", "bogus", http_url(server.port(), "/sse/p")});
+  EXPECT_NE(unknown.wait(10s), 0);
+}
+
 TEST_F(Cli, PubPublishesEachLineAndPrintsIds) {
   RunningServer server;
   ChildProcess pub(shell("printf 'first\\nsecond\\r\\nthird' | " + cli() + " pub -v " +

@@ -90,10 +90,13 @@ int print_events(Client& client, bool json) {
 
 int run_sse(const SubOptions& options) {
   client::SseClient client(client_options(options));
+  // An SSE stream asks for its policy in its query.
+  std::string url = options.url;
+  if (!options.policy.empty()) url += (url.find('?') == std::string::npos ? "?policy=" : "&policy=") + options.policy;
   ClientError started;
   {
     const SignalsBlocked blocked;  // the client's thread inherits the mask
-    started = client.start(options.url, options.last_id);
+    started = client.start(url, options.last_id);
   }
   if (started.kind != ErrorKind::none) return usage_error(started.message);
   return print_events(client, options.json);
