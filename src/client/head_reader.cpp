@@ -27,25 +27,29 @@ ClientError read_head(Link& link, std::string& buffer, std::span<char> chunk, st
   }
 }
 
+// Cut at the line's end and at 200 bytes, with any byte a terminal would
+// act on (an escape, a carriage return) written as \xHH: a hostile server
+// prints no control sequence through us.
+void append_server_words(std::string& out, std::string_view words) {
+  const std::string_view line = words.substr(0, std::min(words.find_first_of("\r\n"), std::size_t{200}));
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(ch);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out.append({'\\', 'x', kHex[c >> 4], kHex[c & 15]});
+    }
+  }
+}
+
 ClientError status_error(int status, std::string_view request, std::string_view body) {
   ClientError error{.kind = ErrorKind::http_status,
                     .http_status = status,
                     .message = std::string(request) + ": the server answered " + std::to_string(status)};
-  // The server's words, cut at the line's end and at 200 bytes, with any
-  // byte a terminal would act on (an escape, a carriage return) written as
-  // \xHH: a hostile server prints no control sequence through us.
-  const std::string_view line = body.substr(0, std::min(body.find_first_of("\r\n"), std::size_t{200}));
-  if (line.empty()) return error;
+  if (body.empty() || body.find_first_of("\r\n") == 0) return error;
   error.message += ": ";
-  for (const char ch : line) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f) {
-      error.message.push_back(ch);
-    } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      error.message.append({'\\', 'x', kHex[c >> 4], kHex[c & 15]});
-    }
-  }
+  append_server_words(error.message, body);
   return error;
 }
 

@@ -30,5 +30,7 @@ inline constexpr std::size_t kMaxHeadBytes = 16384;
 // bytes outside printable ASCII written as \xHH. The caller passes no body
 // it cannot read as sent (chunked).
 [[nodiscard]] ClientError status_error(int status, std::string_view request, std::string_view body = {});
+// Appends the first line of the server's `words` as status_error() does.
+void append_server_words(std::string& out, std::string_view words);
 
 }  // namespace sluice::client::detail

@@ -57,7 +57,9 @@ SseSession::SseSession(const Url& url, std::string_view last_id, const ClientOpt
       http2_(options.http2),
       parser_({.max_line = options.max_event_bytes, .max_data = options.max_event_bytes}),
       chunk_(kChunkBytes),
-      resume_id_(last_id) {}
+      resume_id_(last_id) {
+  last_words_.reserve(kLastWordsBytes);  // a comment then costs no allocation
+}
 
 std::string SseSession::last_id() const {
   std::lock_guard lock(id_mutex_);
@@ -71,9 +73,17 @@ ClientError SseSession::run(Driver& driver) {
   token_ = options.token ? options.token() : std::string();
   if (!detail::fits_a_header(token_)) return detail::unfit_token();
   Link link(&driver.wake(), &driver.interrupt());
+  last_words_.clear();
   ClientError error = link.connect(url_, options.connect_timeout, options.receive_buffer, &tls_);
   if (error.kind == ErrorKind::none) error = use_h2(link) ? open_h2(link, driver) : open_stream(link, driver);
   if (error.kind == ErrorKind::none) error = h2_ ? pump_h2(link, driver) : pump(link, driver);
+  // Why the server ended the stream, when it said so in a comment after its
+  // last event (a token expired, the server going away).
+  if (error.kind == ErrorKind::closed && !last_words_.empty()) {
+    error.message += " (its last words: ";
+    append_server_words(error.message, last_words_);
+    error.message += ")";
+  }
   h2_.reset();
   driver_ = nullptr;
   return error;
@@ -156,6 +166,7 @@ void SseSession::on_event(const proto::sse::ReceivedEvent& event) {
   e.dropped = 0;
   e.req = 0;
   e.ok = true;
+  last_words_.clear();
   if (e.kind != EventKind::message) read_notice(notices_, e);
   // The resume point moves before the hand-over, so that last_id() already
   // names an event the application may be reading; it moves back if the
@@ -174,6 +185,10 @@ void SseSession::set_resume_id(std::string_view id) {
   std::lock_guard lock(id_mutex_);
   prior_id_.swap(resume_id_);
   resume_id_.assign(id);
+}
+
+void SseSession::on_comment(std::string_view text) {
+  if (!text.empty()) last_words_.assign(text.substr(0, kLastWordsBytes));
 }
 
 void SseSession::on_retry(std::uint64_t retry_ms) {

@@ -49,6 +49,7 @@ class SseSession final : public Session, private proto::sse::Handler, private H2
   bool on_body(std::string_view bytes) override;
   void on_event(const proto::sse::ReceivedEvent& event) override;
   void on_retry(std::uint64_t retry_ms) override;
+  void on_comment(std::string_view text) override;
   void set_resume_id(std::string_view id);
 
   const Url url_;
@@ -65,6 +66,8 @@ class SseSession final : public Session, private proto::sse::Handler, private H2
   std::vector<char> chunk_;   // one read from the socket
   Event scratch_;             // the event being handed over; swapped with the inbox's buffers
   ServerMessages notices_;    // reads a notice's JSON data
+  static constexpr std::size_t kLastWordsBytes = 200;
+  std::string last_words_;    // the last non-empty comment since the last event
   Driver* driver_ = nullptr;  // during run()
   bool cancelled_ = false;    // the inbox refused an event: the client is stopping
 

@@ -110,7 +110,12 @@ void Parser::process_line(std::string_view line, Handler& handler) {
     dispatch(handler);
     return;
   }
-  if (line.front() == ':') return;
+  if (line.front() == ':') {
+    std::string_view text = line.substr(1);
+    if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    handler.on_comment(text);
+    return;
+  }
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) {
     process_field(line, {}, handler);

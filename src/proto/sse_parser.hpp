@@ -37,6 +37,9 @@ class Handler {
   // A "retry:" field made only of ASCII digits; values past 2^64-1 give
   // 2^64-1.
   virtual void on_retry(std::uint64_t retry_ms) { static_cast<void>(retry_ms); }
+  // A comment line's text, after the ':' and one space (a server's
+  // heartbeat is an empty one; its last words before a close may be one).
+  virtual void on_comment(std::string_view text) { static_cast<void>(text); }
 
  protected:
   ~Handler() = default;

@@ -189,6 +189,34 @@ TEST(ClientErrors, ServerCloseAndSilenceAreRetried) {
   EXPECT_TRUE(second->read_until_closed());
 }
 
+// A server that says why in a comment before it closes (a token expired)
+// has its words in the error, escaped; a heartbeat, or a comment before
+// the last event, is not taken for them.
+TEST(ClientErrors, TheServersLastCommentIsToldWithTheClose) {
+  FakeServer fake;
+  ClientOptions options = quick();
+  Reports reports;
+  reports.attach(options);
+  SseClient client(options);
+  ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
+  auto first = fake.accept();
+  ASSERT_TRUE(first && first->read_until("\r\n\r\n"));
+  first->send(sse_head(10) + ": an old word\n\ndata: x\n\n: token expired\x1b[2J: reconnect\n\n:\n\n");
+  first->close();
+  ClientError error;
+  std::chrono::milliseconds retry_in{};
+  ASSERT_TRUE(reports.wait_for_retry_after(ErrorKind::closed, error, retry_in));
+  EXPECT_EQ(error.message,
+            "the server closed the connection while streaming (its last words: token expired\\x1b[2J: reconnect)");
+  auto second = fake.accept();
+  ASSERT_TRUE(second && second->read_until("\r\n\r\n"));
+  second->send(sse_head(10) + ": said before\n\ndata: y\n\n");
+  second->close();
+  ClientError plain;
+  ASSERT_TRUE(reports.wait_for_retry_after(ErrorKind::closed, plain, retry_in));
+  client.stop();
+}
+
 TEST(ClientErrors, AHeadThatNeverEndsIsRefused) {
   FakeServer fake;
   SseClient client(quick());

@@ -30,8 +30,10 @@ class Collector final : public Handler {
     events.push_back({std::string(e.id), std::string(e.type), std::string(e.data)});
   }
   void on_retry(std::uint64_t ms) override { retries.push_back(ms); }
+  void on_comment(std::string_view text) override { comments.emplace_back(text); }
   std::vector<Got> events;
   std::vector<std::uint64_t> retries;
+  std::vector<std::string> comments;
 };
 
 struct Outcome {
@@ -119,6 +121,17 @@ TEST(SseParser, FieldsWithoutAColonAndValuesWithColons) {
 
 TEST(SseParser, IgnoresCommentsUnknownAndMiscasedFields) {
   expect_every_split(":c\nfoo: bar\nData: no\ndata : no\nDATA\ndata: yes\n: more\n\n", {{"", "message", "yes"}});
+}
+
+// A comment's text, one leading space off, wherever the bytes are cut.
+TEST(SseParser, CommentsAreToldWithTheirTextAtEverySplit) {
+  test::for_each_split(":\n: token expired\r\n:  two spaces\ndata: x\n\n", [](const test::Chunks& chunks) {
+    Parser parser(ParserLimits{});
+    Collector collector;
+    for (std::string_view chunk : chunks) ASSERT_EQ(parser.feed(chunk, collector), ParseStatus::ok);
+    EXPECT_EQ(collector.comments, (std::vector<std::string>{"", "token expired", " two spaces"}));
+    EXPECT_EQ(collector.events.size(), 1u);
+  });
 }
 
 TEST(SseParser, EventTypeAppliesToOneDispatchOnly) {
