@@ -66,6 +66,9 @@ class Broker {
   // The events after `after` up to `upto` (StreamReplayer).
   [[nodiscard]] virtual ReplayStart replay(std::string_view topic, StreamId after, StreamId upto,
                                            ReplayHandler& handler, std::uint64_t tag) = 0;
+  // A Redis this loop cannot reach now ("HOST:PORT", its publishes refused
+  // and its topics not read), or empty when every one is reachable.
+  [[nodiscard]] virtual std::string unreachable() const = 0;
 };
 
 // The Redis Streams broker of one loop. `config.endpoints` must not be

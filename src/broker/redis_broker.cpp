@@ -37,18 +37,28 @@ class RedisBroker final : public Broker {
                      std::uint64_t tag) override {
     return shard(topic).replayer.replay(topic, after, upto, handler, tag);
   }
+  std::string unreachable() const override {
+    for (const auto& shard : shards_) {
+      if (shard->command.state() != LinkState::up || shard->reading.state() != LinkState::up) {
+        return shard->endpoint.host + ":" + std::to_string(shard->endpoint.port);
+      }
+    }
+    return {};
+  }
 
  private:
   // Declared so that the users of the connections go before them.
   struct Shard {
     Shard(io::Loop& loop, const Endpoint& endpoint, const BrokerConfig& config, const ReaderLimits& reader_limits,
           StreamSink& sink)
-        : command(loop, endpoint, config.link, nullptr),
+        : endpoint(endpoint),
+          command(loop, endpoint, config.link, nullptr),
           reading(loop, endpoint, config.link, nullptr),
           publisher(command, config.prefix, config.max_len),
           reader(reading, &command, reader_limits, sink),
           replayer(command, config.prefix, config.max_replay, reader_limits.max_data) {}
 
+    Endpoint endpoint;
     RedisLink command;
     RedisLink reading;
     StreamPublisher publisher;

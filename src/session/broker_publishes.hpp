@@ -42,6 +42,8 @@ class BrokerPublishes final : private broker::PublishHandler {
   [[nodiscard]] broker::PublishStatus publish(std::string_view topic, const broker::EventFields& event,
                                               PublishWaiter& waiter, std::uint32_t& ticket);
   void cancel(std::uint32_t ticket);
+  // broker::Broker::unreachable(): a Redis this loop cannot reach, or empty.
+  [[nodiscard]] std::string unreachable() const { return broker_.unreachable(); }
 
  private:
   void on_published(std::uint64_t tag, broker::PublishStatus status, broker::StreamId id,

@@ -63,7 +63,8 @@ void HttpRequestPhase::route(const Request& request) {
   const std::string_view path = request.path;
   if (path == "/healthz") {
     if (request.method != Method::get && request.method != Method::head) return method_not_allowed("GET, HEAD");
-    return respond({.status = 200, .body = "ok\n"});
+    ReplyText text;
+    return respond(health_answer(services_, false, text));  // a HEAD's reply is cut to its head (respond())
   }
   if (route_ops(request)) return;
   if (path == kSsePrefix || path.starts_with("/sse/")) {

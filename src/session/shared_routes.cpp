@@ -236,6 +236,17 @@ std::string_view requested_last_id(const proto::http1::Request& request, ReplyTe
   return decoded.empty() ? given : decoded;
 }
 
+Response health_answer(LoopServices& services, bool head, ReplyText& text) {
+  const BrokerPublishes* broker = services.broker_publishes();
+  const std::string unreachable = broker != nullptr ? broker->unreachable() : std::string();
+  if (unreachable.empty()) return {.status = 200, .body = head ? "" : "ok\n"};
+  buf::FixedSink body(text.body, sizeof text.body);
+  body.append("Redis at ");
+  body.append(std::string_view(unreachable).substr(0, 300));
+  body.append(" is not reachable from this node (broker.url)\n");
+  return {.status = 503, .body = head ? "" : body.text(), .extra_headers = "Retry-After: 1\r\n"};
+}
+
 std::string_view policy_not_offered(const server::PolicyConfig& policy, std::string_view asked,
                                     std::span<char> out) {
   buf::FixedSink line(out.data(), out.size());

@@ -78,6 +78,10 @@ struct ReplyText {
 [[nodiscard]] Response denial(const AuthOutcome& outcome, ReplyText& text);
 // The hub's refusal, as an HTTP reply (with Retry-After when it has one).
 [[nodiscard]] Response hub_refusal(const HubAnswer& answer, ReplyText& text);
+// GET /healthz: 200, or, with a broker, 503 naming a Redis this loop cannot
+// reach (publishes are refused and no topic is read: a load balancer
+// should send clients elsewhere). `head`: no body.
+[[nodiscard]] Response health_answer(LoopServices& services, bool head, ReplyText& text);
 // "STATUS Reason" for a request that cannot be served, then ": " and
 // `detail` when given; keep_alive false.
 [[nodiscard]] Response malformed(int status, ReplyText& text, std::string_view detail = {});

@@ -440,7 +440,8 @@ TEST_F(BrokerFirstSubscribe, OverHttp2AHeldStreamResetByItsClientIsLogged) {
   const std::int32_t health = h2.request("GET", "/healthz");
   ASSERT_GT(health, 0);
   ASSERT_TRUE(h2.pump([&] { return h2.stream(health).closed; }, 10s));
-  EXPECT_EQ(h2.stream(health).status, 200);
+  // Answered: ok, or 503 once this node's own links have found Redis stopped.
+  EXPECT_TRUE(h2.stream(health).status == 200 || h2.stream(health).status == 503) << h2.stream(health).status;
   redis_.resume();
   EXPECT_EQ(a_->stop(), 0);
 

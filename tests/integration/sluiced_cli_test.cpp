@@ -1,6 +1,10 @@
 // The sluiced binary as a user runs it: bad settings are refused with one
 // line naming the key, and a good start serves curl until SIGTERM.
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <csignal>
 #include <cstdio>
@@ -101,6 +105,32 @@ TEST(SluicedCli, ATokenKeyWithoutATokenCheckStopsTheStartNamingIt) {
               std::string::npos)
         << sluiced.output();
   }
+}
+
+// A port nobody listens on: bound, named, and let go.
+std::uint16_t unused_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A node whose Redis cannot be reached refuses every publish and reads no
+// topic: its health check says so, and names the Redis, so that a load
+// balancer sends clients elsewhere.
+TEST(SluicedCli, TheHealthCheckFailsWhileRedisCannotBeReached) {
+  const std::string redis = "127.0.0.1:" + std::to_string(unused_port());
+  SluicedProcess node({"broker.url=redis://" + redis});
+  ASSERT_NE(node.port(), 0) << node.output();
+  const HttpReply health = http_request(node.port(), "GET", "/healthz");
+  EXPECT_EQ(health.status, 503);
+  EXPECT_EQ(health.body, "Redis at " + redis + " is not reachable from this node (broker.url)\n");
+  EXPECT_EQ(node.stop(), 0) << node.output();
 }
 
 TEST(SluicedCli, BadValueInConfigFileNamesTheKey) {
