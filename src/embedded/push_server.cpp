@@ -91,8 +91,10 @@ void PushServer::input(PushConnection& c) {
     case PushConnection::Phase::sse:
     case PushConnection::Phase::closing:
       // Nothing more is read from an SSE client: its bytes are dropped so
-      // the window stays open, and its FIN ends the stream.
-      c.link_->consume(c.link_->input().size());
+      // the window stays open, and its FIN ends the stream. Each consume
+      // may move in more that the link held back (lwIP's refused data, its
+      // FIN with it), and no new input() call comes for those.
+      while (!c.link_->input().empty()) c.link_->consume(c.link_->input().size());
       if (c.link_->input_closed() && c.phase_ == PushConnection::Phase::sse) end(c);
       return;
     case PushConnection::Phase::idle:

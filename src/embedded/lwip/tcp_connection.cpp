@@ -1,6 +1,12 @@
 // Callbacks find their connection through tcp_arg. When the connection
 // lets go of its pcb, arg and callbacks are cleared first, so lwIP can
 // never call into an object that has finished.
+//
+// A pcb closed with input lwIP counts as unread (bytes not passed to
+// tcp_recved, or a chain it keeps as refused data) is reset and freed by
+// tcp_close, which still returns ERR_OK. So a close first reads and drops
+// every byte still coming, and touches the pcb no more once tcp_close has
+// taken it, unless frames held for their ACK still need its tcp_sent.
 #include "embedded/lwip/tcp_connection.hpp"
 
 #include <lwip/priv/tcp_priv.h>  // tcp_process_refused_data, which lwIP's own timer calls
@@ -15,12 +21,9 @@ TcpConnection::TcpConnection(tcp_pcb* pcb, Handler& handler, const TcpConnection
       out_(memory.queue.data.empty() || memory.queue.control.empty() ? conn::OutQueue(limits.queue)
                                                                       : conn::OutQueue(limits.queue, memory.queue)),
       hold_(memory.held, pcb->snd_lbb),
-      writer_(pcb, limits.writer, &hold_, memory.scratch), input_(memory.input) {
-  tcp_arg(pcb_, this);
-  tcp_recv(pcb_, &on_recv);
-  tcp_sent(pcb_, &on_sent);
-  tcp_err(pcb_, &on_error);
-  tcp_poll(pcb_, &on_poll, limits.poll_interval);
+      writer_(pcb, limits.writer, &hold_, memory.scratch), input_(memory.input),
+      poll_interval_(limits.poll_interval) {
+  attach();
   // Events are batched per flush already; Nagle would only hold the last
   // segment of a batch back for an ACK.
   tcp_nagle_disable(pcb_);
@@ -64,19 +67,53 @@ void TcpConnection::close() {
 
 void TcpConnection::try_close() {
   if (pcb_ == nullptr || fin_queued_ || !out_.empty()) return;
-  if (tcp_close(pcb_) != ERR_OK) return;  // out of memory for the FIN: the poll retries
+  drain_input();
+  if (!hold_.empty()) {
+    // Input drained, tcp_close sends a FIN and keeps the pcb, whose
+    // tcp_sent releases the frames still held.
+    if (tcp_close(pcb_) != ERR_OK) return;  // the poll retries
+    fin_queued_ = true;
+    tcp_recv(pcb_, nullptr);  // lwIP's own handler takes the peer's FIN
+    return;
+  }
+  detach();
+  if (tcp_close(pcb_) != ERR_OK) {
+    attach();  // the poll retries
+    return;
+  }
   fin_queued_ = true;
-  tcp_recv(pcb_, nullptr);  // lwIP's own handler takes the peer's FIN
-  if (hold_.empty()) finish(ERR_OK);
+  pcb_ = nullptr;
+  writer_.detach();
+  finish(ERR_OK);
 }
 
-// Clears arg and callbacks, then closes or aborts.
-void TcpConnection::let_go(bool abort) {
+// Every byte the peer sent is read and dropped, what lwIP kept as refused
+// data included: each consume opens the window and offers it again.
+void TcpConnection::drain_input() {
+  while (pcb_ != nullptr && (!input_.bytes().empty() || input_.waiting() > 0 || pcb_->refused_data != nullptr)) {
+    consume(input_.bytes().size());
+  }
+}
+
+void TcpConnection::attach() {
+  tcp_arg(pcb_, this);
+  tcp_recv(pcb_, &on_recv);
+  tcp_sent(pcb_, &on_sent);
+  tcp_err(pcb_, &on_error);
+  tcp_poll(pcb_, &on_poll, poll_interval_);
+}
+
+void TcpConnection::detach() {
   tcp_arg(pcb_, nullptr);
   tcp_recv(pcb_, nullptr);
   tcp_sent(pcb_, nullptr);
   tcp_err(pcb_, nullptr);
   tcp_poll(pcb_, nullptr, 0);
+}
+
+// Clears arg and callbacks, then closes or aborts.
+void TcpConnection::let_go(bool abort) {
+  detach();
   if (abort) tcp_abort(pcb_);
   pcb_ = nullptr;
   writer_.detach();

@@ -93,6 +93,9 @@ class TcpConnection {
   static void on_error(void* arg, err_t err);
 
   void try_close();
+  void drain_input();
+  void attach();
+  void detach();
   void let_go(bool abort);
   void finish(err_t reason);
 
@@ -102,6 +105,7 @@ class TcpConnection {
   AckHold hold_;
   TcpWriter writer_;
   TcpInput input_;
+  std::uint8_t poll_interval_;
   bool input_closed_ = false;
   bool closing_ = false;     // close() asked; FIN goes once the queue drains
   bool fin_queued_ = false;  // tcp_close done; held frames wait for their ACK

@@ -401,6 +401,38 @@ TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
   EXPECT_TRUE(parse_ws(talker->received()).closed);
 }
 
+// A fifo subscriber cut off with a backlog sends a segment longer than
+// its input buffer while its last bytes wait: what did not fit is still
+// unread when the queue drains, and lwIP resets a connection closed with
+// unread input (and frees its pcb, which the connection used to go on
+// touching). Read and dropped, the close is a FIN after the hint.
+TEST_F(PushListenerTest, ACutOffSubscriberThatSendsMoreThanItsBufferStillGetsItsHintAndAFin) {
+  start({.block_count = 256, .block_size = 256, .reserve = 8, .prefault = false}, {},
+        {.policy = Policy::fifo});
+  std::unique_ptr<RawPeer> peer = subscribe_sse("t");
+  net.run_for(1000);
+  peer->set_reading(false);
+  std::uint64_t published = 0;
+  ASSERT_TRUE(net.run_until([&] {
+    (void)server->publish("t", event_data(++published, 150));
+    server->flush();
+    return slots[0].core().phase() == embedded::PushConnection::Phase::closing;
+  }, 100000));
+  ASSERT_GT(slots[0].tcp()->out().data_frames(), 0u);
+  peer->send(std::string(1400, 'j'));
+  net.run_for(100);
+  peer->set_reading(true);
+  ASSERT_TRUE(net.run_until([&] {
+    server->flush();
+    return peer->peer_closed() || peer->failed();
+  }, 20000));
+  EXPECT_FALSE(peer->failed()) << "reset";
+  EXPECT_TRUE(peer->peer_closed());
+  EXPECT_NE(peer->received().find(": slow consumer, resume from the last id\n\n"), std::string::npos);
+  ASSERT_TRUE(net.run_until([&] { return server->connections() == 0; }));
+  EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);
+}
+
 // A subscriber of two topics leaves and comes back over lwIP with
 // Last-Event-ID: it gets what it missed from the history, then heartbeats
 // on lwIP's poll timer while nothing is published. One from an id the
