@@ -68,6 +68,11 @@ void TcpConnection::close() {
 void TcpConnection::try_close() {
   if (pcb_ == nullptr || fin_queued_ || !out_.empty()) return;
   drain_input();
+  if (pcb_ == nullptr) return;
+  // The peer's FIN came with the segment being delivered: lwIP counts its
+  // byte as unread until the FIN's own callback, which follows this one in
+  // the same tcp_input, and a close before then would be a reset.
+  if (pcb_->state == CLOSE_WAIT && !input_closed_) return;
   if (!hold_.empty()) {
     // Input drained, tcp_close sends a FIN and keeps the pcb, whose
     // tcp_sent releases the frames still held.
@@ -135,6 +140,8 @@ err_t TcpConnection::on_recv(void* arg, tcp_pcb*, pbuf* p, err_t) {
     return ERR_MEM;  // lwIP keeps the chain and offers it again
   }
   if (!self->delivering_) self->handler_.on_input(*self);
+  // A close put off until the FIN (try_close); inside a drain, the drain's own close goes on.
+  if (p == nullptr && self->closing_ && !self->delivering_) self->try_close();
   return ERR_OK;
 }
 

@@ -401,6 +401,31 @@ TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
   EXPECT_TRUE(parse_ws(talker->received()).closed);
 }
 
+// A client that writes its request and its FIN in one segment is answered
+// before the close. lwIP counts the FIN's byte as unread until it has
+// called back with the FIN, just after the data; a close before then was
+// a reset, and the answer was lost with it.
+TEST_F(PushListenerTest, ARequestAndItsFinInOneSegmentAreAnsweredBeforeTheClose) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
+  std::unique_ptr<RawPeer> lost = RawPeer::connect(net);
+  ASSERT_TRUE(net.run_until([&] { return lost->connected(); }));
+  lost->send_and_shut("GET /other HTTP/1.1\r\nHost: d\r\n\r\n");
+  ASSERT_TRUE(net.run_until([&] { return lost->peer_closed() || lost->failed(); }));
+  EXPECT_FALSE(lost->failed()) << "reset";
+  EXPECT_EQ(lost->received().rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << lost->received();
+
+  std::unique_ptr<RawPeer> brief = RawPeer::connect(net);
+  ASSERT_TRUE(net.run_until([&] { return brief->connected(); }));
+  brief->send_and_shut(ws_request("t") + masked(proto::ws::Opcode::close, std::string("\x03\xe8", 2)));
+  ASSERT_TRUE(net.run_until([&] { return brief->peer_closed() || brief->failed(); }));
+  EXPECT_FALSE(brief->failed()) << "reset";
+  const WsStream got = parse_ws(brief->received());
+  EXPECT_NE(got.head.find(kWsAccept), std::string::npos) << brief->received();
+  EXPECT_TRUE(got.closed);
+  ASSERT_TRUE(net.run_until([&] { return server->connections() == 0; }));
+  EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);
+}
+
 // A fifo subscriber cut off with a backlog sends a segment longer than
 // its input buffer while its last bytes wait: what did not fit is still
 // unread when the queue drains, and lwIP resets a connection closed with

@@ -54,6 +54,11 @@ void RawPeer::close() {
   pcb_ = nullptr;
 }
 
+void RawPeer::send_and_shut(std::string_view bytes) {
+  shut_after_ = true;
+  send(bytes);
+}
+
 void RawPeer::pump() {
   if (pcb_ == nullptr || !connected_) return;
   while (written_ < outgoing_.size()) {
@@ -62,6 +67,11 @@ void RawPeer::pump() {
       break;
     }
     written_ += n;
+  }
+  // tcp_shutdown puts the FIN on the last segment not yet sent, then sends.
+  if (shut_after_ && written_ == outgoing_.size()) {
+    shut_after_ = false;
+    if (tcp_shutdown(pcb_, 0, 1) == ERR_OK) return;
   }
   tcp_output(pcb_);
 }

@@ -32,6 +32,9 @@ class RawPeer {
   // in front of an application that stopped reading its socket.
   void set_reading(bool reading);
   void close();
+  // Sends `bytes` with the FIN in the same segment, as a client that writes
+  // its request and shuts its side at once; it reads on.
+  void send_and_shut(std::string_view bytes);
 
   [[nodiscard]] bool connected() const { return connected_; }
   [[nodiscard]] bool peer_closed() const { return peer_closed_; }
@@ -51,6 +54,7 @@ class RawPeer {
   bool peer_closed_ = false;
   bool failed_ = false;
   bool reading_ = true;
+  bool shut_after_ = false;  // FIN once everything queued is written
   std::size_t unacknowledged_ = 0;  // received but not yet passed to tcp_recved
   std::string received_;
   std::string outgoing_;
