@@ -45,6 +45,7 @@ void TcpConnection::flush() {
 
 void TcpConnection::consume(std::size_t n) {
   std::size_t acknowledged = input_.consume(n);
+  consumed_ += acknowledged;
   if (pcb_ == nullptr) return;
   while (acknowledged > 0) {
     const auto chunk = static_cast<u16_t>(std::min<std::size_t>(acknowledged, 0xFFFF));
@@ -139,10 +140,24 @@ err_t TcpConnection::on_recv(void* arg, tcp_pcb*, pbuf* p, err_t) {
   } else if (!self->input_.received(p)) {
     return ERR_MEM;  // lwIP keeps the chain and offers it again
   }
-  if (!self->delivering_) self->handler_.on_input(*self);
+  if (!self->delivering_) self->deliver();
   // A close put off until the FIN (try_close); inside a drain, the drain's own close goes on.
   if (p == nullptr && self->closing_ && !self->delivering_) self->try_close();
   return ERR_OK;
+}
+
+// Bytes a consume moves in (the rest of a chain longer than the buffer,
+// lwIP's refused data) and a FIN that came with them bring no callback of
+// their own: the handler hears of them while it reads and something is
+// left, or when the FIN came.
+void TcpConnection::deliver() {
+  for (;;) {
+    const std::size_t consumed = consumed_;
+    const bool closed = input_closed_;
+    handler_.on_input(*this);
+    if (finished_) return;
+    if ((consumed_ == consumed || input_.bytes().empty()) && input_closed_ == closed) return;
+  }
 }
 
 err_t TcpConnection::on_sent(void* arg, tcp_pcb*, u16_t len) {

@@ -92,6 +92,7 @@ class TcpConnection {
   static err_t on_poll(void* arg, tcp_pcb* pcb);
   static void on_error(void* arg, err_t err);
 
+  void deliver();
   void try_close();
   void drain_input();
   void attach();
@@ -105,6 +106,7 @@ class TcpConnection {
   AckHold hold_;
   TcpWriter writer_;
   TcpInput input_;
+  std::size_t consumed_ = 0;  // input bytes consumed so far, to see a handler read
   std::uint8_t poll_interval_;
   bool input_closed_ = false;
   bool closing_ = false;     // close() asked; FIN goes once the queue drains

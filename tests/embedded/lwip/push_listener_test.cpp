@@ -426,6 +426,21 @@ TEST_F(PushListenerTest, ARequestAndItsFinInOneSegmentAreAnsweredBeforeTheClose)
   EXPECT_EQ(pool->free_blocks(), pool->stats().block_count);
 }
 
+// An SSE client that sends more than its input buffer behind its request,
+// then its FIN, is let go. The bytes the request's consume moved in came
+// with no callback of their own: nothing read them, lwIP's later segments
+// were refused for good, the FIN with them, and the slot was held.
+TEST_F(PushListenerTest, AnSseSubscriberThatSendsMoreThanItsBufferThenItsFinIsLetGo) {
+  start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false}, {}, {.heartbeat_polls = 0});
+  std::unique_ptr<RawPeer> peer = connect_and_send(sse_request("t") + std::string(1400, 'j'));
+  ASSERT_TRUE(net.run_until([&] { return peer->received().size() >= kSseHead.size(); }));
+  peer->send(std::string(1400, 'k'));
+  peer->close();
+  net.run_for(5000);
+  EXPECT_EQ(server->connections(), 0u);
+  EXPECT_TRUE(slots[0].free());
+}
+
 // A fifo subscriber cut off with a backlog sends a segment longer than
 // its input buffer while its last bytes wait: what did not fit is still
 // unread when the queue drains, and lwIP resets a connection closed with
