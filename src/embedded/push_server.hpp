@@ -119,6 +119,7 @@ class PushServer {
 
   // websocket_input.cpp
   void on_websocket_input(PushConnection& c);
+  bool answer_ping(PushConnection& c, buf::FrameRef pong);
   void end_websocket(PushConnection& c, proto::ws::CloseCode code, std::string_view reason);
 
   // resume.cpp

@@ -8,24 +8,29 @@
 
 namespace sluice::embedded {
 
+// Of the pings that come in together only the latest is answered, when
+// what came in is read or before anything else is answered: a pong not yet
+// sent is as good as none to the client, and a burst of pings takes one
+// control slot instead of one each.
 void PushServer::on_websocket_input(PushConnection& c) {
   Link& link = *c.link_;
+  buf::FrameRef pong;
   // Every turn consumes bytes or stops, and the input is bounded.
   while (c.phase_ == PushConnection::Phase::websocket && !link.input().empty()) {
     const std::string_view in = link.input();
     const proto::ws::DecodeResult r = c.decoder_.feed(std::span<const char>(in.data(), in.size()));
     link.consume(r.consumed);
+    if (r.status == proto::ws::DecodeStatus::ping) {
+      pong = buf::FrameRef();  // its block back before the next is taken
+      pong = proto::ws::make_pong_frame(pool_, r.payload);
+      if (!pong) end_websocket(c, proto::ws::CloseCode::policy_violation, "no room to answer a ping");
+      continue;
+    }
+    if (r.status == proto::ws::DecodeStatus::need_more && r.consumed == 0) break;
+    if (pong && !answer_ping(c, std::move(pong))) return;
     switch (r.status) {
       case proto::ws::DecodeStatus::need_more:
-        if (r.consumed == 0) return;
-        break;
-      case proto::ws::DecodeStatus::ping: {
-        buf::FrameRef pong = proto::ws::make_pong_frame(pool_, r.payload);
-        if (!pong || link.out().push_control(std::move(pong)) != conn::EnqueueStatus::ok) {
-          end_websocket(c, proto::ws::CloseCode::policy_violation, "pings come faster than they are answered");
-        }
-        break;
-      }
+      case proto::ws::DecodeStatus::ping:
       case proto::ws::DecodeStatus::pong:
         break;
       case proto::ws::DecodeStatus::message:
@@ -40,6 +45,7 @@ void PushServer::on_websocket_input(PushConnection& c) {
         break;
     }
   }
+  if (pong && !answer_ping(c, std::move(pong))) return;
   if (c.phase_ == PushConnection::Phase::websocket) {
     if (link.input_closed()) {
       end(c);  // gone without a close frame
@@ -47,6 +53,12 @@ void PushServer::on_websocket_input(PushConnection& c) {
       link.flush();
     }
   }
+}
+
+bool PushServer::answer_ping(PushConnection& c, buf::FrameRef pong) {
+  if (c.link_->out().push_control(std::move(pong)) == conn::EnqueueStatus::ok) return true;
+  end_websocket(c, proto::ws::CloseCode::policy_violation, "pings come faster than they are answered");
+  return false;
 }
 
 // The close frame goes behind the events already queued (nothing may

@@ -110,6 +110,27 @@ TEST_F(PushServerTest, AWebSocketSubscriberIsUpgradedGetsEventsAndPongs) {
   EXPECT_TRUE(link.closed());
 }
 
+// Pings that come in together are answered with the latest one's pong: a
+// pong not yet sent is as good as none, and one each filled the four
+// control slots, so the fifth ping of a segment closed a client that
+// read everything (1008).
+TEST_F(PushServerTest, PingsThatComeTogetherAreAnsweredWithTheLatestPong) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.receive(kWsRequest);
+  const std::size_t head = link.wire().size();
+  std::string pings;
+  for (char n = '1'; n <= '6'; ++n) pings += masked(proto::ws::Opcode::ping, std::string(1, n));
+  link.receive(pings);
+  EXPECT_EQ(connection.phase(), PushConnection::Phase::websocket);
+  proto::ws::Decoder decoder({.role = proto::ws::Role::client});
+  std::span<const char> in(link.wire().data() + head, link.wire().size() - head);
+  const proto::ws::DecodeResult r = decoder.feed(in);
+  EXPECT_EQ(r.status, proto::ws::DecodeStatus::pong);
+  EXPECT_EQ(std::string(r.payload.data(), r.payload.size()), "6");
+  EXPECT_EQ(r.consumed, in.size()) << "one pong";
+}
+
 // drop-oldest, the default: a subscriber that reads nothing keeps its
 // queue's newest events; when it reads again a notice says what it lost.
 TEST_F(PushServerTest, ASlowSubscriberLosesTheOldestEventsAndIsToldWhichOnes) {

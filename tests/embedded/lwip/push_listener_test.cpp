@@ -374,12 +374,16 @@ TEST_F(PushListenerTest, ARequestThatNeverCompletesIsAnswered408) {
   EXPECT_EQ(server->connections(), 0u);
 }
 
-// What a WebSocket subscriber may send: pings (answered), its close
-// (answered, then the connection ends); a data message is refused.
+// What a WebSocket subscriber may send: pings (answered, those that come
+// together with the latest one's pong), its close (answered, then the
+// connection ends); a data message is refused.
 TEST_F(PushListenerTest, AWebSocketSubscriberIsAnsweredAndClosedByTheRules) {
   start({.block_count = 64, .block_size = 256, .reserve = 8, .prefault = false});
   std::unique_ptr<RawPeer> ws = subscribe_ws("t");
   ws->send(masked(proto::ws::Opcode::ping, "1") + masked(proto::ws::Opcode::ping, "2"));
+  ASSERT_TRUE(net.run_until([&] { return !parse_ws(ws->received()).pongs.empty(); }));
+  EXPECT_EQ(parse_ws(ws->received()).pongs, std::vector<std::string>{"2"});
+  ws->send(masked(proto::ws::Opcode::ping, "3"));
   ASSERT_TRUE(net.run_until([&] { return parse_ws(ws->received()).pongs.size() == 2; }));
   EXPECT_EQ(server->publish("t", "event").queued, 1u);
   server->flush();
