@@ -34,6 +34,9 @@ class Link {
   // Sends what is queued, then ends the connection. The link reports the
   // end to the server (PushServer::closed), possibly from inside this call.
   virtual void close() = 0;
+  // Ends the connection now, dropping what is still queued (a reset, on
+  // TCP). The link reports the end (PushServer::closed) before it returns.
+  virtual void abort() = 0;
 
  protected:
   ~Link() = default;

@@ -64,7 +64,7 @@ class PushConnection {
   PushConnection* next_ = nullptr;  // the server's list of open connections
   Phase phase_ = Phase::idle;
   std::uint8_t topic_count_ = 0;
-  std::uint8_t request_polls_ = 0;  // polls seen in the request phase
+  std::uint8_t request_polls_ = 0;  // polls seen in the request phase, then in the closing phase
   std::uint8_t idle_polls_ = 0;     // polls since the subscriber was last sent anything
   std::uint8_t topic_sizes_[kMaxTopicsPerConnection] = {};
   char topics_[kMaxTopicsPerConnection][kMaxTopicBytes] = {};

@@ -76,6 +76,10 @@ void PushServer::poll(PushConnection& c) {
     if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
     return;
   }
+  if (c.phase_ == PushConnection::Phase::closing) {
+    if (config_.close_polls != 0 && ++c.request_polls_ > config_.close_polls) c.link_->abort();
+    return;
+  }
   if (!c.subscribed() || config_.heartbeat_polls == 0 || ++c.idle_polls_ < config_.heartbeat_polls) return;
   heartbeat(c);
 }
@@ -233,7 +237,11 @@ bool PushServer::push_notice(PushConnection& c, std::string_view kind, std::stri
                        conn::EnqueueStatus::ok;
 }
 
+// The backlog is dropped: the subscriber resumes from the last id it got,
+// and waiting for a reader that fell behind to take it would only hold
+// its blocks and its slot longer.
 void PushServer::cut_off(PushConnection& c) {
+  (void)c.link_->out().drop_pending_data();
   if (c.phase_ == PushConnection::Phase::websocket) {
     end_websocket(c, proto::ws::CloseCode::policy_violation, "slow consumer, resume from the last id");
     return;
@@ -248,6 +256,7 @@ void PushServer::cut_off(PushConnection& c) {
 // peer would be lost with it.
 void PushServer::end(PushConnection& c) {
   c.phase_ = PushConnection::Phase::closing;
+  c.request_polls_ = 0;
   Link& link = *c.link_;
   while (!link.input().empty()) link.consume(link.input().size());
   link.close();  // may report closed() before it returns

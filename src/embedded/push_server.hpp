@@ -59,6 +59,11 @@ struct PushConfig {
   // heartbeat, so that the client, and any proxy between, sees the stream
   // alive; 0: none.
   std::uint8_t heartbeat_polls = 15;
+  // Polls a closing connection may take to send its last bytes (an answer,
+  // a cut-off's hint or close frame); then it is reset and its blocks go
+  // back. A peer that stops reading would keep its slot and its queue for
+  // good otherwise. 0: no deadline.
+  std::uint8_t close_polls = 10;
   // The event history's records, in the application's memory (a static
   // array); empty: none kept, and every resume is told it missed events.
   std::span<HistoryRecord> history;
@@ -89,8 +94,9 @@ class PushServer {
   // connection is idle again and may serve the next one.
   void closed(PushConnection& connection);
   // The link's timer fired: ends a request phase that has taken more
-  // than PushConfig::request_polls of them, and sends an idle subscriber
-  // its heartbeat.
+  // than PushConfig::request_polls of them, resets a close that has taken
+  // more than PushConfig::close_polls, and sends an idle subscriber its
+  // heartbeat.
   void poll(PushConnection& connection);
 
   // Queues `data` as the next event of `topic` for every subscriber of it,

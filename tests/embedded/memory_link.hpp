@@ -44,6 +44,13 @@ class MemoryLink final : public embedded::Link {
     closing_ = true;
     flush();
   }
+  void abort() override {
+    if (closed_) return;
+    queue_.clear();
+    closed_ = true;
+    aborted_ = true;
+    server_.closed(connection_);
+  }
 
   // The peer sends `bytes` (as much as the input buffer takes).
   void receive(std::string_view bytes) {
@@ -63,6 +70,7 @@ class MemoryLink final : public embedded::Link {
   void reserve_wire(std::size_t bytes) { writer_.wire.reserve(bytes); }
   [[nodiscard]] const std::string& wire() const { return writer_.wire; }
   [[nodiscard]] bool closed() const { return closed_; }
+  [[nodiscard]] bool aborted() const { return aborted_; }
 
  private:
   struct StringWriter final : conn::Writer {
@@ -90,6 +98,7 @@ class MemoryLink final : public embedded::Link {
   bool input_closed_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  bool aborted_ = false;
 };
 
 }  // namespace sluice::test

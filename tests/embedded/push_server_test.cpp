@@ -169,6 +169,28 @@ TEST_F(PushServerTest, FifoCutsOffASubscriberThatFallsBehind) {
   EXPECT_NE(link.wire().find(": slow consumer, resume from the last id\n\n"), std::string::npos);
 }
 
+// A cut-off subscriber's backlog is dropped at once: it resumes from the
+// last id it got, and only the hint waits. A close the peer does not take
+// within PushConfig::close_polls is reset and every block goes back.
+TEST_F(PushServerTest, ACutOffDropsItsBacklogAndACloseNotTakenInTimeIsReset) {
+  PushServer server(pool, {.policy = Policy::fifo, .heartbeat_polls = 0, .close_polls = 3});
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/t HTTP/1.1\r\nHost: d\r\n\r\n");
+  link.set_room(0);
+  std::size_t cut_off = 0;
+  for (int i = 1; i <= 20 && cut_off == 0; ++i) cut_off += server.publish("t", "e").cut_off;
+  ASSERT_EQ(cut_off, 1u);
+  EXPECT_EQ(link.out().data_frames(), 0u);
+  EXPECT_EQ(link.out().control_frames(), 1u);
+  for (int i = 0; i < 3; ++i) server.poll(connection);
+  EXPECT_FALSE(link.closed());
+  server.poll(connection);
+  EXPECT_TRUE(link.aborted());
+  EXPECT_EQ(connection.phase(), PushConnection::Phase::idle);
+  EXPECT_EQ(server.connections(), 0u);
+  EXPECT_EQ(pool.free_blocks(), 64u);
+}
+
 // A head arriving in pieces is parsed again from its first byte each time
 // (the parser is the server's, not the connection's).
 TEST_F(PushServerTest, ARequestHeadMayArriveOneByteAtATime) {

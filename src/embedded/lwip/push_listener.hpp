@@ -49,6 +49,7 @@ class PushSlot final : public embedded::Link, public TcpConnection::Handler {
   [[nodiscard]] bool input_closed() const override { return tcp_->input_closed(); }
   void flush() override { tcp_->flush(); }
   void close() override { tcp_->close(); }
+  void abort() override { tcp_->abort(); }
 
   // TcpConnection::Handler
   void on_input(TcpConnection& connection) override;

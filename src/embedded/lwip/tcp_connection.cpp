@@ -66,6 +66,13 @@ void TcpConnection::close() {
   flush();
 }
 
+void TcpConnection::abort() {
+  if (pcb_ == nullptr) return;
+  aborted_ = true;
+  let_go(true);
+  finish(ERR_ABRT);
+}
+
 void TcpConnection::try_close() {
   if (pcb_ == nullptr || fin_queued_ || !out_.empty()) return;
   drain_input();
@@ -143,7 +150,7 @@ err_t TcpConnection::on_recv(void* arg, tcp_pcb*, pbuf* p, err_t) {
   if (!self->delivering_) self->deliver();
   // A close put off until the FIN (try_close); inside a drain, the drain's own close goes on.
   if (p == nullptr && self->closing_ && !self->delivering_) self->try_close();
-  return ERR_OK;
+  return self->aborted_ ? ERR_ABRT : ERR_OK;
 }
 
 // Bytes a consume moves in (the rest of a chain longer than the buffer,
@@ -168,14 +175,14 @@ err_t TcpConnection::on_sent(void* arg, tcp_pcb*, u16_t len) {
   } else {
     self->flush();
   }
-  return ERR_OK;
+  return self->aborted_ ? ERR_ABRT : ERR_OK;
 }
 
 err_t TcpConnection::on_poll(void* arg, tcp_pcb*) {
   auto* self = static_cast<TcpConnection*>(arg);
   self->flush();
   if (!self->finished_) self->handler_.on_poll(*self);
-  return ERR_OK;
+  return self->aborted_ ? ERR_ABRT : ERR_OK;
 }
 
 void TcpConnection::on_error(void* arg, err_t err) {

@@ -80,6 +80,10 @@ class TcpConnection {
 
   // Closes once the queue has drained: its last bytes, then FIN.
   void close();
+  // Resets the connection now (tcp_abort) and releases every frame; the
+  // handler's on_closed runs before it returns. Inside one of lwIP's
+  // callbacks the connection answers lwIP ERR_ABRT, as lwIP requires.
+  void abort();
   // lwIP will call nothing more and holds no frame: the object may go.
   [[nodiscard]] bool finished() const { return finished_; }
 
@@ -113,6 +117,7 @@ class TcpConnection {
   bool fin_queued_ = false;  // tcp_close done; held frames wait for their ACK
   bool delivering_ = false;  // inside tcp_process_refused_data, called by consume()
   bool finished_ = false;
+  bool aborted_ = false;     // abort() done: a callback still running answers ERR_ABRT
 };
 
 }  // namespace sluice::embedded::lwip
