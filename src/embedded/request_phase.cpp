@@ -42,7 +42,13 @@ void PushServer::on_request(PushConnection& c) {
       if (link.input().size() >= link.input_capacity()) {
         refuse(c, 431, "the request head is larger than this device takes");
       } else if (link.input_closed()) {
-        end(c);  // half a request, then the peer's FIN: nobody to answer
+        // The client may still read: it is told why nothing came. Blank
+        // lines alone are no request.
+        if (link.input().find_first_not_of("\r\n") == std::string_view::npos) {
+          end(c);
+        } else {
+          refuse(c, 400, "the request ended (the client closed its side) before it was whole");
+        }
       }
       return;
     case proto::http1::ParseStatus::error:

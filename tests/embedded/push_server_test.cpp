@@ -253,6 +253,34 @@ TEST_F(PushServerTest, ARefusedRequestIsAnsweredThoughThePeerIsSlowToRead) {
   EXPECT_EQ(pool.free_blocks(), 64u);
 }
 
+// A request the client's FIN cuts short is answered 400 saying so; a FIN
+// after nothing, or after a blank line alone, ends the connection
+// unanswered.
+TEST_F(PushServerTest, ARequestCutShortByTheClientsFinIsAnswered400) {
+  PushServer server(pool);
+  MemoryLink link(server, connection);
+  link.receive("GET /sse/t HTTP/1.1\r\nHost: d\r\n");
+  link.peer_closes();
+  EXPECT_TRUE(link.closed());
+  EXPECT_EQ(link.wire().rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << link.wire();
+  EXPECT_NE(link.wire().find("the request ended (the client closed its side) before it was whole\n"),
+            std::string::npos);
+
+  PushConnection quiet_connection;
+  MemoryLink quiet(server, quiet_connection);
+  quiet.receive("\r\n");
+  quiet.peer_closes();
+  EXPECT_TRUE(quiet.closed());
+  EXPECT_EQ(quiet.wire(), "");
+
+  PushConnection silent_connection;
+  MemoryLink silent(server, silent_connection);
+  silent.peer_closes();
+  EXPECT_TRUE(silent.closed());
+  EXPECT_EQ(silent.wire(), "");
+  EXPECT_EQ(pool.free_blocks(), 64u);
+}
+
 TEST_F(PushServerTest, ARequestHeadNotCompleteAfterItsPollsIsAnswered408) {
   PushServer server(pool, {.request_polls = 3});
   MemoryLink link(server, connection);
