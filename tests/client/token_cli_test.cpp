@@ -100,9 +100,14 @@ TEST(TokenCli, RefusesWhatItCannotMintWithOneLine) {
   const CliRun neither = run({"token", "--subscribe", "news"});
   EXPECT_EQ(neither.exit_code, 2);
   EXPECT_EQ(neither.output, "sluice token: give exactly one of --secret and --key-file");
-  const CliRun missing = run({"token", "--key-file", "/nonexistent.pem"});
+  const CliRun missing = run({"token", "--key-file", "/nonexistent.pem", "--subscribe", "news"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot open /nonexistent.pem"), std::string::npos) << missing.output;
+  // Every route refuses a token that grants nothing: a slip, said at once.
+  const CliRun nothing = run({"token", "--secret", kSecret});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_EQ(nothing.output,
+            "sluice token: the token would grant nothing: give --subscribe and/or --publish (a topic, PREFIX.* or *)");
 }
 
 }  // namespace

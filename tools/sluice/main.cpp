@@ -71,7 +71,9 @@ void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {
   token->add_option("--key-file", o.key_file, "private key PEM: RS256, ES256/384/512 or EdDSA by its type");
   token->add_option("--subscribe", o.subscribe, "topic pattern it may subscribe to: NAME, PREFIX.* or * (repeatable)");
   token->add_option("--publish", o.publish, "topic pattern it may publish on (repeatable)");
-  token->add_option("--ttl", o.ttl_s, "seconds until it expires")->check(CLI::Range(1, 366 * 24 * 3600));
+  token->add_option("--ttl", o.ttl_s, "seconds until it expires (a number: 3600 for an hour)")
+      ->check(CLI::Range(1, 366 * 24 * 3600))
+      ->capture_default_str();
   token->add_option("--sub", o.subject, "subject (sub): who holds it, for per-identity limits");
   token->add_option("--aud", o.audience, "audience (aud): the server's auth.audience");
   token->add_option("--iss", o.issuer, "issuer (iss): the server's auth.issuer");

@@ -18,6 +18,10 @@ int fail(const std::string& why) {
 
 int run_token(const TokenOptions& options) {
   if (options.secret.empty() == options.key_file.empty()) return fail("give exactly one of --secret and --key-file");
+  // A token that grants nothing is refused by every route: surely a slip.
+  if (options.subscribe.empty() && options.publish.empty()) {
+    return fail("the token would grant nothing: give --subscribe and/or --publish (a topic, PREFIX.* or *)");
+  }
   auth::SigningKey key;
   if (!options.secret.empty()) {
     if (auto error = auth::signing_key_from_secret(options.secret, key)) return fail(*error);
