@@ -220,7 +220,8 @@ struct H2Config {
   std::int64_t max_frames_per_second = 1000;   // frames carrying no request or body (GOAWAY past it)
   std::int64_t max_session_bytes = 1 << 20;    // the HTTP/2 library's memory per connection (GOAWAY past it)
   // Pool blocks all request bodies still arriving may hold at once, across
-  // the server (503 past it); 0: a quarter of the pool's data blocks.
+  // the server (503 past it); 0: a quarter of the pool's data blocks, and
+  // at least the blocks of one http.max_body.
   std::int64_t body_blocks = 0;
   bool operator==(const H2Config&) const = default;
 };

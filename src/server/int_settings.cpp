@@ -167,7 +167,7 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::h2, &H2Config::body_blocks>(
         "h2.body_blocks", 0, 1 << 24,
         "pool blocks all HTTP/2 request bodies still arriving may hold at once (503 past it; 0: a quarter of the "
-        "pool's data blocks)"),
+        "pool's data blocks, at least one http.max_body's)"),
     int_setting<&C::broker, &BrokerSettings::max_len>("broker.max_len", 0, 10'000'000,
                                                       "MAXLEN ~ of every topic's stream (0: history.max_events)"),
     int_setting<&C::broker, &BrokerSettings::connect_timeout_ms>("broker.connect_timeout_ms", 10, 60000,

@@ -83,7 +83,10 @@ std::size_t h2_body_blocks(const server::Config& config) {
   if (config.h2.body_blocks != 0) return static_cast<std::size_t>(config.h2.body_blocks);
   const server::PoolConfig& pool = config.pool;
   const std::size_t data_blocks = pool.block_count > pool.reserve ? pool.block_count - pool.reserve : 0;
-  return std::max<std::size_t>(data_blocks / 4, 1);
+  // At least one body of http.max_body: a share smaller would refuse a
+  // body HTTP/1.1 takes.
+  const std::size_t one_body = (config.http.max_body + pool.block_size - 1) / pool.block_size;
+  return std::max<std::size_t>({data_blocks / 4, one_body, 1});
 }
 
 transport::H2Limits h2_limits(const server::Config& c) {

@@ -22,7 +22,7 @@ namespace sluice::session {
 // budget (send.*).
 [[nodiscard]] transport::H2Limits h2_limits(const server::Config& config);
 // h2.body_blocks in force: the key's value, or by default a quarter of
-// the pool's data blocks (at least one).
+// the pool's data blocks, and at least the blocks of one http.max_body.
 [[nodiscard]] std::size_t h2_body_blocks(const server::Config& config);
 
 }  // namespace sluice::session

@@ -178,8 +178,7 @@ void H2Connection::tick(io::Loop::Clock::time_point now) {
     // A body not whole within the request timeout, as over HTTP/1.1: else
     // a client that never ends its streams would keep their blocks.
     if (exchange.posting && since_ms(now, exchange.posting_since) > config.handshake_timeout_ms) {
-      drop_body(exchange);
-      answer_post(exchange,
+      refuse_post(exchange,
                   {.status = 408, .body = "the request body did not come whole within timeouts.handshake_ms\n"});
     }
     H2StreamOutlet* outlet = exchange.outlet.get();
@@ -251,11 +250,11 @@ void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
 
 void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) {
   ReplyText text;
+  H2Exchange* exchange = exchanges_.find(stream);
+  if (exchange != nullptr && exchange->posting) return refuse_post(*exchange, body_over_max_body(max_body, text));
   reply(stream, body_over_max_body(max_body, text));
 }
 
-// A ConnectionRef's frame for the WebSocket on `stream`; false (counted
-// as a send to a closed connection) when that stream has gone.
 void H2Connection::each_view(const std::function<void(const View&)>& visit) const {
   visit(view());
   exchanges_.for_each([&](const H2Exchange& exchange) {
@@ -264,6 +263,8 @@ void H2Connection::each_view(const std::function<void(const View&)>& visit) cons
   });
 }
 
+// A ConnectionRef's frame for the WebSocket on `stream`; false (counted
+// as a send to a closed connection) when that stream has gone.
 bool H2Connection::on_posted(std::int32_t stream, buf::FrameRef& frame) {
   H2Exchange* exchange = exchanges_.find(stream);
   if (exchange == nullptr || !exchange->ws || exchange->outlet->ended()) return false;

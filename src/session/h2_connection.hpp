@@ -146,6 +146,9 @@ class H2Connection final : public Phase,
   [[nodiscard]] BodyGrowth take_body(H2Exchange& exchange, std::string_view bytes);
   // The POST's body is given up: its blocks go back, nothing more is kept.
   void drop_body(H2Exchange& exchange);
+  // drop_body(), then `refusal` answers the POST and its client is told to
+  // send no more of the body.
+  void refuse_post(H2Exchange& exchange, const Response& refusal);
   // Logs and answers a POST whose publish is done or refused.
   void answer_post(H2Exchange& post, const Response& answer);
   // h2_broker_publish.cpp: a whole POST body sent to the broker, and

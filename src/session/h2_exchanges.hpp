@@ -67,7 +67,7 @@ struct H2Exchange {
   std::string unread;
   std::unique_ptr<H2Waiting> waiting;  // the request, when its authorization waited
   bool posting = false;  // a checked POST /pub: `body` is its body so far
-  io::Loop::Clock::time_point posting_since{};  // its HEADERS came
+  io::Loop::Clock::time_point posting_since{};  // its body began to be read (its checks passed)
   // A POST sent to the broker waits for Redis's answer under this ticket
   // (BrokerPublishes); its body's length is kept for the access log.
   bool awaiting_broker = false;

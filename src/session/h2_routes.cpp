@@ -237,19 +237,42 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   // Counted as the pool bytes the bodies hold, whole blocks: a stream's
   // first byte takes one.
   H2Body& body = exchange->body;
-  const bool over_budget =
-      body_bytes_ + body.growth_for(bytes.size()) > services_.connection_limits().receive_budget;
+  const std::size_t budget = services_.connection_limits().receive_budget;
+  const std::size_t growth_bytes = body.growth_for(bytes.size());
+  // One body that alone could never fit is told so (413): a retry would
+  // meet the same limit.
+  if (body.held_bytes() + growth_bytes > budget) {
+    return refuse_post(*exchange, {.status = 413,
+                                   .body = "request body over receive.budget_bytes, counted in whole pool blocks "
+                                           "(pool.block_size)\n"});
+  }
+  const bool over_budget = body_bytes_ + growth_bytes > budget;
   const std::size_t held_before = body.held_bytes();
   const BodyGrowth growth = over_budget ? BodyGrowth::ok : take_body(*exchange, bytes);
   body_bytes_ += body.held_bytes() - held_before;
   if (!over_budget && growth == BodyGrowth::ok) return;
-  drop_body(*exchange);
-  reply(stream, {.status = 503,
-                 .body = over_budget ? "request bodies on this connection over receive.budget_bytes, retry\n"
-                 : growth == BodyGrowth::share_full
-                     ? "request bodies still arriving hold all the pool blocks they may (h2.body_blocks), retry\n"
-                     : "no buffer room for the request body, retry\n",
-                 .extra_headers = "Retry-After: 1\r\n"});
+  const buf::BlockShare* share = services_.h2_bodies();
+  if (growth == BodyGrowth::share_full && share != nullptr &&
+      body.held_bytes() + body.growth_for(bytes.size()) > share->limit() * services_.pool().block_size()) {
+    return refuse_post(*exchange, {.status = 413, .body = "request body over the pool blocks bodies may hold "
+                                                          "(h2.body_blocks)\n"});
+  }
+  refuse_post(*exchange,
+              {.status = 503,
+               .body = over_budget ? "request bodies on this connection over receive.budget_bytes, retry\n"
+               : growth == BodyGrowth::share_full
+                   ? "request bodies still arriving hold all the pool blocks they may (h2.body_blocks), retry\n"
+                   : "no buffer room for the request body, retry\n",
+               .extra_headers = "Retry-After: 1\r\n"});
+}
+
+// Answered before its body ended: the client is told to stop sending it
+// (RST_STREAM(NO_ERROR) once the answer is out), and the line logged with
+// the status it got.
+void H2Connection::refuse_post(H2Exchange& exchange, const Response& refusal) {
+  drop_body(exchange);
+  answer_post(exchange, refusal);
+  h2_->stop_sender_after_answer(exchange.id);
 }
 
 void H2Connection::drop_body(H2Exchange& exchange) {

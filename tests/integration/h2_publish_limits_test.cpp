@@ -90,6 +90,35 @@ TEST(H2PublishLimits, TheReceiveBudgetCountsTheBlocksBodiesHold) {
   expect_small_publish_served(client);
 }
 
+// A body that alone could never fit is refused 413, not told to retry:
+// here the budget is below one block, and the share below the body.
+TEST(H2PublishLimits, ABodyThatAloneCanNeverFitGets413NamingTheKey) {
+  {
+    server::Config config;
+    config.pool.block_size = 16 << 10;
+    config.connection.send.max_bytes = 1 << 20;
+    config.connection.receive_budget = 8 << 10;
+    RunningServer server(config);
+    H2TestClient client(server.port());
+    ASSERT_TRUE(client.ok());
+    const std::int32_t post = client.request("POST", "/pub/limits", {}, "small");
+    ASSERT_TRUE(answered(client, post));
+    EXPECT_EQ(client.stream(post).status, 413);
+    EXPECT_NE(client.stream(post).body.find("receive.budget_bytes"), std::string::npos) << client.stream(post).body;
+  }
+  server::Config config;
+  config.h2.body_blocks = 2;
+  config.h2.stream_window = 1 << 20;
+  RunningServer server(config);
+  H2TestClient client(server.port());
+  ASSERT_TRUE(client.ok());
+  const std::int32_t big = client.request("POST", "/pub/limits", {}, std::string(12 << 10, 'x'));
+  ASSERT_TRUE(answered(client, big));
+  EXPECT_EQ(client.stream(big).status, 413);
+  EXPECT_NE(client.stream(big).body.find("(h2.body_blocks)"), std::string::npos) << client.stream(big).body;
+  expect_small_publish_served(client);
+}
+
 // Clients that never end their bodies, on any number of connections, hold
 // no more blocks than h2.body_blocks: events and publishes over HTTP/1.1
 // go on, and a body is taken again once one of them ends.
