@@ -5,7 +5,6 @@
 #include "embedded/push_server.hpp"
 
 #include <charconv>
-#include <optional>
 
 #include "buf/frame.hpp"
 #include "delivery/frame_tag.hpp"
@@ -137,7 +136,7 @@ PublishReport PushServer::publish(std::string_view topic, std::string_view data)
     if (i >= 0) {
       ++report.subscribers;
       buf::FrameRef& frame = c->phase_ == PushConnection::Phase::sse ? sse : ws;
-      if (!frame) frame = encode_making_room(c->phase_, data, report.id);
+      if (!frame) frame = encode(c->phase_, data, report.id);
       deliver(*c, static_cast<std::size_t>(i), frame, report.id, report);
     }
     c = next;
@@ -166,8 +165,8 @@ std::size_t PushServer::subscribers(std::string_view topic) const {
   return n;
 }
 
-// An event the pool had no block for even after making room is lost to
-// every subscriber, and each is told, as for any other drop.
+// An event the pool had no block for is lost to every subscriber, and
+// each is told, as for any other drop.
 void PushServer::deliver(PushConnection& c, std::size_t topic, const buf::FrameRef& frame, std::uint64_t id,
                          PublishReport& report) {
   if (!frame) {
@@ -261,51 +260,6 @@ void PushServer::end(PushConnection& c) {
   Link& link = *c.link_;
   while (!link.input().empty()) link.consume(link.input().size());
   link.close();  // may report closed() before it returns
-}
-
-// The pool has no data block for a new event: the subscriber with the most
-// bytes queued gives up its oldest event (its newest under drop-newest,
-// which keeps what waits), recorded and told like any drop, until the
-// event fits or nothing is left to give. Its own budget does not stop a
-// subscriber that stopped reading before the pool runs dry (16 events may
-// take more blocks than the data share has), and without this every
-// subscriber of every topic lost its events to it. Only queues change
-// here, never the list of connections, so a publish's walk stays valid.
-buf::FrameRef PushServer::encode_making_room(PushConnection::Phase form, std::string_view data, std::uint64_t id) {
-  for (;;) {
-    buf::FrameRef frame = encode(form, data, id);
-    if (frame || !drop_from_heaviest()) return frame;
-  }
-}
-
-// Notices wait where they are: a drop notice lost would be a loss never
-// told.
-bool PushServer::drop_from_heaviest() {
-  PushConnection* heaviest = nullptr;
-  std::size_t victim = 0;
-  for (PushConnection* c = head_; c != nullptr; c = c->next_) {
-    if (!c->subscribed()) continue;
-    const conn::OutQueue& out = c->link_->out();
-    if (heaviest != nullptr && out.data_bytes() <= heaviest->link_->out().data_bytes()) continue;
-    const std::optional<std::size_t> i = droppable_event(out);
-    if (!i) continue;
-    heaviest = c;
-    victim = *i;
-  }
-  if (heaviest == nullptr) return false;
-  const delivery::FrameTag dropped = delivery::FrameTag::of(heaviest->link_->out().remove_pending(victim));
-  heaviest->drops_[dropped.topic].add(dropped.id);
-  return true;
-}
-
-std::optional<std::size_t> PushServer::droppable_event(const conn::OutQueue& out) const {
-  std::optional<std::size_t> found;
-  for (std::size_t i = 0; i < out.pending_data(); ++i) {
-    if (!delivery::FrameTag::of(out.pending_label(i)).is_event()) continue;
-    found = i;
-    if (config_.policy != Policy::drop_newest) break;
-  }
-  return found;
 }
 
 buf::FrameRef PushServer::encode(PushConnection::Phase form, std::string_view data, std::uint64_t id) {

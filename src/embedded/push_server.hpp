@@ -31,7 +31,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string_view>
 
@@ -141,9 +140,6 @@ class PushServer {
   void cut_off(PushConnection& c);
   void end(PushConnection& c);
   buf::FrameRef encode(PushConnection::Phase form, std::string_view data, std::uint64_t id);
-  buf::FrameRef encode_making_room(PushConnection::Phase form, std::string_view data, std::uint64_t id);
-  bool drop_from_heaviest();
-  [[nodiscard]] std::optional<std::size_t> droppable_event(const conn::OutQueue& out) const;
 
   buf::Pool& pool_;
   PushConfig config_;

@@ -191,42 +191,6 @@ TEST_F(PushServerTest, ACutOffDropsItsBacklogAndACloseNotTakenInTimeIsReset) {
   EXPECT_EQ(pool.free_blocks(), 64u);
 }
 
-// The pool has no data block for an event: the subscriber holding the most
-// queued bytes loses its oldest events to make room, and is told, instead
-// of every subscriber of the new event losing it. One that stopped reading
-// held the pool's data share (16 events of its budget take more blocks
-// than the share has), and another topic's reader got nothing at all.
-TEST_F(PushServerTest, WhenThePoolRunsOutTheSubscriberHoldingTheMostLosesItsOwnEvents) {
-  PushServer server(pool);
-  MemoryLink stalled(server, connection);
-  PushConnection reader_connection;
-  MemoryLink reader(server, reader_connection);
-  stalled.receive("GET /sse/bulk HTTP/1.1\r\nHost: d\r\n\r\n");
-  reader.receive("GET /sse/other HTTP/1.1\r\nHost: d\r\n\r\n");
-  stalled.set_room(0);
-  for (int i = 0; i < 16; ++i) (void)server.publish("bulk", std::string(1000, 'b'));
-  ASSERT_GT(pool.stats().data_refusals, 0u);
-  for (int i = 0; i < 5; ++i) {
-    const PublishReport report = server.publish("other", "small");
-    EXPECT_EQ(report.queued, 1u);
-    EXPECT_EQ(report.dropped, 0u);
-  }
-  server.flush();
-  EXPECT_EQ(sse_events(reader.wire()).data.size(), 5u);
-  EXPECT_TRUE(sse_events(reader.wire()).notices.empty());
-
-  stalled.set_room(SIZE_MAX);
-  server.flush();
-  server.flush();
-  const Events bulk = sse_events(stalled.wire());
-  std::size_t announced = 0;
-  for (const std::string& notice : bulk.notices) {
-    announced += static_cast<std::size_t>(std::stoull(notice.substr(notice.find("\"dropped\":") + 10)));
-  }
-  EXPECT_GT(announced, 0u);
-  EXPECT_EQ(bulk.data.size() + announced, 16u) << "every event arrived or was announced lost";
-}
-
 // A head arriving in pieces is parsed again from its first byte each time
 // (the parser is the server's, not the connection's).
 TEST_F(PushServerTest, ARequestHeadMayArriveOneByteAtATime) {
