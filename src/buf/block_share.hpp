@@ -17,15 +17,11 @@ class BlockShare {
   BlockShare(const BlockShare&) = delete;
   BlockShare& operator=(const BlockShare&) = delete;
 
-  // Counts one more block held, unless the share is full (then false,
-  // counted as a refusal).
+  // Counts one more block held, unless the share is full (then false).
   [[nodiscard]] bool take() {
     std::size_t held = held_.load(std::memory_order_relaxed);
     do {
-      if (held >= limit_) {
-        refusals_.fetch_add(1, std::memory_order_relaxed);
-        return false;
-      }
+      if (held >= limit_) return false;
     } while (!held_.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
     return true;
   }
@@ -33,12 +29,10 @@ class BlockShare {
 
   [[nodiscard]] std::size_t limit() const { return limit_; }
   [[nodiscard]] std::size_t held() const { return held_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::size_t refusals() const { return refusals_.load(std::memory_order_relaxed); }
 
  private:
   const std::size_t limit_;
   std::atomic<std::size_t> held_{0};
-  std::atomic<std::size_t> refusals_{0};
 };
 
 }  // namespace sluice::buf

@@ -112,10 +112,8 @@ void FrameMeter::on_window_increment() {
 }
 
 void FrameMeter::reset_sent(std::uint32_t error_code, Clock::time_point now) {
-  constexpr std::uint32_t kNoError = 0x0, kInternalError = 0x2, kRefusedStream = 0x7, kCancel = 0x8;
-  if (error_code == kNoError || error_code == kInternalError || error_code == kRefusedStream || error_code == kCancel) {
-    return;
-  }
+  constexpr std::uint32_t kNoError = 0x0, kInternalError = 0x2, kCancel = 0x8;
+  if (error_code == kNoError || error_code == kInternalError || error_code == kCancel) return;
   count(now);
 }
 

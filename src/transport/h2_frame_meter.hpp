@@ -47,9 +47,10 @@ class FrameMeter {
   // The server sent a PING: one PING answer from now on is not counted.
   void expect_ping_ack() { ++ping_acks_expected_; }
   // The server sent a RST_STREAM with `error_code`: one for a client's
-  // error counts, and may make the next scan() a flood. Those of the
-  // server's own choosing do not: a refused stream (counted at its HEADERS
-  // when past the limit), an answer that ends early, a slow consumer cut
+  // error counts, and may make the next scan() a flood, and so does a
+  // refused stream (the client's memory or streams are full: a stream past
+  // the limit counts twice, at its HEADERS and here). Those of the server's
+  // own choosing do not: an answer that ends early, a slow consumer cut
   // off, a failure of its own.
   void reset_sent(std::uint32_t error_code, Clock::time_point now);
 

@@ -95,13 +95,13 @@ TEST(FrameMeter, ResetsSentForTheClientsErrorsCountAndMakeAFlood) {
   FrameMeter meter(3, true);
   const Clock::time_point now{};
   (void)meter.scan(kPreface, now, 0, 100);
-  for (const std::uint32_t own : {0x0u /* NO_ERROR */, 0x2u /* INTERNAL */, 0x7u /* REFUSED */, 0x8u /* CANCEL */}) {
+  for (const std::uint32_t own : {0x0u /* NO_ERROR */, 0x2u /* INTERNAL */, 0x8u /* CANCEL */}) {
     meter.reset_sent(own, now);
   }
   EXPECT_EQ(meter.counted(), 0u);
   meter.reset_sent(0x1, now);  // PROTOCOL_ERROR
   meter.reset_sent(0x3, now);  // FLOW_CONTROL_ERROR
-  meter.reset_sent(0x5, now);  // STREAM_CLOSED
+  meter.reset_sent(0x7, now);  // REFUSED_STREAM
   EXPECT_EQ(meter.counted(), 3u);
   EXPECT_FALSE(meter.flooded());
   meter.reset_sent(0x6, now);  // FRAME_SIZE_ERROR: the fourth in a second of three
