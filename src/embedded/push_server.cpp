@@ -71,13 +71,24 @@ void PushServer::closed(PushConnection& c) {
   c.phase_ = PushConnection::Phase::idle;
 }
 
+// The count stops at the limit rather than passing it: a one-byte count
+// would wrap at 255 and a limit of 255 would never be reached.
 void PushServer::poll(PushConnection& c) {
   if (c.phase_ == PushConnection::Phase::request) {
-    if (++c.request_polls_ > config_.request_polls) refuse(c, 408, "the request head did not arrive in time");
+    if (c.request_polls_ >= config_.request_polls) {
+      refuse(c, 408, "the request head did not arrive in time");
+    } else {
+      ++c.request_polls_;
+    }
     return;
   }
   if (c.phase_ == PushConnection::Phase::closing) {
-    if (config_.close_polls != 0 && ++c.request_polls_ > config_.close_polls) c.link_->abort();
+    if (config_.close_polls == 0) return;
+    if (c.request_polls_ >= config_.close_polls) {
+      c.link_->abort();
+    } else {
+      ++c.request_polls_;
+    }
     return;
   }
   if (!c.subscribed() || config_.heartbeat_polls == 0 || ++c.idle_polls_ < config_.heartbeat_polls) return;

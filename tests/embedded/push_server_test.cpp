@@ -191,6 +191,31 @@ TEST_F(PushServerTest, ACutOffDropsItsBacklogAndACloseNotTakenInTimeIsReset) {
   EXPECT_EQ(pool.free_blocks(), 64u);
 }
 
+// PushConfig's poll limits take any value of their type: a count that
+// wrapped at 255 never reached a limit of 255.
+TEST_F(PushServerTest, PollLimitsOf255Fire) {
+  PushServer server(pool, {.policy = Policy::fifo, .request_polls = 255, .heartbeat_polls = 0, .close_polls = 255});
+  MemoryLink slow(server, connection);
+  slow.receive("GET /sse/t HTTP/1.1\r\n");
+  for (int i = 0; i < 255; ++i) server.poll(connection);
+  EXPECT_FALSE(slow.closed());
+  server.poll(connection);
+  EXPECT_TRUE(slow.closed());
+  EXPECT_EQ(slow.wire().rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << slow.wire();
+
+  PushConnection cut_connection;
+  MemoryLink cut(server, cut_connection);
+  cut.receive("GET /sse/t HTTP/1.1\r\nHost: d\r\n\r\n");
+  cut.set_room(0);
+  std::size_t cut_off = 0;
+  for (int i = 1; i <= 20 && cut_off == 0; ++i) cut_off += server.publish("t", "e").cut_off;
+  ASSERT_EQ(cut_off, 1u);
+  for (int i = 0; i < 255; ++i) server.poll(cut_connection);
+  EXPECT_FALSE(cut.aborted());
+  server.poll(cut_connection);
+  EXPECT_TRUE(cut.aborted());
+}
+
 // A head arriving in pieces is parsed again from its first byte each time
 // (the parser is the server's, not the connection's).
 TEST_F(PushServerTest, ARequestHeadMayArriveOneByteAtATime) {
