@@ -238,4 +238,9 @@ class RequestParser {
 // for others. Static storage.
 [[nodiscard]] const char* status_reason(int status);
 
+// A token as a method or a field name is one (letters, digits and
+// !#$%&'*+-.^_`|~, at least one): what a configured name that goes into a
+// header (a cookie's, a subprotocol's) must be.
+[[nodiscard]] bool is_token(std::string_view text);
+
 }  // namespace sluice::proto::http1

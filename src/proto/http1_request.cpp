@@ -25,6 +25,8 @@ std::size_t Request::header_count(std::string_view name) const {
 
 bool Request::expects_continue() const { return detail::iequals(header("Expect"), "100-continue"); }
 
+bool is_token(std::string_view text) { return detail::is_token(text); }
+
 const char* status_reason(int status) {
   switch (status) {
     case 200:

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "proto/http1.hpp"
+
 namespace sluice::server {
 
 namespace {
@@ -142,6 +144,17 @@ bool apply_auth_setting(Config& config, std::string_view key, std::string_view v
   }
   if (key == "auth.anonymous_subscribe" || key == "auth.anonymous_publish") {
     (key == "auth.anonymous_subscribe" ? auth.anonymous_subscribe : auth.anonymous_publish) = split_patterns(value);
+    return true;
+  }
+  // Names that go into a header (a cookie's, a claim's) must be one: a
+  // cookie name with ';' or a space would never match what a browser sends.
+  if (key == "auth.cookie_name" && !value.empty() && !proto::http1::is_token(value)) {
+    error = "config key 'auth.cookie_name' must be empty or a token (letters, digits, !#$%&'*+-.^_`|~) (got '" +
+            std::string(value) + "')";
+    return true;
+  }
+  if (key == "auth.claim" && value.empty()) {
+    error = "config key 'auth.claim' must name the claim holding a token's grants (got nothing)";
     return true;
   }
   for (const AuthTextSetting& s : kAuthTexts) {

@@ -13,6 +13,7 @@
 #include "buf/pool.hpp"
 #include "delivery/policy.hpp"
 #include "io/socket.hpp"
+#include "proto/http1.hpp"
 #include "proto/topic_name.hpp"
 #include "server/auth_config.hpp"
 #include "server/broker_config.hpp"
@@ -170,7 +171,14 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
     return std::nullopt;
   }
   if (key == "ws.subprotocols") {
-    config.ws.subprotocols = split_list(value);
+    std::vector<std::string> names = split_list(value);
+    for (const std::string& name : names) {
+      if (!proto::http1::is_token(name)) {
+        return "config key 'ws.subprotocols' must be a comma list of tokens (letters, digits, !#$%&'*+-.^_`|~) "
+               "(got '" + name + "')";
+      }
+    }
+    config.ws.subprotocols = std::move(names);
     return std::nullopt;
   }
   if (key == "http.allowed_hosts") {

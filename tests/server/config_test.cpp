@@ -236,6 +236,25 @@ TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
   EXPECT_EQ(c.policy.rules.size(), 2u);
 }
 
+// Names that go into a header must be one: a cookie name with ';' would
+// never match what a browser sends, a subprotocol with a space never be
+// offered as written.
+TEST(Config, NamesThatGoIntoAHeaderMustBeTokens) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"auth.cookie_name", "a;b"}, {"auth.cookie_name", "a b"}, {"ws.subprotocols", "chat, a b"},
+           {"auth.claim", ""}}) {
+    Config c;
+    const std::optional<std::string> error = apply_setting(c, key, value);
+    ASSERT_TRUE(error) << key << "=" << value;
+    EXPECT_EQ(error->rfind("config key '" + key + "' must", 0), 0u) << *error;
+  }
+  Config c;
+  EXPECT_EQ(apply_setting(c, "auth.cookie_name", ""), std::nullopt);  // no cookie read
+  EXPECT_EQ(apply_setting(c, "auth.cookie_name", "session_token"), std::nullopt);
+  EXPECT_EQ(apply_setting(c, "ws.subprotocols", "chat.v2, graphql-ws"), std::nullopt);
+  EXPECT_EQ(c.ws.subprotocols, (std::vector<std::string>{"chat.v2", "graphql-ws"}));
+}
+
 // The metrics on another route's path would hide a topic, or be hidden.
 TEST(Config, AMetricsPathOnAnotherRouteIsRefused) {
   for (const char* path : {"/sse/x", "/pub/x", "/ws", "/ws/x", "/healthz", "/dashboard", "/admin/topics"}) {
