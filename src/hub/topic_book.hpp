@@ -84,6 +84,7 @@ struct TopicRecord {
   std::atomic<std::uint32_t> pins{0};
   std::atomic<std::uint32_t> queued{0};
   std::size_t order_index = 0;  // its place in the book's topics_in_order_ (book's lock)
+  bool outside_limit = false;    // a server topic, not counted against topics.max (set at creation)
   std::mutex mutex;  // guards the fields below it
   std::uint64_t next_id;
   std::chrono::steady_clock::time_point last_publish{};
@@ -416,7 +417,7 @@ class TopicBook {
   std::vector<TopicRecord*> topics_in_order_;  // for evict_in_turn and reclaim_idle
   std::atomic<std::size_t> evict_cursor_{0};
   std::size_t reclaim_cursor_ = 0;  // the book's lock
-  std::size_t server_topics_ = 0;   // the book's lock: the records of kServerTopicMark names
+  std::size_t server_topics_ = 0;   // the book's lock: the records outside topics.max
   // The first id of a topic made from now on: past every id a freed topic
   // gave (the book's lock).
   std::uint64_t first_id_ = 1;

@@ -149,6 +149,17 @@ TEST_F(Lifecycle, TheServersOwnTopicTakesNoneOfTheClientsPlaces) {
   ASSERT_EQ(hub.subscribe("$sys", &dashboard), HubStatus::ok);
 }
 
+// Past a few, names of the server's form count as any topic: a route that
+// let a client name one could not make topics without bound.
+TEST_F(Lifecycle, OnlyAFewServerTopicsAreOutsideTheLimit) {
+  Collector c;
+  int made = 0;
+  for (int i = 0; i < 20; ++i) {
+    if (hub.subscribe("$t" + std::to_string(i), &c) == HubStatus::ok) ++made;
+  }
+  EXPECT_EQ(made, 8 + 3) << "eight outside topics.max, then its three places";
+}
+
 TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
   Collector c[3];
   for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok);
