@@ -40,7 +40,7 @@ class RedisBroker final : public Broker {
   std::string unreachable() const override {
     for (const auto& shard : shards_) {
       if (shard->command.state() != LinkState::up || shard->reading.state() != LinkState::up) {
-        return shard->endpoint.host + ":" + std::to_string(shard->endpoint.port);
+        return shard->address.host + ":" + std::to_string(shard->address.port);
       }
     }
     return {};
@@ -51,14 +51,14 @@ class RedisBroker final : public Broker {
   struct Shard {
     Shard(io::Loop& loop, const Endpoint& endpoint, const BrokerConfig& config, const ReaderLimits& reader_limits,
           StreamSink& sink)
-        : endpoint(endpoint),
+        : address(endpoint),
           command(loop, endpoint, config.link, nullptr),
           reading(loop, endpoint, config.link, nullptr),
           publisher(command, config.prefix, config.max_len),
           reader(reading, &command, reader_limits, sink),
           replayer(command, config.prefix, config.max_replay, reader_limits.max_data) {}
 
-    Endpoint endpoint;
+    Endpoint address;  // for /healthz's answer
     RedisLink command;
     RedisLink reading;
     StreamPublisher publisher;

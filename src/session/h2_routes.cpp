@@ -160,7 +160,6 @@ void H2Connection::route(std::int32_t stream, const Request& request, std::strin
       return reply(stream, method_not_allowed("Allow: GET, HEAD\r\n"));
     }
     // HEAD: the status alone (HTTP/2 has no body to skip).
-    ReplyText text;
     return reply(stream, health_answer(services_, request.method == Method::head, text));
   }
   if (path == kSsePrefix || path.starts_with("/sse/")) {
