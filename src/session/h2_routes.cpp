@@ -247,12 +247,14 @@ void H2Connection::on_data(std::int32_t stream, std::string_view bytes) {
   }
   const bool over_budget = body_bytes_ + growth_bytes > budget;
   const std::size_t held_before = body.held_bytes();
+  const std::size_t size_before = body.size();
   const BodyGrowth growth = over_budget ? BodyGrowth::ok : take_body(*exchange, bytes);
   body_bytes_ += body.held_bytes() - held_before;
   if (!over_budget && growth == BodyGrowth::ok) return;
   const buf::BlockShare* share = services_.h2_bodies();
+  const std::size_t left = bytes.size() - (body.size() - size_before);  // not taken
   if (growth == BodyGrowth::share_full && share != nullptr &&
-      body.held_bytes() + body.growth_for(bytes.size()) > share->limit() * services_.pool().block_size()) {
+      body.held_bytes() + body.growth_for(left) > share->limit() * services_.pool().block_size()) {
     return refuse_post(*exchange, {.status = 413, .body = "request body over the pool blocks bodies may hold "
                                                           "(h2.body_blocks)\n"});
   }
