@@ -4,7 +4,6 @@
 // that may read its sessions.
 #include <algorithm>
 #include <chrono>
-#include <utility>
 
 #include "server/worker.hpp"
 
@@ -41,9 +40,9 @@ void Worker::list_connections(std::uint64_t ticket) {
     // Rows the listing will not keep are counted without being made.
     if (row.id > after) {
       row.peer = session->peer().address().empty() ? session->transport_peer_address() : session->peer().address();
-      bool first = true;
+      std::size_t views = 0;
       session->each_view([&](const session::Phase::View& view) {
-        if (std::exchange(first, false)) row.transport = view.transport;
+        if (views++ == 0) row.transport = view.transport;
         for (const session::TopicSlot& topic : view.topics) {
           if (!topic.name.empty()) row.topics.push_back(topic.name);
         }
@@ -51,7 +50,7 @@ void Worker::list_connections(std::uint64_t ticket) {
       // Two streams of one HTTP/2 connection may follow the same topic: the
       // row names it once (sorted, so a hundred streams' topics cost a sort,
       // not a search per name).
-      if (row.transport == "h2") {
+      if (views > 1) {
         std::sort(row.topics.begin(), row.topics.end());
         row.topics.erase(std::unique(row.topics.begin(), row.topics.end()), row.topics.end());
       }

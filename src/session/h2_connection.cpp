@@ -250,9 +250,10 @@ void H2Connection::on_close(std::int32_t stream, std::uint32_t) {
 
 void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) {
   ReplyText text;
+  const Response refusal = body_over_max_body(max_body, text);
   H2Exchange* exchange = exchanges_.find(stream);
-  if (exchange != nullptr && exchange->posting) return refuse_post(*exchange, body_over_max_body(max_body, text));
-  reply(stream, body_over_max_body(max_body, text));
+  if (exchange != nullptr && exchange->posting) return refuse_post(*exchange, refusal);
+  reply(stream, refusal);
 }
 
 void H2Connection::each_view(const std::function<void(const View&)>& visit) const {

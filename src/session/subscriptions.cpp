@@ -22,6 +22,11 @@ Subscriptions::~Subscriptions() {
   leave_all();
 }
 
+bool Subscriptions::follows(std::string_view topic) const {
+  return !topic.empty() &&
+         std::any_of(slots_.begin(), slots_.end(), [&](const TopicSlot& slot) { return slot.name == topic; });
+}
+
 Subscriptions::JoinResult Subscriptions::join(std::string_view topic, std::optional<Policy> requested,
                                               std::string_view last_id) {
   // An empty name is no topic: it would also match an empty (left) slot.

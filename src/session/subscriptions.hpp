@@ -105,6 +105,8 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   void tell_reset(std::string_view topic, const char* reason, std::string_view last_id);
   // False when not joined.
   bool leave(std::string_view topic);
+  // Whether `topic` (not empty) is joined.
+  [[nodiscard]] bool follows(std::string_view topic) const;
   // The topics followed, by slot; a slot left has an empty name. Valid
   // until the next join.
   [[nodiscard]] std::span<const TopicSlot> topics() const { return slots_; }

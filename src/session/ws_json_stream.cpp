@@ -11,10 +11,10 @@
 #include "hub/hub.hpp"
 #include "proto/json_string.hpp"
 #include "proto/topic_name.hpp"
-#include "session/shared_routes.hpp"
 #include "proto/ws_json_writer.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
+#include "session/shared_routes.hpp"
 
 namespace sluice::session {
 
@@ -145,9 +145,7 @@ void WsJsonStream::subscribe(const wsjson::Request& request) {
   }
   // A second subscribe would leave its own `since` and policy unused (and
   // its ack had no newest id to give): told so, not acked as if it took them.
-  const auto topics = subscriptions_.topics();
-  if (!request.topic.empty() &&
-      std::any_of(topics.begin(), topics.end(), [&](const TopicSlot& slot) { return slot.name == request.topic; })) {
+  if (subscriptions_.follows(request.topic)) {
     return refuse(request.req, "already subscribed to this topic (unsubscribe first to change its policy or since)");
   }
   // A decision given later: the ack waits, and the request is read again

@@ -140,6 +140,17 @@ class PushListenerTest : public testing::Test {
     return peer;
   }
 
+  // Publishes 150-byte events to `topic` until a subscriber is cut off.
+  bool publish_until_cut_off(std::string_view topic) {
+    std::uint64_t published = 0;
+    std::size_t cut_off = 0;
+    return net.run_until([&] {
+      cut_off += server->publish(topic, event_data(++published, 150)).cut_off;
+      server->flush();
+      return cut_off > 0;
+    }, 100000);
+  }
+
   // The most data frames any open connection has queued.
   std::size_t deepest_queue() const {
     std::size_t deepest = 0;
@@ -457,13 +468,7 @@ TEST_F(PushListenerTest, ACutOffSubscriberThatSendsMoreThanItsBufferStillGetsIts
   std::unique_ptr<RawPeer> peer = subscribe_ws("t");
   net.run_for(1000);
   peer->set_reading(false);
-  std::uint64_t published = 0;
-  std::size_t cut_off = 0;
-  ASSERT_TRUE(net.run_until([&] {
-    cut_off += server->publish("t", event_data(++published, 150)).cut_off;
-    server->flush();
-    return cut_off > 0;
-  }, 100000));
+  ASSERT_TRUE(publish_until_cut_off("t"));
   ASSERT_EQ(slots[0].core().phase(), embedded::PushConnection::Phase::closing);
   peer->send(std::string(1400, 'j'));
   net.run_for(100);
@@ -490,13 +495,7 @@ TEST_F(PushListenerTest, ACutOffSubscriberThatNeverReadsIsResetAfterTheCloseDead
   std::unique_ptr<RawPeer> peer = subscribe_ws("t");
   net.run_for(1000);
   peer->set_reading(false);
-  std::uint64_t published = 0;
-  std::size_t cut_off = 0;
-  ASSERT_TRUE(net.run_until([&] {
-    cut_off += server->publish("t", event_data(++published, 150)).cut_off;
-    server->flush();
-    return cut_off > 0;
-  }, 100000));
+  ASSERT_TRUE(publish_until_cut_off("t"));
   ASSERT_EQ(slots[0].core().phase(), embedded::PushConnection::Phase::closing);
   EXPECT_LE(slots[0].tcp()->out().data_frames(), 2u) << "only a frame already on the wire and the close frame";
   const std::uint32_t cut_at = LwipNet::now_ms();
