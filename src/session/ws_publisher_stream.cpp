@@ -15,7 +15,7 @@ void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payl
 }
 
 void WsPublisherStream::publish_refused(hub::HubStatus status) {
-  end(proto::ws::CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
+  end_refused(status);
 }
 
 // 1013 (try again later): the message was not taken, and a publisher that

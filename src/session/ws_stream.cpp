@@ -3,6 +3,7 @@
 #include <string>
 
 #include "session/behind_stream.hpp"
+#include "session/hub_answers.hpp"
 #include "session/peer.hpp"
 #include "session/services.hpp"
 
@@ -215,6 +216,12 @@ void WsStream::cut_off() { end(CloseCode::policy_violation, "slow consumer", con
 void WsStream::end(CloseCode code, std::string_view reason, conn::CloseReason why) {
   send_close(code, reason);
   outlet_.close_after_flush(why);
+}
+
+void WsStream::end_refused(hub::HubStatus status) {
+  const HubAnswer answer = services().answer(status);
+  end(answer.http_status == 503 ? CloseCode::try_again_later : CloseCode::policy_violation, answer.text,
+      conn::CloseReason::protocol);
 }
 
 // 4000 + 401, as a refusal of the same token at the upgrade would be: the

@@ -23,6 +23,7 @@
 #include "buf/charged_buffer.hpp"
 #include "buf/frame.hpp"
 #include "conn/outlet.hpp"
+#include "hub/hub_types.hpp"
 #include "proto/ws_close.hpp"
 #include "proto/ws_decoder.hpp"
 #include "proto/ws_deflate.hpp"
@@ -116,6 +117,10 @@ class WsStream : public Phase, private AuthWaiter {
 
   // Queues a close frame (once) and closes after the flush.
   void end(proto::ws::CloseCode code, std::string_view reason, conn::CloseReason why);
+  // The hub refused the stream's topic or publish: 1013 (try again later)
+  // for a refusal that passes (503: the topic table or a topic's
+  // subscribers are full), 1008 for one that the same request always gets.
+  void end_refused(hub::HubStatus status);
   // The credentials the stream rests on expired unrefreshed: 4401 "401
   // token expired".
   void expire();

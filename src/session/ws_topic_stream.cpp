@@ -23,7 +23,7 @@ WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
 void WsTopicStream::open(std::string_view last_id) {
   const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
   if (joined.status != Subscriptions::JoinStatus::ok) {
-    return end(CloseCode::policy_violation, services().answer(joined.refusal).text, conn::CloseReason::protocol);
+    return end_refused(joined.refusal);
   }
   awaiting_ = joined.awaiting;
   if (awaiting_) {
@@ -117,7 +117,7 @@ bool WsTopicStream::append_notice(buf::FrameBuilder& out, std::string_view kind,
 }
 
 void WsTopicStream::publish_refused(hub::HubStatus status) {
-  end(CloseCode::policy_violation, services().answer(status).text, conn::CloseReason::protocol);
+  end_refused(status);
 }
 
 // 1013 (try again later): the message was not taken, and a publisher that

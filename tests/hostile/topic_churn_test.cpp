@@ -124,6 +124,11 @@ TEST(TopicChurn, AFullBookRecoversAsIdleHistoryExpires) {
   const HttpReply refused = post(other, "late", "x");
   EXPECT_EQ(refused.status, 503);
   EXPECT_NE(refused.body.find("topic limit reached"), std::string::npos) << refused.body;
+  // A WebSocket topic stream is told the same after its 101, with the
+  // close code for a condition that passes: try again later.
+  WsTestClient ws(server.port());
+  ASSERT_TRUE(ws.open("/ws/late"));
+  EXPECT_EQ(ws.read_close(), 1013);
   // Waits for the condition itself (the topics aging), within a bound.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   int status = refused.status;
