@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,20 @@ struct BrokerConfig {
   ReaderLimits reader;              // per reading connection; its prefix is `prefix`
 };
 
+// A Redis a loop cannot use: "HOST:PORT" and why, one line: the link's
+// last failure (empty while its first connection is still being made), or,
+// when it answers, why this node may not publish to it.
+struct Unreachable {
+  std::string address;
+  std::string error;
+  bool answers = false;  // connected: misplaced in broker.url
+};
+
+struct BrokerCounts {
+  std::uint64_t link_failures = 0;
+  std::uint64_t unusable_entries = 0;
+};
+
 class Broker {
  public:
   virtual ~Broker() = default;
@@ -66,9 +81,12 @@ class Broker {
   // The events after `after` up to `upto` (StreamReplayer).
   [[nodiscard]] virtual ReplayStart replay(std::string_view topic, StreamId after, StreamId upto,
                                            ReplayHandler& handler, std::uint64_t tag) = 0;
-  // A Redis this loop cannot reach now ("HOST:PORT", its publishes refused
-  // and its topics not read), or empty when every one is reachable.
-  [[nodiscard]] virtual std::string unreachable() const = 0;
+  // A Redis this loop cannot reach now (its publishes refused and its
+  // topics not read), or nothing when every one is reachable.
+  [[nodiscard]] virtual std::optional<Unreachable> unreachable() const = 0;
+  // Since the start, over every instance: connections that failed or were
+  // lost, and entries passed over as unusable here (replies.hpp).
+  [[nodiscard]] virtual BrokerCounts counts() const = 0;
 };
 
 // The Redis Streams broker of one loop. `config.endpoints` must not be

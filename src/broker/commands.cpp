@@ -59,6 +59,10 @@ void write_script_load(std::string& out, std::string_view script) {
   Resp(out, 3).arg("SCRIPT").arg("LOAD").arg(script);
 }
 
+void write_claim_shard(std::string& out, std::string_view prefix, std::string_view mark) {
+  Resp(out, 5).arg("SET").arg(prefix, "$shard").arg(mark).arg("NX").arg("GET");
+}
+
 void write_publish(std::string& out, std::string_view script_sha, std::string_view prefix, std::string_view topic,
                    std::uint64_t max_len, const EventFields& fields) {
   Resp(out, 8)

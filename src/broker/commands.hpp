@@ -35,6 +35,10 @@ void write_client_id(std::string& out);
 // its time ran out.
 void write_client_unblock(std::string& out, std::int64_t client_id);
 void write_script_load(std::string& out, std::string_view script);
+// SET PREFIX$shard MARK NX GET: marks the instance with where it stands in
+// this node's broker.url ("INDEX/COUNT") unless a node did first,
+// answering the mark that was there (nil when none).
+void write_claim_shard(std::string& out, std::string_view prefix, std::string_view mark);
 // EVALSHA of the publish script: appends `fields` to the topic's stream,
 // trimmed to about `max_len` entries.
 void write_publish(std::string& out, std::string_view script_sha, std::string_view prefix, std::string_view topic,

@@ -4,6 +4,8 @@
 // reader and replayer that use them. A topic goes to the instance
 // shard_of() names, the same on every node.
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "broker/broker.hpp"
@@ -19,7 +21,8 @@ class RedisBroker final : public Broker {
     ReaderLimits reader = config.reader;
     reader.prefix = config.prefix;
     for (const Endpoint& endpoint : config.endpoints) {
-      shards_.push_back(std::make_unique<Shard>(loop, endpoint, config, reader, sink));
+      shards_.push_back(
+          std::make_unique<Shard>(loop, endpoint, shards_.size(), config.endpoints.size(), config, reader, sink));
     }
   }
 
@@ -37,24 +40,35 @@ class RedisBroker final : public Broker {
                      std::uint64_t tag) override {
     return shard(topic).replayer.replay(topic, after, upto, handler, tag);
   }
-  std::string unreachable() const override {
+  std::optional<Unreachable> unreachable() const override {
     for (const auto& shard : shards_) {
-      if (shard->command.state() != LinkState::up || shard->reading.state() != LinkState::up) {
-        return shard->address.host + ":" + std::to_string(shard->address.port);
+      const auto address = [&] { return shard->address.host + ":" + std::to_string(shard->address.port); };
+      for (const RedisLink* link : {&shard->command, &shard->reading}) {
+        if (link->state() != LinkState::up) return Unreachable{address(), link->last_error()};
       }
+      if (!shard->publisher.misplaced().empty()) return Unreachable{address(), shard->publisher.misplaced(), true};
     }
-    return {};
+    return std::nullopt;
+  }
+
+  BrokerCounts counts() const override {
+    BrokerCounts c;
+    for (const auto& shard : shards_) {
+      c.link_failures += shard->command.failures() + shard->reading.failures();
+      c.unusable_entries += shard->reader.unusable();
+    }
+    return c;
   }
 
  private:
   // Declared so that the users of the connections go before them.
   struct Shard {
-    Shard(io::Loop& loop, const Endpoint& endpoint, const BrokerConfig& config, const ReaderLimits& reader_limits,
-          StreamSink& sink)
+    Shard(io::Loop& loop, const Endpoint& endpoint, std::size_t index, std::size_t count, const BrokerConfig& config,
+          const ReaderLimits& reader_limits, StreamSink& sink)
         : address(endpoint),
           command(loop, endpoint, config.link, nullptr),
           reading(loop, endpoint, config.link, nullptr),
-          publisher(command, config.prefix, config.max_len),
+          publisher(command, config.prefix, config.max_len, index, count),
           reader(reading, &command, reader_limits, sink),
           replayer(command, config.prefix, config.max_replay, reader_limits.max_data) {}
 

@@ -22,8 +22,11 @@ ReplyStatus parse_entry(const redisReply* r, const ReplyLimits& limits, StreamEn
   const auto id = parse_stream_id(text_of(r->element[0]));
   const redisReply* fields = r->element[1];
   if (!id || !is_array(fields) || fields->elements % 2 != 0) return ReplyStatus::malformed;
-  if (fields->elements / 2 > limits.max_fields) return ReplyStatus::over_limit;
-  out = StreamEntry{*id, {}, {}, {}};
+  out = StreamEntry{*id, {}, {}, {}, nullptr};
+  if (fields->elements / 2 > limits.max_fields) {
+    out.unusable = "more fields than an entry may have";
+    return ReplyStatus::ok;
+  }
   bool has_data = false;
   for (std::size_t i = 0; i < fields->elements; i += 2) {
     const redisReply* name = fields->element[i];
@@ -31,16 +34,18 @@ ReplyStatus parse_entry(const redisReply* r, const ReplyLimits& limits, StreamEn
     if (!is_string(name) || !is_string(value)) return ReplyStatus::malformed;
     const std::string_view field = text_of(name);
     if (field == kDataField) {
-      if (value->len > limits.max_data) return ReplyStatus::over_limit;
       out.data = text_of(value);
       has_data = true;
+      if (value->len > limits.max_data) out.unusable = "data over this node's largest event";
     } else if (field == kEventField) {
       out.event = text_of(value);
     } else if (field == kKeyField) {
       out.key = text_of(value);
     }
   }
-  return has_data ? ReplyStatus::ok : ReplyStatus::malformed;
+  if (!has_data) out.unusable = "no data field";
+  if (out.unusable != nullptr) out.data = out.event = out.key = {};
+  return ReplyStatus::ok;
 }
 
 // A stream's entries, each after the one before (and after `after`).

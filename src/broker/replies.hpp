@@ -5,9 +5,13 @@
 // until the reply callback returns).
 //
 // Redis is a peer like any other: an answer of the wrong shape, an id that
-// is not one of ours, an entry without its data or with more entries than
-// were asked for is refused as a whole (`malformed`, `over_limit`), never
-// half used.
+// is not one of ours, or more entries than were asked for is refused as a
+// whole (`malformed`, `over_limit`), never half used. An entry of the right
+// shape that this node cannot use (no data field, data over its limit,
+// too many fields: written by another program, or by a node with larger
+// limits) is passed on marked `unusable`, so that its id still counts and
+// the reader goes past it, telling the loss, rather than reading it again
+// and again.
 #pragma once
 
 #include <hiredis/hiredis.h>
@@ -43,6 +47,7 @@ struct StreamEntry {
   std::string_view data;
   std::string_view event;
   std::string_view key;
+  const char* unusable = nullptr;  // why this node cannot use it, or null
 };
 
 // An entry of a read, with the topic it belongs to.

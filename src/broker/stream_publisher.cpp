@@ -14,6 +14,7 @@ namespace {
 // A request's tag: the script's load or a publish.
 constexpr std::uint64_t kLoad = 1;
 constexpr std::uint64_t kPublish = 2;
+constexpr std::uint64_t kClaim = 3;
 
 std::string sha1_hex(std::string_view text) {
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -45,18 +46,22 @@ const char* to_string(PublishStatus status) {
       return "Redis refused the event";
     case PublishStatus::unknown:
       return "Redis did not answer; the event may or may not have been published";
+    case PublishStatus::misplaced:
+      return "this Redis is another shard of broker.url to the other nodes";
   }
   return "?";
 }
 
-StreamPublisher::StreamPublisher(RedisLink& link, std::string prefix, std::uint64_t max_len)
+StreamPublisher::StreamPublisher(RedisLink& link, std::string prefix, std::uint64_t max_len, std::uint64_t shard,
+                                 std::uint64_t shards)
     : link_(link),
       prefix_(std::move(prefix)),
       max_len_(std::max<std::uint64_t>(max_len, 1)),
+      mark_(std::to_string(shard) + "/" + std::to_string(shards)),
       sha_(sha1_hex(kPublishScript)),
       waiting_(std::max<std::size_t>(link.limits().max_pending, 1)) {
   link_.set_listener(this);
-  if (link_.state() == LinkState::up) load_script();
+  if (link_.state() == LinkState::up) link_up();
 }
 
 StreamPublisher::~StreamPublisher() {
@@ -65,7 +70,41 @@ StreamPublisher::~StreamPublisher() {
 }
 
 // First on every connection, so every publish after it finds the script.
-void StreamPublisher::link_up() { load_script(); }
+void StreamPublisher::link_up() {
+  load_script();
+  claim_due_ = true;
+  claim_shard();
+}
+
+// Asked again on every connection: the instance may have been emptied and
+// marked anew, or the mark deleted by an operator who moved shards. A
+// link with no room for it yet (broker.max_pending), or whose answer never
+// came, asks again at the next publish.
+void StreamPublisher::claim_shard() {
+  if (!claim_due_) return;
+  write_claim_shard(command_, prefix_, mark_);
+  if (link_.submit(command_, *this, kClaim) == Submit::accepted) claim_due_ = false;
+}
+
+// nil: this node marked it; the same INDEX/COUNT: agreed. A Redis before
+// 7.0 (no SET ... NX GET) answers an error, and the check is not made.
+void StreamPublisher::on_claim(const redisReply* reply) {
+  if (reply == nullptr || reply->type != REDIS_REPLY_STRING) {
+    misplaced_.clear();
+    return;
+  }
+  const std::string_view mark(reply->str, reply->len);
+  if (mark == mark_) {
+    misplaced_.clear();
+    return;
+  }
+  // Redis's text goes into a log line and /healthz: printable ASCII only.
+  std::string theirs;
+  for (const char c : mark.substr(0, 24)) theirs.push_back(c >= 0x20 && c < 0x7f ? c : '?');
+  misplaced_ = "it is marked shard " + theirs + " (index/count) of broker.url by other nodes, and is " + mark_ +
+               " here: every node must list the same instances in the same order (" + prefix_ + "$shard holds the "
+               "mark)";
+}
 
 void StreamPublisher::link_down(std::string_view) { loading_ = false; }
 
@@ -84,6 +123,8 @@ void StreamPublisher::load_script() {
 PublishStatus StreamPublisher::publish(std::string_view topic, const EventFields& fields, PublishHandler& handler,
                                        std::uint64_t tag) {
   if (count_ == waiting_.size()) return PublishStatus::busy;
+  claim_shard();
+  if (!misplaced_.empty()) return PublishStatus::misplaced;
   write_publish(command_, sha_, prefix_, topic, max_len_, fields);
   switch (link_.submit(command_, *this, kPublish)) {
     case Submit::accepted:
@@ -101,6 +142,14 @@ PublishStatus StreamPublisher::publish(std::string_view topic, const EventFields
 }
 
 void StreamPublisher::on_reply(std::uint64_t kind, Outcome outcome, const redisReply* reply) {
+  if (kind == kClaim) {
+    if (outcome == Outcome::reply) {
+      on_claim(reply);
+    } else {
+      claim_due_ = true;
+    }
+    return;
+  }
   if (kind == kLoad) {
     loading_ = false;
     if (outcome != Outcome::reply) return;

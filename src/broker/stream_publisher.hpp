@@ -9,7 +9,7 @@
 //
 // What an answer means for the event:
 //   ok          appended, with this id, for every node to read
-//   unavailable, busy, too_large
+//   unavailable, busy, too_large, misplaced
 //               not sent: certainly not appended
 //   refused     Redis answered an error (out of memory, not a stream):
 //               certainly not appended
@@ -29,7 +29,7 @@
 
 namespace sluice::broker {
 
-enum class PublishStatus : std::uint8_t { ok, unavailable, busy, too_large, refused, unknown };
+enum class PublishStatus : std::uint8_t { ok, unavailable, busy, too_large, refused, unknown, misplaced };
 
 [[nodiscard]] const char* to_string(PublishStatus status);
 
@@ -46,8 +46,10 @@ class PublishHandler {
 
 class StreamPublisher final : private LinkListener, private ReplyHandler {
  public:
-  // Becomes `link`'s listener; `max_len` is the streams' MAXLEN bound.
-  StreamPublisher(RedisLink& link, std::string prefix, std::uint64_t max_len);
+  // Becomes `link`'s listener; `max_len` is the streams' MAXLEN bound;
+  // `shard` is the instance's index in broker.url, of `shards`.
+  StreamPublisher(RedisLink& link, std::string prefix, std::uint64_t max_len, std::uint64_t shard = 0,
+                  std::uint64_t shards = 1);
   ~StreamPublisher();
   StreamPublisher(const StreamPublisher&) = delete;
   StreamPublisher& operator=(const StreamPublisher&) = delete;
@@ -58,6 +60,10 @@ class StreamPublisher final : private LinkListener, private ReplyHandler {
                                       std::uint64_t tag);
 
   [[nodiscard]] const std::string& script_sha() const { return sha_; }
+  // Why this instance may not take this node's publishes, or empty: it is
+  // marked as another index of broker.url by the node that came first, so
+  // the topics this node would put there are read elsewhere by the others.
+  [[nodiscard]] const std::string& misplaced() const { return misplaced_; }
   [[nodiscard]] std::uint64_t script_loads() const { return loads_; }
 
  private:
@@ -70,10 +76,15 @@ class StreamPublisher final : private LinkListener, private ReplyHandler {
   void link_down(std::string_view why) override;
   void on_reply(std::uint64_t tag, Outcome outcome, const redisReply* reply) override;
   void load_script();
+  void claim_shard();
+  void on_claim(const redisReply* reply);
 
   RedisLink& link_;
   const std::string prefix_;
   const std::uint64_t max_len_;
+  const std::string mark_;  // "INDEX/COUNT": where this node has the instance
+  std::string misplaced_;
+  bool claim_due_ = false;  // the mark is still to be asked on this connection
   std::string sha_;
   std::string command_;
   // Publishes sent, in the order Redis answers them: a ring as large as the

@@ -228,6 +228,12 @@ void StreamReader::deliver(const TopicEntry& item) {
   };
   if (step.reset != nullptr) sink_.on_reset(item.topic, step.reset);
   if (step.gap && still_followed()) sink_.on_gap(item.topic, step.gap_first, step.gap_last);
+  // An entry this node cannot use is gone past: its id is a hole, told to
+  // the subscribers with the next event as any other.
+  if (item.entry.unusable != nullptr) {
+    ++unusable_;
+    return;
+  }
   if (!still_followed() || sink_.on_event(item.topic, item.entry) == Take::accepted) return;
   // Held: read again from just before this entry (ids have no holes, so
   // that is seq - 1), after what was told about resets and gaps.

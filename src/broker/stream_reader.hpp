@@ -119,6 +119,8 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   [[nodiscard]] bool reading() const { return read_serial_ != 0; }
   // Reads answered, and reads cut short by CLIENT UNBLOCK (for tests and metrics).
   [[nodiscard]] std::uint64_t reads() const { return reads_; }
+  // Entries gone past as unusable here (replies.hpp).
+  [[nodiscard]] std::uint64_t unusable() const { return unusable_; }
   [[nodiscard]] std::uint64_t unblocks() const { return unblocks_; }
 
  private:
@@ -157,6 +159,7 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   bool unblocking_ = false;         // an UNBLOCK is on the wire
   int unblock_tries_ = 0;
   std::uint64_t reads_ = 0;
+  std::uint64_t unusable_ = 0;
   std::uint64_t unblocks_ = 0;
   std::string command_;             // reused for every command
   std::string topic_scratch_;       // a topic's name while the sink may unfollow it

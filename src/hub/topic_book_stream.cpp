@@ -174,7 +174,11 @@ TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
   if (ref->adopting && ref->read_on && ref->reader_stopped && ref->stream_epoch != 0) {
     return {followed, ref->stream_epoch, ref->read_on_base, ref->subscribers, true};
   }
-  const bool read = ref->stream_epoch != 0 && !ref->adopting;
+  // A start a resuming client set (resume_start) is not a place the reader
+  // has read to: the reader locates the stream, and stream_started() judges
+  // the client's id against it (an id past the stream is unknown-id, not a
+  // stream rewound under a reader that never read it).
+  const bool read = ref->stream_epoch != 0 && !ref->adopting && !ref->resume_start;
   return {followed, read ? ref->stream_epoch : 0, read ? ref->next_id - 1 : 0, ref->subscribers};
 }
 

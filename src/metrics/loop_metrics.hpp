@@ -83,6 +83,9 @@ struct alignas(64) LoopMetrics {
   Counter sends_to_closed;  // frames sent through a ConnectionRef after its connection went
   Counter memory_closes;    // connections closed for want of room for their transport's buffers
   std::array<Counter, kTokenOutcomeLabels.size()> tokens;  // by TokenOutcome
+  Gauge broker_unusable;          // 1 while this loop cannot use one of its Redis instances
+  Counter broker_link_failures;   // connections to Redis that failed or were lost
+  Counter broker_unusable_entries;  // stream entries passed over as unusable here
 
   Histogram<kWritevEventBounds> writev_events;
   Histogram<kEventAgeMicrosBounds> event_age_at_flush_us;

@@ -95,6 +95,20 @@ void write_events(Exposition& out, const Registry& r) {
          [](const LoopMetrics& m) { return m.sends_to_closed.value(); });
 }
 
+void write_broker(Exposition& out, const Registry& r) {
+  single(out, r, "sluice_broker_loops_cut_off", Type::gauge,
+         "Loops that cannot use one of their Redis instances now (unreachable, or listed at another index of "
+         "broker.url than the other nodes'); their publishes are refused.",
+         [](const LoopMetrics& m) { return m.broker_unusable.value(); });
+  single(out, r, "sluice_broker_link_failures_total", Type::counter,
+         "Connections to Redis that could not be made or were lost.",
+         [](const LoopMetrics& m) { return m.broker_link_failures.value(); });
+  single(out, r, "sluice_broker_unusable_entries_total", Type::counter,
+         "Stream entries this node could not use (no data field, too many fields, data over its largest event), "
+         "passed over and told to subscribers as lost.",
+         [](const LoopMetrics& m) { return m.broker_unusable_entries.value(); });
+}
+
 void write_tokens(Exposition& out, const Registry& r) {
   labelled(out, r, "sluice_tokens_total", Type::counter,
            "Request tokens the JWT authorizer judged: verified (signature and claims checked, accepted), reused "
@@ -166,6 +180,7 @@ void write_exposition(const Registry& registry, const ServerGauges& server, std:
   write_events(exposition, registry);
   write_flushes(exposition, registry);
   write_tokens(exposition, registry);
+  write_broker(exposition, registry);
   write_server(exposition, registry, server);
 }
 

@@ -53,6 +53,40 @@ void LoopBroker::run_checks() {
   sending_.clear();
 }
 
+// A link still making its first connection has no failure to tell yet:
+// only one that failed is reported, so a start with Redis up says nothing.
+// Another instance, or the same one now answering but misplaced, is a new
+// line.
+void LoopBroker::report(log::Logger* logger, metrics::LoopMetrics& metrics) {
+  const broker::BrokerCounts counts = broker_->counts();
+  metrics.broker_link_failures.add(counts.link_failures - counted_.link_failures);
+  metrics.broker_unusable_entries.add(counts.unusable_entries - counted_.unusable_entries);
+  counted_ = counts;
+  std::optional<broker::Unreachable> now = broker_->unreachable();
+  if (now && now->error.empty()) return;
+  const bool same = now.has_value() == reported_.has_value() &&
+                    (!now || (now->address == reported_->address && now->answers == reported_->answers));
+  if (same) return;
+  metrics.broker_unusable.set(now ? 1 : 0);
+  if (logger == nullptr) {
+    reported_ = std::move(now);
+    return;
+  }
+  if (now) {
+    logger
+        ->warn(now->answers ? "Redis answers, but this loop may not publish to it: its publishes are refused (503)"
+                           : "Redis cannot be reached: this loop refuses publishes (503) and reads no topic until it "
+                             "is back")
+        .field("redis", now->address)
+        .field("error", now->error)
+        .field("loop", index_)
+        .field("key", "broker.url");
+  } else {
+    logger->info("Redis can be reached again").field("redis", reported_->address).field("loop", index_);
+  }
+  reported_ = std::move(now);
+}
+
 bool LoopBroker::forward(std::string_view topic, const broker::EventFields& event, std::size_t max) {
   {
     const std::lock_guard lock(checks_mutex_);

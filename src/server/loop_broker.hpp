@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -29,6 +30,8 @@
 #include "broker/broker.hpp"
 #include "hub/topic_book.hpp"
 #include "io/loop.hpp"
+#include "log/logger.hpp"
+#include "metrics/loop_metrics.hpp"
 #include "session/broker_publishes.hpp"
 #include "session/broker_replays.hpp"
 
@@ -51,6 +54,10 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   void run_checks();
   // The loop: a loop delivered events of a topic this reader holds.
   void room_made();
+  // The loop's sweep: one warning when a Redis becomes unusable from this
+  // loop and one line when all are back, not a line per attempt (`logger`
+  // may be null); the broker's metrics brought up to date.
+  void report(log::Logger* logger, metrics::LoopMetrics& metrics);
   // Any thread (Server::publish): an event this loop publishes at its next
   // turn. False when `max` events wait already. Nobody hears Redis's
   // answer: the caller learnt only that the event was handed over.
@@ -96,6 +103,8 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   NameSet running_;   // the batch being checked, reused
   std::vector<Forwarded> forwarded_;  // Server::publish's events, under checks_mutex_
   std::vector<Forwarded> sending_;    // the batch being published, reused
+  std::optional<broker::Unreachable> reported_;  // the Redis last logged as unreachable
+  broker::BrokerCounts counted_;                 // what the metrics have been given
 };
 
 // The node's TopicFollower: routes each change to the topic's reader loop.

@@ -274,6 +274,7 @@ void Worker::sweep() {
     if (!sessions_[i]->closed()) sessions_[i]->tick(now);
   }
   shed_behind_streams();
+  if (broker_) broker_->report(services_.logger(), metrics_);
 }
 
 void Worker::shed_behind_streams() {

@@ -42,6 +42,9 @@ BrokerRefusal broker_refusal(broker::PublishStatus status) {
       return {200, "ok"};
     case broker::PublishStatus::unavailable:
       return {503, "broker unavailable: Redis is not reachable, retry later"};
+    case broker::PublishStatus::misplaced:
+      return {503, "broker misconfigured: this node lists the Redis instances in another order than the others "
+                   "(broker.url; /healthz says which)"};
     case broker::PublishStatus::busy:
       return {503, "broker busy: too many publishes wait for Redis (broker.max_pending), retry later"};
     case broker::PublishStatus::too_large:

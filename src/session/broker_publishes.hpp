@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -43,7 +44,7 @@ class BrokerPublishes final : private broker::PublishHandler {
                                               PublishWaiter& waiter, std::uint32_t& ticket);
   void cancel(std::uint32_t ticket);
   // broker::Broker::unreachable(): a Redis this loop cannot reach, or empty.
-  [[nodiscard]] std::string unreachable() const { return broker_.unreachable(); }
+  [[nodiscard]] std::optional<broker::Unreachable> unreachable() const { return broker_.unreachable(); }
 
  private:
   void on_published(std::uint64_t tag, broker::PublishStatus status, broker::StreamId id,

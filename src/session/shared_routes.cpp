@@ -238,12 +238,18 @@ std::string_view requested_last_id(const proto::http1::Request& request, ReplyTe
 
 Response health_answer(LoopServices& services, bool head, ReplyText& text) {
   const BrokerPublishes* broker = services.broker_publishes();
-  const std::string unreachable = broker != nullptr ? broker->unreachable() : std::string();
-  if (unreachable.empty()) return {.status = 200, .body = head ? "" : "ok\n"};
+  const std::optional<broker::Unreachable> unreachable = broker != nullptr ? broker->unreachable() : std::nullopt;
+  if (!unreachable) return {.status = 200, .body = head ? "" : "ok\n"};
   buf::FixedSink body(text.body, sizeof text.body);
   body.append("Redis at ");
-  body.append(std::string_view(unreachable).substr(0, 300));
-  body.append(" is not reachable from this node (broker.url)\n");
+  body.append(std::string_view(unreachable->address).substr(0, 300));
+  if (unreachable->answers) {
+    body.append(" answers, but this node may not publish to it: ");
+    body.append(std::string_view(unreachable->error).substr(0, 400));
+    body.append("\n");
+  } else {
+    body.append(" is not reachable from this node (broker.url)\n");
+  }
   return {.status = 503, .body = head ? "" : body.text(), .extra_headers = "Retry-After: 1\r\n"};
 }
 

@@ -150,8 +150,13 @@ void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::Replay
   const std::string topic = slots_[cookie].name;
   for (const broker::StreamEntry& entry : answer.entries) {
     if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
-    hub.deliver_fetched(topic, this, cookie, entry.id.epoch, entry.id.seq,
-                        hub::Message{entry.data, entry.event, entry.key});
+    if (entry.unusable != nullptr) {
+      services_.metrics().broker_unusable_entries.add();
+      lost(cookie, entry.id.seq, entry.id.seq);  // an entry this node cannot use
+    } else {
+      hub.deliver_fetched(topic, this, cookie, entry.id.epoch, entry.id.seq,
+                          hub::Message{entry.data, entry.event, entry.key});
+    }
     fetching_[cookie].after = entry.id.seq;
   }
   if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;

@@ -152,5 +152,56 @@ TEST(RedisBroker, AClientResumesOnAnotherNodeWithExactlyWhatItMissed) {
   EXPECT_EQ(published.ids[5], published.ids[4].next());
 }
 
+// A node that lists the instances in another order would put each topic
+// where the others do not read it: every event it took would be lost to
+// their subscribers without a word. The first node marks each instance
+// with its index; one that finds another index there publishes nothing to
+// it and says why, and one in the same order goes on.
+TEST(RedisBroker, ANodeListingTheInstancesInAnotherOrderPublishesNothing) {
+  test::RedisServer one;
+  test::RedisServer two;
+  ASSERT_TRUE(one.ok()) << one.error();
+  ASSERT_TRUE(two.ok()) << two.error();
+  const BrokerConfig config = config_for(one, two);
+  BrokerConfig reversed = config;
+  std::swap(reversed.endpoints[0], reversed.endpoints[1]);
+  io::Loop first_loop;
+  io::Loop other_loop;
+  Journal first_side;
+  Journal other_side;
+  const auto first = make_redis_broker(first_loop, config, first_side);
+  const auto marked = [](const test::RedisServer& redis, const char* mark) {
+    const test::ReplyPtr got = redis.command({"GET", "sluice:$shard"});
+    return got != nullptr && got->type == REDIS_REPLY_STRING && std::string(got->str, got->len) == mark;
+  };
+  ASSERT_TRUE(run_both(first_loop, other_loop, [&] { return marked(one, "0/2") && marked(two, "1/2"); }));
+  const auto other = make_redis_broker(other_loop, reversed, other_side);
+  const auto same = make_redis_broker(other_loop, config, other_side);
+  // A topic on each instance: both of the reversed node's claims answered.
+  std::string on[2];
+  for (int i = 0; on[0].empty() || on[1].empty(); ++i) {
+    const std::string name = "t" + std::to_string(i);
+    on[shard_of(name, 2)] = name;
+  }
+  struct Ignored : PublishHandler {
+    void on_published(std::uint64_t, PublishStatus, StreamId, std::string_view) override {}
+  } ignored;
+  ASSERT_TRUE(run_both(first_loop, other_loop, [&] {
+    return other->publish(on[0], {"x", {}, {}}, ignored, 0) == PublishStatus::misplaced &&
+           other->publish(on[1], {"x", {}, {}}, ignored, 0) == PublishStatus::misplaced && !same->unreachable() &&
+           !first->unreachable();
+  }));
+  const std::optional<Unreachable> why = other->unreachable();
+  ASSERT_TRUE(why.has_value());
+  EXPECT_TRUE(why->answers);
+  EXPECT_NE(why->error.find("every node must list the same instances in the same order"), std::string::npos)
+      << why->error;
+  Published published;
+  EXPECT_FALSE(first->unreachable().has_value());
+  EXPECT_FALSE(same->unreachable().has_value());
+  EXPECT_EQ(same->publish("t", {"x", {}, {}}, published, 0), PublishStatus::ok);
+  ASSERT_TRUE(run_both(first_loop, other_loop, [&] { return published.ids.size() == 1; }));
+}
+
 }  // namespace
 }  // namespace sluice::broker

@@ -83,14 +83,12 @@ TEST(Replies, RangeGivesEntriesWithTheirFields) {
 TEST(Replies, RangeRefusesWholeWhatIsNotOurs) {
   std::vector<StreamEntry> out;
   const std::pair<std::string, ReplyStatus> cases[] = {
-      {array({entry("9-1", {"e", "x"})}), ReplyStatus::malformed},                        // no data
       {array({entry("9-1", {"d"})}), ReplyStatus::malformed},                             // odd fields
       {array({entry("9-2", {"d", "a"}), entry("9-1", {"d", "b"})}), ReplyStatus::malformed},  // out of order
       {array({entry("9-1", {"d", "a"}), entry("9-1", {"d", "b"})}), ReplyStatus::malformed},  // repeated
       {array({entry("nine", {"d", "a"})}), ReplyStatus::malformed},
       {array({array({bulk("9-1")})}), ReplyStatus::malformed},
       {array({entry("9-1", {"d", "a"}), entry("9-2", {"d", "b"}), entry("9-3", {"d", "c"})}), ReplyStatus::over_limit},
-      {array({entry("9-1", {"d", std::string(65, 'x')})}), ReplyStatus::over_limit},
       {":1\r\n", ReplyStatus::malformed},
   };
   for (const auto& [bytes, status] : cases) {
@@ -100,10 +98,28 @@ TEST(Replies, RangeRefusesWholeWhatIsNotOurs) {
     EXPECT_EQ(parse_range(tree(bytes).get(), l, out).status, status) << bytes;
     EXPECT_TRUE(out.empty());
   }
-  ReplyLimits few_fields = limits(1, 2);
-  few_fields.max_fields = 1;
-  EXPECT_EQ(parse_range(tree(array({entry("9-1", {"d", "a", "e", "b"})})).get(), few_fields, out).status,
-            ReplyStatus::over_limit);
+}
+
+// An entry of the right shape that this node cannot use keeps its place,
+// marked: the reader goes past its id and tells the loss, where refusing
+// the whole answer would have it read the same entry again forever.
+TEST(Replies, AnEntryThisNodeCannotUseIsMarkedAndKeepsItsPlace) {
+  std::vector<StreamEntry> out;
+  ReplyLimits l = limits(1, 4);
+  l.max_data = 64;
+  l.max_fields = 2;
+  const std::string bytes = array({entry("9-1", {"e", "x"}), entry("9-2", {"d", std::string(65, 'x')}),
+                                   entry("9-3", {"d", "a", "e", "b", "k", "c"}), entry("9-4", {"d", "fine"})});
+  const ReplyPtr reply = tree(bytes);  // the entries point into it
+  ASSERT_EQ(parse_range(reply.get(), l, out).status, ReplyStatus::ok);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_STREQ(out[0].unusable, "no data field");
+  EXPECT_STREQ(out[1].unusable, "data over this node's largest event");
+  EXPECT_TRUE(out[1].data.empty());
+  EXPECT_STREQ(out[2].unusable, "more fields than an entry may have");
+  EXPECT_EQ(out[3].unusable, nullptr);
+  EXPECT_EQ(out[3].data, "fine");
+  EXPECT_EQ(out[2].id, (StreamId{9, 3}));
 }
 
 TEST(Replies, ReadGivesEachStreamsEntriesUnderItsTopic) {

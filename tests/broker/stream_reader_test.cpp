@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,30 @@ TEST_F(StreamReaderTest, TrimmedEntriesAreAGap) {
   ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 3; }));
   EXPECT_EQ(journal.lines, (std::vector<std::string>{"gap g " + text({e.epoch, 2}) + " " + text({e.epoch, 8}),
                                                       "event g 8", "event g 9", "event g 10"}));
+}
+
+// Entries this node cannot use (no data field, written by another program;
+// data over its limit, published by a node with larger limits) are gone
+// past, their ids a hole for the loops to tell with the next event, on the
+// same connection: the topic, and the others read with it, go on. Refusing
+// the read whole had the reader reconnect and read them again, forever.
+TEST_F(StreamReaderTest, EntriesThisNodeCannotUseAreGonePastAndTheReadGoesOn) {
+  limits.max_data = 16;
+  start();
+  const StreamId first = publish("a", "first");
+  ASSERT_EQ(reader->follow_from("a", first), FollowStatus::ok);
+  ASSERT_EQ(reader->follow("b"), FollowStatus::ok);
+  ASSERT_TRUE(started("b"));
+  ASSERT_TRUE(redis.command({"XADD", "sluice:a", text(first.next()), "e", "no data"}) != nullptr);
+  publish("a", std::string(17, 'x'));
+  publish("a", "after");
+  publish("b", "other");
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 2; }));
+  EXPECT_EQ(journal.ids[0], (StreamId{first.epoch, first.seq + 3}));
+  EXPECT_NE(std::find(journal.lines.begin(), journal.lines.end(), "event a after"), journal.lines.end());
+  EXPECT_NE(std::find(journal.lines.begin(), journal.lines.end(), "event b other"), journal.lines.end());
+  EXPECT_EQ(reader->unusable(), 2u);
+  EXPECT_EQ(read_link->times_up(), 1u);  // never reset
 }
 
 // Redis restarted empty: the stream the node read is gone, and a new one

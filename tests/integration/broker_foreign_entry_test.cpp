@@ -1,13 +1,17 @@
 // Anything that reaches Redis can write a topic's stream. An entry no sluice
 // publisher could have sent (an event name with a line break, which would
 // add lines of its own to every SSE subscriber's stream, or the name of the
-// server's own notices, which would forge a loss or a reset) is passed
-// over as lost, told by the stream's ids, on the live path and on a
-// replay from Redis alike. A real redis-server and a real sluiced.
+// server's own notices, which would forge a loss or a reset), and one this
+// node cannot use (no data field; data larger than its own largest event,
+// as a node with larger limits publishes) is passed over as lost, told by
+// the stream's ids, on the live path and on a replay from Redis alike; the
+// topic goes on. A real redis-server and a real sluiced.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "broker_nodes.hpp"
@@ -23,6 +27,22 @@ std::string newest_entry(const RedisServer& redis, const std::string& key) {
   return std::string(id->str, id->len);
 }
 
+// sluice_broker_unusable_entries_total once it reaches `at_least` (the
+// reader's count reaches the metrics at the loop's next sweep), or as it
+// stands after 10 s.
+std::uint64_t unusable_counted(const SluicedProcess& node, std::uint64_t at_least) {
+  const std::string name = "\nsluice_broker_unusable_entries_total ";
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::uint64_t counted = 0;
+  while (true) {
+    const std::string metrics = http_request(node.port(), "GET", "/metrics").body;
+    const std::size_t at = metrics.find(name);
+    counted = at == std::string::npos ? 0 : std::stoull(metrics.substr(at + name.size()));
+    if (counted >= at_least || std::chrono::steady_clock::now() >= deadline) return counted;
+    std::this_thread::sleep_for(20ms);  // a poll's pace, not a wait for anything
+  }
+}
+
 class BrokerForeignEntry : public testing::Test {
  protected:
   void SetUp() override {
@@ -33,21 +53,25 @@ class BrokerForeignEntry : public testing::Test {
     ASSERT_NE(node_->port(), 0) << node_->output();
   }
 
-  // Writes the two entries after the stream's newest, as something else
-  // on Redis could: `forged` data under an event name that would break
-  // the framing, then under the name of a notice. `newest_id` is the id a
-  // subscriber got for the newest ("EPOCH:SEQ"); returns the first forged
-  // entry's id in that form.
+  // Writes four entries after the stream's newest, as something else on
+  // Redis could: `forged` data under an event name that would break the
+  // framing, then under the name of a notice, then none at all, then more
+  // than the node takes. `newest_id` is the id a subscriber got for the
+  // newest ("EPOCH:SEQ"); returns the first forged entry's id in that form.
   std::string write_foreign_entries(const std::string& newest_id) {
     const std::string newest = newest_entry(redis_, "sluice:t");
     if (newest.empty() || newest_id.find(':') == std::string::npos) return {};
     const std::string ms = newest.substr(0, newest.find('-'));
     const std::uint64_t seq = std::stoull(newest.substr(newest.find('-') + 1));
     if (seq != seq_of(newest_id)) return {};
-    const std::vector<std::string> names = {"x\ndata: injected", "sluice-reset"};
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const std::string id = ms + "-" + std::to_string(seq + 1 + i);
-      if (!redis_.command({"XADD", "sluice:t", id, "d", "forged", "e", names[i], "k", ""})) return {};
+    const std::vector<std::vector<std::string>> entries = {{"d", "forged", "e", "x\ndata: injected", "k", ""},
+                                                           {"d", "forged", "e", "sluice-reset", "k", ""},
+                                                           {"e", "forged", "k", ""},
+                                                           {"d", std::string((1 << 20) + 1, 'f'), "e", "", "k", ""}};
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::vector<std::string> command = {"XADD", "sluice:t", ms + "-" + std::to_string(seq + 1 + i)};
+      command.insert(command.end(), entries[i].begin(), entries[i].end());
+      if (!redis_.command(command)) return {};
     }
     return newest_id.substr(0, newest_id.find(':') + 1) + std::to_string(seq + 1);
   }
@@ -56,9 +80,9 @@ class BrokerForeignEntry : public testing::Test {
   std::unique_ptr<SluicedProcess> node_;
 };
 
-// What follows `first_forged`'s two entries: both told as lost by their
+// What follows `first_forged`'s four entries: all told as lost by their
 // ids (in one notice or, when the replay and the live stream each meet
-// one, in two), then `after`, and nothing forged.
+// some, in more), then `after`, and nothing forged.
 void expect_passed_over(const std::vector<SseSubscriber::Event>& got, const std::string& first_forged,
                         const std::string& after, const std::string& who) {
   std::uint64_t told = 0;
@@ -66,6 +90,7 @@ void expect_passed_over(const std::vector<SseSubscriber::Event>& got, const std:
   bool after_seen = false;
   for (const auto& e : got) {
     EXPECT_EQ(e.data.find("forged"), std::string::npos) << who << ": " << e.type << " " << e.data;
+    EXPECT_EQ(e.data.find("fff"), std::string::npos) << who << ": the entry over the node's limit";
     EXPECT_EQ(e.data.find("injected"), std::string::npos) << who << ": " << e.data;
     EXPECT_NE(e.type, "sluice-reset") << who << ": " << e.data;
     if (e.type == "sluice-dropped") {
@@ -76,7 +101,7 @@ void expect_passed_over(const std::vector<SseSubscriber::Event>& got, const std:
     }
     after_seen = after_seen || e.data == after;
   }
-  EXPECT_EQ(told, 2U) << who << ": the entries passed over are told as lost";
+  EXPECT_EQ(told, 4U) << who << ": the entries passed over are told as lost";
   EXPECT_EQ(first_told, first_forged) << who;
   EXPECT_TRUE(after_seen) << who;
 }
@@ -89,6 +114,7 @@ TEST_F(BrokerForeignEntry, ALiveSubscriberIsToldOfItAsLostAndSeesNothingOfIt) {
   ASSERT_EQ(publish_on(*node_, "t", "after").status, 200);
   ASSERT_TRUE(wait_data(*live, "after", 10s)) << "the event after";
   expect_passed_over(events_of(*live), first_forged, "after", "live");
+  EXPECT_EQ(unusable_counted(*node_, 2), 2u) << "the two it could not use at all, counted for an alert to see";
 }
 
 // A client resuming from before the entries, older than the node keeps
@@ -105,6 +131,7 @@ TEST_F(BrokerForeignEntry, AReplayFromRedisPassesOverItToo) {
   ASSERT_TRUE(resumed.opened());
   ASSERT_TRUE(wait_data(resumed, "after", 10s)) << "the event after";
   expect_passed_over(events_of(resumed), first_forged, "after", "resumed");
+  EXPECT_GE(unusable_counted(*node_, 2), 2u) << "met in the replay from Redis, or by the reader: counted";
 }
 
 }  // namespace

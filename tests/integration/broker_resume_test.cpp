@@ -67,6 +67,28 @@ TEST_F(BrokerResume, OnANodeThatDoesNotReadTheTopicTheMissedEventsComeFromRedis)
   expect_tail(back, data, ids, 5, "resumed on C");
 }
 
+// An id of the stream from far past its newest event, on a node that does
+// not read the topic: not of this stream as it stands, so unknown-id, its
+// id echoed, then what is published; no loss of events the client never
+// had is told (it was told "stream-rewound", then events 1..N as dropped).
+TEST_F(BrokerResume, AnIdFarPastTheStreamOnANodeThatDoesNotReadItIsUnknown) {
+  std::vector<std::string> data, ids;
+  const std::string last_seen = read_then_leave("ahead", 5, data, ids);
+  ASSERT_FALSE(last_seen.empty());
+  const std::string far = last_seen.substr(0, last_seen.find(':') + 1) + "999999";
+  SseSubscriber back(port_of(c_), "/sse/ahead", 0, far);
+  ASSERT_TRUE(back.opened());
+  ASSERT_TRUE(back.wait_for(1, 10s)) << transcript(back);
+  EXPECT_EQ(back.events().front().type, "sluice-reset") << transcript(back);
+  EXPECT_NE(back.events().front().data.find("\"reason\":\"unknown-id\""), std::string::npos) << transcript(back);
+  publish_run("ahead", "e", 6, 8, data, ids);
+  ASSERT_TRUE(back.wait_for(4, 10s)) << transcript(back);
+  for (const auto& e : back.events()) EXPECT_NE(e.type, "sluice-dropped") << transcript(back);
+  std::vector<SseSubscriber::Event> got(back.events().begin() + 1, back.events().end());
+  expect_exactly(got, std::vector<std::string>(data.begin() + 5, data.end()),
+                 std::vector<std::string>(ids.begin() + 5, ids.end()), "after the reset");
+}
+
 // A still reads the topic (another subscriber stays), but keeps far fewer
 // events than the client missed: they come from Redis a page at a time
 // (history.max_events), then the client joins A's live stream at the seam.

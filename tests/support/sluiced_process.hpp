@@ -47,6 +47,11 @@ class SluicedProcess {
     process_.signal(SIGKILL);
     (void)process_.wait(10s);
   }
+  // Reads its output until `needle` is in it; false when `limit` passes
+  // first.
+  bool wait_for_output(const std::string& needle, std::chrono::milliseconds limit = 10s) {
+    return process_.read_until_contains(needle, limit);
+  }
   std::string output() {
     process_.read_to_end(1s);
     return process_.output();
