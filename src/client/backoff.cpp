@@ -26,7 +26,8 @@ std::chrono::milliseconds Backoff::next(std::chrono::milliseconds at_least) {
   const std::uint32_t doublings = std::min<std::uint32_t>(failures_, 20);
   ++failures_;
   const std::int64_t base = std::clamp<std::int64_t>(base_.count(), 0, cap_.count());
-  const std::int64_t full = std::min<std::int64_t>(base << doublings, cap_.count());
+  const std::int64_t step = doublings == 0 ? base : std::max<std::int64_t>(base, kShortestStep.count());
+  const std::int64_t full = std::min<std::int64_t>(step << doublings, cap_.count());
   std::uniform_int_distribution<std::int64_t> pick(full / 2, full);
   const std::chrono::milliseconds delay(pick(random_));
   return std::max(delay, std::min(at_least, cap_));

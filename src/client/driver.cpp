@@ -65,8 +65,9 @@ void Driver::fill_stats(ClientStats& stats) const {
 
 void Driver::opened() {
   opened_ = true;
+  opened_at_ = Clock::now();
+  pushed_at_open_ = inbox_.pushed();
   failed_attempts_ = 0;
-  backoff_.reset();
   connects_.fetch_add(1, std::memory_order_relaxed);
   report(ClientState::open, nullptr, milliseconds(0));
 }
@@ -100,6 +101,7 @@ void Driver::run(Session& session) {
     ClientError error = session.run(*this);
     if (stopping()) break;
     if (!opened_) ++failed_attempts_;
+    if (opened_ && stream_proved_itself()) backoff_.reset();
     error.fatal = is_fatal(error);
     {
       std::lock_guard lock(error_mutex_);
@@ -129,6 +131,15 @@ void Driver::pause(milliseconds delay) {
     if (::poll(&p, 1, static_cast<int>(left)) > 0) wake_.drain();
   }
   if (!stopping()) interrupt_.store(false, std::memory_order_release);
+}
+
+// A stream that opened is a success for the back-off only once it gave an
+// event or lasted a while: a server that accepts and at once closes (one
+// over its limits, or one that asks for "retry: 0") would otherwise be
+// called again and again without a pause, by every client it has.
+bool Driver::stream_proved_itself() const {
+  constexpr auto kLastedAWhile = std::chrono::seconds(1);
+  return Clock::now() - opened_at_ >= kLastedAWhile || inbox_.pushed() != pushed_at_open_;
 }
 
 void Driver::report(ClientState state, const ClientError* error, milliseconds retry_in) {

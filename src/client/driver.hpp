@@ -70,6 +70,7 @@ class Driver {
   void pause(std::chrono::milliseconds delay);
   void report(ClientState state, const ClientError* error, std::chrono::milliseconds retry_in);
   void finish(ClientState state);
+  [[nodiscard]] bool stream_proved_itself() const;
 
   const ClientOptions options_;
   Inbox inbox_;
@@ -78,6 +79,8 @@ class Driver {
   std::chrono::milliseconds retry_after_{0};
   std::uint32_t failed_attempts_ = 0;  // in a row, none of which opened a stream
   bool opened_ = false;                // the current attempt opened its stream
+  std::chrono::steady_clock::time_point opened_at_;
+  std::uint64_t pushed_at_open_ = 0;  // the inbox's count when the stream opened
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> interrupt_{false};  // stop() or reconnect(): leave the connection

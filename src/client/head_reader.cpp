@@ -48,8 +48,11 @@ ClientError status_error(int status, std::string_view request, std::string_view 
                     .http_status = status,
                     .message = std::string(request) + ": the server answered " + std::to_string(status)};
   if (body.empty() || body.find_first_of("\r\n") == 0) return error;
-  error.message += ": ";
-  append_server_words(error.message, body);
+  // sluiced's bodies begin with the status line's words ("413 Content Too
+  // Large: ..."): the number is said once.
+  const std::string code = std::to_string(status) + " ";
+  error.message += body.starts_with(code) ? " " : ": ";
+  append_server_words(error.message, body.starts_with(code) ? body.substr(code.size()) : body);
   return error;
 }
 

@@ -152,6 +152,11 @@ NextStatus Inbox::pop(Event& out, std::chrono::milliseconds wait) {
   return NextStatus::event;
 }
 
+std::uint64_t Inbox::pushed() const {
+  std::lock_guard lock(mutex_);
+  return pushed_;
+}
+
 void Inbox::fill_stats(ClientStats& stats) const {
   std::lock_guard lock(mutex_);
   stats.events = pushed_;

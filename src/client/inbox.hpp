@@ -46,6 +46,8 @@ class Inbox {
 
   // Fills the inbox's counters into `stats`.
   void fill_stats(ClientStats& stats) const;
+  // Events taken in so far, notices included.
+  [[nodiscard]] std::uint64_t pushed() const;
 
  private:
   struct Slot {

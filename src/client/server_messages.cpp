@@ -6,9 +6,9 @@ namespace sluice::client::detail {
 
 namespace {
 
-// The message's size is bounded before it gets here (max_event_bytes, by
-// the WebSocket decoder or the SSE parser); the rest of the codec's limits
-// keep their defaults.
+// The message's size is bounded before it gets here (by max_event_bytes,
+// through the WebSocket decoder or the SSE parser; an event's data again
+// once read); the rest of the codec's limits keep their defaults.
 proto::wsjson::Limits client_limits() {
   proto::wsjson::Limits limits;
   limits.max_message_bytes = std::numeric_limits<std::size_t>::max();

@@ -123,9 +123,9 @@ ClientError SseSession::check_head(const ResponseHead& head, Driver& driver) con
     return status_error(head.status, "GET " + url_.target, body);
   }
   if (!media_type_is(head.content_type, "text/event-stream")) {
-    return {.kind = ErrorKind::bad_response,
-            .message = "GET " + url_.target + ": the answer is not an event stream (Content-Type: " +
-                       std::string(head.content_type) + ")"};
+    std::string message = "GET " + url_.target + ": the answer is not an event stream (Content-Type: ";
+    append_server_words(message, head.content_type);
+    return {.kind = ErrorKind::bad_response, .message = message + ")"};
   }
   if (!head.transfer_encoding.empty()) {
     return {.kind = ErrorKind::bad_response, .message = "a stream with a Transfer-Encoding is not supported"};

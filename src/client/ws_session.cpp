@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
+#include <string>
 #include <utility>
 
 #include "bearer_token.hpp"
@@ -112,12 +114,24 @@ ClientError WsSession::handshake(Link& link, Driver& driver) {
   if (error.kind == ErrorKind::none) error = check_handshake(head, driver);
   if (error.kind != ErrorKind::none) return error;
   head_.erase(0, head.size);
-  decoder_.emplace(proto::ws::DecoderLimits{.max_message_size = options.max_event_bytes,
+  decoder_.emplace(proto::ws::DecoderLimits{.max_message_size = message_limit(options.max_event_bytes),
                                             .role = proto::ws::Role::client});
   driver.opened();
   if (json_protocol_) topics_.resubscribe(*this);
   schedule_refresh(options);
   return decode(view_of(head_), driver);
+}
+
+// On /ws an event's data travels inside a JSON string, where a control
+// character takes six bytes (\u0001) and data that is not UTF-8 is base64:
+// the message may be up to six times the data, plus its topic, id and
+// name. An event the SSE client would take must fit here too.
+std::size_t WsSession::message_limit(std::size_t max_event_bytes) const {
+  if (!json_protocol_) return max_event_bytes;
+  constexpr std::size_t kEscapeGrowth = 6;
+  constexpr std::size_t kEnvelope = 8192;  // a topic of 1 KiB, an escaped event name, an id, the keys
+  const std::size_t most = (std::numeric_limits<std::size_t>::max() - kEnvelope) / kEscapeGrowth;
+  return std::min(max_event_bytes, most) * kEscapeGrowth + kEnvelope;
 }
 
 ClientError WsSession::check_handshake(const ResponseHead& head, Driver& driver) const {
@@ -203,6 +217,11 @@ ClientError WsSession::on_frame(const proto::ws::DecodeResult& frame, Driver& dr
     case DecodeStatus::close:
       return on_close(frame);
     case DecodeStatus::error:
+      if (frame.close_code == CloseCode::message_too_big) {
+        return fail(frame.close_code, "the stream broke off: a message passed this client's limit (max_event_bytes " +
+                                          std::to_string(driver.options().max_event_bytes) +
+                                          (json_protocol_ ? ", with room for its JSON form)" : ")"));
+      }
       return fail(frame.close_code, std::string("a bad frame from the server: ") + frame.error);
     default:
       return {};
@@ -215,7 +234,11 @@ ClientError WsSession::on_close(const proto::ws::DecodeResult& frame) {
   const bool echo = proto::ws::is_valid_close_code(code);
   if (!append_client_close(out_, echo ? frame.close_code : CloseCode::normal)) out_failed_ = true;
   std::string message = "the server closed the WebSocket with " + std::to_string(code);
-  if (!frame.payload.empty()) message += " (" + std::string(text_of(frame.payload)) + ")";
+  if (!frame.payload.empty()) {
+    message += " (";
+    append_server_words(message, text_of(frame.payload));
+    message += ")";
+  }
   return {.kind = ErrorKind::closed, .close_code = code, .message = std::move(message)};
 }
 
@@ -275,6 +298,12 @@ ClientError WsSession::on_json(std::string_view text, Driver& driver) {
 }
 
 ClientError WsSession::on_server_event(Driver& driver) {
+  // The message may be six times the data (message_limit()); the data
+  // itself is held to the limit SSE holds it to.
+  if (const std::size_t max = driver.options().max_event_bytes; message_.data.size() > max) {
+    return fail(CloseCode::message_too_big,
+                "the stream broke off: an event's data passed max_event_bytes (" + std::to_string(max) + ")");
+  }
   const std::string_view type = message_.event.empty() ? std::string_view("message") : message_.event;
   set_event(scratch_, EventKind::message, message_.topic, message_.id, type, message_.data);
   scratch_.binary = message_.binary;  // it came as data_b64

@@ -45,6 +45,8 @@ class WsSession final : public Session, private JsonSink {
  private:
   ClientError handshake(Link& link, Driver& driver);
   ClientError check_handshake(const ResponseHead& head, Driver& driver) const;
+  // The longest message taken: an event of max_event_bytes in this stream's form.
+  [[nodiscard]] std::size_t message_limit(std::size_t max_event_bytes) const;
   ClientError pump(Link& link, Driver& driver);
   ClientError read_frames(Link& link, Driver& driver);
   ClientError decode(std::span<const char> bytes, Driver& driver);

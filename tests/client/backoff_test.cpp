@@ -30,11 +30,29 @@ TEST(Backoff, TheServersRetryBecomesTheBaseAndResetStartsAgain) {
   Backoff backoff(milliseconds(1000), milliseconds(60000));
   (void)backoff.next();
   (void)backoff.next();
-  backoff.set_base(milliseconds(20));
+  backoff.set_base(milliseconds(200));
   backoff.reset();
   const milliseconds d = backoff.next();
-  EXPECT_GE(d.count(), 10);
-  EXPECT_LE(d.count(), 20);
+  EXPECT_GE(d.count(), 100);
+  EXPECT_LE(d.count(), 200);
+}
+
+TEST(Backoff, AZeroBaseIsUsedOnceAndLaterFailuresStillBackOff) {
+  Backoff backoff(milliseconds(0), milliseconds(60000));
+  EXPECT_EQ(backoff.next().count(), 0);
+  for (int i = 1; i < 6; ++i) {
+    const milliseconds d = backoff.next();
+    EXPECT_GE(d.count(), 25 << i) << i;
+    EXPECT_LE(d.count(), 50 << i) << i;
+  }
+}
+
+TEST(Backoff, AServersRetryIsTakenAsAtLeast50Ms) {
+  Backoff backoff(milliseconds(1000), milliseconds(60000));
+  backoff.set_base(milliseconds(0));
+  const milliseconds d = backoff.next();
+  EXPECT_GE(d.count(), 25);
+  EXPECT_LE(d.count(), 50);
 }
 
 TEST(Backoff, RetryAfterIsWaitedAtLeastButNotPastTheCap) {

@@ -53,6 +53,12 @@ TEST_F(Cli, SubPrintsOneLinePerEventAndEndsCleanlyOnCtrlC) {
   publish(server.port(), "/pub/news", "hello world");
   publish(server.port(), "/pub/news?event=multi", "a\nb\\c");
   ASSERT_TRUE(sub.read_until_contains("a\\nb\\\\c\n", 10s)) << sub.output();
+  // An event name may hold ESC: printed as text, not sent to the terminal.
+  publish(server.port(), "/pub/news?event=e%1B%5B2J", "x");
+  ASSERT_TRUE(sub.read_until_contains(" e\\x1b[2J x\n", 10s)) << sub.output();
+  // U+009B, CSI among the C1 controls, which some terminals act on.
+  publish(server.port(), "/pub/news", "c1\xC2\x9B" "2J \xC3\xA9");
+  ASSERT_TRUE(sub.read_until_contains(" message c1\\xc2\\x9b2J \xC3\xA9\n", 10s)) << sub.output();
   EXPECT_NE(sub.output().find(" message hello world\n"), std::string::npos) << sub.output();
   EXPECT_NE(sub.output().find(" multi a\\nb\\\\c\n"), std::string::npos) << sub.output();
   sub.signal(SIGINT);

@@ -26,6 +26,10 @@ class Reports {
       if (r.state == ClientState::waiting) retry_in_.push_back(r.retry_in);
     };
   }
+  std::vector<std::chrono::milliseconds> retries() {
+    std::lock_guard lock(mutex_);
+    return retry_in_;
+  }
   // Waits for a `waiting` report after an error of `kind`; returns it.
   bool wait_for_retry_after(ErrorKind kind, ClientError& error, std::chrono::milliseconds& retry_in) {
     return wait_until([&] {
@@ -228,6 +232,58 @@ TEST(ClientErrors, AHeadThatNeverEndsIsRefused) {
   const ClientError error = wait_for_failure(client);
   EXPECT_EQ(error.kind, ErrorKind::bad_response);
   EXPECT_NE(error.message.find("too long"), std::string::npos) << error.message;
+}
+
+// A server that accepts the stream, asks for "retry: 0" and closes at once
+// (a misconfigured one, or one that lets every client in only to close)
+// is called again after 50 ms at most the first time: streams that gave
+// nothing back off as failed connections do.
+TEST(ClientErrors, StreamsThatCloseAtOnceWithRetryZeroBackOff) {
+  ClientOptions options = quick();
+  options.reconnect.max_delay = std::chrono::milliseconds(60000);
+  Reports reports;
+  reports.attach(options);
+  FakeServer fake;
+  SseClient client(options);
+  ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
+  for (int i = 0; i < 5; ++i) {
+    auto peer = fake.accept();
+    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n")) << i;
+    peer->send(sse_head(0));
+    peer->close();
+    ASSERT_TRUE(wait_until([&] { return reports.retries().size() > static_cast<std::size_t>(i); })) << i;
+  }
+  client.stop();
+  const std::vector<std::chrono::milliseconds> retries = reports.retries();
+  ASSERT_GE(retries.size(), 5u);
+  EXPECT_GE(retries[0].count(), 25);  // the server's word, from 50 ms
+  EXPECT_LE(retries[0].count(), 50);
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_GE(retries[i].count(), 25 << i) << i;
+  EXPECT_EQ(client.stats().connects, 5u);
+}
+
+// One that gives an event before it closes gave the stream something: the
+// client comes back at the server's retry each time, but never sooner than
+// 25 ms (50 ms drawn from its upper half).
+TEST(ClientErrors, AServersRetryOfZeroIsTakenAsFiftyMilliseconds) {
+  ClientOptions options = quick();
+  Reports reports;
+  reports.attach(options);
+  FakeServer fake;
+  SseClient client(options);
+  ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
+  for (int i = 0; i < 3; ++i) {
+    auto peer = fake.accept();
+    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n")) << i;
+    peer->send(sse_head(0) + "id: a:1\ndata: hi\n\n");
+    peer->close();
+    ASSERT_TRUE(wait_until([&] { return reports.retries().size() > static_cast<std::size_t>(i); })) << i;
+  }
+  client.stop();
+  for (const std::chrono::milliseconds retry : reports.retries()) {
+    EXPECT_GE(retry.count(), 25);
+    EXPECT_LE(retry.count(), 50);
+  }
 }
 
 }  // namespace

@@ -83,6 +83,9 @@ TEST(StatusError, SaysTheServersFirstLineWithControlBytesEscaped) {
   EXPECT_EQ(status_error(403, "GET /sse/x", "no\x1b[2Jway\r\n").message,
             "GET /sse/x: the server answered 403: no\\x1b[2Jway");
   EXPECT_EQ(status_error(404, "GET /x").message, "GET /x: the server answered 404");
+  // sluiced's own bodies begin with the status: said once.
+  EXPECT_EQ(status_error(413, "POST /pub/t", "413 Content Too Large: request body over http.max_body\n").message,
+            "POST /pub/t: the server answered 413 Content Too Large: request body over http.max_body");
   EXPECT_EQ(status_error(500, "GET /x", std::string(300, 'a')).message.size(),
             std::string("GET /x: the server answered 500: ").size() + 200);
 }

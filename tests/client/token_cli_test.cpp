@@ -103,6 +103,15 @@ TEST(TokenCli, RefusesWhatItCannotMintWithOneLine) {
   const CliRun missing = run({"token", "--key-file", "/nonexistent.pem", "--subscribe", "news"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot open /nonexistent.pem"), std::string::npos) << missing.output;
+  // Grants kept under a claim the checks read would overwrite it (the
+  // expiry, the subject): a token no server takes.
+  for (const char* claim : {"exp", "sub", ""}) {
+    const CliRun registered = run({"token", "--secret", kSecret, "--subscribe", "a", "--claim", claim});
+    EXPECT_EQ(registered.exit_code, 2) << claim;
+    const std::string expected = std::string("sluice token: --claim must name the server's auth.claim, ") +
+                                 "not empty nor one of exp, nbf, iat, sub, aud, iss, jti (got '" + claim + "')";
+    EXPECT_EQ(registered.output, expected);
+  }
   // Every route refuses a token that grants nothing: a slip, said at once.
   const CliRun nothing = run({"token", "--secret", kSecret});
   EXPECT_EQ(nothing.exit_code, 2);

@@ -38,9 +38,9 @@ std::string frame(Opcode op, std::string_view payload) {
   return sink.bytes;
 }
 
-std::string close_frame(CloseCode code) {
+std::string close_frame(CloseCode code, std::string_view reason = "bye") {
   StringSink sink;
-  EXPECT_TRUE(proto::ws::encode_close(code, "bye", sink));
+  EXPECT_TRUE(proto::ws::encode_close(code, reason, sink));
   return sink.bytes;
 }
 
@@ -185,14 +185,16 @@ TEST(WsClient, AServerCloseIsEchoedAndReported) {
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
   accept_handshake(*peer);
-  peer->send(close_frame(CloseCode::going_away));
+  // The reason is the server's text: said with what a terminal would act on
+  // (ESC is valid UTF-8) written as \xHH.
+  peer->send(close_frame(CloseCode::going_away, "bye\x1b[2J"));
   proto::ws::Decoder decoder;
   const ClientFrame echo = read_frame(*peer, decoder);
   ASSERT_EQ(echo.status, DecodeStatus::close);
   EXPECT_EQ(echo.close_code, 1001);
   ASSERT_TRUE(wait_until([&] { return client.error().kind == ErrorKind::closed; }));
   EXPECT_EQ(client.error().close_code, 1001);
-  EXPECT_NE(client.error().message.find("1001"), std::string::npos);
+  EXPECT_EQ(client.error().message, "the server closed the WebSocket with 1001 (bye\\x1b[2J)");
 }
 
 TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
@@ -382,6 +384,62 @@ TEST(WsClientLive, RawTopicEndpoint) {
   ASSERT_EQ(client.next(event, 10s), NextStatus::event);
   EXPECT_EQ(event.topic, "cam");
   EXPECT_EQ(event.data, "frame");
+}
+
+// On /ws a control character travels as \u0001, six bytes: an event as
+// large as max_event_bytes still arrives, as it would over SSE.
+TEST(WsClientLive, AnEventOfMaxEventBytesArrivesWhateverItsJsonFormTakes) {
+  RunningServer server;
+  ClientOptions options = quick();
+  options.max_event_bytes = 1024;
+  WsClient client(options);
+  (void)client.subscribe("ctl");
+  ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
+  Event event;
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
+  ASSERT_TRUE(event.kind == EventKind::ack && event.ok) << event.data;
+  Publisher publisher;
+  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/ctl")).kind, ErrorKind::none);
+  const std::string controls(1024, '\x01');
+  ASSERT_EQ(publisher.publish(controls).error.kind, ErrorKind::none);
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event) << client.error().message;
+  EXPECT_EQ(event.kind, EventKind::message);
+  EXPECT_EQ(event.data, controls);
+  EXPECT_EQ(client.stats().connects, 1u);
+}
+
+TEST(WsClientLive, AMessageOverTheLimitNamesTheLimit) {
+  RunningServer server;
+  ClientOptions options = quick();
+  options.max_event_bytes = 1024;
+  WsClient client(options);
+  ASSERT_EQ(client.start(ws_url(server.port(), "/ws/big")).kind, ErrorKind::none);
+  ASSERT_TRUE(wait_until([&] { return client.state() == ClientState::open; }));
+  Publisher publisher;
+  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/big")).kind, ErrorKind::none);
+  ASSERT_EQ(publisher.publish(std::string(1025, 'x')).error.kind, ErrorKind::none);
+  ASSERT_TRUE(wait_until([&] { return client.error().kind != ErrorKind::none; }));
+  EXPECT_NE(client.error().message.find("passed this client's limit (max_event_bytes 1024)"), std::string::npos)
+      << client.error().message;
+}
+
+// On /ws the message may be six times the data, but the data itself is
+// held to max_event_bytes, as over SSE.
+TEST(WsClientLive, AnEventsDataOverTheLimitOnTheJsonProtocolNamesTheLimit) {
+  RunningServer server;
+  ClientOptions options = quick();
+  options.max_event_bytes = 1024;
+  WsClient client(options);
+  (void)client.subscribe("big");
+  ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
+  Event event;
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
+  ASSERT_TRUE(event.kind == EventKind::ack && event.ok) << event.data;
+  Publisher publisher;
+  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/big")).kind, ErrorKind::none);
+  ASSERT_EQ(publisher.publish(std::string(2000, 'x')).error.kind, ErrorKind::none);
+  ASSERT_TRUE(wait_until([&] { return client.error().kind != ErrorKind::none; }));
+  EXPECT_EQ(client.error().message, "the stream broke off: an event's data passed max_event_bytes (1024)");
 }
 
 TEST(WsClientLive, ResumesEachTopicAfterReconnecting) {

@@ -20,10 +20,19 @@ const char* kind_name(client::EventKind kind) {
   return "unknown";
 }
 
-void append_escaped(std::string& out, std::string_view data) {
+void append_hex(std::string& out, unsigned char byte) {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (const char c : data) {
+  out.append("\\x").push_back(kHex[byte >> 4]);
+  out.push_back(kHex[byte & 0xF]);
+}
+
+// U+0080..U+009F (C2 80..C2 9F in UTF-8) are the C1 controls, which some
+// terminals act on as they do on ESC sequences (U+009B is CSI).
+void append_escaped(std::string& out, std::string_view data) {
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const char c = data[i];
     const auto byte = static_cast<unsigned char>(c);
+    const bool c1 = byte == 0xC2 && i + 1 < data.size() && (static_cast<unsigned char>(data[i + 1]) & 0xE0) == 0x80;
     if (c == '\\') {
       out.append("\\\\");
     } else if (c == '\n') {
@@ -31,8 +40,10 @@ void append_escaped(std::string& out, std::string_view data) {
     } else if (c == '\r') {
       out.append("\\r");
     } else if (byte < 0x20 || byte == 0x7F) {
-      out.append("\\x").push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 0xF]);
+      append_hex(out, byte);
+    } else if (c1) {
+      append_hex(out, byte);
+      append_hex(out, static_cast<unsigned char>(data[++i]));
     } else {
       out.push_back(c);
     }
@@ -48,10 +59,17 @@ std::string base64(std::string_view bytes) {
 
 }  // namespace
 
+std::string escaped(std::string_view text) {
+  std::string out;
+  append_escaped(out, text);
+  return out;
+}
+
 void format_plain(const client::Event& event, std::string& line) {
-  line.assign(event.id.empty() ? "-" : event.id);
+  line.clear();
+  append_escaped(line, event.id.empty() ? "-" : event.id);
   line.push_back(' ');
-  line.append(event.type.empty() ? "message" : event.type);
+  append_escaped(line, event.type.empty() ? "message" : event.type);
   line.push_back(' ');
   append_escaped(line, event.data);
 }

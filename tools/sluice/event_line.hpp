@@ -3,15 +3,21 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sluice/client/event.hpp"
 
 namespace sluice::cli {
 
-// "ID EVENT DATA": "-" for an empty id; in DATA, a backslash, LF and CR are
+// "ID EVENT DATA": "-" for an empty id; in each, a backslash, LF and CR are
 // written \\, \n and \r and other control bytes \xHH, so that one event
-// stays one line.
+// stays one line and a server cannot send the terminal a control sequence.
 void format_plain(const client::Event& event, std::string& line);
+
+// `text` with a backslash, LF and CR written \\, \n and \r, and other
+// control bytes (C0, DEL, and C1 as UTF-8 writes them) as \xHH: what a
+// server sent, made safe to print to a terminal.
+[[nodiscard]] std::string escaped(std::string_view text);
 
 // {"kind":..,"topic":..,"id":..,"event":..,"data":..} plus "dropped" for a
 // dropped notice and "req"/"ok" for an ack. Data that is not UTF-8 goes as

@@ -25,6 +25,9 @@ void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
   sub->add_flag("--latest", o.latest, "when printing falls behind, skip to the newest event (counted)");
   sub->add_option("--policy", o.policy, "the server's slow-consumer policy for the stream (fifo, latest, ...)")
       ->check(CLI::IsMember({"fifo", "drop-oldest", "drop-newest", "latest", "disconnect"}));
+  sub->add_option("--max-event-bytes", o.max_event_bytes,
+                  "the largest event's data taken, in bytes; a larger one breaks the stream, which is retried")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256} << 20));
   sub->add_option("--max-attempts", o.max_attempts, "give up after this many failed connections in a row (0: never)");
   sub->add_option("--cacert", o.ca_file, "https/wss: trust the CAs in this PEM file instead of the system's");
   sub->add_flag("--insecure", o.insecure, "https/wss: do not check the server's certificate (tests only)");

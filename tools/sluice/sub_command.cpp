@@ -42,6 +42,7 @@ client::ClientOptions client_options(const SubOptions& options) {
   if (!options.token_file.empty()) o.token = [path = options.token_file] { return read_token_file(path); };
   o.delivery = options.latest ? client::Delivery::latest : client::Delivery::queue;
   o.reconnect.max_attempts = options.max_attempts;
+  o.max_event_bytes = options.max_event_bytes;
   o.on_status = report_status;
   o.tls = {.ca_file = options.ca_file, .insecure = options.insecure};
   o.http2 = options.http1                   ? client::Http2::off
@@ -74,7 +75,8 @@ int print_events(Client& client, bool json) {
     if (status == NextStatus::ended) break;
     if (status == NextStatus::timeout) continue;
     if (event.kind == client::EventKind::ack && !event.ok) {
-      std::fprintf(stderr, "sluice: %s %s refused: %s\n", event.type.c_str(), event.topic.c_str(), event.data.c_str());
+      std::fprintf(stderr, "sluice: %s %s refused: %s\n", escaped(event.type).c_str(), escaped(event.topic).c_str(),
+                   escaped(event.data).c_str());
       return 1;
     }
     if (event.kind == client::EventKind::ack) continue;

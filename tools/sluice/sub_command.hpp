@@ -24,6 +24,7 @@ struct SubOptions {
   bool http1 = false;              // SSE over HTTP/1.1 even when the server offers HTTP/2
   bool http2_prior_knowledge = false;  // SSE over HTTP/2 on http:// too (h2c)
   std::string token_file;              // the bearer token, read again for each connection and refresh
+  std::size_t max_event_bytes = std::size_t{1} << 20;  // the largest event taken
 };
 
 // Exit status: 0 after Ctrl-C, 1 after a fatal error (one line on stderr),

@@ -48,8 +48,11 @@ enum class Http2 : std::uint8_t {
 };
 
 struct ReconnectOptions {
-  // The base delay until the server names one with an SSE "retry:" field.
-  // Each consecutive failure doubles it, up to max_delay; the delay used is
+  // The base delay until the server names one with an SSE "retry:" field
+  // (a server's is taken as at least 50 ms; this one as it is).
+  // Each consecutive failure doubles it (from at least 50 ms), up to
+  // max_delay; a stream that opened counts as a failure here unless it gave
+  // an event or lasted a second. The delay used is
   // drawn at random from its upper half, so that clients cut off together
   // do not come back together. A 503's Retry-After is waited at least.
   std::chrono::milliseconds initial_delay{1000};
@@ -68,7 +71,9 @@ struct ClientOptions {
   // the event or be static. Called on the client's thread. Empty: the topic.
   std::function<std::string_view(const Event&)> latest_key;
 
-  std::size_t max_event_bytes = std::size_t{1} << 20;  // an SSE line or event, a WebSocket message
+  // An event's data, an SSE line, a /ws/{topic} message; a /ws message (the
+  // data as escaped JSON) may be six times this and its topic, id and name.
+  std::size_t max_event_bytes = std::size_t{1} << 20;
   std::chrono::milliseconds connect_timeout{10000};    // the TCP connect and the response head
   std::chrono::milliseconds idle_timeout{45000};       // three missed 15 s heartbeats; 0: none
   int receive_buffer = 0;  // SO_RCVBUF for the socket; 0 leaves the kernel's (auto-tuned) default
