@@ -48,7 +48,10 @@ struct SendLimits {
 
 struct ConnectionLimits {
   SendLimits send;
-  std::size_t receive_budget = 1 << 20;  // input bytes held at most
+  // Input bytes held at most: by default the largest body (max_body) with
+  // the largest head (max_request_line and max_header_bytes) beside it, and
+  // room for the line ends and a chunked body's framing of a few chunks.
+  std::size_t receive_budget = (1 << 20) + 8192 + 16384 + 64;
   std::size_t receive_turn = 128 << 10;  // bytes read from one connection before the others' turn
   // Bytes one loop reads from all its connections in one tick; past it, a
   // connection with more waiting reads one chunk and queues for the next.

@@ -31,6 +31,16 @@ struct JwtRules {
   std::size_t max_topic_name = 128;              // topics.max_name: longest name in a pattern
 };
 
+// Whether `name` is one of JWT's registered claim names (exp, nbf, iat,
+// sub, aud, iss, jti): the grants may not be kept under one, or a token's
+// expiry, subject or audience would be its grants.
+[[nodiscard]] constexpr bool is_registered_claim(std::string_view name) {
+  for (const std::string_view registered : {"exp", "nbf", "iat", "sub", "aud", "iss", "jti"}) {
+    if (name == registered) return true;
+  }
+  return false;
+}
+
 // Reads `payload` (the decoded JSON of a token whose signature has been
 // verified) into `out`. Returns the first rule it breaks, or ok.
 [[nodiscard]] TokenCheck check_claims(std::string_view payload, const JwtRules& rules,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "proto/base64url.hpp"
+#include "auth/jwt_claims.hpp"
 #include "auth/topic_patterns.hpp"
 
 namespace sluice::auth {
@@ -107,6 +108,10 @@ std::optional<std::string> signing_key_from_pem(std::string_view pem, SigningKey
 std::optional<std::string> claims_json(const TokenClaims& claims, std::string& out) {
   if (auto error = check_patterns(claims.subscribe, "--subscribe")) return error;
   if (auto error = check_patterns(claims.publish, "--publish")) return error;
+  if (claims.claim.empty() || is_registered_claim(claims.claim)) {
+    return "--claim must name the server's auth.claim, not empty nor one of exp, nbf, iat, sub, aud, iss, jti (got '" +
+           claims.claim + "')";
+  }
   const auto iat = std::chrono::duration_cast<std::chrono::seconds>(claims.issued_at.time_since_epoch()).count();
   json payload = {{"iat", iat}, {"exp", iat + claims.ttl.count()}};
   if (!claims.subject.empty()) payload["sub"] = claims.subject;

@@ -31,7 +31,11 @@ namespace sluice::conn {
 
 struct ConnectionLimits {
   OutQueueLimits send;                   // the send budget
-  std::size_t receive_budget = 1 << 20;  // input bytes held at most
+  // Input bytes held at most. A request is acted on once whole, so the
+  // default holds the largest body http.max_body lets in with the largest
+  // head the parser takes (request line and header section) beside it, and
+  // room for the line ends and a chunked body's framing of a few chunks.
+  std::size_t receive_budget = (1 << 20) + 8192 + 16384 + 64;
   // Bytes read in one turn before the loop moves on to other sockets and
   // comes back (a client that keeps its socket full must not hold the loop);
   // a turn is cut shorter when the loop's tick has less left (io::ReadQueue).

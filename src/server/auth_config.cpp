@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "auth/jwt_claims.hpp"
 #include "proto/http1.hpp"
 
 namespace sluice::server {
@@ -153,8 +154,9 @@ bool apply_auth_setting(Config& config, std::string_view key, std::string_view v
             std::string(value) + "')";
     return true;
   }
-  if (key == "auth.claim" && value.empty()) {
-    error = "config key 'auth.claim' must name the claim holding a token's grants (got nothing)";
+  if (key == "auth.claim" && (value.empty() || auth::is_registered_claim(value))) {
+    error = "config key 'auth.claim' must name the claim holding a token's grants, not one of exp, nbf, iat, sub, aud, "
+            "iss, jti (got '" + std::string(value) + "')";
     return true;
   }
   for (const AuthTextSetting& s : kAuthTexts) {

@@ -1,7 +1,10 @@
 #include "server/config_changes.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
 #include <map>
+#include <system_error>
 #include <toml++/toml.h>
 
 #include "server/int_settings.hpp"
@@ -77,12 +80,29 @@ std::map<std::string, std::string> last_values(const SettingList& list) {
   return values;
 }
 
+// A directory or a device (/dev/zero, a FIFO) read as a file gives an empty
+// table, which would set every key back to its default and be reported as
+// a reload that worked.
+std::optional<std::string> check_config_file(const std::string& path) {
+  constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error) return "config file " + path + " could not be opened: " + error.message();
+  if (!std::filesystem::is_regular_file(status)) return "config file " + path + " is not a regular file";
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxConfigBytes) {
+    return "config file " + path + " is " + std::to_string(size) + " bytes, more than 1 MiB";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> read_setting_list(const std::string& path, const std::vector<std::string>& overrides,
                                              SettingList& out) {
   out.clear();
   if (!path.empty()) {
+    if (auto error = check_config_file(path)) return error;
     toml::table table;
     try {
       table = toml::parse_file(path);

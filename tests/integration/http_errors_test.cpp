@@ -109,6 +109,29 @@ TEST(HttpErrors, ABodyPastMaxBodyIsAnsweredWithTheKeyAndTheLimit) {
   }
 }
 
+// With the defaults, the largest body http.max_body lets in is taken
+// whole, with a head of the largest the parser takes beside it, plain or
+// chunked; one byte more is refused by the body's own limit.
+TEST(HttpErrors, ABodyOfExactlyMaxBodyIsTakenWithTheDefaults) {
+  RunningServer server;
+  const server::Config defaults;
+  const std::string body(defaults.http.max_body, 'x');
+  const std::string padding(defaults.http.max_header_bytes - 100, 'p');
+  const std::string target = "/pub/a?x=" + std::string(defaults.http.max_request_line - 30, 'q');
+  TestClient plain(server.port());
+  plain.send("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + padding + "\r\nContent-Length: " +
+             std::to_string(body.size()) + "\r\n\r\n" + body);
+  const HttpReply taken = read_reply(plain);
+  EXPECT_EQ(taken.status, 200) << taken.body;
+  TestClient chunked(server.port());
+  chunked.send("POST /pub/a HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n" + body +
+               "\r\n0\r\n\r\n");
+  const HttpReply taken_chunked = read_reply(chunked);
+  EXPECT_EQ(taken_chunked.status, 200) << taken_chunked.body;
+  EXPECT_EQ(http_request(server.port(), "POST", "/pub/a", body + "x").body,
+            "413 Content Too Large: request body over http.max_body (1048576 bytes)\n");
+}
+
 TEST(HttpErrors, UnknownPathAndWrongMethod) {
   RunningServer server;
   EXPECT_EQ(http_request(server.port(), "GET", "/nope").status, 404);

@@ -52,7 +52,7 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "ws.max_message=2097152"},
        "'limits.connection_bytes' (2097152) must be at least 4161536 for ws.max_message = 2097152"},
       {{"--set", "http.max_body=4194304"},
-       "'limits.connection_bytes' (2097152) must be at least 5193728 for http.max_body = 4194304"},
+       "'limits.connection_bytes' (2097152) must be at least 5218368 for http.max_body = 4194304"},
   };
   for (const BadStart& c : cases) {
     std::vector<std::string> argv = {env_path("SLUICED")};
@@ -130,6 +130,8 @@ TEST(SluicedCli, TheHealthCheckFailsWhileRedisCannotBeReached) {
   const HttpReply health = http_request(node.port(), "GET", "/healthz");
   EXPECT_EQ(health.status, 503);
   EXPECT_EQ(health.body, "Redis at " + redis + " is not reachable from this node (broker.url)\n");
+  EXPECT_TRUE(node.wait_for_output("redis=" + redis + " error=\"Connection refused\" loop=0 key=broker.url"))
+      << node.output();
   EXPECT_EQ(node.stop(), 0) << node.output();
 }
 

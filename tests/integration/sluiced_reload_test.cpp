@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "child_process.hpp"
@@ -64,6 +65,29 @@ TEST(SluicedReload, LiveSettingsBindNewWorkOnEveryLoopAndRestartOnlyKeysAreNamed
   sluiced.signal(SIGTERM);
   EXPECT_EQ(sluiced.wait(10s), 0);
   std::remove(path.c_str());
+}
+
+// A path that is no longer a regular file (a directory put in its place,
+// a device) would read as an empty file and set every key back to its
+// default: the reload fails instead, saying why, and the values stay.
+TEST(SluicedReload, AConfigPathThatIsNoLongerAFileKeepsTheRunningValues) {
+  const std::string path = temp_path("sluice_reload_dir.toml");
+  std::ofstream(path) << "[http]\nmax_body = 4096\n";
+  ChildProcess sluiced({env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "pool.prefault=0"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  const std::uint16_t port = listening_port(sluiced.output());
+  ASSERT_EQ(http_request(port, "POST", "/pub/news", std::string(5000, 'b')).status, 413);
+
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkdir(path.c_str(), 0700), 0);
+  sluiced.signal(SIGHUP);
+  ASSERT_TRUE(sluiced.read_until_contains("config file " + path + " is not a regular file", 10s)) << sluiced.output();
+  EXPECT_EQ(http_request(port, "POST", "/pub/news", std::string(5000, 'b')).status, 413) << "http.max_body kept";
+  EXPECT_EQ(sluiced.output().find("sluiced: reloaded"), std::string::npos) << sluiced.output();
+
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+  ::rmdir(path.c_str());
 }
 
 }  // namespace

@@ -242,7 +242,7 @@ TEST(Config, ATopicRuleSetAgainTakesTheLaterValue) {
 TEST(Config, NamesThatGoIntoAHeaderMustBeTokens) {
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"auth.cookie_name", "a;b"}, {"auth.cookie_name", "a b"}, {"ws.subprotocols", "chat, a b"},
-           {"auth.claim", ""}}) {
+           {"auth.claim", ""}, {"auth.claim", "exp"}, {"auth.claim", "sub"}}) {
     Config c;
     const std::optional<std::string> error = apply_setting(c, key, value);
     ASSERT_TRUE(error) << key << "=" << value;

@@ -48,7 +48,7 @@ TEST(MemoryShares, ARaisedBodyLimitNamesBothKeys) {
   config.http.max_body = 4 << 20;
   const std::optional<std::string> error = check_memory_shares(config);
   ASSERT_TRUE(error);
-  EXPECT_NE(error->find("'limits.connection_bytes' (2097152) must be at least 5193728 for http.max_body = 4194304"),
+  EXPECT_NE(error->find("'limits.connection_bytes' (2097152) must be at least 5218368 for http.max_body = 4194304"),
             std::string::npos)
       << *error;
   EXPECT_EQ(error->find('\n'), std::string::npos);
