@@ -5,6 +5,7 @@
 // comes. What the stream received meanwhile then goes where the decision
 // sent it: a publish's body, a WebSocket's first frames, or given back
 // unread with a refusal.
+#include "session/connection_state.hpp"
 #include "session/h2_connection.hpp"
 #include "session/services.hpp"
 #include "session/session.hpp"
@@ -28,6 +29,7 @@ void H2Connection::wait_for_authorization(const transport::H2Request& request) {
   H2Exchange* exchange = open_exchange(request.stream);
   if (exchange == nullptr) return routing_->round().close();  // refused: the question is withdrawn
   routing_->keep(request);
+  routing_->user = session_.peer().state()->user.load();
   exchange->waiting = std::move(routing_);
 }
 
@@ -36,10 +38,16 @@ void H2Connection::authorization_answered(std::int32_t stream) {
   if (exchange == nullptr || !exchange->waiting || !h2_) return;
   H2Waiting& waiting = *exchange->waiting;
   Peer& peer = session_.peer();
+  // Routed again under its own credentials (a stream it opens takes them),
+  // then the connection's are put back as the latest request left them.
+  ConnectionState& connection = *peer.state();
+  const server::UserData latest = connection.user.exchange(waiting.user);
   peer.begin_asking(waiting.round(), waiting);
   serve(waiting.request());
+  const bool waits_again = peer.finish_asking();
+  waiting.user = connection.user.exchange(latest);
   // Another check of the same request waits now.
-  if (peer.finish_asking()) return;
+  if (waits_again) return;
   deliver_held(*exchange);
   if (waiting.client_ended) on_end(stream);
   session_.want_flush();

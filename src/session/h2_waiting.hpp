@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "session/auth_round.hpp"
+#include "sluice/connection_ref.hpp"
 #include "transport/h2_types.hpp"
 
 namespace sluice::session {
@@ -41,6 +42,10 @@ class H2Waiting final : public AuthWaiter {
   [[nodiscard]] transport::H2Request request();
 
   bool client_ended = false;  // END_STREAM arrived while the stream waited
+  // The connection's data as this request's own checks left it (its
+  // token's identity): other requests of the connection replace it while
+  // this one waits, and it is routed again under its own.
+  server::UserData user;
 
  private:
   void auth_answered() override { owner_.authorization_answered(stream_); }

@@ -17,6 +17,7 @@
 
 #include "access_log_lines.hpp"
 #include "auth/callback_server.hpp"
+#include "child_process.hpp"
 #include "h2_test_client.hpp"
 #include "sluiced_process.hpp"
 
@@ -28,6 +29,7 @@ using transport::test::H2TestClient;
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 const Fields kWsVersion = {{"sec-websocket-version", "13"}};
+constexpr const char* kTestSecret = "h2-callback-secret-0123456789abcdef";
 
 std::vector<std::string> callback_settings(std::uint16_t callback_port, std::vector<std::string> more) {
   std::vector<std::string> s = {"auth.mode=callback",
@@ -131,6 +133,48 @@ TEST_F(H2AuthCallback, AWebSocketMessageSentBeforeTheFinIsPublishedOnceDecided) 
   ASSERT_EQ(::shutdown(client->fd(), SHUT_WR), 0);
   ASSERT_TRUE(watcher_client.pump([&] { return has(watcher_client.stream(watcher).body, "data: before-fin\n"); }));
   EXPECT_TRUE(client->pump([&] { return client->eof(); })) << "the connection closes once nothing is owed";
+}
+
+// A token minted by `sluice token` with the test's secret.
+std::string minted(const std::vector<std::string>& grants) {
+  std::vector<std::string> argv = {SLUICE_CLI_PATH, "token", "--secret", kTestSecret, "--ttl", "600"};
+  argv.insert(argv.end(), grants.begin(), grants.end());
+  ChildProcess mint(argv);
+  mint.read_to_end(10s);
+  EXPECT_EQ(mint.wait(5s), 0) << mint.output();
+  std::string token = mint.output();
+  token.erase(token.find_last_not_of("\r\n") + 1);
+  return token;
+}
+
+// Each request of a connection is judged by its own token. A WebSocket
+// whose subscribe waits for the callback opens with the credentials of the
+// request that opened it, not those a later request on the same connection
+// brought meanwhile: its messages are publishes its own token does not
+// grant, and it is closed 4403 for the first.
+TEST_F(H2AuthCallback, AStreamDecidedLaterKeepsItsOwnRequestsCredentials) {
+  start({"auth.mode=jwt", std::string("auth.jwt_secret=") + kTestSecret, "auth.callback_cache_ms=0"});
+  const std::string reader_only = minted({"--sub", "reader", "--subscribe", "gate-204"});
+  const std::string publisher = minted({"--sub", "publisher", "--publish", "gate-204"});
+  Fields ws_fields = kWsVersion;
+  ws_fields.emplace_back("authorization", "Bearer " + reader_only);
+  const auto ws = client->request("CONNECT", "/ws/gate-204", ws_fields, "", true, "websocket");
+  ASSERT_TRUE(client->flush());
+  ASSERT_TRUE(wait_asked(callback, 1));
+  // The publisher's token on the same connection, for a topic it may not
+  // read: refused at once by its own grants, while the WebSocket waits.
+  const auto other = client->request("GET", "/sse/elsewhere", {{"authorization", "Bearer " + publisher}});
+  ASSERT_TRUE(client->pump([&] { return status(other) != 0; }));
+  EXPECT_EQ(status(other), 403);
+  EXPECT_EQ(status(ws), 0);
+  callback.open_gate();
+  ASSERT_TRUE(client->pump([&] { return status(ws) != 0; }));
+  ASSERT_EQ(status(ws), 200) << body(ws);
+  client->send(ws, masked_text("not-granted"), false);
+  ASSERT_TRUE(client->pump([&] { return has(body(ws), "publish") || has(body(ws), "not-granted"); })) << body(ws);
+  EXPECT_TRUE(has(body(ws), "\x11\x33")) << "closed 4403";
+  EXPECT_TRUE(has(body(ws), "does not grant publish on 'gate-204'")) << body(ws);
+  EXPECT_FALSE(has(body(ws), "not-granted")) << "published and echoed";
 }
 
 TEST_F(H2AuthCallback, AStreamWaitingForTheCallbackHoldsUpNoOtherAndGets503PastTheTimeout) {
