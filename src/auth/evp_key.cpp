@@ -102,12 +102,4 @@ bool key_fits_alg(EVP_PKEY* key, JwtAlg alg, std::string& why) {
   return false;
 }
 
-std::string public_pem(EVP_PKEY* key) {
-  const Bio bio(BIO_new(BIO_s_mem()));
-  if (!bio || PEM_write_bio_PUBKEY(bio.get(), key) != 1) return {};
-  char* data = nullptr;
-  const long length = BIO_get_mem_data(bio.get(), &data);
-  return length > 0 ? std::string(data, static_cast<std::size_t>(length)) : std::string();
-}
-
 }  // namespace sluice::auth

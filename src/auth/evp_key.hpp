@@ -2,8 +2,7 @@
 // one JWT algorithm it may serve: an RSA key of at least 2048 bits for
 // RS256/384/512, a P-256/P-384/P-521 key for ES256/384/512 respectively, an
 // Ed25519 or Ed448 key for EdDSA. Keys are read from PEM text (a public key,
-// a certificate, or for minting a private key) and written back as the
-// SubjectPublicKeyInfo PEM that libjwt reads.
+// a certificate, or for minting a private key).
 #pragma once
 
 #include <openssl/evp.h>
@@ -41,8 +40,5 @@ inline constexpr int kMinRsaBits = 2048;
 
 // True when `key` is the kind `alg` needs (see the banner); `why` otherwise.
 [[nodiscard]] bool key_fits_alg(EVP_PKEY* key, JwtAlg alg, std::string& why);
-
-// The public half as SubjectPublicKeyInfo PEM; empty on failure.
-[[nodiscard]] std::string public_pem(EVP_PKEY* key);
 
 }  // namespace sluice::auth

@@ -135,7 +135,6 @@ std::optional<std::string> read_public(const json& jwk, JwtKey& out) {
   if (!key) return "its public key does not load (a point off the curve, or a malformed modulus)";
   std::string why;
   if (!key_fits_alg(key.get(), out.alg, why)) return why;
-  out.pem = public_pem(key.get());
   out.public_key = std::move(key);
   return std::nullopt;
 }

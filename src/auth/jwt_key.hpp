@@ -15,7 +15,6 @@ struct JwtKey {
   std::string kid;  // empty when the key has none
   JwtAlg alg = JwtAlg::hs256;
   std::string secret;  // HS*: the shared secret, never empty
-  std::string pem;     // RS*, ES*: the public key as SubjectPublicKeyInfo PEM (what libjwt reads)
   EvpKey public_key;   // RS*, ES*, EdDSA
 };
 

@@ -1,16 +1,16 @@
-// Owns: checking a token's signature with the one key chosen for it.
-// HMAC, RSA and ECDSA go through libjwt; EdDSA, which libjwt 1.10 does not
-// know, through OpenSSL's EVP interface directly.
+// Owns: checking a token's signature with the one key chosen for it, through
+// OpenSSL's EVP interface: an HMAC for HS*, EVP_DigestVerify for RS*, ES*
+// and EdDSA.
 //
-// What libjwt 1.10 does not do, and so what this file (and the verifier
-// before it) must: jwt_decode() takes the algorithm from the token's own
-// header and the key as plain bytes, so an HS256 token verified "with" an
-// RSA public key uses that PEM text as the HMAC secret, and anyone holding
-// the public key can forge tokens; and given no key at all it skips the
-// signature check and says the token is fine. So the algorithm is pinned
-// before libjwt is called (the header's alg must be the key's), libjwt is
-// never called without key bytes, and the algorithm libjwt reports having
-// used is checked again afterwards.
+// The algorithm is the key's, never the token's. The verifier has already
+// refused a header whose alg is not the key's, and the check here uses the
+// key's algorithm and the key's own material only: an HS256 token cannot be
+// checked "with" an RSA public key (the public key, which anyone may read,
+// never serves as a secret), and a key without material verifies nothing.
+// Only the signing input and the signature are read: what the header and
+// payload say beyond the alg (a typ of at+jwt, a number past 64 bits) is
+// for the claims' reader to judge with its own reason, never a failed
+// signature.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +22,9 @@ namespace sluice::auth {
 
 enum class SignatureCheck : std::uint8_t { valid, invalid, out_of_memory };
 
-// `token` is the whole compact token; `signing_input` its first two parts
-// with the dot between; `signature` the third part, base64url. The caller
-// has already checked that the header's alg is key.alg.
-[[nodiscard]] SignatureCheck check_signature(const JwtKey& key, std::string_view token, std::string_view signing_input,
+// `signing_input` is the token's first two parts with the dot between;
+// `signature` its third part, base64url.
+[[nodiscard]] SignatureCheck check_signature(const JwtKey& key, std::string_view signing_input,
                                              std::string_view signature);
 
 }  // namespace sluice::auth

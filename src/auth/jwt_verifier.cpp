@@ -41,7 +41,7 @@ VerifiedToken JwtVerifier::verify(std::string_view token, std::chrono::system_cl
   if (out.check = split(token, parts); !out.check.ok()) return out;
   const JwtKey* key = nullptr;
   if (out.check = choose_key(parts.header, key); !out.check.ok()) return out;
-  switch (check_signature(*key, token, parts.signing_input, parts.signature)) {
+  switch (check_signature(*key, parts.signing_input, parts.signature)) {
     case SignatureCheck::valid: break;
     case SignatureCheck::invalid:
       out.check = token_refused(TokenError::bad_signature, "signature does not verify");

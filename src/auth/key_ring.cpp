@@ -71,7 +71,6 @@ std::optional<std::string> KeyRing::add_public_pem(std::string_view pem, std::st
   const auto alg = default_alg_for(key.public_key.get(), why);
   if (!alg || !key_fits_alg(key.public_key.get(), *alg, why)) return config_error(key_name, why);
   key.alg = *alg;
-  key.pem = public_pem(key.public_key.get());
   return add(std::move(key), key_name);
 }
 

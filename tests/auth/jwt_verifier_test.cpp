@@ -69,6 +69,17 @@ TEST(JwtVerifier, AcceptsAnHs256TokenAndReadsItsIdentity) {
   EXPECT_EQ(result.identity.expires, system_clock::time_point(seconds(kNowS + 600)));
 }
 
+// What the header says beside alg, kid and crit is not read: an OAuth
+// access token (typ at+jwt) is accepted like any other.
+TEST(JwtVerifier, AcceptsATokenTypedAtJwt) {
+  const JwtVerifier verifier(ring_with_secret(), {});
+  for (const char* typ : {"at+jwt", "application/at+jwt", "JOSE"}) {
+    const std::string typed = R"({"alg":"HS256","typ":")" + std::string(typ) + R"("})";
+    const VerifiedToken result = verifier.verify(test::hs256(typed, kPayload, kSecret), kNow);
+    EXPECT_TRUE(result.check.ok()) << typ << ": " << result.check.reason;
+  }
+}
+
 TEST(JwtVerifier, AcceptsRs256Es256AndEdDsaWithTheirPublicKeys) {
   struct Case {
     EVP_PKEY* key;
@@ -140,7 +151,7 @@ TEST(JwtVerifier, RefusesAlgorithmConfusion) {
   ASSERT_EQ(both.add_jwks("{\"keys\":[" + test::jwk_of(keys().rsa.get(), "RS256", "rsa1") + "]}", "auth.jwks_file", 64),
             std::nullopt);
   const JwtVerifier mixed(std::move(both), {});
-  EXPECT_EQ(error_of(mixed, test::hs256(header("HS256", "rsa1"), kPayload, public_pem(keys().rsa.get()))),
+  EXPECT_EQ(error_of(mixed, test::hs256(header("HS256", "rsa1"), kPayload, pem)),
             TokenError::alg_mismatch);
   // An RS256 token signed by the attacker's own key, pointed at the HS256 secret's slot.
   EXPECT_EQ(error_of(mixed, test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256"), kPayload)),
