@@ -34,8 +34,10 @@ FrameMeter::FrameMeter(std::uint32_t max_per_second, bool expect_preface)
     : max_per_second_(max_per_second), preface_left_(expect_preface ? kPrefaceBytes : 0) {}
 
 MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
-                              std::size_t max_streams) {
+                              std::size_t max_streams, const StreamStates& streams) {
   new_streams_ = 0;
+  known_stream_id_ = last_stream_id_;
+  streams_ = &streams;
   auto in = reinterpret_cast<const unsigned char*>(bytes.data());
   std::size_t left = bytes.size();
   while (left > 0 && !flooded_) {
@@ -62,7 +64,14 @@ MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now
     in += used;
     left -= used;
   }
+  streams_ = nullptr;
   return flooded_ ? MeterVerdict::flood : MeterVerdict::ok;
+}
+
+// Streams opened by these very bytes are not known to the session yet:
+// only those opened before them can be told gone.
+bool FrameMeter::gone(std::uint32_t stream) const {
+  return stream != 0 && stream <= known_stream_id_ && !streams_->open(stream);
 }
 
 void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
@@ -74,7 +83,7 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
   const std::uint32_t stream = be32(header_ + 5) & 0x7fffffffu;
   switch (type) {
     case kData:
-      pending_count_ = payload_left_ == 0 && (flags & kEndStream) == 0;
+      pending_count_ = (payload_left_ == 0 && (flags & kEndStream) == 0) || gone(stream);
       return;
     case kHeaders: {
       const bool opens = stream > last_stream_id_;
@@ -97,6 +106,7 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
     case kWindowUpdate:
       reading_increment_ = payload_left_ == sizeof increment_;
       increment_have_ = 0;
+      window_of_gone_stream_ = gone(stream);
       // A malformed WINDOW_UPDATE is nghttp2's to refuse; it counts here.
       pending_count_ = !reading_increment_;
       return;
@@ -108,7 +118,7 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
 
 void FrameMeter::on_window_increment() {
   reading_increment_ = false;
-  pending_count_ = (be32(increment_) & 0x7fffffffu) < kSmallIncrement;
+  pending_count_ = window_of_gone_stream_ || (be32(increment_) & 0x7fffffffu) < kSmallIncrement;
 }
 
 void FrameMeter::reset_sent(std::uint32_t error_code, Clock::time_point now) {

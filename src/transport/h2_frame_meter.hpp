@@ -5,7 +5,10 @@
 // CONTINUATION, frames of unknown type, empty DATA frames that do not end
 // their stream, WINDOW_UPDATEs that open the window by less than 1 KiB
 // (the "data dribble" that makes a server cut its data into tiny frames),
-// and HEADERS that open a stream beyond the concurrency limit (each one
+// DATA and WINDOW_UPDATE frames for a stream that is already closed (nghttp2
+// drops them unanswered, so only reading them costs, and without a count a
+// client could send them without end), and HEADERS that open a stream
+// beyond the concurrency limit (each one
 // answered with a RST_STREAM). A peer past h2.max_frames_per_second is a
 // flood: SETTINGS and PING floods, rapid reset (HEADERS then RST_STREAM,
 // CVE-2023-44487), empty-frame and CONTINUATION floods all land here, and
@@ -30,6 +33,16 @@ namespace sluice::transport {
 
 enum class MeterVerdict : std::uint8_t { ok, flood };
 
+// What the session knows of a stream the client opened: still open (or
+// half closed), or gone.
+class StreamStates {
+ public:
+  [[nodiscard]] virtual bool open(std::uint32_t stream) const = 0;
+
+ protected:
+  ~StreamStates() = default;
+};
+
 class FrameMeter {
  public:
   using Clock = std::chrono::steady_clock;
@@ -39,10 +52,11 @@ class FrameMeter {
   FrameMeter(std::uint32_t max_per_second, bool expect_preface);
 
   // Scans the next `bytes` of the stream. `open_streams` and `max_streams`
-  // tell which new streams the session will refuse. Once flood is returned
-  // it is returned for good.
+  // tell which new streams the session will refuse, `streams` which of those
+  // opened before these bytes are gone. Once flood is returned it is
+  // returned for good.
   [[nodiscard]] MeterVerdict scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
-                                  std::size_t max_streams);
+                                  std::size_t max_streams, const StreamStates& streams);
 
   // The server sent a PING: one PING answer from now on is not counted.
   void expect_ping_ack() { ++ping_acks_expected_; }
@@ -62,6 +76,8 @@ class FrameMeter {
  private:
   void on_header(std::size_t open_streams, std::size_t max_streams);
   void on_window_increment();
+  // A stream opened before this scan that the session no longer has.
+  [[nodiscard]] bool gone(std::uint32_t stream) const;
   void count(Clock::time_point now);
 
   std::uint32_t max_per_second_;
@@ -74,6 +90,9 @@ class FrameMeter {
   std::size_t payload_left_ = 0;
   std::uint32_t last_stream_id_ = 0;
   std::size_t new_streams_ = 0;  // opened in this scan, not yet known to the session
+  std::uint32_t known_stream_id_ = 0;       // the last stream opened before this scan
+  const StreamStates* streams_ = nullptr;   // during a scan
+  bool window_of_gone_stream_ = false;      // the WINDOW_UPDATE being read is for one
 
   Clock::time_point window_start_{};
   std::uint32_t in_window_ = 0;

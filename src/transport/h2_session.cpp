@@ -90,10 +90,14 @@ H2Session::~H2Session() {
   }
 }
 
+bool H2Session::open(std::uint32_t stream) const {
+  return session_ != nullptr && nghttp2_session_find_stream(session_, static_cast<std::int32_t>(stream)) != nullptr;
+}
+
 H2Status H2Session::receive(std::span<const char> bytes, Clock::time_point now) {
   if (session_ == nullptr) return abandoned_ ? H2Status::closing : H2Status::failed;
   if (terminated_) return H2Status::closing;
-  if (meter_.scan(bytes, now, open_streams_, limits_.max_concurrent_streams) == MeterVerdict::flood) {
+  if (meter_.scan(bytes, now, open_streams_, limits_.max_concurrent_streams, *this) == MeterVerdict::flood) {
     terminate(NGHTTP2_ENHANCE_YOUR_CALM);
     return H2Status::closing;
   }

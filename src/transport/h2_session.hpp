@@ -79,7 +79,7 @@ struct H2Stats {
   std::uint64_t frames_counted = 0;  // of those, the ones the flood meter counts
 };
 
-class H2Session {
+class H2Session final : private StreamStates {
  public:
   using Clock = std::chrono::steady_clock;
 
@@ -178,6 +178,9 @@ class H2Session {
   [[nodiscard]] const H2End& end() const { return end_; }
 
  private:
+  // Whether nghttp2 still has the stream (closed ones it forgets at once).
+  [[nodiscard]] bool open(std::uint32_t stream) const override;
+
   friend struct H2Callbacks;
 
   detail::H2Stream* find(std::int32_t stream) const;

@@ -17,6 +17,17 @@ using Clock = FrameMeter::Clock;
 
 const std::string kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+// The session's answer on which streams it still has.
+class StreamsUpTo final : public StreamStates {
+ public:
+  explicit StreamsUpTo(std::uint32_t gone_through) : gone_through_(gone_through) {}
+  [[nodiscard]] bool open(std::uint32_t stream) const override { return stream > gone_through_; }
+
+ private:
+  std::uint32_t gone_through_;
+};
+const StreamsUpTo kAllOpen(0);
+
 std::string window_update(std::uint32_t stream, std::uint32_t increment) {
   std::string payload;
   for (int shift = 24; shift >= 0; shift -= 8) payload.push_back(static_cast<char>((increment >> shift) & 0xff));
@@ -27,7 +38,7 @@ std::string window_update(std::uint32_t stream, std::uint32_t increment) {
 std::uint64_t counted(const sluice::test::Chunks& chunks, std::uint32_t limit = 1000000) {
   FrameMeter meter(limit, true);
   const Clock::time_point now{};
-  for (const std::string_view chunk : chunks) (void)meter.scan(chunk, now, 0, 100);
+  for (const std::string_view chunk : chunks) (void)meter.scan(chunk, now, 0, 100, kAllOpen);
   return meter.counted();
 }
 
@@ -46,12 +57,30 @@ TEST(FrameMeter, CountsFramesThatCarryNoWorkWhereverTheBytesAreCut) {
   sluice::test::for_each_split(stream, [&](const sluice::test::Chunks& chunks) { EXPECT_EQ(counted(chunks), 7u); });
 }
 
+// nghttp2 drops DATA and WINDOW_UPDATE frames for a stream it has closed
+// without a word: each counts, whatever its size, or a client could send
+// them without end. A stream opened by the same bytes is not gone: the
+// session has yet to hear of it.
+TEST(FrameMeter, FramesForAStreamAlreadyClosedCount) {
+  FrameMeter meter(1000000, true);
+  const Clock::time_point now{};
+  (void)meter.scan(kPreface + h2_frame(0x1, 0x5, 1, "hdrs"), now, 0, 100, kAllOpen);
+  ASSERT_EQ(meter.counted(), 0u);
+  const StreamsUpTo first_gone(1);
+  const std::string late = window_update(1, 65536) + h2_frame(0x0, 0x0, 1, "x") + window_update(0, 65536);
+  const std::string opening = h2_frame(0x1, 0x4, 3, "hdrs") + window_update(3, 65536) + h2_frame(0x0, 0x0, 3, "x");
+  (void)meter.scan(late + opening, now, 0, 100, first_gone);
+  EXPECT_EQ(meter.counted(), 2u);
+  (void)meter.scan(window_update(3, 65536), now, 1, 100, StreamsUpTo(0));
+  EXPECT_EQ(meter.counted(), 2u);
+}
+
 TEST(FrameMeter, HeadersPastTheStreamLimitCount) {
   FrameMeter meter(1000000, false);
   std::string bytes;
   for (std::uint32_t id = 1; id <= 9; id += 2) bytes += h2_frame(0x1, 0x5, id, "h");
   bytes += h2_frame(0x1, 0x5, 3, "trailers");  // not a new stream
-  (void)meter.scan(bytes, Clock::time_point{}, 1, 3);
+  (void)meter.scan(bytes, Clock::time_point{}, 1, 3, kAllOpen);
   // Streams 1 and 3 fit beside the one open; 5, 7, 9 and the trailers count.
   EXPECT_EQ(meter.counted(), 4u);
   EXPECT_EQ(meter.frames(), 6u);
@@ -61,14 +90,14 @@ TEST(FrameMeter, APeerPastTheLimitInOneSecondIsAFloodForGood) {
   FrameMeter meter(10, true);
   const std::string ping = h2_frame(0x6, 0, 0, std::string(8, 'p'));
   Clock::time_point now{};
-  ASSERT_EQ(meter.scan(kPreface, now, 0, 100), MeterVerdict::ok);
-  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::ok);
+  ASSERT_EQ(meter.scan(kPreface, now, 0, 100, kAllOpen), MeterVerdict::ok);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100, kAllOpen), MeterVerdict::ok);
   // A new second starts a new count.
   now += std::chrono::milliseconds(1001);
-  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::ok);
-  EXPECT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::flood);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(meter.scan(ping, now, 0, 100, kAllOpen), MeterVerdict::ok);
+  EXPECT_EQ(meter.scan(ping, now, 0, 100, kAllOpen), MeterVerdict::flood);
   now += std::chrono::seconds(5);
-  EXPECT_EQ(meter.scan(ping, now, 0, 100), MeterVerdict::flood);
+  EXPECT_EQ(meter.scan(ping, now, 0, 100, kAllOpen), MeterVerdict::flood);
 }
 
 // The server's own PINGs are answered: as many answers as it asked are not
@@ -77,15 +106,15 @@ TEST(FrameMeter, AnswersToTheServersOwnPingsAreNotCounted) {
   FrameMeter meter(1000000, true);
   const std::string ack = h2_frame(0x6, 0x1, 0, std::string(8, 'p'));
   const Clock::time_point now{};
-  (void)meter.scan(kPreface, now, 0, 100);
+  (void)meter.scan(kPreface, now, 0, 100, kAllOpen);
   meter.expect_ping_ack();
   meter.expect_ping_ack();
-  (void)meter.scan(ack + ack, now, 0, 100);
+  (void)meter.scan(ack + ack, now, 0, 100, kAllOpen);
   EXPECT_EQ(meter.counted(), 0u);
-  (void)meter.scan(ack, now, 0, 100);
+  (void)meter.scan(ack, now, 0, 100, kAllOpen);
   EXPECT_EQ(meter.counted(), 1u);
   meter.expect_ping_ack();
-  (void)meter.scan(h2_frame(0x6, 0, 0, std::string(8, 'p')), now, 0, 100);  // a PING of the peer's own
+  (void)meter.scan(h2_frame(0x6, 0, 0, std::string(8, 'p')), now, 0, 100, kAllOpen);  // a PING of the peer's own
   EXPECT_EQ(meter.counted(), 2u);
 }
 
@@ -94,7 +123,7 @@ TEST(FrameMeter, AnswersToTheServersOwnPingsAreNotCounted) {
 TEST(FrameMeter, ResetsSentForTheClientsErrorsCountAndMakeAFlood) {
   FrameMeter meter(3, true);
   const Clock::time_point now{};
-  (void)meter.scan(kPreface, now, 0, 100);
+  (void)meter.scan(kPreface, now, 0, 100, kAllOpen);
   for (const std::uint32_t own : {0x0u /* NO_ERROR */, 0x2u /* INTERNAL */, 0x8u /* CANCEL */}) {
     meter.reset_sent(own, now);
   }
@@ -106,7 +135,7 @@ TEST(FrameMeter, ResetsSentForTheClientsErrorsCountAndMakeAFlood) {
   EXPECT_FALSE(meter.flooded());
   meter.reset_sent(0x6, now);  // FRAME_SIZE_ERROR: the fourth in a second of three
   EXPECT_TRUE(meter.flooded());
-  EXPECT_EQ(meter.scan(h2_frame(0x0, 0x0, 1, "body"), now, 0, 100), MeterVerdict::flood);
+  EXPECT_EQ(meter.scan(h2_frame(0x0, 0x0, 1, "body"), now, 0, 100, kAllOpen), MeterVerdict::flood);
 }
 
 TEST(FrameMeter, PayloadBytesAreNeverReadAsHeaders) {
