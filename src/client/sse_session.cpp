@@ -25,6 +25,15 @@ std::string percent_decoded(std::string_view raw) {
   return out;
 }
 
+// A line holds a field's name and its value: an event's data of
+// max_event_bytes comes as "data: " and that many bytes. An id or event
+// name is never cut below 4 KiB, whatever the data's limit.
+std::size_t line_limit(std::size_t max_event_bytes) {
+  constexpr std::size_t kShortestValueLimit = 4096;
+  constexpr std::size_t kFieldName = std::string_view("data: ").size();
+  return std::max(max_event_bytes, kShortestValueLimit) + kFieldName;
+}
+
 milliseconds idle_limit(const ClientOptions& options) {
   return options.idle_timeout.count() > 0 ? options.idle_timeout : milliseconds(-1);
 }
@@ -55,7 +64,7 @@ SseSession::SseSession(const Url& url, std::string_view last_id, const ClientOpt
       topic_(single_topic(url)),
       tls_(std::move(tls)),
       http2_(options.http2),
-      parser_({.max_line = options.max_event_bytes, .max_data = options.max_event_bytes}),
+      parser_({.max_line = line_limit(options.max_event_bytes), .max_data = options.max_event_bytes}),
       chunk_(kChunkBytes),
       resume_id_(last_id) {
   last_words_.reserve(kLastWordsBytes);  // a comment then costs no allocation

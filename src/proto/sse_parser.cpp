@@ -138,8 +138,10 @@ void Parser::process_field(std::string_view field, std::string_view value, Handl
   }
 }
 
+// The bound is on the data as dispatched: the lines joined by LF, without
+// the LF each line leaves behind it here until the next one comes.
 void Parser::append_data(std::string_view value) {
-  if (data_.size() + value.size() + 1 > limits_.max_data) {
+  if (data_.size() + value.size() > limits_.max_data) {
     status_ = ParseStatus::data_too_long;
     return;
   }

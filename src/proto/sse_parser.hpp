@@ -16,11 +16,12 @@
 
 namespace sluice::proto::sse {
 
-// A line may be as long as the data limit: an event is usually one JSON
-// line, and a shorter line limit would cap it below max_data.
+// A line may be as long as the data limit and its field's name ("data: "):
+// an event is usually one JSON line, and a shorter line limit would cap it
+// below max_data.
 struct ParserLimits {
-  std::size_t max_line = std::size_t{1} << 20;  // bytes in one line, without its line end
-  std::size_t max_data = std::size_t{1} << 20;  // bytes of one event's data, LFs included
+  std::size_t max_line = (std::size_t{1} << 20) + 6;  // bytes in one line, without its line end
+  std::size_t max_data = std::size_t{1} << 20;        // bytes of one event's data, LFs included
 };
 
 // Views into the parser; valid only during the Handler call that gets them.

@@ -159,7 +159,7 @@ TEST(ClientErrors, ALineOverTheLimitBreaksTheStreamAndIsRetried) {
   ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
-  peer->send(sse_head(10) + "data: " + std::string(4096, 'x'));
+  peer->send(sse_head(10) + "data: " + std::string(5000, 'x'));
   ClientError error;
   std::chrono::milliseconds retry_in{};
   ASSERT_TRUE(reports.wait_for_retry_after(ErrorKind::protocol, error, retry_in));
@@ -234,6 +234,21 @@ TEST(ClientErrors, AHeadThatNeverEndsIsRefused) {
   EXPECT_NE(error.message.find("too long"), std::string::npos) << error.message;
 }
 
+// Takes `rounds` connections in turn, answers each with `reply` and closes
+// it, waiting each time for the client to report its retry.
+::testing::AssertionResult answer_and_close(FakeServer& fake, Reports& reports, int rounds, const std::string& reply) {
+  for (int i = 0; i < rounds; ++i) {
+    auto peer = fake.accept();
+    if (!peer || !peer->read_until("\r\n\r\n")) return ::testing::AssertionFailure() << "no request " << i;
+    peer->send(reply);
+    peer->close();
+    if (!wait_until([&] { return reports.retries().size() > static_cast<std::size_t>(i); })) {
+      return ::testing::AssertionFailure() << "no retry " << i;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // A server that accepts the stream, asks for "retry: 0" and closes at once
 // (a misconfigured one, or one that lets every client in only to close)
 // is called again after 50 ms at most the first time: streams that gave
@@ -246,13 +261,7 @@ TEST(ClientErrors, StreamsThatCloseAtOnceWithRetryZeroBackOff) {
   FakeServer fake;
   SseClient client(options);
   ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
-  for (int i = 0; i < 5; ++i) {
-    auto peer = fake.accept();
-    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n")) << i;
-    peer->send(sse_head(0));
-    peer->close();
-    ASSERT_TRUE(wait_until([&] { return reports.retries().size() > static_cast<std::size_t>(i); })) << i;
-  }
+  ASSERT_TRUE(answer_and_close(fake, reports, 5, sse_head(0)));
   client.stop();
   const std::vector<std::chrono::milliseconds> retries = reports.retries();
   ASSERT_GE(retries.size(), 5u);
@@ -272,13 +281,7 @@ TEST(ClientErrors, AServersRetryOfZeroIsTakenAsFiftyMilliseconds) {
   FakeServer fake;
   SseClient client(options);
   ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
-  for (int i = 0; i < 3; ++i) {
-    auto peer = fake.accept();
-    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n")) << i;
-    peer->send(sse_head(0) + "id: a:1\ndata: hi\n\n");
-    peer->close();
-    ASSERT_TRUE(wait_until([&] { return reports.retries().size() > static_cast<std::size_t>(i); })) << i;
-  }
+  ASSERT_TRUE(answer_and_close(fake, reports, 3, sse_head(0) + "id: a:1\ndata: hi\n\n"));
   client.stop();
   for (const std::chrono::milliseconds retry : reports.retries()) {
     EXPECT_GE(retry.count(), 25);

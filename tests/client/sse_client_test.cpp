@@ -55,6 +55,28 @@ TEST(SseClient, ReceivesAThousandEventsInOrder) {
   EXPECT_EQ(client.next(event, 10s), NextStatus::ended);
 }
 
+// The limit is on the event's data: a data line is "data: " and as many
+// bytes, and the id line is as long as the server's ids, so an event of
+// exactly max_event_bytes arrives, as does a tiny one under a tiny limit.
+TEST(SseClient, AnEventOfMaxEventBytesArrivesWithItsFieldNameAndId) {
+  RunningServer server;
+  for (const std::size_t limit : {std::size_t{1} << 20, std::size_t{4}}) {
+    ClientOptions options;
+    options.max_event_bytes = limit;
+    SseClient client(options);
+    ASSERT_EQ(client.start(http_url(server.port(), "/sse/whole")).kind, ErrorKind::none);
+    ASSERT_TRUE(wait_until([&] { return is_open(client); }));
+    Publisher publisher;
+    ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/whole")).kind, ErrorKind::none);
+    const std::string data(limit, 'a');
+    ASSERT_EQ(publisher.publish(data).error.kind, ErrorKind::none);
+    Event event;
+    ASSERT_EQ(client.next(event, 10s), NextStatus::event) << client.error().message;
+    EXPECT_EQ(event.data.size(), limit);
+    EXPECT_EQ(client.stats().connects, 1u);
+  }
+}
+
 TEST(SseClient, EventNamesAndSeveralTopics) {
   RunningServer server;
   SseClient client;

@@ -200,9 +200,12 @@ TEST(SseParser, AnEndlessLineFailsInsteadOfGrowing) {
 
 TEST(SseParser, DataLimitCountsTheJoiningLineFeeds) {
   const ParserLimits limits{.max_line = 64, .max_data = 10};
-  // "12345678\n" is 9 bytes, "9\n" would make 11.
+  // "12345678\n9" is 10 bytes as dispatched, the limit; "12345678\n90" is 11.
   EXPECT_EQ(parse({"data: 12345678\ndata\n\n"}, limits).events.size(), 1u);
-  EXPECT_EQ(parse({"data: 12345678\ndata: 9\n\n"}, limits).status, ParseStatus::data_too_long);
+  EXPECT_EQ(parse({"data: 12345678\ndata: 9\n\n"}, limits).events.size(), 1u);
+  EXPECT_EQ(parse({"data: 1234567890\n\n"}, limits).events.size(), 1u);
+  EXPECT_EQ(parse({"data: 12345678\ndata: 90\n\n"}, limits).status, ParseStatus::data_too_long);
+  EXPECT_EQ(parse({"data: 12345678901\n\n"}, limits).status, ParseStatus::data_too_long);
 }
 
 TEST(SseParser, ErrorsAreStickyUntilReset) {
