@@ -61,7 +61,8 @@ bool parse_endpoint(std::string_view text, Endpoint& out) {
   if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535) return false;
   out.host = colon == 0 ? "127.0.0.1" : std::string(text.substr(0, colon));
   out.port = static_cast<std::uint16_t>(port);
-  return true;
+  SocketAddress address;
+  return to_sockaddr(out, address);
 }
 
 int listen_tcp(const Endpoint& where, const ListenOptions& options) {

@@ -15,7 +15,9 @@ struct Endpoint {
 
 // Parses "host:port" or ":port" (host defaults to 127.0.0.1); an IPv6
 // host is written in brackets ("[::1]:8080"). Returns false for a missing
-// or out-of-range port (the host is checked when it is used).
+// or out-of-range port, or a host that is not an IPv4 address, a bracketed
+// IPv6 one or localhost (names are not resolved: a typo is caught here, not
+// taken for a host somewhere).
 [[nodiscard]] bool parse_endpoint(std::string_view text, Endpoint& out);
 
 struct ListenOptions {

@@ -31,6 +31,10 @@ std::vector<std::string> split_urls(std::string_view value) {
 bool apply_broker_setting(BrokerSettings& broker, std::string_view key, std::string_view value,
                           std::optional<std::string>& error) {
   if (key == "broker.url") {
+    if (value.empty()) {  // as the default: no broker
+      broker.urls.clear();
+      return true;
+    }
     std::vector<std::string> urls = split_urls(value);
     std::vector<broker::Endpoint> endpoints;
     std::string why;

@@ -50,11 +50,13 @@ void install_stop_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-// One line per reload, so an operator (and a test) can tell it happened.
+// One line per reload, so an operator (and a test) can tell it happened:
+// on standard error, with the log, where a start's failure goes too.
 void report_reload(const std::vector<std::string>& failures) {
-  if (failures.empty()) std::printf("sluiced: reloaded\n");
-  for (const std::string& failure : failures) std::printf("sluiced: reload failed, kept the old value: %s\n", failure.c_str());
-  std::fflush(stdout);
+  if (failures.empty()) std::fprintf(stderr, "sluiced: reloaded\n");
+  for (const std::string& failure : failures) {
+    std::fprintf(stderr, "sluiced: reload failed, kept the old value: %s\n", failure.c_str());
+  }
 }
 
 // " a b c" for a log line.
@@ -95,9 +97,11 @@ class SettingsReload {
     // in place under the same name is taken.
     if (auto error = sluice::server::apply_live_settings(server_, read)) return error;
     if (!changes.restart.empty()) {
-      std::printf("sluiced: reload: needs restart, not applied:%s\n", key_list(changes.restart).c_str());
+      std::fprintf(stderr, "sluiced: reload: needs restart, not applied:%s\n", key_list(changes.restart).c_str());
     }
-    if (!changes.applied.empty()) std::printf("sluiced: reload: applied:%s\n", key_list(changes.applied).c_str());
+    if (!changes.applied.empty()) {
+      std::fprintf(stderr, "sluiced: reload: applied:%s\n", key_list(changes.applied).c_str());
+    }
     applied_ = std::move(now);
     return std::nullopt;
   }
@@ -135,9 +139,10 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
   app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
   app.add_flag("--help-config", help_config, "list every config key with its default and range");
+  app.set_version_flag("--version", "sluiced " SLUICE_VERSION, "print the version and exit");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(e.what());
@@ -182,7 +187,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   }
   g_server = &server;
   install_stop_handlers();
-  std::printf("sluiced (%zu loops) listening on %s:%u\n", server.loops(),
+  std::printf("sluiced (%zu %s) listening on %s:%u\n", server.loops(), server.loops() == 1 ? "loop" : "loops",
               config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
   if (server.admin_port() != 0) {
     const std::string& admin = config.ops.admin_listen;

@@ -127,7 +127,8 @@ std::optional<std::optional<std::string>> apply_ops_setting(OpsConfig& ops, std:
     io::Endpoint endpoint;
     if (!value.empty() && !io::parse_endpoint(value, endpoint)) {
       return std::optional<std::string>(
-          "config key 'admin.listen' must be empty or HOST:PORT with a port between 0 and 65535 (got '" +
+          "config key 'admin.listen' must be empty or HOST:PORT, HOST an IPv4 address, [IPv6] or localhost and PORT "
+          "0-65535 (got '" +
           std::string(value) + "')");
     }
     ops.admin_listen = std::string(value);
@@ -142,8 +143,8 @@ std::optional<std::string> apply_setting(Config& config, std::string_view key, s
   if (key == "listen") {
     io::Endpoint endpoint;
     if (!io::parse_endpoint(value, endpoint)) {
-      return "config key 'listen' must be HOST:PORT with a port between 0 and 65535 (got '" + std::string(value) +
-             "')";
+      return "config key 'listen' must be HOST:PORT, HOST an IPv4 address, [IPv6] or localhost and PORT 0-65535 "
+             "(got '" + std::string(value) + "')";
     }
     config.listen = std::string(value);
     return std::nullopt;

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,7 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "no.such.key=1"}, "unknown config key 'no.such.key'"},
       {{"--set", "heartbeat"}, "--set wants KEY=VALUE"},
       {{"--listen", "127.0.0.1:99999"}, "'listen' must be HOST:PORT"},
+      {{"--listen", "locahost:8080"}, "'listen' must be HOST:PORT, HOST an IPv4 address, [IPv6] or localhost"},
       {{"--set", "pool.block_size=64", "--set", "pool.reserve=4"}, "'pool.reserve' must be at least 32"},
       {{"--set", "send.budget_bytes=100"}, "'send.budget_bytes' must be at least pool.block_size"},
       {{"--set", "pool.block_count=1000", "--set", "pool.reserve=10"}, "'pool.block_count' must be at least"},
@@ -193,6 +195,30 @@ TEST(SluicedCli, CurlSubscribesAndPublishesThenSigtermStopsCleanly) {
   EXPECT_EQ(curl_sub.wait(10s), 0);  // the stream ended cleanly, not with an error
   sluiced.read_to_end(5s);
   EXPECT_NE(sluiced.output().find("sluiced stopped"), std::string::npos);
+}
+
+// What a reload did is said on standard error, with the log and a start's
+// failure: an operator who keeps only that stream sees a failed reload.
+// Standard output (here a file) has the banner only.
+TEST(SluicedCli, AReloadIsReportedOnStandardError) {
+  const ScratchFile file("sluice_reload_stderr.toml");
+  const ScratchFile out("sluice_reload_stdout.txt");
+  std::ofstream(file.path()) << "max_connections = 500\n";
+  ChildProcess sluiced({"/bin/sh", "-c", "exec \"$0\" --config \"$1\" --listen 127.0.0.1:0 --set threads=1 >\"$2\"",
+                        env_path("SLUICED"), file.path(), out.path()});
+  const auto banner = [&] {
+    std::ifstream in(out.path());
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_TRUE(wait_until([&] { return banner().find("sluiced (1 loop) listening on") != std::string::npos; }))
+      << banner() << sluiced.output();
+  std::ofstream(file.path()) << "max_connections = 0\n";
+  sluiced.signal(SIGHUP);
+  EXPECT_TRUE(sluiced.read_until_contains("reload failed, kept the old value: config key 'max_connections'", 10s))
+      << sluiced.output();
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+  EXPECT_EQ(banner().find("reload"), std::string::npos) << banner();
 }
 
 // SIGHUP after an edit: the keys that changed are named as read at start

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "scratch_file.hpp"
@@ -70,8 +71,8 @@ TEST(Config, TheAdminKeysHaveTheirShapesAndRanges) {
   const auto malformed = apply_setting(c, "admin.listen", "127.0.0.1:99999");
   ASSERT_TRUE(malformed);
   EXPECT_EQ(*malformed,
-            "config key 'admin.listen' must be empty or HOST:PORT with a port between 0 and 65535 (got "
-            "'127.0.0.1:99999')");
+            "config key 'admin.listen' must be empty or HOST:PORT, HOST an IPv4 address, [IPv6] or localhost and "
+            "PORT 0-65535 (got '127.0.0.1:99999')");
   EXPECT_EQ(c.ops.admin_listen, "127.0.0.1:9090");
   EXPECT_EQ(apply_setting(c, "admin.listen", ""), std::nullopt);
   EXPECT_TRUE(c.ops.admin_listen.empty());
@@ -303,6 +304,40 @@ TEST(Config, TheMostSpecificTopicRuleWinsInEitherOrder) {
     EXPECT_EQ(c.policy.for_topic("prices.us"), Policy::drop_oldest) << reversed;
     EXPECT_EQ(c.policy.for_topic("news"), Policy::drop_newest) << reversed;
   }
+}
+
+// What `sluiced --help-config` prints is a config a user can start from:
+// each key's default, given back as its value, is taken as it is.
+TEST(Config, EveryDefaultTheReferencePrintsIsAcceptedAsAValue) {
+  std::istringstream lines(describe_settings());
+  int keys = 0;
+  for (std::string line; std::getline(lines, line);) {
+    // KEY = VALUE  # help, the key padded; a word's value quoted.
+    const std::size_t equals = line.find('=');
+    ASSERT_NE(equals, std::string::npos) << line;
+    const std::string key = line.substr(0, line.find_first_of(" ="));
+    if (key == "policy.topics.PATTERN") continue;  // a key made of the topic pattern
+    const std::size_t at = line.find_first_not_of(' ', equals + 1);
+    const bool quoted = line[at] == '"';
+    const std::size_t end = quoted ? line.find('"', at + 1) : line.find(' ', at);
+    const std::string value = line.substr(at + (quoted ? 1 : 0), end - at - (quoted ? 1 : 0));
+    Config config;
+    const std::optional<std::string> error = apply_setting(config, key, value);
+    EXPECT_FALSE(error) << key << " = " << value << ": " << *error;
+    ++keys;
+  }
+  EXPECT_GT(keys, 100);
+}
+
+// An empty broker.url is no broker, as by default: a template that fills
+// it in or leaves it empty needs no other change.
+TEST(Config, AnEmptyBrokerUrlMeansNoBroker) {
+  Config config;
+  ASSERT_FALSE(apply_setting(config, "broker.url", "redis://127.0.0.1:6379"));
+  ASSERT_EQ(config.broker.urls.size(), 1u);
+  EXPECT_FALSE(apply_setting(config, "broker.url", ""));
+  EXPECT_TRUE(config.broker.urls.empty());
+  EXPECT_TRUE(apply_setting(config, "broker.url", ","));
 }
 
 }  // namespace
