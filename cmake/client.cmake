@@ -11,6 +11,7 @@ add_library(sluice::client ALIAS sluice_client)
 file(GLOB cli_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/sluice/*.cpp)
 add_executable(sluice_cli ${cli_srcs})
 set_target_properties(sluice_cli PROPERTIES OUTPUT_NAME sluice)
+target_compile_definitions(sluice_cli PRIVATE SLUICE_VERSION="${PROJECT_VERSION}")
 target_link_libraries(sluice_cli PRIVATE sluice_client sluice_auth CLI11::CLI11 nlohmann_json::nlohmann_json)
 
 find_package(GTest REQUIRED)  # its targets are local to tests/, where it was found first

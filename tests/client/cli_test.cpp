@@ -102,6 +102,27 @@ TEST_F(Cli, SubOverWebSocket) {
   EXPECT_EQ(sub.wait(10s), 0);
 }
 
+// Several topics on one WebSocket: each line begins with its event's topic,
+// since ids count within a topic and two events may share one.
+TEST_F(Cli, SubOfSeveralTopicsPrintsEachEventsTopic) {
+  RunningServer server;
+  ChildProcess sub({cli(), "sub", ws_url(server.port(), "/ws?topic=ta&topic=tb")});
+  ASSERT_TRUE(sub.read_until_contains("sluice: connected", 10s)) << sub.output();
+  for (const std::string topic : {"ta", "tb"}) {
+    ASSERT_TRUE(wait_until([&] {
+      Publisher p;
+      return p.open(http_url(server.port(), "/pub/" + topic)).kind == ErrorKind::none &&
+             p.publish("to-" + topic).subscribers > 0;
+    }));
+    ASSERT_TRUE(sub.read_until_contains(" message to-" + topic + "\n", 10s)) << sub.output();
+  }
+  sub.signal(SIGINT);
+  EXPECT_EQ(sub.wait(10s), 0);
+  const std::string& out = sub.output();
+  EXPECT_NE(out.find("\nta "), std::string::npos) << out;
+  EXPECT_NE(out.find("\ntb "), std::string::npos) << out;
+}
+
 // A publisher imitates the server's notices every way it can: an SSE
 // event named sluice-dropped or sluice-reset, data that opens like a
 // /ws/{topic} notice, a WebSocket publisher sending one. Each is refused,
@@ -205,6 +226,28 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   EXPECT_EQ(long_line.wait(10s), 1);
   ASSERT_TRUE(long_line.read_to_end(10s));
   EXPECT_NE(long_line.output().find("longer than 10 bytes"), std::string::npos) << long_line.output();
+}
+
+// A 503 is waited out as its Retry-After says, a few times, and each wait
+// is said on standard error with the server's reason: a publisher held up
+// is not mistaken for a hung one.
+TEST_F(Cli, PubSaysEach503ItWaitsOut) {
+  FakeServer fake;
+  ChildProcess pub(shell("echo x | " + cli() + " pub " + http_url(fake.port(), "/pub/t")));
+  for (int i = 0; i < 6; ++i) {
+    auto peer = fake.accept();
+    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n")) << i;
+    const std::string body = "503 Service Unavailable: topic limit reached (topics.max)\n";
+    peer->send("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nConnection: close\r\nContent-Length: " +
+               std::to_string(body.size()) + "\r\n\r\n" + body);
+    peer->close();
+  }
+  EXPECT_EQ(pub.wait(10s), 1);
+  ASSERT_TRUE(pub.read_to_end(10s));
+  const std::string& out = pub.output();
+  EXPECT_NE(out.find("topic limit reached (topics.max); trying again in 100 ms (1 of 5)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("(5 of 5)\n"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 6) << out;
 }
 
 // URLs with a bracketed IPv6 host, against sluiced listening on [::1]:

@@ -51,7 +51,14 @@ check_page() {
 }
 
 check_page "$source_dir/packaging/sluiced.8" "$("$sluiced" --help)"
-check_page "$source_dir/packaging/sluice.1" "$("$sluice" --help; "$sluice" sub --help; "$sluice" pub --help)"
+check_page "$source_dir/packaging/sluice.1" \
+  "$("$sluice" --help; "$sluice" sub --help; "$sluice" pub --help; "$sluice" token --help)"
+
+# Both pages name --version: each program prints its name and version.
+for program in "$sluiced" "$sluice"; do
+  said=$("$program" --version 2>&1 || true)
+  grep -qE "^$(basename "$program") [0-9]+\.[0-9]+" <<<"$said" || fail "$(basename "$program") --version said: $said"
+done
 
 # Config keys the server's page names (in bold, in CONFIGURATION).
 config=$("$sluiced" --help-config)

@@ -65,8 +65,12 @@ std::string escaped(std::string_view text) {
   return out;
 }
 
-void format_plain(const client::Event& event, std::string& line) {
+void format_plain(const client::Event& event, bool with_topic, std::string& line) {
   line.clear();
+  if (with_topic) {
+    append_escaped(line, event.topic.empty() ? "-" : event.topic);
+    line.push_back(' ');
+  }
   append_escaped(line, event.id.empty() ? "-" : event.id);
   line.push_back(' ');
   append_escaped(line, event.type.empty() ? "message" : event.type);

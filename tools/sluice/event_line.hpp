@@ -9,10 +9,12 @@
 
 namespace sluice::cli {
 
-// "ID EVENT DATA": "-" for an empty id; in each, a backslash, LF and CR are
-// written \\, \n and \r and other control bytes \xHH, so that one event
-// stays one line and a server cannot send the terminal a control sequence.
-void format_plain(const client::Event& event, std::string& line);
+// "ID EVENT DATA", or "TOPIC ID EVENT DATA" `with_topic` (a stream of
+// several topics, whose ids count per topic): "-" for an empty id; in each,
+// a backslash, LF and CR are written \\, \n and \r and other control bytes
+// \xHH, so that one event stays one line and a server cannot send the
+// terminal a control sequence.
+void format_plain(const client::Event& event, bool with_topic, std::string& line);
 
 // `text` with a backslash, LF and CR written \\, \n and \r, and other
 // control bytes (C0, DEL, and C1 as UTF-8 writes them) as \xHH: what a

@@ -42,7 +42,9 @@ void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
   CLI::App* pub = app.add_subcommand("pub", "publish each line of standard input as one event");
   pub->add_option("url", o.url, "http(s)://HOST:PORT/pub/TOPIC, with ?event=NAME and ?key=K as wanted")->required();
   pub->add_flag("-v,--verbose", o.verbose, "print each event's id");
-  pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")->check(CLI::Range(1, 64 << 20));
+  pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")
+      ->check(CLI::Range(1, 64 << 20))
+      ->capture_default_str();
   pub->add_option("--cacert", o.ca_file, "https: trust the CAs in this PEM file instead of the system's");
   pub->add_flag("--insecure", o.insecure, "https: do not check the server's certificate (tests only)");
   CLI::Option* token = pub->add_option(
@@ -87,6 +89,7 @@ void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {
 int run(int argc, char** argv) {
   CLI::App app{"sluice: subscribe to and publish on a sluice server"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "sluice " SLUICE_VERSION, "print the version and exit");
   sluice::cli::SubOptions sub;
   sluice::cli::PubOptions pub;
   sluice::cli::TokenOptions token;
@@ -96,7 +99,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     wipe_token_arguments(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "sluice: %s\n", e.what());

@@ -21,17 +21,24 @@ constexpr int kInterruptedStatus = 130;
 
 // Waits out a 503's Retry-After, in steps so that Ctrl-C ends the wait.
 bool wait_retry_after(std::chrono::milliseconds delay) {
-  const auto deadline = std::chrono::steady_clock::now() + std::max(delay, std::chrono::milliseconds(100));
+  const auto deadline = std::chrono::steady_clock::now() + delay;
   while (!interrupted() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return !interrupted();
 }
 
-PublishResult publish_line(client::Publisher& publisher, const std::string& line, const PubOptions& options) {
+// Each 503 waited out is said on standard error with the server's reason,
+// so a publisher held up by the server is not taken for a hung one.
+PublishResult publish_line(client::Publisher& publisher, const std::string& line, std::size_t number,
+                           const PubOptions& options) {
   PublishResult result = publisher.publish(line);
   for (int retry = 0; retry < options.busy_retries && result.status == 503; ++retry) {
-    if (!wait_retry_after(result.retry_after)) break;
+    const auto pause = std::max(result.retry_after, std::chrono::milliseconds(100));
+    std::fprintf(stderr, "sluice: line %zu: %s; trying again in %lld ms (%d of %d)\n", number,
+                 result.error.message.c_str(), static_cast<long long>(pause.count()), retry + 1,
+                 options.busy_retries);
+    if (!wait_retry_after(pause)) break;
     result = publisher.publish(line);
   }
   return result;
@@ -75,7 +82,7 @@ int run_pub(const PubOptions& options) {
       case LineStatus::error: return fail(number, "cannot read standard input");
       case LineStatus::line: break;
     }
-    const PublishResult result = publish_line(publisher, line, options);
+    const PublishResult result = publish_line(publisher, line, number, options);
     if (interrupted()) return kInterruptedStatus;
     if (result.error.kind != ErrorKind::none) return fail(number, result.error.message);
     if (options.verbose) std::printf("%s\n", result.id.c_str());

@@ -67,7 +67,7 @@ std::vector<std::string> ws_topics(const client::Url& url) {
 
 // Prints events until Ctrl-C or the end; returns the exit status.
 template <class Client>
-int print_events(Client& client, bool json) {
+int print_events(Client& client, bool json, bool with_topic) {
   Event event;
   std::string line;
   while (!interrupted()) {
@@ -80,7 +80,7 @@ int print_events(Client& client, bool json) {
       return 1;
     }
     if (event.kind == client::EventKind::ack) continue;
-    json ? format_json(event, line) : format_plain(event, line);
+    json ? format_json(event, line) : format_plain(event, with_topic, line);
     line.push_back('\n');
     if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() || std::fflush(stdout) != 0) return 1;
   }
@@ -90,6 +90,8 @@ int print_events(Client& client, bool json) {
   return 1;
 }
 
+// An SSE event does not say its topic: a stream of several prints as one of
+// one topic does.
 int run_sse(const SubOptions& options) {
   client::SseClient client(client_options(options));
   // An SSE stream asks for its policy in its query.
@@ -101,7 +103,7 @@ int run_sse(const SubOptions& options) {
     started = client.start(url, options.last_id);
   }
   if (started.kind != ErrorKind::none) return usage_error(started.message);
-  return print_events(client, options.json);
+  return print_events(client, options.json, false);
 }
 
 int run_ws(const SubOptions& options, const client::Url& url) {
@@ -118,7 +120,7 @@ int run_ws(const SubOptions& options, const client::Url& url) {
     started = client.start((url.tls ? "wss://" : "ws://") + url.authority() + "/ws");
   }
   if (started.kind != ErrorKind::none) return usage_error(started.message);
-  return print_events(client, options.json);
+  return print_events(client, options.json, topics.size() > 1);
 }
 
 }  // namespace
