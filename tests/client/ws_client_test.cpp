@@ -329,6 +329,21 @@ bool server_has_websocket(std::uint16_t port) {
   return sluice::test::http_request(port, "GET", "/ws").status != 404;
 }
 
+// Subscribes `client` to `topic` over /ws, waits for the subscribe's ack,
+// and opens `publisher` on the same topic.
+::testing::AssertionResult following_over_json(WsClient& client, Publisher& publisher, std::uint16_t port,
+                                               const std::string& topic) {
+  (void)client.subscribe(topic);
+  if (client.start(ws_url(port, "/ws")).kind != ErrorKind::none) return ::testing::AssertionFailure() << "start";
+  Event event;
+  if (client.next(event, 10s) != NextStatus::event) return ::testing::AssertionFailure() << "no ack";
+  if (event.kind != EventKind::ack || !event.ok) return ::testing::AssertionFailure() << "not an ack: " << event.data;
+  if (publisher.open(http_url(port, "/pub/" + topic)).kind != ErrorKind::none) {
+    return ::testing::AssertionFailure() << "publisher";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(WsClientLive, SubscribesPublishesAndReceives) {
   RunningServer server;
   if (!server_has_websocket(server.port())) GTEST_SKIP() << "the server answers 404 to /ws: no WebSocket yet";
@@ -393,13 +408,9 @@ TEST(WsClientLive, AnEventOfMaxEventBytesArrivesWhateverItsJsonFormTakes) {
   ClientOptions options = quick();
   options.max_event_bytes = 1024;
   WsClient client(options);
-  (void)client.subscribe("ctl");
-  ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
-  Event event;
-  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
-  ASSERT_TRUE(event.kind == EventKind::ack && event.ok) << event.data;
   Publisher publisher;
-  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/ctl")).kind, ErrorKind::none);
+  ASSERT_TRUE(following_over_json(client, publisher, server.port(), "ctl"));
+  Event event;
   const std::string controls(1024, '\x01');
   ASSERT_EQ(publisher.publish(controls).error.kind, ErrorKind::none);
   ASSERT_EQ(client.next(event, 10s), NextStatus::event) << client.error().message;
@@ -430,13 +441,9 @@ TEST(WsClientLive, AnEventsDataOverTheLimitOnTheJsonProtocolNamesTheLimit) {
   ClientOptions options = quick();
   options.max_event_bytes = 1024;
   WsClient client(options);
-  (void)client.subscribe("big");
-  ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
-  Event event;
-  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
-  ASSERT_TRUE(event.kind == EventKind::ack && event.ok) << event.data;
   Publisher publisher;
-  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/big")).kind, ErrorKind::none);
+  ASSERT_TRUE(following_over_json(client, publisher, server.port(), "big"));
+  Event event;
   ASSERT_EQ(publisher.publish(std::string(2000, 'x')).error.kind, ErrorKind::none);
   ASSERT_TRUE(wait_until([&] { return client.error().kind != ErrorKind::none; }));
   EXPECT_EQ(client.error().message, "the stream broke off: an event's data passed max_event_bytes (1024)");
@@ -446,13 +453,9 @@ TEST(WsClientLive, ResumesEachTopicAfterReconnecting) {
   RunningServer server;
   if (!server_has_websocket(server.port())) GTEST_SKIP() << "the server answers 404 to /ws: no WebSocket yet";
   WsClient client(quick());
-  (void)client.subscribe("a");
-  ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
-  Event event;
-  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
-  ASSERT_TRUE(event.kind == EventKind::ack && event.ok) << event.data;
   Publisher publisher;
-  ASSERT_EQ(publisher.open(http_url(server.port(), "/pub/a")).kind, ErrorKind::none);
+  ASSERT_TRUE(following_over_json(client, publisher, server.port(), "a"));
+  Event event;
   std::vector<std::uint64_t> seqs;
   // A resume point first. A subscription that has received nothing has no
   // id to resume after (the subscribe ack carries none), so a reconnection
