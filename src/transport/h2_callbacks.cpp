@@ -149,7 +149,8 @@ int H2Callbacks::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, voi
     return 0;
   }
   if (frame->hd.type == NGHTTP2_RST_STREAM) {
-    s.meter_.reset_sent(frame->rst_stream.error_code, FrameMeter::Clock::now());
+    s.meter_.reset_sent(static_cast<std::uint32_t>(frame->hd.stream_id), frame->rst_stream.error_code,
+                        FrameMeter::Clock::now());
     return 0;
   }
   // The end of the answer: its HEADERS, or the last DATA of a body.

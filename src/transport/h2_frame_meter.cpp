@@ -36,7 +36,7 @@ FrameMeter::FrameMeter(std::uint32_t max_per_second, bool expect_preface)
 MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now, std::size_t open_streams,
                               std::size_t max_streams, const StreamStates& streams) {
   new_streams_ = 0;
-  known_stream_id_ = last_stream_id_;
+  known_stream_id_ = streams.last_opened();
   streams_ = &streams;
   auto in = reinterpret_cast<const unsigned char*>(bytes.data());
   std::size_t left = bytes.size();
@@ -69,9 +69,16 @@ MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now
 }
 
 // Streams opened by these very bytes are not known to the session yet:
-// only those opened before them can be told gone.
-bool FrameMeter::gone(std::uint32_t stream) const {
-  return stream != 0 && stream <= known_stream_id_ && !streams_->open(stream);
+// only those it opened before them can be told gone.
+bool FrameMeter::late_frame_counts(std::uint32_t stream) {
+  if (stream == 0 || stream > known_stream_id_ || streams_->open(stream)) return false;
+  for (ResetStream& reset : reset_streams_) {
+    if (reset.stream == stream && reset.frames_forgiven > 0) {
+      --reset.frames_forgiven;
+      return false;
+    }
+  }
+  return true;
 }
 
 void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
@@ -83,7 +90,7 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
   const std::uint32_t stream = be32(header_ + 5) & 0x7fffffffu;
   switch (type) {
     case kData:
-      pending_count_ = (payload_left_ == 0 && (flags & kEndStream) == 0) || gone(stream);
+      pending_count_ = (payload_left_ == 0 && (flags & kEndStream) == 0) || late_frame_counts(stream);
       return;
     case kHeaders: {
       const bool opens = stream > last_stream_id_;
@@ -106,7 +113,7 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
     case kWindowUpdate:
       reading_increment_ = payload_left_ == sizeof increment_;
       increment_have_ = 0;
-      window_of_gone_stream_ = gone(stream);
+      window_of_gone_stream_ = late_frame_counts(stream);
       // A malformed WINDOW_UPDATE is nghttp2's to refuse; it counts here.
       pending_count_ = !reading_increment_;
       return;
@@ -121,7 +128,9 @@ void FrameMeter::on_window_increment() {
   pending_count_ = window_of_gone_stream_ || (be32(increment_) & 0x7fffffffu) < kSmallIncrement;
 }
 
-void FrameMeter::reset_sent(std::uint32_t error_code, Clock::time_point now) {
+void FrameMeter::reset_sent(std::uint32_t stream, std::uint32_t error_code, Clock::time_point now) {
+  reset_streams_[next_reset_] = {stream, kFramesForgivenAfterReset};
+  next_reset_ = (next_reset_ + 1) % reset_streams_.size();
   constexpr std::uint32_t kNoError = 0x0, kInternalError = 0x2, kCancel = 0x8;
   if (error_code == kNoError || error_code == kInternalError || error_code == kCancel) return;
   count(now);

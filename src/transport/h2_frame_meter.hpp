@@ -7,8 +7,10 @@
 // (the "data dribble" that makes a server cut its data into tiny frames),
 // DATA and WINDOW_UPDATE frames for a stream that is already closed (nghttp2
 // drops them unanswered, so only reading them costs, and without a count a
-// client could send them without end), and HEADERS that open a stream
-// beyond the concurrency limit (each one
+// client could send them without end; those that were on their way when
+// the server reset the stream itself are forgiven, up to a stream window's
+// worth of small frames), and HEADERS that open a stream beyond the
+// concurrency limit (each one
 // answered with a RST_STREAM). A peer past h2.max_frames_per_second is a
 // flood: SETTINGS and PING floods, rapid reset (HEADERS then RST_STREAM,
 // CVE-2023-44487), empty-frame and CONTINUATION floods all land here, and
@@ -24,6 +26,7 @@
 // go on to nghttp2 unchanged.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -33,10 +36,11 @@ namespace sluice::transport {
 
 enum class MeterVerdict : std::uint8_t { ok, flood };
 
-// What the session knows of a stream the client opened: still open (or
-// half closed), or gone.
+// What the session knows of the streams the client opened: the last one
+// it has opened, and whether one is still open (or half closed) or gone.
 class StreamStates {
  public:
+  [[nodiscard]] virtual std::uint32_t last_opened() const = 0;
   [[nodiscard]] virtual bool open(std::uint32_t stream) const = 0;
 
  protected:
@@ -66,7 +70,12 @@ class FrameMeter {
   // the limit counts twice, at its HEADERS and here). Those of the server's
   // own choosing do not: an answer that ends early, a slow consumer cut
   // off, a failure of its own.
-  void reset_sent(std::uint32_t error_code, Clock::time_point now);
+  // The frames the client had sent for `stream` before it heard of the
+  // reset are forgiven (kFramesForgivenAfterReset at most).
+  void reset_sent(std::uint32_t stream, std::uint32_t error_code, Clock::time_point now);
+
+  // A stream window (64 KiB by default) of DATA frames of 16 bytes.
+  static constexpr std::uint32_t kFramesForgivenAfterReset = 4096;
 
   [[nodiscard]] bool flooded() const { return flooded_; }
   // Frames whose header has been read, and of those the ones counted.
@@ -76,8 +85,9 @@ class FrameMeter {
  private:
   void on_header(std::size_t open_streams, std::size_t max_streams);
   void on_window_increment();
-  // A stream opened before this scan that the session no longer has.
-  [[nodiscard]] bool gone(std::uint32_t stream) const;
+  // A frame for a stream opened before this scan that the session no
+  // longer has, and not forgiven.
+  [[nodiscard]] bool late_frame_counts(std::uint32_t stream);
   void count(Clock::time_point now);
 
   std::uint32_t max_per_second_;
@@ -90,7 +100,13 @@ class FrameMeter {
   std::size_t payload_left_ = 0;
   std::uint32_t last_stream_id_ = 0;
   std::size_t new_streams_ = 0;  // opened in this scan, not yet known to the session
-  std::uint32_t known_stream_id_ = 0;       // the last stream opened before this scan
+  std::uint32_t known_stream_id_ = 0;       // the last stream the session opened before this scan
+  struct ResetStream {
+    std::uint32_t stream = 0;
+    std::uint32_t frames_forgiven = 0;  // left
+  };
+  std::array<ResetStream, 8> reset_streams_{};  // the latest the server reset
+  std::size_t next_reset_ = 0;
   const StreamStates* streams_ = nullptr;   // during a scan
   bool window_of_gone_stream_ = false;      // the WINDOW_UPDATE being read is for one
 

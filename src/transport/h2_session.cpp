@@ -90,6 +90,10 @@ H2Session::~H2Session() {
   }
 }
 
+std::uint32_t H2Session::last_opened() const {
+  return session_ != nullptr ? static_cast<std::uint32_t>(nghttp2_session_get_last_proc_stream_id(session_)) : 0;
+}
+
 bool H2Session::open(std::uint32_t stream) const {
   return session_ != nullptr && nghttp2_session_find_stream(session_, static_cast<std::int32_t>(stream)) != nullptr;
 }

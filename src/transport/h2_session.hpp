@@ -178,7 +178,9 @@ class H2Session final : private StreamStates {
   [[nodiscard]] const H2End& end() const { return end_; }
 
  private:
-  // Whether nghttp2 still has the stream (closed ones it forgets at once).
+  // What nghttp2 knows: the last stream it opened, and whether it still has
+  // one (closed ones it forgets at once).
+  [[nodiscard]] std::uint32_t last_opened() const override;
   [[nodiscard]] bool open(std::uint32_t stream) const override;
 
   friend struct H2Callbacks;

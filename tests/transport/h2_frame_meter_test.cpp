@@ -17,16 +17,20 @@ using Clock = FrameMeter::Clock;
 
 const std::string kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-// The session's answer on which streams it still has.
+// The session's answers: the streams it opened, of which those up to one
+// are gone.
 class StreamsUpTo final : public StreamStates {
  public:
-  explicit StreamsUpTo(std::uint32_t gone_through) : gone_through_(gone_through) {}
+  StreamsUpTo(std::uint32_t gone_through, std::uint32_t last_opened)
+      : gone_through_(gone_through), last_opened_(last_opened) {}
+  [[nodiscard]] std::uint32_t last_opened() const override { return last_opened_; }
   [[nodiscard]] bool open(std::uint32_t stream) const override { return stream > gone_through_; }
 
  private:
   std::uint32_t gone_through_;
+  std::uint32_t last_opened_;
 };
-const StreamsUpTo kAllOpen(0);
+const StreamsUpTo kAllOpen(0, 0);
 
 std::string window_update(std::uint32_t stream, std::uint32_t increment) {
   std::string payload;
@@ -66,12 +70,28 @@ TEST(FrameMeter, FramesForAStreamAlreadyClosedCount) {
   const Clock::time_point now{};
   (void)meter.scan(kPreface + h2_frame(0x1, 0x5, 1, "hdrs"), now, 0, 100, kAllOpen);
   ASSERT_EQ(meter.counted(), 0u);
-  const StreamsUpTo first_gone(1);
   const std::string late = window_update(1, 65536) + h2_frame(0x0, 0x0, 1, "x") + window_update(0, 65536);
   const std::string opening = h2_frame(0x1, 0x4, 3, "hdrs") + window_update(3, 65536) + h2_frame(0x0, 0x0, 3, "x");
-  (void)meter.scan(late + opening, now, 0, 100, first_gone);
+  (void)meter.scan(late + opening, now, 0, 100, StreamsUpTo(1, 1));
   EXPECT_EQ(meter.counted(), 2u);
-  (void)meter.scan(window_update(3, 65536), now, 1, 100, StreamsUpTo(0));
+  (void)meter.scan(window_update(3, 65536), now, 1, 100, StreamsUpTo(1, 3));
+  EXPECT_EQ(meter.counted(), 2u);
+}
+
+// A stream the server reset itself (a slow reader cut off, a stream
+// refused) may still have a window of the client's frames on the way: up
+// to kFramesForgivenAfterReset of them do not count, the next does.
+TEST(FrameMeter, FramesOnTheirWayToAStreamTheServerResetAreForgiven) {
+  FrameMeter meter(1000000, true);
+  const Clock::time_point now{};
+  (void)meter.scan(kPreface + h2_frame(0x1, 0x4, 1, "hdrs"), now, 0, 100, kAllOpen);
+  constexpr std::uint32_t kCancel = 0x8;
+  meter.reset_sent(1, kCancel, now);
+  std::string late;
+  for (std::uint32_t i = 0; i < FrameMeter::kFramesForgivenAfterReset; ++i) late += h2_frame(0x0, 0x0, 1, "m");
+  (void)meter.scan(late, now, 0, 100, StreamsUpTo(1, 1));
+  EXPECT_EQ(meter.counted(), 0u);
+  (void)meter.scan(h2_frame(0x0, 0x0, 1, "m") + window_update(1, 1 << 20), now, 0, 100, StreamsUpTo(1, 1));
   EXPECT_EQ(meter.counted(), 2u);
 }
 
@@ -125,15 +145,15 @@ TEST(FrameMeter, ResetsSentForTheClientsErrorsCountAndMakeAFlood) {
   const Clock::time_point now{};
   (void)meter.scan(kPreface, now, 0, 100, kAllOpen);
   for (const std::uint32_t own : {0x0u /* NO_ERROR */, 0x2u /* INTERNAL */, 0x8u /* CANCEL */}) {
-    meter.reset_sent(own, now);
+    meter.reset_sent(1, own, now);
   }
   EXPECT_EQ(meter.counted(), 0u);
-  meter.reset_sent(0x1, now);  // PROTOCOL_ERROR
-  meter.reset_sent(0x3, now);  // FLOW_CONTROL_ERROR
-  meter.reset_sent(0x7, now);  // REFUSED_STREAM
+  meter.reset_sent(1, 0x1, now);  // PROTOCOL_ERROR
+  meter.reset_sent(1, 0x3, now);  // FLOW_CONTROL_ERROR
+  meter.reset_sent(1, 0x7, now);  // REFUSED_STREAM
   EXPECT_EQ(meter.counted(), 3u);
   EXPECT_FALSE(meter.flooded());
-  meter.reset_sent(0x6, now);  // FRAME_SIZE_ERROR: the fourth in a second of three
+  meter.reset_sent(1, 0x6, now);  // FRAME_SIZE_ERROR: the fourth in a second of three
   EXPECT_TRUE(meter.flooded());
   EXPECT_EQ(meter.scan(h2_frame(0x0, 0x0, 1, "body"), now, 0, 100, kAllOpen), MeterVerdict::flood);
 }
