@@ -1,6 +1,6 @@
 // Fuzzes JwtVerifier with the input as a token, against a key ring holding
-// an HS256 secret (checked by libjwt) and an Ed25519 key (checked by
-// OpenSSL's EVP), so both signature paths see what the fuzzer makes.
+// an HS256 secret (an HMAC) and an Ed25519 key (a public-key signature), so
+// both kinds of signature check see what the fuzzer makes.
 //
 // Invariants, abort() on violation: a result is ok exactly when its error
 // is none; a refusal has a reason that is one short line of printable ASCII

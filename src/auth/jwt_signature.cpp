@@ -3,6 +3,7 @@
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include <memory>
@@ -32,7 +33,9 @@ const char* digest_name(JwtAlg alg) {
 }
 
 // The MAC is compared in constant time: how many leading bytes of a guess
-// were right must not show in how long the refusal takes.
+// were right must not show in how long the refusal takes. (A failure of
+// OpenSSL's own is reported as out of memory: either way the token is not
+// taken.)
 SignatureCheck check_hmac(const JwtKey& key, std::string_view input, const std::string& raw) {
   if (key.secret.empty()) return SignatureCheck::invalid;
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -105,8 +108,12 @@ SignatureCheck check_public(const JwtKey& key, std::string_view input, const std
 SignatureCheck check_signature(const JwtKey& key, std::string_view signing_input, std::string_view signature) {
   std::string raw;
   if (!proto::base64url_decode(signature, raw)) return SignatureCheck::invalid;
-  if (key_kind(key.alg) == KeyKind::secret) return check_hmac(key, signing_input, raw);
-  return check_public(key, signing_input, raw);
+  const SignatureCheck result = key_kind(key.alg) == KeyKind::secret ? check_hmac(key, signing_input, raw)
+                                                                     : check_public(key, signing_input, raw);
+  // A refusal leaves OpenSSL's reasons on this thread's error queue, where
+  // the next TLS call on the loop would find them.
+  if (result != SignatureCheck::valid) ERR_clear_error();
+  return result;
 }
 
 }  // namespace sluice::auth

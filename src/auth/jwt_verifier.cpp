@@ -4,8 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "proto/base64url.hpp"
+#include "auth/ascii.hpp"
 #include "auth/jwt_signature.hpp"
+#include "proto/base64url.hpp"
 
 namespace sluice::auth {
 
@@ -18,6 +19,15 @@ constexpr std::size_t kMaxKid = 256;
 
 bool is_none(std::string_view alg) {
   return alg.size() == 4 && std::equal(alg.begin(), alg.end(), "none", [](char a, char b) { return (a | 0x20) == b; });
+}
+
+// The kinds of token sluice takes: a plain JWT, or an OAuth access token
+// (typ at+jwt); "application/" may be left out, and case does not matter.
+// Another kind signed by the same key (a logout token, say) is not an
+// access token and must not pass for one.
+bool accepted_typ(std::string_view typ) {
+  if (typ.size() > 12 && ascii_iequals(typ.substr(0, 12), "application/")) typ.remove_prefix(12);
+  return ascii_iequals(typ, "JWT") || ascii_iequals(typ, "at+jwt");
 }
 
 // An alg from the header may appear in a reason only when it is short and
@@ -87,6 +97,11 @@ TokenCheck JwtVerifier::choose_key(std::string_view header_b64, const JwtKey*& k
   // RFC 7515 §4.1.11: extensions listed in crit must be understood, and
   // sluice understands none (an unencoded payload, b64:false, among them).
   if (header.contains("crit")) return malformed("header lists crit extensions, which sluice does not support");
+  if (const auto typ = header.find("typ"); typ != header.end()) {
+    if (!typ->is_string() || !accepted_typ(typ->get_ref<const std::string&>())) {
+      return malformed("header typ is not JWT or at+jwt");
+    }
+  }
   const auto alg_it = header.find("alg");
   if (alg_it == header.end() || !alg_it->is_string()) return malformed("header has no alg");
   const std::string& alg_text = alg_it->get_ref<const std::string&>();

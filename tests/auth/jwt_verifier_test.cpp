@@ -69,14 +69,19 @@ TEST(JwtVerifier, AcceptsAnHs256TokenAndReadsItsIdentity) {
   EXPECT_EQ(result.identity.expires, system_clock::time_point(seconds(kNowS + 600)));
 }
 
-// What the header says beside alg, kid and crit is not read: an OAuth
-// access token (typ at+jwt) is accepted like any other.
-TEST(JwtVerifier, AcceptsATokenTypedAtJwt) {
+// An OAuth access token (typ at+jwt) is taken like a plain JWT; a token of
+// another kind signed by the same key is not.
+TEST(JwtVerifier, TakesTokensTypedJwtOrAtJwtOnly) {
   const JwtVerifier verifier(ring_with_secret(), {});
-  for (const char* typ : {"at+jwt", "application/at+jwt", "JOSE"}) {
-    const std::string typed = R"({"alg":"HS256","typ":")" + std::string(typ) + R"("})";
-    const VerifiedToken result = verifier.verify(test::hs256(typed, kPayload, kSecret), kNow);
+  const auto typed = [](const std::string& typ) { return R"({"alg":"HS256","typ":)" + typ + "}"; };
+  for (const char* typ : {R"("JWT")", R"("jwt")", R"("at+jwt")", R"("application/at+jwt")", R"("Application/AT+JWT")"}) {
+    const VerifiedToken result = verifier.verify(test::hs256(typed(typ), kPayload, kSecret), kNow);
     EXPECT_TRUE(result.check.ok()) << typ << ": " << result.check.reason;
+  }
+  for (const char* typ : {R"("logout+jwt")", R"("JOSE")", R"("")", R"("application/")", "1"}) {
+    const VerifiedToken result = verifier.verify(test::hs256(typed(typ), kPayload, kSecret), kNow);
+    EXPECT_EQ(result.check.error, TokenError::malformed) << typ;
+    EXPECT_EQ(result.check.reason, "header typ is not JWT or at+jwt") << typ;
   }
 }
 
