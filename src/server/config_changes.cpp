@@ -16,7 +16,8 @@ namespace {
 std::string type_name(toml::node_type type) {
   switch (type) {
     case toml::node_type::floating_point: return "a floating-point number";
-    case toml::node_type::boolean: return "true or false, for a key that is not 0 or 1";
+    case toml::node_type::boolean: return "true or false";
+    case toml::node_type::array: return "a list";
     case toml::node_type::date:
     case toml::node_type::time:
     case toml::node_type::date_time: return "a date or time";
@@ -35,6 +36,16 @@ std::optional<std::string> flatten(const std::string& key, const toml::node& nod
   if (const auto* integer = node.as_integer()) {
     out.emplace_back(key, std::to_string(integer->get()));
     return std::nullopt;
+  }
+  // An integer key written otherwise is told its range. Its on/off keys
+  // (0 or 1) take TOML's own words for them, true and false.
+  if (const IntSetting* setting = find_int_setting(key); setting != nullptr && node.as_string() == nullptr) {
+    if (const auto* flag = node.as_boolean(); flag != nullptr && setting->min == 0 && setting->max == 1) {
+      out.emplace_back(key, flag->get() ? "1" : "0");
+      return std::nullopt;
+    }
+    return "config key '" + key + "' must be an integer between " + std::to_string(setting->min) + " and " +
+           std::to_string(setting->max) + " (got " + type_name(node.type()) + ")";
   }
   if (const auto* text = node.as_string()) {
     // A quoted number is a mistake in a file whose other numbers are bare:
@@ -61,14 +72,6 @@ std::optional<std::string> flatten(const std::string& key, const toml::node& nod
     }
     out.emplace_back(key, std::move(joined));
     return std::nullopt;
-  }
-  // The on/off keys are 0 or 1; TOML's own words for them mean the same.
-  if (const auto* flag = node.as_boolean()) {
-    const IntSetting* setting = find_int_setting(key);
-    if (setting != nullptr && setting->min == 0 && setting->max == 1) {
-      out.emplace_back(key, flag->get() ? "1" : "0");
-      return std::nullopt;
-    }
   }
   return "config key '" + key + "' has a value of the wrong type (" + type_name(node.type()) + ")";
 }

@@ -32,7 +32,7 @@ TEST(ConfigChanges, AFileThatDoesNotReadIsAnErrorNamingIt) {
   SettingList list;
   const auto wrong_type = read_setting_list(path, {}, list);
   ASSERT_TRUE(wrong_type);
-  EXPECT_EQ(*wrong_type, "config key 'threads' has a value of the wrong type (a floating-point number)");
+  EXPECT_EQ(*wrong_type, "config key 'threads' must be an integer between 0 and 64 (got a floating-point number)");
   std::ofstream(path) << "[pool\n";
   const auto broken = read_setting_list(path, {}, list);
   ASSERT_TRUE(broken);
@@ -57,7 +57,17 @@ TEST(ConfigChanges, AQuotedNumberIsRefusedNamingTheKeyAndOnOffKeysTakeTrueAndFal
   std::ofstream(path) << "threads = true\n";
   const auto flag = read_setting_list(path, {}, list);
   ASSERT_TRUE(flag);
-  EXPECT_EQ(*flag, "config key 'threads' has a value of the wrong type (true or false, for a key that is not 0 or 1)");
+  EXPECT_EQ(*flag, "config key 'threads' must be an integer between 0 and 64 (got true or false)");
+  // Nor is a list, even of one quoted number.
+  std::ofstream(path) << "threads = [\"1\"]\n";
+  const auto listed = read_setting_list(path, {}, list);
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(*listed, "config key 'threads' must be an integer between 0 and 64 (got a list)");
+  // A word key written as a number has no range to tell.
+  std::ofstream(path) << "listen = 1.5\n";
+  const auto word = read_setting_list(path, {}, list);
+  ASSERT_TRUE(word);
+  EXPECT_EQ(*word, "config key 'listen' has a value of the wrong type (a floating-point number)");
   std::remove(path.c_str());
 }
 
@@ -73,7 +83,11 @@ TEST(ConfigChanges, AListOfStringsIsTheCommaList) {
   std::ofstream(path) << "threads = [1, 2]\n";
   const auto numbers = read_setting_list(path, {}, list);
   ASSERT_TRUE(numbers);
-  EXPECT_EQ(*numbers, "config key 'threads': a list's items must be strings");
+  EXPECT_EQ(*numbers, "config key 'threads' must be an integer between 0 and 64 (got a list)");
+  std::ofstream(path) << "[ws]\nallowed_origins = [1]\n";
+  const auto number_items = read_setting_list(path, {}, list);
+  ASSERT_TRUE(number_items);
+  EXPECT_EQ(*number_items, "config key 'ws.allowed_origins': a list's items must be strings");
   std::ofstream(path) << "[ws]\nsubprotocols = [\"a,b\"]\n";
   const auto comma = read_setting_list(path, {}, list);
   ASSERT_TRUE(comma);
