@@ -2,6 +2,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
@@ -32,6 +33,15 @@ EvpKey read_certificate_key(std::string_view pem) {
   return key;
 }
 
+// OpenSSL's own check of a public key: an RSA exponent of 1 or an even
+// one, an EC point off its curve. Such a key verifies signatures anyone can
+// make without its private half.
+bool sound_public_key(EVP_PKEY* key) {
+  const std::unique_ptr<EVP_PKEY_CTX, void (*)(EVP_PKEY_CTX*)> check(EVP_PKEY_CTX_new_from_pkey(nullptr, key, nullptr),
+                                                                    &EVP_PKEY_CTX_free);
+  return check && EVP_PKEY_public_check(check.get()) == 1;
+}
+
 }  // namespace
 
 EvpKey read_public_pem(std::string_view pem, std::string& why) {
@@ -39,12 +49,19 @@ EvpKey read_public_pem(std::string_view pem, std::string& why) {
     why = "the PEM holds a private key; give the public half (openssl pkey -pubout)";
     return nullptr;
   }
-  if (const Bio bio = memory_bio(pem)) {
-    if (EVP_PKEY* key = PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr)) return EvpKey(key);
+  EvpKey key;
+  if (const Bio bio = memory_bio(pem)) key = EvpKey(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+  if (!key) key = read_certificate_key(pem);
+  if (!key) {
+    why = "the PEM holds no public key (BEGIN PUBLIC KEY) or certificate";
+    return nullptr;
   }
-  if (EvpKey key = read_certificate_key(pem)) return key;
-  why = "the PEM holds no public key (BEGIN PUBLIC KEY) or certificate";
-  return nullptr;
+  if (!sound_public_key(key.get())) {
+    ERR_clear_error();
+    why = "the public key fails OpenSSL's check (an RSA exponent of 1, a point off its curve)";
+    return nullptr;
+  }
+  return key;
 }
 
 EvpKey read_private_pem(std::string_view pem, std::string& why) {

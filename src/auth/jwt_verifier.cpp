@@ -125,7 +125,8 @@ TokenCheck JwtVerifier::choose_key(std::string_view header_b64, const JwtKey*& k
                            "token names no kid and several keys are pinned to " + std::string(jwt_alg_name(*alg)));
     case KeyLookup::alg_mismatch: break;
   }
-  std::string pinned = choice.key != nullptr ? std::string(jwt_alg_name(choice.key->alg)) : keys_.pinned_algs();
+  std::string pinned =
+      choice.key != nullptr ? std::string(jwt_alg_name(choice.key->alg)) : keys_.pinned_algs(!kid.empty());
   return token_refused(TokenError::alg_mismatch,
                        "token alg " + std::string(jwt_alg_name(*alg)) + " is not the key's (" + pinned + ")");
 }

@@ -131,9 +131,10 @@ KeyChoice KeyRing::choose(std::string_view kid, JwtAlg alg) const {
   return {!kid.empty() && !other_alg ? KeyLookup::unknown_kid : KeyLookup::alg_mismatch, nullptr};
 }
 
-std::string KeyRing::pinned_algs() const {
+std::string KeyRing::pinned_algs(bool kidless) const {
   std::string out;
   for (const JwtKey& key : keys_) {
+    if (kidless && !key.kid.empty()) continue;
     const std::string_view name = jwt_alg_name(key.alg);
     if (out.find(name) != std::string::npos) continue;
     if (!out.empty()) out += ", ";

@@ -61,8 +61,10 @@ class KeyRing {
 
   [[nodiscard]] bool empty() const { return keys_.empty(); }
   [[nodiscard]] std::size_t size() const { return keys_.size(); }
-  // "HS256, RS256": the algorithms some key is pinned to, for messages.
-  [[nodiscard]] std::string pinned_algs() const;
+  // "HS256, RS256": the algorithms some key is pinned to, for messages;
+  // `kidless` keeps to the keys without a kid, those a token naming a kid
+  // no key has may fall back to.
+  [[nodiscard]] std::string pinned_algs(bool kidless = false) const;
 
  private:
   [[nodiscard]] std::optional<std::string> add(JwtKey key, std::string_view key_name);

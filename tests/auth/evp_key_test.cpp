@@ -1,6 +1,8 @@
 #include "auth/evp_key.hpp"
 
 #include <gtest/gtest.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 
 #include "token_forge.hpp"
 
@@ -31,6 +33,33 @@ TEST(EvpKey, RefusesAPrivateKeyWhereAPublicOneBelongs) {
   EXPECT_NE(why.find("private key"), std::string::npos) << why;
   EXPECT_FALSE(read_public_pem("not a pem", why));
   EXPECT_NE(why.find("no public key"), std::string::npos) << why;
+}
+
+// An RSA key whose exponent is 1 makes any signature easy to forge: a
+// "signature" that is the padded hash verifies. OpenSSL's check refuses it.
+TEST(EvpKey, RefusesAPublicKeyThatFailsOpenSslsCheck) {
+  BIGNUM* n = nullptr;
+  ASSERT_EQ(EVP_PKEY_get_bn_param(keys().rsa.get(), OSSL_PKEY_PARAM_RSA_N, &n), 1);
+  BIGNUM* e = BN_new();
+  BN_set_word(e, 1);
+  OSSL_PARAM_BLD* build = OSSL_PARAM_BLD_new();
+  OSSL_PARAM_BLD_push_BN(build, OSSL_PKEY_PARAM_RSA_N, n);
+  OSSL_PARAM_BLD_push_BN(build, OSSL_PKEY_PARAM_RSA_E, e);
+  OSSL_PARAM* params = OSSL_PARAM_BLD_to_param(build);
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr);
+  EVP_PKEY* weak = nullptr;
+  ASSERT_EQ(EVP_PKEY_fromdata_init(ctx), 1);
+  ASSERT_EQ(EVP_PKEY_fromdata(ctx, &weak, EVP_PKEY_PUBLIC_KEY, params), 1);
+  const std::string pem = pem_of(weak, false);
+  EVP_PKEY_free(weak);
+  EVP_PKEY_CTX_free(ctx);
+  OSSL_PARAM_free(params);
+  OSSL_PARAM_BLD_free(build);
+  BN_free(e);
+  BN_free(n);
+  std::string why;
+  EXPECT_FALSE(read_public_pem(pem, why));
+  EXPECT_NE(why.find("fails OpenSSL's check"), std::string::npos) << why;
 }
 
 TEST(EvpKey, ReadsTheSubjectKeyOfACertificate) {

@@ -158,6 +158,11 @@ TEST(JwtVerifier, RefusesAlgorithmConfusion) {
   const JwtVerifier mixed(std::move(both), {});
   EXPECT_EQ(error_of(mixed, test::hs256(header("HS256", "rsa1"), kPayload, pem)),
             TokenError::alg_mismatch);
+  // A kid no key has falls back to the keys without one: the reason names
+  // their algorithms, not the JWKS key's, which that token cannot reach.
+  const VerifiedToken unknown_kid =
+      mixed.verify(test::signed_with(keys().rsa.get(), EVP_sha256(), header("RS256", "zzz"), kPayload), kNow);
+  EXPECT_EQ(unknown_kid.check.reason, "token alg RS256 is not the key's (HS256)");
   // An RS256 token signed by the attacker's own key, pointed at the HS256 secret's slot.
   EXPECT_EQ(error_of(mixed, test::signed_with(keys().rsa_other.get(), EVP_sha256(), header("RS256"), kPayload)),
             TokenError::bad_signature);
