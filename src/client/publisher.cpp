@@ -1,6 +1,8 @@
 #include "sluice/client/publisher.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <vector>
 
 #include "head_reader.hpp"
@@ -60,7 +62,7 @@ struct Publisher::Impl {
   explicit Impl(const PublisherOptions& o) : options(o), link(nullptr, nullptr), chunk(kChunkBytes) {}
 
   PublishResult exchange(std::string_view target, std::string_view data, bool& nothing_back);
-  ClientError read_body(const detail::ResponseHead& head);
+  ClientError read_body(const detail::ResponseHead& head, std::chrono::steady_clock::time_point deadline);
   void read_reply(const detail::ResponseHead& head, std::string_view target, PublishResult& result);
 
   PublisherOptions options;
@@ -128,6 +130,9 @@ PublishResult Publisher::Impl::exchange(std::string_view target, std::string_vie
   request.append("\r\n\r\n").append(data);
   detail::ResponseHead head;
   std::size_t bytes = 0;
+  // The whole exchange within options.timeout: a server that sends its
+  // reply a byte at a time does not keep the publisher for each read's.
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   if (const IoResult r = link.write_all(request, options.timeout); r != IoResult::ok) {
     result.error = detail::io_result_error(r, link, "while sending the request");
   } else {
@@ -138,21 +143,24 @@ PublishResult Publisher::Impl::exchange(std::string_view target, std::string_vie
     link.close();
     return result;
   }
-  result.error = read_body(head);
+  result.error = read_body(head, deadline);
   if (result.error.kind == ErrorKind::none) read_reply(head, target, result);
   if (result.error.kind != ErrorKind::none || detail::list_has_token(head.connection, "close")) link.close();
   return result;
 }
 
-ClientError Publisher::Impl::read_body(const detail::ResponseHead& head) {
+ClientError Publisher::Impl::read_body(const detail::ResponseHead& head,
+                                       std::chrono::steady_clock::time_point deadline) {
   std::size_t length = 0;
   if (!parse_length(head.content_length, length) || length > kMaxReplyBody) {
     return {.kind = ErrorKind::bad_response, .message = "a reply without a usable Content-Length"};
   }
   body.assign(buffer, head.size);
   while (body.size() < length) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     std::size_t got = 0;
-    const IoResult r = link.read(chunk, got, options.timeout);
+    const IoResult r = link.read(chunk, got, std::max(left, std::chrono::milliseconds(0)));
     if (r != IoResult::ok) return detail::io_result_error(r, link, "in the middle of the reply");
     body.append(chunk.data(), got);
   }

@@ -285,6 +285,7 @@ ClientError WsSession::on_json(std::string_view text, Driver& driver) {
       return on_server_event(driver);
     case ServerOp::dropped:
     case ServerOp::reset: {
+      if (!topics_.follows(message_.topic)) return {};
       const EventKind kind = message_.op == ServerOp::dropped ? EventKind::dropped : EventKind::reset;
       set_event(scratch_, kind, message_.topic, {}, notice_type(kind), text);
       scratch_.dropped = message_.dropped;
@@ -298,6 +299,7 @@ ClientError WsSession::on_json(std::string_view text, Driver& driver) {
 }
 
 ClientError WsSession::on_server_event(Driver& driver) {
+  if (!topics_.follows(message_.topic)) return {};
   // The message may be six times the data (message_limit()); the data
   // itself is held to the limit SSE holds it to.
   if (const std::size_t max = driver.options().max_event_bytes; message_.data.size() > max) {

@@ -132,6 +132,11 @@ void WsTopics::on_event(std::string_view topic, std::string_view id) {
   t->resume_id.assign(id);
 }
 
+bool WsTopics::follows(std::string_view topic) {
+  std::lock_guard lock(mutex_);
+  return find(topic) != nullptr;
+}
+
 void WsTopics::undo_event(std::string_view topic) {
   std::lock_guard lock(mutex_);
   if (Topic* t = find(topic); t != nullptr) t->resume_id.swap(t->prior_id);

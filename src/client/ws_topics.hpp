@@ -53,6 +53,9 @@ class WsTopics {
   // An event is being handed over: its id is where `topic` resumes from.
   // undo_event() puts back the id before it, when the hand-over is refused.
   void on_event(std::string_view topic, std::string_view id);
+  // Whether the client follows `topic` (an event of another, unsubscribed
+  // while it was on its way or a server's mistake, is not handed over).
+  [[nodiscard]] bool follows(std::string_view topic);
   void undo_event(std::string_view topic);
   // The connection ended. Fills `acks` with the answers that will not come
   // (publishes, unsubscribes) and forgets what a re-subscription will redo.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "auth/jwt_mint.hpp"
@@ -63,6 +64,43 @@ TEST_F(Cli, SubPrintsOneLinePerEventAndEndsCleanlyOnCtrlC) {
   EXPECT_NE(sub.output().find(" multi a\\nb\\\\c\n"), std::string::npos) << sub.output();
   sub.signal(SIGINT);
   EXPECT_EQ(sub.wait(10s), 0);
+}
+
+// What a hostile server sends reaches no terminal as a control: a byte
+// that is no part of UTF-8 (0x9B alone is CSI to an 8-bit terminal) is
+// escaped in plain lines, UTF-8 text is kept; --json writes everything past
+// ASCII as \uXXXX; pub -v escapes the id the server gave.
+TEST_F(Cli, WhatAServerSendsReachesNoTerminalAsAControl) {
+  FakeServer fake;
+  ChildProcess plain({cli(), "sub", http_url(fake.port(), "/sse/t")});
+  ChildProcess json({cli(), "sub", "--json", http_url(fake.port(), "/sse/t")});
+  for (int i = 0; i < 2; ++i) {
+    auto peer = fake.accept();
+    ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
+    peer->send(sse_head(10) + "id: i\x9b" "31m\nevent: e\xC2\x9D\ndata: d\xC3\xA9\xff\xE2\x82\n\n");
+    peer->close();
+  }
+  EXPECT_TRUE(plain.read_until_contains("i\\x9b31m e\\xc2\\x9d d\xC3\xA9\\xff\\xe2\\x82\n", 10s)) << plain.output();
+  EXPECT_TRUE(json.read_until_contains(R"("event":"e\u009d")", 10s)) << json.output();
+  EXPECT_EQ(json.output().find('\xC2'), std::string::npos) << json.output();
+  for (ChildProcess* sub : {&plain, &json}) {
+    sub->signal(SIGINT);
+    EXPECT_EQ(sub->wait(10s), 0);
+  }
+
+  const std::string body = "{\"id\":\"\\u001b]0;x\\u0007\\u009b2J\",\"subscribers\":0}";
+  FakeServer publish_fake;  // the subscribers' reconnections may wait on the first
+  std::thread server([&] {
+    auto peer = publish_fake.accept();
+    if (!peer || !peer->read_until("\r\n\r\n")) return;
+    peer->send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+    peer->read_until_closed();
+  });
+  ChildProcess pub(shell("echo x | " + cli() + " pub -v " + http_url(publish_fake.port(), "/pub/t")));
+  EXPECT_EQ(pub.wait(10s), 0);
+  ASSERT_TRUE(pub.read_to_end(10s));
+  server.join();
+  EXPECT_EQ(pub.output(), "\\x1b]0;x\\x07\\xc2\\x9b2J\n");
 }
 
 TEST_F(Cli, SubJsonLinesAndLastId) {

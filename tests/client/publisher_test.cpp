@@ -86,6 +86,29 @@ TEST(Publisher, BusyAndRefusedAndBadUrls) {
   EXPECT_EQ(unopened.publish("x").error.kind, ErrorKind::bad_url);
 }
 
+// A reply whose body comes a byte at a time, each well within the timeout,
+// is given up once the whole exchange has taken the timeout: the server
+// never gets to send all of it.
+TEST(Publisher, AReplyTrickledByteByByteIsGivenUpAtTheTimeout) {
+  FakeServer fake;
+  constexpr int kBodyBytes = 100;
+  int sent = 0;
+  std::thread server([&] {
+    auto peer = fake.accept();
+    if (!peer || !peer->read_until("\r\n\r\nx")) return;
+    peer->send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBodyBytes) + "\r\n\r\n");
+    for (; sent < kBodyBytes && !peer->read_until_closed(50ms); ++sent) peer->send("{");
+  });
+  PublisherOptions options;
+  options.timeout = 300ms;
+  Publisher publisher(options);
+  ASSERT_EQ(publisher.open(http_url(fake.port(), "/pub/t")).kind, ErrorKind::none);
+  const PublishResult result = publisher.publish("x");
+  EXPECT_EQ(result.error.kind, ErrorKind::idle_timeout) << result.error.message;
+  server.join();
+  EXPECT_LT(sent, kBodyBytes) << "the whole reply was waited for";
+}
+
 TEST(Publisher, AReplyThatIsNotHttpIsABadResponse) {
   FakeServer fake;
   std::thread server([&] {

@@ -292,6 +292,33 @@ TEST(WsClient, ResumesFromTheSubscribeAcksLastIdWhenNoEventCame) {
   EXPECT_EQ(sent.since, "E:41");
 }
 
+// Events and notices of a topic the client does not follow (unsubscribed
+// while they were on their way, or a server's mistake) are not handed to
+// the application as if they were of a topic it follows.
+TEST(WsClient, EventsOfATopicNotFollowedAreNotHandedOver) {
+  FakeServer fake;
+  WsClient client(quick());
+  (void)client.subscribe("news");
+  ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
+  auto peer = fake.accept();
+  ASSERT_TRUE(peer);
+  accept_handshake(*peer);
+  proto::ws::Decoder decoder;
+  const SentRequest sent = read_request(read_frame(*peer, decoder).payload);
+  peer->send(frame(Opcode::text, R"({"op":"ack","req":)" + sent.req + R"(,"ok":true})") +
+             frame(Opcode::text, R"({"op":"event","topic":"other","id":"E:1","data":"not-mine"})") +
+             frame(Opcode::text, R"({"op":"reset","topic":"other","reason":"too-old"})") +
+             frame(Opcode::text, R"({"op":"event","topic":"news","id":"E:1","data":"mine"})"));
+  Event event;
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
+  EXPECT_EQ(event.kind, EventKind::ack);
+  ASSERT_EQ(client.next(event, 10s), NextStatus::event);
+  EXPECT_EQ(event.kind, EventKind::message);
+  EXPECT_EQ(event.topic, "news");
+  EXPECT_EQ(event.data, "mine");
+  EXPECT_EQ(client.last_id("other"), "");
+}
+
 TEST(WsClient, AMessageOutsideTheProtocolFailsTheConnectionWithTheReason) {
   FakeServer fake;
   WsClient client(quick());

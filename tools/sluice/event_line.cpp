@@ -26,13 +26,27 @@ void append_hex(std::string& out, unsigned char byte) {
   out.push_back(kHex[byte & 0xF]);
 }
 
-// U+0080..U+009F (C2 80..C2 9F in UTF-8) are the C1 controls, which some
-// terminals act on as they do on ESC sequences (U+009B is CSI).
+// The length of the UTF-8 sequence that starts at data[at], or 0 when the
+// bytes there are not one.
+std::size_t utf8_sequence_at(std::string_view data, std::size_t at) {
+  const auto lead = static_cast<unsigned char>(data[at]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (length == 0 || at + length > data.size()) return 0;
+  proto::ws::Utf8Validator check;
+  return check.feed(data.data() + at, length) == proto::ws::Utf8Status::valid_complete ? length : 0;
+}
+
+// Text is printed as the UTF-8 it is, but for what a terminal acts on: the
+// C0 controls and DEL; the C1 controls, U+0080..U+009F (C2 80..C2 9F in
+// UTF-8), which some terminals act on as they do on ESC sequences (U+009B
+// is CSI); and any byte that is not part of a UTF-8 sequence, which a
+// terminal in an 8-bit locale reads as a C1 control itself.
 void append_escaped(std::string& out, std::string_view data) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     const char c = data[i];
     const auto byte = static_cast<unsigned char>(c);
-    const bool c1 = byte == 0xC2 && i + 1 < data.size() && (static_cast<unsigned char>(data[i + 1]) & 0xE0) == 0x80;
+    const std::size_t sequence = byte >= 0x80 ? utf8_sequence_at(data, i) : 0;
+    const bool c1 = sequence == 2 && byte == 0xC2 && static_cast<unsigned char>(data[i + 1]) < 0xA0;
     if (c == '\\') {
       out.append("\\\\");
     } else if (c == '\n') {
@@ -44,6 +58,11 @@ void append_escaped(std::string& out, std::string_view data) {
     } else if (c1) {
       append_hex(out, byte);
       append_hex(out, static_cast<unsigned char>(data[++i]));
+    } else if (byte >= 0x80 && sequence == 0) {
+      append_hex(out, byte);
+    } else if (sequence > 0) {
+      out.append(data.substr(i, sequence));
+      i += sequence - 1;
     } else {
       out.push_back(c);
     }
@@ -92,7 +111,9 @@ void format_json(const client::Event& event, std::string& line) {
     object["ok"] = event.ok;
   }
   // Only data is checked above; a malformed name or id is shown with U+FFFD rather than refused.
-  line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Every character past ASCII as \uXXXX: the C1 controls (U+0080 to
+  // U+009F, CSI among them) reach no terminal that shows the line.
+  line = object.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace sluice::cli

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "event_line.hpp"
 #include "interrupt.hpp"
 #include "line_reader.hpp"
 #include "token_file.hpp"
@@ -85,7 +86,8 @@ int run_pub(const PubOptions& options) {
     const PublishResult result = publish_line(publisher, line, number, options);
     if (interrupted()) return kInterruptedStatus;
     if (result.error.kind != ErrorKind::none) return fail(number, result.error.message);
-    if (options.verbose) std::printf("%s\n", result.id.c_str());
+    // The id is the server's text: escaped as sub escapes what it prints.
+    if (options.verbose) std::printf("%s\n", escaped(result.id).c_str());
     std::fflush(stdout);
   }
 }
