@@ -92,8 +92,10 @@ void Connection::read_available() {
     // The socket may hold more after a record that carried no bytes.
     if (n == -EINTR) continue;
     if (n > 0) {
-      last_activity_ = loop().now();
+      // What comes while lingering is thrown away and does not put off the
+      // linger's end: a client that keeps sending is not waited for.
       if (lingering_) continue;
+      last_activity_ = loop().now();
       input_.append(chunk.data(), static_cast<std::size_t>(n));
       on_input(input_);
       if (!closed()) rest_input();
