@@ -74,7 +74,8 @@ TEST(JwtVerifier, AcceptsAnHs256TokenAndReadsItsIdentity) {
 TEST(JwtVerifier, TakesTokensTypedJwtOrAtJwtOnly) {
   const JwtVerifier verifier(ring_with_secret(), {});
   const auto typed = [](const std::string& typ) { return R"({"alg":"HS256","typ":)" + typ + "}"; };
-  for (const char* typ : {R"("JWT")", R"("jwt")", R"("at+jwt")", R"("application/at+jwt")", R"("Application/AT+JWT")"}) {
+  for (const char* typ :
+       {R"("JWT")", R"("jwt")", R"("at+jwt")", R"("application/at+jwt")", R"("Application/AT+JWT")"}) {
     const VerifiedToken result = verifier.verify(test::hs256(typed(typ), kPayload, kSecret), kNow);
     EXPECT_TRUE(result.check.ok()) << typ << ": " << result.check.reason;
   }
