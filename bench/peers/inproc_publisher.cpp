@@ -28,6 +28,7 @@ std::string_view status_name(PublishStatus status) {
     case PublishStatus::busy: return "busy";
     case PublishStatus::reserved_event: return "reserved_event";
     case PublishStatus::reserved_data: return "reserved_data";
+    case PublishStatus::bad_key: return "bad_key";
     case PublishStatus::timed_out: return "timed_out";
     case PublishStatus::cannot_wait: return "cannot_wait";
     case PublishStatus::bad_timeout: return "bad_timeout";

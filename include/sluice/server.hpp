@@ -44,6 +44,7 @@ enum class PublishStatus : std::uint8_t {
   busy,                  // a loop has yet to deliver the event the history would drop: retry
   reserved_event,        // an event name starting "sluice-": the server's notices are named so
   reserved_data,         // data starting {"sluice": the form of the server's notices on /ws
+  bad_key,               // a key over 255 bytes
   // publish_waiting() only; nothing was published (by publish_batch_waiting(),
   // nothing past BatchResult::published):
   timed_out,    // no room within the wait's timeout (the subscribers still short of it are cut off)

@@ -50,12 +50,17 @@ struct Message {
   std::string_view key;    // what `latest` conflates by; empty: the topic
 };
 
+// The longest key a publish may carry, whichever way it arrives (only its
+// hash is kept here, but it travels whole through a broker).
+inline constexpr std::size_t kMaxKeyBytes = 255;
+
 enum class HubStatus : std::uint8_t {
   ok,
   bad_topic,            // not a valid topic name
   bad_event,            // event name with CR, LF or NUL, or over 255 bytes
   reserved_event,       // event name starting "sluice-": the server's SSE notices
   reserved_data,        // data starting {"sluice": the server's /ws/{topic} notices
+  bad_key,              // a `latest` key over kMaxKeyBytes
   too_many_topics,      // max_topics reached
   too_many_created,     // the connection's TopicAllowance is spent
   too_many_subscribers,
@@ -64,8 +69,8 @@ enum class HubStatus : std::uint8_t {
 };
 
 // What the book checks of a publish before taking it, for a publish that
-// goes elsewhere (a broker): ok, bad_topic, bad_event, reserved_event or
-// reserved_data.
+// goes elsewhere (a broker): ok, bad_topic, bad_event, reserved_event,
+// reserved_data or bad_key.
 [[nodiscard]] HubStatus check_publishable(std::string_view topic, const Message& message, std::size_t max_topic_name);
 
 struct PublishResult {

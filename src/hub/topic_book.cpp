@@ -28,6 +28,7 @@ HubStatus message_status(const Message& message) {
   if (message.event.size() > 255 || !proto::sse::valid_field(message.event)) return HubStatus::bad_event;
   if (message.event.starts_with(kReservedEventPrefix)) return HubStatus::reserved_event;
   if (message.data.starts_with(kReservedDataPrefix)) return HubStatus::reserved_data;
+  if (message.key.size() > kMaxKeyBytes) return HubStatus::bad_key;
   return HubStatus::ok;
 }
 
@@ -360,7 +361,8 @@ TopicBook::Append TopicBook::append(std::string_view name, std::uint64_t epoch, 
     }
     if (seq < record->next_id) return Append::accepted;  // another loop's reader brought it
     // Not a sluice publisher's (an event name that would break the SSE
-    // framing, or one that would pass for the server's notices): passed
+    // framing, one that would pass for the server's notices, a key over
+    // kMaxKeyBytes): passed
     // over, its id taken all the same, so that a subscriber who joins after
     // it is owed only what follows, and those who were there are told it
     // lost, with the next event (a hole in the history).

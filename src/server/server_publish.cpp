@@ -36,6 +36,8 @@ PublishStatus public_status(hub::HubStatus status) {
       return PublishStatus::reserved_event;
     case hub::HubStatus::reserved_data:
       return PublishStatus::reserved_data;
+    case hub::HubStatus::bad_key:
+      return PublishStatus::bad_key;
   }
   return PublishStatus::busy;
 }

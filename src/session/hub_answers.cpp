@@ -17,6 +17,8 @@ HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
       return {400, "bad event name: names starting sluice- are the server's notices", {}};
     case hub::HubStatus::reserved_data:
       return {400, "bad data: data starting {\"sluice\": is the form of the server's notices", {}};
+    case hub::HubStatus::bad_key:
+      return {400, "bad key: at most 255 bytes", {}};
     case hub::HubStatus::too_many_topics:
       return {503, "topic limit reached (topics.max)", {}};
     case hub::HubStatus::too_many_subscribers:

@@ -44,7 +44,7 @@ struct ReplyText {
   char headers[sizeof "WWW-Authenticate: \r\n" + server::AuthDecision::kMaxChallenge + 1024];
   char topic[1024];
   char event[256];
-  char key[256];
+  char key[hub::kMaxKeyBytes + 1];
   char last_id[hub::kMaxIdText * 2];
 };
 

@@ -38,6 +38,29 @@ TEST(ForgedNotices, EventNamesThatDoNotDecodeAreRefused) {
   EXPECT_EQ(http_request(port, "POST", "/pub/t?key=bad%zzescape", "x").status, 400);
 }
 
+// A key is held to 255 bytes whichever way it is published: over /ws it
+// once went through whole (to a broker, and to every node reading it).
+TEST(ForgedNotices, AKeyIsAtMost255BytesHoweverItIsPublished) {
+  RunningServer server;
+  const std::uint16_t port = server.port();
+  EXPECT_EQ(http_request(port, "POST", "/pub/t?key=" + std::string(255, 'k'), "x").status, 200);
+  EXPECT_EQ(http_request(port, "POST", "/pub/t?key=" + std::string(256, 'k'), "x").status, 400);
+
+  WsTestClient publisher(port);
+  ASSERT_TRUE(publisher.open("/ws"));
+  const auto publish_with_key = [&](std::size_t size, int req) {
+    publisher.send({.opcode = kText,
+                    .payload = R"({"op":"publish","topic":"t","data":"x","key":")" + std::string(size, 'k') +
+                               R"(","req":)" + std::to_string(req) + "}"});
+    const std::optional<ServerFrame> ack = publisher.read_message();
+    return ack ? ack->payload : std::string("no ack");
+  };
+  EXPECT_NE(publish_with_key(255, 1).find("\"ok\":true"), std::string::npos);
+  const std::string refused = publish_with_key(256, 2);
+  EXPECT_NE(refused.find("\"ok\":false"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("bad key: at most 255 bytes"), std::string::npos) << refused;
+}
+
 TEST(ForgedNotices, WebSocketPublishersCannotSendANotice) {
   RunningServer server;
   const std::uint16_t port = server.port();

@@ -226,6 +226,7 @@ TEST_F(HubTest, LimitsAreEnforced) {
   EXPECT_EQ(publish("", {"x"}).status, HubStatus::bad_topic);
   EXPECT_EQ(publish("t1", {"x", "bad\nevent"}).status, HubStatus::bad_event);
   EXPECT_EQ(publish("t1", {"x", std::string(256, 'e')}).status, HubStatus::bad_event);
+  EXPECT_EQ(publish("t1", {"x", {}, std::string(256, 'k')}).status, HubStatus::bad_key);
   EXPECT_EQ(publish("t1", {"x"}).status, HubStatus::ok);
   EXPECT_EQ(publish("t2", {"x"}).status, HubStatus::ok);
   EXPECT_EQ(publish("t3", {"x"}).status, HubStatus::ok);

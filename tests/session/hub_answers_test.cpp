@@ -9,7 +9,7 @@ TEST(HubAnswers, EveryRefusalHasAStatusAndOneLine) {
   const HubAnswers answers(128);
   for (const hub::HubStatus status :
        {hub::HubStatus::bad_topic, hub::HubStatus::bad_event, hub::HubStatus::reserved_event,
-        hub::HubStatus::reserved_data, hub::HubStatus::too_many_topics,
+        hub::HubStatus::reserved_data, hub::HubStatus::bad_key, hub::HubStatus::too_many_topics,
         hub::HubStatus::too_many_subscribers, hub::HubStatus::no_memory, hub::HubStatus::busy}) {
     const HubAnswer answer = answers(status);
     EXPECT_TRUE(answer.http_status == 400 || answer.http_status == 503) << answer.text;
