@@ -288,6 +288,22 @@ TEST_F(Cli, PubSaysEach503ItWaitsOut) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 6) << out;
 }
 
+// A Retry-After of an hour is waited out for 30 s at most, as sub's
+// reconnection is capped, and Ctrl-C ends the wait.
+TEST_F(Cli, PubWaitsOutARetryAfterOf30SecondsAtMost) {
+  FakeServer fake;
+  ChildProcess pub(shell("exec " + cli() + " pub " + http_url(fake.port(), "/pub/t") + " <<'END'\nx\nEND\n"));
+  auto peer = fake.accept();
+  ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
+  const std::string body = "busy\n";
+  peer->send("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 3600\r\nConnection: close\r\nContent-Length: " +
+             std::to_string(body.size()) + "\r\n\r\n" + body);
+  peer->close();
+  ASSERT_TRUE(pub.read_until_contains("trying again in 30000 ms (1 of 5)\n", 10s)) << pub.output();
+  pub.signal(SIGINT);
+  EXPECT_EQ(pub.wait(10s), 130);
+}
+
 // URLs with a bracketed IPv6 host, against sluiced listening on [::1]:
 // SSE and WebSocket subscribers and a publisher, each connecting there.
 TEST_F(Cli, SubAndPubReachAServerOnIpv6LoopbackByBracketedUrls) {

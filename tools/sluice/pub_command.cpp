@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -20,6 +21,11 @@ using client::PublishResult;
 
 constexpr int kInterruptedStatus = 130;
 
+// The longest Retry-After waited out, as `sub` caps its reconnection: a
+// server (or a proxy) that asks for an hour, five times over, would
+// otherwise hold a line for five hours.
+constexpr std::chrono::milliseconds kLongestBusyWait{30000};
+
 // Waits out a 503's Retry-After, in steps so that Ctrl-C ends the wait.
 bool wait_retry_after(std::chrono::milliseconds delay) {
   const auto deadline = std::chrono::steady_clock::now() + delay;
@@ -35,7 +41,7 @@ PublishResult publish_line(client::Publisher& publisher, const std::string& line
                            const PubOptions& options) {
   PublishResult result = publisher.publish(line);
   for (int retry = 0; retry < options.busy_retries && result.status == 503; ++retry) {
-    const auto pause = std::max(result.retry_after, std::chrono::milliseconds(100));
+    const auto pause = std::clamp(result.retry_after, std::chrono::milliseconds(100), kLongestBusyWait);
     std::fprintf(stderr, "sluice: line %zu: %s; trying again in %lld ms (%d of %d)\n", number,
                  result.error.message.c_str(), static_cast<long long>(pause.count()), retry + 1,
                  options.busy_retries);
