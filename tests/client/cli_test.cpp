@@ -77,10 +77,11 @@ TEST_F(Cli, WhatAServerSendsReachesNoTerminalAsAControl) {
   for (int i = 0; i < 2; ++i) {
     auto peer = fake.accept();
     ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
-    peer->send(sse_head(10) + "id: i\x9b" "31m\nevent: e\xC2\x9D\ndata: d\xC3\xA9\xff\xE2\x82\n\n");
+    peer->send(sse_head(10) + "id: i\x9b" "31m\nevent: e\xC2\x9D\ndata: d\xC3\xA9\xE2\x80\xAE" "x\xff\xE2\x82\n\n");
     peer->close();
   }
-  EXPECT_TRUE(plain.read_until_contains("i\\x9b31m e\\xc2\\x9d d\xC3\xA9\\xff\\xe2\\x82\n", 10s)) << plain.output();
+  EXPECT_TRUE(plain.read_until_contains("i\\x9b31m e\\xc2\\x9d d\xC3\xA9\\u202ex\\xff\\xe2\\x82\n", 10s))
+      << plain.output();
   EXPECT_TRUE(json.read_until_contains(R"("event":"e\u009d")", 10s)) << json.output();
   EXPECT_EQ(json.output().find('\xC2'), std::string::npos) << json.output();
   for (ChildProcess* sub : {&plain, &json}) {

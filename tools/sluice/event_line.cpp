@@ -1,5 +1,7 @@
 #include "event_line.hpp"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "proto/base64.hpp"
@@ -36,11 +38,30 @@ std::size_t utf8_sequence_at(std::string_view data, std::size_t at) {
   return check.feed(data.data() + at, length) == proto::ws::Utf8Status::valid_complete ? length : 0;
 }
 
+// The code point of a three-byte UTF-8 sequence when it is a bidi
+// embedding, override or isolate control (U+202A..U+202E, U+2066..U+2069):
+// printed as they are, they make a line read in another order than its
+// bytes.
+std::optional<unsigned> bidi_control(std::string_view sequence) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(sequence[k])); };
+  const unsigned point = (byte(0) & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F);
+  const bool embedding = point >= 0x202A && point <= 0x202E;
+  const bool isolate = point >= 0x2066 && point <= 0x2069;
+  return embedding || isolate ? std::optional<unsigned>(point) : std::nullopt;
+}
+
+void append_code_point(std::string& out, unsigned point) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.append("\\u");
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(point >> shift) & 0xF]);
+}
+
 // Text is printed as the UTF-8 it is, but for what a terminal acts on: the
 // C0 controls and DEL; the C1 controls, U+0080..U+009F (C2 80..C2 9F in
 // UTF-8), which some terminals act on as they do on ESC sequences (U+009B
 // is CSI); and any byte that is not part of a UTF-8 sequence, which a
-// terminal in an 8-bit locale reads as a C1 control itself.
+// terminal in an 8-bit locale reads as a C1 control itself. The bidi
+// embedding, override and isolate controls are written \uXXXX.
 void append_escaped(std::string& out, std::string_view data) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     const char c = data[i];
@@ -58,6 +79,9 @@ void append_escaped(std::string& out, std::string_view data) {
     } else if (c1) {
       append_hex(out, byte);
       append_hex(out, static_cast<unsigned char>(data[++i]));
+    } else if (const auto bidi = sequence == 3 ? bidi_control(data.substr(i, 3)) : std::nullopt) {
+      append_code_point(out, *bidi);
+      i += 2;
     } else if (byte >= 0x80 && sequence == 0) {
       append_hex(out, byte);
     } else if (sequence > 0) {
