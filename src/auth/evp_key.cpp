@@ -1,8 +1,9 @@
 #include "auth/evp_key.hpp"
 
+#include "auth/public_key_check.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
-#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
@@ -33,15 +34,6 @@ EvpKey read_certificate_key(std::string_view pem) {
   return key;
 }
 
-// OpenSSL's own check of a public key: an RSA exponent of 1 or an even
-// one, an EC point off its curve. Such a key verifies signatures anyone can
-// make without its private half.
-bool sound_public_key(EVP_PKEY* key) {
-  const std::unique_ptr<EVP_PKEY_CTX, void (*)(EVP_PKEY_CTX*)> check(EVP_PKEY_CTX_new_from_pkey(nullptr, key, nullptr),
-                                                                    &EVP_PKEY_CTX_free);
-  return check && EVP_PKEY_public_check(check.get()) == 1;
-}
-
 }  // namespace
 
 EvpKey read_public_pem(std::string_view pem, std::string& why) {
@@ -57,8 +49,7 @@ EvpKey read_public_pem(std::string_view pem, std::string& why) {
     return nullptr;
   }
   if (!sound_public_key(key.get())) {
-    ERR_clear_error();
-    why = "the public key fails OpenSSL's check (an RSA exponent of 1, a point off its curve)";
+    why = "the public key cannot stand for a signer (an RSA exponent of 1, a point off its curve or of small order)";
     return nullptr;
   }
   return key;

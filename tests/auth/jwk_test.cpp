@@ -88,7 +88,7 @@ TEST(Jwk, RefusesAPointOffTheCurve) {
   ASSERT_TRUE(proto::base64url_decode(jwk["x"].get<std::string>(), x));
   x[31] = static_cast<char>(x[31] ^ 1);
   jwk["x"] = test::b64(x);
-  EXPECT_NE(refusal(jwk).find("does not load"), std::string::npos);
+  EXPECT_NE(refusal(jwk).find("curve"), std::string::npos) << refusal(jwk);
 }
 
 TEST(Jwk, RefusesMalformedMembers) {
