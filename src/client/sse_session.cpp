@@ -7,6 +7,7 @@
 #include "bearer_token.hpp"
 #include "head_reader.hpp"
 #include "notice.hpp"
+#include "proto/sse_parser.hpp"
 #include "proto/url.hpp"
 
 namespace sluice::client::detail {
@@ -30,8 +31,7 @@ std::string percent_decoded(std::string_view raw) {
 // name is never cut below 4 KiB, whatever the data's limit.
 std::size_t line_limit(std::size_t max_event_bytes) {
   constexpr std::size_t kShortestValueLimit = 4096;
-  constexpr std::size_t kFieldName = std::string_view("data: ").size();
-  return std::max(max_event_bytes, kShortestValueLimit) + kFieldName;
+  return std::max(max_event_bytes, kShortestValueLimit) + proto::sse::kFieldNameRoom;
 }
 
 milliseconds idle_limit(const ClientOptions& options) {
