@@ -58,9 +58,23 @@ OutQueue::OutQueue(const OutQueueLimits& limits, const OutQueueMemory& memory)
   limits_.max_frames = std::min(limits_.max_frames, memory.data.size());
 }
 
+// A frame over the budget on its own, let in by an empty lane, is not
+// counted against the frames behind it: else the next event, however small,
+// would find the budget spent while a reader with room was still taking the
+// large one, and a fifo reader would be cut off for one large event (one
+// POST of line feeds is seven times its size as SSE). The queue holds at
+// most that frame and a budget behind it.
+std::size_t OutQueue::oversized_head_bytes() const {
+  if (current_is(true)) return current_.size() > limits_.max_bytes ? current_left_ : 0;
+  if (data_.empty()) return 0;
+  const std::size_t head = data_.at(0).frame.size();
+  return head > limits_.max_bytes ? head : 0;
+}
+
 EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
   const std::size_t frames = data_frames();
-  const bool over = frames >= limits_.max_frames || data_bytes_ + frame.size() > limits_.max_bytes;
+  const std::size_t counted = data_bytes_ - oversized_head_bytes();
+  const bool over = frames >= limits_.max_frames || counted + frame.size() > limits_.max_bytes;
   if (frames > 0 && over) return EnqueueStatus::over_budget;
   data_bytes_ += frame.size();
   data_.push({std::move(frame), label});

@@ -103,7 +103,9 @@ class OutQueue {
   // data_bytes() + frame.size() would pass max_bytes or data_frames() is
   // already max_frames; except that an empty data lane always takes one
   // frame, so an event bigger than the budget is still deliverable (the
-  // pool bounds memory anyway). Allocates only while the ring doubles
+  // pool bounds memory anyway), and such a frame, while it is the oldest
+  // not yet written, does not count against the frames behind it.
+  // Allocates only while the ring doubles
   // towards max_frames slots.
   // `label` stays with the frame (see pending_label()).
   [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameLabel label = {});
@@ -225,6 +227,7 @@ class OutQueue {
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
+  [[nodiscard]] std::size_t oversized_head_bytes() const;
   [[nodiscard]] std::uint32_t backlog() const {
     const std::size_t waiting = data_bytes_ - (current_is(true) ? current_left_ : 0);
     return static_cast<std::uint32_t>(std::min<std::size_t>(waiting, UINT32_MAX));

@@ -375,18 +375,26 @@ TEST_F(OutQueueTest, DataOverBudgetQueuesNothing) {
   EXPECT_TRUE(pool_full());
 }
 
+// The frame over the budget, pending or on the wire, is not counted against
+// the frames behind it: they have the whole budget, and no more.
 TEST_F(OutQueueTest, AnEmptyDataLaneTakesOneFrameBiggerThanTheBudget) {
   OutQueue q({.max_bytes = 100, .max_frames = 10, .max_control_frames = 4});
   data(q, 0, 500);
-  EXPECT_EQ(q.push_data(frame('D', 1, 16)), EnqueueStatus::over_budget);
+  data(q, 1, 60);
+  EXPECT_EQ(q.push_data(frame('D', 2, 50)), EnqueueStatus::over_budget);
   writer.script = {499};
   EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
-  EXPECT_EQ(q.data_bytes(), 1u);
-  data(q, 1, 16);  // only the unwritten byte of D0 counts now
-  EXPECT_EQ(q.flush(writer).status, FlushStatus::drained);
-  data(q, 2, 500);
+  EXPECT_EQ(q.data_bytes(), 61u);
+  data(q, 2, 40);  // D1 and D2: exactly the budget behind D0's last byte
+  EXPECT_EQ(q.push_data(frame('D', 3, 8)), EnqueueStatus::over_budget);
+  writer.script = {1};
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.data_bytes(), 100u);  // D0 is written: D1 and D2 are all that count
+  EXPECT_EQ(q.push_data(frame('D', 3, 8)), EnqueueStatus::over_budget);
   drain(q);
-  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}}));
+  data(q, 3, 500);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}, {'D', 3}}));
 }
 
 TEST_F(OutQueueTest, FrameCountLimitCountsTheFrameInFlight) {
