@@ -63,7 +63,7 @@ ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                        const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page) {
   HubStatus status;
-  const TopicRef ref = book_.acquire(topic, status, allowance);
+  const TopicRef ref = book_.acquire(topic, status, allowance, true);
   if (!ref) return {status};
   TopicRecord* record = ref.get();
   ReplayResult result{HubStatus::ok};

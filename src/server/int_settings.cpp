@@ -71,6 +71,9 @@ const IntSetting kIntSettings[] = {
                                                        "an unfollowed topic's events kept at least this long"),
     int_setting<&C::hub, &TopicLimits::max_created_per_connection>("topics.max_created_per_connection", 1,
                                                                       10'000'000, "new topics one connection may make"),
+    int_setting<&C::hub, &TopicLimits::max_per_address>(
+        "topics.max_per_address", 1, 10'000'000,
+        "topics one address's subscriptions may bring into being and keep (429 past it)"),
     int_setting<&C::per_ip_connections>("limits.per_ip_connections", 1, 1'000'000,
                                         "open connections from one address (503 past it)"),
     int_setting<&C::connection, &ConnectionLimits::memory_bytes>(

@@ -25,6 +25,7 @@ PublishStatus public_status(hub::HubStatus status) {
       return PublishStatus::bad_event;
     case hub::HubStatus::too_many_topics:
     case hub::HubStatus::too_many_created:  // the application's own publishes have no allowance
+    case hub::HubStatus::too_many_from_address:  // nor subscriptions
       return PublishStatus::too_many_topics;
     case hub::HubStatus::too_many_subscribers:
       return PublishStatus::too_many_subscribers;

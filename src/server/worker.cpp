@@ -134,7 +134,8 @@ void Worker::admit(int fd, session::Door door) {
   io::set_notsent_lowat(fd, static_cast<int>(config.tcp_notsent_lowat));
   if (config.tcp_send_buffer > 0) io::set_send_buffer(fd, static_cast<int>(config.tcp_send_buffer));
   metrics_.connections_of(metrics::Transport::http).inc();
-  auto session = std::make_unique<session::Session>(services_, make_transport(fd, door), next_id_, door);
+  auto session = std::make_unique<session::Session>(services_, make_transport(fd, door), next_id_, door,
+                                                    counted ? AddressLimit::tag_of(address) : 0);
   if (session->start() != 0) {
     metrics_.connections_of(metrics::Transport::http).dec();
     open_connections_.fetch_sub(1, std::memory_order_relaxed);

@@ -72,7 +72,8 @@ hub::HubLimits hub_limits(const server::TopicLimits& l) {
           .max_subscribers_per_topic = l.max_subscribers_per_topic,
           .history_events = l.history_events,
           .history_bytes = l.history_bytes,
-          .history_ttl_ms = l.history_ttl_ms};
+          .history_ttl_ms = l.history_ttl_ms,
+          .max_subscribed_per_address = l.max_per_address};
 }
 
 }  // namespace sluice::session

@@ -5,11 +5,11 @@
 namespace sluice::session {
 
 Peer::Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address,
-           hub::TopicAllowance* allowance)
+           hub::TopicAllowance* allowance, std::uint64_t address_tag)
     : services_(services),
       state_(std::move(state)),
       address_(std::move(address)),
-      own_allowance_{services.config().hub.max_created_per_connection},
+      own_allowance_{services.config().hub.max_created_per_connection, address_tag},
       topic_allowance_(allowance != nullptr ? *allowance : own_allowance_) {}
 
 using server::detail::AuthWaitRoom;

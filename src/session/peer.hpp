@@ -39,9 +39,10 @@ class Peer final {
  public:
   // `address` is the client's, "IP:PORT" (empty when nobody asks for it).
   // A Peer of one stream among a connection's (a WebSocket on HTTP/2)
-  // draws the topics it creates from its connection's `allowance`.
+  // draws the topics it creates from its connection's `allowance`; a
+  // connection's own is tagged with `address_tag` (hub::TopicAllowance).
   Peer(LoopServices& services, std::shared_ptr<ConnectionState> state, std::string address,
-       hub::TopicAllowance* allowance = nullptr);
+       hub::TopicAllowance* allowance = nullptr, std::uint64_t address_tag = 0);
   // ConnectionRefs that outlive the connection see it closed; a question
   // still pending is withdrawn.
   ~Peer();

@@ -9,16 +9,17 @@ namespace sluice::session {
 // The client's address is shown to the authorizer and the access log only:
 // without either it is not looked up.
 Session::Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id,
-                 Door door)
-    : Session(services, std::move(transport), id, door,
+                 Door door, std::uint64_t address_tag)
+    : Session(services, std::move(transport), id, door, address_tag,
               services.auth_gate().installed() || services.logs_access() ? transport->peer_address() : std::string()) {}
 
 Session::Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id,
-                 Door door, std::string address)
+                 Door door, std::uint64_t address_tag, std::string address)
     : Connection(services.loop(), std::move(transport), services.connection_limits()),
       services_(services),
       door_(door),
-      peer_(services, std::make_shared<ConnectionState>(services.poster(), services.pool(), id), std::move(address)),
+      peer_(services, std::make_shared<ConnectionState>(services.poster(), services.pool(), id), std::move(address),
+            nullptr, address_tag),
       phase_(std::make_unique<HttpRequestPhase>(*this)),
       opened_(io::Loop::Clock::now()) {}
 

@@ -28,9 +28,11 @@ enum class Door : std::uint8_t { public_port, admin };
 
 class Session final : public conn::Connection {
  public:
-  // `id` is the owner's name for the connection (ConnectionRef).
+  // `id` is the owner's name for the connection (ConnectionRef);
+  // `address_tag` stands for the client's address in the topic book's count
+  // of the topics each address's subscriptions made (0: none).
   Session(LoopServices& services, std::unique_ptr<conn::Transport> transport, std::uint64_t id,
-          Door door = Door::public_port);
+          Door door = Door::public_port, std::uint64_t address_tag = 0);
   ~Session() override;
 
   [[nodiscard]] std::uint64_t id() const { return peer_.state()->id; }
@@ -62,7 +64,7 @@ class Session final : public conn::Connection {
  private:
   // `address` is the client's, asked of the transport while it is still ours.
   Session(LoopServices& services, std::unique_ptr<conn::Transport>&& transport, std::uint64_t id, Door door,
-          std::string address);
+          std::uint64_t address_tag, std::string address);
 
   void on_input(std::string& input) override;
   void on_closed(conn::CloseReason reason) override;

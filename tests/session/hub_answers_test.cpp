@@ -10,9 +10,10 @@ TEST(HubAnswers, EveryRefusalHasAStatusAndOneLine) {
   for (const hub::HubStatus status :
        {hub::HubStatus::bad_topic, hub::HubStatus::bad_event, hub::HubStatus::reserved_event,
         hub::HubStatus::reserved_data, hub::HubStatus::bad_key, hub::HubStatus::too_many_topics,
+        hub::HubStatus::too_many_from_address,
         hub::HubStatus::too_many_subscribers, hub::HubStatus::no_memory, hub::HubStatus::busy}) {
     const HubAnswer answer = answers(status);
-    EXPECT_TRUE(answer.http_status == 400 || answer.http_status == 503) << answer.text;
+    EXPECT_TRUE(answer.http_status == 400 || answer.http_status == 429 || answer.http_status == 503) << answer.text;
     EXPECT_FALSE(answer.text.empty());
     EXPECT_EQ(answer.text.find('\n'), std::string_view::npos) << answer.text;
   }
