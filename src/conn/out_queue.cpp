@@ -64,17 +64,16 @@ OutQueue::OutQueue(const OutQueueLimits& limits, const OutQueueMemory& memory)
 // large one, and a fifo reader would be cut off for one large event (one
 // POST of line feeds is seven times its size as SSE). The queue holds at
 // most that frame and a budget behind it.
-std::size_t OutQueue::oversized_head_bytes() const {
-  if (current_is(true)) return current_.size() > limits_.max_bytes ? current_left_ : 0;
-  if (data_.empty()) return 0;
+std::size_t OutQueue::budgeted_bytes() const {
+  if (current_is(true)) return current_.size() > limits_.max_bytes ? data_bytes_ - current_left_ : data_bytes_;
+  if (data_.empty()) return data_bytes_;
   const std::size_t head = data_.at(0).frame.size();
-  return head > limits_.max_bytes ? head : 0;
+  return head > limits_.max_bytes ? data_bytes_ - head : data_bytes_;
 }
 
 EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
   const std::size_t frames = data_frames();
-  const std::size_t counted = data_bytes_ - oversized_head_bytes();
-  const bool over = frames >= limits_.max_frames || counted + frame.size() > limits_.max_bytes;
+  const bool over = frames >= limits_.max_frames || budgeted_bytes() + frame.size() > limits_.max_bytes;
   if (frames > 0 && over) return EnqueueStatus::over_budget;
   data_bytes_ += frame.size();
   data_.push({std::move(frame), label});

@@ -186,6 +186,10 @@ class OutQueue {
   // Data bytes not yet written, the unwritten rest of a frame in flight
   // included.
   [[nodiscard]] std::size_t data_bytes() const { return data_bytes_; }
+  // What of data_bytes() counts against the byte budget: all of it but a
+  // frame over the budget on its own while it is the oldest not yet
+  // written (see push_data()). What a reader is judged by.
+  [[nodiscard]] std::size_t budgeted_bytes() const;
   // Data frames not yet fully written, a frame in flight included.
   [[nodiscard]] std::size_t data_frames() const;
   [[nodiscard]] std::size_t control_frames() const;
@@ -227,7 +231,6 @@ class OutQueue {
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
-  [[nodiscard]] std::size_t oversized_head_bytes() const;
   [[nodiscard]] std::uint32_t backlog() const {
     const std::size_t waiting = data_bytes_ - (current_is(true) ? current_left_ : 0);
     return static_cast<std::uint32_t>(std::min<std::size_t>(waiting, UINT32_MAX));

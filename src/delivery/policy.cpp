@@ -93,7 +93,7 @@ std::string_view policy_name(Policy policy) { return kNames[static_cast<std::siz
 // of any size into an empty lane so that one big event can always go: a
 // run is many events, and one by one they would stop at the budget.
 bool enqueue_run(conn::OutQueue& out, Policy policy, const buf::FrameRef& run, FrameTag tag) {
-  if (policy == Policy::latest || out.data_bytes() + run.size() > out.limits().max_bytes) return false;
+  if (policy == Policy::latest || out.budgeted_bytes() + run.size() > out.limits().max_bytes) return false;
   tag.yields = yields(policy);
   return out.push_data(run, tag.label()) == conn::EnqueueStatus::ok;
 }

@@ -181,7 +181,7 @@ void Subscriptions::forget_room(std::uint32_t cookie) {
 void Subscriptions::weigh_room_short() {
   const conn::OutQueue& queue = outlet_.queue();
   const conn::OutQueueLimits& budget = queue.limits();
-  if (queue.data_frames() * 2 <= budget.max_frames && queue.data_bytes() * 2 <= budget.max_bytes) return;
+  if (queue.data_frames() * 2 <= budget.max_frames && queue.budgeted_bytes() * 2 <= budget.max_bytes) return;
   short_of_room_ = true;
   for (const TopicSlot& slot : slots_) {
     if (slot.fifo_record != nullptr) hub::Hub::mark_short_of_room(*slot.fifo_record);
@@ -191,7 +191,7 @@ void Subscriptions::weigh_room_short() {
 void Subscriptions::weigh_room_back() {
   const conn::OutQueue& queue = outlet_.queue();
   const conn::OutQueueLimits& budget = queue.limits();
-  if (queue.data_frames() * 4 > budget.max_frames || queue.data_bytes() * 4 > budget.max_bytes) return;
+  if (queue.data_frames() * 4 > budget.max_frames || queue.budgeted_bytes() * 4 > budget.max_bytes) return;
   short_of_room_ = false;
   for (const TopicSlot& slot : slots_) {
     if (slot.fifo_record != nullptr) services_.hub().mark_room_back(*slot.fifo_record);
