@@ -16,13 +16,13 @@
 
 namespace sluice::proto::sse {
 
-// What a line holds beside its value at most: the field's name and the
-// space after its colon ("data: ").
+// What a data line holds beside its value: the field's name and the space
+// after its colon ("data: ").
 inline constexpr std::size_t kFieldNameRoom = std::string_view("data: ").size();
 
-// A line may be as long as the data limit and its field's name: an event is
-// usually one JSON line, and a shorter line limit would cap it below
-// max_data.
+// A line may be as long as the data limit and the data field's name: an
+// event is usually one JSON line, and a shorter line limit would cap it
+// below max_data.
 struct ParserLimits {
   std::size_t max_line = (std::size_t{1} << 20) + kFieldNameRoom;  // bytes in one line, without its line end
   std::size_t max_data = std::size_t{1} << 20;        // bytes of one event's data, LFs included

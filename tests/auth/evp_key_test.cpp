@@ -62,6 +62,17 @@ TEST(EvpKey, RefusesAPublicKeyThatFailsOpenSslsCheck) {
   EXPECT_NE(why.find("cannot stand for a signer"), std::string::npos) << why;
 }
 
+TEST(EvpKey, RefusesAnEd25519PublicKeyOfSmallOrder) {
+  unsigned char identity[32] = {1};
+  EVP_PKEY* weak = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, identity, sizeof identity);
+  ASSERT_NE(weak, nullptr);
+  const std::string pem = pem_of(weak, false);
+  EVP_PKEY_free(weak);
+  std::string why;
+  EXPECT_FALSE(read_public_pem(pem, why));
+  EXPECT_NE(why.find("cannot stand for a signer"), std::string::npos) << why;
+}
+
 TEST(EvpKey, ReadsTheSubjectKeyOfACertificate) {
   X509* cert = X509_new();
   X509_set_version(cert, 2);

@@ -88,7 +88,16 @@ TEST(Jwk, RefusesAPointOffTheCurve) {
   ASSERT_TRUE(proto::base64url_decode(jwk["x"].get<std::string>(), x));
   x[31] = static_cast<char>(x[31] ^ 1);
   jwk["x"] = test::b64(x);
-  EXPECT_NE(refusal(jwk).find("curve"), std::string::npos) << refusal(jwk);
+  EXPECT_NE(refusal(jwk).find("does not load"), std::string::npos) << refusal(jwk);
+}
+
+// The identity as an Ed25519 key: every token "signed" (R = the identity,
+// S = 0) would verify against it.
+TEST(Jwk, RefusesAnEd25519KeyOfSmallOrder) {
+  std::string identity(32, '\0');
+  identity[0] = 1;
+  const json jwk = {{"kty", "OKP"}, {"crv", "Ed25519"}, {"alg", "EdDSA"}, {"x", test::b64(identity)}};
+  EXPECT_NE(refusal(jwk).find("cannot stand for a signer"), std::string::npos) << refusal(jwk);
 }
 
 TEST(Jwk, RefusesMalformedMembers) {
