@@ -72,7 +72,7 @@ struct TopicLimits {
   // once when it has none), when a new topic needs its place.
   std::int64_t history_ttl_ms = 60000;
   std::size_t max_created_per_connection = 1000;  // new topics one connection may bring into being
-  std::size_t max_per_address = 2500;  // topics one address's subscriptions may bring into being and keep
+  std::size_t max_per_address = 1000;  // topics one address may be the first to follow and keep; 0: no limit
   bool operator==(const TopicLimits&) const = default;
 };
 

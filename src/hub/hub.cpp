@@ -63,9 +63,10 @@ ReplayResult Hub::subscribe_after(std::string_view topic, Subscriber* subscriber
 ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint32_t cookie,
                        const std::string_view* last_id, WireForm form, TopicAllowance* allowance, ReplayPage page) {
   HubStatus status;
-  const TopicRef ref = book_.acquire(topic, status, allowance, true);
+  const TopicRef ref = book_.acquire(topic, status, allowance);
   if (!ref) return {status};
   TopicRecord* record = ref.get();
+  if (const HubStatus charged = book_.charge_follower(*record, allowance); charged != HubStatus::ok) return {charged};
   ReplayResult result{HubStatus::ok};
   std::uint64_t newest = 0;
   std::uint64_t first_owed = 1;

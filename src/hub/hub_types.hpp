@@ -21,17 +21,16 @@ struct HubLimits {
   // A topic with no subscriber and no publisher at work may be freed once
   // its newest event is this old (at once when it kept none).
   std::int64_t history_ttl_ms = 60000;
-  // Topics the subscriptions from one address may bring into being and
-  // keep (a topic made by subscribing counts for its address until freed).
-  std::size_t max_subscribed_per_address = 2500;
+  // Topics one address may be the first to follow (each counts for it
+  // until freed: TopicBook::charge_follower()); 0: no limit.
+  std::size_t max_subscribed_per_address = 1000;
 };
 
 // How many more topics one connection may bring into being: a client that
 // names a new topic in every request would otherwise fill topics.max alone.
 // `address` stands for the client's address (0: none, as for the
-// application's own calls): the topics its subscriptions make are counted
-// for it across all its connections, which otherwise could hold every
-// place in topics.max by following names nobody publishes to.
+// application's own calls): the topics it is the first to follow are
+// counted for it across all its connections (TopicBook::charge_follower()).
 struct TopicAllowance {
   std::size_t left;
   std::uint64_t address = 0;
@@ -71,7 +70,7 @@ enum class HubStatus : std::uint8_t {
   bad_key,              // a `latest` key over kMaxKeyBytes
   too_many_topics,      // max_topics reached
   too_many_created,     // the connection's TopicAllowance is spent
-  too_many_from_address,  // subscriptions from the address made max_subscribed_per_address topics
+  too_many_from_address,  // the address was the first to follow max_subscribed_per_address topics
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
   busy,                 // a loop has yet to deliver the event the history would drop (or no room under a RoomRule): retry

@@ -66,8 +66,7 @@ TopicRecord* TopicBook::find(std::string_view name) const {
 // A pin is taken only under the book's lock, so once reclaim_idle() (which
 // holds it exclusively) has found a record unpinned and unlinked it, no new
 // pin can appear.
-TopicRef TopicBook::acquire(std::string_view name, HubStatus& status, TopicAllowance* allowance,
-                            bool by_subscribe) {
+TopicRef TopicBook::acquire(std::string_view name, HubStatus& status, TopicAllowance* allowance) {
   status = HubStatus::ok;
   {
     const std::shared_lock lock(topics_mutex_);
@@ -82,17 +81,35 @@ TopicRef TopicBook::acquire(std::string_view name, HubStatus& status, TopicAllow
     status = HubStatus::bad_topic;
     return {};
   }
-  return TopicRef(create(name, status, allowance, by_subscribe));
+  return TopicRef(create(name, status, allowance));
 }
 
-std::size_t TopicBook::made_for(std::uint64_t address) const {
-  const auto it = made_by_address_.find(address);
-  return it == made_by_address_.end() ? 0 : it->second;
+std::size_t TopicBook::charged_count(std::uint64_t address) const {
+  const auto it = charged_by_address_.find(address);
+  return it == charged_by_address_.end() ? 0 : it->second;
+}
+
+// A topic is charged once: after that, one load. At the limit, idle topics
+// are reclaimed first (only those whose history has aged, as at
+// topics.max), so that names an address followed and left give their
+// places back.
+HubStatus TopicBook::charge_follower(TopicRecord& record, const TopicAllowance* allowance) {
+  const std::uint64_t address = allowance != nullptr ? allowance->address : 0;
+  if (address == 0 || limits_.max_subscribed_per_address == 0 || record.outside_limit ||
+      record.charged_to.load(std::memory_order_acquire) != 0) {
+    return HubStatus::ok;
+  }
+  const std::unique_lock lock(topics_mutex_);
+  if (record.charged_to.load(std::memory_order_relaxed) != 0) return HubStatus::ok;
+  if (charged_count(address) >= limits_.max_subscribed_per_address) reclaim_idle();
+  if (charged_count(address) >= limits_.max_subscribed_per_address) return HubStatus::too_many_from_address;
+  record.charged_to.store(address, std::memory_order_release);
+  ++charged_by_address_[address];
+  return HubStatus::ok;
 }
 
 // Returns the record pinned, or nullptr with `status` saying why.
-TopicRecord* TopicBook::create(std::string_view name, HubStatus& status, TopicAllowance* allowance,
-                               bool by_subscribe) {
+TopicRecord* TopicBook::create(std::string_view name, HubStatus& status, TopicAllowance* allowance) {
   const std::unique_lock lock(topics_mutex_);
   if (const auto it = topics_.find(name); it != topics_.end()) {  // another thread won
     it->second->pins.fetch_add(1, std::memory_order_relaxed);
@@ -113,21 +130,11 @@ TopicRecord* TopicBook::create(std::string_view name, HubStatus& status, TopicAl
     status = HubStatus::too_many_topics;
     return nullptr;
   }
-  // Subscriptions from one address, over as many connections as it may
-  // open, would otherwise hold every place by following names nobody
-  // publishes to: each address may keep only so many topics made this way.
-  const std::uint64_t address = by_subscribe && allowance != nullptr ? allowance->address : 0;
-  if (address != 0 && made_for(address) >= limits_.max_subscribed_per_address) reclaim_idle();
-  if (address != 0 && made_for(address) >= limits_.max_subscribed_per_address) {
-    status = HubStatus::too_many_from_address;
-    return nullptr;
-  }
   if (server_topic) ++server_topics_;
   auto record = std::make_unique<TopicRecord>(name, limits_, first_id_);
   TopicRecord* raw = record.get();
   raw->outside_limit = server_topic;
-  raw->made_for = address;
-  if (address != 0) ++made_by_address_[address];
+
   raw->pins.store(1, std::memory_order_relaxed);
   raw->order_index = topics_in_order_.size();
   topics_.emplace(raw->name, std::move(record));
@@ -172,9 +179,9 @@ void TopicBook::reclaim_idle() {
 // history goes back to the pool with it. Later topics start past its ids.
 void TopicBook::unlink(TopicRecord& record) {
   first_id_ = std::max(first_id_, record.next_id);
-  if (record.made_for != 0) {
-    const auto made = made_by_address_.find(record.made_for);
-    if (--made->second == 0) made_by_address_.erase(made);
+  if (const std::uint64_t charged = record.charged_to.load(std::memory_order_relaxed); charged != 0) {
+    const auto entry = charged_by_address_.find(charged);
+    if (--entry->second == 0) charged_by_address_.erase(entry);
   }
   TopicRecord* last = topics_in_order_.back();
   topics_in_order_[record.order_index] = last;

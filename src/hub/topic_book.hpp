@@ -85,7 +85,10 @@ struct TopicRecord {
   std::atomic<std::uint32_t> queued{0};
   std::size_t order_index = 0;  // its place in the book's topics_in_order_ (book's lock)
   bool outside_limit = false;    // a server topic, not counted against topics.max (set at creation)
-  std::uint64_t made_for = 0;    // the TopicAllowance::address whose subscription made it (book's lock)
+  // The TopicAllowance::address charged for the topic's first follower,
+  // until the topic is freed (charge_follower()); 0: none. Written under the
+  // book's lock.
+  std::atomic<std::uint64_t> charged_to{0};
   std::mutex mutex;  // guards the fields below it
   std::uint64_t next_id;
   std::chrono::steady_clock::time_point last_publish{};
@@ -317,10 +320,20 @@ class TopicBook {
   bool inspect_topic(std::string_view topic, const std::function<void(const TopicView&)>& fn) const;
   // Any thread: the topic, made if need be (charged to `allowance`, if
   // any), pinned while the TopicRef lives. At topics.max, idle topics are
-  // reclaimed to make room. A topic a subscription makes (`by_subscribe`)
-  // counts for the allowance's address until it is freed.
-  [[nodiscard]] TopicRef acquire(std::string_view topic, HubStatus& status, TopicAllowance* allowance = nullptr,
-                                bool by_subscribe = false);
+  // reclaimed to make room.
+  [[nodiscard]] TopicRef acquire(std::string_view topic, HubStatus& status, TopicAllowance* allowance = nullptr);
+  // Any thread, before a subscriber joins `record` (held): the address of
+  // its first follower is charged for it until it is freed, and may hold
+  // only HubLimits::max_subscribed_per_address topics so: subscriptions
+  // from one address, over as many connections as it may open, would
+  // otherwise hold every place in topics.max by following names nobody
+  // publishes to. Charged at the first follow, not at the making, so a
+  // client that may publish gains nothing by making the topic with a
+  // publish first. too_many_from_address when the address holds all it
+  // may (after idle topics were reclaimed); ok otherwise, and at once for
+  // a topic charged already, a server topic, an allowance with no address
+  // or a limit of 0.
+  [[nodiscard]] HubStatus charge_follower(TopicRecord& record, const TopicAllowance* allowance);
   // Any thread; nullptr when there is no such topic. The address is only
   // safe to follow for a caller that holds the record some other way (a
   // loop that follows the topic); anyone else must acquire() it.
@@ -404,8 +417,8 @@ class TopicBook {
   [[nodiscard]] static bool delivered_before(const TopicRecord& record, std::uint64_t seq);
   [[nodiscard]] static bool evict_delivered(TopicRecord& record);
   [[nodiscard]] bool evict_in_turn(TopicRecord* self);
-  TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance, bool by_subscribe);
-  [[nodiscard]] std::size_t made_for(std::uint64_t address) const;
+  TopicRecord* create(std::string_view name, HubStatus& status, TopicAllowance* allowance);
+  [[nodiscard]] std::size_t charged_count(std::uint64_t address) const;  // the book's lock
   static void cut_history(TopicRecord& record, const char* reason);
   static void read_on_from(TopicRecord& record, std::uint64_t position);
   [[nodiscard]] bool reclaimable(TopicRecord& record, std::chrono::steady_clock::time_point now) const;
@@ -422,9 +435,9 @@ class TopicBook {
   std::atomic<std::size_t> evict_cursor_{0};
   std::size_t reclaim_cursor_ = 0;  // the book's lock
   std::size_t server_topics_ = 0;   // the book's lock: the records outside topics.max
-  // The topics each address's subscriptions made, still in the book (the
-  // book's lock): bounded by the topics themselves.
-  std::unordered_map<std::uint64_t, std::size_t> made_by_address_;
+  // The topics each address is charged for (charge_follower()), still in
+  // the book (the book's lock): bounded by the topics themselves.
+  std::unordered_map<std::uint64_t, std::size_t> charged_by_address_;
   // The first id of a topic made from now on: past every id a freed topic
   // gave (the book's lock).
   std::uint64_t first_id_ = 1;

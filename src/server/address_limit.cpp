@@ -1,5 +1,7 @@
 #include "server/address_limit.hpp"
 
+#include <algorithm>
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -21,6 +23,13 @@ bool AddressLimit::key_of(int fd, Key& out) {
   out[11] = 0xff;
   std::memcpy(out.data() + 12, &reinterpret_cast<const sockaddr_in&>(address).sin_addr, 4);
   return true;
+}
+
+std::uint64_t AddressLimit::tag_of(Key key) {
+  constexpr std::array<unsigned char, 12> kMappedPrefix = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  const bool ipv4 = std::equal(kMappedPrefix.begin(), kMappedPrefix.end(), key.begin());
+  if (!ipv4) std::fill(key.begin() + 8, key.end(), 0);
+  return KeyHash{}(key) | 1;
 }
 
 bool AddressLimit::enter(const Key& key) {

@@ -23,9 +23,10 @@ class AddressLimit {
   // The peer address of connected socket `fd`; false when it has none (a
   // Unix socket), which no limit applies to.
   [[nodiscard]] static bool key_of(int fd, Key& out);
-  // A number that stands for `key` elsewhere (the topic book's count of
-  // what each address's subscriptions made); never 0.
-  [[nodiscard]] static std::uint64_t tag_of(const Key& key) { return KeyHash{}(key) | 1; }
+  // A number that stands for the client behind `key` in the topic book's
+  // count of the topics each address is the first to follow (never 0): an
+  // IPv6 address by its /64, since one host is commonly given a whole /64.
+  [[nodiscard]] static std::uint64_t tag_of(Key key);
 
   // Any thread. Counts a connection from `key` in; false, counting
   // nothing, when that address has max_per_address open already.

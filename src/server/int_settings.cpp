@@ -72,8 +72,8 @@ const IntSetting kIntSettings[] = {
     int_setting<&C::hub, &TopicLimits::max_created_per_connection>("topics.max_created_per_connection", 1,
                                                                       10'000'000, "new topics one connection may make"),
     int_setting<&C::hub, &TopicLimits::max_per_address>(
-        "topics.max_per_address", 1, 10'000'000,
-        "topics one address's subscriptions may bring into being and keep (429 past it)"),
+        "topics.max_per_address", 0, 10'000'000,
+        "topics one address may be the first to follow, while they stand (429 past it; 0: no limit)"),
     int_setting<&C::per_ip_connections>("limits.per_ip_connections", 1, 1'000'000,
                                         "open connections from one address (503 past it)"),
     int_setting<&C::connection, &ConnectionLimits::memory_bytes>(

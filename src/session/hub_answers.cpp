@@ -26,7 +26,7 @@ HubAnswer HubAnswers::operator()(hub::HubStatus status) const {
     case hub::HubStatus::too_many_created:
       return {429, "this connection made too many new topics (topics.max_created_per_connection)", {}};
     case hub::HubStatus::too_many_from_address:
-      return {429, "subscriptions from this address made all the topics they may (topics.max_per_address)", {}};
+      return {429, "this address is the first follower of all the topics it may be (topics.max_per_address)", {}};
     case hub::HubStatus::no_memory:
       return {503, "out of buffer memory, retry", "1"};
     case hub::HubStatus::busy:

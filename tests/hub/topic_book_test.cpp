@@ -232,28 +232,40 @@ TEST_F(Lifecycle, AConnectionsAllowanceBoundsTheTopicsItMakes) {
   EXPECT_EQ(hub.publish("y", {"2"}, &allowance).status, HubStatus::ok);
 }
 
-// Subscriptions from one address may keep only so many topics they made,
-// over all its connections; another address, topics that exist already
-// and publishes are not held to it; a topic freed gives its place back.
+// One address may be the first follower of only so many topics, over all
+// its connections, however the topics were made (a client that may publish
+// could make them by a publish first); another address, and topics some
+// address follows already, are not held to it; a topic freed gives its
+// place back.
 struct PerAddress : test::HubTest {
   PerAddress() : HubTest({.max_topics = 10, .max_topic_name = 32, .max_subscribed_per_address = 2}) {}
 };
 
-TEST_F(PerAddress, SubscriptionsFromOneAddressKeepOnlySoManyTopicsTheyMade) {
+TEST_F(PerAddress, AnAddressIsTheFirstFollowerOfOnlySoManyTopics) {
   TopicAllowance first{100, 7};
   TopicAllowance second{100, 7};  // another connection from the same address
   TopicAllowance other{100, 9};
   Collector c;
   EXPECT_EQ(hub.subscribe("a", &c, 0, WireForm::sse, &first), HubStatus::ok);
+  ASSERT_EQ(hub.publish("b", {"x"}, &second).status, HubStatus::ok);  // a publish charges nobody
   EXPECT_EQ(hub.subscribe("b", &c, 1, WireForm::sse, &second), HubStatus::ok);
   EXPECT_EQ(hub.subscribe("c", &c, 2, WireForm::sse, &first), HubStatus::too_many_from_address);
+  ASSERT_EQ(hub.publish("d", {"x"}, &first).status, HubStatus::ok);
+  EXPECT_EQ(hub.subscribe("d", &c, 2, WireForm::sse, &first), HubStatus::too_many_from_address);
   EXPECT_EQ(hub.subscribe("c", &c, 2, WireForm::sse, &other), HubStatus::ok);
   Collector d;
-  EXPECT_EQ(hub.subscribe("c", &d, 0, WireForm::sse, &second), HubStatus::ok);  // made already
-  EXPECT_EQ(hub.publish("p", {"x"}, &first).status, HubStatus::ok);
+  EXPECT_EQ(hub.subscribe("c", &d, 0, WireForm::sse, &second), HubStatus::ok);  // charged to `other`
   hub.unsubscribe("a", &c);
   EXPECT_EQ(hub.subscribe("e", &c, 3, WireForm::sse, &first), HubStatus::ok);  // "a" freed for it
   EXPECT_EQ(book.find("a"), nullptr);
+}
+
+TEST_F(PerAddress, AnAllowanceWithNoAddressIsNotHeld) {
+  TopicAllowance nameless{100};
+  Collector c;
+  for (const char* topic : {"a", "b", "c", "d"}) {
+    EXPECT_EQ(hub.subscribe(topic, &c, 0, WireForm::sse, &nameless), HubStatus::ok) << topic;
+  }
 }
 
 struct LifecycleWithTtl : Lifecycle {
