@@ -18,6 +18,8 @@ class Backoff {
   [[nodiscard]] std::chrono::milliseconds next();
   // An attempt succeeded: the next failure waits `first` again.
   void reset() { failures_ = 0; }
+  // The failures in a row the next wait is drawn for.
+  [[nodiscard]] std::uint32_t failures() const { return failures_; }
 
  private:
   std::chrono::milliseconds first_;

@@ -118,9 +118,12 @@ void RedisLink::on_reply(std::uint64_t, Outcome outcome, const redisReply* reply
   }
   state_ = LinkState::up;
   was_up_ = true;
+  // A link lost to an answer too large does not count as come back: the
+  // same entry ends it again at the next read, and starting the back-off
+  // over had it call Redis ten times a second, reading the entry each time.
+  if (!answer_too_large_) backoff_.reset();
   answer_too_large_ = false;
   ++times_up_;
-  backoff_.reset();
   if (listener_ != nullptr) listener_->link_up();
 }
 

@@ -127,6 +127,8 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   [[nodiscard]] std::size_t pending_bytes() const { return pending_bytes_; }
   [[nodiscard]] std::uint64_t times_up() const { return times_up_; }
   [[nodiscard]] std::uint64_t failures() const { return failures_total_; }
+  // The losses in a row the next wait before trying again is drawn for.
+  [[nodiscard]] std::uint32_t failures_in_a_row() const { return backoff_.failures(); }
   [[nodiscard]] const std::string& last_error() const { return last_error_; }
   // The connection was last closed for an answer over max_reply_bytes.
   [[nodiscard]] bool answer_too_large() const { return answer_too_large_; }

@@ -341,6 +341,10 @@ TEST_P(RedisLinkTest, AnAnswerPastItsBudgetClosesTheConnection) {
   }
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   EXPECT_FALSE(link.answer_too_large());
+  // Each loss to an answer too large makes the next wait longer: coming
+  // up again does not start the back-off over (the same answer would end
+  // the link again at once).
+  EXPECT_EQ(link.failures_in_a_row(), 2u);
   ASSERT_EQ(link.submit(resp({"LRANGE", "many", "0", "9"}), recorder, 2), Submit::accepted);
   ASSERT_TRUE(test::run_until(loop, [&] { return recorder.answers.size() == 2; }));
   EXPECT_EQ(recorder.answers[1].outcome, Outcome::reply);
