@@ -13,6 +13,11 @@ namespace {
 using Clock = io::Loop::Clock;
 using std::chrono::milliseconds;
 
+// The tags of the link's own PINGs: the one that brings it up, and the one
+// a quiet link sends to find out whether Redis is still there.
+constexpr std::uint64_t kHandshakePing = 0;
+constexpr std::uint64_t kQuietPing = 1;
+
 // How often deadlines are looked at: a request is answered at most this
 // much after its time. A quarter of the shortest time involved, so that a
 // deadline is missed by little, within 1-250 ms.
@@ -105,11 +110,17 @@ void RedisLink::on_connect_callback(const redisAsyncContext* context, int status
     return;  // hiredis releases the context next
   }
   write_ping(link->scratch_);
-  if (!link->enqueue(link->scratch_, *link, 0, link->connect_deadline_)) link->last_error_ = "cannot send PING";
+  if (!link->enqueue(link->scratch_, *link, kHandshakePing, link->connect_deadline_)) {
+    link->last_error_ = "cannot send PING";
+  }
 }
 
-void RedisLink::on_reply(std::uint64_t, Outcome outcome, const redisReply* reply) {
+void RedisLink::on_reply(std::uint64_t tag, Outcome outcome, const redisReply* reply) {
   if (outcome != Outcome::reply) return;  // the connection is going already
+  if (tag == kQuietPing) {
+    if (!is_pong(reply)) close_connection(Outcome::link_lost, "Redis did not answer PING with PONG");
+    return;
+  }
   if (!is_pong(reply)) {
     const bool error = reply->type == REDIS_REPLY_ERROR || reply->type == REDIS_REPLY_STATUS;
     close_connection(Outcome::link_lost,
@@ -163,6 +174,7 @@ void RedisLink::answer_head(const redisReply* reply) {
   head_ = (head_ + 1) % ring_.size();
   --pending_count_;
   pending_bytes_ -= request.bytes;
+  if (pending_count_ == 0) quiet_since_ = loop_.now();
   if (destroying_ || request.handler == nullptr) return;
   if (reply == nullptr) {
     closing_ = true;  // no new request joins a connection that is going
@@ -231,6 +243,12 @@ void RedisLink::watch() {
     case LinkState::up:
       if (pending_count_ > 0 && now >= ring_[head_].deadline) {
         close_connection(Outcome::timed_out, "Redis did not answer within broker.request_timeout_ms");
+      } else if (pending_count_ == 0 && !closing_ && now - quiet_since_ >= limits_.request_timeout) {
+        write_ping(scratch_);
+        if (!enqueue(scratch_, *this, kQuietPing, now + limits_.request_timeout)) {
+          close_connection(Outcome::link_lost, "cannot send PING");
+        }
+        quiet_since_ = now;
       }
       break;
     case LinkState::down:

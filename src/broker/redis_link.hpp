@@ -9,7 +9,11 @@
 //               completes TCP handshakes from its listen backlog).
 //   up          submit() writes the command at the end of the tick (all the
 //               tick's commands in one write) and its answer comes to the
-//               request's ReplyHandler.
+//               request's ReplyHandler. A link with nothing pending for
+//               request_timeout sends a PING of its own, held to the same
+//               timeout: a Redis stopped or cut off while nobody asked it
+//               anything is found within two timeouts, not at the next
+//               request (a node with no traffic answered /healthz 200).
 //   down        the connection broke, timed out or was refused; every
 //               pending request was answered (timed_out or link_lost), and
 //               the link tries again after a back-off (backoff.hpp).
@@ -147,7 +151,7 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   void connect();
   void context_released() override;
   void input_over_budget() override;
-  void on_reply(std::uint64_t tag, Outcome outcome, const redisReply* reply) override;  // the handshake PING
+  void on_reply(std::uint64_t tag, Outcome outcome, const redisReply* reply) override;  // the link's own PINGs
   [[nodiscard]] bool enqueue(std::string_view command, ReplyHandler& handler, std::uint64_t tag,
                              io::Loop::Clock::time_point deadline);
   void answer_head(const redisReply* reply);
@@ -175,11 +179,12 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   std::size_t pending_count_ = 0;
   std::size_t pending_bytes_ = 0;
   io::Loop::Clock::time_point connect_deadline_{};
+  io::Loop::Clock::time_point quiet_since_{};  // when the last pending request was answered
   io::Loop::Clock::time_point retry_at_{};
   std::uint64_t times_up_ = 0;
   std::uint64_t failures_total_ = 0;
   std::string last_error_;
-  std::string scratch_;  // the handshake's command
+  std::string scratch_;  // the link's own PING
   Backoff backoff_;
   io::Loop::TimerId watchdog_ = 0;
 };

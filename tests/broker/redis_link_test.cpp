@@ -268,6 +268,21 @@ TEST_P(RedisLinkTest, StoppedRedisTimesRequestsOutWithinABound) {
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
 }
 
+// A link with nothing to ask finds a stopped Redis by its own PING, held
+// to the request timeout: a node with no traffic said it was fine for as
+// long as nobody asked Redis anything.
+TEST_P(RedisLinkTest, AQuietLinkFindsAStoppedRedisByItsOwnPing) {
+  const LinkLimits limits = quick_limits();
+  RedisLink link(loop, local(redis.port()), limits, &events);
+  ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+  redis.pause();
+  ASSERT_TRUE(test::run_until(loop, [&] { return events.downs == 1; })) << link.last_error();
+  EXPECT_NE(events.why.find("request_timeout"), std::string::npos) << events.why;
+  EXPECT_NE(link.state(), LinkState::up);
+  redis.resume();
+  ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+}
+
 // While Redis does not answer, at most max_pending requests (and
 // max_pending_bytes) wait; the next is refused at once with `full`, and
 // each accepted one is answered when its time runs out.
