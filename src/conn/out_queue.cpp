@@ -58,23 +58,28 @@ OutQueue::OutQueue(const OutQueueLimits& limits, const OutQueueMemory& memory)
   limits_.max_frames = std::min(limits_.max_frames, memory.data.size());
 }
 
-// A frame over the budget on its own, let in by an empty lane, is not
-// counted against the frames behind it: else the next event, however small,
-// would find the budget spent while a reader with room was still taking the
-// large one, and a fifo reader would be cut off for one large event (one
-// POST of line feeds is seven times its size as SSE). The queue holds at
-// most that frame and a budget behind it.
+// A frame over the budget on its own is let in whatever is queued, one at
+// a time, and is not counted against the budget: else the events next to
+// it, however small, would find the budget spent while a reader with room
+// was still taking the large one, and a fifo reader would be cut off for
+// one large event (one POST of line feeds is seven times its size as SSE).
+// The queue holds at most that frame and a budget besides.
+bool OutQueue::oversized(const buf::FrameRef& frame) const { return frame.size() > limits_.max_bytes; }
+
+bool OutQueue::holds_oversized() const {
+  return oversized_pending_bytes_ > 0 || (current_is(true) && oversized(current_));
+}
+
 std::size_t OutQueue::budgeted_bytes() const {
-  if (current_is(true)) return current_.size() > limits_.max_bytes ? data_bytes_ - current_left_ : data_bytes_;
-  if (data_.empty()) return data_bytes_;
-  const std::size_t head = data_.at(0).frame.size();
-  return head > limits_.max_bytes ? data_bytes_ - head : data_bytes_;
+  const std::size_t in_flight = current_is(true) && oversized(current_) ? current_left_ : 0;
+  return data_bytes_ - oversized_pending_bytes_ - in_flight;
 }
 
 EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
   const std::size_t frames = data_frames();
-  const bool over = frames >= limits_.max_frames || budgeted_bytes() + frame.size() > limits_.max_bytes;
-  if (frames > 0 && over) return EnqueueStatus::over_budget;
+  const bool room = oversized(frame) ? !holds_oversized() : budgeted_bytes() + frame.size() <= limits_.max_bytes;
+  if (frames > 0 && (frames >= limits_.max_frames || !room)) return EnqueueStatus::over_budget;
+  if (oversized(frame)) oversized_pending_bytes_ += frame.size();
   data_bytes_ += frame.size();
   data_.push({std::move(frame), label});
   return EnqueueStatus::ok;
@@ -82,6 +87,7 @@ EnqueueStatus OutQueue::push_data(buf::FrameRef frame, FrameLabel label) {
 
 void OutQueue::push_last(buf::FrameRef frame) {
   if (data_.size() >= data_.max()) (void)remove_pending(data_.size() - 1);
+  if (oversized(frame)) oversized_pending_bytes_ += frame.size();
   data_bytes_ += frame.size();
   data_.push({std::move(frame), {}});
 }
@@ -148,6 +154,7 @@ std::optional<FrameLabel> OutQueue::drop_oldest_data() {
 FrameLabel OutQueue::remove_pending(std::size_t i) {
   const QueuedFrame removed = i == 0 ? data_.pop() : data_.remove(i);
   data_bytes_ -= removed.frame.size();
+  if (oversized(removed.frame)) oversized_pending_bytes_ -= removed.frame.size();
   note_backlog();
   return removed.label;
 }
@@ -156,6 +163,8 @@ FrameLabel OutQueue::replace_pending(std::size_t i, buf::FrameRef frame, FrameLa
   QueuedFrame& entry = data_.at(i);
   const FrameLabel replaced = entry.label;
   data_bytes_ = data_bytes_ - entry.frame.size() + frame.size();
+  if (oversized(entry.frame)) oversized_pending_bytes_ -= entry.frame.size();
+  if (oversized(frame)) oversized_pending_bytes_ += frame.size();
   entry = {std::move(frame), label};
   note_backlog();
   return replaced;
@@ -204,6 +213,7 @@ void OutQueue::clear() {
   data_.clear();
   finish_current();
   data_bytes_ = 0;
+  oversized_pending_bytes_ = 0;
   backed_up_ = false;
   backlog_low_ = 0;
   backlog_mark_ = UINT32_MAX;
@@ -275,6 +285,7 @@ bool OutQueue::start_next(std::size_t written, Writer& writer) {
   if (lane.empty() || (written == 0 && lane.at(0).frame.size() != 0)) return false;
   current_is_data_ = &lane == &data_;
   current_ = lane.pop().frame;
+  if (current_is_data_ && oversized(current_)) oversized_pending_bytes_ -= current_.size();
   current_block_ = current_.first_block();
   current_offset_ = 0;
   current_left_ = current_.size();

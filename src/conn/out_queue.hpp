@@ -100,13 +100,13 @@ class OutQueue {
   // Appends a reference to `frame` to the data lane. Takes one reference;
   // released the moment the kernel has all of its bytes (or by
   // drop_oldest_data / clear). Returns over_budget, queueing nothing, when
-  // data_bytes() + frame.size() would pass max_bytes or data_frames() is
-  // already max_frames; except that an empty data lane always takes one
-  // frame, so an event bigger than the budget is still deliverable (the
-  // pool bounds memory anyway), and such a frame, while it is the oldest
-  // not yet written, does not count against the frames behind it.
-  // Allocates only while the ring doubles
-  // towards max_frames slots.
+  // budgeted_bytes() + frame.size() would pass max_bytes or data_frames()
+  // is already max_frames; except that an empty data lane always takes one
+  // frame, and one frame bigger than the budget on its own (an event still
+  // deliverable; the pool bounds memory anyway) is taken whatever else is
+  // queued, one at a time, without counting against the budget: the queue
+  // holds at most that frame and a budget besides. Allocates only while
+  // the ring doubles towards max_frames slots.
   // `label` stays with the frame (see pending_label()).
   [[nodiscard]] EnqueueStatus push_data(buf::FrameRef frame, FrameLabel label = {});
 
@@ -186,9 +186,9 @@ class OutQueue {
   // Data bytes not yet written, the unwritten rest of a frame in flight
   // included.
   [[nodiscard]] std::size_t data_bytes() const { return data_bytes_; }
-  // What of data_bytes() counts against the byte budget: all of it but a
-  // frame over the budget on its own while it is the oldest not yet
-  // written (see push_data()). What a reader is judged by.
+  // What of data_bytes() counts against the byte budget: all of it but the
+  // frame over the budget on its own, if one is queued (push_data()). What
+  // a reader is judged by.
   [[nodiscard]] std::size_t budgeted_bytes() const;
   // Data frames not yet fully written, a frame in flight included.
   [[nodiscard]] std::size_t data_frames() const;
@@ -231,6 +231,8 @@ class OutQueue {
   std::size_t advance(std::size_t written);
   void finish_current();
   [[nodiscard]] bool current_is(bool data) const { return in_flight_ && current_is_data_ == data; }
+  [[nodiscard]] bool oversized(const buf::FrameRef& frame) const;
+  [[nodiscard]] bool holds_oversized() const;
   [[nodiscard]] std::uint32_t backlog() const {
     const std::size_t waiting = data_bytes_ - (current_is(true) ? current_left_ : 0);
     return static_cast<std::uint32_t>(std::min<std::size_t>(waiting, UINT32_MAX));
@@ -247,6 +249,7 @@ class OutQueue {
   detail::FrameRing control_;
   detail::FrameRing data_;
   std::size_t data_bytes_ = 0;
+  std::size_t oversized_pending_bytes_ = 0;  // of the pending data frames over the budget on their own
   bool backed_up_ = false;
   // What look_behind() weighs, packed where the flag leaves room: whether
   // a data frame was fully written since the last look, the data bytes

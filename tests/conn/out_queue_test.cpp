@@ -397,6 +397,30 @@ TEST_F(OutQueueTest, AnEmptyDataLaneTakesOneFrameBiggerThanTheBudget) {
   EXPECT_EQ(pieces_of(writer.stream), (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}, {'D', 3}}));
 }
 
+// One frame over the budget is taken whatever else waits, without counting
+// against the budget; a second one waits its turn.
+TEST_F(OutQueueTest, AFrameBiggerThanTheBudgetIsTakenBehindOthersOneAtATime) {
+  OutQueue q({.max_bytes = 100, .max_frames = 10, .max_control_frames = 4});
+  data(q, 0, 60);
+  data(q, 1, 500);
+  data(q, 2, 40);  // with D0: exactly the budget
+  EXPECT_EQ(q.budgeted_bytes(), 100u);
+  EXPECT_EQ(q.push_data(frame('D', 3, 500)), EnqueueStatus::over_budget);
+  EXPECT_EQ(q.push_data(frame('D', 3, 8)), EnqueueStatus::over_budget);
+  writer.script = {100};  // D0 and 40 bytes of D1: D1 is on the wire
+  EXPECT_EQ(q.flush(writer).status, FlushStatus::blocked);
+  EXPECT_EQ(q.budgeted_bytes(), 40u);
+  EXPECT_EQ(q.push_data(frame('D', 3, 500)), EnqueueStatus::over_budget);
+  data(q, 3, 60);
+  drain(q);
+  EXPECT_EQ(q.budgeted_bytes(), 0u);
+  data(q, 4, 8);
+  data(q, 5, 500);
+  drain(q);
+  EXPECT_EQ(pieces_of(writer.stream),
+            (std::vector<Piece>{{'D', 0}, {'D', 1}, {'D', 2}, {'D', 3}, {'D', 4}, {'D', 5}}));
+}
+
 TEST_F(OutQueueTest, FrameCountLimitCountsTheFrameInFlight) {
   OutQueue q({.max_bytes = 1 << 20, .max_frames = 3, .max_control_frames = 4});
   for (int id = 0; id < 3; ++id) data(q, id, 30);

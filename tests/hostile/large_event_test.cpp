@@ -29,5 +29,30 @@ TEST(LargeEvent, AnEventOverTheSendBudgetCutsOffNoReaderTakingIt) {
   EXPECT_EQ(stream.find("slow consumer"), std::string::npos);
 }
 
+// The large event need not find the queue empty: publishes that reach the
+// loop together (pipelined here) put a small one ahead of it.
+TEST(LargeEvent, ALargeEventBehindASmallOneCutsOffNoReaderTakingThem) {
+  server::Config config;
+  config.connection.send.max_bytes = 64 * 1024;
+  RunningServer server(config);
+  const std::uint16_t port = server.port();
+  TestClient subscriber(port, 4096);
+  subscriber.send("GET /sse/t HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  ASSERT_TRUE(subscriber.read_until_contains("\r\n\r\n"));
+  const std::string large(200 * 1024, 'x');
+  const auto post = [](std::string_view body) {
+    return "POST /pub/t HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + std::string(body);
+  };
+  TestClient publisher(port);
+  publisher.send(post("small") + post(large) + post("after"));
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(read_reply(publisher).status, 200) << i;
+  const bool got = subscriber.read_until_contains("data: after\n", 30s);
+  const std::string& stream = subscriber.buffer();
+  EXPECT_TRUE(got) << stream.substr(stream.size() > 200 ? stream.size() - 200 : 0);
+  EXPECT_NE(stream.find("data: small\n"), std::string::npos);
+  EXPECT_EQ(stream.find("slow consumer"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sluice::test
