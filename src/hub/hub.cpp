@@ -127,6 +127,14 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       if (result.reset != nullptr && follower_ != nullptr) park_if_in_stream(*record, *last_id, result);
       if (result.parked) first_owed = kParked;
     }
+    if (follower_ != nullptr && record->reader_refused) {
+      // The reader does not read a key Redis refused: a newcomer told
+      // nothing would wait for events that never come. It is told at once,
+      // and the reader tries the key again (fixed since, it is read from
+      // there on, for every subscriber).
+      if (result.reset == nullptr && !result.parked) result.reset = "stream-refused";
+      follower_->try_refused_again(record->name);
+    }
     if (follower_ != nullptr) {
       // A paged subscriber's next pages are asked for under the record's
       // own stream, which current_stream() hides while it is adopted.

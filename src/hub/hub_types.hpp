@@ -177,11 +177,14 @@ struct RunDelivery {
 
 // Told when the node starts following a topic (its first loop with a
 // subscriber) and when it stops (its last): a broker reads only what the
-// node follows. Called from any loop's thread, under the topic's lock, so
-// it must only take note (and must not touch the book).
+// node follows; and when a subscriber joins a topic whose key Redis
+// refused (TopicRecord::reader_refused), so that the reader tries it again.
+// Called from any loop's thread, under the topic's lock, so it must only
+// take note (and must not touch the book).
 class TopicFollower {
  public:
   virtual void following_changed(std::string_view topic) = 0;
+  virtual void try_refused_again(std::string_view topic) = 0;
 
  protected:
   ~TopicFollower() = default;

@@ -67,13 +67,16 @@ using proto::kServerTopicMark;
 
 // What a reset says of the stream the topic was read from: `gone` (Redis
 // lost or replaced it: an event read later under its epoch is a stale copy
-// and is passed over), `read_on` (Redis refused the key, or came back from
-// an older copy of the stream: the same epoch goes on, and the events the
-// reader hands over from its new position are the topic's), or `stopped`
-// (the reader could not follow the topic, broker-full: the same epoch goes
-// on, and when the reader follows it again it reads from the last id this
-// node had, so only what Redis no longer holds is lost).
-enum class StreamAfterReset : std::uint8_t { gone, read_on, stopped };
+// and is passed over), `read_on` (Redis came back from an older copy of the
+// stream: the same epoch goes on, and the events the reader hands over from
+// its new position are the topic's), `refused` (Redis refused the key, not
+// a stream: as `read_on` once the reader can read it again, and until then
+// each subscriber that joins is told so at once and has the reader try the
+// key again), or `stopped` (the reader could not follow the topic,
+// broker-full: the same epoch goes on, and when the reader follows it again
+// it reads from the last id this node had, so only what Redis no longer
+// holds is lost).
+enum class StreamAfterReset : std::uint8_t { gone, read_on, refused, stopped };
 
 struct TopicRecord {
   TopicRecord(std::string_view topic, const HubLimits& limits, std::uint64_t first_id);
@@ -134,6 +137,8 @@ struct TopicRecord {
   // `resume_start`: no reader has found the stream yet, and a resuming
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
+  // `reader_refused`: Redis refused the key (StreamAfterReset::refused) and
+  // the reader has not read it since (stream_started() ends it).
   // `reader_placed`: this node's reader knows where the stream stands (it
   // located it, or checked it continues where the reader reads from, its
   // newest then `place_seq`), or has told the subscribers why it cannot. A
@@ -146,6 +151,7 @@ struct TopicRecord {
   bool read_on = false;
   std::uint64_t read_on_base = 0;
   bool reader_stopped = false;
+  bool reader_refused = false;
   std::uint64_t place_seq = 0;
   bool resume_start = false;
   bool reader_placed = false;

@@ -79,6 +79,7 @@ std::uint64_t TopicBook::stream_started(std::string_view name, std::uint64_t epo
     // Subscribers waiting for the place hear of it whatever follows.
     record->reader_placed = true;
     record->reader_stopped = false;
+    record->reader_refused = false;
     mask = record->loop_mask;
     if (record->resume_start) {
       const std::uint64_t resume_point = record->next_id - 1;
@@ -192,6 +193,7 @@ void TopicBook::stream_reset(std::string_view name, const char* reason, StreamAf
     // Whoever waits for the place is answered, then told the reason.
     const bool waited = !record->reader_placed;
     record->reader_placed = true;
+    record->reader_refused = after == StreamAfterReset::refused;
     mask = record->loop_mask;
     if (record->adopting) {  // told already
       // A stream gone is not read on, whatever the reset after it says.

@@ -28,7 +28,8 @@ LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::
       wake_(std::move(wake)),
       broker_(broker::make_redis_broker(loop, config, *this)),
       publishes_(std::make_unique<session::BrokerPublishes>(*broker_)),
-      replays_(std::make_unique<session::BrokerReplays>(*broker_, replay_page(config))) {}
+      replays_(std::make_unique<session::BrokerReplays>(*broker_, replay_page(config))),
+      retry_refused_every_(config.link.reconnect_max) {}
 
 LoopBroker::~LoopBroker() = default;
 
@@ -108,6 +109,8 @@ bool LoopBroker::forward(std::string_view topic, const broker::EventFields& even
 // last id this node had once the reader has room: its subscribers get every
 // event Redis still holds, and a hole only for what it trimmed meanwhile.
 void LoopBroker::check(const std::string& topic) {
+  // Refused again, it comes back (on_refused); read or let go, it is done.
+  if (const auto refused = refused_.find(topic); refused != refused_.end()) refused_.erase(refused);
   const hub::TopicBook::FollowState state = book_.follow_state(topic);
   const auto it = reading_.find(topic);
   if (!state.followed) {
@@ -157,6 +160,14 @@ void LoopBroker::retry_stopped() {
   if (stopped_.empty()) return;
   NameSet waiting;
   waiting.swap(stopped_);
+  for (const std::string& topic : waiting) check(topic);
+}
+
+void LoopBroker::retry_refused(io::Loop::Clock::time_point now) {
+  if (refused_.empty() || now - refused_tried_ < retry_refused_every_) return;
+  refused_tried_ = now;
+  NameSet waiting;
+  waiting.swap(refused_);
   for (const std::string& topic : waiting) check(topic);
 }
 
@@ -215,13 +226,18 @@ void LoopBroker::on_reset(std::string_view topic, const char* reason) {
   book_.stream_reset(topic, reason, gone ? hub::StreamAfterReset::gone : hub::StreamAfterReset::read_on);
 }
 
+// Told once: a key refused again when it is tried (retry_refused(), a
+// newcomer) changes nothing for the subscribers told already.
 void LoopBroker::on_refused(std::string_view topic, std::string_view) {
   if (const auto it = reading_.find(topic); it != reading_.end()) reading_.erase(it);
-  book_.stream_reset(topic, "stream-refused", hub::StreamAfterReset::read_on);
+  refused_.emplace(topic);
+  book_.stream_reset(topic, "stream-refused", hub::StreamAfterReset::refused);
   retry_stopped();
 }
 
 void BrokerNode::following_changed(std::string_view topic) { loops_[reader_loop(topic)]->request_check(topic); }
+
+void BrokerNode::try_refused_again(std::string_view topic) { loops_[reader_loop(topic)]->request_check(topic); }
 
 unsigned BrokerNode::reader_loop(std::string_view topic) const {
   return static_cast<unsigned>(broker::shard_of(topic, loops_.size()));

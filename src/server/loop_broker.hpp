@@ -17,6 +17,7 @@
 // until a loop has delivered more, and Redis keeps the backlog.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +59,10 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   // loop and one line when all are back, not a line per attempt (`logger`
   // may be null); the broker's metrics brought up to date.
   void report(log::Logger* logger, metrics::LoopMetrics& metrics);
+  // The loop's sweep: the keys Redis refused that some loop still follows
+  // are tried again each broker.reconnect_max_ms, so that a key fixed while
+  // its subscribers wait is read without a newcomer to ask for it.
+  void retry_refused(io::Loop::Clock::time_point now);
   // Any thread (Server::publish): an event this loop publishes at its next
   // turn. False when `max` events wait already. Nobody hears Redis's
   // answer: the caller learnt only that the event was handed over.
@@ -98,6 +103,11 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   // entry per followed topic (a topic no loop follows leaves it at its
   // check), so topics.max bounds it.
   NameSet stopped_;
+  // Topics some loop follows whose key Redis refused: tried again at
+  // retry_refused() and when a subscriber joins. Bounded as stopped_ is.
+  NameSet refused_;
+  const std::chrono::milliseconds retry_refused_every_;
+  io::Loop::Clock::time_point refused_tried_{};
   std::mutex checks_mutex_;
   NameSet checks_;    // asked for by any loop (at most one entry per topic)
   NameSet running_;   // the batch being checked, reused
@@ -113,6 +123,7 @@ class BrokerNode final : public hub::TopicFollower {
   // Before serving: the loops' brokers, by loop index.
   void add_loop(LoopBroker& loop) { loops_.push_back(&loop); }
   void following_changed(std::string_view topic) override;
+  void try_refused_again(std::string_view topic) override;
   [[nodiscard]] unsigned reader_loop(std::string_view topic) const;
 
  private:

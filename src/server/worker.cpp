@@ -275,7 +275,10 @@ void Worker::sweep() {
     if (!sessions_[i]->closed()) sessions_[i]->tick(now);
   }
   shed_behind_streams();
-  if (broker_) broker_->report(services_.logger(), metrics_);
+  if (broker_) {
+    broker_->report(services_.logger(), metrics_);
+    broker_->retry_refused(now);
+  }
 }
 
 void Worker::shed_behind_streams() {

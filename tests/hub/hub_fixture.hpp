@@ -130,7 +130,9 @@ struct HubTest : testing::Test {
 // stops following the topic.
 struct Follower : TopicFollower {
   std::vector<std::string> changes;
+  std::vector<std::string> retries;
   void following_changed(std::string_view topic) override { changes.emplace_back(topic); }
+  void try_refused_again(std::string_view topic) override { retries.emplace_back(topic); }
 };
 
 struct ResetCollector : Collector {

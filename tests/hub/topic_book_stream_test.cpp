@@ -124,6 +124,36 @@ TEST_F(StreamTopicTest, ALoopThatDrainsOnlyAfterTheReaderIsBackIsToldTheResetAnd
   EXPECT_EQ(c.losses[0], (std::pair<std::uint64_t, std::uint64_t>{9, 10}));
 }
 
+// A key Redis refused is not read: a subscriber that joins after is told
+// so in its answer, not left waiting, and has the reader try the key again;
+// the one told already is not told a second time when it is refused again.
+// Once read, a newcomer is told nothing.
+TEST_F(StreamTopicTest, ASubscriberJoiningARefusedTopicIsToldAndHasItTriedAgain) {
+  ResetCollector first;
+  ASSERT_EQ(hub.subscribe("t", &first), HubStatus::ok);
+  book.stream_reset("t", "stream-refused", StreamAfterReset::refused);
+  pump();
+  ResetCollector later;
+  const ReplayResult joined = hub.subscribe_after("t", &later, 0, "");
+  ASSERT_EQ(joined.status, HubStatus::ok);
+  ASSERT_NE(joined.reset, nullptr);
+  EXPECT_STREQ(joined.reset, "stream-refused");
+  EXPECT_FALSE(joined.awaiting);
+  EXPECT_EQ(follower.retries, (std::vector<std::string>{"t"}));
+  book.stream_reset("t", "stream-refused", StreamAfterReset::refused);
+  pump();
+  EXPECT_EQ(first.resets, (std::vector<std::string>{"stream-refused"})) << "told once";
+  EXPECT_TRUE(later.resets.empty()) << "told in its answer";
+
+  (void)book.stream_started("t", kEpoch, 3);
+  ResetCollector after;
+  const ReplayResult read = hub.subscribe_after("t", &after, 0, "");
+  EXPECT_EQ(read.reset, nullptr);
+  EXPECT_EQ(follower.retries.size(), 1u);
+  EXPECT_EQ(append(kEpoch, 4, "read"), TopicBook::Append::accepted);
+  for (ResetCollector* c : {&first, &later, &after}) EXPECT_EQ(c->ids, (std::vector<std::uint64_t>{4}));
+}
+
 // Redis came back from an older copy: the same stream goes on after its
 // newest (8), and the ids after it are new events', delivered after the
 // reset with nothing told lost.
