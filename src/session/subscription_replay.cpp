@@ -30,6 +30,17 @@
 
 namespace sluice::session {
 
+namespace {
+
+// Past a third of its budget a stream takes no more of a replay this turn;
+// it goes on once its queue has drained to a quarter (turn_pages()).
+bool past_a_third(const conn::OutQueue& queue) {
+  const conn::OutQueueLimits& budget = queue.limits();
+  return queue.data_frames() * 3 >= budget.max_frames || queue.data_bytes() * 3 >= budget.max_bytes;
+}
+
+}  // namespace
+
 void Subscriptions::start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked) {
   if (cookie >= fetching_.size()) fetching_.resize(cookie + 1);
   fetching_[cookie] = Fetching{true, parked.paged, 0, parked.stream_epoch, parked.after, parked.newest};
@@ -73,7 +84,7 @@ void Subscriptions::turn_pages() {
   for (std::size_t step = 0; step < count && step < fetching_.size(); ++step) {
     const std::size_t i = (page_cursor_ + step) % count;
     if (i >= fetching_.size() || !fetching_[i].active || !fetching_[i].paging) continue;
-    if (queue.data_frames() * 3 >= budget.max_frames || queue.data_bytes() * 3 >= budget.max_bytes) {
+    if (past_a_third(queue)) {
       page_cursor_ = static_cast<std::uint32_t>(i);
       pages_waiting_ = true;
       return;
@@ -144,12 +155,22 @@ void Subscriptions::replayed(std::uint32_t ticket, const broker::ReplayAnswer& a
   }
 }
 
+// A fetched page is sized for Redis's answer, not for this stream's queue:
+// handed whole, a page of larger events went past the send budget at once
+// and cut off the reader that asked for it. What the queue has no room
+// for (past a third of the budget, the first event always taken) waits as
+// a history page does, and is fetched again once the queue has drained.
+// `latest` takes it whole: it keeps only the newest of each key anyway.
 void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::ReplayAnswer& answer) {
   hub::Hub& hub = services_.hub();
   // Copied: a delivery may end the stream, which empties the slots.
   const std::string topic = slots_[cookie].name;
+  const bool room_matters = slots_[cookie].policy != Policy::latest;
+  bool handed = false;
   for (const broker::StreamEntry& entry : answer.entries) {
     if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
+    if (handed && room_matters && past_a_third(outlet_.queue())) return page_when_drained(cookie);
+    handed = true;
     if (entry.unusable != nullptr) {
       services_.metrics().broker_unusable_entries.add();
       lost(cookie, entry.id.seq, entry.id.seq);  // an entry this node cannot use
@@ -160,7 +181,19 @@ void Subscriptions::hand_over_fetched(std::uint32_t cookie, const broker::Replay
     fetching_[cookie].after = entry.id.seq;
   }
   if (stopped_ || cookie >= fetching_.size() || !fetching_[cookie].active) return;
+  if (room_matters && past_a_third(outlet_.queue())) return page_when_drained(cookie);
   next_page(cookie);
+}
+
+// The slot waits as a history page does: turn_pages() asks the hub for what
+// comes after `after` once the queue has drained, a fetch again when the
+// history does not hold it. A turn is asked for now too: the queue may have
+// been written out whole while the page was handed over, and then no later
+// flush would ask for it.
+void Subscriptions::page_when_drained(std::uint32_t cookie) {
+  fetching_[cookie].paging = true;
+  pages_waiting_ = true;
+  want_pages();
 }
 
 // Live from now on, told first why what came before is not coming.

@@ -157,6 +157,7 @@ class Subscriptions final : public hub::Subscriber, private ReplayWaiter {
   };
 
   void start_fetch(std::uint32_t cookie, const hub::ReplayResult& parked);
+  void page_when_drained(std::uint32_t cookie);
   // What a replay may hand this stream at once: a third of its send
   // budget, less what its queue holds (one event at least, while it has
   // room). `latest` takes it whole: it keeps only the newest of each key

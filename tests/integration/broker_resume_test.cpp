@@ -67,6 +67,28 @@ TEST_F(BrokerResume, OnANodeThatDoesNotReadTheTopicTheMissedEventsComeFromRedis)
   expect_tail(back, data, ids, 5, "resumed on C");
 }
 
+// Events fetched from Redis for a resuming client come in pages sized for
+// Redis's answers (here four events of 20 KB), more than the stream's send
+// budget (64 KiB) holds at once: the reader, reading as fast as it can,
+// gets every one, in order, and is not cut off as slow.
+TEST_F(BrokerResume, FetchedPagesLargerThanTheSendBudgetReachTheReaderWhole) {
+  const auto d = start_node({"history.max_events=4", "send.budget_bytes=65536"});
+  ASSERT_NE(d->port(), 0) << d->output();
+  // Keeps D reading the topic; it reads only once the events are published.
+  SseSubscriber keeper(port_of(d), "/sse/large?policy=drop-oldest");
+  ASSERT_TRUE(keeper.opened());
+  ASSERT_TRUE(until_followed(*b_, "large", {&keeper}));
+  std::vector<std::string> data, ids;
+  publish_run("large", "first ", 1, 1, data, ids);
+  publish_run("large", std::string(20000, 'x') + " ", 2, 21, data, ids);
+  ASSERT_TRUE(wait_data(keeper, data.back(), 10s)) << "D has read them all";
+
+  SseSubscriber back(port_of(d), "/sse/large", 0, ids.front());
+  ASSERT_TRUE(back.opened());
+  ASSERT_TRUE(wait_events(back, 20, 10s)) << events_of(back).size() << " came";
+  expect_tail(back, data, ids, 1, "resumed with a small budget");
+}
+
 // An id of the stream from far past its newest event, on a node that does
 // not read the topic: not of this stream as it stands, so unknown-id, its
 // id echoed, then what is published; no loss of events the client never
