@@ -54,8 +54,8 @@ Growth ChargedBuffer::append(std::string_view bytes, std::size_t limit) {
   return Growth::ok;
 }
 
-void ChargedBuffer::trim() {
-  if (capacity_ <= kRestingCapacity) return;
+void ChargedBuffer::trim(std::size_t keep) {
+  if (capacity_ <= keep) return;
   give_back();
   data_.reset();
   size_ = 0;

@@ -50,8 +50,9 @@ class ChargedBuffer {
   [[nodiscard]] Growth reserve(std::size_t total, std::size_t limit);
   // reserve() then copies `bytes` in after what is held.
   [[nodiscard]] Growth append(std::string_view bytes, std::size_t limit);
-  // Frees a buffer larger than kRestingCapacity, and what it holds.
-  void trim();
+  // Frees a buffer larger than `keep` (kRestingCapacity: what a buffer may
+  // keep at rest), and what it holds.
+  void trim(std::size_t keep = kRestingCapacity);
 
   [[nodiscard]] std::span<char> spare() { return {data_.get() + size_, capacity_ - size_}; }
   void commit(std::size_t n) { size_ += n; }

@@ -130,6 +130,12 @@ class Decoder {
   void trim() {
     if (!in_message_) message_.trim();
   }
+  // Between frames, gives back the buffer whatever its size: for a
+  // decoder whose resting buffer is charged (one of many streams) and that
+  // was sent nothing for a while.
+  void rest() {
+    if (!mid_message()) message_.trim(0);
+  }
   // A frame or a fragmented message has begun and is not complete yet: the
   // caller bounds how long it may stay so (a client that never finishes a
   // message would hold its buffer for good).

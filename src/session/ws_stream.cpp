@@ -1,6 +1,7 @@
 #include "session/ws_stream.hpp"
 
 #include <string>
+#include <utility>
 
 #include "session/behind_stream.hpp"
 #include "session/hub_answers.hpp"
@@ -67,6 +68,7 @@ void WsStream::on_input(std::string& input) {
   // exp, not up to a sweep later.
   if (!outlet_.ended() && peer_.credentials_expired(outlet_.loop().now())) expire();
   if (held_ && !waiting()) held_ = false;  // resumed: a later hold is timed afresh
+  fed_ = true;
   std::size_t used = 0;
   bool completed = false;
   while (!outlet_.ended() && !waiting() && used < input.size()) {
@@ -180,6 +182,15 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   // (up to ws.max_message) for as long as the client likes.
   if (mid_message_ && !outlet_.ended() && now - message_since_ > std::chrono::milliseconds(ws.message_timeout_ms)) {
     return end(CloseCode::policy_violation, "message not completed in time", conn::CloseReason::timeout);
+  }
+  // One of a connection's many streams (HTTP/2) is charged for its resting
+  // buffers: once a sweep passes with nothing sent on it they go back, so
+  // an idle stream holds none (a client could otherwise keep a message's
+  // worth on each of its streams, idle, for their lives). A stream that is
+  // sent to keeps them from message to message.
+  if (!whole_connection_ && !std::exchange(fed_, false)) {
+    decoder_.rest();
+    if (!waiting()) waiting_message_.trim(0);
   }
   const auto since_ping = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_ping_).count();
   if (awaiting_pong_) {

@@ -183,6 +183,7 @@ class WsStream : public Phase, private AuthWaiter {
   bool awaiting_pong_ = false;
   bool held_ = false;         // input_held() at the last tick, since held_since_
   bool mid_message_ = false;  // the decoder holds part of a message, since message_since_
+  bool fed_ = false;          // input came since the last tick
   bool close_sent_ = false;
 };
 

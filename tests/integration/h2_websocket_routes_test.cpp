@@ -266,6 +266,42 @@ TEST_F(H2WebSocketRoutes, PartialMessagesOfTwoStreamsPastTheConnectionsMemoryAre
   EXPECT_EQ(close_code_of(body(first)), 0);
 }
 
+// sluice_connection_memory_bytes: what every connection is charged now.
+long connection_memory(std::uint16_t port) {
+  const HttpReply reply = http_request(port, "GET", "/metrics", "");
+  const std::string name = "\nsluice_connection_memory_bytes ";
+  const std::size_t at = reply.body.find(name);
+  return at == std::string::npos ? -1 : std::atol(reply.body.c_str() + at + name.size());
+}
+
+// A stream's buffers over HTTP/2 are charged from their first byte: after
+// a message each keeps what it grew to, up to the resting size (16 KiB).
+// Streams sent nothing more give it back at a sweep, so a client's idle
+// streams hold nothing of what their messages made them grow.
+TEST_F(H2WebSocketRoutes, IdleStreamsGiveBackWhatTheirMessagesMadeThemHold) {
+  start();
+  const std::int32_t reader = client->request("GET", "/sse/rest");
+  ASSERT_TRUE(received(reader, "retry: "));
+  std::vector<std::int32_t> publishers;
+  for (int i = 0; i < 6; ++i) publishers.push_back(open("/pub/rest"));
+  const long idle = connection_memory(server->port());
+  ASSERT_GT(idle, 0);
+  for (std::size_t i = 0; i < publishers.size(); ++i) {
+    client->send(publishers[i], text(std::string(15000, 'm') + "-" + std::to_string(i)), false);
+  }
+  ASSERT_TRUE(received(reader, "-5\n"));
+  const long used = connection_memory(server->port());
+  EXPECT_GT(used, idle + 6 * 15000) << "each stream's buffer is charged";
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  long now = used;
+  while (now > idle + 4096 && std::chrono::steady_clock::now() < deadline) {
+    client->pump([] { return false; }, 100ms);
+    now = connection_memory(server->port());
+  }
+  EXPECT_LE(now, idle + 4096) << "idle " << idle << ", after the messages " << used;
+  for (const std::int32_t p : publishers) EXPECT_EQ(close_code_of(body(p)), 0);
+}
+
 TEST_F(H2WebSocketRoutes, AMalformedFrameInsideDataIsClosed1002) {
   start();
   const std::int32_t unmasked = open("/ws/bad");
