@@ -81,6 +81,8 @@ class HttpRequestPhase final : public Phase, private PublishWaiter, private Auth
   // An SSE stream or a WebSocket: what the client's FIN ends, before it
   // opened as after (see on_peer_eof()).
   [[nodiscard]] bool asks_for_stream(const proto::http1::Request& request) const;
+  // An upgrade to a WebSocket on a path that opens one.
+  [[nodiscard]] bool asks_for_websocket(const proto::http1::Request& request) const;
   void publish(const proto::http1::Request& request, std::string_view raw_topic);
   // broker_publish.cpp: with a broker the request waits for Redis's answer
   // and reads no further request meanwhile (replies stay in order).

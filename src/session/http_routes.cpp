@@ -48,6 +48,14 @@ void HttpRequestPhase::route(const Request& request) {
   keep_alive_ = request.keep_alive;
   if (auto refusal = host_refusal(services_, request)) return respond(*refusal);
   if (const AuthOutcome outcome = session_.peer().authorize(Action::connect, {}, request); !outcome.allowed()) {
+    // A WebSocket refused by who it is (a bad or expired token, the
+    // connect rate) is told as one refused by what it asks for: the 101
+    // and a close with the code and reason, which a browser's page can
+    // read, where a refused upgrade's status reaches it as a bare 1006.
+    if (!outcome.is_pending() && session_.door() != Door::admin && asks_for_websocket(request)) {
+      upgrade(request, [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); }, outcome);
+      return;
+    }
     return deny(outcome);
   }
   if (session_.door() == Door::admin) return route_admin(request);
@@ -92,6 +100,13 @@ void HttpRequestPhase::route(const Request& request) {
     return upgrade_topic(request, path.substr(kWsPrefix.size() + 1));
   }
   respond({.status = 404, .body = "no such resource\n"});
+}
+
+bool HttpRequestPhase::asks_for_websocket(const Request& request) const {
+  if (request.method != Method::get || request.header("Upgrade").empty()) return false;
+  const std::string_view path = request.path;
+  return path.starts_with(kPublishPrefix) || path == kWsPrefix || path.starts_with("/ws/") ||
+         services_.ws_route(path) != nullptr;
 }
 
 // The paths route() opens a stream on, whatever the checks answer.

@@ -170,6 +170,25 @@ TEST_F(SluicedAuth, AWebSocketWithoutATokenIsClosed4401) {
   EXPECT_EQ(close->payload.substr(2), "401 a token is needed to subscribe on 'news'");
 }
 
+// Refused for the token itself (forged, expired) rather than for what it
+// grants: told the same way, 101 then 4401 with the reason, so that a
+// browser's page can tell "get a new token" from a network failure.
+TEST_F(SluicedAuth, AWebSocketWithAForgedOrExpiredTokenIsClosed4401) {
+  const std::string expired = pyjwt(R"({"exp":-120,"sluice":{"subscribe":["news"]}})");
+  for (const std::string& token : {pyjwt(kNewsReader) + "x", expired}) {
+    for (const char* path : {"/ws/news", "/ws", "/pub/news"}) {
+      WsTestClient client(static_cast<std::uint16_t>(sluiced.port()));
+      ASSERT_EQ(client.upgrade({.path = path, .extra_headers = "Authorization: Bearer " + token + "\r\n"}).status,
+                101)
+          << path;
+      const std::optional<ws::ServerFrame> close = client.read_frame();
+      ASSERT_TRUE(close) << path;
+      EXPECT_EQ(close->close_code(), 4401) << path;
+      EXPECT_EQ(close->payload.substr(2, 4), "401 ") << close->payload;
+    }
+  }
+}
+
 TEST_F(SluicedAuth, AWebSocketOnATopicNotGrantedIsClosed4403) {
   WsTestClient client(static_cast<std::uint16_t>(sluiced.port()));
   ASSERT_EQ(client.upgrade({.path = "/ws/prices", .extra_headers = "Authorization: Bearer " + pyjwt(kNewsReader) +
@@ -285,6 +304,21 @@ TEST(SluicedAuthLimits, OverTheSubscribeRateAWebSocketIsClosed4429) {
   ASSERT_TRUE(close);
   EXPECT_EQ(close->close_code(), 4429);
   EXPECT_NE(close->payload.find("auth.rate.subscribe_per_ip"), std::string::npos) << close->payload;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
+TEST(SluicedAuthLimits, OverTheConnectRateAWebSocketIsClosed4429) {
+  SluicedProcess sluiced(jwt_settings({"auth.rate.connect_per_ip=1", "auth.rate.connect_per_ip_burst=1"}));
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string auth = "Authorization: Bearer " + pyjwt(kNewsReader) + "\r\n";
+  WsTestClient first(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_EQ(first.upgrade({.path = "/ws/news", .extra_headers = auth}).status, 101);
+  WsTestClient second(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_EQ(second.upgrade({.path = "/ws/news", .extra_headers = auth}).status, 101);
+  const std::optional<ws::ServerFrame> close = second.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 4429);
+  EXPECT_NE(close->payload.find("auth.rate.connect_per_ip"), std::string::npos) << close->payload;
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
