@@ -126,6 +126,11 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
     reply(stream, *refusal);
     return nullptr;
   }
+  std::optional<Policy> policy;
+  if (auto refusal = check_policy(services_.config().policy, request, text, policy)) {
+    reply(stream, *refusal);
+    return nullptr;
+  }
   const std::string_view topic = decode_into(path.substr(kWsTopicPrefix.size()), text.topic, sizeof text.topic);
   if (!proto::valid_topic_name(topic, services_.hub().limits().max_topic_name)) {
     reply(stream, hub_refusal(services_.answer(hub::HubStatus::bad_topic), text));
@@ -147,7 +152,7 @@ WsStream* H2Connection::route_websocket(std::int32_t stream, const proto::http1:
       },
       true);
   if (made == nullptr || made->close_sent()) return made;
-  opened->open(requested_last_id(request, text));  // into text.last_id, beside the topic
+  opened->open(requested_last_id(request, text), policy);  // into text.last_id, beside the topic
   return made;
 }
 

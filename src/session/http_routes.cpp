@@ -171,6 +171,12 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
     keep_alive_ = false;
     return respond(*refusal);
   }
+  ReplyText text;
+  std::optional<Policy> policy;
+  if (auto refusal = check_policy(services_.config().policy, request, text, policy)) {
+    keep_alive_ = false;
+    return respond(*refusal);
+  }
   char topic_buf[1024];
   std::string topic(decode_into(raw_topic, topic_buf, sizeof topic_buf));
   // Refused before the upgrade, as a publisher's topic is (the server's own
@@ -191,8 +197,7 @@ void HttpRequestPhase::upgrade_topic(const Request& request, std::string_view ra
       },
       verdict);
   if (stream == nullptr || stream->close_sent()) return;
-  ReplyText text;
-  opened->open(requested_last_id(request, text));
+  opened->open(requested_last_id(request, text), policy);
   if (opened->answer_held()) hand_line_to_stream(opened->access_line(), request, "ws");
 }
 

@@ -279,17 +279,21 @@ std::optional<Response> check_one_last_id(const proto::http1::Request& request) 
   return std::nullopt;
 }
 
+std::optional<Response> check_policy(const server::PolicyConfig& policy, const proto::http1::Request& request,
+                                     ReplyText& text, std::optional<Policy>& requested) {
+  const std::string_view name = query_value(request.query, "policy");
+  if (name.empty()) return std::nullopt;
+  requested = delivery::parse_policy(name);
+  if (requested && policy.allows(*requested)) return std::nullopt;
+  const std::string_view line = policy_not_offered(policy, name, {text.body, sizeof text.body - 1});
+  text.body[line.size()] = '\n';
+  return Response{.status = 400, .body = {text.body, line.size() + 1}};
+}
+
 std::optional<Response> check_sse(LoopServices& services, Peer& peer, const proto::http1::Request& request,
                                   std::string_view path_topic, ReplyText& text, SseOpening& opening) {
   const auto& config = services.config();
-  if (const std::string_view name = query_value(request.query, "policy"); !name.empty()) {
-    opening.requested = delivery::parse_policy(name);
-    if (!opening.requested || !config.policy.allows(*opening.requested)) {
-      const std::string_view line = policy_not_offered(config.policy, name, {text.body, sizeof text.body - 1});
-      text.body[line.size()] = '\n';
-      return Response{.status = 400, .body = {text.body, line.size() + 1}};
-    }
-  }
+  if (auto refusal = check_policy(config.policy, request, text, opening.requested)) return refusal;
   if (auto refusal = check_one_last_id(request)) return refusal;
   opening.last_id = requested_last_id(request, text);
   std::vector<std::string>& topics = opening.topics;

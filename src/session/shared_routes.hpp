@@ -139,6 +139,12 @@ struct SseOpening {
 // written into `out` (cut to its size).
 [[nodiscard]] std::string_view policy_not_offered(const server::PolicyConfig& policy, std::string_view asked,
                                                   std::span<char> out);
+// A stream's ?policy= (SSE, /ws/{topic}): none (nullopt, `requested` left
+// empty), one the server offers (into `requested`), or a 400 naming the
+// ones it does.
+[[nodiscard]] std::optional<Response> check_policy(const server::PolicyConfig& policy,
+                                                   const proto::http1::Request& request, ReplyText& text,
+                                                   std::optional<Policy>& requested);
 // A 400 for a request that names more than one Last-Event-ID.
 [[nodiscard]] std::optional<Response> check_one_last_id(const proto::http1::Request& request);
 

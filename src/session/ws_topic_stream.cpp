@@ -20,8 +20,8 @@ WsTopicStream::WsTopicStream(const WsSetup& setup, std::string topic)
                      setup.peer.topic_allowance()),
       response_(setup.response) {}
 
-void WsTopicStream::open(std::string_view last_id) {
-  const Subscriptions::JoinResult joined = subscriptions_.join(topic_, std::nullopt, last_id);
+void WsTopicStream::open(std::string_view last_id, std::optional<Policy> policy) {
+  const Subscriptions::JoinResult joined = subscriptions_.join(topic_, policy, last_id);
   if (joined.status != Subscriptions::JoinStatus::ok) {
     return end_refused(joined.refusal);
   }

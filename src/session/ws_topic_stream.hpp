@@ -21,7 +21,8 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
  public:
   WsTopicStream(const WsSetup& setup, std::string topic);
 
-  // Joins the topic, replaying what came after `last_id` when given; a
+  // Joins the topic under `policy` (the server's for it when none was
+  // asked for), replaying what came after `last_id` when given; a
   // topic that cannot be joined closes the stream (1008).
   //
   // With a broker, a client with no id of a topic this node has not placed
@@ -33,7 +34,7 @@ class WsTopicStream final : public WsStream, private Subscriptions::Owner, priva
   // where the stream has had no answer yet, it is answered 503 instead.
   // A stream that ends before (a refusal, expired credentials, the server
   // stopping) is answered with its close behind.
-  void open(std::string_view last_id);
+  void open(std::string_view last_id, std::optional<Policy> policy);
   // The stream only reads: a message from its client closes it (1008)
   // instead of being published. For a page on another origin that may
   // read but not write (shared_routes.hpp, origin_reads_only()).

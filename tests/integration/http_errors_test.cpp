@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "test_client.hpp"
+#include "ws_test_client.hpp"
 
 namespace sluice::test {
 namespace {
@@ -184,6 +185,37 @@ TEST(HttpErrors, APolicyNotOfferedIsToldWithTheOnesThatAre) {
     EXPECT_EQ(reply.body,
               std::string("policy '") + asked + "' is not offered here: ask for one of fifo, latest (policy.allow)\n");
   }
+}
+
+// /ws/{topic} takes ?policy= as an event stream does: one the server does
+// not offer is a 400 naming those it does (before, any value was taken
+// and ignored), and one it offers is the subscription's: under
+// drop-oldest a reader that stops reading is told what it lost and stays
+// (under the server's fifo it would be closed 1008).
+TEST(HttpErrors, ATopicWebSocketTakesItsPolicyFromTheQuery) {
+  server::Config config;
+  config.policy.allowed =
+      (1u << static_cast<unsigned>(Policy::fifo)) | (1u << static_cast<unsigned>(Policy::drop_oldest));
+  config.connection.send.max_frames = 4;
+  RunningServer server(config);
+  const HttpReply refused = http_request(server.port(), "GET", "/ws/t?policy=latest");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.body, "policy 'latest' is not offered here: ask for one of fifo, drop-oldest (policy.allow)\n");
+
+  ws::WsTestClient reader(server.port(), 4096);
+  ASSERT_EQ(reader.upgrade({.path = "/ws/t?policy=drop-oldest"}).status, 101);
+  TestClient publisher(server.port());
+  const std::string last = std::string(8000, 'e') + "63";
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(publish(publisher, "/pub/t", i == 63 ? last : std::string(8000, 'e') + std::to_string(i)), 200);
+  }
+  bool told = false;
+  for (std::optional<ws::ServerFrame> m = reader.read_message(); m; m = reader.read_message()) {
+    ASSERT_NE(m->opcode, ws::kClose) << m->payload;
+    told = told || m->payload.starts_with(R"({"sluice":"dropped")");
+    if (m->payload == last) break;
+  }
+  EXPECT_TRUE(told) << "the reader is told what it lost";
 }
 
 // A HEAD's reply is its head alone, Content-Length saying what a GET's
