@@ -211,6 +211,17 @@ void H2Connection::begin_post(std::int32_t stream, const Request& request, std::
   if (auto refusal = check_publish(services_, session_.peer(), request, raw_topic, text, target)) {
     return reply(stream, *refusal);
   }
+  // A body declared past http.max_body is refused at its headers, as over
+  // HTTP/1.1, not once that much of it has been read (or, never sent, at
+  // the request timeout).
+  const std::size_t max_body = services_.h2_limits().max_body;
+  const std::string_view length = request.header("content-length");
+  std::uint64_t declared = 0;
+  if (std::from_chars(length.data(), length.data() + length.size(), declared).ec == std::errc() &&
+      declared > max_body) {
+    reply(stream, body_over_max_body(max_body, text));
+    return h2_->stop_sender_after_answer(stream);
+  }
   H2Exchange* post = open_exchange(stream);
   if (post == nullptr) return;
   // assign() keeps each string's capacity from the exchange's last stream.

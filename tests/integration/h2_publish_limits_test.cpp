@@ -181,6 +181,23 @@ TEST(H2PublishLimits, ABodyPastMaxBodyGets413) {
   expect_small_publish_served(client);
 }
 
+// A content-length past http.max_body is refused when the headers come,
+// not after that much of the body (here none is ever sent: it waited for
+// the request timeout, 408).
+TEST(H2PublishLimits, ADeclaredLengthPastMaxBodyGets413AtItsHeaders) {
+  server::Config config;
+  config.http.max_body = 8 << 10;
+  config.handshake_timeout_ms = 60000;
+  RunningServer server(config);
+  H2TestClient client(server.port());
+  ASSERT_TRUE(client.ok());
+  const std::int32_t big = client.request("POST", "/pub/limits", {{"content-length", "2097152"}}, "", true);
+  ASSERT_TRUE(answered(client, big));
+  EXPECT_EQ(client.stream(big).status, 413);
+  EXPECT_EQ(client.stream(big).body, "413 Content Too Large: request body over http.max_body (8192 bytes)\n");
+  expect_small_publish_served(client);
+}
+
 // The pool's data lane (what is not kept for control traffic) is smaller
 // than the body: the body is refused, its blocks given back.
 TEST(H2PublishLimits, ABodyThePoolCannotHoldGets503) {
