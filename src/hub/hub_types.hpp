@@ -23,7 +23,7 @@ struct HubLimits {
   std::int64_t history_ttl_ms = 60000;
   // Topics one address may be the first to follow (each counts for it
   // until freed: TopicBook::charge_follower()); 0: no limit.
-  std::size_t max_subscribed_per_address = 1000;
+  std::size_t max_first_followed_per_address = 1000;
 };
 
 // How many more topics one connection may bring into being: a client that
@@ -70,7 +70,7 @@ enum class HubStatus : std::uint8_t {
   bad_key,              // a `latest` key over kMaxKeyBytes
   too_many_topics,      // max_topics reached
   too_many_created,     // the connection's TopicAllowance is spent
-  too_many_from_address,  // the address was the first to follow max_subscribed_per_address topics
+  too_many_from_address,  // the address was the first to follow max_first_followed_per_address topics
   too_many_subscribers,
   no_memory,            // the pool refused the event's blocks (data lane)
   busy,                 // a loop has yet to deliver the event the history would drop (or no room under a RoomRule): retry

@@ -95,14 +95,14 @@ std::size_t TopicBook::charged_count(std::uint64_t address) const {
 // places back.
 HubStatus TopicBook::charge_follower(TopicRecord& record, const TopicAllowance* allowance) {
   const std::uint64_t address = allowance != nullptr ? allowance->address : 0;
-  if (address == 0 || limits_.max_subscribed_per_address == 0 || record.outside_limit ||
+  if (address == 0 || limits_.max_first_followed_per_address == 0 || record.outside_limit ||
       record.charged_to.load(std::memory_order_acquire) != 0) {
     return HubStatus::ok;
   }
   const std::unique_lock lock(topics_mutex_);
   if (record.charged_to.load(std::memory_order_relaxed) != 0) return HubStatus::ok;
-  if (charged_count(address) >= limits_.max_subscribed_per_address) reclaim_idle();
-  if (charged_count(address) >= limits_.max_subscribed_per_address) return HubStatus::too_many_from_address;
+  if (charged_count(address) >= limits_.max_first_followed_per_address) reclaim_idle();
+  if (charged_count(address) >= limits_.max_first_followed_per_address) return HubStatus::too_many_from_address;
   record.charged_to.store(address, std::memory_order_release);
   ++charged_by_address_[address];
   return HubStatus::ok;

@@ -330,7 +330,7 @@ class TopicBook {
   [[nodiscard]] TopicRef acquire(std::string_view topic, HubStatus& status, TopicAllowance* allowance = nullptr);
   // Any thread, before a subscriber joins `record` (held): the address of
   // its first follower is charged for it until it is freed, and may hold
-  // only HubLimits::max_subscribed_per_address topics so: subscriptions
+  // only HubLimits::max_first_followed_per_address topics so: subscriptions
   // from one address, over as many connections as it may open, would
   // otherwise hold every place in topics.max by following names nobody
   // publishes to. Charged at the first follow, not at the making, so a

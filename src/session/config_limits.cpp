@@ -73,7 +73,7 @@ hub::HubLimits hub_limits(const server::TopicLimits& l) {
           .history_events = l.history_events,
           .history_bytes = l.history_bytes,
           .history_ttl_ms = l.history_ttl_ms,
-          .max_subscribed_per_address = l.max_per_address};
+          .max_first_followed_per_address = l.max_per_address};
 }
 
 }  // namespace sluice::session

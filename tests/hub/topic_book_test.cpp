@@ -238,7 +238,7 @@ TEST_F(Lifecycle, AConnectionsAllowanceBoundsTheTopicsItMakes) {
 // address follows already, are not held to it; a topic freed gives its
 // place back.
 struct PerAddress : test::HubTest {
-  PerAddress() : HubTest({.max_topics = 10, .max_topic_name = 32, .max_subscribed_per_address = 2}) {}
+  PerAddress() : HubTest({.max_topics = 10, .max_topic_name = 32, .max_first_followed_per_address = 2}) {}
 };
 
 TEST_F(PerAddress, AnAddressIsTheFirstFollowerOfOnlySoManyTopics) {
