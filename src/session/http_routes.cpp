@@ -52,7 +52,13 @@ void HttpRequestPhase::route(const Request& request) {
     // connect rate) is told as one refused by what it asks for: the 101
     // and a close with the code and reason, which a browser's page can
     // read, where a refused upgrade's status reaches it as a bare 1006.
+    // Only a page of an origin that may open it reads that: to any other
+    // the reason would tell the state of its visitor's token.
     if (!outcome.is_pending() && session_.door() != Door::admin && asks_for_websocket(request)) {
+      if (auto refusal = origin_refusal(services_, request, request_writes(services_, request, true))) {
+        keep_alive_ = false;
+        return respond(*refusal);
+      }
       upgrade(request, [](const WsSetup& setup) { return std::make_unique<WsJsonStream>(setup); }, outcome);
       return;
     }
@@ -227,7 +233,7 @@ void HttpRequestPhase::upgrade_publisher(const Request& request, std::string_vie
 template <typename MakeStream>
 WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, const AuthOutcome& verdict) {
   if (verdict.is_pending()) return nullptr;  // upgraded, or not, once the decision has come
-  // The Origin was judged with every other route's (route()).
+  // The Origin was judged in route(), before any upgrade.
   const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
   const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
   if (result.http_status != 101) {

@@ -187,6 +187,14 @@ TEST_F(SluicedAuth, AWebSocketWithAForgedOrExpiredTokenIsClosed4401) {
       EXPECT_EQ(close->payload.substr(2, 4), "401 ") << close->payload;
     }
   }
+  // A page of another origin is not shown why: that would tell it the
+  // state of its visitor's token.
+  WsTestClient foreign(static_cast<std::uint16_t>(sluiced.port()));
+  EXPECT_EQ(foreign
+                .upgrade({.path = "/ws/news",
+                          .extra_headers = "Authorization: Bearer " + expired + "\r\nOrigin: https://evil.example\r\n"})
+                .status,
+            403);
 }
 
 TEST_F(SluicedAuth, AWebSocketOnATopicNotGrantedIsClosed4403) {
