@@ -131,8 +131,13 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       // The reader does not read a key Redis refused: a newcomer told
       // nothing would wait for events that never come. It is told at once,
       // and the reader tries the key again (fixed since, it is read from
-      // there on, for every subscriber).
-      if (result.reset == nullptr && !result.parked) result.reset = "stream-refused";
+      // there on, for every subscriber). Told so, it is owed what comes
+      // after now, not after an id of the stream that was refused (one
+      // ahead of the reader would skip the next stream's first events).
+      if (result.reset == nullptr && !result.parked) {
+        result.reset = "stream-refused";
+        first_owed = newest + 1;
+      }
       follower_->try_refused_again(record->name);
     }
     if (follower_ != nullptr) {

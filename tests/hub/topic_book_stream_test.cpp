@@ -154,6 +154,27 @@ TEST_F(StreamTopicTest, ASubscriberJoiningARefusedTopicIsToldAndHasItTriedAgain)
   for (ResetCollector* c : {&first, &later, &after}) EXPECT_EQ(c->ids, (std::vector<std::uint64_t>{4}));
 }
 
+// A client resuming from an id ahead of what the node read, on a topic
+// whose key is refused, is told the refusal, and so is owed what comes
+// after now: the next stream's first events reach it (they were skipped up
+// to its old id).
+TEST_F(StreamTopicTest, AClientAheadOfARefusedTopicGetsTheNextStreamFromItsStart) {
+  ResetCollector first;
+  ASSERT_EQ(hub.subscribe("t", &first), HubStatus::ok);
+  (void)book.stream_started("t", kEpoch, 3);
+  EXPECT_EQ(append(kEpoch, 4, "old"), TopicBook::Append::accepted);
+  book.stream_reset("t", "stream-refused", StreamAfterReset::refused);
+  pump();
+  ResetCollector ahead;
+  const ReplayResult joined = hub.subscribe_after("t", &ahead, 0, "mx4qgqmb:9");
+  ASSERT_EQ(joined.status, HubStatus::ok);
+  EXPECT_STREQ(joined.reset, "stream-refused");
+  (void)book.stream_started("t", kLaterEpoch, 0);
+  EXPECT_EQ(append(kLaterEpoch, 1, "new"), TopicBook::Append::accepted);
+  EXPECT_EQ(ahead.ids, (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(first.ids, (std::vector<std::uint64_t>{4, 1}));
+}
+
 // Redis came back from an older copy: the same stream goes on after its
 // newest (8), and the ids after it are new events', delivered after the
 // reset with nothing told lost.
