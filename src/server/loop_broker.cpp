@@ -23,7 +23,8 @@ std::size_t replay_page(const broker::BrokerConfig& config) {
 
 LoopBroker::LoopBroker(io::Loop& loop, const broker::BrokerConfig& config, hub::TopicBook& book, unsigned index,
                        std::function<void()> wake)
-    : book_(book),
+    : loop_(loop),
+      book_(book),
       index_(index),
       wake_(std::move(wake)),
       broker_(broker::make_redis_broker(loop, config, *this)),
@@ -230,6 +231,7 @@ void LoopBroker::on_reset(std::string_view topic, const char* reason) {
 // newcomer) changes nothing for the subscribers told already.
 void LoopBroker::on_refused(std::string_view topic, std::string_view) {
   if (const auto it = reading_.find(topic); it != reading_.end()) reading_.erase(it);
+  if (refused_.empty()) refused_tried_ = loop_.now();
   refused_.emplace(topic);
   book_.stream_reset(topic, "stream-refused", hub::StreamAfterReset::refused);
   retry_stopped();

@@ -90,6 +90,7 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   void on_reset(std::string_view topic, const char* reason) override;
   void on_refused(std::string_view topic, std::string_view why) override;
 
+  io::Loop& loop_;
   hub::TopicBook& book_;
   const unsigned index_;
   std::function<void()> wake_;
@@ -107,7 +108,7 @@ class LoopBroker final : private broker::StreamSink, private broker::PublishHand
   // retry_refused() and when a subscriber joins. Bounded as stopped_ is.
   NameSet refused_;
   const std::chrono::milliseconds retry_refused_every_;
-  io::Loop::Clock::time_point refused_tried_{};
+  io::Loop::Clock::time_point refused_tried_{};  // the period's start: the first refusal, then each retry
   std::mutex checks_mutex_;
   NameSet checks_;    // asked for by any loop (at most one entry per topic)
   NameSet running_;   // the batch being checked, reused
