@@ -205,7 +205,9 @@ void WsStream::tick(io::Loop::Clock::time_point now) {
   }
 }
 
-void WsStream::shutdown() { send_close(CloseCode::going_away, "server shutting down"); }
+// The server stops, or an operator closed the connection (the admin API):
+// either way the client is to come back, so the reason says that much.
+void WsStream::shutdown() { send_close(CloseCode::going_away, "server going away, reconnect"); }
 
 bool WsStream::on_posted(std::int32_t, buf::FrameRef& frame) {
   if (close_sent_) return true;  // taken, and dropped: nothing may follow a close

@@ -212,7 +212,12 @@ TEST(SluicedAdmin, ClosesTheConnectionItNames) {
   EXPECT_EQ(curl_http({"-X", "POST", node.admin() + "/admin/connections/" + std::to_string(*ws_id) + "/close"})
                 .status(),
             202);
-  EXPECT_EQ(socket.read_close(), 1001);
+  // As the stream, the WebSocket is told to come back (it was told the
+  // server was shutting down).
+  const std::optional<ws::ServerFrame> goodbye = socket.read_frame();
+  ASSERT_TRUE(goodbye);
+  EXPECT_EQ(goodbye->close_code(), 1001);
+  EXPECT_EQ(goodbye->payload.substr(2), "server going away, reconnect");
 
   // The other subscriber is untouched.
   ASSERT_EQ(publish(node.port(), "news", "still here"), 200);
