@@ -27,6 +27,10 @@ class OpsView final : public session::OpsPages {
 
   void write_metrics(std::string& out) const override;
   [[nodiscard]] session::AdminDesk* admin() const override { return admin_; }
+  [[nodiscard]] std::int64_t broker_loops_cut_off() const override {
+    return registry_.sum([](const metrics::LoopMetrics& m) { return m.broker_unusable.value(); });
+  }
+  [[nodiscard]] std::size_t loops() const override { return registry_.loops(); }
   // Before serving: the admin API's desk (none: no admin listener).
   void set_admin(session::AdminDesk* desk) { admin_ = desk; }
   // What the server knows outside its loops, now.

@@ -5,6 +5,8 @@
 // without a lock), or, from the admin listener, through the AdminDesk.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "session/admin_desk.hpp"
@@ -17,6 +19,10 @@ class OpsPages {
   virtual void write_metrics(std::string& out) const = 0;
   // The admin API's desk; null when the server has no admin listener.
   [[nodiscard]] virtual AdminDesk* admin() const = 0;
+  // The loops that cannot use one of their Redis instances now (each loop
+  // says so at its sweep), and how many loops there are.
+  [[nodiscard]] virtual std::int64_t broker_loops_cut_off() const = 0;
+  [[nodiscard]] virtual std::size_t loops() const = 0;
 
  protected:
   ~OpsPages() = default;

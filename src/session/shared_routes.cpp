@@ -239,8 +239,21 @@ std::string_view requested_last_id(const proto::http1::Request& request, ReplyTe
 Response health_answer(LoopServices& services, bool head, ReplyText& text) {
   const BrokerPublishes* broker = services.broker_publishes();
   const std::optional<broker::Unreachable> unreachable = broker != nullptr ? broker->unreachable() : std::nullopt;
-  if (!unreachable) return {.status = 200, .body = head ? "" : "ok\n"};
   buf::FixedSink body(text.body, sizeof text.body);
+  if (!unreachable) {
+    // The answer is the node's, whichever loop takes the probe: a loop that
+    // can use Redis while another cannot would otherwise answer 200 and 503
+    // in turn. Each loop says so at its sweep.
+    const std::int64_t cut_off = broker != nullptr ? services.ops().broker_loops_cut_off() : 0;
+    if (cut_off <= 0) return {.status = 200, .body = head ? "" : "ok\n"};
+    char count[48];
+    const int n = std::snprintf(count, sizeof count, "%lld of this node's %zu", static_cast<long long>(cut_off),
+                                services.ops().loops());
+    body.append("Redis cannot be used from ");
+    body.append(std::string_view(count, static_cast<std::size_t>(std::max(n, 0))));
+    body.append(" loops: their publishes are refused and their topics not read (broker.url)\n");
+    return {.status = 503, .body = head ? "" : body.text(), .extra_headers = "Retry-After: 1\r\n"};
+  }
   body.append("Redis at ");
   body.append(std::string_view(unreachable->address).substr(0, 300));
   if (unreachable->answers) {

@@ -73,6 +73,27 @@ TEST(BrokerOutageLog, RedisGoingAwayAndComingBackIsLoggedOncePerLoop) {
   EXPECT_NE(out.find(address + " error="), std::string::npos) << out;
 }
 
+// Redis stops answering (SIGSTOP): each loop's links find it out by their
+// own timers, one loop before the other. From the first loop's word on,
+// /healthz is the node's answer whichever loop takes the probe, not 200
+// from the loop that has not found out yet and 503 from the one that has.
+TEST(BrokerOutageLog, HealthIsTheNodesAnswerWhileItsLoopsFindRedisGoneOneByOne) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.ok()) << redis.error();
+  SluicedProcess node(node_settings(redis));
+  ASSERT_NE(node.port(), 0) << node.output();
+  ASSERT_TRUE(metrics_show(node, "sluice_broker_loops_cut_off 0"));
+  redis.pause();
+  ASSERT_TRUE(node.wait_for_output("key=broker.url")) << node.output();
+  for (int probe = 0; probe < 8; ++probe) {
+    const HttpReply health = http_request(node.port(), "GET", "/healthz");
+    EXPECT_EQ(health.status, 503) << "probe " << probe << ": " << health.body;
+    EXPECT_NE(health.body.find("broker.url"), std::string::npos) << health.body;
+  }
+  redis.resume();
+  EXPECT_EQ(node.stop(), 0);
+}
+
 TEST(BrokerOutageLog, ANodeListingTheInstancesInAnotherOrderSaysSoAndPublishesNothing) {
   RedisServer one;
   RedisServer two;
