@@ -234,7 +234,11 @@ template <typename MakeStream>
 WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, const AuthOutcome& verdict) {
   if (verdict.is_pending()) return nullptr;  // upgraded, or not, once the decision has come
   // The Origin was judged in route(), before any upgrade.
-  const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
+  // A refused stream sends its close and nothing else: it takes no
+  // compression, whose state would cost every refused client (one over the
+  // connect rate included) tens of KiB for nothing.
+  const bool deflate = services_.config().ws.deflate != 0 && verdict.allowed();
+  const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, deflate};
   const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
   if (result.http_status != 101) {
     keep_alive_ = false;

@@ -178,9 +178,12 @@ TEST_F(SluicedAuth, AWebSocketWithAForgedOrExpiredTokenIsClosed4401) {
   for (const std::string& token : {pyjwt(kNewsReader) + "x", expired}) {
     for (const char* path : {"/ws/news", "/ws", "/pub/news"}) {
       WsTestClient client(static_cast<std::uint16_t>(sluiced.port()));
-      ASSERT_EQ(client.upgrade({.path = path, .extra_headers = "Authorization: Bearer " + token + "\r\n"}).status,
-                101)
-          << path;
+      const ws::UpgradeReply upgraded = client.upgrade({.path = path,
+                                                   .extensions = "permessage-deflate",
+                                                   .extra_headers = "Authorization: Bearer " + token + "\r\n"});
+      ASSERT_EQ(upgraded.status, 101) << path;
+      // It sends a close and nothing else: no compression is set up for it.
+      EXPECT_FALSE(upgraded.header("Sec-WebSocket-Extensions")) << upgraded.head;
       const std::optional<ws::ServerFrame> close = client.read_frame();
       ASSERT_TRUE(close) << path;
       EXPECT_EQ(close->close_code(), 4401) << path;
