@@ -138,7 +138,9 @@ struct TopicRecord {
   // client set where the topic begins (start_at_resume_point); the reader
   // reads from there rather than from the stream's newest event.
   // `reader_refused`: Redis refused the key (StreamAfterReset::refused) and
-  // the reader has not read it since (stream_started() ends it).
+  // the reader has not read it since (stream_started(), or a reset of
+  // another kind, ends it). Kept when every subscriber leaves: the next to
+  // join is told, and its join is what has the key tried again.
   // `reader_placed`: this node's reader knows where the stream stands (it
   // located it, or checked it continues where the reader reads from, its
   // newest then `place_seq`), or has told the subscribers why it cannot. A
