@@ -133,8 +133,10 @@ ReplayResult Hub::join(std::string_view topic, Subscriber* subscriber, std::uint
       // and the reader tries the key again (fixed since, it is read from
       // there on, for every subscriber). Told so, it is owed what comes
       // after now, not after an id of the stream that was refused (one
-      // ahead of the reader would skip the next stream's first events).
-      if (result.reset == nullptr && !result.parked) {
+      // ahead of the reader would skip the next stream's first events). A
+      // resuming client's own reset (its id of the refused stream is not
+      // this one's) says the same less clearly: the refusal is the reason.
+      if (!result.parked) {
         result.reset = "stream-refused";
         first_owed = newest + 1;
       }

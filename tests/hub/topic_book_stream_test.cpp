@@ -169,6 +169,10 @@ TEST_F(StreamTopicTest, AClientAheadOfARefusedTopicGetsTheNextStreamFromItsStart
   const ReplayResult joined = hub.subscribe_after("t", &ahead, 0, "mx4qgqmb:9");
   ASSERT_EQ(joined.status, HubStatus::ok);
   EXPECT_STREQ(joined.reset, "stream-refused");
+  // One resuming from an id of another stream is told the refusal too, not
+  // other-epoch.
+  ResetCollector other;
+  EXPECT_STREQ(hub.subscribe_after("t", &other, 0, "mx4qgqma:2").reset, "stream-refused");
   (void)book.stream_started("t", kLaterEpoch, 0);
   EXPECT_EQ(append(kLaterEpoch, 1, "new"), TopicBook::Append::accepted);
   EXPECT_EQ(ahead.ids, (std::vector<std::uint64_t>{1}));
