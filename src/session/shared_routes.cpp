@@ -294,11 +294,24 @@ std::optional<Response> check_one_last_id(const proto::http1::Request& request) 
 
 std::optional<Response> check_policy(const server::PolicyConfig& policy, const proto::http1::Request& request,
                                      ReplyText& text, std::optional<Policy>& requested) {
-  const std::string_view name = query_value(request.query, "policy");
-  if (name.empty()) return std::nullopt;
+  // Two would leave the stream to guess which the client meant.
+  std::size_t asked = 0;
+  std::string_view raw;
+  proto::url::QueryIterator it(request.query);
+  std::string_view key;
+  std::string_view value;
+  while (it.next(key, value)) {
+    if (key != "policy") continue;
+    ++asked;
+    raw = value;
+  }
+  if (asked > 1) return Response{.status = 400, .body = "more than one policy in the query\n"};
+  if (raw.empty()) return std::nullopt;
+  char decoded[64];
+  const std::string_view name = decode_into(raw, decoded, sizeof decoded);
   requested = delivery::parse_policy(name);
   if (requested && policy.allows(*requested)) return std::nullopt;
-  const std::string_view line = policy_not_offered(policy, name, {text.body, sizeof text.body - 1});
+  const std::string_view line = policy_not_offered(policy, name.empty() ? raw : name, {text.body, sizeof text.body - 1});
   text.body[line.size()] = '\n';
   return Response{.status = 400, .body = {text.body, line.size() + 1}};
 }

@@ -201,6 +201,13 @@ TEST(HttpErrors, ATopicWebSocketTakesItsPolicyFromTheQuery) {
   const HttpReply refused = http_request(server.port(), "GET", "/ws/t?policy=latest");
   EXPECT_EQ(refused.status, 400);
   EXPECT_EQ(refused.body, "policy 'latest' is not offered here: ask for one of fifo, drop-oldest (policy.allow)\n");
+  // Two are refused rather than one picked; a percent-encoded one is read
+  // as its text.
+  const HttpReply two = http_request(server.port(), "GET", "/ws/t?policy=fifo&policy=drop-oldest");
+  EXPECT_EQ(two.status, 400);
+  EXPECT_EQ(two.body, "more than one policy in the query\n");
+  ws::WsTestClient encoded(server.port());
+  EXPECT_EQ(encoded.upgrade({.path = "/ws/t?policy=drop%2Doldest"}).status, 101);
 
   ws::WsTestClient reader(server.port(), 4096);
   ASSERT_EQ(reader.upgrade({.path = "/ws/t?policy=drop-oldest"}).status, 101);
