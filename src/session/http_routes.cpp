@@ -108,19 +108,17 @@ void HttpRequestPhase::route(const Request& request) {
   respond({.status = 404, .body = "no such resource\n"});
 }
 
-bool HttpRequestPhase::asks_for_websocket(const Request& request) const {
-  if (request.method != Method::get || request.header("Upgrade").empty()) return false;
-  const std::string_view path = request.path;
-  return path.starts_with(kPublishPrefix) || path == kWsPrefix || path.starts_with("/ws/") ||
-         services_.ws_route(path) != nullptr;
-}
-
 // The paths route() opens a stream on, whatever the checks answer.
 bool HttpRequestPhase::asks_for_stream(const Request& request) const {
   if (request.method != Method::get) return false;
   const std::string_view path = request.path;
   if (path.starts_with(kPublishPrefix)) return !request.header("Upgrade").empty();
   return event_stream_path(path) || path == kWsPrefix || path.starts_with("/ws/") || services_.ws_route(path) != nullptr;
+}
+
+// Of those, the ones that upgrade: every stream but an event stream.
+bool HttpRequestPhase::asks_for_websocket(const Request& request) const {
+  return asks_for_stream(request) && !request.header("Upgrade").empty() && !event_stream_path(request.path);
 }
 
 void HttpRequestPhase::publish(const Request& request, std::string_view raw_topic) {
