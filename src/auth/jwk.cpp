@@ -16,8 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxKid = 256;
-
 // A required base64url member; nullopt when absent, not a string or not base64url.
 std::optional<std::string> bytes_member(const json& jwk, const char* name) {
   const auto it = jwk.find(name);
@@ -155,7 +153,7 @@ std::optional<std::string> read_jwk(const json& jwk, JwtKey& out) {
   if (!jwk.is_object()) return "it is not a JSON object";
   if (jwk.contains("kid")) {
     const auto& kid = jwk["kid"];
-    if (!kid.is_string() || kid.get_ref<const std::string&>().size() > kMaxKid) return "its kid is not a short string";
+    if (!kid.is_string() || kid.get_ref<const std::string&>().size() > kMaxKidBytes) return "its kid is not a short string";
     out.kid = kid.get<std::string>();
   }
   const auto alg = parse_jwt_alg(text_member(jwk, "alg"));

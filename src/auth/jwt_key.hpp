@@ -4,12 +4,17 @@
 // public PEM, used as an HMAC secret, anyone could sign with).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "auth/evp_key.hpp"
 #include "auth/jwt_alg.hpp"
 
 namespace sluice::auth {
+
+// A kid is echoed in no message; a longer one, in a key file or a token's
+// header, is refused outright.
+inline constexpr std::size_t kMaxKidBytes = 256;
 
 struct JwtKey {
   std::string kid;  // empty when the key has none

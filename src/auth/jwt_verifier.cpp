@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "auth/ascii.hpp"
+#include "auth/jwt_key.hpp"
 #include "auth/jwt_signature.hpp"
 #include "proto/base64url.hpp"
 
@@ -13,9 +14,6 @@ namespace sluice::auth {
 namespace {
 
 using nlohmann::json;
-
-// A kid is echoed in no message; longer ones are refused outright.
-constexpr std::size_t kMaxKid = 256;
 
 bool is_none(std::string_view alg) {
   return alg.size() == 4 && std::equal(alg.begin(), alg.end(), "none", [](char a, char b) { return (a | 0x20) == b; });
@@ -111,7 +109,7 @@ TokenCheck JwtVerifier::choose_key(std::string_view header_b64, const JwtKey*& k
   std::string_view kid;
   if (const auto kid_it = header.find("kid"); kid_it != header.end()) {
     if (!kid_it->is_string() || kid_it->get_ref<const std::string&>().empty() ||
-        kid_it->get_ref<const std::string&>().size() > kMaxKid) {
+        kid_it->get_ref<const std::string&>().size() > kMaxKidBytes) {
       return malformed("header kid is not a short string");
     }
     kid = kid_it->get_ref<const std::string&>();

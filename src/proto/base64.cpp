@@ -7,17 +7,17 @@ namespace sluice::proto {
 
 namespace {
 
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kStandardAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::uint8_t kNotBase64 = 0xFF;
 
-constexpr std::array<std::uint8_t, 256> make_values() {
+constexpr std::array<std::uint8_t, 256> make_standard_values() {
   std::array<std::uint8_t, 256> values{};
   values.fill(kNotBase64);
-  for (std::uint8_t i = 0; i < 64; ++i) values[static_cast<unsigned char>(kAlphabet[i])] = i;
+  for (std::uint8_t i = 0; i < 64; ++i) values[static_cast<unsigned char>(kStandardAlphabet[i])] = i;
   return values;
 }
 
-constexpr std::array<std::uint8_t, 256> kValues = make_values();
+constexpr std::array<std::uint8_t, 256> kStandardValues = make_standard_values();
 
 // Bytes are encoded a chunk at a time into a stack buffer: few appends,
 // no allocation, whatever the data's size.
@@ -28,17 +28,17 @@ std::size_t encode_chunk(const unsigned char* in, std::size_t n, char* out) {
   std::size_t i = 0;
   for (; i + 3 <= n; i += 3) {
     const std::uint32_t bits = (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
-    out[w++] = kAlphabet[bits >> 18];
-    out[w++] = kAlphabet[(bits >> 12) & 0x3F];
-    out[w++] = kAlphabet[(bits >> 6) & 0x3F];
-    out[w++] = kAlphabet[bits & 0x3F];
+    out[w++] = kStandardAlphabet[bits >> 18];
+    out[w++] = kStandardAlphabet[(bits >> 12) & 0x3F];
+    out[w++] = kStandardAlphabet[(bits >> 6) & 0x3F];
+    out[w++] = kStandardAlphabet[bits & 0x3F];
   }
   if (i < n) {
     const bool two = n - i == 2;
     const std::uint32_t bits = (std::uint32_t{in[i]} << 16) | (two ? std::uint32_t{in[i + 1]} << 8 : 0);
-    out[w++] = kAlphabet[bits >> 18];
-    out[w++] = kAlphabet[(bits >> 12) & 0x3F];
-    out[w++] = two ? kAlphabet[(bits >> 6) & 0x3F] : '=';
+    out[w++] = kStandardAlphabet[bits >> 18];
+    out[w++] = kStandardAlphabet[(bits >> 12) & 0x3F];
+    out[w++] = two ? kStandardAlphabet[(bits >> 6) & 0x3F] : '=';
     out[w++] = '=';
   }
   return w;
@@ -75,7 +75,7 @@ Base64Decoded base64_decode(std::string_view text, char* out, std::size_t capaci
     const std::size_t pad = last ? padding : 0;
     std::uint32_t bits = 0;
     for (std::size_t k = 0; k < 4 - pad; ++k) {
-      const std::uint8_t v = kValues[in[at + k]];
+      const std::uint8_t v = kStandardValues[in[at + k]];
       if (v == kNotBase64) return {};
       bits = (bits << 6) | v;
     }

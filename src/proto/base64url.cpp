@@ -7,19 +7,19 @@ namespace sluice::proto {
 
 namespace {
 
-constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-constexpr std::uint8_t kInvalid = 0xff;
+constexpr std::string_view kUrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr std::uint8_t kNotInUrlAlphabet = 0xff;
 
-constexpr std::array<std::uint8_t, 256> make_values() {
+constexpr std::array<std::uint8_t, 256> make_url_values() {
   std::array<std::uint8_t, 256> values{};
-  values.fill(kInvalid);
-  for (std::size_t i = 0; i < kAlphabet.size(); ++i) {
-    values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  values.fill(kNotInUrlAlphabet);
+  for (std::size_t i = 0; i < kUrlAlphabet.size(); ++i) {
+    values[static_cast<unsigned char>(kUrlAlphabet[i])] = static_cast<std::uint8_t>(i);
   }
   return values;
 }
 
-constexpr std::array<std::uint8_t, 256> kValues = make_values();
+constexpr std::array<std::uint8_t, 256> kUrlValues = make_url_values();
 
 }  // namespace
 
@@ -30,8 +30,8 @@ bool base64url_decode(std::string_view in, std::string& out) {
   std::uint32_t bits = 0;
   int held = 0;  // bits waiting in `bits`
   for (const char c : in) {
-    const std::uint8_t value = kValues[static_cast<unsigned char>(c)];
-    if (value == kInvalid) return false;
+    const std::uint8_t value = kUrlValues[static_cast<unsigned char>(c)];
+    if (value == kNotInUrlAlphabet) return false;
     bits = (bits << 6) | value;
     held += 6;
     if (held >= 8) {
@@ -52,10 +52,10 @@ void base64url_append(std::string_view bytes, std::string& out) {
     held += 8;
     while (held >= 6) {
       held -= 6;
-      out.push_back(kAlphabet[(bits >> held) & 0x3fu]);
+      out.push_back(kUrlAlphabet[(bits >> held) & 0x3fu]);
     }
   }
-  if (held > 0) out.push_back(kAlphabet[(bits << (6 - held)) & 0x3fu]);
+  if (held > 0) out.push_back(kUrlAlphabet[(bits << (6 - held)) & 0x3fu]);
 }
 
 }  // namespace sluice::proto

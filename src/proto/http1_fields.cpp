@@ -12,7 +12,7 @@ FieldLine reject_line(const char* reason) {
   return line;
 }
 
-Framing reject(int status, const char* reason) {
+Framing reject_framing(int status, const char* reason) {
   Framing framing;
   framing.http_status = status;
   framing.reason = reason;
@@ -64,10 +64,10 @@ void note(Survey& s, const Header& h) {
 // Transfer-Encoding and Content-Length together, or Transfer-Encoding in
 // HTTP/1.0, are how request smuggling starts (RFC 9112 6.1): refused.
 Framing chunked_framing(const Survey& s, int version_minor) {
-  if (s.has_content_length) return reject(400, "both Content-Length and Transfer-Encoding");
-  if (version_minor == 0) return reject(400, "Transfer-Encoding in HTTP/1.0");
+  if (s.has_content_length) return reject_framing(400, "both Content-Length and Transfer-Encoding");
+  if (version_minor == 0) return reject_framing(400, "Transfer-Encoding in HTTP/1.0");
   if (s.transfer_encodings != 1 || !iequals(s.transfer_encoding, "chunked")) {
-    return reject(501, "Transfer-Encoding other than chunked");
+    return reject_framing(501, "Transfer-Encoding other than chunked");
   }
   Framing framing;
   framing.chunked = true;
@@ -75,11 +75,11 @@ Framing chunked_framing(const Survey& s, int version_minor) {
 }
 
 Framing body_framing(const Survey& s, int version_minor, const Limits& limits) {
-  if (s.content_length_error != nullptr) return reject(400, s.content_length_error);
+  if (s.content_length_error != nullptr) return reject_framing(400, s.content_length_error);
   if (s.transfer_encodings > 0) return chunked_framing(s, version_minor);
   Framing framing;
   if (!s.has_content_length) return framing;
-  if (s.content_length > limits.max_body) return reject(413, kBodyOverMaxBody);
+  if (s.content_length > limits.max_body) return reject_framing(413, kBodyOverMaxBody);
   framing.content_length = static_cast<std::size_t>(s.content_length);  // at most max_body
   return framing;
 }
@@ -106,8 +106,8 @@ FieldLine parse_field_line(std::string_view line) {
 Framing decide_framing(std::span<const Header> headers, int version_minor, const Limits& limits) {
   Survey s;
   for (const Header& h : headers) note(s, h);
-  if (version_minor == 1 && s.hosts == 0) return reject(400, "HTTP/1.1 request without Host");
-  if (s.hosts > 1) return reject(400, "more than one Host");
+  if (version_minor == 1 && s.hosts == 0) return reject_framing(400, "HTTP/1.1 request without Host");
+  if (s.hosts > 1) return reject_framing(400, "more than one Host");
   Framing framing = body_framing(s, version_minor, limits);
   framing.keep_alive = version_minor == 1 ? !s.close : (s.keep_alive && !s.close);
   // An HTTP/1.0 client cannot take an interim response: its expectation is

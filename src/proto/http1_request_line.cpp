@@ -5,7 +5,7 @@
 namespace sluice::proto::http1::detail {
 namespace {
 
-RequestLine reject(int status, const char* reason) {
+RequestLine reject_request_line(int status, const char* reason) {
   RequestLine line;
   line.http_status = status;
   line.reason = reason;
@@ -63,13 +63,13 @@ bool plausible_request_line_start(std::string_view partial) {
 
 RequestLine parse_request_line(std::string_view line) {
   const std::size_t sp1 = line.find(' ');
-  if (sp1 == std::string_view::npos) return reject(400, "malformed request line");
+  if (sp1 == std::string_view::npos) return reject_request_line(400, "malformed request line");
   const std::size_t sp2 = line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos) return reject(400, "malformed request line");
+  if (sp2 == std::string_view::npos) return reject_request_line(400, "malformed request line");
   const std::string_view method = line.substr(0, sp1);
   std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   const std::string_view version = line.substr(sp2 + 1);
-  if (!is_token(method)) return reject(400, "method is not a token");
+  if (!is_token(method)) return reject_request_line(400, "method is not a token");
   RequestLine out;
   out.method = method_from_text(method);
   // absolute-form (RFC 9112 3.2.2), which a server must accept: its
@@ -81,16 +81,16 @@ RequestLine parse_request_line(std::string_view line) {
     const std::size_t slash = target.find('/', scheme);
     const std::string_view authority = target.substr(scheme, slash == std::string_view::npos ? 0 : slash - scheme);
     if (authority.empty() || authority.find_first_of("@?#") != std::string_view::npos) {
-      return reject(400, "absolute-form request target without a host and path");
+      return reject_request_line(400, "absolute-form request target without a host and path");
     }
     out.authority_begin = target_begin + scheme;
     out.authority_length = authority.size();
     target_begin += slash;
     target.remove_prefix(slash);
   }
-  if (!is_valid_target(target, out.method)) return reject(400, "request target not in origin-form");
-  if (!is_version_syntax(version)) return reject(400, "malformed HTTP version");
-  if (version[5] != '1' || version[7] > '1') return reject(505, "HTTP version not supported");
+  if (!is_valid_target(target, out.method)) return reject_request_line(400, "request target not in origin-form");
+  if (!is_version_syntax(version)) return reject_request_line(400, "malformed HTTP version");
+  if (version[5] != '1' || version[7] > '1') return reject_request_line(505, "HTTP version not supported");
   out.method_length = sp1;
   out.target_begin = target_begin;
   out.target_length = target.size();

@@ -5,19 +5,13 @@
 
 #include "auth/callback_client.hpp"
 #include "auth/callback_request.hpp"
+#include "server/hook_decision.hpp"
 #include "server/server_impl.hpp"
 #include "server/ws_routes.hpp"
 
 namespace sluice::server {
 
 namespace {
-
-AuthDecision to_hook(const auth::Decision& d) {
-  if (d.allowed()) return AuthDecision::allow();
-  AuthDecision out = AuthDecision::deny(auth::http_status(d.verdict), d.reason, d.retry_after_s);
-  if (d.verdict == auth::Verdict::unauthenticated) out.with_challenge(auth::www_authenticate(d, "sluice"));
-  return out;
-}
 
 // "IP:PORT" or "[IPv6]:PORT" -> the address alone: the callback judges the
 // client, and a port in the question would make every connection's answer

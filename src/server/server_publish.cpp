@@ -200,22 +200,6 @@ PublishResult publish_with_room(Server::Impl& s, const Target& target, const hub
   }
 }
 
-// Counts a publisher among its server's live ones (~Server checks that
-// none is left). The first member of Publisher::Impl after the server, so
-// the count goes down only once the topic and the slab are let go of.
-class LiveCount {
- public:
-  explicit LiveCount(std::atomic<std::size_t>& count) : count_(count) {
-    count_.fetch_add(1, std::memory_order_relaxed);
-  }
-  ~LiveCount() { count_.fetch_sub(1, std::memory_order_release); }
-  LiveCount(const LiveCount&) = delete;
-  LiveCount& operator=(const LiveCount&) = delete;
-
- private:
-  std::atomic<std::size_t>& count_;
-};
-
 }  // namespace
 
 PublishResult Server::publish(std::string_view topic, std::string_view data, std::string_view event,
@@ -234,6 +218,22 @@ PublishResult Server::publish_waiting(std::string_view topic, std::string_view d
 }
 
 struct Publisher::Impl {
+  // Counts a publisher among its server's live ones (~Server checks that
+  // none is left). The first member after the server, so
+  // the count goes down only once the topic and the slab are let go of.
+  class LiveCount {
+   public:
+    explicit LiveCount(std::atomic<std::size_t>& count) : count_(count) {
+      count_.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~LiveCount() { count_.fetch_sub(1, std::memory_order_release); }
+    LiveCount(const LiveCount&) = delete;
+    LiveCount& operator=(const LiveCount&) = delete;
+
+   private:
+    std::atomic<std::size_t>& count_;
+  };
+
   Impl(Server::Impl& s, std::string_view name) : server(s), live(s.live_publishers), topic(name) { take_topic(); }
 
   void take_topic() {

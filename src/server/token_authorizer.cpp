@@ -17,12 +17,11 @@
 #include "auth/rate_limiter.hpp"
 #include "auth/token_fingerprint.hpp"
 #include "auth/token_source.hpp"
+#include "server/hook_decision.hpp"
 
 namespace sluice::server {
 
 namespace {
-
-constexpr std::string_view kRealm = "sluice";
 
 // What a connection's data holds from its first request on: the identity
 // its latest request's token proved, if any, and that token's fingerprint
@@ -32,13 +31,6 @@ struct ConnectionAuth {
   std::optional<auth::Identity> identity;
   auth::TokenFingerprint token;
 };
-
-AuthDecision to_hook(const auth::Decision& d) {
-  if (d.allowed()) return AuthDecision::allow();
-  AuthDecision out = AuthDecision::deny(auth::http_status(d.verdict), d.reason, d.retry_after_s);
-  if (d.verdict == auth::Verdict::unauthenticated) out.with_challenge(auth::www_authenticate(d, kRealm));
-  return out;
-}
 
 auth::RateRule rule(std::int64_t per_second, std::int64_t burst) {
   return {static_cast<std::uint32_t>(per_second), static_cast<std::uint32_t>(burst)};

@@ -5,15 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "link_test_kit.hpp"
+
 namespace sluice::broker {
 namespace {
 
-// The RESP of a command given as its arguments.
-std::string resp(const std::vector<std::string>& args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (const std::string& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  return out;
-}
+using test::resp;
 
 TEST(Commands, PublishCallsTheScriptWithKeyBoundAndFields) {
   std::string out = "left over";

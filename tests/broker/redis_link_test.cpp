@@ -13,6 +13,7 @@
 #include "broker/commands.hpp"
 #include "broker/publish_script.hpp"
 #include "broker/replies.hpp"
+#include "link_test_kit.hpp"
 #include "redis_server.hpp"
 #include "run_until.hpp"
 
@@ -22,11 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string resp(const std::vector<std::string>& args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (const std::string& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  return out;
-}
+using test::resp;
 
 struct Answer {
   std::uint64_t tag;
@@ -62,15 +59,6 @@ struct Events : LinkListener {
   }
 };
 
-LinkLimits quick_limits() {
-  LinkLimits l;
-  l.connect_timeout = 1000ms;
-  l.request_timeout = 1000ms;
-  l.reconnect_min = 20ms;
-  l.reconnect_max = 200ms;
-  return l;
-}
-
 Endpoint local(std::uint16_t port) { return Endpoint{"127.0.0.1", port}; }
 
 class RedisLinkTest : public testing::TestWithParam<io::BackendKind> {
@@ -89,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, RedisLinkTest, testing::Values(io::BackendKin
                          });
 
 TEST_P(RedisLinkTest, ComesUpAndAnswersEveryRequestInOrder) {
-  RedisLink link(loop, local(redis.port()), quick_limits(), &events);
+  RedisLink link(loop, local(redis.port()), test::quick_link_limits(), &events);
   EXPECT_EQ(link.state(), LinkState::connecting);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   EXPECT_EQ(events.ups, 1);
@@ -110,7 +98,7 @@ TEST_P(RedisLinkTest, ComesUpAndAnswersEveryRequestInOrder) {
 // The publish script numbers a stream's entries from 1 with no holes, and
 // XREAD through the adapter reads them back, fields and all.
 TEST_P(RedisLinkTest, PublishAndReadRoundTrip) {
-  RedisLink link(loop, local(redis.port()), quick_limits(), &events);
+  RedisLink link(loop, local(redis.port()), test::quick_link_limits(), &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   std::string command;
   write_script_load(command, kPublishScript);
@@ -158,7 +146,7 @@ TEST_P(RedisLinkTest, PublishAndReadRoundTrip) {
 // A reply far larger than one read of hiredis's (16 KiB) arrives whole with
 // edge-triggered readiness too: the socket is read until it is empty.
 TEST_P(RedisLinkTest, ReadsALargeReplyWhole) {
-  LinkLimits limits = quick_limits();
+  LinkLimits limits = test::quick_link_limits();
   limits.request_timeout = 20s;  // what is tested is the reading, not the time it takes under a sanitizer
   RedisLink link(loop, local(redis.port()), limits, &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
@@ -205,7 +193,7 @@ TEST_P(RedisLinkTest, RefusesWhileNotUpAndKeepsTrying) {
   // port, and the link comes up to it.
   PortHold hold(port);
   ASSERT_TRUE(hold.held()) << "port " << port << " was taken as soon as Redis let it go";
-  RedisLink link(loop, local(port), quick_limits(), &events);
+  RedisLink link(loop, local(port), test::quick_link_limits(), &events);
   EXPECT_EQ(link.submit(resp({"PING"}), recorder, 1), Submit::unavailable);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.failures() >= 3; })) << link.last_error();
   EXPECT_NE(link.state(), LinkState::up);
@@ -220,7 +208,7 @@ TEST_P(RedisLinkTest, RefusesWhileNotUpAndKeepsTrying) {
 // Redis goes away: what was pending is answered link_lost, the link backs
 // off and comes back by itself when Redis does.
 TEST_P(RedisLinkTest, ReconnectsWhenRedisComesBack) {
-  RedisLink link(loop, local(redis.port()), quick_limits(), &events);
+  RedisLink link(loop, local(redis.port()), test::quick_link_limits(), &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   ASSERT_EQ(link.submit(resp({"BLPOP", "nothing", "5"}), recorder, 7, 5s), Submit::accepted);
   loop.run_once(0);  // sent
@@ -244,7 +232,7 @@ TEST_P(RedisLinkTest, ReconnectsWhenRedisComesBack) {
 // out within a bound, the connection is dropped, and the link does not call
 // itself up again until Redis answers a PING.
 TEST_P(RedisLinkTest, StoppedRedisTimesRequestsOutWithinABound) {
-  const LinkLimits limits = quick_limits();
+  const LinkLimits limits = test::quick_link_limits();
   RedisLink link(loop, local(redis.port()), limits, &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   redis.pause();
@@ -272,7 +260,7 @@ TEST_P(RedisLinkTest, StoppedRedisTimesRequestsOutWithinABound) {
 // to the request timeout: a node with no traffic said it was fine for as
 // long as nobody asked Redis anything.
 TEST_P(RedisLinkTest, AQuietLinkFindsAStoppedRedisByItsOwnPing) {
-  const LinkLimits limits = quick_limits();
+  const LinkLimits limits = test::quick_link_limits();
   RedisLink link(loop, local(redis.port()), limits, &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   redis.pause();
@@ -287,7 +275,7 @@ TEST_P(RedisLinkTest, AQuietLinkFindsAStoppedRedisByItsOwnPing) {
 // max_pending_bytes) wait; the next is refused at once with `full`, and
 // each accepted one is answered when its time runs out.
 TEST_P(RedisLinkTest, PendingRequestsStayWithinTheirBound) {
-  LinkLimits limits = quick_limits();
+  LinkLimits limits = test::quick_link_limits();
   limits.max_pending = 8;
   limits.max_pending_bytes = 4096;
   RedisLink link(loop, local(redis.port()), limits, &events);
@@ -319,7 +307,7 @@ TEST_P(RedisLinkTest, PendingRequestsStayWithinTheirBound) {
 // callback: the requests behind it are answered link_lost and the link
 // comes back.
 TEST_P(RedisLinkTest, ResetFromInsideAHandler) {
-  RedisLink link(loop, local(redis.port()), quick_limits(), &events);
+  RedisLink link(loop, local(redis.port()), test::quick_link_limits(), &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
   recorder.then = [&](const Answer& a) {
     if (a.tag == 0) link.reset("the test did not like it");
@@ -337,7 +325,7 @@ TEST_P(RedisLinkTest, ResetFromInsideAHandler) {
 // elements are both refused past max_reply_bytes, by closing the
 // connection, and the link comes back.
 TEST_P(RedisLinkTest, AnAnswerPastItsBudgetClosesTheConnection) {
-  LinkLimits limits = quick_limits();
+  LinkLimits limits = test::quick_link_limits();
   limits.max_reply_bytes = 64 << 10;
   RedisLink link(loop, local(redis.port()), limits, &events);
   ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
@@ -367,7 +355,7 @@ TEST_P(RedisLinkTest, AnAnswerPastItsBudgetClosesTheConnection) {
 
 TEST_P(RedisLinkTest, DestroyingTheLinkAnswersNobody) {
   {
-    RedisLink link(loop, local(redis.port()), quick_limits(), &events);
+    RedisLink link(loop, local(redis.port()), test::quick_link_limits(), &events);
     ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
     ASSERT_EQ(link.submit(resp({"PING"}), recorder, 1), Submit::accepted);
   }

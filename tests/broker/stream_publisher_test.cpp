@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "link_test_kit.hpp"
 #include "redis_server.hpp"
 #include "run_until.hpp"
 
@@ -26,12 +27,8 @@ struct Outcomes : PublishHandler {
   }
 };
 
-LinkLimits quick_limits() {
-  LinkLimits l;
-  l.connect_timeout = 1000ms;
-  l.request_timeout = 1000ms;
-  l.reconnect_min = 20ms;
-  l.reconnect_max = 200ms;
+LinkLimits quick_limits_for_sixteen_pending() {
+  LinkLimits l = test::quick_link_limits();
   l.max_pending = 16;
   return l;
 }
@@ -52,7 +49,7 @@ class StreamPublisherTest : public testing::Test {
 
   test::RedisServer redis;
   io::Loop loop;
-  LinkLimits limits = quick_limits();
+  LinkLimits limits = quick_limits_for_sixteen_pending();
   RedisLink link{loop, Endpoint{"127.0.0.1", redis.port()}, limits, nullptr};
   StreamPublisher publisher{link, "sluice:", 100};
   Outcomes outcomes;

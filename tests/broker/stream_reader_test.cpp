@@ -8,6 +8,7 @@
 
 #include "broker/continuity.hpp"
 #include "broker/publish_script.hpp"
+#include "link_test_kit.hpp"
 #include "redis_server.hpp"
 #include "run_until.hpp"
 
@@ -52,15 +53,6 @@ struct Journal : StreamSink {
   std::size_t events() const { return ids.size(); }
 };
 
-LinkLimits quick_limits() {
-  LinkLimits l;
-  l.connect_timeout = 1000ms;
-  l.request_timeout = 1000ms;
-  l.reconnect_min = 20ms;
-  l.reconnect_max = 200ms;
-  return l;
-}
-
 class StreamReaderTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -69,7 +61,7 @@ class StreamReaderTest : public testing::Test {
     start();
   }
 
-  void start(LinkLimits link_limits = quick_limits()) {
+  void start(LinkLimits link_limits = test::quick_link_limits()) {
     reader.reset();
     read_link.reset();
     command_link.reset();
@@ -342,7 +334,7 @@ TEST_F(StreamReaderTest, AHeldTopicWaitsInRedisUntilResumed) {
 // An answer past broker.max_reply_bytes closes the reader's connection; the
 // reader asks for fewer entries per topic and gets them all, in order.
 TEST_F(StreamReaderTest, AnAnswerTooLargeMakesTheReaderAskForLess) {
-  LinkLimits small = quick_limits();
+  LinkLimits small = test::quick_link_limits();
   small.max_reply_bytes = 8 << 10;
   start(small);
   const StreamId e = publish("big", "0");
@@ -359,7 +351,7 @@ TEST_F(StreamReaderTest, AnAnswerTooLargeMakesTheReaderAskForLess) {
 // read is in flight cannot be located at once; it is as soon as the read is
 // answered (cut short for it), and read from then on.
 TEST_F(StreamReaderTest, ALocateRefusedForMaxPendingGoesWhenTheReadIsAnswered) {
-  LinkLimits one = quick_limits();
+  LinkLimits one = test::quick_link_limits();
   one.max_pending = 1;
   start(one);
   ASSERT_EQ(reader->follow("a"), FollowStatus::ok);
@@ -379,7 +371,7 @@ TEST_F(StreamReaderTest, TheFollowedSetIsBounded) {
   reader->unfollow("b");
   EXPECT_EQ(reader->follow("d"), FollowStatus::ok);
   // The read must also fit what the connection may hold.
-  LinkLimits small = quick_limits();
+  LinkLimits small = test::quick_link_limits();
   small.max_pending_bytes = 1024;
   limits.max_topics = 1000;
   start(small);

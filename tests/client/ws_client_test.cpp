@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "client_test_support.hpp"
+#include "collecting_sink.hpp"
 #include "proto/ws_json.hpp"
 #include "buf/sink.hpp"
 #include "sluice/client/publisher.hpp"
@@ -22,15 +23,7 @@ using proto::ws::DecodeStatus;
 using proto::ws::Opcode;
 using sluice::test::RunningServer;
 
-class StringSink final : public buf::Sink {
- public:
-  bool append(const char* data, std::size_t n) override {
-    bytes.append(data, n);
-    return true;
-  }
-  using buf::Sink::append;
-  std::string bytes;
-};
+using StringSink = sluice::test::CollectingSink;
 
 std::string frame(Opcode op, std::string_view payload) {
   StringSink sink;

@@ -46,7 +46,7 @@ std::optional<bool> ack_of(WsClient& client, std::uint64_t req) {
 }
 
 TEST(WsTokenRefresh, AConnectionPresentsItsNextTokenBeforeTheFirstExpiresAndOutlivesIt) {
-  test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + std::string(kSecret), "auth.clock_skew_ms=0"});
+  sluice::test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + std::string(kSecret), "auth.clock_skew_ms=0"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
   // The first token lives two seconds at most; each asked after it, a
   // minute. exp counts whole seconds from a truncated iat, so a one-second

@@ -32,7 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kPatience = 10s;  // a bound against a hang, not a timing
+using test::kPatience;
 
 // An SSE stream's probe and padding.
 GateFrames sse_frames(buf::Pool& pool) {

@@ -24,7 +24,7 @@ namespace {
 using Clock = PeerBacklog::Clock;
 using namespace std::chrono_literals;
 
-constexpr auto kPatience = 10s;  // a bound against a hang, not a timing
+using test::kPatience;
 
 using TcpPair = test::LoopbackPair;
 

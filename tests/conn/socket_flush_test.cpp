@@ -15,31 +15,12 @@
 #include "conn/out_queue.hpp"
 #include "conn/writer.hpp"
 #include "io/socket.hpp"
+#include "loopback_pair.hpp"
 
 namespace sluice::conn {
 namespace {
 
 constexpr int kPollTimeoutMs = 30000;  // a safety net against a hang, not a timing
-
-struct TcpPair {
-  TcpPair() {
-    const int listener = io::listen_tcp({"127.0.0.1", 0}, {});
-    EXPECT_GE(listener, 0);
-    reader = io::connect_tcp({"127.0.0.1", io::local_port(listener)});
-    EXPECT_GE(reader, 0);
-    pollfd pending{listener, POLLIN, 0};
-    EXPECT_EQ(::poll(&pending, 1, kPollTimeoutMs), 1);
-    sender = io::accept_nonblocking(listener);
-    EXPECT_GE(sender, 0);
-    ::close(listener);
-  }
-  ~TcpPair() {
-    if (sender >= 0) ::close(sender);
-    if (reader >= 0) ::close(reader);
-  }
-  int sender = -1;
-  int reader = -1;
-};
 
 // Reads until `expected` bytes arrived or the stream ended.
 std::string read_exactly(int fd, std::size_t expected) {
@@ -75,7 +56,7 @@ TEST(SocketFlush, AFrameFarBiggerThanTheSendBufferArrivesWhole) {
   std::string payload(kSize, '\0');
   for (std::size_t i = 0; i < kSize; ++i) payload[i] = static_cast<char>((i * 131) ^ (i >> 12));
   buf::Pool pool({.block_count = kSize / 4096 + 4, .block_size = 4096, .reserve = 0});
-  TcpPair pair;
+  test::LoopbackPair pair(0);
   ASSERT_EQ(io::set_send_buffer(pair.sender, 4096), 0);
   OutQueue queue;
   ASSERT_EQ(queue.push_data(frame_of(pool, payload)), EnqueueStatus::ok);
@@ -99,7 +80,7 @@ TEST(SocketFlush, ManySmallEventsShareEachSystemCall) {
   constexpr int kEvents = 1000;
   constexpr std::size_t kEventSize = 64;
   buf::Pool pool({.block_count = kEvents + 8, .block_size = 128, .reserve = 0});
-  TcpPair pair;
+  test::LoopbackPair pair(0);
   ASSERT_EQ(io::set_send_buffer(pair.sender, 4096), 0);
   OutQueue queue;
   std::string expected;
@@ -128,7 +109,7 @@ TEST(SocketFlush, ManySmallEventsShareEachSystemCall) {
 
 TEST(SocketFlush, APeerThatHasGoneIsAnErrorNotSigpipe) {
   buf::Pool pool({.block_count = 64, .block_size = 1024, .reserve = 0});
-  TcpPair pair;
+  test::LoopbackPair pair(0);
   ::close(pair.reader);
   pair.reader = -1;
   OutQueue queue;

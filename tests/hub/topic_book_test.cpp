@@ -22,7 +22,9 @@
 namespace sluice::hub {
 namespace {
 
-struct Collector : Subscriber {
+// Keeps ids only, not frames (so what a test frees goes back to the pool),
+// and fails the test on any loss.
+struct IdCollector : Subscriber {
   std::vector<std::uint64_t> ids;
   void deliver(const Delivery& d) override { ids.push_back(d.id); }
   void lost(std::uint32_t, std::uint64_t, std::uint64_t) override { ADD_FAILURE() << "no event may be lost"; }
@@ -36,7 +38,7 @@ struct Lifecycle : test::HubTest {
 };
 
 TEST_F(Lifecycle, SubscribingAndLeavingThousandsOfNamesLeavesRoomForANewTopic) {
-  Collector c;
+  IdCollector c;
   for (int i = 0; i < 10'000; ++i) {
     const std::string name = "s" + std::to_string(i);
     ASSERT_EQ(hub.subscribe(name, &c), HubStatus::ok) << i;
@@ -64,7 +66,7 @@ TEST_F(Lifecycle, PublishingToThousandsOfNamesLeavesRoomOnceTheirHistoryHasExpir
 // What the admin API reads: a topic's figures and its kept events with
 // their publish times, without ever making a topic it is asked about.
 TEST_F(Lifecycle, InspectingReadsTheKeptEventsInPublishOrderAndMakesNoTopic) {
-  Collector c;
+  IdCollector c;
   ASSERT_EQ(hub.subscribe("news", &c), HubStatus::ok);
   const auto before = std::chrono::steady_clock::now();
   ASSERT_EQ(book.publish("news", {"one"}).status, HubStatus::ok);
@@ -132,10 +134,10 @@ TEST_F(Lifecycle, AnEventIsNeverStampedBeforeTheOneAheadOfIt) {
 }
 
 TEST_F(Lifecycle, TheServersOwnTopicTakesNoneOfTheClientsPlaces) {
-  Collector dashboard;
+  IdCollector dashboard;
   ASSERT_EQ(hub.subscribe("$sys", &dashboard), HubStatus::ok);
   ASSERT_EQ(book.publish_server("$sys", {"snapshot"}).status, HubStatus::ok);
-  Collector c[3];
+  IdCollector c[3];
   for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok) << i;
   EXPECT_EQ(book.publish("t3", {"x"}).status, HubStatus::too_many_topics);
   // Once $sys is freed and made again, the count still leaves it out.
@@ -152,7 +154,7 @@ TEST_F(Lifecycle, TheServersOwnTopicTakesNoneOfTheClientsPlaces) {
 // Past a few, names of the server's form count as any topic: a route that
 // let a client name one could not make topics without bound.
 TEST_F(Lifecycle, OnlyAFewServerTopicsAreOutsideTheLimit) {
-  Collector c;
+  IdCollector c;
   int made = 0;
   for (int i = 0; i < 20; ++i) {
     if (hub.subscribe("$t" + std::to_string(i), &c) == HubStatus::ok) ++made;
@@ -161,7 +163,7 @@ TEST_F(Lifecycle, OnlyAFewServerTopicsAreOutsideTheLimit) {
 }
 
 TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
-  Collector c[3];
+  IdCollector c[3];
   for (int i = 0; i < 3; ++i) ASSERT_EQ(hub.subscribe("t" + std::to_string(i), &c[i]), HubStatus::ok);
   EXPECT_EQ(book.publish("t3", {"x"}).status, HubStatus::too_many_topics);
   EXPECT_EQ(hub.subscribe("t3", &c[0]), HubStatus::too_many_topics);
@@ -174,7 +176,7 @@ TEST_F(Lifecycle, AFollowedTopicIsNeverFreed) {
 }
 
 TEST_F(Lifecycle, ATopicInALoopsInboxIsKeptUntilTheLoopHasDrainedIt) {
-  Collector c;
+  IdCollector c;
   ASSERT_EQ(hub.subscribe("a", &c), HubStatus::ok);
   ASSERT_EQ(book.publish("a", {"x"}).status, HubStatus::ok);  // "a" now waits in the loop's inbox
   hub.unsubscribe("a", &c);
@@ -199,7 +201,7 @@ TEST_F(Lifecycle, ResumingFromAFreedTopicIsAResetNeverASilentGap) {
   // The topic made again starts past every id the freed one gave.
   ASSERT_EQ(book.publish("a", {"3"}).status, HubStatus::ok);
   ASSERT_GE(book.find("a")->history.oldest_seq(), 3u);
-  Collector missed_one;
+  IdCollector missed_one;
   const ReplayResult r = hub.subscribe_after("a", &missed_one, 0, "ep:1");
   ASSERT_EQ(r.status, HubStatus::ok);
   EXPECT_STREQ(r.reset, "too-old");
@@ -210,7 +212,7 @@ TEST_F(Lifecycle, AClientThatSawTheLastEventOfAFreedTopicResumesWithoutReset) {
   ASSERT_EQ(book.publish("a", {"1"}).id, 1u);
   for (const char* other : {"b", "c", "d"}) ASSERT_EQ(book.publish(other, {"x"}).status, HubStatus::ok);
   ASSERT_EQ(book.find("a"), nullptr);
-  Collector c;
+  IdCollector c;
   const ReplayResult r = hub.subscribe_after("a", &c, 0, "ep:1");
   ASSERT_EQ(r.status, HubStatus::ok);
   EXPECT_EQ(r.reset, nullptr);
@@ -223,7 +225,7 @@ TEST_F(Lifecycle, AClientThatSawTheLastEventOfAFreedTopicResumesWithoutReset) {
 TEST_F(Lifecycle, AConnectionsAllowanceBoundsTheTopicsItMakes) {
   TopicAllowance allowance{2};
   EXPECT_EQ(hub.publish("x", {"1"}, &allowance).status, HubStatus::ok);
-  Collector c;
+  IdCollector c;
   EXPECT_EQ(hub.subscribe("y", &c, 0, WireForm::sse, &allowance), HubStatus::ok);
   EXPECT_EQ(hub.publish("z", {"1"}, &allowance).status, HubStatus::too_many_created);
   EXPECT_EQ(hub.subscribe("z", &c, 0, WireForm::sse, &allowance), HubStatus::too_many_created);
@@ -245,7 +247,7 @@ TEST_F(PerAddress, AnAddressIsTheFirstFollowerOfOnlySoManyTopics) {
   TopicAllowance first{100, 7};
   TopicAllowance second{100, 7};  // another connection from the same address
   TopicAllowance other{100, 9};
-  Collector c;
+  IdCollector c;
   EXPECT_EQ(hub.subscribe("a", &c, 0, WireForm::sse, &first), HubStatus::ok);
   ASSERT_EQ(hub.publish("b", {"x"}, &second).status, HubStatus::ok);  // a publish charges nobody
   EXPECT_EQ(hub.subscribe("b", &c, 1, WireForm::sse, &second), HubStatus::ok);
@@ -253,7 +255,7 @@ TEST_F(PerAddress, AnAddressIsTheFirstFollowerOfOnlySoManyTopics) {
   ASSERT_EQ(hub.publish("d", {"x"}, &first).status, HubStatus::ok);
   EXPECT_EQ(hub.subscribe("d", &c, 2, WireForm::sse, &first), HubStatus::too_many_from_address);
   EXPECT_EQ(hub.subscribe("c", &c, 2, WireForm::sse, &other), HubStatus::ok);
-  Collector d;
+  IdCollector d;
   EXPECT_EQ(hub.subscribe("c", &d, 0, WireForm::sse, &second), HubStatus::ok);  // charged to `other`
   hub.unsubscribe("a", &c);
   EXPECT_EQ(hub.subscribe("e", &c, 3, WireForm::sse, &first), HubStatus::ok);  // "a" freed for it
@@ -262,7 +264,7 @@ TEST_F(PerAddress, AnAddressIsTheFirstFollowerOfOnlySoManyTopics) {
 
 TEST_F(PerAddress, AnAllowanceWithNoAddressIsNotHeld) {
   TopicAllowance nameless{100};
-  Collector c;
+  IdCollector c;
   for (const char* topic : {"a", "b", "c", "d"}) {
     EXPECT_EQ(hub.subscribe(topic, &c, 0, WireForm::sse, &nameless), HubStatus::ok) << topic;
   }
@@ -295,7 +297,7 @@ TEST(HubThreads, ReclaimingRacesSubscribesAndDrains) {
   TopicBook book(pool, {.max_topics = 8, .history_events = 100000, .history_bytes = 64 << 20, .history_ttl_ms = 0},
                  "ep");
   test::ThreadLoop loops[2] = {test::ThreadLoop(book, 0), test::ThreadLoop(book, 1)};
-  Collector held[2];
+  IdCollector held[2];
   for (unsigned i = 0; i < 2; ++i) {
     book.set_watcher(i, &loops[i]);
     ASSERT_EQ(loops[i].hub.subscribe("held" + std::to_string(i), &held[i]), HubStatus::ok);
@@ -316,7 +318,7 @@ TEST(HubThreads, ReclaimingRacesSubscribesAndDrains) {
   });
   for (unsigned l = 0; l < 2; ++l) {
     threads.emplace_back([&loops, &done, l] {
-      Collector visitor;
+      IdCollector visitor;
       test::ThreadLoop& loop = loops[l];
       for (int i = 0; !done.load(); ++i) {
         const std::string name = "p" + std::to_string((i * 7 + static_cast<int>(l)) % 64);
@@ -340,7 +342,7 @@ TEST(HubThreads, ReclaimingRacesSubscribesAndDrains) {
   EXPECT_GE(churned.load(), 2000);
   EXPECT_GT(book.reclaimed(), 0u);
   EXPECT_LE(book.topic_count(), 8u);
-  for (const Collector& c : held) {
+  for (const IdCollector& c : held) {
     ASSERT_EQ(c.ids.size(), static_cast<std::size_t>(kEach));
     for (std::size_t i = 0; i < c.ids.size(); ++i) ASSERT_EQ(c.ids[i], i + 1);
   }

@@ -5,30 +5,14 @@
 #include <string>
 
 #include "buf/fixed_sink.hpp"
+#include "collecting_sink.hpp"
 #include "buf/frame.hpp"
 #include "proto/sse_parser.hpp"
 
 namespace sluice::proto::sse {
 namespace {
 
-class StringSink final : public buf::Sink {
- public:
-  explicit StringSink(std::size_t capacity = std::string::npos) : capacity_(capacity) {}
-  using Sink::append;
-  bool append(const char* data, std::size_t n) override {
-    if (failed_ || bytes.size() + n > capacity_) {
-      failed_ = true;
-      return false;
-    }
-    bytes.append(data, n);
-    return true;
-  }
-  std::string bytes;
-
- private:
-  std::size_t capacity_;
-  bool failed_ = false;
-};
+using StringSink = test::CollectingSink;
 
 std::string encoded(const Event& event) {
   StringSink sink;

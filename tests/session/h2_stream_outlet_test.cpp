@@ -54,7 +54,7 @@ struct RecordingCarrier final : H2StreamCarrier {
   std::vector<std::pair<std::int32_t, std::uint32_t>> resets;
 };
 
-struct Fixture {
+struct OutletFixture {
   io::Loop loop;
   buf::Pool pool{{.block_count = 16, .block_size = 256, .reserve = 2, .prefault = false}};
   conn::OutQueue queue;
@@ -62,7 +62,7 @@ struct Fixture {
 };
 
 TEST(H2StreamOutlet, FramesQueuedInATickWakeTheStreamOnceAtItsEnd) {
-  Fixture f;
+  OutletFixture f;
   H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 5);
   EXPECT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: a\n\n")), conn::EnqueueStatus::ok);
   EXPECT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "data: b\n\n")), conn::EnqueueStatus::ok);
@@ -73,7 +73,7 @@ TEST(H2StreamOutlet, FramesQueuedInATickWakeTheStreamOnceAtItsEnd) {
 }
 
 TEST(H2StreamOutlet, CloseAfterFlushEndsTheStreamOnceAndRemembersWhen) {
-  Fixture f;
+  OutletFixture f;
   H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 7);
   outlet.close_after_flush(conn::CloseReason::slow_consumer);
   outlet.close_after_flush(conn::CloseReason::slow_consumer);
@@ -84,7 +84,7 @@ TEST(H2StreamOutlet, CloseAfterFlushEndsTheStreamOnceAndRemembersWhen) {
 }
 
 TEST(H2StreamOutlet, CloseNowResetsAndTakesNothingMore) {
-  Fixture f;
+  OutletFixture f;
   H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 9);
   outlet.close_now(conn::CloseReason::timeout);
   outlet.close_now(conn::CloseReason::timeout);
@@ -99,7 +99,7 @@ TEST(H2StreamOutlet, CloseNowResetsAndTakesNothingMore) {
 }
 
 TEST(H2StreamOutlet, AStreamTheEngineClosedIsNeitherWokenNorReset) {
-  Fixture f;
+  OutletFixture f;
   H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 3);
   EXPECT_EQ(outlet.send_data(buf::make_frame(f.pool, buf::Lane::data, "x")), conn::EnqueueStatus::ok);
   outlet.gone();
@@ -112,7 +112,7 @@ TEST(H2StreamOutlet, AStreamTheEngineClosedIsNeitherWokenNorReset) {
 // A stream resumes its input at the end of the tick, not inside the call
 // that asked (which may be the stream's own reading).
 TEST(H2StreamOutlet, ResumingInputWaitsForTheEndOfTheTick) {
-  Fixture f;
+  OutletFixture f;
   H2StreamOutlet outlet(f.loop, f.queue, f.carrier, 7);
   outlet.resume_input();
   EXPECT_TRUE(f.carrier.resumed.empty());
@@ -135,7 +135,7 @@ struct TakeAll final : conn::Writer {
 
 // A stream under a gate that asks with PINGs (its window moves in steps
 // too large to show its frames), over an engine that takes everything.
-struct AskingStream : Fixture {
+struct AskingStream : OutletFixture {
   AskingStream() {
     carrier.watchable = true;
     EXPECT_TRUE(outlet.bound_unread({.window_frames = 1, .grace = 20ms}, checks,

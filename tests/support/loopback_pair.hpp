@@ -13,11 +13,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstddef>
 
 #include "io/socket.hpp"
 
 namespace sluice::test {
+
+// How long a test waits on a pair's sockets: a bound against a hang, not a timing.
+inline constexpr std::chrono::seconds kPatience{10};
 
 struct LoopbackPair {
   // `reader_buffer` 0 leaves the kernel's default, autotuned buffer.

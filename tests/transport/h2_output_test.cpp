@@ -193,12 +193,12 @@ TEST_F(H2OutputTest, TheSteadyStateAllocatesNothing) {
   writer.wire.clear();
   writer.wire.reserve(1 << 20);
   const std::uint64_t library_before = session.stats().library_allocations;
-  const std::uint64_t before = test::allocations();
+  const std::uint64_t before = sluice::test::allocations();
   for (int round = 0; round < 100; ++round) {
     publish(event);
     ASSERT_EQ(session.flush(writer).status, conn::FlushStatus::drained);
   }
-  EXPECT_EQ(test::allocations() - before, 0u);
+  EXPECT_EQ(sluice::test::allocations() - before, 0u);
   EXPECT_EQ(session.stats().library_allocations - library_before, 0u);
   EXPECT_EQ(writer.wire.size(), 100u * kStreams * (9 + event.size()));
 }

@@ -10,6 +10,10 @@
 
 namespace sluice::bench {
 
+// Descriptors a scenario keeps beside its connections: the process's own
+// files, publishers, probes.
+inline constexpr std::size_t kFdsBeside = 64;
+
 struct FdLimit {
   std::size_t soft = 0;  // after raising
   std::size_t hard = 0;

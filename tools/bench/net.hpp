@@ -8,9 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "clock.hpp"
 #include "io/socket.hpp"
 
 namespace sluice::bench {
+
+// How long a bench client waits for a server's answer to its handshake.
+inline constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
 
 // Connects to `where` (blocking connect; loopback answers at once), with
 // SO_RCVBUF set to `receive_buffer` first when it is > 0, and from the IPv4

@@ -20,7 +20,6 @@
 namespace sluice::bench {
 
 namespace {
-constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
 // sluiced's notices on /ws/{topic} (dropped, reset) are JSON messages.
 constexpr std::string_view kServerNotice = "{\"sluice\":";
 }  // namespace

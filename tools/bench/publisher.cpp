@@ -17,7 +17,6 @@
 namespace sluice::bench {
 
 namespace {
-constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
 constexpr std::uint64_t kCloseWait = 2 * kNsPerSec;
 }  // namespace
 

@@ -75,8 +75,6 @@ struct ConnectionsOptions {
   std::size_t runs = 0;                 // servers measured so far (each its own topic in Redis)
 };
 
-constexpr std::size_t kFdsBeside = 64;  // a process's own files, publishers, probes
-
 // One number of a /proc file of "Key: value" or "Key value ..." lines: the
 // word after `word` on the line starting with `line_start`.
 std::int64_t proc_figure(const char* path, std::string_view line_start, std::string_view word) {

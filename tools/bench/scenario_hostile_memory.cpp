@@ -48,8 +48,6 @@ struct HostileOptions {
   std::size_t per_source = 1'000;  // under limits.per_ip_connections (1,024)
 };
 
-constexpr std::size_t kFdsBeside = 64;
-
 // VmHWM (peak resident) of `pid`, in bytes; -1 when unreadable.
 std::int64_t peak_rss_bytes(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");

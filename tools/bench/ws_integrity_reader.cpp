@@ -15,7 +15,6 @@
 namespace sluice::bench {
 
 namespace {
-constexpr std::uint64_t kHandshakeTimeout = 5 * kNsPerSec;
 constexpr int kPollMs = 50;  // how soon the thread notices stop()
 }  // namespace
 

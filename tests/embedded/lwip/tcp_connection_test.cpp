@@ -60,7 +60,7 @@ class SseEndpoint final : public TcpConnection::Handler {
   proto::http1::RequestParser parser_;
 };
 
-std::string event_data(std::uint64_t id, std::size_t pad = 40) {
+std::string tick_event_data(std::uint64_t id, std::size_t pad = 40) {
   return "{\"tick\":" + std::to_string(id) + ",\"pad\":\"" + std::string(pad, 'x') + "\"}";
 }
 
@@ -113,7 +113,7 @@ class TcpConnectionTest : public testing::Test {
   }
 
   bool publish(std::uint64_t id, std::size_t pad = 40) {
-    return endpoint->connection.out().push_data(sse_frame(pool, buf::Lane::data, id, event_data(id, pad))) ==
+    return endpoint->connection.out().push_data(sse_frame(pool, buf::Lane::data, id, tick_event_data(id, pad))) ==
            conn::EnqueueStatus::ok;
   }
 
@@ -131,7 +131,7 @@ void expect_events_in_order(const Received& got, std::uint64_t count, std::size_
   ASSERT_EQ(got.ids.size(), count);
   for (std::size_t id = 1; id <= count; ++id) {
     ASSERT_EQ(got.ids[id - 1], std::to_string(id));
-    ASSERT_EQ(got.data[id - 1], event_data(id, pad));
+    ASSERT_EQ(got.data[id - 1], tick_event_data(id, pad));
   }
 }
 
@@ -192,8 +192,8 @@ TEST_F(TcpConnectionTest, AnEventLargerThanLwipsSendBufferIsCutAndResumed) {
   endpoint->connection.flush();
   ASSERT_TRUE(net.run_until([&] { return parse_stream(reader->received()).ids.size() == 2; }));
   const Received got = parse_stream(reader->received());
-  EXPECT_EQ(got.data[0], event_data(1, pad));
-  EXPECT_EQ(got.data[1], event_data(2));
+  EXPECT_EQ(got.data[0], tick_event_data(1, pad));
+  EXPECT_EQ(got.data[1], tick_event_data(2));
   EXPECT_EQ(endpoint->connection.writer_stats().refused, 0u);
 }
 
