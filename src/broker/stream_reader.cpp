@@ -78,6 +78,7 @@ void StreamReader::unfollow(std::string_view topic) {
 // replaced or rewound streams while the reader was away.
 void StreamReader::link_up() {
   client_id_ = -1;
+  relocated_for_type_ = false;
   write_client_id(command_);
   (void)link_.submit(command_, *this, tag_of(kClientId, 0, 0));
   locate_waiting();
@@ -202,13 +203,22 @@ void StreamReader::on_read(const redisReply* reply) {
   ++reads_;
   const ReplyLimits limits{read_streams_, limits_.read_count, 16, limits_.max_data};
   const EntriesReply read = parse_read(reply, limits_.prefix, limits, entries_);
+  // A key that is no longer a stream fails the whole read (Redis answers
+  // it with one WRONGTYPE error): every topic is located again on the same
+  // connection, which refuses that key alone while the others read on, and
+  // the loop never looks cut off from Redis. Another error, a confused
+  // answer, or a second refusal with no key found at fault: reconnect,
+  // after the back-off, and check every topic there.
+  if (read.status == ReplyStatus::redis_error && read.error.starts_with("WRONGTYPE") && !relocated_for_type_ &&
+      locate_every_read_topic()) {
+    relocated_for_type_ = true;
+    return;
+  }
   if (read.status != ReplyStatus::ok) {
-    // An error (a key that is no longer a stream) or a confused answer:
-    // reconnect, after the back-off, and check every topic again; the
-    // locate step refuses a key that cannot be read.
     link_.reset(read.status == ReplyStatus::redis_error ? read.error : to_string(read.status));
     return;
   }
+  relocated_for_type_ = false;
   count_ = std::min(count_ * 2, std::max<std::size_t>(limits_.read_count, 1));
   for (const TopicEntry& item : entries_) deliver(item);
 }
@@ -242,6 +252,18 @@ void StreamReader::deliver(const TopicEntry& item) {
     held->phase = Followed::Phase::held;
     held->position = {item.entry.id.epoch, item.entry.id.seq - 1};
   }
+}
+
+bool StreamReader::locate_every_read_topic() {
+  bool any = false;
+  for (std::size_t i = 0; i < topics_.slot_count(); ++i) {
+    Followed& slot = topics_[i];
+    if (slot.topic == nullptr || slot.phase != Followed::Phase::reading) continue;
+    slot.phase = Followed::Phase::to_locate;
+    any = true;
+  }
+  locate_waiting();
+  return any;
 }
 
 // One read at a time, and none while topics are being located: the read

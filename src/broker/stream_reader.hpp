@@ -137,6 +137,7 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   void on_located(std::size_t index, std::uint32_t serial, const redisReply* reply);
   void on_read(const redisReply* reply);
   void deliver(const TopicEntry& item);
+  [[nodiscard]] bool locate_every_read_topic();
   void locate_waiting();
   void maybe_read();
   void cut_read_short();
@@ -158,6 +159,9 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   std::uint32_t next_read_serial_ = 1;
   bool unblocking_ = false;         // an UNBLOCK is on the wire
   int unblock_tries_ = 0;
+  // A read refused for a key's type sent every topic to be located, and no
+  // read has succeeded since: refused again, the link is made anew.
+  bool relocated_for_type_ = false;
   std::uint64_t reads_ = 0;
   std::uint64_t unusable_ = 0;
   std::uint64_t unblocks_ = 0;
