@@ -82,11 +82,19 @@ Publisher::Publisher(const PublisherOptions& options) : impl_(std::make_unique<I
 Publisher::~Publisher() = default;
 
 ClientError Publisher::open(std::string_view url) {
+  // The scheme first: a publisher told that ws:// would do (parse_url's
+  // answer for any URL) would only be refused again.
+  if (const auto sep = url.find("://"); sep != std::string_view::npos) {
+    std::string scheme(url.substr(0, std::min<std::size_t>(sep, 16)));
+    for (char& c : scheme) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (scheme != "http" && scheme != "https") {
+      return {.kind = ErrorKind::bad_url,
+              .fatal = true,
+              .message = "publishing needs an http:// or https:// URL, not " + scheme + "://"};
+    }
+  }
   std::string why;
   if (!parse_url(url, impl_->url, why)) return {.kind = ErrorKind::bad_url, .fatal = true, .message = why};
-  if (impl_->url.scheme != Scheme::http) {
-    return {.kind = ErrorKind::bad_url, .fatal = true, .message = "publishing needs an http:// or https:// URL"};
-  }
   impl_->link.close();
   if (ClientError e = detail::make_tls_context(impl_->url, impl_->options.tls, false, impl_->tls);
       e.kind != ErrorKind::none) {

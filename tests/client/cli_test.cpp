@@ -260,6 +260,15 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   ChildProcess refused(shell("echo x | " + cli() + " pub " + http_url(closed_port(), "/pub/t")));
   EXPECT_EQ(refused.wait(10s), 1);
 
+  // Told what a publisher can use, not every scheme a subscriber can.
+  for (const char* url : {"ftp://127.0.0.1/pub/t", "ws://127.0.0.1/pub/t"}) {
+    ChildProcess scheme(shell("echo x | " + cli() + " pub " + url));
+    EXPECT_NE(scheme.wait(10s), 0) << url;
+    ASSERT_TRUE(scheme.read_to_end(10s));
+    EXPECT_NE(scheme.output().find("http:// or https://"), std::string::npos) << scheme.output();
+    EXPECT_EQ(scheme.output().find("ws://,"), std::string::npos) << scheme.output();
+  }
+
   ChildProcess long_line(shell("head -c 100 /dev/zero | tr '\\0' a | " + cli() + " pub --max-line 10 " +
                                http_url(server.port(), "/pub/t")));
   EXPECT_EQ(long_line.wait(10s), 1);
