@@ -172,6 +172,7 @@ void StreamReader::on_located(std::size_t index, std::uint32_t serial, const red
   }
   const NewestReply newest = parse_newest(reply);
   if (newest.status == ReplyStatus::redis_error) {
+    relocated_for_type_ = false;  // a key at fault was found: the next refusal is another's
     topic_scratch_ = *slot->topic;
     unfollow(topic_scratch_);
     sink_.on_refused(topic_scratch_, newest.error);
@@ -209,9 +210,10 @@ void StreamReader::on_read(const redisReply* reply) {
   // the loop never looks cut off from Redis. Another error, a confused
   // answer, or a second refusal with no key found at fault: reconnect,
   // after the back-off, and check every topic there.
-  if (read.status == ReplyStatus::redis_error && read.error.starts_with("WRONGTYPE") && !relocated_for_type_ &&
-      locate_every_read_topic()) {
-    relocated_for_type_ = true;
+  if (read.status == ReplyStatus::redis_error && read.error.starts_with("WRONGTYPE") && !relocated_for_type_) {
+    // With no topic of that read still read (unfollowed while it waited in
+    // Redis), nothing is located and the next read simply goes without it.
+    relocated_for_type_ = locate_every_read_topic();
     return;
   }
   if (read.status != ReplyStatus::ok) {

@@ -159,8 +159,9 @@ class StreamReader final : private LinkListener, private ReplyHandler {
   std::uint32_t next_read_serial_ = 1;
   bool unblocking_ = false;         // an UNBLOCK is on the wire
   int unblock_tries_ = 0;
-  // A read refused for a key's type sent every topic to be located, and no
-  // read has succeeded since: refused again, the link is made anew.
+  // A read refused for a key's type sent every topic to be located, and
+  // neither a read has succeeded since nor a key been refused: refused
+  // again, the link is made anew.
   bool relocated_for_type_ = false;
   std::uint64_t reads_ = 0;
   std::uint64_t unusable_ = 0;
