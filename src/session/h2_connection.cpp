@@ -256,6 +256,11 @@ void H2Connection::on_body_too_large(std::int32_t stream, std::size_t max_body) 
   reply(stream, refusal);
 }
 
+void H2Connection::on_headers_too_large(std::int32_t stream, bool fields, std::size_t limit) {
+  ReplyText text;
+  reply(stream, h2_headers_over_limit(fields, limit, text));
+}
+
 void H2Connection::each_view(const std::function<void(const View&)>& visit) const {
   visit(view());
   exchanges_.for_each([&](const H2Exchange& exchange) {

@@ -109,6 +109,7 @@ class H2Connection final : public Phase,
   void on_end(std::int32_t stream) override;
   void on_close(std::int32_t stream, std::uint32_t error_code) override;
   void on_body_too_large(std::int32_t stream, std::size_t max_body) override;
+  void on_headers_too_large(std::int32_t stream, bool fields, std::size_t limit) override;
   // H2StreamCarrier
   void stream_output(std::int32_t stream) override;
   void end_stream(std::int32_t stream) override;

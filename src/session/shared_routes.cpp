@@ -124,6 +124,11 @@ Response body_over_max_body(std::size_t max_body, ReplyText& text) {
   return too_large(proto::http1::kBodyOverMaxBody, max_body, text);
 }
 
+Response h2_headers_over_limit(bool fields, std::size_t limit, ReplyText& text) {
+  return fields ? over_limit(431, proto::http1::kHeadOverMaxHeaders, limit, "fields", text)
+                : over_limit(431, "header list over h2.max_header_list_bytes", limit, "bytes", text);
+}
+
 std::optional<Response> over_http_limit(const proto::http1::ParseResult& result, const proto::http1::Limits& limits,
                                         ReplyText& text) {
   namespace http1 = proto::http1;

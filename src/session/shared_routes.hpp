@@ -89,6 +89,9 @@ struct ReplyText {
 // the limit the request met (`max_body`, in bytes), over HTTP/1.1 and
 // HTTP/2 alike.
 [[nodiscard]] Response body_over_max_body(std::size_t max_body, ReplyText& text);
+// 431 for an HTTP/2 request whose header list passed h2.max_header_list_bytes,
+// or whose fields passed http.max_headers (`fields`), `limit` being its value.
+[[nodiscard]] Response h2_headers_over_limit(bool fields, std::size_t limit, ReplyText& text);
 // The answer to a request the parser refused at one of `limits` (413, 414,
 // 431): one line naming the key and its value; nullopt for its other
 // refusals.

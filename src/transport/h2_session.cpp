@@ -219,7 +219,11 @@ void H2Session::on_request(H2Stream& stream, bool end_stream) {
     (void)charge(stream);
     return refuse(stream, 503);
   }
-  if (stream.header_list_too_big()) return refuse(stream, 431);
+  if (stream.header_list_too_big()) {
+    const bool fields = stream.too_many_header_fields();
+    handler_.on_headers_too_large(stream.id, fields, fields ? limits_.max_headers : limits_.max_header_list_bytes);
+    return refuse(stream, 431);
+  }
   stream.told = true;
   const H2Request request = stream.request(end_stream);
   stream.tunnel = request.method == "CONNECT";

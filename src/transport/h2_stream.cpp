@@ -24,14 +24,16 @@ void H2Stream::reset(std::int32_t stream_id) {
   views_.clear();
   method_ = scheme_ = authority_ = path_ = protocol_ = Field{};
   list_bytes_ = 0;
-  too_big_ = false;
+  too_big_ = too_many_fields_ = false;
 }
 
 bool H2Stream::add_header(std::string_view name, std::string_view value, const H2Limits& limits) {
   list_bytes_ += name.size() + value.size() + kFieldOverhead;
   const bool pseudo = name.starts_with(':');
-  if (list_bytes_ > limits.max_header_list_bytes || (!pseudo && fields_.size() >= limits.max_headers)) {
+  if (!too_big_ && list_bytes_ > limits.max_header_list_bytes) {
     too_big_ = true;
+  } else if (!too_big_ && !pseudo && fields_.size() >= limits.max_headers) {
+    too_big_ = too_many_fields_ = true;
   }
   if (too_big_) return false;
   const Field field{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(name.size()),

@@ -39,6 +39,8 @@ class H2Stream {
   // nothing more, once the list passes `limits` (header_list_too_big()).
   bool add_header(std::string_view name, std::string_view value, const H2Limits& limits);
   [[nodiscard]] bool header_list_too_big() const { return too_big_; }
+  // Too big for its count of fields (http.max_headers), not its bytes.
+  [[nodiscard]] bool too_many_header_fields() const { return too_many_fields_; }
   // The request, its views into this stream; valid until the next reset().
   [[nodiscard]] H2Request request(bool end_stream);
   // Bytes this stream holds: the object and its header storage (its
@@ -86,6 +88,7 @@ class H2Stream {
   Field method_{}, scheme_{}, authority_{}, path_{}, protocol_{};
   std::size_t list_bytes_ = 0;
   bool too_big_ = false;
+  bool too_many_fields_ = false;
 };
 
 }  // namespace sluice::transport::detail

@@ -96,6 +96,14 @@ class H2Handler {
   // and closes the stream, and answers a bare 413 itself if the handler
   // did not. on_close() follows at once.
   virtual void on_body_too_large(std::int32_t stream, std::size_t max_body) { (void)stream, (void)max_body; }
+  // A request's header list passed h2.max_header_list_bytes, or its fields
+  // http.max_headers (`fields`); `limit` is that key's value. The handler
+  // may answer the stream now (respond(), queue, finish()) with a line
+  // naming the limit; the session answers a bare 431 itself if it did not.
+  // No other event of the stream follows: its request is never told.
+  virtual void on_headers_too_large(std::int32_t stream, bool fields, std::size_t limit) {
+    (void)stream, (void)fields, (void)limit;
+  }
 
  protected:
   ~H2Handler() = default;

@@ -193,6 +193,32 @@ TEST(SluicedH2, OtherRoutesAnswerClearly) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+// A request whose header list is past a limit is answered 431 with a line
+// naming the key and its value, as over HTTP/1.1, and the connection goes on.
+TEST(SluicedH2, AHeaderListPastALimitIs431NamingTheKey) {
+  SluicedProcess sluiced({"h2.max_header_list_bytes=1024", "http.max_headers=16"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  H2TestClient client(static_cast<std::uint16_t>(sluiced.port()));
+  ASSERT_TRUE(client.ok());
+  const auto big = client.request("GET", "/sse/a", {{"x-big", std::string(2000, 'b')}});
+  std::vector<std::pair<std::string, std::string>> many;
+  for (int i = 0; i < 20; ++i) many.emplace_back("x-h" + std::to_string(i), "v");
+  const auto crowded = client.request("GET", "/sse/a", many);
+  const auto fine = client.request("GET", "/healthz");
+  ASSERT_TRUE(client.pump([&] {
+    return client.stream(big).closed && client.stream(crowded).closed && client.stream(fine).closed;
+  }));
+  EXPECT_EQ(client.stream(big).status, 431);
+  EXPECT_EQ(client.stream(big).body,
+            "431 Request Header Fields Too Large: header list over h2.max_header_list_bytes (1024 bytes)\n");
+  EXPECT_EQ(client.stream(crowded).status, 431);
+  EXPECT_EQ(client.stream(crowded).body,
+            "431 Request Header Fields Too Large: more header fields than http.max_headers (16 fields)\n");
+  EXPECT_EQ(client.stream(fine).status, 200);
+  EXPECT_FALSE(client.goaway());
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 // The operator pages answer over HTTP/2 as over HTTP/1.1: a Prometheus or a
 // browser that speaks h2 to sluiced (over TLS, by ALPN) is not told 404.
 TEST(SluicedH2, OperatorPagesAnswerAsOverHttp11) {
