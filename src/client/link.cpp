@@ -175,7 +175,12 @@ IoResult Link::wait(bool want_write, milliseconds timeout, bool& readable, bool&
     writable = (fds[0].revents & POLLOUT) != 0;
     return IoResult::ok;
   }
-  if (n < 0 && errno == EINTR) return IoResult::woken;  // a signal: the caller looks around and waits again
+  // A signal: the caller looks around and waits again, unless it was the
+  // one the interrupt flag was set for.
+  if (n < 0 && errno == EINTR) {
+    return interrupt_ != nullptr && interrupt_->load(std::memory_order_acquire) ? IoResult::interrupted
+                                                                                  : IoResult::woken;
+  }
   if (n < 0) {
     errno_ = errno;
     return IoResult::error;

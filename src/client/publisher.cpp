@@ -59,7 +59,7 @@ bool read_reply_body(std::string_view body, std::vector<char>& scratch, std::str
 }  // namespace
 
 struct Publisher::Impl {
-  explicit Impl(const PublisherOptions& o) : options(o), link(nullptr, nullptr), chunk(kChunkBytes) {}
+  explicit Impl(const PublisherOptions& o) : options(o), link(nullptr, o.interrupt), chunk(kChunkBytes) {}
 
   PublishResult exchange(std::string_view target, std::string_view data, bool& nothing_back);
   ClientError read_body(const detail::ResponseHead& head, std::chrono::steady_clock::time_point deadline);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "auth/jwt_mint.hpp"
 #include "child_process.hpp"
 #include "client_test_support.hpp"
+#include "io/socket.hpp"
 #include "sluiced_process.hpp"
 #include "sluice/client/publisher.hpp"
 #include "test_client.hpp"
@@ -274,6 +277,34 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   EXPECT_EQ(long_line.wait(10s), 1);
   ASSERT_TRUE(long_line.read_to_end(10s));
   EXPECT_NE(long_line.output().find("longer than 10 bytes"), std::string::npos) << long_line.output();
+}
+
+// Ctrl-C gives up a publish waiting for its answer at once, not after
+// --timeout: the server here takes the request and never answers.
+TEST_F(Cli, PubGivesUpAPublishWaitingForItsAnswerOnCtrlC) {
+  const int listener = io::listen_tcp({"127.0.0.1", 0}, {});
+  ASSERT_GE(listener, 0);
+  // exec: the signal goes to sluice itself, not to a shell waiting for it.
+  ChildProcess pub(shell("exec " + cli() + " pub --timeout 600000 " +
+                         http_url(io::local_port(listener), "/pub/t") + " <<'E'\nx\nE\n"));
+  pollfd pending{listener, POLLIN, 0};
+  ASSERT_EQ(::poll(&pending, 1, 10000), 1) << pub.output();
+  const int server = ::accept(listener, nullptr, nullptr);
+  ASSERT_GE(server, 0);
+  // Once the whole request is in, the publish waits for the answer.
+  std::string request;
+  while (request.find("\r\n\r\nx") == std::string::npos) {
+    pollfd readable{server, POLLIN, 0};
+    ASSERT_EQ(::poll(&readable, 1, 10000), 1) << request;
+    char bytes[512];
+    const ssize_t n = ::recv(server, bytes, sizeof bytes, 0);
+    ASSERT_GT(n, 0) << request;
+    request.append(bytes, static_cast<std::size_t>(n));
+  }
+  pub.signal(SIGINT);
+  EXPECT_EQ(pub.wait(60s), 130) << pub.output();
+  ::close(server);
+  ::close(listener);
 }
 
 // A 503 is waited out as its Retry-After says, a few times, and each wait

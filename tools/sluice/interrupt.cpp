@@ -6,9 +6,11 @@ namespace sluice::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
+// Lock-free, so a signal handler may set it.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
-extern "C" void on_interrupt(int) { g_interrupted = 1; }
+extern "C" void on_interrupt(int) { g_interrupted.store(true, std::memory_order_release); }
 
 sigset_t stop_signals() {
   sigset_t set;
@@ -29,7 +31,9 @@ void install_interrupt_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-bool interrupted() { return g_interrupted != 0; }
+bool interrupted() { return g_interrupted.load(std::memory_order_acquire); }
+
+const std::atomic<bool>* interrupt_flag() { return &g_interrupted; }
 
 SignalsBlocked::SignalsBlocked() {
   const sigset_t set = stop_signals();

@@ -45,6 +45,10 @@ void add_pub(CLI::App& app, sluice::cli::PubOptions& o) {
   pub->add_option("--max-line", o.max_line, "longest line accepted, in bytes")
       ->check(CLI::Range(1, 64 << 20))
       ->capture_default_str();
+  pub->add_option_function<long long>(
+         "--timeout", [&o](long long ms) { o.timeout = std::chrono::milliseconds(ms); },
+         "milliseconds a publish may take, connecting included (default 10000)")
+      ->check(CLI::Range(1LL, 3'600'000LL));
   pub->add_option("--cacert", o.ca_file, "https: trust the CAs in this PEM file instead of the system's");
   pub->add_flag("--insecure", o.insecure, "https: do not check the server's certificate (tests only)");
   CLI::Option* token = pub->add_option(

@@ -58,7 +58,8 @@ int fail(std::size_t line_number, const std::string& message) {
 
 client::PublisherOptions publisher_options(const PubOptions& options) {
   client::PublisherOptions o{.timeout = options.timeout,
-                             .tls = {.ca_file = options.ca_file, .insecure = options.insecure}};
+                             .tls = {.ca_file = options.ca_file, .insecure = options.insecure},
+                             .interrupt = interrupt_flag()};
   if (!options.token_file.empty()) {
     o.token = [path = options.token_file] { return read_token_file(path); };
   } else if (!options.token.empty()) {

@@ -12,6 +12,7 @@
 // the request sent again.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -47,6 +48,12 @@ struct PublisherOptions {
   // not sent; the publish fails with bad_token. The token is never logged and
   // never part of an error message.
   std::function<std::string()> token;
+  // When set, a publish waiting on the network gives up at once
+  // (ErrorKind::aborted) once *interrupt is true and a signal has
+  // interrupted the wait: a command-line tool sets it from its SIGINT
+  // handler (the handler must be installed without SA_RESTART), so Ctrl-C
+  // does not wait out `timeout`.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 class Publisher {
