@@ -27,6 +27,9 @@ int poll_timeout(milliseconds timeout) {
   return static_cast<int>(std::min<milliseconds::rep>(timeout.count(), 1 << 30));
 }
 
+// How often a wait looks at an interrupt flag it has no Wake for.
+constexpr int kInterruptLookMs = 100;
+
 milliseconds left_until(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
   return std::max(left, milliseconds(0));
@@ -167,9 +170,17 @@ IoResult Link::wait(bool want_write, milliseconds timeout, bool& readable, bool&
   // Input OpenSSL has decrypted already makes the socket no more readable:
   // look, but do not wait.
   const bool buffered = tls_ != nullptr && tls_->has_buffered_input();
+  // An interrupt flag with no Wake to be told by is looked at before each
+  // wait and at least every kInterruptLookMs: a signal that came just
+  // before the poll does not interrupt it.
+  const bool looking = interrupt_ != nullptr && wake_ == nullptr;
+  if (looking && interrupt_->load(std::memory_order_acquire)) return IoResult::interrupted;
+  int wait_ms = buffered ? 0 : poll_timeout(timeout);
+  const bool sliced = looking && (wait_ms < 0 || wait_ms > kInterruptLookMs);
+  if (sliced) wait_ms = kInterruptLookMs;
   pollfd fds[2] = {{fd_, static_cast<short>(POLLIN | (want_write ? POLLOUT : 0)), 0},
                    {wake_ != nullptr ? wake_->fd() : -1, POLLIN, 0}};
-  const int n = ::poll(fds, wake_ != nullptr ? 2 : 1, buffered ? 0 : poll_timeout(timeout));
+  const int n = ::poll(fds, wake_ != nullptr ? 2 : 1, wait_ms);
   if (buffered && n >= 0 && (wake_ == nullptr || (fds[1].revents & POLLIN) == 0)) {
     readable = true;
     writable = (fds[0].revents & POLLOUT) != 0;
@@ -185,7 +196,7 @@ IoResult Link::wait(bool want_write, milliseconds timeout, bool& readable, bool&
     errno_ = errno;
     return IoResult::error;
   }
-  if (n == 0) return IoResult::timeout;
+  if (n == 0) return sliced ? IoResult::woken : IoResult::timeout;
   if (wake_ != nullptr && (fds[1].revents & POLLIN) != 0) return on_wake();
   // An error or hang-up is reported by the recv() or send() that follows.
   const bool failed = (fds[0].revents & (POLLERR | POLLHUP)) != 0;

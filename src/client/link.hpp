@@ -37,7 +37,9 @@ enum class IoResult : unsigned char {
 class Link {
  public:
   // `wake` and `interrupt` may be null (a Link used from the application's
-  // own thread); both must outlive the Link.
+  // own thread); both must outlive the Link. An `interrupt` without a
+  // `wake` (one a signal handler sets) is looked at every 100 ms of a wait
+  // and whenever a signal interrupts it.
   Link(Wake* wake, const std::atomic<bool>* interrupt);
   ~Link();
   Link(const Link&) = delete;

@@ -48,11 +48,11 @@ struct PublisherOptions {
   // not sent; the publish fails with bad_token. The token is never logged and
   // never part of an error message.
   std::function<std::string()> token;
-  // When set, a publish waiting on the network gives up at once
-  // (ErrorKind::aborted) once *interrupt is true and a signal has
-  // interrupted the wait: a command-line tool sets it from its SIGINT
-  // handler (the handler must be installed without SA_RESTART), so Ctrl-C
-  // does not wait out `timeout`.
+  // When set, a publish waiting on the network gives up (ErrorKind::aborted)
+  // once *interrupt is true: at once when a signal interrupts the wait (a
+  // handler installed without SA_RESTART), within 100 ms otherwise. A
+  // command-line tool sets it from its SIGINT handler, so Ctrl-C does not
+  // wait out `timeout`.
   const std::atomic<bool>* interrupt = nullptr;
 };
 
