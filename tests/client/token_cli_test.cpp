@@ -1,6 +1,9 @@
 // `sluice token`, run as a child process: the token it prints verifies
 // with the secret or key it was given and grants what it was asked to.
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
 #include <unistd.h>
 
 #include <openssl/pem.h>
@@ -89,6 +92,28 @@ TEST(TokenCli, MintsWithAPrivateKeyFile) {
   EXPECT_TRUE(result.identity.subscribe.matches("anything"));
 }
 
+// The secret read from a file, out of the process list: its first line,
+// as `openssl rand -hex 32 > FILE` writes it.
+TEST(TokenCli, MintsWithTheSecretOfAFile) {
+  const std::string path = testing::TempDir() + "token_cli_secret";
+  std::ofstream(path) << kSecret << "\n";
+  const CliRun minted = run({"token", "--secret-file", path, "--subscribe", "news"});
+  ASSERT_EQ(minted.exit_code, 0) << minted.output;
+  auth::KeyRing ring;
+  ASSERT_EQ(ring.add_secret(kSecret, "auth.jwt_secret"), std::nullopt);
+  const auth::VerifiedToken result = verify(std::move(ring), minted.output);
+  ASSERT_TRUE(result.check.ok()) << result.check.reason << "\n" << minted.output;
+  EXPECT_TRUE(result.identity.subscribe.matches("news"));
+
+  std::ofstream(path) << "\n";
+  const CliRun empty = run({"token", "--secret-file", path, "--subscribe", "news"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_EQ(empty.output, "sluice token: " + path + ": no secret on its first line");
+  const CliRun both = run({"token", "--secret", kSecret, "--secret-file", path, "--subscribe", "news"});
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  std::remove(path.c_str());
+}
+
 TEST(TokenCli, RefusesWhatItCannotMintWithOneLine) {
   const CliRun short_secret = run({"token", "--secret", "short", "--subscribe", "news"});
   EXPECT_EQ(short_secret.exit_code, 2);
@@ -99,7 +124,7 @@ TEST(TokenCli, RefusesWhatItCannotMintWithOneLine) {
   EXPECT_EQ(bad_pattern.output, "sluice token: --publish 'a*' is not a topic name, a 'prefix.*' or '*'");
   const CliRun neither = run({"token", "--subscribe", "news"});
   EXPECT_EQ(neither.exit_code, 2);
-  EXPECT_EQ(neither.output, "sluice token: give exactly one of --secret and --key-file");
+  EXPECT_EQ(neither.output, "sluice token: give exactly one of --secret, --secret-file and --key-file");
   const CliRun missing = run({"token", "--key-file", "/nonexistent.pem", "--subscribe", "news"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot open /nonexistent.pem"), std::string::npos) << missing.output;

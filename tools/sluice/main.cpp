@@ -76,7 +76,11 @@ void wipe_token_arguments(int argc, char** argv) {
 
 void add_token(CLI::App& app, sluice::cli::TokenOptions& o) {
   CLI::App* token = app.add_subcommand("token", "mint a signed token granting topics (prints it)");
-  token->add_option("--secret", o.secret, "HS256 secret, at least 32 bytes (the server's auth.jwt_secret)");
+  CLI::Option* secret = token->add_option(
+      "--secret", o.secret,
+      "HS256 secret, at least 32 bytes (the server's auth.jwt_secret; other users of this machine may see it in "
+      "the process list: prefer --secret-file)");
+  token->add_option("--secret-file", o.secret_file, "a file whose first line is the HS256 secret")->excludes(secret);
   token->add_option("--key-file", o.key_file, "private key PEM: RS256, ES256/384/512 or EdDSA by its type");
   token->add_option("--subscribe", o.subscribe, "topic pattern it may subscribe to: NAME, PREFIX.* or * (repeatable)");
   token->add_option("--publish", o.publish, "topic pattern it may publish on (repeatable)");

@@ -1,6 +1,7 @@
 #include "token_command.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include "auth/jwt_mint.hpp"
 #include "auth/key_ring.hpp"
@@ -14,10 +15,27 @@ int fail(const std::string& why) {
   return 2;
 }
 
+// Up to the first line end, without trailing spaces: a file written by
+// `openssl rand -hex 32 > FILE` or an editor.
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find_first_of("\r\n"));
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
+  return line;
+}
+
 }  // namespace
 
-int run_token(const TokenOptions& options) {
-  if (options.secret.empty() == options.key_file.empty()) return fail("give exactly one of --secret and --key-file");
+int run_token(const TokenOptions& given) {
+  TokenOptions options = given;
+  if (!options.secret_file.empty()) {
+    std::string text;
+    if (auto error = auth::read_small_file(options.secret_file, auth::kMaxKeyFileBytes, text)) return fail(*error);
+    options.secret = first_line(text);
+    if (options.secret.empty()) return fail(options.secret_file + ": no secret on its first line");
+  }
+  if (options.secret.empty() == options.key_file.empty()) {
+    return fail("give exactly one of --secret, --secret-file and --key-file");
+  }
   // A token that grants nothing is refused by every route: surely a slip.
   if (options.subscribe.empty() && options.publish.empty()) {
     return fail("the token would grant nothing: give --subscribe and/or --publish (a topic, PREFIX.* or *)");

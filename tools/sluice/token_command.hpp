@@ -12,6 +12,7 @@ namespace sluice::cli {
 
 struct TokenOptions {
   std::string secret;    // HS256 (auth.jwt_secret on the server)
+  std::string secret_file;  // or the file holding it (its first line), out of the process list
   std::string key_file;  // a private key PEM: RS256, ES256/384/512 or EdDSA by its type
   std::string kid;
   std::string subject;
