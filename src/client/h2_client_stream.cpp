@@ -108,6 +108,7 @@ int H2ClientStream::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, 
   if (frame->hd.type == NGHTTP2_GOAWAY) {
     s.ended_ = true;
     s.error_code_ = frame->goaway.error_code;
+    s.goaway_code_ = frame->goaway.error_code;
   }
   if (frame->hd.type == NGHTTP2_HEADERS && frame->hd.stream_id == s.stream_ && !s.too_big_ &&
       frame->headers.cat == NGHTTP2_HCAT_RESPONSE) {

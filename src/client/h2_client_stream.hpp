@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,6 +66,10 @@ class H2ClientStream {
   // error_code() is HTTP/2's (0 for a clean end).
   [[nodiscard]] bool ended() const { return ended_; }
   [[nodiscard]] std::uint32_t error_code() const { return error_code_; }
+  // The code of the server's GOAWAY, if one came: it says why the
+  // connection went, where the stream's own code says only that it was
+  // refused.
+  [[nodiscard]] std::optional<std::uint32_t> goaway_code() const { return goaway_code_; }
   [[nodiscard]] const std::string& error() const { return error_; }
 
  private:
@@ -86,6 +91,7 @@ class H2ClientStream {
   bool stopped_ = false;
   bool ended_ = false;
   std::uint32_t error_code_ = 0;
+  std::optional<std::uint32_t> goaway_code_;
   std::string error_;
 };
 

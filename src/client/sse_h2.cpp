@@ -4,6 +4,8 @@
 // go out after each read. Body bytes that come with the head wait in
 // head_ until the head is accepted, so a refused answer never reaches the
 // parser.
+#include <nghttp2/nghttp2.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +103,16 @@ ClientError SseSession::feed_h2(Link& link, std::string_view bytes) {
 }
 
 ClientError SseSession::h2_ended() const {
+  if (h2_->goaway_code() == NGHTTP2_HTTP_1_1_REQUIRED) {
+    // Asking again would be told the same.
+    return {.kind = ErrorKind::bad_response,
+            .message = "the server does not take HTTP/2 here (GOAWAY HTTP_1_1_REQUIRED): connect over HTTP/1.1"};
+  }
+  if (h2_->goaway_code() && *h2_->goaway_code() != 0) {
+    return {.kind = ErrorKind::closed,
+            .message = "the server ended the connection (GOAWAY, HTTP/2 error " +
+                       std::to_string(*h2_->goaway_code()) + ")"};
+  }
   if (h2_->error_code() == 0) return {.kind = ErrorKind::closed, .message = "the server ended the stream"};
   return {.kind = ErrorKind::closed,
           .message = "the server reset the stream (HTTP/2 error " + std::to_string(h2_->error_code()) + ")"};

@@ -115,6 +115,12 @@ TEST(SluicedH2, WithH2DisabledAPriorKnowledgeClientIsToldHttp11IsRequired) {
   EXPECT_TRUE(h2.has("GOAWAY, error=13")) << h2.text;
   const CurlReply old = curl_http({sluiced.base() + "/healthz"});
   EXPECT_TRUE(old.has("HTTP/1.1 200")) << old.text;
+  // sluice's own client says so, once, rather than a refused stream.
+  ChildProcess cli({SLUICE_CLI_PATH, "sub", "--http2-prior-knowledge", sluiced.base() + "/sse/a"});
+  EXPECT_NE(cli.wait(10s), 0);
+  ASSERT_TRUE(cli.read_to_end(10s));
+  EXPECT_NE(cli.output().find("GOAWAY HTTP_1_1_REQUIRED"), std::string::npos) << cli.output();
+  EXPECT_EQ(cli.output().find("reconnecting"), std::string::npos) << cli.output();
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
