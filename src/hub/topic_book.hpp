@@ -315,6 +315,9 @@ class TopicBook {
     std::uint64_t last = 0;
     std::size_t subscribers = 0;  // across every loop of this node
     bool stopped = false;
+    // Redis refused the key: epoch and last are the last event this node
+    // had of it (0, 0 for a stream it never had), where reading goes on.
+    bool refused = false;
   };
   [[nodiscard]] FollowState follow_state(std::string_view topic) const;
   // Any thread: fn(name, subscribers, events published) for every topic,

@@ -149,6 +149,7 @@ void TopicBook::stream_placed(std::string_view name, std::uint64_t epoch, std::u
   std::uint64_t mask = 0;
   {
     const std::lock_guard lock(ref->mutex);
+    ref->reader_refused = false;  // the key was found readable
     if (ref->reader_placed || ref->adopting || epoch != ref->stream_epoch) return;
     ref->reader_placed = true;
     ref->place_seq = seq;
@@ -174,6 +175,10 @@ TopicBook::FollowState TopicBook::follow_state(std::string_view name) const {
   const bool followed = ref->loop_mask != 0;
   if (ref->adopting && ref->read_on && ref->reader_stopped && ref->stream_epoch != 0) {
     return {followed, ref->stream_epoch, ref->read_on_base, ref->subscribers, true};
+  }
+  if (ref->adopting && ref->reader_refused) {
+    const bool had = ref->read_on && ref->stream_epoch != 0;
+    return {followed, had ? ref->stream_epoch : 0, had ? ref->read_on_base : 0, ref->subscribers, false, true};
   }
   // A start a resuming client set (resume_start) is not a place the reader
   // has read to: the reader locates the stream, and stream_started() judges

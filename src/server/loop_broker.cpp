@@ -135,7 +135,11 @@ void LoopBroker::check(const std::string& topic) {
     (void)book_.reader_follows_again(topic);
     return;
   }
-  const bool from_kept = state.epoch != 0 && state.last != 0;
+  // A key Redis refused is read on from the last event this node had of
+  // it, or from the first entry of a stream it never had: what was
+  // published while the key was being fixed reaches the subscribers (told
+  // of the refusal) rather than being skipped by a start at the newest.
+  const bool from_kept = state.refused || (state.epoch != 0 && state.last != 0);
   const broker::FollowStatus status =
       from_kept ? broker_->follow_from(topic, {state.epoch, state.last}) : broker_->follow(topic);
   if (status == broker::FollowStatus::full) {

@@ -88,5 +88,26 @@ TEST_F(BrokerRefused, ASubscriberThatJoinsHasTheKeyTriedAgain) {
   ASSERT_TRUE(until_followed(*b_, "t", {first.get(), newcomer.get()})) << "the key is read again";
 }
 
+// What is published once the key is fixed, before the node reads it again
+// (its own retry a minute away), reaches the subscriber told of the
+// refusal: the node reads the new stream from its first entry, not from
+// the newest it finds when it tries the key again.
+TEST_F(BrokerRefused, WhatIsPublishedBeforeTheKeyIsReadAgainIsNotSkipped) {
+  ASSERT_NO_FATAL_FAILURE(start_a("60000"));
+  auto first = refused_subscriber();
+  ASSERT_TRUE(redis_.command({"DEL", "sluice:t"}));
+  std::vector<std::string> ids;
+  for (const char* data : {"one", "two", "three"}) {
+    const Published p = publish_on(*b_, "t", data);
+    ASSERT_EQ(p.status, 200);
+    ids.push_back(p.id);
+  }
+  auto newcomer = refused_subscriber();  // has the key tried again
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(wait_events(*first, 4, 10s)) << "the refusal and three events";
+  const auto got = events_of(*first);
+  expect_exactly({got.begin() + 1, got.end()}, {"one", "two", "three"}, ids, "after the refusal");
+}
+
 }  // namespace
 }  // namespace sluice::test
