@@ -18,6 +18,8 @@ namespace {
 using detail::IoResult;
 
 constexpr std::size_t kChunkBytes = std::size_t{16} << 10;
+// Characters of a scheme an error repeats.
+constexpr std::size_t kSchemeShown = 16;
 constexpr std::size_t kMaxReplyBody = std::size_t{64} << 10;
 
 bool parse_length(std::string_view text, std::size_t& length) {
@@ -83,14 +85,16 @@ Publisher::~Publisher() = default;
 
 ClientError Publisher::open(std::string_view url) {
   // The scheme first: a publisher told that ws:// would do (parse_url's
-  // answer for any URL) would only be refused again.
-  if (const auto sep = url.find("://"); sep != std::string_view::npos) {
-    std::string scheme(url.substr(0, std::min<std::size_t>(sep, 16)));
-    for (char& c : scheme) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    if (scheme != "http" && scheme != "https") {
+  // answer for any URL) would only be refused again. Only a scheme-shaped
+  // start counts (a "://" further on, in a query, is parse_url's to judge).
+  if (const std::string_view scheme = url_scheme(url); !scheme.empty()) {
+    std::string lower(scheme.substr(0, kSchemeShown));
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (lower != "http" && lower != "https") {
       return {.kind = ErrorKind::bad_url,
               .fatal = true,
-              .message = "publishing needs an http:// or https:// URL, not " + scheme + "://"};
+              .message = "publishing needs an http:// or https:// URL, not " + lower +
+                         (scheme.size() > kSchemeShown ? "...://" : "://")};
     }
   }
   std::string why;

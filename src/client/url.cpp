@@ -110,19 +110,30 @@ bool parse_url(std::string_view text, Url& out, std::string& error) {
     error = "a URL may not hold spaces or control characters";
     return false;
   }
-  const auto sep = text.find("://");
-  if (sep == std::string_view::npos || sep == 0) {
+  const std::string_view scheme = url_scheme(text);
+  if (scheme.empty()) {
     error = "not an absolute URL: want http(s)://host:port/path or ws(s)://host:port/path";
     return false;
   }
-  if (!parse_scheme(text.substr(0, sep), out, error)) return false;
-  std::string_view rest = text.substr(sep + 3);
+  if (!parse_scheme(scheme, out, error)) return false;
+  std::string_view rest = text.substr(scheme.size() + 3);
   rest = rest.substr(0, rest.find('#'));
   const auto target_at = rest.find_first_of("/?");
   if (!parse_authority(rest.substr(0, target_at), out, error)) return false;
   const std::string_view target = target_at == std::string_view::npos ? "/" : rest.substr(target_at);
   out.target = target.starts_with('?') ? "/" + std::string(target) : std::string(target);
   return true;
+}
+
+std::string_view url_scheme(std::string_view url) {
+  const auto sep = url.find("://");
+  if (sep == std::string_view::npos || sep == 0) return {};
+  const auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!is_alpha(url[0])) return {};
+  for (const char c : url.substr(1, sep - 1)) {
+    if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return {};
+  }
+  return url.substr(0, sep);
 }
 
 }  // namespace sluice::client

@@ -263,7 +263,17 @@ TEST_F(Cli, PubFailsWithOneLineAndANonZeroStatus) {
   ChildProcess refused(shell("echo x | " + cli() + " pub " + http_url(closed_port(), "/pub/t")));
   EXPECT_EQ(refused.wait(10s), 1);
 
-  // Told what a publisher can use, not every scheme a subscriber can.
+  // Told what a publisher can use, not every scheme a subscriber can; a
+  // long scheme is cut with a mark, and a "://" in a query is no scheme.
+  ChildProcess long_scheme(shell("echo x | " + cli() + " pub " + std::string(20, 'h') + "://127.0.0.1/pub/t"));
+  EXPECT_NE(long_scheme.wait(10s), 0);
+  ASSERT_TRUE(long_scheme.read_to_end(10s));
+  EXPECT_NE(long_scheme.output().find("not " + std::string(16, 'h') + "...://"), std::string::npos)
+      << long_scheme.output();
+  ChildProcess no_scheme(shell("echo x | " + cli() + " pub '127.0.0.1:1/pub/t?x=http://y'"));
+  EXPECT_NE(no_scheme.wait(10s), 0);
+  ASSERT_TRUE(no_scheme.read_to_end(10s));
+  EXPECT_NE(no_scheme.output().find("not an absolute URL"), std::string::npos) << no_scheme.output();
   for (const char* url : {"ftp://127.0.0.1/pub/t", "ws://127.0.0.1/pub/t"}) {
     ChildProcess scheme(shell("echo x | " + cli() + " pub " + url));
     EXPECT_NE(scheme.wait(10s), 0) << url;

@@ -35,4 +35,9 @@ struct Url {
 // unspecified after failure.
 [[nodiscard]] bool parse_url(std::string_view text, Url& out, std::string& error);
 
+// The scheme `url` starts with, as written (RFC 3986: a letter, then
+// letters, digits, '+', '-' or '.', before "://"), or empty when it starts
+// with none (a "://" further on, in a query say, is not one).
+[[nodiscard]] std::string_view url_scheme(std::string_view url);
+
 }  // namespace sluice::client
