@@ -24,15 +24,18 @@ void H2Stream::reset(std::int32_t stream_id) {
   views_.clear();
   method_ = scheme_ = authority_ = path_ = protocol_ = Field{};
   list_bytes_ = 0;
-  too_big_ = too_many_fields_ = false;
+  too_big_ = too_many_fields_ = cookie_seen_ = false;
+  cookie_crumbs_ = 0;
 }
 
 bool H2Stream::add_header(std::string_view name, std::string_view value, const H2Limits& limits) {
   list_bytes_ += name.size() + value.size() + kFieldOverhead;
   const bool pseudo = name.starts_with(':');
+  // Field names arrive in lower case over HTTP/2 (nghttp2 refuses others).
+  const bool crumb = !pseudo && name == "cookie" && cookie_seen_;
   if (!too_big_ && list_bytes_ > limits.max_header_list_bytes) {
     too_big_ = true;
-  } else if (!too_big_ && !pseudo && fields_.size() >= limits.max_headers) {
+  } else if (!too_big_ && !pseudo && !crumb && fields_.size() - cookie_crumbs_ >= limits.max_headers) {
     too_big_ = too_many_fields_ = true;
   }
   if (too_big_) return false;
@@ -42,6 +45,8 @@ bool H2Stream::add_header(std::string_view name, std::string_view value, const H
   bytes_.append(name).append(value);
   if (!pseudo) {
     fields_.push_back(field);
+    if (crumb) ++cookie_crumbs_;
+    if (name == "cookie") cookie_seen_ = true;
   } else if (name == ":method") {
     method_ = field;
   } else if (name == ":scheme") {

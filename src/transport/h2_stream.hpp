@@ -89,6 +89,12 @@ class H2Stream {
   std::size_t list_bytes_ = 0;
   bool too_big_ = false;
   bool too_many_fields_ = false;
+  // A client may split its cookies into crumbs, one field each (RFC 9113
+  // 8.2.3), as browsers do: the fields past the first are not counted
+  // against http.max_headers (the list's bytes still are), so that what
+  // one Cookie line carries over HTTP/1.1 passes over HTTP/2 too.
+  bool cookie_seen_ = false;
+  std::size_t cookie_crumbs_ = 0;
 };
 
 }  // namespace sluice::transport::detail

@@ -111,6 +111,23 @@ TEST(H2Session, AHeaderListPastTheLimitGets431AndTheConnectionGoesOn) {
   EXPECT_EQ(server.subscribers("a"), 1);
 }
 
+// A browser splits its cookies into crumbs over HTTP/2, a field each: they
+// count as the one Cookie line they are over HTTP/1.1.
+TEST(H2Session, CookieCrumbsCountAsOneHeaderField) {
+  H2TestServer server(H2ServerOptions{});
+  H2TestClient client(server.port());
+  std::vector<std::pair<std::string, std::string>> crumbs;
+  for (int i = 0; i < 70; ++i) crumbs.emplace_back("cookie", "c" + std::to_string(i) + "=v");
+  const std::int32_t crumbled = client.request("GET", "/sse/a", crumbs);
+  ASSERT_TRUE(client.pump([&] { return client.stream(crumbled).status != 0; }));
+  EXPECT_EQ(client.stream(crumbled).status, 200);
+  // Other fields past the limit still are.
+  for (int i = 0; i < 64; ++i) crumbs.emplace_back("x-h" + std::to_string(i), "v");
+  const std::int32_t crowded = client.request("GET", "/sse/a", crumbs);
+  ASSERT_TRUE(client.pump([&] { return client.stream(crowded).closed; }));
+  EXPECT_EQ(client.stream(crowded).status, 431);
+}
+
 TEST(H2Session, ABodyPastMaxBodyGets413) {
   H2ServerOptions options;
   options.limits.max_body = 1000;
