@@ -87,8 +87,17 @@ void StreamPublisher::claim_shard() {
 }
 
 // nil: this node marked it; the same INDEX/COUNT: agreed. A Redis before
-// 7.0 (no SET ... NX GET) answers an error, and the check is not made.
+// 7.0 (no SET ... NX GET) answers a syntax error, and the check is not
+// made. A key of another type where the mark goes cannot be checked
+// either: nothing is published there until it is deleted, rather than
+// the check being dropped without a word.
 void StreamPublisher::on_claim(const redisReply* reply) {
+  if (reply != nullptr && reply->type == REDIS_REPLY_ERROR &&
+      std::string_view(reply->str, reply->len).starts_with("WRONGTYPE")) {
+    misplaced_ = prefix_ + "$shard, where the nodes mark this instance's place in broker.url, holds a key that is "
+                 "not a string: the order cannot be checked until it is deleted";
+    return;
+  }
   if (reply == nullptr || reply->type != REDIS_REPLY_STRING) {
     misplaced_.clear();
     return;

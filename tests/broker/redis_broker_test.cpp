@@ -203,5 +203,33 @@ TEST(RedisBroker, ANodeListingTheInstancesInAnotherOrderPublishesNothing) {
   ASSERT_TRUE(run_both(first_loop, other_loop, [&] { return published.ids.size() == 1; }));
 }
 
+// Another program's key where the mark goes (a hash, say): the order
+// cannot be checked, and the node publishes nothing to that instance and
+// says why, rather than going on unchecked.
+TEST(RedisBroker, AMarkOfAnotherTypePublishesNothingThereAndSaysWhy) {
+  test::RedisServer one;
+  test::RedisServer two;
+  ASSERT_TRUE(one.ok()) << one.error();
+  ASSERT_TRUE(two.ok()) << two.error();
+  ASSERT_TRUE(one.command({"HSET", "sluice:$shard", "a", "b"}) != nullptr);
+  io::Loop loop;
+  io::Loop idle;
+  Journal side;
+  const auto broker = make_redis_broker(loop, config_for(one, two), side);
+  std::string on_one;
+  for (int i = 0; on_one.empty(); ++i) {
+    if (const std::string name = "t" + std::to_string(i); shard_of(name, 2) == 0) on_one = name;
+  }
+  struct Ignored : PublishHandler {
+    void on_published(std::uint64_t, PublishStatus, StreamId, std::string_view) override {}
+  } ignored;
+  ASSERT_TRUE(run_both(loop, idle, [&] {
+    return broker->publish(on_one, {"x", {}, {}}, ignored, 0) == PublishStatus::misplaced;
+  }));
+  const std::optional<Unreachable> why = broker->unreachable();
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->error.find("holds a key that is not a string"), std::string::npos) << why->error;
+}
+
 }  // namespace
 }  // namespace sluice::broker
