@@ -321,8 +321,13 @@ TEST(Replay, SlowFifoReaderIsCutOffResumesAndMissesNothing) {
       ASSERT_TRUE(sub->opened());
     }
   }
-  // Publishing is over; the reader catches up, resuming after each cut.
-  for (int attempt = 0; attempt < 500 && (seen.empty() || seen.back() != kEvents); ++attempt) {
+  // Publishing is over; the reader catches up, resuming after each cut. A
+  // read may bring a few events only (the reader's buffer is 4 KiB): the
+  // bound is on time and on reads enough for one event a read.
+  const auto catch_up_deadline = std::chrono::steady_clock::now() + 60s;
+  for (int attempt = 0; attempt < 4 * kEvents && std::chrono::steady_clock::now() < catch_up_deadline &&
+                        (seen.empty() || seen.back() != kEvents);
+       ++attempt) {
     sub->client().read_until([](const std::string& b) { return !b.empty(); }, 5s);
     take();
     if (sub->client().eof()) {
