@@ -226,7 +226,10 @@ TEST(SluicedTokenExpirySse, AnSseStreamEndsWhenItsTokenExpiresPlusTheSkew) {
 TEST(SluicedTokenExpirySse, OverHttp2EachStreamEndsAtItsOwnTokensExpiry) {
   SluicedProcess sluiced(settings(0));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
-  const Minted short_lived = mint("alice", {"news"}, {}, 1s);
+  // Two seconds from a whole second: at least one left for the stream to
+  // open in (with no skew allowed, a one-second token minted late in its
+  // second could be expired before its request is read).
+  const Minted short_lived = mint("alice", {"news"}, {}, 2s);
   const Minted long_lived = mint("alice", {"news"}, {}, 60s);
   transport::test::H2TestClient client(sluiced.port());
   ASSERT_TRUE(client.ok());
