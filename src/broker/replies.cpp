@@ -80,6 +80,11 @@ const char* to_string(ReplyStatus status) {
   return "?";
 }
 
+bool redis_unavailable(std::string_view error) {
+  const std::string_view code = error.substr(0, error.find(' '));
+  return code == "LOADING" || code == "BUSY" || code == "MASTERDOWN" || code == "TRYAGAIN" || code == "CLUSTERDOWN";
+}
+
 IdReply parse_published(const redisReply* reply) {
   if (is_error(reply)) return {ReplyStatus::redis_error, {}, text_of(reply)};
   if (!is_string(reply)) return {};

@@ -34,6 +34,13 @@ enum class ReplyStatus : std::uint8_t {
 
 [[nodiscard]] const char* to_string(ReplyStatus status);
 
+// Whether an error says Redis as a whole cannot answer for now (loading its
+// data set after a restart, running a long script, a replica cut off from
+// its master, a cluster slot on the move) rather than that something is
+// wrong with the key asked about: the first is waited out, the second is
+// the key's alone.
+[[nodiscard]] bool redis_unavailable(std::string_view error);
+
 struct ReplyLimits {
   std::size_t max_streams = 1;     // keys a read named
   std::size_t max_entries = 1;     // per stream: the read's COUNT

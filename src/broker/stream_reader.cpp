@@ -171,6 +171,14 @@ void StreamReader::on_located(std::size_t index, std::uint32_t serial, const red
     return;
   }
   const NewestReply newest = parse_newest(reply);
+  // Redis loading or busy says nothing of this key: refusing it would tell
+  // its subscribers their stream is refused while Redis is only slow.
+  // Every topic is located again once the link is back, after the back-off.
+  if (newest.status == ReplyStatus::redis_error && redis_unavailable(newest.error)) {
+    slot->phase = Followed::Phase::to_locate;
+    link_.reset(newest.error);
+    return;
+  }
   if (newest.status == ReplyStatus::redis_error) {
     relocated_for_type_ = false;  // a key at fault was found: the next refusal is another's
     topic_scratch_ = *slot->topic;

@@ -167,5 +167,18 @@ TEST(Replies, SmallAnswers) {
   EXPECT_FALSE(is_pong(nullptr));
 }
 
+TEST(Replies, RedisUnavailableIsTheWholeServersStateNotAKeys) {
+  EXPECT_TRUE(redis_unavailable("LOADING Redis is loading the dataset in memory"));
+  EXPECT_TRUE(redis_unavailable("BUSY Redis is busy running a script."));
+  EXPECT_TRUE(redis_unavailable("MASTERDOWN Link with MASTER is down"));
+  EXPECT_TRUE(redis_unavailable("TRYAGAIN"));
+  EXPECT_TRUE(redis_unavailable("CLUSTERDOWN The cluster is down"));
+  EXPECT_FALSE(redis_unavailable("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  EXPECT_FALSE(redis_unavailable("BUSYKEY Target key name already exists."));
+  EXPECT_FALSE(redis_unavailable("NOPERM this user has no permissions to access one of the keys"));
+  EXPECT_FALSE(redis_unavailable("ERR LOADING"));
+  EXPECT_FALSE(redis_unavailable(""));
+}
+
 }  // namespace
 }  // namespace sluice::broker

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "broker/continuity.hpp"
@@ -284,6 +285,38 @@ TEST_F(StreamReaderTest, AKeyThatIsNotAStreamIsRefused) {
   ASSERT_TRUE(started("ok"));
   publish("ok", "fine");
   ASSERT_TRUE(test::run_until(loop, [&] { return journal.events() == 1; }));
+}
+
+// Redis running a long script answers BUSY to everything: the topic's key is
+// not at fault, so it is not refused; the reader reconnects after its
+// back-off and reads the topic once Redis answers again.
+TEST_F(StreamReaderTest, ATopicLocatedWhileRedisIsBusyIsReadOnceItIsNot) {
+  ASSERT_TRUE(redis.command({"CONFIG", "SET", "busy-reply-threshold", "10"}) != nullptr);
+  // Runs until killed, or for 30 s at most should the test not get that far.
+  std::thread script([&] {
+    redis.command({"EVAL", "local t = redis.call('TIME')[1] while redis.call('TIME')[1] - t < 30 do end", "0"});
+  });
+  const auto busy = [&] {
+    const test::ReplyPtr pong = redis.command({"PING"});
+    return pong != nullptr && pong->type == REDIS_REPLY_ERROR && std::string(pong->str).starts_with("BUSY");
+  };
+  const Clock::time_point give_up = Clock::now() + 10s;
+  bool was_busy = false;
+  while (!(was_busy = busy()) && Clock::now() < give_up) {
+  }
+  const std::uint64_t ups = read_link->times_up();
+  const FollowStatus followed = reader->follow("b");
+  const bool cut = test::run_until(loop, [&] { return read_link->state() != LinkState::up; });
+  redis.command({"SCRIPT", "KILL"});
+  script.join();
+  ASSERT_TRUE(was_busy);
+  ASSERT_EQ(followed, FollowStatus::ok);
+  ASSERT_TRUE(cut) << testing::PrintToString(journal.lines);
+  ASSERT_TRUE(started("b")) << testing::PrintToString(journal.lines);
+  EXPECT_GT(read_link->times_up(), ups);
+  EXPECT_EQ(std::find(journal.lines.begin(), journal.lines.end(), "refused b"), journal.lines.end());
+  publish("b", "after");
+  ASSERT_TRUE(test::run_until(loop, [&] { return journal.lines.back() == "event b after"; }));
 }
 
 // A key that stops being a stream while it is read: the read fails, the
