@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,20 @@ int fail(const std::string& message) {
   return 2;
 }
 
+// A key set on one command line both by its own flag and by --set: which
+// was meant cannot be told, so neither is taken on a guess.
+std::optional<std::string> set_twice(const std::vector<std::string>& settings, const std::string& flag_value,
+                                     std::string_view flag, std::string_view key) {
+  if (flag_value.empty()) return std::nullopt;
+  for (const std::string& setting : settings) {
+    if (std::string_view(setting).substr(0, setting.find('=')) == key) {
+      return std::string(flag) + " and --set " + std::string(key) + "= both set '" + std::string(key) +
+             "': give one";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace sluice::server {
@@ -151,6 +166,10 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
     std::fputs(sluice::server::describe_settings().c_str(), stdout);
     return 0;
   }
+
+  if (auto error = set_twice(settings, listen, "--listen", "listen")) return fail(*error);
+  if (auto error = set_twice(settings, threads, "--threads", "threads")) return fail(*error);
+  if (auto error = set_twice(settings, broker, "--broker", "broker.url")) return fail(*error);
 
   sluice::server::Config config;
   if (!config_path.empty()) {
