@@ -170,6 +170,7 @@ struct AuthRateConfig {
 struct AuthConfig {
   AuthMode mode = AuthMode::none;
   std::string jwt_secret;           // HS256, at least 32 bytes
+  std::string jwt_secret_file;      // its first line is the HS256 secret (not with jwt_secret)
   std::string jwt_public_key_file;  // PEM: RS256, ES256/384/512 or EdDSA by key type
   std::string jwks_file;            // {"keys":[...]}, each key naming its alg
   std::int64_t max_keys = 64;

@@ -31,11 +31,28 @@ std::optional<std::string> read_small_file(const std::string& path, std::size_t 
   return std::nullopt;
 }
 
+std::optional<std::string> read_secret_file(const std::string& path, std::string& secret) {
+  std::string text;
+  if (auto error = read_small_file(path, kMaxKeyFileBytes, text)) return error;
+  secret = text.substr(0, text.find_first_of("\r\n"));
+  while (!secret.empty() && (secret.back() == ' ' || secret.back() == '\t')) secret.pop_back();
+  if (secret.empty()) return path + ": no secret on its first line";
+  return std::nullopt;
+}
+
 std::optional<std::string> KeyRing::load(const KeySources& sources) {
   if (!sources.secret.empty()) {
+    // Two secrets without a kid would leave every HS256 token ambiguous.
+    if (!sources.secret_file.empty()) {
+      return config_error("auth.jwt_secret_file", "give it or auth.jwt_secret, not both");
+    }
     if (auto error = add_secret(sources.secret, "auth.jwt_secret")) return error;
   }
   std::string text;
+  if (!sources.secret_file.empty()) {
+    if (auto error = read_secret_file(sources.secret_file, text)) return config_error("auth.jwt_secret_file", *error);
+    if (auto error = add_secret(text, "auth.jwt_secret_file")) return error;
+  }
   if (!sources.public_key_file.empty()) {
     if (auto error = read_small_file(sources.public_key_file, kMaxKeyFileBytes, text)) {
       return config_error("auth.jwt_public_key_file", *error);

@@ -1,6 +1,6 @@
-// Owns: KeyRing, the keys tokens are checked against, loaded from the three
-// places the configuration may name (auth.jwt_secret, auth.jwt_public_key_file,
-// auth.jwks_file), and the rule that picks the one key a token is checked
+// Owns: KeyRing, the keys tokens are checked against, loaded from the places
+// the configuration may name (auth.jwt_secret or auth.jwt_secret_file,
+// auth.jwt_public_key_file, auth.jwks_file), and the rule that picks the one key a token is checked
 // against.
 //
 // The rule: a token whose header names a `kid` that a key has is checked
@@ -27,6 +27,7 @@ struct KeySources {
   std::string public_key_file;  // auth.jwt_public_key_file: PEM; RS256, ES256/384/512 or EdDSA by key type
   std::string jwks_file;        // auth.jwks_file: {"keys":[...]}, each key with its alg
   std::size_t max_keys = 64;    // auth.max_keys: keys in the JWKS file
+  std::string secret_file;      // auth.jwt_secret_file: its first line is the secret (not with `secret`)
 };
 
 // Files larger than this are refused (a JWKS of 64 RSA-4096 keys is ~50 KiB).
@@ -75,5 +76,10 @@ class KeyRing {
 // Reads a whole file of at most `max_bytes`. Returns why it cannot, or nullopt.
 [[nodiscard]] std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes,
                                                          std::string& out);
+
+// The secret a file holds on its first line, trailing blanks and the line's
+// end cut (how `openssl rand -hex 32 > file` leaves it). Returns why there
+// is none, or nullopt.
+[[nodiscard]] std::optional<std::string> read_secret_file(const std::string& path, std::string& secret);
 
 }  // namespace sluice::auth

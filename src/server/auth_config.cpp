@@ -81,6 +81,8 @@ struct AuthTextSetting {
 
 const AuthTextSetting kAuthTexts[] = {
     {"auth.jwt_secret", "HS256 shared secret, at least 32 bytes", &A::jwt_secret},
+    {"auth.jwt_secret_file", "file whose first line is the HS256 secret (keeps it out of the config)",
+     &A::jwt_secret_file},
     {"auth.jwt_public_key_file", "PEM public key: RS256, ES256/384/512 or EdDSA by its type", &A::jwt_public_key_file},
     {"auth.jwks_file", "JWKS file, every key naming its alg", &A::jwks_file},
     {"auth.audience", "when set, a token's aud must hold it", &A::audience},

@@ -64,6 +64,7 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
     const AuthConfig& auth = config.auth;
     const std::pair<const char*, bool> token_keys[] = {
         {"auth.jwt_secret", !auth.jwt_secret.empty()},
+        {"auth.jwt_secret_file", !auth.jwt_secret_file.empty()},
         {"auth.jwt_public_key_file", !auth.jwt_public_key_file.empty()},
         {"auth.jwks_file", !auth.jwks_file.empty()},
         {"auth.anonymous_subscribe", !auth.anonymous_subscribe.empty()},

@@ -67,6 +67,7 @@ constexpr LiveSetting kLiveSettings[] = {
     live_rate<&R::publish_per_identity>("auth.rate.publish_per_identity"),
     live_rate<&R::publish_per_identity_burst>("auth.rate.publish_per_identity_burst"),
     live<&C::auth, &A::jwt_secret>("auth.jwt_secret"),
+    live<&C::auth, &A::jwt_secret_file>("auth.jwt_secret_file"),
     live<&C::auth, &A::jwt_public_key_file>("auth.jwt_public_key_file"),
     live<&C::auth, &A::jwks_file>("auth.jwks_file"),
     live<&C::auth, &A::audience>("auth.audience"),

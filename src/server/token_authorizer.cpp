@@ -73,11 +73,11 @@ std::optional<std::string> load_keys(const Config& config, KeysRef& out) {
   const AuthConfig& a = config.auth;
   auth::KeyRing keys;
   const auth::KeySources sources{a.jwt_secret, a.jwt_public_key_file, a.jwks_file,
-                                 static_cast<std::size_t>(a.max_keys)};
+                                 static_cast<std::size_t>(a.max_keys), a.jwt_secret_file};
   if (auto error = keys.load(sources)) return error;
   if (keys.empty()) {
     return std::string("config key 'auth.mode' is jwt but no key is set: give auth.jwt_secret, "
-                       "auth.jwt_public_key_file or auth.jwks_file");
+                       "auth.jwt_secret_file, auth.jwt_public_key_file or auth.jwks_file");
   }
   auth::JwtRules rules;
   rules.max_token_bytes = static_cast<std::size_t>(a.max_token_bytes);

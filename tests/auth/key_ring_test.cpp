@@ -66,6 +66,25 @@ TEST(KeyRing, ErrorsNameTheConfigKey) {
             "config key 'auth.jwks_file': not a JWKS (a JSON object with a \"keys\" array)");
 }
 
+TEST(KeyRing, ASecretFileGivesItsFirstLine) {
+  const TempFile file("ring.secret", kSecret + " \r\nignored\n");
+  KeyRing ring;
+  ASSERT_EQ(ring.load({.secret_file = file.path()}), std::nullopt);
+  EXPECT_EQ(ring.pinned_algs(), "HS256");
+  std::string secret;
+  ASSERT_EQ(read_secret_file(file.path(), secret), std::nullopt);
+  EXPECT_EQ(secret, kSecret);
+  const TempFile empty("empty.secret", "\nsecond-line-is-not-read-0123456789abcdef\n");
+  EXPECT_EQ(KeyRing().load({.secret_file = empty.path()}),
+            "config key 'auth.jwt_secret_file': " + empty.path() + ": no secret on its first line");
+  const TempFile short_one("short.secret", "short\n");
+  EXPECT_EQ(KeyRing().load({.secret_file = short_one.path()}),
+            "config key 'auth.jwt_secret_file': it must be at least 32 bytes (got 5); HS256 is no stronger than its "
+            "secret");
+  EXPECT_EQ(KeyRing().load({.secret = kSecret, .secret_file = file.path()}),
+            "config key 'auth.jwt_secret_file': give it or auth.jwt_secret, not both");
+}
+
 TEST(KeyRing, BoundsTheJwksKeysAndFileSize) {
   KeyRing ring;
   const std::string set = jwks({jwk_of(keys().p256.get(), "ES256", "a"), jwk_of(keys().p256.get(), "ES256", "b")});

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -360,6 +361,11 @@ TEST(SluicedAuthStart, WithoutAuthANonLoopbackListenStopsNamingTheSetting) {
        "auth.anonymous_subscribe"},
       {{"--set", "auth.mode=jwt", "--set", "auth.jwt_public_key_file=/nonexistent.pem"},
        "auth.jwt_public_key_file"},
+      {{"--set", "auth.mode=jwt", "--set", "auth.jwt_secret_file=/nonexistent.secret"},
+       "config key 'auth.jwt_secret_file': cannot open /nonexistent.secret"},
+      {{"--set", "auth.mode=jwt", "--set", "auth.jwt_secret=" + kSecret, "--set", "auth.jwt_secret_file=/x"},
+       "config key 'auth.jwt_secret_file': give it or auth.jwt_secret, not both"},
+      {{"--set", "auth.jwt_secret_file=/x"}, "config key 'auth.jwt_secret_file' is set but auth.mode is none"},
   };
   for (const BadStart& c : cases) {
     std::vector<std::string> argv = {env_path("SLUICED")};
@@ -370,6 +376,29 @@ TEST(SluicedAuthStart, WithoutAuthANonLoopbackListenStopsNamingTheSetting) {
     EXPECT_NE(sluiced.output().find(c.must_say), std::string::npos) << sluiced.output();
     EXPECT_EQ(std::count(sluiced.output().begin(), sluiced.output().end(), '\n'), 1) << sluiced.output();
   }
+}
+
+// The secret kept in a file, out of the config and the process list: the
+// server and `sluice token` read the same first line of it.
+TEST(SluicedAuthStart, ASecretFileChecksTokensMintedFromThatFile) {
+  const ScratchFile secret("auth_secret_file");
+  std::ofstream(secret.path()) << "file-secret-0123456789abcdef-0123456789\n";
+  SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret_file=" + secret.path(), "threads=1"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  ChildProcess mint({SLUICE_CLI_PATH, "token", "--secret-file", secret.path(), "--publish", "news", "--ttl", "60"});
+  mint.read_to_end(10s);
+  ASSERT_EQ(mint.wait(5s), 0) << mint.output();
+  std::string token = mint.output();
+  token.erase(token.find_last_not_of("\r\n") + 1);
+  const auto publish = [&](const std::string& bearer) {
+    return curl_http({"-X", "POST", "--data-binary", "hello", "-H", "Authorization: Bearer " + bearer,
+                      sluiced.base() + "/pub/news"});
+  };
+  EXPECT_EQ(publish(token).status(), 200);
+  const CurlReply other = publish(pyjwt(kNewsReader));
+  EXPECT_EQ(other.status(), 401) << other.text;
+  EXPECT_EQ(sluiced.output().find("file-secret"), std::string::npos) << sluiced.output();
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
 
 TEST(SluicedAuthStart, AuthModeOpenAllowsAnyAddressExplicitly) {

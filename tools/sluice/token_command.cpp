@@ -15,23 +15,12 @@ int fail(const std::string& why) {
   return 2;
 }
 
-// Up to the first line end, without trailing spaces: a file written by
-// `openssl rand -hex 32 > FILE` or an editor.
-std::string first_line(const std::string& text) {
-  std::string line = text.substr(0, text.find_first_of("\r\n"));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
-  return line;
-}
-
 }  // namespace
 
 int run_token(const TokenOptions& given) {
   TokenOptions options = given;
   if (!options.secret_file.empty()) {
-    std::string text;
-    if (auto error = auth::read_small_file(options.secret_file, auth::kMaxKeyFileBytes, text)) return fail(*error);
-    options.secret = first_line(text);
-    if (options.secret.empty()) return fail(options.secret_file + ": no secret on its first line");
+    if (auto error = auth::read_secret_file(options.secret_file, options.secret)) return fail(*error);
   }
   if (options.secret.empty() == options.key_file.empty()) {
     return fail("give exactly one of --secret, --secret-file and --key-file");
