@@ -79,7 +79,9 @@ void StreamPublisher::link_up() {
 // Asked again on every connection: the instance may have been emptied and
 // marked anew, or the mark deleted by an operator who moved shards. A
 // link with no room for it yet (broker.max_pending), or whose answer never
-// came, asks again at the next publish.
+// came, asks again at the next publish. So does a node found misplaced,
+// once that answer is in: one question in flight at a time, and the node
+// publishes again as soon as the operator has set the mark right.
 void StreamPublisher::claim_shard() {
   if (!claim_due_) return;
   write_claim_shard(command_, prefix_, mark_);
@@ -96,6 +98,7 @@ void StreamPublisher::on_claim(const redisReply* reply) {
       std::string_view(reply->str, reply->len).starts_with("WRONGTYPE")) {
     misplaced_ = prefix_ + "$shard, where the nodes mark this instance's place in broker.url, holds a key that is "
                  "not a string: the order cannot be checked until it is deleted";
+    claim_due_ = true;
     return;
   }
   if (reply == nullptr || reply->type != REDIS_REPLY_STRING) {
@@ -113,6 +116,7 @@ void StreamPublisher::on_claim(const redisReply* reply) {
   misplaced_ = "it is marked shard " + theirs + " (index/count) of broker.url by other nodes, and is " + mark_ +
                " here: every node must list the same instances in the same order (" + prefix_ + "$shard holds the "
                "mark)";
+  claim_due_ = true;
 }
 
 void StreamPublisher::link_down(std::string_view) { loading_ = false; }

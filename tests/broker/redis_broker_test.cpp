@@ -229,6 +229,13 @@ TEST(RedisBroker, AMarkOfAnotherTypePublishesNothingThereAndSaysWhy) {
   const std::optional<Unreachable> why = broker->unreachable();
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->error.find("holds a key that is not a string"), std::string::npos) << why->error;
+  // Deleted by the operator: the next publishes ask again and go, with no
+  // reconnection needed.
+  ASSERT_TRUE(one.command({"DEL", "sluice:$shard"}) != nullptr);
+  ASSERT_TRUE(run_both(loop, idle, [&] {
+    return broker->publish(on_one, {"x", {}, {}}, ignored, 0) == PublishStatus::ok;
+  }));
+  EXPECT_FALSE(broker->unreachable().has_value());
 }
 
 }  // namespace
