@@ -243,6 +243,12 @@ void WsStream::expire() {
   end(static_cast<CloseCode>(4401), "401 token expired", conn::CloseReason::protocol);
 }
 
+bool WsStream::ended_as_publishing_is_off() {
+  if (services().config().ws.client_publish != 0) return false;
+  end(CloseCode::policy_violation, "publishing is switched off", conn::CloseReason::protocol);
+  return true;
+}
+
 void WsStream::refuse_for_memory(buf::Growth growth) {
   const proto::ws::MemoryRefusal refusal = proto::ws::memory_refusal(growth);
   end(refusal.code, refusal.reason, conn::CloseReason::protocol);

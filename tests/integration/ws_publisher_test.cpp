@@ -5,10 +5,12 @@
 // every message once and in order.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "server/live_settings.hpp"
 #include "ws_test_client.hpp"
 
 namespace sluice::test::ws {
@@ -89,6 +91,42 @@ TEST(WsPublisher, RefusesWhatItCannotPublish) {
   RunningServer closed(closed_config);
   WsTestClient refused(closed.port());
   EXPECT_EQ(refused.upgrade({.path = "/pub/feed"}).status, 403);
+}
+
+// ws.client_publish switched off by a reload holds for the publishers open
+// then, on /pub/{topic} as on /ws/{topic}: their next message is not
+// published, and they are closed 1008 saying why.
+TEST(WsPublisher, PublishingSwitchedOffByAReloadClosesThePublishersOpenThen) {
+  std::atomic<int> reloaded{0};
+  RunningServer server(server::Config{}, [&reloaded](server::Server& s) {
+    s.on_reload([&s] {
+      server::Config read;
+      read.ws.client_publish = 0;
+      return server::apply_live_settings(s, read);
+    });
+    s.on_reloaded([&reloaded](const std::vector<std::string>&) { ++reloaded; });
+  });
+  SseSubscriber sub(server.port(), "/sse/feed");
+  ASSERT_TRUE(sub.opened());
+  WsTestClient publisher(server.port());
+  ASSERT_TRUE(publisher.open("/pub/feed"));
+  WsTestClient topic_stream(server.port());
+  ASSERT_TRUE(topic_stream.open("/ws/feed"));
+  publisher.send({.opcode = kText, .payload = "before, by /pub"});
+  ASSERT_TRUE(sub.wait_for(1));
+  topic_stream.send({.opcode = kText, .payload = "before, by /ws"});
+  ASSERT_TRUE(sub.wait_for(2));
+  server.server().request_reload();
+  ASSERT_TRUE(wait_until([&] { return reloaded.load() == 1; }));
+  publisher.send({.opcode = kText, .payload = "after, by /pub"});
+  EXPECT_EQ(publisher.read_close(), 1008);
+  topic_stream.send({.opcode = kText, .payload = "after, by /ws"});
+  // The topic stream reads the subscribers' events too: its close comes
+  // after the two published before the reload.
+  EXPECT_EQ(topic_stream.read_close(), 1008);
+  ASSERT_EQ(server.server().publish("feed", "marker").status, server::PublishStatus::ok);
+  ASSERT_TRUE(sub.wait_for(3));
+  EXPECT_EQ(sub.events()[2].data, "marker");
 }
 
 TEST(WsPublisher, SendsNothingBackButAnswersPings) {
