@@ -41,7 +41,7 @@ std::optional<std::string> install_authorizer(const Config& config, Server& serv
 
 }  // namespace
 
-std::optional<std::string> setup_auth(const Config& config, Server& server) {
+std::optional<std::string> check_auth_settings(const Config& config) {
   // The admin API closes connections and drains the node: off loopback it
   // answers only to tokens that grant "$admin", whatever auth.mode allows
   // on the public listener.
@@ -76,17 +76,20 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
              (auth.mode == AuthMode::none ? "none" : "open") + ", which checks no token: set auth.mode=jwt";
     }
   }
-  switch (config.auth.mode) {
-    case AuthMode::none: {
-      io::Endpoint endpoint;
-      if (io::parse_endpoint(config.listen, endpoint) && loopback_host(endpoint.host)) return std::nullopt;
-      return "config key 'listen' is " + config.listen +
-             ", not a loopback address, and auth.mode is none: set auth.mode=jwt (tokens) or auth.mode=open "
-             "(anyone may publish and read)";
-    }
-    case AuthMode::open: return std::nullopt;
-    case AuthMode::jwt:
-    case AuthMode::callback: return install_authorizer(config, server);
+  if (config.auth.mode == AuthMode::none) {
+    io::Endpoint endpoint;
+    if (io::parse_endpoint(config.listen, endpoint) && loopback_host(endpoint.host)) return std::nullopt;
+    return "config key 'listen' is " + config.listen +
+           ", not a loopback address, and auth.mode is none: set auth.mode=jwt (tokens) or auth.mode=open "
+           "(anyone may publish and read)";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> setup_auth(const Config& config, Server& server) {
+  if (auto error = check_auth_settings(config)) return error;
+  if (config.auth.mode == AuthMode::jwt || config.auth.mode == AuthMode::callback) {
+    return install_authorizer(config, server);
   }
   return std::nullopt;
 }

@@ -18,9 +18,15 @@ namespace sluice::server {
 // True for 127.0.0.0/8 and "localhost".
 [[nodiscard]] bool loopback_host(std::string_view host);
 
-// Refuses a non-loopback listen without auth (and a non-loopback
-// admin.listen without tokens), then installs what auth.mode asks for. Returns one line naming the setting at fault, or
+// Whether the auth settings hold together, as at start and at each reload:
+// a non-loopback listen without auth, a non-loopback admin.listen without
+// tokens, and keys only a token check reads (or a callback URL) set with no
+// such check are refused. Returns one line naming the setting at fault, or
 // nullopt.
+[[nodiscard]] std::optional<std::string> check_auth_settings(const Config& config);
+
+// check_auth_settings(), then installs what auth.mode asks for; the same
+// answer.
 [[nodiscard]] std::optional<std::string> setup_auth(const Config& config, Server& server);
 
 }  // namespace sluice::server

@@ -92,6 +92,7 @@ class SettingsReload {
       if (auto error = sluice::server::apply_setting(read, key, value)) return error;
     }
     if (auto error = sluice::server::validate(read)) return error;
+    if (auto error = sluice::server::check_auth_settings(read)) return error;
     const sluice::server::SettingsChanges changes = sluice::server::settings_changes(started_, applied_, now);
     // Applied even when no live key changed: the files they name (the
     // authorizer's keys) are read again on every reload, so one rotated

@@ -263,5 +263,26 @@ TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   std::remove(path.c_str());
 }
 
+// A reload checks the settings as a start would: a token key with no token
+// check to read it stops a start, and is a failed reload that keeps the
+// running values, not a reload said to be applied.
+TEST(SluicedCli, AReloadOfSettingsAStartWouldRefuseFailsAndKeepsTheOldValues) {
+  const ScratchFile file("sluice_reload_auth.toml");
+  std::ofstream(file.path()) << "max_connections = 500\n";
+  ChildProcess sluiced(
+      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  const std::uint16_t port = listening_port(sluiced.output());
+  std::ofstream(file.path()) << "max_connections = 500\n[auth]\njwt_secret = \"0123456789abcdef0123456789abcdef\"\n";
+  sluiced.signal(SIGHUP);
+  EXPECT_TRUE(sluiced.read_until_contains(
+      "reload failed, kept the old value: config key 'auth.jwt_secret' is set but auth.mode is none", 10s))
+      << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("reloaded"), std::string::npos) << sluiced.output();
+  EXPECT_EQ(http_request(port, "POST", "/pub/news", "still open").status, 200);
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+}
+
 }  // namespace
 }  // namespace sluice::test
