@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "server/int_settings.hpp"
+#include "sluice/config.hpp"
 
 namespace sluice::server {
 
@@ -99,6 +100,17 @@ std::optional<std::string> check_config_file(const std::string& path) {
   return std::nullopt;
 }
 
+// Written differently, a key may still mean the same: its default written
+// out, or left out. Each side is applied alone to the defaults, and what
+// they make is compared.
+bool same_in_effect(const std::string& key, const std::string* before, const std::string* after) {
+  Config old_config;
+  Config new_config;
+  if (before != nullptr && apply_setting(old_config, key, *before)) return false;
+  if (after != nullptr && apply_setting(new_config, key, *after)) return false;
+  return old_config == new_config;
+}
+
 }  // namespace
 
 std::optional<std::string> read_setting_list(const std::string& path, const std::vector<std::string>& overrides,
@@ -129,10 +141,13 @@ std::vector<std::string> changed_keys(const SettingList& before, const SettingLi
   std::vector<std::string> changed;
   for (const auto& [key, value] : new_values) {
     const auto old = old_values.find(key);
-    if (old == old_values.end() || old->second != value) changed.push_back(key);
+    const std::string* old_value = old == old_values.end() ? nullptr : &old->second;
+    if ((old_value == nullptr || *old_value != value) && !same_in_effect(key, old_value, &value)) {
+      changed.push_back(key);
+    }
   }
   for (const auto& [key, value] : old_values) {
-    if (!new_values.contains(key)) changed.push_back(key);
+    if (!new_values.contains(key) && !same_in_effect(key, &value, nullptr)) changed.push_back(key);
   }
   std::sort(changed.begin(), changed.end());
   return changed;

@@ -105,5 +105,18 @@ TEST(ConfigChanges, ChangedKeysAreTheLastValuesThatDifferEitherWay) {
   EXPECT_TRUE(changed_keys(after, overridden).empty());
 }
 
+// A key written out at its default changes nothing: a reload does not ask
+// for a restart for it.
+TEST(ConfigChanges, AValueThatMeansTheSameIsNoChange) {
+  const SettingList none;
+  const SettingList at_default{{"history.max_events", "1000"}};
+  EXPECT_TRUE(changed_keys(none, at_default).empty());
+  EXPECT_TRUE(changed_keys(at_default, none).empty());
+  EXPECT_EQ(changed_keys(none, SettingList{{"history.max_events", "999"}}),
+            (std::vector<std::string>{"history.max_events"}));
+  EXPECT_EQ(changed_keys(SettingList{{"ws.client_publish", "1"}}, SettingList{{"ws.client_publish", "0"}}),
+            (std::vector<std::string>{"ws.client_publish"}));
+}
+
 }  // namespace
 }  // namespace sluice::server
