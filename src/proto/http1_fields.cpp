@@ -66,7 +66,8 @@ void note(Survey& s, const Header& h) {
 Framing chunked_framing(const Survey& s, int version_minor) {
   if (s.has_content_length) return reject_framing(400, "both Content-Length and Transfer-Encoding");
   if (version_minor == 0) return reject_framing(400, "Transfer-Encoding in HTTP/1.0");
-  if (s.transfer_encodings != 1 || !iequals(s.transfer_encoding, "chunked")) {
+  if (s.transfer_encodings > 1) return reject_framing(400, "Transfer-Encoding given more than once");
+  if (!iequals(s.transfer_encoding, "chunked")) {
     return reject_framing(501, "Transfer-Encoding other than chunked");
   }
   Framing framing;

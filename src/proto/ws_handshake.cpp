@@ -68,6 +68,8 @@ const char* check_request(const HandshakeRequest& request) {
   if (request.version_minor < 1) return "a WebSocket upgrade needs HTTP/1.1";
   if (!has_token(request.upgrade, "websocket")) return "Upgrade does not name websocket";
   if (!has_token(request.connection, "upgrade")) return "Connection does not name upgrade";
+  if (request.key_fields > 1) return "Sec-WebSocket-Key given more than once";
+  if (request.version_fields > 1) return "Sec-WebSocket-Version given more than once";
   return nullptr;
 }
 

@@ -31,6 +31,10 @@ struct HandshakeRequest {
   std::string_view protocols;   // Sec-WebSocket-Protocol
   std::string_view extensions;  // Sec-WebSocket-Extensions
   std::string_view origin;
+  // How many Sec-WebSocket-Key and -Version fields came: each may come once
+  // (two keys leave which one the accept answers a guess).
+  std::size_t key_fields = 1;
+  std::size_t version_fields = 1;
 };
 
 struct HandshakeOptions {

@@ -39,7 +39,9 @@ proto::ws::HandshakeRequest handshake_request(const Request& r) {
           r.header("Sec-WebSocket-Version"),
           r.header("Sec-WebSocket-Protocol"),
           r.header("Sec-WebSocket-Extensions"),
-          r.header("Origin")};
+          r.header("Origin"),
+          r.header_count("Sec-WebSocket-Key"),
+          r.header_count("Sec-WebSocket-Version")};
 }
 
 }  // namespace

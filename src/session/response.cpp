@@ -25,10 +25,15 @@ void write_response(buf::Sink& sink, const Response& response) {
   append_number(sink, static_cast<std::size_t>(response.status));
   sink.append(" ");
   sink.append(proto::http1::status_reason(response.status));
-  sink.append("\r\nServer: sluice\r\nContent-Type: ");
-  sink.append(response.content_type);
-  sink.append("\r\nContent-Length: ");
-  append_number(sink, response.body.size());
+  sink.append("\r\nServer: sluice");
+  // A 204 has no content to describe, and may not say its length (a client
+  // could take it for a body of zero bytes where none may be).
+  if (response.status != 204) {
+    sink.append("\r\nContent-Type: ");
+    sink.append(response.content_type);
+    sink.append("\r\nContent-Length: ");
+    append_number(sink, response.body.size());
+  }
   sink.append(response.keep_alive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n");
   sink.append(response.extra_headers);
   sink.append("\r\n");

@@ -21,6 +21,8 @@ std::vector<WsCase> handshake_cases() {
       upgrade_case("key_not_base64", {.key = "not a key at all!!!!!!=="}, 400),
       upgrade_case("key_of_15_bytes", {.key = "AAAAAAAAAAAAAAAAAAAA"}, 400),
       upgrade_case("key_of_17_bytes", {.key = "AAAAAAAAAAAAAAAAAAAAAAA="}, 400),
+      upgrade_case("key_twice", {.extra_headers = "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\n"}, 400),
+      upgrade_case("version_twice", {.extra_headers = "Sec-WebSocket-Version: 13\r\n"}, 400),
       // RFC 6455 §1.3's example key, and the accept value it gives there.
       upgrade_case("rfc_sample_key", {.key = "dGhlIHNhbXBsZSBub25jZQ=="}, 101,
                    {{"Sec-WebSocket-Accept", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="}, {"Sec-WebSocket-Protocol", ""}}),

@@ -341,7 +341,10 @@ TEST(Http1Parser, RejectsContentLengthWithTransferEncoding) {
 TEST(Http1Parser, ImplementsOnlyChunked) {
   expect_error(get_with("Transfer-Encoding: gzip\r\n"), 501);
   expect_error(get_with("Transfer-Encoding: gzip, chunked\r\n"), 501);
-  expect_error(get_with("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n"), 501);
+  // Chunked twice is a malformed request, not a coding this server lacks.
+  expect_error(get_with("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n"), 400);
+  EXPECT_EQ(parse_one(get_with("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n")).reason,
+            "Transfer-Encoding given more than once");
   expect_error("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400);
   EXPECT_EQ(
       expect_complete(get_with("Transfer-Encoding: Chunked\r\n") + "1\r\nx\r\n0\r\n\r\n").body,

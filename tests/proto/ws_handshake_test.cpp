@@ -120,6 +120,8 @@ TEST(WsHandshake, BadRequestsGet400) {
   EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25j*Q=="; }).http_status, 400);
   EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZQ=A"; }).http_status, 400);
   EXPECT_EQ(with([](HandshakeRequest& r) { r.key = "dGhlIHNhbXBsZSBub25jZWQ="; }).http_status, 400);  // 17 bytes
+  EXPECT_STREQ(with([](HandshakeRequest& r) { r.key_fields = 2; }).reason, "Sec-WebSocket-Key given more than once");
+  EXPECT_EQ(with([](HandshakeRequest& r) { r.version_fields = 2; }).http_status, 400);
   const HandshakeResult bad = with([](HandshakeRequest& r) { r.method = "POST"; });
   const std::string text = response(bad);
   EXPECT_EQ(text.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << text;
