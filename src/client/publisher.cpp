@@ -18,8 +18,6 @@ namespace {
 using detail::IoResult;
 
 constexpr std::size_t kChunkBytes = std::size_t{16} << 10;
-// Characters of a scheme an error repeats.
-constexpr std::size_t kSchemeShown = 16;
 constexpr std::size_t kMaxReplyBody = std::size_t{64} << 10;
 
 bool parse_length(std::string_view text, std::size_t& length) {
@@ -88,13 +86,11 @@ ClientError Publisher::open(std::string_view url) {
   // answer for any URL) would only be refused again. Only a scheme-shaped
   // start counts (a "://" further on, in a query, is parse_url's to judge).
   if (const std::string_view scheme = url_scheme(url); !scheme.empty()) {
-    std::string lower(scheme.substr(0, kSchemeShown));
-    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    if (lower != "http" && lower != "https") {
+    const std::string shown = shown_scheme(scheme);
+    if (shown != "http" && shown != "https") {
       return {.kind = ErrorKind::bad_url,
               .fatal = true,
-              .message = "publishing needs an http:// or https:// URL, not " + lower +
-                         (scheme.size() > kSchemeShown ? "...://" : "://")};
+              .message = "publishing needs an http:// or https:// URL, not " + shown + "://"};
     }
   }
   std::string why;

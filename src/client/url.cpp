@@ -15,8 +15,7 @@ bool has_space_or_control(std::string_view text) {
 }
 
 bool parse_scheme(std::string_view scheme, Url& out, std::string& error) {
-  std::string lower(scheme);
-  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  const std::string lower = shown_scheme(scheme);
   out.tls = lower == "https" || lower == "wss";
   if (lower == "http" || lower == "https") {
     out.scheme = Scheme::http;
@@ -123,6 +122,14 @@ bool parse_url(std::string_view text, Url& out, std::string& error) {
   const std::string_view target = target_at == std::string_view::npos ? "/" : rest.substr(target_at);
   out.target = target.starts_with('?') ? "/" + std::string(target) : std::string(target);
   return true;
+}
+
+std::string shown_scheme(std::string_view scheme) {
+  constexpr std::size_t kShown = 16;
+  std::string lower(scheme.substr(0, kShown));
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (scheme.size() > kShown) lower += "...";
+  return lower;
 }
 
 std::string_view url_scheme(std::string_view url) {

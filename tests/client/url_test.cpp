@@ -73,6 +73,9 @@ TEST(Url, TlsSchemesCarryHttpAndWebSocketOverTlsOnPort443) {
 
 TEST(Url, OtherSchemesAreNamed) {
   EXPECT_NE(parse_error("ftp://h/x").find("'ftp'"), std::string::npos);
+  // A long one is cut: the line stays short whatever the URL.
+  EXPECT_EQ(parse_error("FTP" + std::string(100, 'x') + "://h/"),
+            "unsupported scheme 'ftp" + std::string(13, 'x') + "...': use http://, https://, ws:// or wss://");
 }
 
 TEST(Url, RefusesMalformedAddresses) {

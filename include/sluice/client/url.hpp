@@ -40,4 +40,9 @@ struct Url {
 // with none (a "://" further on, in a query say, is not one).
 [[nodiscard]] std::string_view url_scheme(std::string_view url);
 
+// A scheme as an error line shows it: in lower case, and cut at 16
+// characters with "..." after, so that a URL of any length makes a short
+// line.
+[[nodiscard]] std::string shown_scheme(std::string_view scheme);
+
 }  // namespace sluice::client
