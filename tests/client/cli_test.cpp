@@ -464,6 +464,11 @@ TEST_F(Cli, PubSendsItsBearerTokenAndReportsEachRefusal) {
   const auto [missing_status, missing_out] = pub("--token-file " + file + ".none");
   EXPECT_EQ(missing_status, 2);
   EXPECT_EQ(missing_out, "sluice: --token-file " + file + ".none cannot be read\n");
+  // A file with no line end (here one without end) is read so far and no
+  // further: no token, so 401, rather than memory without bound.
+  const auto [endless_status, endless_out] = pub("--token-file /dev/zero");
+  EXPECT_EQ(endless_status, 1) << endless_out;
+  EXPECT_NE(endless_out.find("401"), std::string::npos) << endless_out;
   std::remove(file.c_str());
   EXPECT_EQ(sluiced.stop(), 0);
   const std::string server_log = sluiced.output();

@@ -2,13 +2,15 @@
 
 #include <fstream>
 
+#include "auth/key_ring.hpp"
+
 namespace sluice::cli {
 
+// Read as a secret file is (at most auth::kMaxKeyFileBytes): a path given
+// by mistake (a log, /dev/zero) costs a bounded read, not memory without end.
 std::string read_token_file(const std::string& path) {
-  std::ifstream file(path);
   std::string token;
-  std::getline(file, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (auth::read_secret_file(path, token)) return {};
   return token;
 }
 
