@@ -282,6 +282,13 @@ InflateStatus status_of(int zlib_result) {
 
 uInt clamp_uint(std::size_t n) { return static_cast<uInt>(std::min<std::size_t>(n, UINT_MAX)); }
 
+// What a message may hold after its final block: the padding a sender that
+// flushes with a final block adds (zero bytes: RFC 7692's example has one).
+// Anything else would be data dropped without a word.
+bool only_padding(std::span<const char> bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
 }  // namespace
 
 Inflater::Inflater(int window_bits, bool no_context_takeover, std::size_t max_message_size,
@@ -300,7 +307,7 @@ Inflater::Inflater(int window_bits, bool no_context_takeover, std::size_t max_me
 }
 
 InflateResult Inflater::inflate(std::span<const char> in, std::span<char> out) {
-  if (stream_ended_) return {InflateStatus::ok, in.size(), 0};
+  if (stream_ended_) return {only_padding(in) ? InflateStatus::ok : InflateStatus::corrupt, in.size(), 0};
   if (produced_ == limit_) return probe_past_limit(in);
   // zlib refuses a null output pointer even with no room, so an empty `out`
   // (say, a buffer not allocated yet) is answered here.
@@ -342,7 +349,8 @@ InflateResult Inflater::run(std::span<const char> in, std::span<char> out) {
   } while (rc == Z_OK && result.consumed < in.size() && result.produced < out.size());
   result.status = status_of(rc);
   if (rc == Z_STREAM_END) {
-    stream_ended_ = true;  // a final block: whatever follows in this message is ignored
+    stream_ended_ = true;  // a final block: only padding may follow in this message
+    if (!in_tail_ && !only_padding(in.subspan(result.consumed))) result.status = InflateStatus::corrupt;
     result.consumed = in.size();
   } else if (result.status == InflateStatus::ok && result.produced == out.size()) {
     result.status = InflateStatus::need_space;
@@ -351,7 +359,15 @@ InflateResult Inflater::run(std::span<const char> in, std::span<char> out) {
 }
 
 InflateResult Inflater::finish(std::span<char> out) {
+  // The tail only stands in for a sync flush the sender left out: after a
+  // final block there is nothing it could end.
+  if (stream_ended_) {
+    end_message();
+    return {};
+  }
+  in_tail_ = true;
   const InflateResult result = inflate(std::span<const char>(kTail).subspan(tail_sent_), out);
+  in_tail_ = false;
   tail_sent_ += result.consumed;
   if (result.status != InflateStatus::need_space) end_message();
   return result;

@@ -140,6 +140,7 @@ class Inflater {
   std::size_t tail_sent_ = 0;  // bytes of the 4-byte tail already inflated
   bool no_context_takeover_;
   bool stream_ended_ = false;  // the sender closed the stream (BFINAL)
+  bool in_tail_ = false;       // finish() feeds the tail, not the sender's bytes
 };
 
 struct DeflateOutput {

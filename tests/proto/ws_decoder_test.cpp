@@ -418,6 +418,19 @@ TEST(WsDecoderDeflate, StoredBlockFinalBlockAndTwoBlocks) {
   expect_every_split(input, {hello, hello, hello, hello}, {}, &params);
 }
 
+// After a final block a message may hold only padding (RFC 7692's example
+// has one zero byte): more data there, in the same frame or a continuation,
+// would be dropped without a word, so it is invalid data (1007).
+TEST(WsDecoderDeflate, DataAfterTheFinalBlockIsRefused) {
+  const DeflateParams params = deflate_params();
+  const auto final_hello = "\xf3\x48\xcd\xc9\xc9\x07\x00"sv;
+  expect_every_split(masked(0xC1, std::string(final_hello) + "JUNK"), {error(1007)}, {}, &params);
+  expect_every_split(masked(0x41, final_hello) + masked(0x80, "\xf2\x48\xcd\xc9\xc9\x07\x00"sv), {error(1007)}, {},
+                     &params);
+  expect_every_split(masked(0xC1, std::string(final_hello) + std::string(3, '\0')),
+                     {message(Opcode::text, "Hello")}, {}, &params);
+}
+
 TEST(WsDecoderDeflate, UncompressedMessagesStillPass) {
   const DeflateParams params = deflate_params();
   expect_every_split(masked(0x81, "plain"), {message(Opcode::text, "plain")}, {}, &params);
