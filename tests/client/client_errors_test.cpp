@@ -51,7 +51,7 @@ class Reports {
   std::vector<std::chrono::milliseconds> retry_in_;
 };
 
-ClientOptions quick(std::uint32_t max_attempts = 0) {
+ClientOptions quick_sse_options(std::uint32_t max_attempts = 0) {
   ClientOptions options;
   options.reconnect.initial_delay = std::chrono::milliseconds(10);
   options.reconnect.max_delay = std::chrono::milliseconds(100);
@@ -67,7 +67,7 @@ ClientError wait_for_failure(SseClient& client) {
 }
 
 TEST(ClientErrors, ARefusedConnectionIsRetriedThenFatalPastMaxAttempts) {
-  SseClient client(quick(3));
+  SseClient client(quick_sse_options(3));
   ASSERT_EQ(client.start(http_url(closed_port(), "/sse/a")).kind, ErrorKind::none);
   const ClientError error = wait_for_failure(client);
   EXPECT_EQ(error.kind, ErrorKind::refused);
@@ -76,7 +76,7 @@ TEST(ClientErrors, ARefusedConnectionIsRetriedThenFatalPastMaxAttempts) {
 }
 
 TEST(ClientErrors, ARefusedConnectionIsRetriedWithoutALimit) {
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   Reports reports;
   reports.attach(options);
   SseClient client(options);
@@ -92,7 +92,7 @@ TEST(ClientErrors, ARefusedConnectionIsRetriedWithoutALimit) {
 
 TEST(ClientErrors, NotFoundIsFatalWithItsStatus) {
   RunningServer server;
-  SseClient client(quick());
+  SseClient client(quick_sse_options());
   ASSERT_EQ(client.start(http_url(server.port(), "/nowhere")).kind, ErrorKind::none);
   const ClientError error = wait_for_failure(client);
   EXPECT_EQ(error.kind, ErrorKind::http_status);
@@ -104,14 +104,14 @@ TEST(ClientErrors, NotFoundIsFatalWithItsStatus) {
 
 TEST(ClientErrors, ABadTopicIsFatal) {
   RunningServer server;
-  SseClient client(quick());
+  SseClient client(quick_sse_options());
   ASSERT_EQ(client.start(http_url(server.port(), "/sse/no%20spaces")).kind, ErrorKind::none);
   EXPECT_EQ(wait_for_failure(client).http_status, 400);
 }
 
 TEST(ClientErrors, ServiceUnavailableIsRetriedAfterRetryAfter) {
   FakeServer fake;
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   options.reconnect.max_delay = std::chrono::milliseconds(5000);
   Reports reports;
   reports.attach(options);
@@ -130,7 +130,7 @@ TEST(ClientErrors, ServiceUnavailableIsRetriedAfterRetryAfter) {
 
 TEST(ClientErrors, AServerThatDoesNotSpeakHttpIsFatal) {
   FakeServer fake;
-  SseClient client(quick());
+  SseClient client(quick_sse_options());
   ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
@@ -142,7 +142,7 @@ TEST(ClientErrors, AServerThatDoesNotSpeakHttpIsFatal) {
 
 TEST(ClientErrors, AnAnswerThatIsNotAnEventStreamIsFatal) {
   RunningServer server;
-  SseClient client(quick());
+  SseClient client(quick_sse_options());
   ASSERT_EQ(client.start(http_url(server.port(), "/healthz")).kind, ErrorKind::none);
   const ClientError error = wait_for_failure(client);
   EXPECT_EQ(error.kind, ErrorKind::bad_response);
@@ -151,7 +151,7 @@ TEST(ClientErrors, AnAnswerThatIsNotAnEventStreamIsFatal) {
 
 TEST(ClientErrors, ALineOverTheLimitBreaksTheStreamAndIsRetried) {
   FakeServer fake;
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   options.max_event_bytes = 1024;
   Reports reports;
   reports.attach(options);
@@ -172,7 +172,7 @@ TEST(ClientErrors, ALineOverTheLimitBreaksTheStreamAndIsRetried) {
 
 TEST(ClientErrors, ServerCloseAndSilenceAreRetried) {
   FakeServer fake;
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   options.idle_timeout = std::chrono::milliseconds(200);
   Reports reports;
   reports.attach(options);
@@ -198,7 +198,7 @@ TEST(ClientErrors, ServerCloseAndSilenceAreRetried) {
 // the last event, is not taken for them.
 TEST(ClientErrors, TheServersLastCommentIsToldWithTheClose) {
   FakeServer fake;
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   Reports reports;
   reports.attach(options);
   SseClient client(options);
@@ -223,7 +223,7 @@ TEST(ClientErrors, TheServersLastCommentIsToldWithTheClose) {
 
 TEST(ClientErrors, AHeadThatNeverEndsIsRefused) {
   FakeServer fake;
-  SseClient client(quick());
+  SseClient client(quick_sse_options());
   ASSERT_EQ(client.start(http_url(fake.port(), "/sse/a")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer && peer->read_until("\r\n\r\n"));
@@ -254,7 +254,7 @@ TEST(ClientErrors, AHeadThatNeverEndsIsRefused) {
 // is called again after 50 ms at most the first time: streams that gave
 // nothing back off as failed connections do.
 TEST(ClientErrors, StreamsThatCloseAtOnceWithRetryZeroBackOff) {
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   options.reconnect.max_delay = std::chrono::milliseconds(60000);
   Reports reports;
   reports.attach(options);
@@ -275,7 +275,7 @@ TEST(ClientErrors, StreamsThatCloseAtOnceWithRetryZeroBackOff) {
 // client comes back at the server's retry each time, but never sooner than
 // 25 ms (50 ms drawn from its upper half).
 TEST(ClientErrors, AServersRetryOfZeroIsTakenAsFiftyMilliseconds) {
-  ClientOptions options = quick();
+  ClientOptions options = quick_sse_options();
   Reports reports;
   reports.attach(options);
   FakeServer fake;

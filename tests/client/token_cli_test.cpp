@@ -10,12 +10,14 @@
 
 #include "auth/jwt_verifier.hpp"
 #include "child_process.hpp"
+#include "scratch_file.hpp"
 
 namespace sluice::client::test {
 namespace {
 
 using namespace std::chrono_literals;
 using sluice::test::ChildProcess;
+using sluice::test::ScratchFile;
 
 const std::string kSecret = "a secret for the token command, 32+ bytes";
 
@@ -95,7 +97,8 @@ TEST(TokenCli, MintsWithAPrivateKeyFile) {
 // The secret read from a file, out of the process list: its first line,
 // as `openssl rand -hex 32 > FILE` writes it.
 TEST(TokenCli, MintsWithTheSecretOfAFile) {
-  const std::string path = testing::TempDir() + "token_cli_secret";
+  const ScratchFile secret_file("token_cli_secret");
+  const std::string& path = secret_file.path();
   std::ofstream(path) << kSecret << "\n";
   const CliRun minted = run({"token", "--secret-file", path, "--subscribe", "news"});
   ASSERT_EQ(minted.exit_code, 0) << minted.output;
@@ -111,7 +114,6 @@ TEST(TokenCli, MintsWithTheSecretOfAFile) {
   EXPECT_EQ(empty.output, "sluice token: " + path + ": no secret on its first line");
   const CliRun both = run({"token", "--secret", kSecret, "--secret-file", path, "--subscribe", "news"});
   EXPECT_EQ(both.exit_code, 2) << both.output;
-  std::remove(path.c_str());
 }
 
 TEST(TokenCli, RefusesWhatItCannotMintWithOneLine) {

@@ -90,7 +90,7 @@ ClientFrame read_frame(Peer& peer, proto::ws::Decoder& decoder) {
   return out;
 }
 
-ClientOptions quick() {
+ClientOptions quick_ws_options() {
   ClientOptions options;
   options.reconnect.initial_delay = std::chrono::milliseconds(10);
   options.reconnect.max_delay = std::chrono::milliseconds(100);
@@ -99,7 +99,7 @@ ClientOptions quick() {
 
 TEST(WsClient, RawTopicMessagesAndNotices) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws/cam")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -123,7 +123,7 @@ TEST(WsClient, RawTopicMessagesAndNotices) {
 
 TEST(WsClient, AnswersPingsWithMaskedPongsAndClosesNormallyOnStop) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws/t")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -141,7 +141,7 @@ TEST(WsClient, AnswersPingsWithMaskedPongsAndClosesNormallyOnStop) {
 
 TEST(WsClient, AWrongAcceptIsFatal) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws/t")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -153,7 +153,7 @@ TEST(WsClient, AWrongAcceptIsFatal) {
 
 TEST(WsClient, AMaskedFrameFromTheServerFailsTheConnectionWith1002) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws/t")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -173,7 +173,7 @@ TEST(WsClient, AMaskedFrameFromTheServerFailsTheConnectionWith1002) {
 
 TEST(WsClient, AServerCloseIsEchoedAndReported) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws/t")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -192,7 +192,7 @@ TEST(WsClient, AServerCloseIsEchoedAndReported) {
 
 TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   const Submit sub = client.subscribe("news", {.since = "E:1", .policy = "latest"});
   ASSERT_EQ(sub.status, SubmitStatus::queued);
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
@@ -259,7 +259,7 @@ TEST(WsClient, ResubscribesWithTheLastIdAndAcksEveryRequestOnce) {
 // dropped is asked for again.
 TEST(WsClient, ResumesFromTheSubscribeAcksLastIdWhenNoEventCame) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   const Submit sub = client.subscribe("news");
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
   auto first = fake.accept();
@@ -290,7 +290,7 @@ TEST(WsClient, ResumesFromTheSubscribeAcksLastIdWhenNoEventCame) {
 // the application as if they were of a topic it follows.
 TEST(WsClient, EventsOfATopicNotFollowedAreNotHandedOver) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   (void)client.subscribe("news");
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
   auto peer = fake.accept();
@@ -314,7 +314,7 @@ TEST(WsClient, EventsOfATopicNotFollowedAreNotHandedOver) {
 
 TEST(WsClient, AMessageOutsideTheProtocolFailsTheConnectionWithTheReason) {
   FakeServer fake;
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(fake.port(), "/ws")).kind, ErrorKind::none);
   auto peer = fake.accept();
   ASSERT_TRUE(peer);
@@ -367,7 +367,7 @@ bool server_has_websocket(std::uint16_t port) {
 TEST(WsClientLive, SubscribesPublishesAndReceives) {
   RunningServer server;
   if (!server_has_websocket(server.port())) GTEST_SKIP() << "the server answers 404 to /ws: no WebSocket yet";
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   const Submit sub = client.subscribe("news");
   ASSERT_EQ(client.start(ws_url(server.port(), "/ws")).kind, ErrorKind::none);
   Event event;
@@ -409,7 +409,7 @@ TEST(WsClientLive, SubscribesPublishesAndReceives) {
 TEST(WsClientLive, RawTopicEndpoint) {
   RunningServer server;
   if (!server_has_websocket(server.port())) GTEST_SKIP() << "the server answers 404 to /ws: no WebSocket yet";
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   ASSERT_EQ(client.start(ws_url(server.port(), "/ws/cam")).kind, ErrorKind::none);
   ASSERT_TRUE(wait_until([&] { return client.state() == ClientState::open; }));
   Publisher publisher;
@@ -425,7 +425,7 @@ TEST(WsClientLive, RawTopicEndpoint) {
 // large as max_event_bytes still arrives, as it would over SSE.
 TEST(WsClientLive, AnEventOfMaxEventBytesArrivesWhateverItsJsonFormTakes) {
   RunningServer server;
-  ClientOptions options = quick();
+  ClientOptions options = quick_ws_options();
   options.max_event_bytes = 1024;
   WsClient client(options);
   Publisher publisher;
@@ -441,7 +441,7 @@ TEST(WsClientLive, AnEventOfMaxEventBytesArrivesWhateverItsJsonFormTakes) {
 
 TEST(WsClientLive, AMessageOverTheLimitNamesTheLimit) {
   RunningServer server;
-  ClientOptions options = quick();
+  ClientOptions options = quick_ws_options();
   options.max_event_bytes = 1024;
   WsClient client(options);
   ASSERT_EQ(client.start(ws_url(server.port(), "/ws/big")).kind, ErrorKind::none);
@@ -458,7 +458,7 @@ TEST(WsClientLive, AMessageOverTheLimitNamesTheLimit) {
 // held to max_event_bytes, as over SSE.
 TEST(WsClientLive, AnEventsDataOverTheLimitOnTheJsonProtocolNamesTheLimit) {
   RunningServer server;
-  ClientOptions options = quick();
+  ClientOptions options = quick_ws_options();
   options.max_event_bytes = 1024;
   WsClient client(options);
   Publisher publisher;
@@ -472,7 +472,7 @@ TEST(WsClientLive, AnEventsDataOverTheLimitOnTheJsonProtocolNamesTheLimit) {
 TEST(WsClientLive, ResumesEachTopicAfterReconnecting) {
   RunningServer server;
   if (!server_has_websocket(server.port())) GTEST_SKIP() << "the server answers 404 to /ws: no WebSocket yet";
-  WsClient client(quick());
+  WsClient client(quick_ws_options());
   Publisher publisher;
   ASSERT_TRUE(following_over_json(client, publisher, server.port(), "a"));
   Event event;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
 
@@ -70,16 +71,6 @@ class LaterGate {
  private:
   std::vector<AuthReply> waiting_;  // the loop's only
 };
-
-template <typename Condition>
-bool eventually(Condition done, std::chrono::milliseconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
 
 // True when `client` has been sent something by now (a look, not a wait).
 bool sent_anything(TestClient& client) {

@@ -14,9 +14,9 @@
 namespace sluice::test {
 namespace {
 
-constexpr int kEvents = 200;
+constexpr int kDropNoticeEvents = 200;
 
-std::string epoch_of(const std::string& id) { return id.substr(0, id.find(':')); }
+std::string epoch_of_stream_id(const std::string& id) { return id.substr(0, id.find(':')); }
 
 struct Tally {
   std::uint64_t received = 0;  // events
@@ -57,7 +57,7 @@ TEST(BrokerDropNotice, NamesTheLostEventsByTheirStreamIds) {
 
   std::vector<std::string> ids;
   const auto deadline = BrokerClock::now() + 30s;
-  while (static_cast<int>(ids.size()) < kEvents && BrokerClock::now() < deadline) {
+  while (static_cast<int>(ids.size()) < kDropNoticeEvents && BrokerClock::now() < deadline) {
     const Published p = publish_on(b, "t", std::string(512, 'd'));
     if (p.status == 503) continue;  // B's link to Redis not up yet
     ASSERT_EQ(p.status, 200);
@@ -66,7 +66,7 @@ TEST(BrokerDropNotice, NamesTheLostEventsByTheirStreamIds) {
       ASSERT_TRUE(wait_events(fast, ids.size(), 10s));  // the fast reader keeps up
     }
   }
-  ASSERT_EQ(static_cast<int>(ids.size()), kEvents);
+  ASSERT_EQ(static_cast<int>(ids.size()), kDropNoticeEvents);
 
   // drop-oldest keeps the newest: the last event reaches the stalled
   // reader, and every one before it either came or was told of.
@@ -75,17 +75,17 @@ TEST(BrokerDropNotice, NamesTheLostEventsByTheirStreamIds) {
         stalled.parse_buffered();
         const Tally t = tally(stalled.events());
         return !stalled.events().empty() && stalled.events().back().id == ids.back() &&
-               t.received + t.reported >= static_cast<std::uint64_t>(kEvents);
+               t.received + t.reported >= static_cast<std::uint64_t>(kDropNoticeEvents);
       },
       20s));
   const Tally t = tally(stalled.events());
-  EXPECT_EQ(t.received + t.reported, static_cast<std::uint64_t>(kEvents));
+  EXPECT_EQ(t.received + t.reported, static_cast<std::uint64_t>(kDropNoticeEvents));
   ASSERT_FALSE(t.notices.empty());
   for (const auto* notice : t.notices) {
     const std::string first = field_of(notice->data, "first_id");
     const std::string last = field_of(notice->data, "last_id");
     // The ids of events published on B: of the stream, as every node writes them.
-    EXPECT_EQ(epoch_of(first), epoch_of(ids.front())) << notice->data;
+    EXPECT_EQ(epoch_of_stream_id(first), epoch_of_stream_id(ids.front())) << notice->data;
     EXPECT_NE(std::find(ids.begin(), ids.end(), first), ids.end()) << notice->data;
     EXPECT_NE(std::find(ids.begin(), ids.end(), last), ids.end()) << notice->data;
     EXPECT_LE(seq_of(first), seq_of(last)) << notice->data;

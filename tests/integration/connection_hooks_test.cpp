@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "eventually.hpp"
 #include "test_client.hpp"
 #include "ws_test_client.hpp"
 
@@ -17,18 +18,6 @@ namespace {
 using server::ConnectionRef;
 using server::SendStatus;
 using ws::WsTestClient;
-
-// Polls `done` until it holds or 10 s pass; a hook runs on the server's
-// loop, so there is nothing to wait on but its effect.
-template <typename Done>
-bool eventually(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
 
 // What the hooks saw, read by the test thread.
 struct Hooks {

@@ -137,14 +137,14 @@ Streams open_websockets(H2TestClient& reader) {
 // one more frame of the feed is whole. Returns how far behind the newest
 // published each frame read was, at worst.
 constexpr int kPerRead = 5;
-constexpr int kRounds = 30;
+constexpr int kWindowRounds = 30;
 
 int slow_rounds(RunningServer& server, H2TestClient& reader, const Streams& streams) {
   TestClient publisher(server.port());
   int newest = 0;
   int worst = 0;
   std::size_t seen = 0;
-  for (int round = 0; round < kRounds; ++round) {
+  for (int round = 0; round < kWindowRounds; ++round) {
     for (int i = 0; i < kPerRead; ++i) EXPECT_EQ(publish(publisher, "/pub/feed", body(++newest)), 200);
     Read got;
     while ((got = streams.parse(reader.stream(streams.feed).body)).numbers.size() == seen) {
@@ -174,8 +174,8 @@ void expect_slow_feed_bounded_and_other_stream_free(RunningServer& server, H2Tes
   Read got;
   ASSERT_TRUE(reader.pump([&] {
     got = streams.parse(reader.stream(streams.feed).body);
-    return !got.numbers.empty() && got.numbers.back() == kRounds * kPerRead &&
-           got.numbers.size() + got.reported_lost == static_cast<std::size_t>(kRounds * kPerRead) &&
+    return !got.numbers.empty() && got.numbers.back() == kWindowRounds * kPerRead &&
+           got.numbers.size() + got.reported_lost == static_cast<std::size_t>(kWindowRounds * kPerRead) &&
            !streams.parse(reader.stream(streams.other).body).numbers.empty();
   })) << "read " << got.numbers.size() << ", told " << got.reported_lost;
   EXPECT_TRUE(std::is_sorted(got.numbers.begin(), got.numbers.end()));

@@ -58,7 +58,7 @@ std::vector<std::unique_ptr<SseSubscriber>> subscribe_small(std::uint16_t port, 
   return subscribers;
 }
 
-bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool buffer_has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(PoolShedding, ReadersThatStoppedReadingAreCutOffAndPublishingGoesOn) {
   RunningServer server(small_pool());
@@ -84,7 +84,7 @@ TEST(PoolShedding, ReadersThatStoppedReadingAreCutOffAndPublishingGoesOn) {
   // its last id it is either replayed the rest or told it cannot be.
   SseSubscriber& first = *stalled[0];
   ASSERT_TRUE(first.client().read_until_closed());
-  EXPECT_TRUE(has(first.client().buffer(), ": slow consumer, resume from the last id\n"));
+  EXPECT_TRUE(buffer_has(first.client().buffer(), ": slow consumer, resume from the last id\n"));
   first.parse_buffered();
   ASSERT_FALSE(first.events().empty());
   for (std::size_t i = 0; i < first.events().size(); ++i) ASSERT_EQ(seq_of(first.events()[i].id), i + 1);
@@ -135,7 +135,7 @@ TEST(PoolShedding, ReadersThatReadButNeverCatchUpAreCutOffToo) {
 
   for (auto& reader : slow) {
     ASSERT_TRUE(reader->client().read_until_closed());
-    EXPECT_TRUE(has(reader->client().buffer(), ": slow consumer, resume from the last id\n"));
+    EXPECT_TRUE(buffer_has(reader->client().buffer(), ": slow consumer, resume from the last id\n"));
     reader->parse_buffered();
     ASSERT_FALSE(reader->events().empty());
     for (std::size_t i = 0; i < reader->events().size(); ++i) ASSERT_EQ(seq_of(reader->events()[i].id), i + 1);

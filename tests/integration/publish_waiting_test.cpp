@@ -142,7 +142,7 @@ class SlowReaders {
 };
 
 constexpr std::size_t kReaders = 200;
-constexpr std::size_t kEvents = 1000;
+constexpr std::size_t kWaitingEvents = 1000;
 constexpr std::size_t kSip = 256;
 
 // The stalled subscriber, read at last: a gap-free prefix of the events
@@ -151,11 +151,11 @@ void expect_cut_off_after_a_prefix(SseSubscriber& stalled, std::uint64_t first) 
   ASSERT_TRUE(stalled.client().read_until_closed());
   stalled.parse_buffered();
   ASSERT_FALSE(stalled.events().empty());
-  EXPECT_LT(stalled.events().size(), kEvents);
+  EXPECT_LT(stalled.events().size(), kWaitingEvents);
   for (std::size_t i = 0; i < stalled.events().size(); ++i) EXPECT_EQ(seq_of(stalled.events()[i].id), first + i);
 }
 
-// kEvents waiting publishes to kReaders slow readers of "flow" on
+// kWaitingEvents waiting publishes to kReaders slow readers of "flow" on
 // `running`: every one is published, and every reader gets every event in
 // order, none cut off.
 void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
@@ -166,9 +166,9 @@ void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
   if (once_readers_opened) {
     ASSERT_TRUE(once_readers_opened());
   }
-  readers.start(kEvents, kSip);
+  readers.start(kWaitingEvents, kSip);
   std::uint64_t first = 0;
-  for (std::size_t i = 0; i < kEvents; ++i) {
+  for (std::size_t i = 0; i < kWaitingEvents; ++i) {
     const server::PublishResult r = server.publish_waiting("flow", kData, {.timeout = 5s});
     ASSERT_EQ(r.status, server::PublishStatus::ok) << "event " << i;
     ASSERT_EQ(r.subscribers, kReaders);
@@ -176,7 +176,7 @@ void expect_every_reader_gets_every_waiting_publish(RunningServer& running,
   }
   readers.join();
   EXPECT_EQ(readers.closed(), 0u);
-  EXPECT_EQ(readers.complete(first, kEvents), kReaders);
+  EXPECT_EQ(readers.complete(first, kWaitingEvents), kReaders);
   EXPECT_EQ(server.stats().slow_disconnects, 0u);
 }
 
@@ -193,9 +193,9 @@ TEST(PublishWaiting, WithoutTheWaitTheSameReadersAreCutOff) {
   server::Server& server = running.server();
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
   ASSERT_TRUE(readers.opened());
-  readers.start(kEvents, kSip);
+  readers.start(kWaitingEvents, kSip);
   std::uint64_t first = 0;
-  for (std::size_t i = 0; i < kEvents; ++i) {
+  for (std::size_t i = 0; i < kWaitingEvents; ++i) {
     server::PublishResult r = server.publish("flow", kData);
     // busy only while a loop lags the history: retried, a bounded number of times.
     for (int retry = 0; r.status == server::PublishStatus::busy && retry < 100000; ++retry) {
@@ -207,7 +207,7 @@ TEST(PublishWaiting, WithoutTheWaitTheSameReadersAreCutOff) {
   }
   readers.join();
   EXPECT_GT(readers.closed(), 0u);
-  EXPECT_LT(readers.complete(first, kEvents), kReaders);
+  EXPECT_LT(readers.complete(first, kWaitingEvents), kReaders);
   EXPECT_GT(server.stats().slow_disconnects, 0u);
   EXPECT_TRUE(readers.gap_free(first));
 }
@@ -225,10 +225,10 @@ TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
   ASSERT_TRUE(stalled.opened());
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kFew);
   ASSERT_TRUE(readers.opened());
-  readers.start(kEvents, kSip);
+  readers.start(kWaitingEvents, kSip);
   std::uint64_t first = 0;
   std::size_t timeouts = 0;
-  for (std::size_t i = 0; i < kEvents; ++i) {
+  for (std::size_t i = 0; i < kWaitingEvents; ++i) {
     server::PublishResult r;
     // Each timeout cuts off who held the publisher: bounded retries.
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -245,7 +245,7 @@ TEST(PublishWaiting, ASubscriberThatStopsReadingCostsOneTimeoutAndIsCutOff) {
   readers.join();
   EXPECT_EQ(timeouts, 1u);
   EXPECT_EQ(readers.closed(), 0u);
-  EXPECT_EQ(readers.complete(first, kEvents), kFew);
+  EXPECT_EQ(readers.complete(first, kWaitingEvents), kFew);
   EXPECT_EQ(server.stats().slow_disconnects, 1u);
   expect_cut_off_after_a_prefix(stalled, first);
 }
@@ -307,7 +307,7 @@ TEST(PublishWaiting, APublisherWaitingWhenTheServerStopsIsToldSo) {
   std::atomic<std::size_t> published{0};
   server::PublishStatus last = server::PublishStatus::ok;
   std::thread publisher([&] {
-    for (std::size_t i = 0; i < kEvents; ++i) {
+    for (std::size_t i = 0; i < kWaitingEvents; ++i) {
       last = server.publish_waiting("flow", kData, {.timeout = server::kMaxPublishWait}).status;
       if (last != server::PublishStatus::ok) return;
       published.fetch_add(1);
@@ -317,7 +317,7 @@ TEST(PublishWaiting, APublisherWaitingWhenTheServerStopsIsToldSo) {
   running.stop();
   publisher.join();
   EXPECT_EQ(last, server::PublishStatus::stopped) << "after " << published.load() << " events";
-  EXPECT_LT(published.load(), kEvents) << "the stalled subscriber never held the publisher";
+  EXPECT_LT(published.load(), kWaitingEvents) << "the stalled subscriber never held the publisher";
   EXPECT_EQ(server.publish_waiting("flow", kData, {}).status, server::PublishStatus::stopped);
 }
 
@@ -372,11 +372,11 @@ TEST(PublishBatch, WaitingBatchesSlowDownToTwoHundredSlowReadersAndNoneIsCutOff)
   server::Server& server = running.server();
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kReaders);
   ASSERT_TRUE(readers.opened());
-  readers.start(kEvents, kSip);
+  readers.start(kWaitingEvents, kSip);
   const std::vector<server::BatchEvent> batch(kBatch, server::BatchEvent{kData});
   std::uint64_t first = 0;
   std::uint64_t last = 0;
-  for (std::size_t i = 0; i < kEvents / kBatch; ++i) {
+  for (std::size_t i = 0; i < kWaitingEvents / kBatch; ++i) {
     const server::BatchResult r = server.publish_batch_waiting("flow", batch, {.timeout = 5s});
     ASSERT_EQ(r.status, server::PublishStatus::ok) << "batch " << i;
     ASSERT_EQ(r.published, kBatch);
@@ -388,7 +388,7 @@ TEST(PublishBatch, WaitingBatchesSlowDownToTwoHundredSlowReadersAndNoneIsCutOff)
   }
   readers.join();
   EXPECT_EQ(readers.closed(), 0u);
-  EXPECT_EQ(readers.complete(first, kEvents), kReaders);
+  EXPECT_EQ(readers.complete(first, kWaitingEvents), kReaders);
   EXPECT_EQ(server.stats().slow_disconnects, 0u);
 }
 
@@ -484,8 +484,8 @@ TEST(PublishBatch, AStalledSubscriberCostsAWaitingBatchOneTimeoutAndIsCutOff) {
   ASSERT_TRUE(stalled.opened());
   SlowReaders readers(running.port(), "/sse/flow?policy=fifo", kFew);
   ASSERT_TRUE(readers.opened());
-  readers.start(kEvents, kSip);
-  const std::vector<server::BatchEvent> batch(kEvents, server::BatchEvent{kData});
+  readers.start(kWaitingEvents, kSip);
+  const std::vector<server::BatchEvent> batch(kWaitingEvents, server::BatchEvent{kData});
   std::span<const server::BatchEvent> rest(batch);
   std::uint64_t first = 0;
   std::size_t timeouts = 0;
@@ -505,7 +505,7 @@ TEST(PublishBatch, AStalledSubscriberCostsAWaitingBatchOneTimeoutAndIsCutOff) {
   readers.join();
   EXPECT_EQ(timeouts, 1u);
   EXPECT_EQ(readers.closed(), 0u);
-  EXPECT_EQ(readers.complete(first, kEvents), kFew);
+  EXPECT_EQ(readers.complete(first, kWaitingEvents), kFew);
   EXPECT_EQ(server.stats().slow_disconnects, 1u);
   expect_cut_off_after_a_prefix(stalled, first);
 }

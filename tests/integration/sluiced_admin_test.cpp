@@ -29,7 +29,7 @@ using nlohmann::json;
 using transport::test::H2TestClient;
 using ws::WsTestClient;
 
-const std::string kSecret = "admin-test-secret-0123456789abcdef";
+const std::string kAdminSecret = "admin-test-secret-0123456789abcdef";
 
 // sluiced with an admin listener on a free loopback port, the access log
 // on (it names each connection's id) and two loops, so that a close and a
@@ -92,7 +92,7 @@ std::string pyjwt(const std::string& claims) {
       "import jwt, json, sys, time\n"
       "c = json.loads(sys.argv[1]); c['exp'] = int(time.time()) + c['exp']\n"
       "print(jwt.encode(c, sys.argv[2], algorithm='HS256'))\n";
-  ChildProcess python({"/usr/bin/python3", "-c", script, claims, kSecret});
+  ChildProcess python({"/usr/bin/python3", "-c", script, claims, kAdminSecret});
   python.read_to_end(10s);
   EXPECT_EQ(python.wait(5s), 0) << python.output();
   std::string token = python.output();
@@ -410,7 +410,7 @@ TEST(SluicedAdmin, AFullNodeStillLetsTheOperatorInSixteenMore) {
 }
 
 TEST(SluicedAdmin, WithTokensOnlyAGrantOfAdminReadsAndActs) {
-  AdminNode node({"dashboard.enabled=0", "auth.mode=jwt", "auth.jwt_secret=" + kSecret});
+  AdminNode node({"dashboard.enabled=0", "auth.mode=jwt", "auth.jwt_secret=" + kAdminSecret});
   ASSERT_NE(node.admin_port(), 0) << node.process().output();
   const std::string bearer = "Authorization: Bearer ";
   EXPECT_EQ(curl_http({node.admin() + "/admin/topics"}).status(), 401);

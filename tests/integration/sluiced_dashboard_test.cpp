@@ -19,7 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::filesystem::path kPeers = SLUICE_SOURCE_DIR "/tests/peers";
+const std::filesystem::path kDashboardPeers = SLUICE_SOURCE_DIR "/tests/peers";
 
 // The line after "label: " in the driver's output.
 std::string reported(const std::string& output, const std::string& label) {
@@ -73,7 +73,7 @@ TEST(SluicedDashboard, SwitchedOffServesNothing) {
 }
 
 TEST(SluicedDashboard, ChromiumShowsTheFiguresChangeAfterAPublish) {
-  ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "playwright-core"))
+  ASSERT_TRUE(std::filesystem::exists(kDashboardPeers / "node_modules" / "playwright-core"))
       << "the peers' npm packages are missing: run make test (npm ci --prefix tests/peers)";
   SluicedProcess sluiced({"threads=2", "dashboard.interval_ms=250"});
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
@@ -83,7 +83,7 @@ TEST(SluicedDashboard, ChromiumShowsTheFiguresChangeAfterAPublish) {
   constexpr int kEvents = 1200;
   const std::filesystem::path screenshot = std::filesystem::current_path() / "sluiced_dashboard.png";
   std::filesystem::remove(screenshot);
-  ChildProcess browser({"node", (kPeers / "sluiced_dashboard.mjs").string(), std::to_string(sluiced.port()),
+  ChildProcess browser({"node", (kDashboardPeers / "sluiced_dashboard.mjs").string(), std::to_string(sluiced.port()),
                         screenshot.string(), std::to_string(kEvents)});
   ASSERT_TRUE(browser.read_until_contains("first: ", 60s)) << browser.output();
   ASSERT_TRUE(browser.read_until_contains("\n", 10s)) << browser.output();

@@ -56,9 +56,9 @@ TEST(SluicedLog, AccessLinesCarryTheStatusAndNeverATokenOrABody) {
 }
 
 TEST(SluicedLog, JsonFormatAndOffByDefault) {
-  const std::string json = run_and_log({"log.access=1", "log.format=json"}, "\"status\":404");
-  EXPECT_NE(json.find("\"msg\":\"access\""), std::string::npos) << json;
-  EXPECT_EQ(json.find("TOKEN-"), std::string::npos) << json;
+  const std::string json_lines = run_and_log({"log.access=1", "log.format=json"}, "\"status\":404");
+  EXPECT_NE(json_lines.find("\"msg\":\"access\""), std::string::npos) << json_lines;
+  EXPECT_EQ(json_lines.find("TOKEN-"), std::string::npos) << json_lines;
 
   const std::string quiet = run_and_log({}, "sluiced");
   EXPECT_EQ(quiet.find("msg=access"), std::string::npos) << quiet;

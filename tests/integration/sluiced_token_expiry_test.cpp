@@ -4,7 +4,7 @@
 // its token in time goes on, keeps only what the new token grants, and
 // cannot change whose connection it is. Over HTTP/2 each event stream ends
 // at its own token's expiry. Tokens are minted in the test
-// (src/auth/jwt_mint) with exp two seconds ahead, and auth.clock_skew_ms is
+// (src/auth/jwt_mint) with exp a few seconds ahead, and auth.clock_skew_ms is
 // set so that the moment a stream must end is known to the millisecond:
 // every wait is on the server's own answer (a close frame, the end of a
 // stream), bounded, never a sleep.
@@ -29,7 +29,7 @@ using std::chrono::system_clock;
 using ws::ServerFrame;
 using ws::WsTestClient;
 
-const std::string kSecret = "token-expiry-secret-0123456789abcdef";
+const std::string kExpirySecret = "token-expiry-secret-0123456789abcdef";
 
 // Wall clock and steady clock may drift apart by a hair over a few seconds.
 constexpr auto kClockSlack = 20ms;
@@ -46,7 +46,7 @@ struct Minted {
 // after the current whole second (exp is in whole seconds): between
 // ttl - 1 and ttl seconds from now.
 Minted mint(const std::string& sub, std::vector<std::string> subscribe, std::vector<std::string> publish,
-            std::chrono::seconds ttl, const std::string& secret = kSecret) {
+            std::chrono::seconds ttl, const std::string& secret = kExpirySecret) {
   auth::SigningKey key;
   EXPECT_EQ(auth::signing_key_from_secret(secret, key), std::nullopt);
   const auto now = std::chrono::floor<std::chrono::seconds>(system_clock::now());
@@ -61,7 +61,8 @@ Minted mint(const std::string& sub, std::vector<std::string> subscribe, std::vec
 std::string bearer(const Minted& m) { return "Authorization: Bearer " + m.token + "\r\n"; }
 
 std::vector<std::string> settings(std::int64_t skew_ms) {
-  return {"auth.mode=jwt", "auth.jwt_secret=" + kSecret, "auth.clock_skew_ms=" + std::to_string(skew_ms), "threads=1"};
+  return {"auth.mode=jwt", "auth.jwt_secret=" + kExpirySecret, "auth.clock_skew_ms=" + std::to_string(skew_ms),
+          "threads=1"};
 }
 
 // Reads past events until the server's close frame.
@@ -226,10 +227,11 @@ TEST(SluicedTokenExpirySse, AnSseStreamEndsWhenItsTokenExpiresPlusTheSkew) {
 TEST(SluicedTokenExpirySse, OverHttp2EachStreamEndsAtItsOwnTokensExpiry) {
   SluicedProcess sluiced(settings(0));
   ASSERT_NE(sluiced.port(), 0) << sluiced.output();
-  // Two seconds from a whole second: at least one left for the stream to
-  // open in (with no skew allowed, a one-second token minted late in its
-  // second could be expired before its request is read).
-  const Minted short_lived = mint("alice", {"news"}, {}, 2s);
+  // Five seconds from a whole second: at least four left for both streams
+  // to open in, even under the sanitizers (with no skew allowed, a token
+  // minted late in its second with a second or two to live could be
+  // expired before its request is read).
+  const Minted short_lived = mint("alice", {"news"}, {}, 5s);
   const Minted long_lived = mint("alice", {"news"}, {}, 60s);
   transport::test::H2TestClient client(sluiced.port());
   ASSERT_TRUE(client.ok());
@@ -237,7 +239,7 @@ TEST(SluicedTokenExpirySse, OverHttp2EachStreamEndsAtItsOwnTokensExpiry) {
   ASSERT_TRUE(client.pump([&] { return client.stream(first).body.find("retry:") != std::string::npos; }));
   const auto second = client.request("GET", "/sse/news", {{"authorization", "Bearer " + long_lived.token}});
   ASSERT_TRUE(client.pump([&] { return client.stream(second).body.find("retry:") != std::string::npos; }));
-  ASSERT_TRUE(client.pump([&] { return client.stream(first).closed; }, 10s)) << client.stream(first).body;
+  ASSERT_TRUE(client.pump([&] { return client.stream(first).closed; }, 15s)) << client.stream(first).body;
   const auto ended_at = system_clock::now();
   EXPECT_NE(client.stream(first).body.find(": token expired: reconnect with a fresh token\n"), std::string::npos)
       << client.stream(first).body;

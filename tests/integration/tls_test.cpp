@@ -25,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::filesystem::path kPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
+const std::filesystem::path kTlsPeers = std::filesystem::path(SLUICE_SOURCE_DIR) / "tests" / "peers";
 
 std::vector<std::string> sluiced_argv(const ServerCert& cert, const std::vector<std::string>& settings) {
   std::vector<std::string> args = {env_path("SLUICED"), "--listen", "127.0.0.1:0", "--threads", "1",
@@ -156,11 +156,11 @@ TEST_F(TlsServing, TheSluiceClientSubscribesAndPublishesWithVerificationOn) {
 }
 
 TEST_F(TlsServing, NodeWsGetsEventsOverWss) {
-  ASSERT_TRUE(std::filesystem::exists(kPeers / "node_modules" / "ws"))
+  ASSERT_TRUE(std::filesystem::exists(kTlsPeers / "node_modules" / "ws"))
       << "the peers' npm packages are missing: run make peers";
   TlsSluiced sluiced(cert_);
   ASSERT_FALSE(sluiced.port().empty()) << sluiced.process().output();
-  const Ran peer = run({"node", (kPeers / "wss_events.mjs").string(), sluiced.port(), certs_.ca_file()});
+  const Ran peer = run({"node", (kTlsPeers / "wss_events.mjs").string(), sluiced.port(), certs_.ca_file()});
   EXPECT_EQ(peer.code, 0) << peer.output;
   EXPECT_NE(peer.output.find("wss_events: 500 events in order over wss, close code 1000"), std::string::npos)
       << peer.output;

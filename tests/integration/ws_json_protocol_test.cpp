@@ -208,13 +208,13 @@ TEST(WsJsonProtocol, AnUnsubscribesAckIsTheLastOfTheTopicSoResumingRepeatsNothin
   client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","req":1})"});
   const std::optional<ServerFrame> joined = client.read_message();
   ASSERT_TRUE(joined && joined->payload.find("\"ok\":true") != std::string::npos);
-  constexpr int kEvents = 64;
+  constexpr int kBigEvents = 64;
   const std::string big(1024, 'x');
-  for (int i = 0; i < kEvents; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
+  for (int i = 0; i < kBigEvents; ++i) ASSERT_EQ(http_request(port, "POST", "/pub/a", big).status, 200);
   client.send({.opcode = kText, .payload = R"({"op":"unsubscribe","topic":"a","req":2})"});
   std::string last_id;
   bool left = false;
-  for (int i = 0; i < 2 * kEvents && !left; ++i) {
+  for (int i = 0; i < 2 * kBigEvents && !left; ++i) {
     const std::optional<ServerFrame> m = client.read_message();
     ASSERT_TRUE(m) << "the unsubscribe's ack never came";
     left = m->payload.find(R"("req":2)") != std::string::npos;
@@ -223,7 +223,7 @@ TEST(WsJsonProtocol, AnUnsubscribesAckIsTheLastOfTheTopicSoResumingRepeatsNothin
   }
   ASSERT_TRUE(left);
   ASSERT_FALSE(last_id.empty()) << "some events were in the kernel before the ack";
-  ASSERT_LT(seq_of(last_id), static_cast<std::uint64_t>(kEvents)) << "the reader's buffer held them all: no test";
+  ASSERT_LT(seq_of(last_id), static_cast<std::uint64_t>(kBigEvents)) << "the reader's buffer held them all: no test";
   client.send({.opcode = kText, .payload = R"({"op":"subscribe","topic":"a","since":")" + last_id + R"(","req":3})"});
   // The resubscription's ack comes first; then every event after last_id,
   // and one published after it, each once.
@@ -232,7 +232,7 @@ TEST(WsJsonProtocol, AnUnsubscribesAckIsTheLastOfTheTopicSoResumingRepeatsNothin
   EXPECT_NE(again->payload.find(R"("req":3)"), std::string::npos) << "events of a left topic came after its ack: "
                                                                    << again->payload;
   ASSERT_EQ(http_request(port, "POST", "/pub/a", "after").status, 200);
-  for (std::uint64_t expected = seq_of(last_id) + 1; expected <= kEvents + 1; ++expected) {
+  for (std::uint64_t expected = seq_of(last_id) + 1; expected <= kBigEvents + 1; ++expected) {
     const std::optional<ServerFrame> m = client.read_message();
     ASSERT_TRUE(m) << "event " << expected << " never came";
     const std::size_t at = m->payload.find(R"("id":")");
@@ -255,11 +255,11 @@ TEST(WsJsonProtocol, SeveralTopicsResumedFromFarBackComeWholeOnOneConnection) {
   RunningServer server(config);
   const std::uint16_t port = server.port();
   constexpr int kTopics = 3;
-  constexpr int kEvents = 8;
+  constexpr int kEventsPerTopic = 8;
   const std::string big(150 * 1024, 'r');  // three of them pass the budget
   std::vector<std::string> first_ids;
   for (int t = 0; t < kTopics; ++t) {
-    for (int i = 0; i < kEvents; ++i) {
+    for (int i = 0; i < kEventsPerTopic; ++i) {
       const HttpReply reply = http_request(port, "POST", "/pub/far" + std::to_string(t), big);
       ASSERT_EQ(reply.status, 200);
       if (i != 0) continue;
@@ -277,7 +277,7 @@ TEST(WsJsonProtocol, SeveralTopicsResumedFromFarBackComeWholeOnOneConnection) {
   std::vector<std::uint64_t> next;
   for (const std::string& id : first_ids) next.push_back(seq_of(id) + 1);
   int events = 0;
-  while (events < kTopics * (kEvents - 1)) {
+  while (events < kTopics * (kEventsPerTopic - 1)) {
     const std::optional<ServerFrame> m = client.read_message();
     ASSERT_TRUE(m) << "after " << events << " events";
     ASSERT_NE(m->opcode, kClose) << "cut off after " << events << " events, close " << m->close_code();
