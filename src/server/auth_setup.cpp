@@ -88,6 +88,10 @@ std::optional<std::string> check_auth_settings(const Config& config) {
 
 std::optional<std::string> setup_auth(const Config& config, Server& server) {
   if (auto error = check_auth_settings(config)) return error;
+  // A reload is held to the same rules, on what would be in force after it
+  // (the restart-only keys keep their running values): a token key may not
+  // come in while auth.mode stays none.
+  on_live_settings(server, {.prepare = [](const Config& next) { return check_auth_settings(next); }});
   if (config.auth.mode == AuthMode::jwt || config.auth.mode == AuthMode::callback) {
     return install_authorizer(config, server);
   }

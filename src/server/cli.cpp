@@ -171,6 +171,11 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   if (auto error = set_twice(settings, listen, "--listen", "listen")) return fail(*error);
   if (auto error = set_twice(settings, threads, "--threads", "threads")) return fail(*error);
   if (auto error = set_twice(settings, broker, "--broker", "broker.url")) return fail(*error);
+  // The flags go last, as --set entries: they win over both, and a reload,
+  // which reads the file and these entries again, sees the same values.
+  if (!listen.empty()) settings.push_back("listen=" + listen);
+  if (!threads.empty()) settings.push_back("threads=" + threads);
+  if (!broker.empty()) settings.push_back("broker.url=" + broker);
 
   sluice::server::Config config;
   if (!config_path.empty()) {
@@ -182,15 +187,6 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
     if (auto error = sluice::server::apply_setting(config, setting.substr(0, eq), setting.substr(eq + 1))) {
       return fail(*error);
     }
-  }
-  if (!listen.empty()) {
-    if (auto error = sluice::server::apply_setting(config, "listen", listen)) return fail(*error);
-  }
-  if (!threads.empty()) {
-    if (auto error = sluice::server::apply_setting(config, "threads", threads)) return fail(*error);
-  }
-  if (!broker.empty()) {
-    if (auto error = sluice::server::apply_setting(config, "broker.url", broker)) return fail(*error);
   }
   if (auto error = sluice::server::validate(config)) return fail(*error);
 

@@ -284,5 +284,44 @@ TEST(SluicedCli, AReloadOfSettingsAStartWouldRefuseFailsAndKeepsTheOldValues) {
   EXPECT_EQ(sluiced.wait(10s), 0);
 }
 
+// The reload is held to the rules on what would be in force after it: a
+// token key brought in with auth.mode, which needs a restart, would leave
+// the running server (mode none) holding a key it never checks.
+TEST(SluicedCli, AReloadIsCheckedOnWhatWouldBeInForceAfterIt) {
+  const ScratchFile file("sluice_reload_merged.toml");
+  const ScratchFile secret("sluice_reload_merged.secret");
+  std::ofstream(secret.path()) << "0123456789abcdef0123456789abcdef\n";
+  std::ofstream(file.path()) << "max_connections = 500\n";
+  ChildProcess sluiced(
+      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  std::ofstream(file.path()) << "max_connections = 500\n[auth]\nmode = \"jwt\"\njwt_secret_file = \"" << secret.path()
+                             << "\"\n";
+  sluiced.signal(SIGHUP);
+  EXPECT_TRUE(sluiced.read_until_contains(
+      "reload failed, kept the old value: config key 'auth.jwt_secret_file' is set but auth.mode is none", 10s))
+      << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("reloaded"), std::string::npos) << sluiced.output();
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+}
+
+// --listen wins over the file at start, and at every reload too: a file
+// naming another address (with no auth, one a start would refuse) does not
+// make each reload fail.
+TEST(SluicedCli, AReloadKeepsTheListenFlagOverTheFile) {
+  const ScratchFile file("sluice_reload_listen.toml");
+  std::ofstream(file.path()) << "listen = \"0.0.0.0:0\"\nmax_connections = 500\n";
+  ChildProcess sluiced(
+      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
+  ASSERT_NE(sluiced.output().find("listening on 127.0.0.1:"), std::string::npos) << sluiced.output();
+  sluiced.signal(SIGHUP);
+  EXPECT_TRUE(sluiced.read_until_contains("sluiced: reloaded\n", 10s)) << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("reload failed"), std::string::npos) << sluiced.output();
+  sluiced.signal(SIGTERM);
+  EXPECT_EQ(sluiced.wait(10s), 0);
+}
+
 }  // namespace
 }  // namespace sluice::test
