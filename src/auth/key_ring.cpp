@@ -1,5 +1,9 @@
 #include "auth/key_ring.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,9 +22,19 @@ std::string config_error(std::string_view key_name, std::string_view why) {
 
 }  // namespace
 
+// Opened without blocking and read only when it is a regular file: a FIFO
+// would hold the reading thread (a server's loop, at a reload) until some
+// writer came, and a device may never end.
 std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string& out) {
-  const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return "cannot open " + path + ": " + std::strerror(errno);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+  const std::unique_ptr<FILE, int (*)(FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
+  if (!file) {
+    ::close(fd);
+    return "cannot open " + path + ": " + std::strerror(errno);
+  }
+  struct stat about {};
+  if (::fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) return path + " is not a regular file";
   out.clear();
   char chunk[4096];
   while (const std::size_t n = std::fread(chunk, 1, sizeof chunk, file.get())) {
@@ -36,7 +50,7 @@ std::optional<std::string> read_secret_file(const std::string& path, std::string
   if (auto error = read_small_file(path, kMaxKeyFileBytes, text)) return error;
   secret = text.substr(0, text.find_first_of("\r\n"));
   while (!secret.empty() && (secret.back() == ' ' || secret.back() == '\t')) secret.pop_back();
-  if (secret.empty()) return path + ": no secret on its first line";
+  if (secret.empty()) return path + ": nothing on its first line";
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "auth/key_ring.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -46,6 +47,19 @@ TEST(KeyRing, LoadsEachSourceNamedInTheConfig) {
   EXPECT_EQ(ring.pinned_algs(), "HS256, ES256, RS256, EdDSA");
 }
 
+// A FIFO would hold the reader (a server's loop, at a reload) until some
+// writer came; a device may never end: neither is read.
+TEST(KeyRing, OnlyARegularFileIsRead) {
+  const std::string fifo = ::testing::TempDir() + std::to_string(::getpid()) + "_ring.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(KeyRing().load({.secret_file = fifo}),
+            "config key 'auth.jwt_secret_file': " + fifo + " is not a regular file");
+  EXPECT_EQ(KeyRing().load({"", "", fifo}), "config key 'auth.jwks_file': " + fifo + " is not a regular file");
+  std::remove(fifo.c_str());
+  EXPECT_EQ(KeyRing().load({"", "/dev/zero", ""}),
+            "config key 'auth.jwt_public_key_file': /dev/zero is not a regular file");
+}
+
 TEST(KeyRing, ErrorsNameTheConfigKey) {
   KeyRing ring;
   EXPECT_EQ(ring.load({"short", "", ""}),
@@ -76,7 +90,7 @@ TEST(KeyRing, ASecretFileGivesItsFirstLine) {
   EXPECT_EQ(secret, kSecret);
   const TempFile empty("empty.secret", "\nsecond-line-is-not-read-0123456789abcdef\n");
   EXPECT_EQ(KeyRing().load({.secret_file = empty.path()}),
-            "config key 'auth.jwt_secret_file': " + empty.path() + ": no secret on its first line");
+            "config key 'auth.jwt_secret_file': " + empty.path() + ": nothing on its first line");
   const TempFile short_one("short.secret", "short\n");
   EXPECT_EQ(KeyRing().load({.secret_file = short_one.path()}),
             "config key 'auth.jwt_secret_file': it must be at least 32 bytes (got 5); HS256 is no stronger than its "

@@ -424,7 +424,7 @@ TEST_F(Cli, SubReadsItsBearerTokenFromAFile) {
   ChildProcess missing({cli(), "sub", "--token-file", file + ".none", "ws://" + base + "/ws/news"});
   EXPECT_EQ(missing.wait(10s), 2);
   ASSERT_TRUE(missing.read_to_end(10s));
-  EXPECT_EQ(missing.output(), "sluice: --token-file " + file + ".none cannot be read\n");
+  EXPECT_EQ(missing.output(), "sluice: --token-file: cannot open " + file + ".none: No such file or directory\n");
   std::remove(file.c_str());
   EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
@@ -463,12 +463,23 @@ TEST_F(Cli, PubSendsItsBearerTokenAndReportsEachRefusal) {
   EXPECT_EQ(both_status, 2) << both_out;
   const auto [missing_status, missing_out] = pub("--token-file " + file + ".none");
   EXPECT_EQ(missing_status, 2);
-  EXPECT_EQ(missing_out, "sluice: --token-file " + file + ".none cannot be read\n");
-  // A file with no line end (here one without end) is read so far and no
-  // further: no token, so 401, rather than memory without bound.
+  EXPECT_EQ(missing_out, "sluice: --token-file: cannot open " + file + ".none: No such file or directory\n");
+  // What gives no token is said at start, naming why: a device with no end,
+  // a FIFO (which would hold the client until some writer came), a file
+  // with nothing on its first line.
   const auto [endless_status, endless_out] = pub("--token-file /dev/zero");
-  EXPECT_EQ(endless_status, 1) << endless_out;
-  EXPECT_NE(endless_out.find("401"), std::string::npos) << endless_out;
+  EXPECT_EQ(endless_status, 2) << endless_out;
+  EXPECT_EQ(endless_out, "sluice: --token-file: /dev/zero is not a regular file\n");
+  const std::string fifo = file + ".fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto [fifo_status, fifo_out] = pub("--token-file " + fifo);
+  EXPECT_EQ(fifo_status, 2) << fifo_out;
+  EXPECT_EQ(fifo_out, "sluice: --token-file: " + fifo + " is not a regular file\n");
+  std::remove(fifo.c_str());
+  std::ofstream(file) << "\n";
+  const auto [empty_status, empty_out] = pub("--token-file " + file);
+  EXPECT_EQ(empty_status, 2) << empty_out;
+  EXPECT_EQ(empty_out, "sluice: --token-file: " + file + ": nothing on its first line\n");
   std::remove(file.c_str());
   EXPECT_EQ(sluiced.stop(), 0);
   const std::string server_log = sluiced.output();

@@ -111,7 +111,7 @@ TEST(TokenCli, MintsWithTheSecretOfAFile) {
   std::ofstream(path) << "\n";
   const CliRun empty = run({"token", "--secret-file", path, "--subscribe", "news"});
   EXPECT_EQ(empty.exit_code, 2);
-  EXPECT_EQ(empty.output, "sluice token: " + path + ": no secret on its first line");
+  EXPECT_EQ(empty.output, "sluice token: " + path + ": nothing on its first line");
   const CliRun both = run({"token", "--secret", kSecret, "--secret-file", path, "--subscribe", "news"});
   EXPECT_EQ(both.exit_code, 2) << both.output;
 }

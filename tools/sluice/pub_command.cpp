@@ -71,9 +71,11 @@ client::PublisherOptions publisher_options(const PubOptions& options) {
 }  // namespace
 
 int run_pub(const PubOptions& options) {
-  if (!options.token_file.empty() && !token_file_readable(options.token_file)) {
-    std::fprintf(stderr, "sluice: --token-file %s cannot be read\n", options.token_file.c_str());
-    return 2;
+  if (!options.token_file.empty()) {
+    if (const auto problem = token_file_problem(options.token_file)) {
+      std::fprintf(stderr, "sluice: --token-file: %s\n", problem->c_str());
+      return 2;
+    }
   }
   client::Publisher publisher(publisher_options(options));
   if (const client::ClientError e = publisher.open(options.url); e.kind != ErrorKind::none) {

@@ -129,8 +129,8 @@ int run_sub(const SubOptions& options) {
   client::Url url;
   std::string why;
   if (!client::parse_url(options.url, url, why)) return usage_error(why);
-  if (!options.token_file.empty() && !token_file_readable(options.token_file)) {
-    return usage_error("--token-file " + options.token_file + " cannot be read");
+  if (!options.token_file.empty()) {
+    if (const auto problem = token_file_problem(options.token_file)) return usage_error("--token-file: " + *problem);
   }
   return url.scheme == client::Scheme::ws ? run_ws(options, url) : run_sse(options);
 }

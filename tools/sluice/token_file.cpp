@@ -1,7 +1,5 @@
 #include "token_file.hpp"
 
-#include <fstream>
-
 #include "auth/key_ring.hpp"
 
 namespace sluice::cli {
@@ -14,6 +12,9 @@ std::string read_token_file(const std::string& path) {
   return token;
 }
 
-bool token_file_readable(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
+std::optional<std::string> token_file_problem(const std::string& path) {
+  std::string token;
+  return auth::read_secret_file(path, token);
+}
 
 }  // namespace sluice::cli

@@ -4,6 +4,7 @@
 // without a restart.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace sluice::cli {
@@ -12,8 +13,10 @@ namespace sluice::cli {
 // when the file cannot be read (the server then answers 401).
 [[nodiscard]] std::string read_token_file(const std::string& path);
 
-// True when `path` can be opened for reading now: checked once at start,
-// so that a misspelt path is a usage error rather than a stream of 401s.
-[[nodiscard]] bool token_file_readable(const std::string& path);
+// Why `path` gives no token now (it cannot be opened, is not a regular
+// file, is too large, or has nothing on its first line), or nullopt:
+// checked once at start, so that a misspelt path is a usage error naming
+// what is wrong rather than a stream of 401s.
+[[nodiscard]] std::optional<std::string> token_file_problem(const std::string& path);
 
 }  // namespace sluice::cli
