@@ -6,6 +6,7 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509err.h>
+#include <sys/stat.h>
 
 #include <string_view>
 #include <utility>
@@ -75,7 +76,18 @@ std::string file_error(std::string_view key, const std::string& path) {
   return take_openssl_error(std::string(key) + " '" + path + "'");
 }
 
+// OpenSSL would wait on a FIFO for a writer (a loop, at a reload) and read
+// a device without end: a path that is there and is no regular file is
+// refused before it is opened. A missing one is OpenSSL's to name.
+bool irregular_file(std::string_view key, const std::string& path, std::string& error) {
+  struct stat about {};
+  if (path.empty() || ::stat(path.c_str(), &about) != 0 || S_ISREG(about.st_mode)) return false;
+  error = std::string(key) + " '" + path + "' is not a regular file";
+  return true;
+}
+
 bool load_chain(SSL_CTX* ctx, const std::string& path, std::string& error) {
+  if (irregular_file("tls.chain_file", path, error)) return false;
   BIO* bio = BIO_new_file(path.c_str(), "r");
   if (bio == nullptr) {
     error = file_error("tls.chain_file", path);
@@ -101,6 +113,9 @@ bool load_chain(SSL_CTX* ctx, const std::string& path, std::string& error) {
 bool load_server_files(SSL_CTX* ctx, const TlsServerFiles& files, std::string& error) {
   if (files.cert_file.empty() || files.key_file.empty()) {
     error = "tls.cert_file and tls.key_file must both be set to serve TLS";
+    return false;
+  }
+  if (irregular_file("tls.cert_file", files.cert_file, error) || irregular_file("tls.key_file", files.key_file, error)) {
     return false;
   }
   if (SSL_CTX_use_certificate_chain_file(ctx, files.cert_file.c_str()) != 1) {

@@ -4,6 +4,7 @@
 #include "transport/tls_context.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <string>
@@ -79,6 +80,15 @@ TEST_F(TlsContextTest, EachFileProblemIsOneLineNamingTheKeyAndPath) {
   EXPECT_NE(server_error({garbage, cert.key_file, ""}).find("tls.cert_file"), std::string::npos);
   EXPECT_NE(server_error({cert.cert_file, cert.key_file, garbage}).find("holds no PEM certificate"),
             std::string::npos);
+
+  // A FIFO would hold the loading thread until a writer came; a device may
+  // never end: neither is opened.
+  const std::string fifo = certs_->dir() + "/fifo.pem";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(server_error({fifo, cert.key_file, ""}), "tls.cert_file '" + fifo + "' is not a regular file");
+  EXPECT_EQ(server_error({cert.cert_file, "/dev/zero", ""}), "tls.key_file '/dev/zero' is not a regular file");
+  EXPECT_EQ(server_error({cert.cert_file, cert.key_file, fifo}), "tls.chain_file '" + fifo + "' is not a regular file");
+  std::remove(fifo.c_str());
 
   const sluice::test::ServerCert other = certs_->server("other");
   const std::string mismatch = server_error({cert.cert_file, other.key_file, ""});
