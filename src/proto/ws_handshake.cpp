@@ -160,6 +160,7 @@ HandshakeResult check_extended_connect(const ExtendedConnectRequest& request, co
   if (request.method != "CONNECT" || request.protocol != "websocket") {
     return refuse(400, "a WebSocket over HTTP/2 is :method CONNECT with :protocol websocket");
   }
+  if (request.version_fields > 1) return refuse(400, "Sec-WebSocket-Version given more than once");
   if (trim(request.version) != "13") return refuse(426, "only Sec-WebSocket-Version 13 is supported");
   if (!origin_allowed(request.origin, options.allowed_origins)) return refuse(403, "origin not allowed");
   HandshakeResult result;

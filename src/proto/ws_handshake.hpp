@@ -76,6 +76,7 @@ struct ExtendedConnectRequest {
   std::string_view protocols;
   std::string_view extensions;
   std::string_view origin;
+  std::size_t version_fields = 1;  // sec-websocket-version may come once
 };
 
 // Checks, in order: :method CONNECT with :protocol "websocket" → else 400;

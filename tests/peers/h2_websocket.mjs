@@ -10,7 +10,7 @@
 //   node h2_websocket.mjs URL --refusals
 //     sends the requests a server must refuse and prints their statuses:
 //     CONNECT without :protocol, a wrong path, another protocol, no
-//     sec-websocket-version.
+//     sec-websocket-version, sec-websocket-version twice.
 import fs from 'node:fs';
 import http2 from 'node:http2';
 import { exitAfter, fail } from './lib/deadline.mjs';
@@ -47,6 +47,7 @@ async function refusals() {
     await statusOf({ ':protocol': 'websocket', ':path': '/nowhere', 'sec-websocket-version': '13' }),
     await statusOf({ ':protocol': 'webtransport', ':path': '/ws/t', 'sec-websocket-version': '13' }),
     await statusOf({ ':protocol': 'websocket', ':path': '/ws/t' }),
+    await statusOf({ ':protocol': 'websocket', ':path': '/ws/t', 'sec-websocket-version': ['13', '13'] }),
   ];
   console.log(`${script}: refusals ${statuses.join(' ')}`);
   session.close();

@@ -228,6 +228,9 @@ TEST(WsHandshake, AnExtendedConnectThatIsNotAWebSocketOrNotVersion13IsRefused) {
   ExtendedConnectRequest old = extended_connect();
   old.version = "8";
   EXPECT_EQ(check_extended_connect(old, {}).http_status, 426);
+  ExtendedConnectRequest twice = extended_connect();
+  twice.version_fields = 2;
+  EXPECT_STREQ(check_extended_connect(twice, {}).reason, "Sec-WebSocket-Version given more than once");
   const std::string_view allowed[] = {"https://app.example"};
   HandshakeOptions options;
   options.allowed_origins = allowed;
