@@ -263,22 +263,30 @@ TEST(SluicedCli, AReloadNamesTheSettingsThatNeedARestartAndDropsNothing) {
   std::remove(path.c_str());
 }
 
+// sluiced on a config file the test rewrites, --listen on a loopback port
+// over whatever the file says, one loop.
+std::vector<std::string> with_config(const std::string& path) {
+  return {env_path("SLUICED"), "--config", path, "--listen", "127.0.0.1:0", "--set", "threads=1"};
+}
+
+// SIGHUP, then the failed reload's line saying `why`, and no "reloaded".
+void expect_reload_refused(ChildProcess& sluiced, const std::string& why) {
+  sluiced.signal(SIGHUP);
+  EXPECT_TRUE(sluiced.read_until_contains("reload failed, kept the old value: " + why, 10s)) << sluiced.output();
+  EXPECT_EQ(sluiced.output().find("reloaded"), std::string::npos) << sluiced.output();
+}
+
 // A reload checks the settings as a start would: a token key with no token
 // check to read it stops a start, and is a failed reload that keeps the
 // running values, not a reload said to be applied.
 TEST(SluicedCli, AReloadOfSettingsAStartWouldRefuseFailsAndKeepsTheOldValues) {
   const ScratchFile file("sluice_reload_auth.toml");
   std::ofstream(file.path()) << "max_connections = 500\n";
-  ChildProcess sluiced(
-      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ChildProcess sluiced(with_config(file.path()));
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   const std::uint16_t port = listening_port(sluiced.output());
   std::ofstream(file.path()) << "max_connections = 500\n[auth]\njwt_secret = \"0123456789abcdef0123456789abcdef\"\n";
-  sluiced.signal(SIGHUP);
-  EXPECT_TRUE(sluiced.read_until_contains(
-      "reload failed, kept the old value: config key 'auth.jwt_secret' is set but auth.mode is none", 10s))
-      << sluiced.output();
-  EXPECT_EQ(sluiced.output().find("reloaded"), std::string::npos) << sluiced.output();
+  expect_reload_refused(sluiced, "config key 'auth.jwt_secret' is set but auth.mode is none");
   EXPECT_EQ(http_request(port, "POST", "/pub/news", "still open").status, 200);
   sluiced.signal(SIGTERM);
   EXPECT_EQ(sluiced.wait(10s), 0);
@@ -292,16 +300,11 @@ TEST(SluicedCli, AReloadIsCheckedOnWhatWouldBeInForceAfterIt) {
   const ScratchFile secret("sluice_reload_merged.secret");
   std::ofstream(secret.path()) << "0123456789abcdef0123456789abcdef\n";
   std::ofstream(file.path()) << "max_connections = 500\n";
-  ChildProcess sluiced(
-      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ChildProcess sluiced(with_config(file.path()));
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   std::ofstream(file.path()) << "max_connections = 500\n[auth]\nmode = \"jwt\"\njwt_secret_file = \"" << secret.path()
                              << "\"\n";
-  sluiced.signal(SIGHUP);
-  EXPECT_TRUE(sluiced.read_until_contains(
-      "reload failed, kept the old value: config key 'auth.jwt_secret_file' is set but auth.mode is none", 10s))
-      << sluiced.output();
-  EXPECT_EQ(sluiced.output().find("reloaded"), std::string::npos) << sluiced.output();
+  expect_reload_refused(sluiced, "config key 'auth.jwt_secret_file' is set but auth.mode is none");
   sluiced.signal(SIGTERM);
   EXPECT_EQ(sluiced.wait(10s), 0);
 }
@@ -312,8 +315,7 @@ TEST(SluicedCli, AReloadIsCheckedOnWhatWouldBeInForceAfterIt) {
 TEST(SluicedCli, AReloadKeepsTheListenFlagOverTheFile) {
   const ScratchFile file("sluice_reload_listen.toml");
   std::ofstream(file.path()) << "listen = \"0.0.0.0:0\"\nmax_connections = 500\n";
-  ChildProcess sluiced(
-      {env_path("SLUICED"), "--config", file.path(), "--listen", "127.0.0.1:0", "--set", "threads=1"});
+  ChildProcess sluiced(with_config(file.path()));
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   ASSERT_NE(sluiced.output().find("listening on 127.0.0.1:"), std::string::npos) << sluiced.output();
   sluiced.signal(SIGHUP);
