@@ -1,7 +1,8 @@
 // Fuzzes the WebSocket opening handshake and permessage-deflate negotiation.
 // Byte 0 picks the options (origin allow-list, deflate on or off, the
 // server's window); the rest is split at '\n' into the request fields
-// method, upgrade, connection, key, version, protocols, extensions, origin;
+// method, upgrade, connection, key, version, protocols, extensions, origin
+// (a list field further split at '\r' into lines, as sent on several);
 // the whole rest is also given to negotiate_deflate() on its own, and the
 // same fields (upgrade read as :protocol) to check_extended_connect(), the
 // handshake of a WebSocket over HTTP/2.
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "proto/ws_deflate.hpp"
 #include "proto/ws_handshake.hpp"
@@ -27,6 +29,8 @@
 namespace {
 
 using namespace sluice::proto::ws;
+using sluice::proto::http1::FieldLines;
+using sluice::proto::http1::Header;
 
 void check(bool ok) {
   if (!ok) std::abort();
@@ -45,21 +49,51 @@ class StringSink final : public sluice::buf::Sink {
 constexpr std::array<std::string_view, 2> kSubprotocols = {"chat", "superchat"};
 constexpr std::array<std::string_view, 1> kOrigins = {"https://example.com"};
 
-HandshakeRequest split_fields(std::string_view text) {
-  std::array<std::string_view, 8> fields{};
+using Fields = std::array<std::string_view, 8>;
+
+Fields split_fields(std::string_view text) {
+  Fields fields{};
   for (std::size_t i = 0; i < fields.size() && !text.empty(); ++i) {
     const std::size_t nl = text.find('\n');
     fields[i] = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
   }
+  return fields;
+}
+
+// The list fields' lines: each of those fields split at '\r' into lines of
+// one header name, as a request that sent the list on several lines.
+class ListLines {
+ public:
+  explicit ListLines(const Fields& fields) {
+    const std::pair<std::size_t, std::string_view> lists[] = {
+        {1, "upgrade"}, {2, "connection"}, {5, "protocols"}, {6, "extensions"}};
+    for (const auto& [index, name] : lists) {
+      std::string_view text = fields[index];
+      while (count_ < lines_.size()) {
+        const std::size_t cr = text.find('\r');
+        lines_[count_++] = {name, text.substr(0, cr)};
+        if (cr == std::string_view::npos) break;
+        text.remove_prefix(cr + 1);
+      }
+    }
+  }
+  [[nodiscard]] FieldLines of(std::string_view name) const { return {std::span(lines_.data(), count_), name}; }
+
+ private:
+  std::array<Header, 16> lines_{};
+  std::size_t count_ = 0;
+};
+
+HandshakeRequest fuzzed_request(const Fields& fields, const ListLines& lists) {
   HandshakeRequest r;
   r.method = fields[0];
-  r.upgrade = fields[1];
-  r.connection = fields[2];
+  r.upgrade = lists.of("upgrade");
+  r.connection = lists.of("connection");
   r.key = fields[3];
   r.version = fields[4];
-  r.protocols = fields[5];
-  r.extensions = fields[6];
+  r.protocols = lists.of("protocols");
+  r.extensions = lists.of("extensions");
   r.origin = fields[7];
   return r;
 }
@@ -90,9 +124,9 @@ void check_result(const HandshakeRequest& request, const HandshakeResult& result
   check_deflate(result.deflate, server_bits);
 }
 
-void check_extended(const HandshakeRequest& fields, const HandshakeOptions& options, int server_bits) {
-  const ExtendedConnectRequest request{fields.method,    fields.upgrade,    fields.version,
-                                       fields.protocols, fields.extensions, fields.origin};
+void check_extended(const Fields& fields, const ListLines& lists, const HandshakeOptions& options, int server_bits) {
+  const ExtendedConnectRequest request{fields[0], fields[1], fields[4], lists.of("protocols"), lists.of("extensions"),
+                                       fields[7]};
   const HandshakeResult result = check_extended_connect(request, options);
   const int s = result.http_status;
   check(s == 200 || s == 400 || s == 403 || s == 426);
@@ -115,10 +149,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if ((mode & 0x01) != 0) options.allowed_origins = kOrigins;
   options.deflate_enabled = (mode & 0x02) == 0;
   options.max_server_window_bits = server_bits;
-  HandshakeRequest request = split_fields(text);
+  const Fields fields = split_fields(text);
+  const ListLines lists(fields);
+  HandshakeRequest request = fuzzed_request(fields, lists);
   request.version_minor = (mode & 0x04) != 0 ? 0 : 1;
   check_result(request, check_handshake(request, options), server_bits);
   check_deflate(negotiate_deflate(text, server_bits), server_bits);
-  check_extended(request, options, server_bits);
+  check_extended(fields, lists, options, server_bits);
   return 0;
 }

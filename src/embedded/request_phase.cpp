@@ -129,19 +129,8 @@ bool PushServer::subscribe_sse(PushConnection& c) {
 // permessage-deflate is declined: its window would cost more RAM than a
 // whole connection here.
 bool PushServer::subscribe_websocket(PushConnection& c, const proto::http1::Request& request) {
-  const proto::ws::HandshakeRequest handshake{
-      .method = request.method_text,
-      .version_minor = request.version_minor,
-      .upgrade = request.header("Upgrade"),
-      .connection = request.header("Connection"),
-      .key = request.header("Sec-WebSocket-Key"),
-      .version = request.header("Sec-WebSocket-Version"),
-      .protocols = request.header("Sec-WebSocket-Protocol"),
-      .extensions = request.header("Sec-WebSocket-Extensions"),
-      .origin = request.header("Origin"),
-  };
-  const proto::ws::HandshakeResult result =
-      proto::ws::check_handshake(handshake, {.allowed_origins = config_.allowed_origins, .deflate_enabled = false});
+  const proto::ws::HandshakeResult result = proto::ws::check_handshake(
+      proto::ws::handshake_request(request), {.allowed_origins = config_.allowed_origins, .deflate_enabled = false});
   buf::FrameBuilder builder(pool_, buf::Lane::control);
   const bool written = proto::ws::write_handshake_response(result, builder);
   buf::FrameRef answer = builder.finish();

@@ -1,5 +1,6 @@
 // Owns: RequestParser, the strict, incremental, sans-IO HTTP/1.1 request
-// parser (RFC 9112), the Request it produces, and status_reason().
+// parser (RFC 9112), the Request it produces, the FieldLines of a list
+// field, and status_reason().
 //
 // The parser never touches a socket and never copies the request head: the
 // caller keeps the connection's unconsumed bytes in its own buffer, appends
@@ -49,6 +50,51 @@ struct Header {
   std::string_view value;  // leading and trailing SP/HTAB removed
 };
 
+// The lines of one list field (RFC 9110 5.3). A sender may split a list
+// over several field lines, which mean what one line holding their values
+// joined by ", " means, so a check reads every line, not only the first:
+// "Connection: keep-alive" then "Connection: Upgrade" asks for an upgrade.
+// Either one value a caller holds, or every line of field `name` (ASCII
+// case-insensitive) of a request's headers; `for (std::string_view value :
+// lines)` visits their values in arrival order, none when the field is
+// absent or the one value is empty.
+class FieldLines {
+ public:
+  class Iterator {
+   public:
+    std::string_view operator*() const { return lines_->value_at(at_); }
+    Iterator& operator++() {
+      at_ = lines_->line_from(at_ + 1);
+      return *this;
+    }
+    bool operator==(const Iterator&) const = default;
+
+   private:
+    friend class FieldLines;
+    Iterator(const FieldLines* lines, std::size_t at) : lines_(lines), at_(at) {}
+    const FieldLines* lines_;
+    std::size_t at_;
+  };
+
+  FieldLines() = default;
+  FieldLines(std::string_view value) : value_(value) {}  // NOLINT(google-explicit-constructor): one line
+  FieldLines(const char* value) : value_(value) {}       // NOLINT(google-explicit-constructor)
+  FieldLines(std::span<const Header> headers, std::string_view name) : headers_(headers), name_(name) {}
+
+  [[nodiscard]] Iterator begin() const { return {this, line_from(0)}; }
+  [[nodiscard]] Iterator end() const { return {this, past_end()}; }
+
+ private:
+  // The index of the first line at or after `from`, or past_end().
+  [[nodiscard]] std::size_t line_from(std::size_t from) const;
+  [[nodiscard]] std::size_t past_end() const { return name_.empty() ? 1 : headers_.size(); }
+  [[nodiscard]] std::string_view value_at(std::size_t at) const { return name_.empty() ? value_ : headers_[at].value; }
+
+  std::string_view value_;  // the one value, when name_ is empty
+  std::span<const Header> headers_;
+  std::string_view name_;
+};
+
 struct Request {
   Method method = Method::other;  // `other` for any method sluice does not name
   std::string_view method_text;   // as sent, case-sensitive (RFC 9110 9.1)
@@ -72,6 +118,8 @@ struct Request {
   // How many times header `name` came. A field that is not a list may come
   // once: a second is the sender's error, not a choice between the two.
   [[nodiscard]] std::size_t header_count(std::string_view name) const;
+  // Every line of list field `name`, for a check of the whole list.
+  [[nodiscard]] FieldLines list(std::string_view name) const { return {headers, name}; }
   // The host the request is for: an absolute-form target's authority,
   // which a server must use in place of Host (RFC 9112 3.2.2), else Host.
   [[nodiscard]] std::string_view host() const { return authority.empty() ? header("Host") : authority; }

@@ -23,6 +23,12 @@ std::size_t Request::header_count(std::string_view name) const {
   return count;
 }
 
+std::size_t FieldLines::line_from(std::size_t from) const {
+  if (name_.empty()) return from == 0 && !value_.empty() ? 0 : 1;
+  while (from < headers_.size() && !detail::iequals(headers_[from].name, name_)) ++from;
+  return from;
+}
+
 bool Request::expects_continue() const { return detail::iequals(header("Expect"), "100-continue"); }
 
 bool is_token(std::string_view text) { return detail::is_token(text); }

@@ -47,8 +47,11 @@ bool any_element(std::string_view list, Match match) {
   return false;
 }
 
-bool has_token(std::string_view list, std::string_view token) {
-  return any_element(list, [token](std::string_view element) { return iequals(element, token); });
+bool has_token(const http1::FieldLines& lines, std::string_view token) {
+  for (std::string_view line : lines) {
+    if (any_element(line, [token](std::string_view element) { return iequals(element, token); })) return true;
+  }
+  return false;
 }
 
 bool is_base64_char(char c) {
@@ -81,9 +84,21 @@ bool origin_allowed(std::string_view origin, std::span<const std::string_view> a
 
 // Subprotocol names are compared exactly (RFC 6455 §11.3.4 registers them
 // case-sensitively); the server's preference order wins.
-std::string_view choose_subprotocol(std::string_view offered, std::span<const std::string_view> supported) {
+std::string_view choose_subprotocol(const http1::FieldLines& offered, std::span<const std::string_view> supported) {
   for (std::string_view mine : supported) {
-    if (any_element(offered, [mine](std::string_view theirs) { return theirs == mine; })) return mine;
+    for (std::string_view line : offered) {
+      if (any_element(line, [mine](std::string_view theirs) { return theirs == mine; })) return mine;
+    }
+  }
+  return {};
+}
+
+// Offers are read in the client's order across its lines: the first line
+// with an acceptable one answers, and a line with none (or a malformed one)
+// leaves the choice to the next.
+DeflateParams negotiate_deflate_lines(const http1::FieldLines& offers, int max_server_window_bits) {
+  for (std::string_view line : offers) {
+    if (const DeflateParams params = negotiate_deflate(line, max_server_window_bits); params.enabled) return params;
   }
   return {};
 }
@@ -141,6 +156,20 @@ bool write_refusal(const HandshakeResult& result, buf::Sink& out) {
 
 }  // namespace
 
+HandshakeRequest handshake_request(const http1::Request& request) {
+  return {.method = request.method_text,
+          .version_minor = request.version_minor,
+          .upgrade = request.list("Upgrade"),
+          .connection = request.list("Connection"),
+          .key = request.header("Sec-WebSocket-Key"),
+          .version = request.header("Sec-WebSocket-Version"),
+          .protocols = request.list("Sec-WebSocket-Protocol"),
+          .extensions = request.list("Sec-WebSocket-Extensions"),
+          .origin = request.header("Origin"),
+          .key_fields = request.header_count("Sec-WebSocket-Key"),
+          .version_fields = request.header_count("Sec-WebSocket-Version")};
+}
+
 HandshakeResult check_handshake(const HandshakeRequest& request, const HandshakeOptions& options) {
   if (const char* why = check_request(request)) return refuse(400, why);
   if (trim(request.version) != "13") return refuse(426, "only Sec-WebSocket-Version 13 is supported");
@@ -152,7 +181,7 @@ HandshakeResult check_handshake(const HandshakeRequest& request, const Handshake
   result.http_status = 101;
   result.reason = "upgrade accepted";
   result.subprotocol = choose_subprotocol(request.protocols, options.subprotocols);
-  if (options.deflate_enabled) result.deflate = negotiate_deflate(request.extensions, options.max_server_window_bits);
+  if (options.deflate_enabled) result.deflate = negotiate_deflate_lines(request.extensions, options.max_server_window_bits);
   return result;
 }
 
@@ -167,7 +196,7 @@ HandshakeResult check_extended_connect(const ExtendedConnectRequest& request, co
   result.http_status = 200;
   result.reason = "stream accepted";
   result.subprotocol = choose_subprotocol(request.protocols, options.subprotocols);
-  if (options.deflate_enabled) result.deflate = negotiate_deflate(request.extensions, options.max_server_window_bits);
+  if (options.deflate_enabled) result.deflate = negotiate_deflate_lines(request.extensions, options.max_server_window_bits);
   return result;
 }
 

@@ -2,9 +2,9 @@
 // an upgrade request and the response it writes, and the client's key and
 // Sec-WebSocket-Accept helpers.
 //
-// It knows nothing of HTTP parsing: the server fills a HandshakeRequest from
-// the request it parsed, with the header values as received (a repeated
-// header joined with ", ").
+// It knows nothing of HTTP parsing: handshake_request() fills a
+// HandshakeRequest from a parsed request, with the header values as
+// received and every line of each list field (http1::FieldLines).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "buf/sink.hpp"
+#include "proto/http1.hpp"
 #include "proto/ws_deflate.hpp"
 
 namespace sluice::proto::ws {
@@ -24,18 +25,22 @@ inline constexpr std::size_t kAcceptSize = 28;  // base64 of a SHA-1 digest
 struct HandshakeRequest {
   std::string_view method;
   int version_minor = 1;  // HTTP/1.x
-  std::string_view upgrade;
-  std::string_view connection;
-  std::string_view key;         // Sec-WebSocket-Key
-  std::string_view version;     // Sec-WebSocket-Version
-  std::string_view protocols;   // Sec-WebSocket-Protocol
-  std::string_view extensions;  // Sec-WebSocket-Extensions
+  http1::FieldLines upgrade;
+  http1::FieldLines connection;
+  std::string_view key;          // Sec-WebSocket-Key
+  std::string_view version;      // Sec-WebSocket-Version
+  http1::FieldLines protocols;   // Sec-WebSocket-Protocol
+  http1::FieldLines extensions;  // Sec-WebSocket-Extensions
   std::string_view origin;
   // How many Sec-WebSocket-Key and -Version fields came: each may come once
   // (two keys leave which one the accept answers a guess).
   std::size_t key_fields = 1;
   std::size_t version_fields = 1;
 };
+
+// The handshake's fields of a parsed HTTP/1.1 request: every line of each
+// list field, and how many came of the fields that may come once.
+[[nodiscard]] HandshakeRequest handshake_request(const http1::Request& request);
 
 struct HandshakeOptions {
   std::span<const std::string_view> subprotocols;     // the server's, most preferred first
@@ -73,8 +78,8 @@ struct ExtendedConnectRequest {
   std::string_view method;    // :method
   std::string_view protocol;  // :protocol
   std::string_view version;   // sec-websocket-version
-  std::string_view protocols;
-  std::string_view extensions;
+  http1::FieldLines protocols;
+  http1::FieldLines extensions;
   std::string_view origin;
   std::size_t version_fields = 1;  // sec-websocket-version may come once
 };

@@ -72,8 +72,8 @@ void H2Connection::open_websocket(std::int32_t stream, const proto::http1::Reque
   }
   const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, services_.config().ws.deflate != 0};
   const proto::ws::HandshakeResult result = proto::ws::check_extended_connect(
-      {request.method_text, protocol, request.header("sec-websocket-version"), request.header("sec-websocket-protocol"),
-       request.header("sec-websocket-extensions"), request.header("origin"),
+      {request.method_text, protocol, request.header("sec-websocket-version"), request.list("sec-websocket-protocol"),
+       request.list("sec-websocket-extensions"), request.header("origin"),
        request.header_count("sec-websocket-version")},
       options);
   if (result.http_status == 426) {

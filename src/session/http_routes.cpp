@@ -30,20 +30,6 @@ using server::Action;
 
 constexpr std::string_view kWsPrefix = "/ws";
 
-proto::ws::HandshakeRequest handshake_request(const Request& r) {
-  return {r.method_text,
-          r.version_minor,
-          r.header("Upgrade"),
-          r.header("Connection"),
-          r.header("Sec-WebSocket-Key"),
-          r.header("Sec-WebSocket-Version"),
-          r.header("Sec-WebSocket-Protocol"),
-          r.header("Sec-WebSocket-Extensions"),
-          r.header("Origin"),
-          r.header_count("Sec-WebSocket-Key"),
-          r.header_count("Sec-WebSocket-Version")};
-}
-
 }  // namespace
 
 void HttpRequestPhase::route(const Request& request) {
@@ -239,7 +225,7 @@ WsStream* HttpRequestPhase::upgrade(const Request& request, MakeStream make, con
   // connect rate included) tens of KiB for nothing.
   const bool deflate = services_.config().ws.deflate != 0 && verdict.allowed();
   const proto::ws::HandshakeOptions options{services_.subprotocols(), {}, deflate};
-  const proto::ws::HandshakeResult result = proto::ws::check_handshake(handshake_request(request), options);
+  const proto::ws::HandshakeResult result = proto::ws::check_handshake(proto::ws::handshake_request(request), options);
   if (result.http_status != 101) {
     keep_alive_ = false;
     if (result.http_status == 426) {

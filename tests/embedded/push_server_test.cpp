@@ -342,6 +342,28 @@ TEST_F(PushServerTest, ARequestNamingMoreTopicsThanTheTableHoldsIsAnswered400) {
   EXPECT_NE(none.wire().find("name a topic"), std::string::npos);
 }
 
+// The handshake is the server's: a key given twice leaves which one the
+// accept answers a guess, and a list split over two lines is read whole.
+TEST_F(PushServerTest, AWebSocketKeyGivenTwiceIsRefusedAndAListOnTwoLinesIsRead) {
+  PushServer server(pool);
+  MemoryLink twice(server, connection);
+  twice.receive(
+      "GET /ws/t HTTP/1.1\r\nHost: d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\n"
+      "Sec-WebSocket-Version: 13\r\n\r\n");
+  EXPECT_EQ(twice.wire().rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << twice.wire();
+  EXPECT_NE(twice.wire().find("Sec-WebSocket-Key given more than once"), std::string::npos);
+  EXPECT_EQ(server.subscribers("t"), 0u);
+
+  PushConnection second;
+  MemoryLink split(server, second);
+  split.receive(
+      "GET /ws/t HTTP/1.1\r\nHost: d\r\nUpgrade: websocket\r\nConnection: keep-alive\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  EXPECT_EQ(split.wire().rfind("HTTP/1.1 101 Switching Protocols\r\n", 0), 0u) << split.wire();
+  EXPECT_EQ(server.subscribers("t"), 1u);
+}
+
 // Each topic's losses are told under its own name.
 TEST_F(PushServerTest, DropsAreToldPerTopic) {
   PushServer server(pool);

@@ -117,6 +117,14 @@ std::vector<WsCase> negotiation_cases() {
        [] { return declined("permessage-deflate; client_no_context_takeover; client_no_context_takeover"); }},
       {"other_extension_ignored",
        [k] { return offered(script({}, {}), "x-webkit-deflate-frame, permessage-deflate", k); }},
+      // The offers on a second Sec-WebSocket-Extensions line are read as
+      // if joined to the first.
+      {"offer_on_a_second_line",
+       [k] {
+         Exchange e = offered(script({}, {}), "x-webkit-deflate-frame", k);
+         e.upgrade.extra_headers = "Sec-WebSocket-Extensions: permessage-deflate\r\n";
+         return e;
+       }},
   };
 }
 

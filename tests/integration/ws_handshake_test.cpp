@@ -35,6 +35,13 @@ std::vector<WsCase> handshake_cases() {
                    {{"Sec-WebSocket-Protocol", "chat.v2"}}),
       upgrade_case("subprotocol_unknown", {.protocols = "mqtt"}, 101, {{"Sec-WebSocket-Protocol", ""}}),
       upgrade_case("subprotocol_is_case_sensitive", {.protocols = "CHAT.V1"}, 101, {{"Sec-WebSocket-Protocol", ""}}),
+      // A list field may come on several lines (RFC 9110 5.3), as one line
+      // joined by ", ": the upgrade is read from all of them.
+      upgrade_case("upgrade_on_two_lines", {.upgrade = "h2c", .extra_headers = "Upgrade: websocket\r\n"}, 101),
+      upgrade_case("connection_on_two_lines", {.connection = "keep-alive", .extra_headers = "Connection: Upgrade\r\n"},
+                   101),
+      upgrade_case("subprotocols_on_two_lines", {.protocols = "mqtt", .extra_headers = "Sec-WebSocket-Protocol: chat.v1\r\n"},
+                   101, {{"Sec-WebSocket-Protocol", "chat.v1"}}),
   };
 }
 

@@ -5,6 +5,7 @@
 #include "collecting_sink.hpp"
 
 #include <string>
+#include <vector>
 
 namespace sluice::proto::ws {
 namespace {
@@ -194,6 +195,55 @@ TEST(WsHandshake, ClientKeysAreFreshAndAcceptedByTheServerCheck) {
   ASSERT_EQ(result.http_status, 101);
   EXPECT_TRUE(verify_accept(a, result.accept));
   EXPECT_FALSE(verify_accept(b, result.accept));
+}
+
+// A list field may come on several lines, which mean what one line joined
+// by ", " means: a client (or a proxy on its way) that writes "Connection:
+// keep-alive" and "Connection: Upgrade" asks for an upgrade.
+TEST(WsHandshake, AListFieldSplitOverSeveralLinesIsReadWhole) {
+  const http1::Header headers[] = {{"Host", "example.com"},
+                                   {"Upgrade", "h2c"},
+                                   {"upgrade", "websocket"},
+                                   {"Connection", "keep-alive"},
+                                   {"Connection", "Upgrade"},
+                                   {"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="},
+                                   {"Sec-WebSocket-Version", "13"},
+                                   {"Sec-WebSocket-Protocol", "other"},
+                                   {"Sec-WebSocket-Protocol", "chat"},
+                                   {"Sec-WebSocket-Extensions", "x-webkit-deflate-frame"},
+                                   {"Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits"}};
+  http1::Request request;
+  request.method = http1::Method::get;
+  request.method_text = "GET";
+  request.headers = headers;
+  const std::string_view protocols[] = {"chat"};
+  HandshakeOptions options;
+  options.subprotocols = protocols;
+  const HandshakeResult result = check_handshake(handshake_request(request), options);
+  ASSERT_EQ(result.http_status, 101) << result.reason;
+  EXPECT_EQ(result.subprotocol, "chat");
+  EXPECT_TRUE(result.deflate.enabled);
+
+  std::vector<std::string_view> lines;
+  for (std::string_view line : request.list("connection")) lines.push_back(line);
+  EXPECT_EQ(lines, (std::vector<std::string_view>{"keep-alive", "Upgrade"}));
+  const http1::FieldLines absent = request.list("Sec-WebSocket-Accept");
+  EXPECT_EQ(absent.begin(), absent.end());
+}
+
+TEST(WsHandshake, ARequestsKeyOrVersionTwiceIsCountedAndRefused) {
+  const http1::Header headers[] = {{"Upgrade", "websocket"},
+                                   {"Connection", "Upgrade"},
+                                   {"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="},
+                                   {"Sec-WebSocket-Key", "AAAAAAAAAAAAAAAAAAAAAA=="},
+                                   {"Sec-WebSocket-Version", "13"}};
+  http1::Request request;
+  request.method_text = "GET";
+  request.headers = headers;
+  const HandshakeRequest fields = handshake_request(request);
+  EXPECT_EQ(fields.key_fields, 2U);
+  EXPECT_EQ(fields.version_fields, 1U);
+  EXPECT_STREQ(check_handshake(fields, {}).reason, "Sec-WebSocket-Key given more than once");
 }
 
 // RFC 8441: an extended CONNECT carries no key and no Upgrade; the stream

@@ -97,8 +97,8 @@ std::string fresh_key() {
 }
 
 std::string request_text(const UpgradeRequest& r, std::string_view key) {
-  std::string text = "GET " + r.path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n";
-  text += "Connection: Upgrade\r\nSec-WebSocket-Version: " + r.version + "\r\n";
+  std::string text = "GET " + r.path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: " + r.upgrade + "\r\n";
+  text += "Connection: " + r.connection + "\r\nSec-WebSocket-Version: " + r.version + "\r\n";
   if (r.send_key) text += "Sec-WebSocket-Key: " + std::string(key) + "\r\n";
   if (!r.extensions.empty()) text += "Sec-WebSocket-Extensions: " + r.extensions + "\r\n";
   if (!r.protocols.empty()) text += "Sec-WebSocket-Protocol: " + r.protocols + "\r\n";

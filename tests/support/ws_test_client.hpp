@@ -91,6 +91,8 @@ std::optional<std::string> inflate_message(std::string_view payload);
 struct UpgradeRequest {
   std::string path = "/ws-echo";
   std::string version = "13";
+  std::string upgrade = "websocket";
+  std::string connection = "Upgrade";
   bool send_key = true;
   std::string key;  // empty: a fresh valid key
   // Sent only when not empty.
