@@ -64,6 +64,7 @@ Worker::~Worker() {
 
 void Worker::run(int listen_fd, int admin_fd) {
   owner_.store(std::this_thread::get_id());
+  services_.start();
   // Loop 0 runs on the application's thread: its policy comes back on return.
   const io::BatchScheduling scheduling(services_.config().sched_batch != 0);
   // Said once for all loops. A sandbox's system call filter (sluiced.service's)

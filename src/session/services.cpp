@@ -18,9 +18,14 @@ LoopServices::LoopServices(const LoopParts& parts, std::shared_ptr<const server:
       answers_(config_->hub.max_topic_name),
       latest_window_(config_->policy, parts.pool, parts.loop, parts.counters, parts.metrics) {
   auth_gate_.set_wait_bound(std::chrono::milliseconds(config_->auth.callback_timeout_ms));
-  // Whether an authorizer guards the server decides the default Host list;
-  // it is taken as the server is built, and a reload keeps that answer so
-  // that a reload never widens the list it started with.
+  derive_limits();
+}
+
+// Whether an authorizer guards the server decides the default Host list.
+// The application installs it after the server is built (sluiced does, from
+// auth.mode), so the answer is taken as the loop starts; a reload keeps it,
+// so that a reload never widens the list the server started with.
+void LoopServices::start() {
   guarded_ = auth_gate_.installed();
   derive_limits();
 }

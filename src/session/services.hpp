@@ -88,6 +88,10 @@ class LoopServices {
   LoopServices(const LoopServices&) = delete;
   LoopServices& operator=(const LoopServices&) = delete;
 
+  // On the loop's thread, as it starts: takes what the application's hooks,
+  // installed since the server was built, decide (the default Host list).
+  void start();
+
   // The snapshot this loop holds, shared with the other loops and never
   // changed: a reload hands the loop the next one, which it takes on its
   // own thread (reconfigure), between two events, so no session sees a
@@ -153,7 +157,7 @@ class LoopServices {
   std::vector<std::string_view> allowed_origins_;
   AuthGate auth_gate_;
   std::shared_ptr<server::detail::DecisionMailbox> decision_mailbox_;
-  bool guarded_ = false;  // an authorizer was installed when the loop was built
+  bool guarded_ = false;  // an authorizer was installed when the loop started
   std::vector<std::string> allowed_hosts_;
   std::vector<std::string_view> allowed_host_views_;
   SseHeartbeat heartbeat_;

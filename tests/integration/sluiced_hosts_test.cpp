@@ -103,6 +103,21 @@ TEST(SluicedHosts, AStarAcceptsAnyHost) {
   EXPECT_EQ(sluiced.stop(), 0);
 }
 
+// Tokens guard every route: a rebound page has none to send, so with no
+// list configured any Host is answered, as behind a proxy that forwards
+// the public name to a loopback listener.
+TEST(SluicedHosts, WithTokensOnAnyHostIsAnsweredByDefault) {
+  SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=" + std::string(32, 'k')});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  EXPECT_EQ(get(sluiced, "push.example.com", "/healthz").status(), 200);
+  const CurlReply post = curl_http({"-H", "Host: push.example.com", "-d", "x", sluiced.base() + "/pub/news"});
+  EXPECT_EQ(post.status(), 401) << post.text;
+  const CurlReply h2 =
+      curl_http({"--http2-prior-knowledge", "-H", "Host: push.example.com", sluiced.base() + "/healthz"});
+  EXPECT_TRUE(h2.has("HTTP/2 200")) << h2.text;
+  EXPECT_EQ(sluiced.stop(), 0);
+}
+
 TEST(SluicedHosts, ABadEntryStopsTheStartNamingTheKey) {
   for (const std::string& entry : std::vector<std::string>{"evil/example", "host:0", "*.example.com"}) {
     ChildProcess sluiced({env_path("SLUICED"), "--listen", "127.0.0.1:0", "--set", "http.allowed_hosts=" + entry});
