@@ -44,7 +44,7 @@ struct PoolStats {
   std::size_t reserve = 0;
   std::size_t free_blocks = 0;
   std::size_t min_free_blocks = 0;  // low-water mark since the pool was made
-  std::uint64_t data_refusals = 0;  // data acquisitions refused (reserve hit)
+  std::uint64_t data_refusals = 0;  // data acquisitions refused (reserve hit), asked again or not
   std::uint64_t control_refusals = 0;  // control acquisitions refused (empty)
 };
 

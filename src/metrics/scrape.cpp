@@ -150,7 +150,7 @@ void write_server(Exposition& out, const Registry& r, const ServerGauges& s) {
   server_value(out, "sluice_pool_min_free_blocks", Type::gauge, "Fewest free pool blocks seen since start.",
                s.pool_min_free_blocks);
   out.family("sluice_pool_refusals_total", Type::counter,
-             "Pool blocks refused: data past the reserve, control with the pool empty.");
+             "Pool blocks refused: data past the reserve (also when kept history then gave way), control with the pool empty.");
   out.sample("sluice_pool_refusals_total", {{"lane", "data"}}, s.pool_data_refusals);
   out.sample("sluice_pool_refusals_total", {{"lane", "control"}}, s.pool_control_refusals);
   server_value(out, "sluice_connection_memory_bytes", Type::gauge,
