@@ -282,9 +282,11 @@ InflateStatus status_of(int zlib_result) {
 
 uInt clamp_uint(std::size_t n) { return static_cast<uInt>(std::min<std::size_t>(n, UINT_MAX)); }
 
-// What a message may hold after its final block: the padding a sender that
-// flushes with a final block adds (zero bytes: RFC 7692's example has one).
-// Anything else would be data dropped without a word.
+// What a message may hold after its final block: zero bytes. A sender that
+// ends a message with a final block and then flushes as usual adds an empty
+// stored block's three header bits and zero bits to the byte's end, so at
+// most one zero byte; more zeros are harmless. Anything else would be data
+// dropped without a word.
 bool only_padding(std::span<const char> bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
@@ -374,12 +376,28 @@ InflateResult Inflater::finish(std::span<char> out) {
 }
 
 void Inflater::end_message() {
-  // A stream that ended with a final block cannot take more input, so it is
-  // reset even when the window should have been kept.
-  if (no_context_takeover_ || stream_ended_) inflateReset(stream_.get());
+  if (no_context_takeover_) {
+    inflateReset(stream_.get());
+  } else if (stream_ended_) {
+    reset_keeping_window();
+  }
   produced_ = 0;
   tail_sent_ = 0;
   stream_ended_ = false;
+}
+
+// A stream that ended with a final block takes no more input, so it is
+// reset; with context takeover the sender's next message may still point
+// back into what this one held, so the window is carried over the reset.
+// The window is zlib's already (charged since its first use): setting it
+// again allocates nothing.
+void Inflater::reset_keeping_window() {
+  z_stream* stream = stream_.get();
+  Bytef window[std::size_t{1} << kMaxWindowBits];
+  uInt size = sizeof window;
+  if (inflateGetDictionary(stream, window, &size) != Z_OK) size = 0;
+  inflateReset(stream);
+  if (size > 0) inflateSetDictionary(stream, window, size);
 }
 
 // ---- Deflater -------------------------------------------------------------

@@ -132,6 +132,7 @@ class Inflater {
   [[nodiscard]] InflateResult probe_past_limit(std::span<const char> in);
   [[nodiscard]] InflateResult run(std::span<const char> in, std::span<char> out);
   void end_message();
+  void reset_keeping_window();
 
   ZlibMemory memory_;  // before stream_: zlib frees through it as the stream ends
   std::unique_ptr<z_stream_s, detail::InflateStreamDeleter> stream_;
@@ -140,7 +141,10 @@ class Inflater {
   std::size_t tail_sent_ = 0;  // bytes of the 4-byte tail already inflated
   bool no_context_takeover_;
   bool stream_ended_ = false;  // the sender closed the stream (BFINAL)
-  bool in_tail_ = false;       // finish() feeds the tail, not the sender's bytes
+  // finish() feeds the tail, not the sender's bytes: a final block the
+  // sender cut short of its last byte, which the tail's first completes,
+  // leaves the tail's other bytes behind it, not the sender's data.
+  bool in_tail_ = false;
 };
 
 struct DeflateOutput {

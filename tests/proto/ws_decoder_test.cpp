@@ -431,6 +431,28 @@ TEST(WsDecoderDeflate, DataAfterTheFinalBlockIsRefused) {
                      {message(Opcode::text, "Hello")}, {}, &params);
 }
 
+// A sender may end each message with a final block and still keep its
+// window: the second "Hello" is a back-reference into the first, which a
+// window reset with the ended stream would refuse as corrupt.
+TEST(WsDecoderDeflate, FinalBlocksWithContextTakeoverKeepTheWindow) {
+  const DeflateParams params = deflate_params();
+  const auto final_hello = "\xf3\x48\xcd\xc9\xc9\x07\x00"sv;
+  const auto final_reference = "\xf3\x00\x11\x00"sv;
+  const Event hello = message(Opcode::text, "Hello");
+  expect_every_split(masked(0xC1, final_hello) + masked(0xC1, final_reference) + masked(0xC1, final_reference),
+                     {hello, hello, hello}, {}, &params);
+  const DeflateParams forgetting = deflate_params(true);
+  expect_every_split(masked(0xC1, final_hello) + masked(0xC1, final_reference), {hello, error(1007)}, {},
+                     &forgetting);
+}
+
+// A final block cut short of its last byte is completed by the tail the
+// receiver appends; the rest of the tail is not the sender's data.
+TEST(WsDecoderDeflate, AFinalBlockCompletedByTheTailPasses) {
+  const DeflateParams params = deflate_params();
+  expect_every_split(masked(0xC1, "\xf3\x48\xcd\xc9\xc9\x07"sv), {message(Opcode::text, "Hello")}, {}, &params);
+}
+
 TEST(WsDecoderDeflate, UncompressedMessagesStillPass) {
   const DeflateParams params = deflate_params();
   expect_every_split(masked(0x81, "plain"), {message(Opcode::text, "plain")}, {}, &params);
