@@ -168,6 +168,15 @@ void H2Connection::on_flushed() {
 void H2Connection::tick(io::Loop::Clock::time_point now) {
   if (!h2_) return;
   const auto& config = services_.config();
+  // A request head begun and left unfinished holds everything behind it on
+  // the connection: the request timeout bounds it, as over HTTP/1.1,
+  // whatever streams are open or were served before.
+  if (const auto head = h2_->head_since(); head && !ending_ && since_ms(now, *head) > config.handshake_timeout_ms) {
+    h2_->end_for_slow_head();
+    ending_ = true;
+    session_.want_flush();
+    return;
+  }
   exchanges_.for_each([&](H2Exchange& exchange) {
     if (exchange.waiting) exchange.waiting->round().sweep(now);  // auth.callback_timeout_ms
     // A WebSocket's pings, pong deadline and credentials.

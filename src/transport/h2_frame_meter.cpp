@@ -15,12 +15,15 @@ constexpr std::size_t kPrefaceBytes = 24;
 enum FrameType : std::uint8_t {
   kData = 0x0,
   kHeaders = 0x1,
+  kPushPromise = 0x5,
   kPing = 0x6,
   kWindowUpdate = 0x8,
+  kContinuation = 0x9,
 };
 
 constexpr std::uint8_t kEndStream = 0x1;
 constexpr std::uint8_t kAck = 0x1;
+constexpr std::uint8_t kEndHeaders = 0x4;
 // A window opened by less than this is dribbling.
 constexpr std::uint32_t kSmallIncrement = 1024;
 
@@ -61,6 +64,7 @@ MeterVerdict FrameMeter::scan(std::span<const char> bytes, Clock::time_point now
       if (header_have_ == sizeof header_) on_header(open_streams, max_streams);
     }
     if (pending_count_) count(now);
+    note_head(now);
     in += used;
     left -= used;
   }
@@ -88,6 +92,8 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
   const std::uint8_t type = header_[3];
   const std::uint8_t flags = header_[4];
   const std::uint32_t stream = be32(header_ + 5) & 0x7fffffffu;
+  head_payload_ = type == kHeaders || type == kPushPromise || type == kContinuation;
+  if (head_payload_) header_block_open_ = (flags & kEndHeaders) == 0;
   switch (type) {
     case kData:
       pending_count_ = (payload_left_ == 0 && (flags & kEndStream) == 0) || late_frame_counts(stream);
@@ -120,6 +126,15 @@ void FrameMeter::on_header(std::size_t open_streams, std::size_t max_streams) {
     default:
       pending_count_ = true;
       return;
+  }
+}
+
+void FrameMeter::note_head(Clock::time_point now) {
+  const bool in_head = header_have_ > 0 || header_block_open_ || (head_payload_ && payload_left_ > 0);
+  if (!in_head) {
+    head_since_.reset();
+  } else if (!head_since_) {
+    head_since_ = now;
   }
 }
 

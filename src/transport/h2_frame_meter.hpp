@@ -22,6 +22,13 @@
 // count as the client's resets would: a client that makes the server
 // reset stream after stream costs as much as one that resets them.
 //
+// It also notes when a request head began and is not yet whole (head_since):
+// a frame's 9-byte header cut short, or a header block (HEADERS, then
+// CONTINUATIONs) whose END_HEADERS has not come. Nothing else may come on
+// the connection until it ends, so a peer that sends the start of one and
+// stops holds the connection as a slow HTTP/1.1 head would; its owner holds
+// it to the request timeout.
+//
 // Sans-IO: bytes and the time in, a verdict out. It only looks; the bytes
 // go on to nghttp2 unchanged.
 #pragma once
@@ -30,6 +37,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace sluice::transport {
@@ -78,6 +86,9 @@ class FrameMeter {
   static constexpr std::uint32_t kFramesForgivenAfterReset = 4096;
 
   [[nodiscard]] bool flooded() const { return flooded_; }
+  // When the request head under way began (the scan that brought its first
+  // byte); nullopt when the bytes so far end between heads.
+  [[nodiscard]] std::optional<Clock::time_point> head_since() const { return head_since_; }
   // Frames whose header has been read, and of those the ones counted.
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
   [[nodiscard]] std::uint64_t counted() const { return counted_; }
@@ -89,6 +100,7 @@ class FrameMeter {
   // longer has, and not forgiven.
   [[nodiscard]] bool late_frame_counts(std::uint32_t stream);
   void count(Clock::time_point now);
+  void note_head(Clock::time_point now);
 
   std::uint32_t max_per_second_;
   std::size_t preface_left_;
@@ -115,6 +127,9 @@ class FrameMeter {
   bool pending_count_ = false;  // the frame just read counts
   std::uint32_t ping_acks_expected_ = 0;
   bool flooded_ = false;
+  bool head_payload_ = false;       // the payload being skipped is a header block's
+  bool header_block_open_ = false;  // a HEADERS or PUSH_PROMISE without END_HEADERS, until a CONTINUATION ends it
+  std::optional<Clock::time_point> head_since_;
   std::uint64_t frames_ = 0;
   std::uint64_t counted_ = 0;
 };

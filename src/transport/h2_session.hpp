@@ -137,6 +137,13 @@ class H2Session final : private StreamStates {
   void consume(std::int32_t stream, std::size_t bytes);
   // GOAWAY(NO_ERROR): no new streams; open ones may finish.
   void shutdown();
+  // When the peer began a request head it has not finished (a frame header
+  // cut short, a header block without its end); nullopt when none is under
+  // way. Nothing else of the peer's is read until it ends.
+  [[nodiscard]] std::optional<Clock::time_point> head_since() const { return meter_.head_since(); }
+  // The head under way took too long: GOAWAY(NO_ERROR), and the streams
+  // end with the connection, which nothing more of the peer's could reach.
+  void end_for_slow_head() { terminate(NGHTTP2_NO_ERROR); }
   // A PING: the peer answers it once it has read every frame before it,
   // and the segment that carries the answer acknowledges what its kernel
   // holds, so a latency gate need not wait out a delayed ACK (up to 40 ms

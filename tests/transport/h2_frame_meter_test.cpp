@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "feed_all_splits.hpp"
@@ -59,6 +60,33 @@ TEST(FrameMeter, CountsFramesThatCarryNoWorkWhereverTheBytesAreCut) {
                              + h2_frame(0x9, 0x4, 1, "c")                             // CONTINUATION
                              + h2_frame(0xfa, 0, 0, "ext");                           // unknown type
   sluice::test::for_each_split(stream, [&](const sluice::test::Chunks& chunks) { EXPECT_EQ(counted(chunks), 7u); });
+}
+
+// A request head is under way from its first byte until its header block
+// ends (END_HEADERS), however the bytes are cut; a body's DATA is not one.
+TEST(FrameMeter, NotesWhenARequestHeadBeganUntilItsBlockEnds) {
+  FrameMeter meter(1000000, true);
+  const Clock::time_point t0{};
+  const auto at = [&](int ms) { return t0 + std::chrono::milliseconds(ms); };
+  const auto scan = [&](const std::string& bytes, int ms) { (void)meter.scan(bytes, at(ms), 0, 100, kAllOpen); };
+  scan(kPreface + h2_frame(0x4, 0, 0, ""), 0);
+  EXPECT_FALSE(meter.head_since());
+  const std::string headers = h2_frame(0x1, 0x0, 1, "hdrs");  // no END_HEADERS
+  scan(headers.substr(0, 4), 10);
+  EXPECT_EQ(meter.head_since(), at(10));
+  scan(headers.substr(4), 20);
+  EXPECT_EQ(meter.head_since(), at(10));
+  const std::string continuation = h2_frame(0x9, 0x4, 1, "more");
+  scan(continuation.substr(0, 11), 30);
+  EXPECT_EQ(meter.head_since(), at(10));
+  scan(continuation.substr(11), 40);
+  EXPECT_FALSE(meter.head_since());
+  scan(h2_frame(0x0, 0x0, 1, "body of a request").substr(0, 12), 50);
+  EXPECT_FALSE(meter.head_since());
+  scan(std::string(14, 'b') + h2_frame(0x1, 0x5, 3, "whole"), 60);
+  EXPECT_FALSE(meter.head_since());
+  scan(h2_frame(0x6, 0, 0, std::string(8, 'p')).substr(0, 5), 70);
+  EXPECT_EQ(meter.head_since(), at(70));
 }
 
 // nghttp2 drops DATA and WINDOW_UPDATE frames for a stream it has closed
