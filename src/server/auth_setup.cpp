@@ -90,8 +90,15 @@ std::optional<std::string> setup_auth(const Config& config, Server& server) {
   if (auto error = check_auth_settings(config)) return error;
   // A reload is held to the same rules, on what would be in force after it
   // (the restart-only keys keep their running values): a token key may not
-  // come in while auth.mode stays none.
-  on_live_settings(server, {.prepare = [](const Config& next) { return check_auth_settings(next); }});
+  // come in while auth.mode stays none. Its refusal says so, or a file that
+  // already sets what the rule asks would read as ignored.
+  on_live_settings(server, {.prepare = [](const Config& next) -> std::optional<std::string> {
+                     if (auto error = check_auth_settings(next)) {
+                       return *error + " (a reload keeps auth.mode, listen and admin.listen as they run: a change "
+                                       "to them takes a restart)";
+                     }
+                     return std::nullopt;
+                   }});
   if (config.auth.mode == AuthMode::jwt || config.auth.mode == AuthMode::callback) {
     return install_authorizer(config, server);
   }

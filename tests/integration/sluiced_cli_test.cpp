@@ -304,7 +304,9 @@ TEST(SluicedCli, AReloadIsCheckedOnWhatWouldBeInForceAfterIt) {
   ASSERT_TRUE(sluiced.read_until_contains("\n", 10s)) << sluiced.output();
   std::ofstream(file.path()) << "max_connections = 500\n[auth]\nmode = \"jwt\"\njwt_secret_file = \"" << secret.path()
                              << "\"\n";
-  expect_reload_refused(sluiced, "config key 'auth.jwt_secret_file' is set but auth.mode is none");
+  expect_reload_refused(sluiced, "config key 'auth.jwt_secret_file' is set but auth.mode is none, which checks no "
+                                 "token: set auth.mode=jwt (a reload keeps auth.mode, listen and admin.listen as "
+                                 "they run: a change to them takes a restart)");
   sluiced.signal(SIGTERM);
   EXPECT_EQ(sluiced.wait(10s), 0);
 }
