@@ -129,11 +129,13 @@ void RedisLink::on_reply(std::uint64_t tag, Outcome outcome, const redisReply* r
   }
   state_ = LinkState::up;
   was_up_ = true;
-  // A link lost to an answer too large does not count as come back: the
-  // same entry ends it again at the next read, and starting the back-off
+  // A link lost to an answer too large, or reset by its owner, does not
+  // count as come back: the same entry ends it again at the next read (or
+  // Redis, still loading, answers as before), and starting the back-off
   // over had it call Redis ten times a second, reading the entry each time.
-  if (!answer_too_large_) backoff_.reset();
+  if (!answer_too_large_ && !reset_by_owner_) backoff_.reset();
   answer_too_large_ = false;
+  reset_by_owner_ = false;
   ++times_up_;
   if (listener_ != nullptr) listener_->link_up();
 }
@@ -195,7 +197,10 @@ void RedisLink::input_over_budget() {
   close_connection(Outcome::link_lost, "an answer from Redis was larger than broker.max_reply_bytes");
 }
 
-void RedisLink::reset(std::string_view why) { close_connection(Outcome::link_lost, why); }
+void RedisLink::reset(std::string_view why) {
+  if (context_ != nullptr && !closing_) reset_by_owner_ = true;
+  close_connection(Outcome::link_lost, why);
+}
 
 // From a timer or a reply handler, never from hiredis's connect callback
 // (hiredis still uses the context after it). Inside a reply handler hiredis

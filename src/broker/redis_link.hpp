@@ -121,7 +121,9 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
 
   // Closes the connection (answering pending requests link_lost) and
   // reconnects after the back-off. For a caller that found Redis's answers
-  // unusable; safe inside a ReplyHandler.
+  // unusable; safe inside a ReplyHandler. The link coming up again does not
+  // start the back-off over: what made the answers unusable (Redis loading
+  // a dump, a script running) is likely to end the next connection too.
   void reset(std::string_view why);
 
   [[nodiscard]] LinkState state() const { return state_; }
@@ -166,6 +168,7 @@ class RedisLink final : private HiredisLoop::Owner, private ReplyHandler {
   HiredisLoop events_;
   ReplyBudget budget_;
   bool answer_too_large_ = false;
+  bool reset_by_owner_ = false;  // the last connection ended by reset()
   redisAsyncContext* context_ = nullptr;
   LinkState state_ = LinkState::down;
   bool was_up_ = false;

@@ -319,6 +319,15 @@ TEST_P(RedisLinkTest, ResetFromInsideAHandler) {
   EXPECT_EQ(recorder.answers[2].outcome, Outcome::link_lost);
   EXPECT_EQ(events.why, "the test did not like it");
   ASSERT_TRUE(test::run_until(loop, [&] { return events.ups == 2; })) << link.last_error();
+  // Reset again each time it is back, as for a Redis still loading: each
+  // wait is longer than the one before, not the shortest again.
+  recorder.then = [&](const Answer&) { link.reset("still unusable"); };
+  for (std::uint64_t i = 3; i < 5; ++i) {
+    ASSERT_TRUE(test::run_until(loop, [&] { return link.state() == LinkState::up; })) << link.last_error();
+    ASSERT_EQ(link.submit(resp({"PING"}), recorder, i), Submit::accepted);
+    ASSERT_TRUE(test::run_until(loop, [&] { return link.state() != LinkState::up; }));
+  }
+  EXPECT_EQ(link.failures_in_a_row(), 3u);
 }
 
 // What one answer may cost is bounded: a long string and an array of many
