@@ -291,7 +291,9 @@ TEST_F(StreamReaderTest, AKeyThatIsNotAStreamIsRefused) {
 // not at fault, so it is not refused; the reader reconnects after its
 // back-off and reads the topic once Redis answers again.
 TEST_F(StreamReaderTest, ATopicLocatedWhileRedisIsBusyIsReadOnceItIsNot) {
-  ASSERT_TRUE(redis.command({"CONFIG", "SET", "busy-reply-threshold", "10"}) != nullptr);
+  const auto threshold = redis.command({"CONFIG", "SET", "busy-reply-threshold", "10"});
+  ASSERT_TRUE(threshold != nullptr && threshold->type != REDIS_REPLY_ERROR)
+      << (threshold != nullptr ? std::string(threshold->str, threshold->len) : "no answer");
   // Runs until killed, or for 30 s at most should the test not get that far.
   std::thread script([&] {
     redis.command({"EVAL", "local t = redis.call('TIME')[1] while redis.call('TIME')[1] - t < 30 do end", "0"});
