@@ -135,6 +135,20 @@ std::optional<std::string> set_twice(const std::vector<std::string>& settings, c
   return std::nullopt;
 }
 
+// A key given twice by --set: the later one would win without a word, and
+// the earlier may be the one meant (a script's default, then the operator's).
+std::optional<std::string> key_set_twice(const std::vector<std::string>& settings) {
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    const std::string_view key = std::string_view(settings[i]).substr(0, settings[i].find('='));
+    for (std::size_t j = i + 1; j < settings.size(); ++j) {
+      if (std::string_view(settings[j]).substr(0, settings[j].find('=')) == key) {
+        return "--set " + std::string(key) + "= given twice: give one";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace sluice::server {
@@ -148,12 +162,16 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   std::string threads;
   std::string broker;
   bool help_config = false;
-  app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
-  app.add_option("--threads", threads, "event loops, one thread each (default: one per core)");
+  app.add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)")
+      ->type_name("HOST:PORT");
+  app.add_option("--threads", threads, "event loops, one thread each (default: one per core)")->type_name("N");
   app.add_option("--broker", broker,
-                 "redis://HOST:PORT[,...]: share topics with other nodes through Redis (broker.url)");
-  app.add_option("--config", config_path, "TOML config file")->check(CLI::ExistingFile);
-  app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)");
+                 "redis://HOST:PORT[,...]: share topics with other nodes through Redis (broker.url)")
+      ->type_name("URL");
+  app.add_option("--config", config_path, "TOML config file")
+      ->check(CLI::Validator(CLI::ExistingFile).description(""))
+      ->type_name("FILE");
+  app.add_option("--set", settings, "KEY=VALUE, overrides the config file (repeatable)")->type_name("KEY=VALUE");
   app.add_flag("--help-config", help_config, "list every config key with its default and range");
   app.set_version_flag("--version", "sluiced " SLUICE_VERSION, "print the version and exit");
   try {
@@ -168,6 +186,7 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
     return 0;
   }
 
+  if (auto error = key_set_twice(settings)) return fail(*error);
   if (auto error = set_twice(settings, listen, "--listen", "listen")) return fail(*error);
   if (auto error = set_twice(settings, threads, "--threads", "threads")) return fail(*error);
   if (auto error = set_twice(settings, broker, "--broker", "broker.url")) return fail(*error);

@@ -30,6 +30,15 @@ struct BadStart {
 // once on one machine, and must not read each other's half-written files.
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
+TEST(SluicedCli, HelpNamesWhatEachFlagTakes) {
+  ChildProcess sluiced({env_path("SLUICED"), "--help"});
+  sluiced.read_to_end(10s);
+  EXPECT_EQ(sluiced.wait(5s), 0);
+  for (const char* shown : {"--listen HOST:PORT ", "--threads N ", "--broker URL ", "--config FILE ", "--set KEY=VALUE "}) {
+    EXPECT_NE(sluiced.output().find(shown), std::string::npos) << shown << "\n" << sluiced.output();
+  }
+}
+
 TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
   const std::vector<BadStart> cases = {
       {{"--set", "sse.heartbeat_ms=5"}, "'sse.heartbeat_ms' must be an integer between 100 and 3600000"},
@@ -38,6 +47,7 @@ TEST(SluicedCli, BadSettingsExitWithOneLineNamingTheKey) {
       {{"--set", "no.such.key=1"}, "unknown config key 'no.such.key'"},
       {{"--set", "heartbeat"}, "--set wants KEY=VALUE"},
       {{"--threads", "1", "--set", "threads=2"}, "--threads and --set threads= both set 'threads': give one"},
+      {{"--set", "threads=1", "--set", "threads=2"}, "--set threads= given twice: give one"},
       {{"--set", "broker.url=redis://127.0.0.1:1", "--broker", "redis://127.0.0.1:2"},
        "--broker and --set broker.url= both set 'broker.url': give one"},
       {{"--listen", "127.0.0.1:99999"}, "'listen' must be HOST:PORT"},
