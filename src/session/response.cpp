@@ -27,8 +27,10 @@ void write_response(buf::Sink& sink, const Response& response) {
   sink.append(proto::http1::status_reason(response.status));
   sink.append("\r\nServer: sluice");
   // A 204 has no content to describe, and may not say its length (a client
-  // could take it for a body of zero bytes where none may be).
-  if (response.status != 204) {
+  // could take it for a body of zero bytes where none may be); a body given
+  // with one is not written, or it would be read as the next reply.
+  const bool no_content = response.status == 204;
+  if (!no_content) {
     sink.append("\r\nContent-Type: ");
     sink.append(response.content_type);
     sink.append("\r\nContent-Length: ");
@@ -37,7 +39,7 @@ void write_response(buf::Sink& sink, const Response& response) {
   sink.append(response.keep_alive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n");
   sink.append(response.extra_headers);
   sink.append("\r\n");
-  if (!response.head_only) sink.append(response.body);
+  if (!response.head_only && !no_content) sink.append(response.body);
 }
 
 buf::FrameRef make_response(buf::Pool& pool, const Response& response) {
