@@ -14,18 +14,26 @@ bool has_space_or_control(std::string_view text) {
   return false;
 }
 
+bool same_letters(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != lower[i]) return false;
+  }
+  return true;
+}
+
 bool parse_scheme(std::string_view scheme, Url& out, std::string& error) {
-  const std::string lower = shown_scheme(scheme);
-  out.tls = lower == "https" || lower == "wss";
-  if (lower == "http" || lower == "https") {
+  out.tls = same_letters(scheme, "https") || same_letters(scheme, "wss");
+  if (same_letters(scheme, "http") || same_letters(scheme, "https")) {
     out.scheme = Scheme::http;
     return true;
   }
-  if (lower == "ws" || lower == "wss") {
+  if (same_letters(scheme, "ws") || same_letters(scheme, "wss")) {
     out.scheme = Scheme::ws;
     return true;
   }
-  error = "unsupported scheme '" + lower + "': use http://, https://, ws:// or wss://";
+  error = "unsupported scheme '" + shown_scheme(scheme) + "': use http://, https://, ws:// or wss://";
   return false;
 }
 
