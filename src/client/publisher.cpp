@@ -86,11 +86,10 @@ ClientError Publisher::open(std::string_view url) {
   // answer for any URL) would only be refused again. Only a scheme-shaped
   // start counts (a "://" further on, in a query, is parse_url's to judge).
   if (const std::string_view scheme = url_scheme(url); !scheme.empty()) {
-    const std::string shown = shown_scheme(scheme);
-    if (shown != "http" && shown != "https") {
+    if (!scheme_is(scheme, "http") && !scheme_is(scheme, "https")) {
       return {.kind = ErrorKind::bad_url,
               .fatal = true,
-              .message = "publishing needs an http:// or https:// URL, not " + shown + "://"};
+              .message = "publishing needs an http:// or https:// URL, not " + shown_scheme(scheme) + "://"};
     }
   }
   std::string why;

@@ -14,22 +14,13 @@ bool has_space_or_control(std::string_view text) {
   return false;
 }
 
-bool same_letters(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != lower[i]) return false;
-  }
-  return true;
-}
-
 bool parse_scheme(std::string_view scheme, Url& out, std::string& error) {
-  out.tls = same_letters(scheme, "https") || same_letters(scheme, "wss");
-  if (same_letters(scheme, "http") || same_letters(scheme, "https")) {
+  out.tls = scheme_is(scheme, "https") || scheme_is(scheme, "wss");
+  if (scheme_is(scheme, "http") || scheme_is(scheme, "https")) {
     out.scheme = Scheme::http;
     return true;
   }
-  if (same_letters(scheme, "ws") || same_letters(scheme, "wss")) {
+  if (scheme_is(scheme, "ws") || scheme_is(scheme, "wss")) {
     out.scheme = Scheme::ws;
     return true;
   }
@@ -129,6 +120,15 @@ bool parse_url(std::string_view text, Url& out, std::string& error) {
   if (!parse_authority(rest.substr(0, target_at), out, error)) return false;
   const std::string_view target = target_at == std::string_view::npos ? "/" : rest.substr(target_at);
   out.target = target.starts_with('?') ? "/" + std::string(target) : std::string(target);
+  return true;
+}
+
+bool scheme_is(std::string_view scheme, std::string_view lower) {
+  if (scheme.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < scheme.size(); ++i) {
+    const char c = scheme[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != lower[i]) return false;
+  }
   return true;
 }
 

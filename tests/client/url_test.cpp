@@ -46,6 +46,16 @@ TEST(Url, SchemeIsCaseInsensitiveAndQueryMayFollowTheHost) {
   EXPECT_EQ(url.port, 1);
 }
 
+// A long scheme is cut in the error line, and is never taken for a known
+// one by what is left after the cut.
+TEST(Url, SchemesCompareWithoutCaseAndShowCutShort) {
+  EXPECT_TRUE(scheme_is("HtTpS", "https"));
+  EXPECT_FALSE(scheme_is("https+x", "https"));
+  EXPECT_FALSE(scheme_is("http", "https"));
+  EXPECT_EQ(shown_scheme("GOPHER"), "gopher");
+  EXPECT_EQ(shown_scheme(std::string(40, 'H')), std::string(16, 'h') + "...");
+}
+
 TEST(Url, DropsTheFragment) {
   EXPECT_EQ(parse_ok("http://h:9/sse/a#frag").target, "/sse/a");
   EXPECT_EQ(parse_ok("http://h:9#frag").target, "/");

@@ -40,6 +40,10 @@ struct Url {
 // with none (a "://" further on, in a query say, is not one).
 [[nodiscard]] std::string_view url_scheme(std::string_view url);
 
+// Whether `scheme` is `lower` (given in lower case), letters compared
+// without case: "HTTPS" is https.
+[[nodiscard]] bool scheme_is(std::string_view scheme, std::string_view lower);
+
 // A scheme as an error line shows it: in lower case, and cut at 16
 // characters with "..." after, so that a URL of any length makes a short
 // line.
