@@ -1,16 +1,10 @@
 #include "auth/key_ring.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "auth/jwk.hpp"
+#include "auth/secret_file.hpp"
+#include "io/small_file.hpp"
 
 namespace sluice::auth {
 
@@ -21,38 +15,6 @@ std::string config_error(std::string_view key_name, std::string_view why) {
 }
 
 }  // namespace
-
-// Opened without blocking and read only when it is a regular file: a FIFO
-// would hold the reading thread (a server's loop, at a reload) until some
-// writer came, and a device may never end.
-std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes, std::string& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
-  const std::unique_ptr<FILE, int (*)(FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
-  if (!file) {
-    ::close(fd);
-    return "cannot open " + path + ": " + std::strerror(errno);
-  }
-  struct stat about {};
-  if (::fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) return path + " is not a regular file";
-  out.clear();
-  char chunk[4096];
-  while (const std::size_t n = std::fread(chunk, 1, sizeof chunk, file.get())) {
-    if (out.size() + n > max_bytes) return path + " is larger than " + std::to_string(max_bytes) + " bytes";
-    out.append(chunk, n);
-  }
-  if (std::ferror(file.get())) return "cannot read " + path;
-  return std::nullopt;
-}
-
-std::optional<std::string> read_secret_file(const std::string& path, std::string& secret) {
-  std::string text;
-  if (auto error = read_small_file(path, kMaxKeyFileBytes, text)) return error;
-  secret = text.substr(0, text.find_first_of("\r\n"));
-  while (!secret.empty() && (secret.back() == ' ' || secret.back() == '\t')) secret.pop_back();
-  if (secret.empty()) return path + ": nothing on its first line";
-  return std::nullopt;
-}
 
 std::optional<std::string> KeyRing::load(const KeySources& sources) {
   if (!sources.secret.empty()) {
@@ -68,13 +30,13 @@ std::optional<std::string> KeyRing::load(const KeySources& sources) {
     if (auto error = add_secret(text, "auth.jwt_secret_file")) return error;
   }
   if (!sources.public_key_file.empty()) {
-    if (auto error = read_small_file(sources.public_key_file, kMaxKeyFileBytes, text)) {
+    if (auto error = io::read_small_file(sources.public_key_file, kMaxKeyFileBytes, text)) {
       return config_error("auth.jwt_public_key_file", *error);
     }
     if (auto error = add_public_pem(text, "auth.jwt_public_key_file")) return error;
   }
   if (!sources.jwks_file.empty()) {
-    if (auto error = read_small_file(sources.jwks_file, kMaxKeyFileBytes, text)) {
+    if (auto error = io::read_small_file(sources.jwks_file, kMaxKeyFileBytes, text)) {
       return config_error("auth.jwks_file", *error);
     }
     if (auto error = add_jwks(text, "auth.jwks_file", sources.max_keys)) return error;

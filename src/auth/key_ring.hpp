@@ -73,13 +73,4 @@ class KeyRing {
   std::vector<JwtKey> keys_;
 };
 
-// Reads a whole file of at most `max_bytes`. Returns why it cannot, or nullopt.
-[[nodiscard]] std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes,
-                                                         std::string& out);
-
-// The secret a file holds on its first line, trailing blanks and the line's
-// end cut (how `openssl rand -hex 32 > file` leaves it). Returns why there
-// is none, or nullopt.
-[[nodiscard]] std::optional<std::string> read_secret_file(const std::string& path, std::string& secret);
-
 }  // namespace sluice::auth

@@ -6,11 +6,11 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509err.h>
-#include <sys/stat.h>
 
 #include <string_view>
 #include <utility>
 
+#include "io/small_file.hpp"
 #include "transport/tls_error.hpp"
 
 namespace sluice::transport {
@@ -78,10 +78,10 @@ std::string file_error(std::string_view key, const std::string& path) {
 
 // OpenSSL would wait on a FIFO for a writer (a loop, at a reload) and read
 // a device without end: a path that is there and is no regular file is
-// refused before it is opened. A missing one is OpenSSL's to name.
+// refused before it is opened (io/small_file.hpp). A missing one is
+// OpenSSL's to name.
 bool irregular_file(std::string_view key, const std::string& path, std::string& error) {
-  struct stat about {};
-  if (path.empty() || ::stat(path.c_str(), &about) != 0 || S_ISREG(about.st_mode)) return false;
+  if (!io::irregular_file(path)) return false;
   error = std::string(key) + " '" + path + "' is not a regular file";
   return true;
 }

@@ -5,6 +5,8 @@
 
 #include "auth/jwt_mint.hpp"
 #include "auth/key_ring.hpp"
+#include "auth/secret_file.hpp"
+#include "io/small_file.hpp"
 
 namespace sluice::cli {
 
@@ -34,7 +36,7 @@ int run_token(const TokenOptions& given) {
     if (auto error = auth::signing_key_from_secret(options.secret, key)) return fail(*error);
   } else {
     std::string pem;
-    if (auto error = auth::read_small_file(options.key_file, auth::kMaxKeyFileBytes, pem)) return fail(*error);
+    if (auto error = io::read_small_file(options.key_file, auth::kMaxKeyFileBytes, pem)) return fail(*error);
     if (auto error = auth::signing_key_from_pem(pem, key)) return fail(options.key_file + ": " + *error);
   }
   key.kid = options.kid;

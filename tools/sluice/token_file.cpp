@@ -1,6 +1,6 @@
 #include "token_file.hpp"
 
-#include "auth/key_ring.hpp"
+#include "auth/secret_file.hpp"
 
 namespace sluice::cli {
 
