@@ -11,7 +11,7 @@ WsPublisherStream::WsPublisherStream(const WsSetup& setup, std::string topic)
                  memory_uncharged()) {}
 
 void WsPublisherStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
-  if (ended_as_publishing_is_off()) return;
+  if (end_if_publishing_off()) return;
   publisher_.publish(std::string_view(payload.data(), payload.size()));
 }
 

@@ -243,7 +243,7 @@ void WsStream::expire() {
   end(static_cast<CloseCode>(4401), "401 token expired", conn::CloseReason::protocol);
 }
 
-bool WsStream::ended_as_publishing_is_off() {
+bool WsStream::end_if_publishing_off() {
   if (services().config().ws.client_publish != 0) return false;
   end(CloseCode::policy_violation, "publishing is switched off", conn::CloseReason::protocol);
   return true;

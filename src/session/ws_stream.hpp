@@ -127,7 +127,7 @@ class WsStream : public Phase, private AuthWaiter {
   // Before each message a client publishes: with ws.client_publish off (a
   // reload may switch it off under an open stream) a 1008 close saying so,
   // and true; the message is not published.
-  [[nodiscard]] bool ended_as_publishing_is_off();
+  [[nodiscard]] bool end_if_publishing_off();
   // Queues a close frame once; later calls do nothing.
   void send_close(proto::ws::CloseCode code, std::string_view reason);
   // One text message in `lane`; dropped quietly when the pool or lane is full.

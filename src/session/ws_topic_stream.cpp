@@ -80,7 +80,7 @@ void WsTopicStream::sweep_waits(io::Loop::Clock::time_point now) {
 }
 
 void WsTopicStream::on_message(proto::ws::Opcode, std::span<const char> payload) {
-  if (ended_as_publishing_is_off()) return;
+  if (end_if_publishing_off()) return;
   if (read_only_) {
     return end(CloseCode::policy_violation, "a page on another origin may not publish: list it in ws.allowed_origins",
                conn::CloseReason::protocol);
