@@ -222,8 +222,11 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   }
   g_server = &server;
   install_stop_handlers();
-  std::printf("sluiced (%zu %s) listening on %s:%u\n", server.loops(), server.loops() == 1 ? "loop" : "loops",
-              config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(server.port()));
+  // Whether the listener speaks TLS is said before the address, where the
+  // scripts that read the port from the end of this line do not look.
+  std::printf("sluiced (%zu %s%s) listening on %s:%u\n", server.loops(), server.loops() == 1 ? "loop" : "loops",
+              config.tls.enabled() ? ", TLS" : "", config.listen.substr(0, config.listen.rfind(':')).c_str(),
+              static_cast<unsigned>(server.port()));
   if (server.admin_port() != 0) {
     const std::string& admin = config.ops.admin_listen;
     std::printf("sluiced admin API on %s:%u\n", admin.substr(0, admin.rfind(':')).c_str(),

@@ -116,6 +116,9 @@ class TlsServing : public ServerCertTest {
 TEST_F(TlsServing, CurlSubscribesAndPublishesOverHttps) {
   TlsSluiced sluiced(cert_);
   ASSERT_FALSE(sluiced.port().empty()) << sluiced.process().output();
+  // Its first line says the listener speaks TLS.
+  EXPECT_NE(sluiced.process().output().find(", TLS) listening on 127.0.0.1:"), std::string::npos)
+      << sluiced.process().output();
   ChildProcess sub(curl(certs_.ca_file(), {"-N", sluiced.url("/sse/news")}));
   ASSERT_TRUE(sub.read_until_contains("retry: ", 10s)) << sub.output();
   const Ran pub = run(curl(certs_.ca_file(), {"-d", "hello over tls", sluiced.url("/pub/news")}));
