@@ -76,6 +76,15 @@ std::string file_error(std::string_view key, const std::string& path) {
   return take_openssl_error(std::string(key) + " '" + path + "'");
 }
 
+// A file OpenSSL opened and could not use: said in the server's words
+// first (OpenSSL's own reason, "unsupported" say, names no file kind), then
+// OpenSSL's. One it could not open is the system's error alone.
+std::string unusable_file(std::string_view key, const std::string& path, std::string_view holds) {
+  if (ERR_SYSTEM_ERROR(ERR_peek_error())) return file_error(key, path);
+  return take_openssl_error(std::string(key) + " '" + path + "': holds no " + std::string(holds) +
+                            " OpenSSL can read, OpenSSL says");
+}
+
 // OpenSSL would wait on a FIFO for a writer (a loop, at a reload) and read
 // a device without end: a path that is there and is no regular file is
 // refused before it is opened (io/small_file.hpp). A missing one is
@@ -119,7 +128,7 @@ bool load_server_files(SSL_CTX* ctx, const TlsServerFiles& files, std::string& e
     return false;
   }
   if (SSL_CTX_use_certificate_chain_file(ctx, files.cert_file.c_str()) != 1) {
-    error = file_error("tls.cert_file", files.cert_file);
+    error = unusable_file("tls.cert_file", files.cert_file, "PEM certificate");
     return false;
   }
   if (!files.chain_file.empty() && !load_chain(ctx, files.chain_file, error)) return false;
@@ -127,7 +136,7 @@ bool load_server_files(SSL_CTX* ctx, const TlsServerFiles& files, std::string& e
   if (SSL_CTX_use_PrivateKey_file(ctx, files.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
     const bool mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
     error = mismatch ? take_openssl_error("tls.key_file '" + files.key_file + "' does not match tls.cert_file")
-                     : file_error("tls.key_file", files.key_file);
+                     : unusable_file("tls.key_file", files.key_file, "PEM private key");
     return false;
   }
   return true;

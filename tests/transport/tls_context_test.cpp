@@ -77,7 +77,14 @@ TEST_F(TlsContextTest, EachFileProblemIsOneLineNamingTheKeyAndPath) {
 
   const std::string garbage = certs_->dir() + "/garbage.pem";
   std::ofstream(garbage) << "not a certificate\n";
-  EXPECT_NE(server_error({garbage, cert.key_file, ""}).find("tls.cert_file"), std::string::npos);
+  const std::string no_certificate = server_error({garbage, cert.key_file, ""});
+  EXPECT_NE(no_certificate.find("tls.cert_file '" + garbage + "': holds no PEM certificate OpenSSL can read"),
+            std::string::npos)
+      << no_certificate;
+  const std::string no_key = server_error({cert.cert_file, garbage, ""});
+  EXPECT_NE(no_key.find("tls.key_file '" + garbage + "': holds no PEM private key OpenSSL can read, OpenSSL says: "),
+            std::string::npos)
+      << no_key;
   EXPECT_NE(server_error({cert.cert_file, cert.key_file, garbage}).find("holds no PEM certificate"),
             std::string::npos);
 
