@@ -135,20 +135,6 @@ std::optional<std::string> set_twice(const std::vector<std::string>& settings, c
   return std::nullopt;
 }
 
-// A key given twice by --set: the later one would win without a word, and
-// the earlier may be the one meant (a script's default, then the operator's).
-std::optional<std::string> key_set_twice(const std::vector<std::string>& settings) {
-  for (std::size_t i = 0; i < settings.size(); ++i) {
-    const std::string_view key = std::string_view(settings[i]).substr(0, settings[i].find('='));
-    for (std::size_t j = i + 1; j < settings.size(); ++j) {
-      if (std::string_view(settings[j]).substr(0, settings[j].find('=')) == key) {
-        return "--set " + std::string(key) + "= given twice: give one";
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 namespace sluice::server {
@@ -186,7 +172,6 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
     return 0;
   }
 
-  if (auto error = key_set_twice(settings)) return fail(*error);
   if (auto error = set_twice(settings, listen, "--listen", "listen")) return fail(*error);
   if (auto error = set_twice(settings, threads, "--threads", "threads")) return fail(*error);
   if (auto error = set_twice(settings, broker, "--broker", "broker.url")) return fail(*error);
