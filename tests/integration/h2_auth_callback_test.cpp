@@ -84,7 +84,7 @@ class H2AuthCallback : public testing::Test {
 };
 
 TEST_F(H2AuthCallback, EachStreamOfAConnectionGetsItsOwnAnswer) {
-  start();
+  ASSERT_NO_FATAL_FAILURE(start());
   const auto reader = client->request("GET", "/sse/status-200");
   const auto ws = client->request("CONNECT", "/ws/status-204", kWsVersion, "", true, "websocket");
   ASSERT_TRUE(client->pump([&] { return has(body(reader), "retry: ") && status(ws) == 200; }));
@@ -121,7 +121,7 @@ TEST_F(H2AuthCallback, EachStreamOfAConnectionGetsItsOwnAnswer) {
 // does the connection close. Before, the FIN closed it with the message
 // dropped.
 TEST_F(H2AuthCallback, AWebSocketMessageSentBeforeTheFinIsPublishedOnceDecided) {
-  start();
+  ASSERT_NO_FATAL_FAILURE(start());
   H2TestClient watcher_client(sluiced->port());
   ASSERT_TRUE(watcher_client.ok());
   const auto watcher = watcher_client.request("GET", "/sse/status-204");
@@ -153,7 +153,8 @@ std::string minted(const std::vector<std::string>& grants) {
 // brought meanwhile: its messages are publishes its own token does not
 // grant, and it is closed 4403 for the first.
 TEST_F(H2AuthCallback, AStreamDecidedLaterKeepsItsOwnRequestsCredentials) {
-  start({"auth.mode=jwt", std::string("auth.jwt_secret=") + kTestSecret, "auth.callback_cache_ms=0"});
+  ASSERT_NO_FATAL_FAILURE(
+      start({"auth.mode=jwt", std::string("auth.jwt_secret=") + kTestSecret, "auth.callback_cache_ms=0"}));
   const std::string reader_only = minted({"--sub", "reader", "--subscribe", "gate-204"});
   const std::string publisher = minted({"--sub", "publisher", "--publish", "gate-204"});
   Fields ws_fields = kWsVersion;
@@ -178,7 +179,7 @@ TEST_F(H2AuthCallback, AStreamDecidedLaterKeepsItsOwnRequestsCredentials) {
 }
 
 TEST_F(H2AuthCallback, AStreamWaitingForTheCallbackHoldsUpNoOtherAndGets503PastTheTimeout) {
-  start({"auth.callback_timeout_ms=800"});
+  ASSERT_NO_FATAL_FAILURE(start({"auth.callback_timeout_ms=800"}));
   const auto held_sse = client->request("GET", "/sse/hold");
   const auto held_post = client->request("POST", "/pub/hold", {}, "never");
   const auto held_ws = client->request("CONNECT", "/ws/hold", kWsVersion, "", true, "websocket");
@@ -205,7 +206,7 @@ TEST_F(H2AuthCallback, AStreamWaitingForTheCallbackHoldsUpNoOtherAndGets503PastT
 // next one is refused at once (503). Resetting the stream, or closing its
 // connection, withdraws the question and gives its place back.
 TEST_F(H2AuthCallback, AResetStreamOrAClosedConnectionWithdrawsItsQuestion) {
-  start({"auth.callback_max_inflight=1", "auth.callback_timeout_ms=20000"});
+  ASSERT_NO_FATAL_FAILURE(start({"auth.callback_max_inflight=1", "auth.callback_timeout_ms=20000"}));
   const auto held = client->request("GET", "/sse/hold");
   ASSERT_TRUE(client->flush());
   ASSERT_TRUE(wait_asked(callback, 1));
@@ -245,7 +246,7 @@ TEST_F(H2AuthCallback, AResetStreamOrAClosedConnectionWithdrawsItsQuestion) {
 // 499 (no status was sent). A stream decided later is logged once, with
 // the status it was answered.
 TEST_F(H2AuthCallback, AStreamResetWhileItsDecisionIsPendingIsLogged) {
-  start({"log.access=1", "auth.callback_timeout_ms=20000"});
+  ASSERT_NO_FATAL_FAILURE(start({"log.access=1", "auth.callback_timeout_ms=20000"}));
   const auto held = client->request("GET", "/sse/hold");
   ASSERT_TRUE(client->flush());
   ASSERT_TRUE(wait_asked(callback, 1));
