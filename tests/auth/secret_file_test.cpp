@@ -9,7 +9,7 @@
 namespace sluice::auth {
 namespace {
 
-using test::ScratchFile;
+using sluice::test::ScratchFile;
 
 TEST(SecretFile, TheFirstLineWithoutItsEndOrTrailingBlanks) {
   const ScratchFile file("secret_file.secret");

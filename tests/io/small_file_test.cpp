@@ -10,7 +10,7 @@
 namespace sluice::io {
 namespace {
 
-using test::ScratchFile;
+using sluice::test::ScratchFile;
 
 TEST(SmallFile, ARegularFileIsReadWholeUpToItsLimit) {
   const ScratchFile file("small_file.txt");
