@@ -7,6 +7,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509err.h>
 
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -72,51 +73,105 @@ bool set_common(SSL_CTX* ctx, std::string& error) {
   return true;
 }
 
+// Certificates and keys are read as every file a setting names is
+// (io/small_file.hpp), then handed to OpenSSL from memory: OpenSSL's own
+// open would wait on a FIFO swapped in after any check, with the loop that
+// reloads. A chain of many certificates is tens of KiB.
+constexpr std::size_t kMaxTlsFileBytes = 1 << 20;
+
+bool read_tls_file(std::string_view key, const std::string& path, std::string& pem, std::string& error) {
+  if (auto why = io::read_small_file(path, kMaxTlsFileBytes, pem)) {
+    error = std::string(key) + ": " + *why;
+    return false;
+  }
+  return true;
+}
+
 std::string file_error(std::string_view key, const std::string& path) {
   return take_openssl_error(std::string(key) + " '" + path + "'");
 }
 
-// A file OpenSSL opened and could not use: said in the server's words
-// first (OpenSSL's own reason, "unsupported" say, names no file kind), then
-// OpenSSL's. One it could not open is the system's error alone.
+// Said in the server's words first (OpenSSL's own reason, "unsupported"
+// say, names no file kind), then OpenSSL's.
 std::string unusable_file(std::string_view key, const std::string& path, std::string_view holds) {
-  if (ERR_SYSTEM_ERROR(ERR_peek_error())) return file_error(key, path);
   return take_openssl_error(std::string(key) + " '" + path + "': holds no " + std::string(holds) +
                             " OpenSSL can read, OpenSSL says");
 }
 
-// OpenSSL would wait on a FIFO for a writer (a loop, at a reload) and read
-// a device without end: a path that is there and is no regular file is
-// refused before it is opened (io/small_file.hpp). A missing one is
-// OpenSSL's to name.
-bool irregular_file(std::string_view key, const std::string& path, std::string& error) {
-  if (!io::irregular_file(path)) return false;
-  error = std::string(key) + " '" + path + "' is not a regular file";
+// An encrypted key is refused, not asked for: OpenSSL's default would
+// prompt for its passphrase on the terminal and wait.
+int no_passphrase(char*, int, int, void*) { return 0; }
+
+struct BioFree {
+  void operator()(BIO* bio) const { BIO_free(bio); }
+};
+using MemoryBio = std::unique_ptr<BIO, BioFree>;
+
+MemoryBio memory_bio(const std::string& pem) {
+  return MemoryBio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+// The PEM certificates left in `bio` go to the context's chain. Returns
+// how many, or -1 when OpenSSL refused one.
+int add_chain_certificates(SSL_CTX* ctx, BIO* bio) {
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, no_passphrase, nullptr)) {
+    if (SSL_CTX_add0_chain_cert(ctx, cert) != 1) {
+      X509_free(cert);
+      return -1;
+    }
+    ++added;
+  }
+  // Reading stops at the end of the text with a "no start line" error.
+  ERR_clear_error();
+  return added;
+}
+
+// The server's certificate, then the intermediates that may follow it in
+// the same file.
+bool use_certificate_file(SSL_CTX* ctx, const std::string& path, std::string& error) {
+  std::string pem;
+  if (!read_tls_file("tls.cert_file", path, pem, error)) return false;
+  const MemoryBio bio = memory_bio(pem);
+  X509* leaf = bio ? PEM_read_bio_X509_AUX(bio.get(), nullptr, no_passphrase, nullptr) : nullptr;
+  const bool used = leaf != nullptr && SSL_CTX_use_certificate(ctx, leaf) == 1;
+  X509_free(leaf);
+  if (!used || SSL_CTX_clear_chain_certs(ctx) != 1 || add_chain_certificates(ctx, bio.get()) < 0) {
+    error = unusable_file("tls.cert_file", path, "PEM certificate");
+    return false;
+  }
   return true;
 }
 
 bool load_chain(SSL_CTX* ctx, const std::string& path, std::string& error) {
-  if (irregular_file("tls.chain_file", path, error)) return false;
-  BIO* bio = BIO_new_file(path.c_str(), "r");
-  if (bio == nullptr) {
-    error = file_error("tls.chain_file", path);
+  std::string pem;
+  if (!read_tls_file("tls.chain_file", path, pem, error)) return false;
+  const MemoryBio bio = memory_bio(pem);
+  const int added = bio ? add_chain_certificates(ctx, bio.get()) : -1;
+  if (added <= 0) error = "tls.chain_file '" + path + "': holds no PEM certificate";
+  return added > 0;
+}
+
+// Using the key also checks it against the certificate.
+bool use_key_file(SSL_CTX* ctx, const std::string& path, std::string& error) {
+  std::string pem;
+  if (!read_tls_file("tls.key_file", path, pem, error)) return false;
+  const MemoryBio bio = memory_bio(pem);
+  EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr) : nullptr;
+  // The text held a copy of the key; it goes with the key's use.
+  OPENSSL_cleanse(pem.data(), pem.size());
+  if (key == nullptr) {
+    error = unusable_file("tls.key_file", path, "PEM private key");
     return false;
   }
-  int added = 0;
-  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-    if (SSL_CTX_add0_chain_cert(ctx, cert) != 1) {
-      X509_free(cert);
-      BIO_free(bio);
-      error = file_error("tls.chain_file", path);
-      return false;
-    }
-    ++added;
+  const bool used = SSL_CTX_use_PrivateKey(ctx, key) == 1;
+  EVP_PKEY_free(key);
+  if (!used) {
+    const bool mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
+    error = mismatch ? take_openssl_error("tls.key_file '" + path + "' does not match tls.cert_file")
+                     : unusable_file("tls.key_file", path, "PEM private key");
   }
-  BIO_free(bio);
-  // Reading stops at the end of the file with a "no start line" error.
-  ERR_clear_error();
-  if (added == 0) error = "tls.chain_file '" + path + "': holds no PEM certificate";
-  return added > 0;
+  return used;
 }
 
 bool load_server_files(SSL_CTX* ctx, const TlsServerFiles& files, std::string& error) {
@@ -124,22 +179,9 @@ bool load_server_files(SSL_CTX* ctx, const TlsServerFiles& files, std::string& e
     error = "tls.cert_file and tls.key_file must both be set to serve TLS";
     return false;
   }
-  if (irregular_file("tls.cert_file", files.cert_file, error) || irregular_file("tls.key_file", files.key_file, error)) {
-    return false;
-  }
-  if (SSL_CTX_use_certificate_chain_file(ctx, files.cert_file.c_str()) != 1) {
-    error = unusable_file("tls.cert_file", files.cert_file, "PEM certificate");
-    return false;
-  }
+  if (!use_certificate_file(ctx, files.cert_file, error)) return false;
   if (!files.chain_file.empty() && !load_chain(ctx, files.chain_file, error)) return false;
-  // Loading the key also checks it against the certificate.
-  if (SSL_CTX_use_PrivateKey_file(ctx, files.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-    const bool mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
-    error = mismatch ? take_openssl_error("tls.key_file '" + files.key_file + "' does not match tls.cert_file")
-                     : unusable_file("tls.key_file", files.key_file, "PEM private key");
-    return false;
-  }
-  return true;
+  return use_key_file(ctx, files.key_file, error);
 }
 
 // ALPN's wire form: each name preceded by its length.

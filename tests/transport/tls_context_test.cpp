@@ -4,9 +4,12 @@
 #include "transport/tls_context.hpp"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <sys/stat.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "test_certs.hpp"
@@ -70,8 +73,9 @@ TEST_F(TlsContextTest, EachFileProblemIsOneLineNamingTheKeyAndPath) {
   const sluice::test::ServerCert cert = certs_->server("files");
   const std::string missing = certs_->dir() + "/missing.pem";
   const std::string no_cert = server_error({missing, cert.key_file, ""});
-  EXPECT_NE(no_cert.find("tls.cert_file '" + missing + "': No such file or directory"), std::string::npos) << no_cert;
-  EXPECT_NE(server_error({cert.cert_file, missing, ""}).find("tls.key_file '" + missing + "'"), std::string::npos);
+  EXPECT_NE(no_cert.find("tls.cert_file: cannot open " + missing + ": No such file or directory"), std::string::npos)
+      << no_cert;
+  EXPECT_NE(server_error({cert.cert_file, missing, ""}).find("tls.key_file: cannot open " + missing), std::string::npos);
   EXPECT_NE(server_error({cert.cert_file, cert.key_file, missing}).find("tls.chain_file"), std::string::npos);
   EXPECT_NE(server_error({"", "", ""}).find("must both be set"), std::string::npos);
 
@@ -92,10 +96,29 @@ TEST_F(TlsContextTest, EachFileProblemIsOneLineNamingTheKeyAndPath) {
   // never end: neither is opened.
   const std::string fifo = certs_->dir() + "/fifo.pem";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(server_error({fifo, cert.key_file, ""}), "tls.cert_file '" + fifo + "' is not a regular file");
-  EXPECT_EQ(server_error({cert.cert_file, "/dev/zero", ""}), "tls.key_file '/dev/zero' is not a regular file");
-  EXPECT_EQ(server_error({cert.cert_file, cert.key_file, fifo}), "tls.chain_file '" + fifo + "' is not a regular file");
+  EXPECT_EQ(server_error({fifo, cert.key_file, ""}), "tls.cert_file: " + fifo + " is not a regular file");
+  EXPECT_EQ(server_error({cert.cert_file, "/dev/zero", ""}), "tls.key_file: /dev/zero is not a regular file");
+  EXPECT_EQ(server_error({cert.cert_file, cert.key_file, fifo}), "tls.chain_file: " + fifo + " is not a regular file");
   std::remove(fifo.c_str());
+
+  // An encrypted key is refused at once: nobody is there to type its
+  // passphrase, and OpenSSL's default would ask the terminal and wait.
+  const std::string encrypted = certs_->dir() + "/encrypted.key";
+  {
+    std::ifstream plain(cert.key_file);
+    const std::string text((std::istreambuf_iterator<char>(plain)), std::istreambuf_iterator<char>());
+    BIO* in = BIO_new_mem_buf(text.data(), static_cast<int>(text.size()));
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(in, nullptr, nullptr, nullptr);
+    BIO_free(in);
+    ASSERT_NE(key, nullptr);
+    BIO* out = BIO_new_file(encrypted.c_str(), "w");
+    char passphrase[] = "typed by nobody";
+    ASSERT_EQ(PEM_write_bio_PrivateKey(out, key, EVP_aes_256_cbc(), nullptr, 0, nullptr, passphrase), 1);
+    BIO_free(out);
+    EVP_PKEY_free(key);
+  }
+  const std::string locked = server_error({cert.cert_file, encrypted, ""});
+  EXPECT_NE(locked.find("tls.key_file '" + encrypted + "': holds no PEM private key"), std::string::npos) << locked;
 
   const sluice::test::ServerCert other = certs_->server("other");
   const std::string mismatch = server_error({cert.cert_file, other.key_file, ""});
