@@ -13,7 +13,7 @@
 // response header, read back as an offer, is accepted with the same window
 // sizes; the response writer succeeds and starts with the status line. An
 // extended CONNECT is 200, 400, 403 or 426; 200 only for CONNECT with
-// :protocol websocket and version 13, with the same choices.
+// :protocol websocket (in any case) and version 13, with the same choices.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -132,7 +132,9 @@ void check_extended(const Fields& fields, const ListLines& lists, const Handshak
   check(s == 200 || s == 400 || s == 403 || s == 426);
   check(result.reason != nullptr && result.accept[0] == '\0');
   if (s != 200) return;
-  check(request.method == "CONNECT" && request.protocol == "websocket");
+  std::string protocol(request.protocol);
+  for (char& c : protocol) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  check(request.method == "CONNECT" && protocol == "websocket");
   check(result.subprotocol.empty() || result.subprotocol == kSubprotocols[0] || result.subprotocol == kSubprotocols[1]);
   check_deflate(result.deflate, server_bits);
 }

@@ -186,7 +186,8 @@ HandshakeResult check_handshake(const HandshakeRequest& request, const Handshake
 }
 
 HandshakeResult check_extended_connect(const ExtendedConnectRequest& request, const HandshakeOptions& options) {
-  if (request.method != "CONNECT" || request.protocol != "websocket") {
+  // The protocol's name is a token compared without case, as Upgrade's is.
+  if (request.method != "CONNECT" || !iequals(request.protocol, "websocket")) {
     return refuse(400, "a WebSocket over HTTP/2 is :method CONNECT with :protocol websocket");
   }
   if (request.version_fields > 1) return refuse(400, "Sec-WebSocket-Version given more than once");

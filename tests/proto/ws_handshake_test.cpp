@@ -268,6 +268,12 @@ TEST(WsHandshake, AnExtendedConnectIsAcceptedWith200AndTheServersChoices) {
   EXPECT_STREQ(result.accept, "");
 }
 
+TEST(WsHandshake, AnExtendedConnectNamesItsProtocolInAnyCase) {
+  ExtendedConnectRequest request = extended_connect();
+  request.protocol = "WebSocket";
+  EXPECT_EQ(check_extended_connect(request, {}).http_status, 200);
+}
+
 TEST(WsHandshake, AnExtendedConnectThatIsNotAWebSocketOrNotVersion13IsRefused) {
   ExtendedConnectRequest other = extended_connect();
   other.protocol = "webtransport";
