@@ -202,8 +202,17 @@ int run_sluiced(int argc, char** argv, const std::function<void(Server&)>& prepa
   }
   server.on_reloaded(report_reload);
   if (const int rc = server.bind(); rc != 0) {
-    if (!server.bind_error().empty()) return fail(server.bind_error());
-    return fail("cannot listen on " + config.listen + ": " + std::strerror(-rc));
+    const std::string why = server.bind_error().empty()
+                                ? "cannot listen on " + config.listen + ": " + std::strerror(-rc)
+                                : server.bind_error();
+    // An address in use (an old process still leaving) or not yet on this
+    // host (its network coming up) may be there on a later try: exit 1, which
+    // a service manager restarts, where 2 says the settings are at fault.
+    if (rc == -EADDRINUSE || rc == -EADDRNOTAVAIL) {
+      std::fprintf(stderr, "sluiced: %s\n", why.c_str());
+      return 1;
+    }
+    return fail(why);
   }
   g_server = &server;
   install_stop_handlers();
