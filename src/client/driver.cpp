@@ -87,6 +87,14 @@ bool Driver::is_fatal(const ClientError& error) const {
     case ErrorKind::http_status:
       if (!retryable_status(error.http_status)) return true;
       break;
+    case ErrorKind::closed:
+      // A WebSocket refused for its credentials is told with a close (4401,
+      // 4403: the 401 and 403 a browser's page could not read). Closed as
+      // soon as it opened, that is the refusal a status would have been, and
+      // as final; one that came after the stream lasted (a token expiring)
+      // is tried again with the token of that moment.
+      if ((error.close_code == 4401 || error.close_code == 4403) && !stream_proved_itself()) return true;
+      break;
     default:
       break;
   }

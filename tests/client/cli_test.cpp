@@ -429,6 +429,26 @@ TEST_F(Cli, SubReadsItsBearerTokenFromAFile) {
   EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
 }
 
+// A token the server refuses ends `sluice sub` with status 1 over a
+// WebSocket as over SSE: its close 4401 at once is a refusal, not a
+// stream to reconnect to for good.
+TEST_F(Cli, SubEndsOnATokenTheServerRefusesOverEitherTransport) {
+  sluice::test::SluicedProcess sluiced({"auth.mode=jwt", "auth.jwt_secret=a-secret-of-at-least-thirty-two-bytes!!"});
+  ASSERT_NE(sluiced.port(), 0) << sluiced.output();
+  const std::string file = ::testing::TempDir() + "sluice_cli_bad_token_" + std::to_string(::getpid());
+  std::ofstream(file) << "not.a.token\n";
+  const std::string base = "127.0.0.1:" + std::to_string(sluiced.port());
+  for (const std::string& url : {"http://" + base + "/sse/news", "ws://" + base + "/ws/news"}) {
+    ChildProcess sub({cli(), "sub", "--token-file", file, url});
+    EXPECT_EQ(sub.wait(20s), 1) << url;
+    ASSERT_TRUE(sub.read_to_end(10s));
+    EXPECT_NE(sub.output().find("401"), std::string::npos) << url << "\n" << sub.output();
+    EXPECT_EQ(sub.output().find("reconnecting"), std::string::npos) << url << "\n" << sub.output();
+  }
+  std::remove(file.c_str());
+  EXPECT_EQ(sluiced.stop(), 0) << sluiced.output();
+}
+
 // `sluice pub` against sluiced in jwt mode: a token granting the topic
 // publishes (given inline or from a file), one granting another topic is
 // refused 403, none at all 401; each refusal is one line naming the status

@@ -18,7 +18,9 @@ enum class ErrorKind : std::uint8_t {
   bad_response,    // the answer is not HTTP, not an event stream, or not a valid WebSocket handshake; fatal
   protocol,        // the stream broke its protocol (SSE line or event over the limit, a bad
                    // WebSocket frame: close_code is the code the client closed with); retried
-  closed,          // the server ended the stream (EOF, or a WebSocket close: close_code is its code); retried
+  closed,          // the server ended the stream (EOF, or a WebSocket close: close_code is its code); retried,
+                   // but for a close 4401 or 4403 (credentials refused) before the stream lasted a second
+                   // or brought an event: fatal, as a 401 or 403 status is
   idle_timeout,    // nothing at all arrived within idle_timeout (the server sends heartbeats); retried
   io_error,        // the socket failed mid-stream (reset by the peer, ...); retried
   aborted,         // the application called reconnect(); retried at once
@@ -33,7 +35,8 @@ enum class ErrorKind : std::uint8_t {
 struct ClientError {
   ErrorKind kind = ErrorKind::none;
   // The client gives up: the error is of a fatal kind, or an http_status
-  // other than 408, 429 and 5xx, or max_attempts consecutive attempts failed.
+  // other than 408, 429 and 5xx, or a close 4401 or 4403 at once (see
+  // closed), or max_attempts consecutive attempts failed.
   bool fatal = false;
   int http_status = 0;           // http_status: the status the server sent
   std::uint16_t close_code = 0;  // protocol and closed over WebSocket: the close code
