@@ -208,6 +208,13 @@ TEST_F(Cli, SubIsNotFooledByForgedNotices) {
   }
 }
 
+TEST_F(Cli, AWordThatNamesNoCommandIsSaidToBeOne) {
+  ChildProcess bogus({cli(), "bogus"});
+  EXPECT_EQ(bogus.wait(10s), 2);
+  ASSERT_TRUE(bogus.read_to_end(10s));
+  EXPECT_EQ(bogus.output(), "sluice: no command 'bogus': use sub, pub or token (sluice --help)\n");
+}
+
 TEST_F(Cli, SubRefusesWhatItCannotUseWithOneLine) {
   ChildProcess scheme({cli(), "sub", "ftp://127.0.0.1/sse/a"});
   EXPECT_EQ(scheme.wait(10s), 2);

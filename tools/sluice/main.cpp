@@ -110,6 +110,12 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A word where the command goes that names none: said so, where the
+    // parser would say a command is required.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::fprintf(stderr, "sluice: no command '%s': use sub, pub or token (sluice --help)\n", argv[1]);
+      return 2;
+    }
     std::fprintf(stderr, "sluice: %s\n", e.what());
     return 2;
   }
