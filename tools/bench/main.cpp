@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"sluice-bench: reproducible push-server benchmarks (SSE and WebSocket), side by side with peers and the limit"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "sluice-bench " SLUICE_VERSION, "print the version and exit");
   int exit_code = 0;
   sluice::bench::add_fanout(app, exit_code);
   sluice::bench::add_burst(app, exit_code);
