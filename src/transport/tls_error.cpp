@@ -19,9 +19,14 @@ std::string take_openssl_error(std::string_view what, std::string_view fallback)
   } else {
     // A file OpenSSL could not open is the system's error, which it does
     // not name: "No such file or directory", not "unknown error".
-    const char* reason = ERR_SYSTEM_ERROR(code) ? std::strerror(ERR_GET_REASON(code)) : ERR_reason_error_string(code);
+    const bool system = ERR_SYSTEM_ERROR(code);
+    const char* reason = system ? std::strerror(ERR_GET_REASON(code)) : ERR_reason_error_string(code);
     line.append(reason != nullptr ? reason : "unknown error");
-    if (data != nullptr && (flags & ERR_TXT_STRING) != 0 && *data != '\0') line.append(" (").append(data).append(")");
+    // A system error's data is the call that failed ("calling fopen(...)"),
+    // which the line has already said in its own words.
+    if (!system && data != nullptr && (flags & ERR_TXT_STRING) != 0 && *data != '\0') {
+      line.append(" (").append(data).append(")");
+    }
   }
   ERR_clear_error();
   return line;

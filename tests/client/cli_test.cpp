@@ -221,6 +221,13 @@ TEST_F(Cli, SubRefusesWhatItCannotUseWithOneLine) {
   ASSERT_TRUE(scheme.read_to_end(10s));
   EXPECT_NE(scheme.output().find("unsupported scheme 'ftp'"), std::string::npos) << scheme.output();
 
+  // A CA file that cannot be read is a usage error naming the option.
+  const std::string no_ca = ::testing::TempDir() + "sluice_cli_no_ca_" + std::to_string(::getpid()) + ".pem";
+  ChildProcess ca({cli(), "sub", "--cacert", no_ca, "https://127.0.0.1:1/sse/a"});
+  EXPECT_EQ(ca.wait(10s), 2);
+  ASSERT_TRUE(ca.read_to_end(10s));
+  EXPECT_EQ(ca.output(), "sluice: --cacert: cannot open " + no_ca + ": No such file or directory\n");
+
   RunningServer server;
   ChildProcess missing({cli(), "sub", http_url(server.port(), "/nowhere")});
   EXPECT_EQ(missing.wait(10s), 1);

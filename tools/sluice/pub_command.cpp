@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "ca_file.hpp"
 #include "event_line.hpp"
 #include "interrupt.hpp"
 #include "line_reader.hpp"
@@ -76,6 +77,10 @@ int run_pub(const PubOptions& options) {
       std::fprintf(stderr, "sluice: --token-file: %s\n", problem->c_str());
       return 2;
     }
+  }
+  if (const auto problem = ca_file_problem(options.ca_file)) {
+    std::fprintf(stderr, "sluice: --cacert: %s\n", problem->c_str());
+    return 2;
   }
   client::Publisher publisher(publisher_options(options));
   if (const client::ClientError e = publisher.open(options.url); e.kind != ErrorKind::none) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "ca_file.hpp"
 #include "event_line.hpp"
 #include "interrupt.hpp"
 #include "token_file.hpp"
@@ -132,6 +133,7 @@ int run_sub(const SubOptions& options) {
   if (!options.token_file.empty()) {
     if (const auto problem = token_file_problem(options.token_file)) return usage_error("--token-file: " + *problem);
   }
+  if (const auto problem = ca_file_problem(options.ca_file)) return usage_error("--cacert: " + *problem);
   return url.scheme == client::Scheme::ws ? run_ws(options, url) : run_sse(options);
 }
 
