@@ -27,12 +27,14 @@ void add_sub(CLI::App& app, sluice::cli::SubOptions& o) {
       ->check(CLI::IsMember({"fifo", "drop-oldest", "drop-newest", "latest", "disconnect"}));
   sub->add_option("--max-event-bytes", o.max_event_bytes,
                   "the largest event's data taken, in bytes; a larger one breaks the stream, which is retried")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{256} << 20));
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256} << 20))
+      ->capture_default_str();
   sub->add_option("--max-attempts", o.max_attempts, "give up after this many failed connections in a row (0: never)");
   sub->add_option("--cacert", o.ca_file, "https/wss: trust the CAs in this PEM file instead of the system's");
   sub->add_flag("--insecure", o.insecure, "https/wss: do not check the server's certificate (tests only)");
-  sub->add_flag("--http1", o.http1, "SSE over HTTP/1.1 even when the server offers HTTP/2");
-  sub->add_flag("--http2-prior-knowledge", o.http2_prior_knowledge, "SSE over HTTP/2 on http:// too (h2c)");
+  CLI::Option* http1 = sub->add_flag("--http1", o.http1, "SSE over HTTP/1.1 even when the server offers HTTP/2");
+  sub->add_flag("--http2-prior-knowledge", o.http2_prior_knowledge, "SSE over HTTP/2 on http:// too (h2c)")
+      ->excludes(http1);
   sub->add_option("--token-file", o.token_file,
                   "a file holding the bearer token, read at each connection; ws:// also reads it again before the "
                   "token expires and refreshes the connection in place");
