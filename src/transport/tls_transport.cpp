@@ -38,8 +38,30 @@ long TlsTransport::status_to_result(TlsStatus status) {
   return stream_.failed_on_socket() ? -ECONNRESET : -EPROTO;
 }
 
+// A TLS connection opens with a handshake record (22); a request line
+// opens with a method's upper-case letters.
+bool TlsTransport::answered_plain_http() {
+  char first = 0;
+  if (::recv(fd_, &first, 1, MSG_PEEK | MSG_DONTWAIT) != 1) return false;
+  first_bytes_seen_ = true;
+  if (first < 'A' || first > 'Z') return false;
+  static constexpr char kReply[] =
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 52\r\nConnection: close\r\n\r\n"
+      "this port speaks TLS: use https:// (wss://) instead\n";
+  // What the request sent is read and dropped first: closing a socket with
+  // unread bytes sends a reset, which could reach the client before the
+  // reply does. A fresh socket's buffer takes the reply in one send.
+  char drained[4096];
+  for (int i = 0; i < 16 && ::recv(fd_, drained, sizeof drained, MSG_DONTWAIT) > 0; ++i) {
+  }
+  (void)::send(fd_, kReply, sizeof kReply - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(fd_, SHUT_WR);
+  return true;
+}
+
 long TlsTransport::read(char* out, std::size_t room) {
   if (!stream_.valid()) return -EPROTO;
+  if (!first_bytes_seen_ && answered_plain_http()) return -EPROTO;
   if (!stream_.established()) {
     if (const long done = status_to_result(stream_.handshake()); done != 1) return done;
   }

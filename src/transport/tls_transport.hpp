@@ -8,7 +8,10 @@
 // finishes its handshake holds one connection slot (max_connections) and
 // the SSL object's few KiB until the owner's deadline
 // (tls.handshake_timeout_ms) closes it; a client that speaks anything but
-// TLS fails the handshake at its first bytes and is closed.
+// TLS fails the handshake at its first bytes and is closed. One that sends
+// a plain HTTP request (http:// to an https:// port, a frequent mistake) is
+// first told so in plain HTTP, a 400 naming the scheme to use, where a bare
+// close would leave it with "connection reset".
 #pragma once
 
 #include "transport/tls_stream.hpp"
@@ -72,10 +75,13 @@ class TlsTransport final : public conn::Transport {
 
  private:
   long status_to_result(TlsStatus status);
+  // The first bytes are a plain HTTP request's: answered 400 in clear.
+  bool answered_plain_http();
 
   int fd_;
   TlsStream stream_;
   bool read_wants_writable_ = false;
+  bool first_bytes_seen_ = false;
 };
 
 }  // namespace sluice::transport

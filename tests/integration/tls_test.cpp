@@ -184,7 +184,10 @@ TEST_F(TlsServing, AHandshakeThatNeverCompletesIsClosedAtTheTimeout) {
   EXPECT_GE(waited, 250ms) << "closed before the timeout";
 }
 
-TEST_F(TlsServing, PlainHttpOnTheTlsPortIsClosedAndOthersAreServed) {
+// http:// to the TLS port, a frequent slip: told in plain HTTP which
+// scheme to use (where a bare close leaves the client "reset by peer"),
+// and served nothing.
+TEST_F(TlsServing, PlainHttpOnTheTlsPortIsToldToUseHttpsAndOthersAreServed) {
   TlsSluiced sluiced(cert_);
   ASSERT_FALSE(sluiced.port().empty()) << sluiced.process().output();
   const int fd = connect_tcp(sluiced.port());
@@ -194,7 +197,10 @@ TEST_F(TlsServing, PlainHttpOnTheTlsPortIsClosedAndOthersAreServed) {
   const auto got = read_until_closed(fd, 10s);
   ::close(fd);
   ASSERT_TRUE(got.has_value()) << "still open after 10 s";
-  EXPECT_EQ(got->find("HTTP/1.1"), std::string::npos) << *got;
+  EXPECT_EQ(got->rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << *got;
+  EXPECT_TRUE(got->ends_with("\r\n\r\nthis port speaks TLS: use https:// (wss://) instead\n")) << *got;
+  const Ran curl_plain = run({"curl", "-sS", "--max-time", "10", "http://127.0.0.1:" + sluiced.port() + "/healthz"});
+  EXPECT_EQ(curl_plain.output, "this port speaks TLS: use https:// (wss://) instead\n");
   const Ran trusted = run(curl(certs_.ca_file(), {sluiced.url("/healthz")}));
   EXPECT_EQ(trusted.output, "ok\n");
   EXPECT_EQ(sluiced.stop(), 0);
