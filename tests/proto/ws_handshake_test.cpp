@@ -222,13 +222,29 @@ TEST(WsHandshake, AListFieldSplitOverSeveralLinesIsReadWhole) {
   const HandshakeResult result = check_handshake(handshake_request(request), options);
   ASSERT_EQ(result.http_status, 101) << result.reason;
   EXPECT_EQ(result.subprotocol, "chat");
-  EXPECT_TRUE(result.deflate.enabled);
 
   std::vector<std::string_view> lines;
   for (std::string_view line : request.list("connection")) lines.push_back(line);
   EXPECT_EQ(lines, (std::vector<std::string_view>{"keep-alive", "Upgrade"}));
   const http1::FieldLines absent = request.list("Sec-WebSocket-Accept");
   EXPECT_EQ(absent.begin(), absent.end());
+}
+
+// The permessage-deflate offer on a second line is taken, the unknown
+// extension on the first passed over.
+TEST(WsHandshake, ADeflateOfferOnASecondLineIsTaken) {
+  const http1::Header headers[] = {{"Upgrade", "websocket"},
+                                   {"Connection", "Upgrade"},
+                                   {"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="},
+                                   {"Sec-WebSocket-Version", "13"},
+                                   {"Sec-WebSocket-Extensions", "x-webkit-deflate-frame"},
+                                   {"Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits"}};
+  http1::Request request;
+  request.method_text = "GET";
+  request.headers = headers;
+  const HandshakeResult result = check_handshake(handshake_request(request), {});
+  ASSERT_EQ(result.http_status, 101) << result.reason;
+  EXPECT_TRUE(result.deflate.enabled);
 }
 
 TEST(WsHandshake, ARequestsKeyOrVersionTwiceIsCountedAndRefused) {
